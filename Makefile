@@ -1,0 +1,37 @@
+# Two commands for a fresh machine: `make demo` and `make test`.
+VENV   ?= .venv
+PY     := $(VENV)/bin/python
+STAMP  := $(VENV)/.installed-stamp
+PYTEST_ARGS ?=
+
+.PHONY: demo test test-long lint docs bench sandbox clean
+
+$(STAMP): pyproject.toml
+	test -x $(PY) || python3 -m venv $(VENV)
+	$(PY) -m pip install --quiet --upgrade pip
+	$(PY) -m pip install --quiet -e '.[dev]'
+	touch $(STAMP)
+
+demo: $(STAMP)
+	$(VENV)/bin/paynb demo
+
+sandbox: $(STAMP)
+	$(VENV)/bin/paynb sandbox
+
+lint: $(STAMP)
+	$(VENV)/bin/ruff check paynb tests benchmarks
+
+test: lint
+	$(PY) -m pytest -m "not long" $(PYTEST_ARGS)
+
+test-long: $(STAMP)
+	$(PY) -m pytest -m long $(PYTEST_ARGS)
+
+docs: $(STAMP)
+	$(VENV)/bin/mkdocs build --strict
+
+bench: $(STAMP)
+	$(PY) -m benchmarks
+
+clean:
+	rm -rf $(VENV) site .pytest_cache .ruff_cache

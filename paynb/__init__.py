@@ -1,0 +1,61 @@
+"""paynb: the payment item service from Jupyter notebooks.
+
+Typed DataFrames for lists, NOCs and exports; safe ipywidgets forms for
+submissions, voids and instant payments; return-trend charts; and an embedded
+sandbox of the service so that all of it works with no account::
+
+    import paynb
+    client = paynb.connect()          # a configured profile, else the embedded sandbox
+    returns = client.ach.list(status=["R", "I", "B"])
+
+Everything is imported on first use, so ``import paynb`` stays fast; the
+heavy parts (pandas, matplotlib, ipywidgets, the sandbox) load when needed.
+"""
+
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING, Any
+
+from paynb._version import __version__
+
+if TYPE_CHECKING:
+    from paynb import errors, forms, models, plots, sandbox
+    from paynb.client import Client, connect
+    from paynb.results import ExportFile, RouteCheck
+
+__all__ = [
+    "Client",
+    "ExportFile",
+    "RouteCheck",
+    "__version__",
+    "connect",
+    "errors",
+    "forms",
+    "models",
+    "plots",
+    "sandbox",
+]
+
+_LAZY_ATTRIBUTES = {
+    "Client": "paynb.client",
+    "connect": "paynb.client",
+    "ExportFile": "paynb.results",
+    "RouteCheck": "paynb.results",
+}
+_LAZY_MODULES = {"errors", "forms", "models", "plots", "sandbox"}
+
+
+def __getattr__(name: str) -> Any:
+    if name in _LAZY_ATTRIBUTES:
+        value = getattr(importlib.import_module(_LAZY_ATTRIBUTES[name]), name)
+    elif name in _LAZY_MODULES:
+        value = importlib.import_module(f"paynb.{name}")
+    else:
+        raise AttributeError(f"module 'paynb' has no attribute {name!r}")
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted(__all__)

@@ -1,0 +1,181 @@
+"""Exceptions raised by paynb.
+
+The tree::
+
+    PaynbError
+    ├── AuthenticationError        token refused, or a 401 the renewed token did not cure
+    ├── ValidationError            bad input found before anything was sent (per field)
+    ├── ApiError                   the service answered with an error status
+    │   ├── BadRequestError        400
+    │   │   └── BulkRejectedError  400 to an all-or-nothing bulk submission
+    │   ├── PermissionDeniedError  403 (a company the user does not hold)
+    │   ├── NotFoundError          404
+    │   ├── RateLimitError         429
+    │   └── ServerError            5xx
+    ├── TransportError             no answer: connection refused or dropped, timeout
+    ├── ResponseFormatError        an answer paynb cannot read (HTML, broken JSON, ...)
+    ├── RouteNotCheckedError       instant send without a recent successful route check
+    ├── RouteUnavailableError      the route check said no, or the amount is above its limit
+    └── DuplicateSubmissionError   the journal already holds this reference number
+
+No exception text ever holds a password, secret, token, one-time password or
+full card number: messages name fields, not values.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+__all__ = [
+    "ApiError",
+    "AuthenticationError",
+    "BadRequestError",
+    "BulkRejectedError",
+    "DuplicateSubmissionError",
+    "NotFoundError",
+    "PaynbError",
+    "PermissionDeniedError",
+    "RateLimitError",
+    "ResponseFormatError",
+    "RouteNotCheckedError",
+    "RouteUnavailableError",
+    "ServerError",
+    "TransportError",
+    "ValidationError",
+]
+
+
+class PaynbError(Exception):
+    """Base of every error paynb raises."""
+
+
+class AuthenticationError(PaynbError):
+    """The token endpoint refused the credentials, or the service kept answering 401.
+
+    ``error`` holds the OAuth error code (``invalid_grant``, ``invalid_client``, ...)
+    when the token endpoint gave one.
+    """
+
+    def __init__(self, message: str, *, error: str | None = None, status: int | None = None):
+        super().__init__(message)
+        self.error = error
+        self.status = status
+
+
+def _format_field_errors(errors: dict[str, list[str]]) -> str:
+    return "; ".join(f"{field}: {', '.join(messages)}" for field, messages in errors.items())
+
+
+class ValidationError(PaynbError, ValueError):
+    """Input that breaks the service's rules, found before anything was sent.
+
+    ``errors`` maps each bad field (wire spelling, e.g. ``bankRoutingNumber`` or
+    ``items[3].amount``) to its messages.
+    """
+
+    def __init__(self, errors: dict[str, list[str]], *, message: str | None = None):
+        self.errors = errors
+        super().__init__(message or f"invalid input: {_format_field_errors(errors)}")
+
+
+class ApiError(PaynbError):
+    """The service answered with an error status.
+
+    Carries the HTTP ``status``, the request ``method`` and ``path`` (never headers
+    or bodies), and the problem-detail ``title``, ``detail`` and per-field ``errors``
+    when the answer had them.
+    """
+
+    def __init__(self, message: str, *, status: int, method: str, path: str,
+                 title: str | None = None, detail: str | None = None,
+                 errors: dict[str, list[str]] | None = None, body: Any = None):
+        self.status = status
+        self.method = method
+        self.path = path
+        self.title = title
+        self.detail = detail
+        self.errors = errors or {}
+        self.body = body
+        super().__init__(message)
+
+    def __str__(self) -> str:
+        text = f"{self.status} {self.method} {self.path}: {self.args[0]}"
+        if self.errors:
+            text += f" ({_format_field_errors(self.errors)})"
+        return text
+
+
+class BadRequestError(ApiError):
+    """400: the service refused the request's data."""
+
+
+class BulkRejectedError(BadRequestError):
+    """400 to an all-or-nothing bulk submission: nothing was stored.
+
+    ``rows`` maps each rejected input row (0-based, in input order) to its errors.
+    """
+
+    def __init__(self, message: str, *, rows: dict[int, dict[str, list[str]]] | None = None,
+                 **kwargs: Any):
+        self.rows = rows or {}
+        super().__init__(message, **kwargs)
+
+
+class PermissionDeniedError(ApiError):
+    """403: the user may not act for this company."""
+
+
+class NotFoundError(ApiError):
+    """404: no such item (or path)."""
+
+
+class RateLimitError(ApiError):
+    """429: too many requests. ``retry_after`` is the wait the service asked for, in seconds."""
+
+    def __init__(self, message: str, *, retry_after: float | None = None, **kwargs: Any):
+        self.retry_after = retry_after
+        super().__init__(message, **kwargs)
+
+
+class ServerError(ApiError):
+    """5xx: the service failed."""
+
+
+class TransportError(PaynbError):
+    """No answer came: the connection was refused or dropped, or the call timed out.
+
+    For a POST this means the outcome is unknown; the journal marks the submission
+    ``unknown`` until :meth:`paynb.Client.reconcile` settles it.
+    """
+
+    def __init__(self, message: str, *, method: str | None = None, path: str | None = None):
+        self.method = method
+        self.path = path
+        super().__init__(message)
+
+
+class ResponseFormatError(PaynbError):
+    """The service answered something paynb cannot read; the message quotes its start."""
+
+
+class RouteNotCheckedError(PaynbError):
+    """An instant payment was refused before sending: no recent successful route check."""
+
+
+class RouteUnavailableError(PaynbError):
+    """The route check said the rail is not supported or not reachable, or the amount
+    is above the rail's limit. Nothing was sent."""
+
+
+class DuplicateSubmissionError(PaynbError):
+    """The journal already holds a submission with this reference number for this company.
+
+    Nothing was sent. ``previous`` describes the earlier submission; pass
+    ``allow_duplicate=True`` to send anyway.
+    """
+
+    def __init__(self, message: str, *, reference_number: str,
+                 previous: dict[str, Any] | None = None):
+        self.reference_number = reference_number
+        self.previous = previous or {}
+        super().__init__(message)

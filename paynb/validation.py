@@ -1,0 +1,235 @@
+"""The validation rules of every request field, in one place.
+
+The client (before anything is sent), the forms (on every keystroke) and the
+sandbox (when a request arrives) all call these functions, so the three can
+never disagree. Each rule returns ``None`` when the value is fine and a short,
+human message when it is not. Messages never quote the value: a card number
+or an account number must not end up in a log line or an exception.
+
+The spec leaves exact lengths and allowed values "not shown"; the choices made
+here are those of the sandbox and are documented in ``docs/sandbox.md``.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import re
+from decimal import Decimal, InvalidOperation
+
+__all__ = [
+    "ACH_ACCOUNT_TYPES",
+    "ACH_ENTRY_CLASSES",
+    "ACH_TRANSACTION_SUBTYPES",
+    "ACH_TRANSACTION_TYPES",
+    "MAX_AMOUNT",
+    "US_STATES",
+    "aba_checksum_ok",
+    "check_account_number",
+    "check_ach_amount",
+    "check_ach_zip",
+    "check_card_expiration",
+    "check_card_number",
+    "check_instant_amount",
+    "check_name",
+    "check_rcc_zip",
+    "check_reference_number",
+    "check_routing_number",
+    "check_state",
+    "check_text",
+    "check_tot_password",
+    "luhn_ok",
+    "to_decimal",
+]
+
+ACH_TRANSACTION_TYPES: tuple[str, ...] = ("Debit", "Credit")
+ACH_TRANSACTION_SUBTYPES: tuple[str, ...] = ("Prenote",)
+ACH_ACCOUNT_TYPES: tuple[str, ...] = ("Checking", "Savings")
+ACH_ENTRY_CLASSES: tuple[str, ...] = ("PPD", "CCD", "WEB", "TEL")
+
+#: Largest amount an item may carry: ten digits with cents, as an ACH entry holds.
+MAX_AMOUNT = Decimal("99999999.99")
+
+US_STATES: frozenset[str] = frozenset(
+    """AL AK AZ AR CA CO CT DE DC FL GA HI ID IL IN IA KS KY LA ME MD MA MI MN MS MO MT
+    NE NV NH NJ NM NY NC ND OH OK OR PA RI SC SD TN TX UT VT VA WA WV WI WY
+    AS GU MP PR VI AA AE AP""".split()
+)
+
+_DIGITS = re.compile(r"\d+")
+_ACCOUNT = re.compile(r"[0-9A-Za-z-]+")
+_ACH_ZIP = re.compile(r"\d{5}(?:[- ]\d{4})?")
+_RCC_ZIP = re.compile(r"\d{5}(?: \d{4})?")
+_EXPIRATION = re.compile(r"(\d{2})/(\d{4})")
+_CONTROL = re.compile(r"[\x00-\x1f\x7f]")
+
+
+def aba_checksum_ok(routing_number: str) -> bool:
+    """True when a nine-digit ABA routing number passes its 3-7-1 checksum."""
+    if len(routing_number) != 9 or not routing_number.isdigit():
+        return False
+    d = [int(c) for c in routing_number]
+    total = 3 * (d[0] + d[3] + d[6]) + 7 * (d[1] + d[4] + d[7]) + (d[2] + d[5] + d[8])
+    return total % 10 == 0
+
+
+def luhn_ok(number: str) -> bool:
+    """True when a string of digits passes the Luhn check (card numbers)."""
+    if not number.isdigit():
+        return False
+    total = 0
+    for i, ch in enumerate(reversed(number)):
+        n = int(ch)
+        if i % 2 == 1:
+            n = n * 2 - 9 if n > 4 else n * 2
+        total += n
+    return total % 10 == 0
+
+
+def to_decimal(value: object) -> Decimal | None:
+    """An amount as an exact ``Decimal``; ``None`` when it is not a finite number.
+
+    Floats go through their shortest repr (``10.1`` -> ``Decimal('10.1')``), never
+    through their binary expansion, and booleans are not numbers here.
+    """
+    if isinstance(value, bool) or value is None:
+        return None
+    if isinstance(value, Decimal):
+        result = value
+    elif isinstance(value, int):
+        result = Decimal(value)
+    elif isinstance(value, float):
+        result = Decimal(repr(value))
+    elif isinstance(value, str):
+        try:
+            result = Decimal(value.strip().replace(",", ""))
+        except InvalidOperation:
+            return None
+    else:
+        return None
+    return result if result.is_finite() else None
+
+
+def check_text(value: str, *, max_length: int = 50) -> str | None:
+    """A free-text field: not blank, no control characters, not too long."""
+    if not value.strip():
+        return "must not be blank"
+    if len(value) > max_length:
+        return f"must be at most {max_length} characters"
+    if _CONTROL.search(value):
+        return "must not contain control characters"
+    return None
+
+
+def check_name(value: str) -> str | None:
+    """A person's or business's name (at most 50 characters)."""
+    return check_text(value, max_length=50)
+
+
+def check_reference_number(value: str) -> str | None:
+    """The client's own reference: 1 to 50 printable characters, no apostrophe."""
+    problem = check_text(value, max_length=50)
+    if problem:
+        return problem
+    if "'" in value:
+        return "must not contain an apostrophe"
+    return None
+
+
+def check_routing_number(value: str) -> str | None:
+    """Nine digits that pass the ABA checksum."""
+    if len(value) != 9 or not value.isdigit():
+        return "must be exactly 9 digits"
+    if not aba_checksum_ok(value):
+        return "is not a valid ABA routing number (checksum fails)"
+    return None
+
+
+def check_account_number(value: str) -> str | None:
+    """4 to 17 letters, digits or hyphens (an apostrophe or space is invalid)."""
+    if not 4 <= len(value) <= 17:
+        return "must be 4 to 17 characters"
+    if not _ACCOUNT.fullmatch(value):
+        return "may contain only letters, digits and hyphens"
+    return None
+
+
+def check_state(value: str) -> str | None:
+    """A two-letter US state, district, territory or military code, upper case."""
+    if len(value) != 2 or not value.isalpha():
+        return "must be a two-letter state code"
+    if value not in US_STATES:
+        return "is not a US state code"
+    return None
+
+
+def check_ach_zip(value: str) -> str | None:
+    """ACH zip: ``12345``, ``12345-6789`` or ``12345 6789``."""
+    if not _ACH_ZIP.fullmatch(value):
+        return "must be 5 digits, optionally followed by a 4-digit extension"
+    return None
+
+
+def check_rcc_zip(value: str) -> str | None:
+    """RCC zip: ``12345`` or ``12345 6789`` (a space before the extension)."""
+    if not _RCC_ZIP.fullmatch(value):
+        return "must be 5 digits, or 5 digits, a space and 4 digits"
+    return None
+
+
+def _decimal_places(amount: Decimal) -> int:
+    exponent = amount.normalize().as_tuple().exponent
+    return -exponent if isinstance(exponent, int) and exponent < 0 else 0
+
+
+def check_ach_amount(amount: Decimal, *, prenote: bool = False) -> str | None:
+    """An ACH or RCC amount: above 0 with at most 2 decimals; exactly 0 for a prenote."""
+    if prenote:
+        return None if amount == 0 else "must be 0 for a prenote"
+    if amount <= 0:
+        return "must be greater than 0"
+    if _decimal_places(amount) > 2:
+        return "must have at most 2 decimal places"
+    if amount > MAX_AMOUNT:
+        return f"must be at most {MAX_AMOUNT}"
+    return None
+
+
+def check_instant_amount(amount: Decimal) -> str | None:
+    """An instant amount: a whole number above 0, passed on in the service's own unit."""
+    if amount != amount.to_integral_value():
+        return "must be a whole number"
+    if amount <= 0:
+        return "must be greater than 0"
+    if amount > 9_999_999_999:
+        return "must be at most 9999999999"
+    return None
+
+
+def check_card_number(value: str) -> str | None:
+    """13 to 19 digits that pass the Luhn check."""
+    if not value.isdigit() or not 13 <= len(value) <= 19:
+        return "must be 13 to 19 digits"
+    if not luhn_ok(value):
+        return "is not a valid card number (Luhn check fails)"
+    return None
+
+
+def check_card_expiration(value: str, *, today: dt.date | None = None) -> str | None:
+    """``MM/YYYY``, a real month, not before the current month."""
+    match = _EXPIRATION.fullmatch(value)
+    if not match:
+        return "must have the shape MM/YYYY"
+    month, year = int(match[1]), int(match[2])
+    if not 1 <= month <= 12:
+        return "month must be 01 to 12"
+    today = today or dt.date.today()
+    if (year, month) < (today.year, today.month):
+        return "card has expired"
+    return None
+
+
+def check_tot_password(value: str) -> str | None:
+    """The one-time value: 4 to 10 digits."""
+    if not _DIGITS.fullmatch(value) or not 4 <= len(value) <= 10:
+        return "must be 4 to 10 digits"
+    return None
