@@ -1,0 +1,24 @@
+"""ipywidgets forms for submissions, bulk uploads, voids, instant payments and status exploring.
+
+Every form is built from the request models of :mod:`paynb.models` (one
+builder, :class:`FieldSet`), validates on every change with the shared rules,
+keeps its action button disabled until the input is valid, never sends twice,
+and leaves its last outcome in ``form.result``::
+
+    import paynb
+    from paynb.forms import AchForm
+    client = paynb.connect()
+    AchForm(client)            # displays itself in the cell
+"""
+
+from __future__ import annotations
+
+from paynb.forms.builder import FieldSet, FieldWidget
+from paynb.forms.single import AchForm, RccForm
+
+__all__ = [
+    "AchForm",
+    "FieldSet",
+    "FieldWidget",
+    "RccForm",
+]

@@ -1,0 +1,191 @@
+"""What every paynb form shares: layout, status line, result area, the action guard.
+
+A form is a plain object composed of child widgets kept as attributes; its
+:attr:`Form.widget` is the box that a notebook cell displays. Results are
+written into widgets (HTML), never printed, so tests and the next cell can read
+them, and :attr:`Form.result` holds the last outcome as a pandas object.
+
+An action (submit, void, route check...) runs through :meth:`Form._guarded`:
+while it runs the form is busy, every action button is disabled, and a second
+click (a double click, or a click queued while the kernel was busy) is ignored
+in Python, not only in the browser.
+"""
+
+from __future__ import annotations
+
+import base64
+import html
+import logging
+import re
+import threading
+from collections.abc import Callable, Mapping
+from decimal import Decimal
+from typing import Any
+
+import ipywidgets as widgets
+
+from paynb.errors import ApiError, PaynbError, TransportError
+
+__all__ = ["Form"]
+
+logger = logging.getLogger("paynb.forms")
+
+_LEVEL_COLORS = {"info": "#333", "ok": "#1b7f3b", "warn": "#a15c00", "error": "#b00020"}
+
+
+def escape(value: Any) -> str:
+    """``value`` as HTML text."""
+    return html.escape("" if value is None else str(value))
+
+
+def table_html(frame: Any, *, max_rows: int = 200) -> str:
+    """A DataFrame as an escaped HTML table (the first ``max_rows`` rows, and how many more)."""
+    shown = frame.head(max_rows)
+    text = shown.to_html(index=False, escape=True, na_rep="", border=0,
+                         classes="paynb-table")
+    if len(frame) > max_rows:
+        text += f"<p>… and {len(frame) - max_rows} more rows (all in <code>form.result</code>)</p>"
+    return text
+
+
+def record_html(record: Mapping[str, Any]) -> str:
+    """A record (dict or Series) as a two-column table, empty values left out."""
+    rows = "".join(
+        f"<tr><th style='text-align:left;padding-right:1em'>{escape(key)}</th>"
+        f"<td>{escape(value)}</td></tr>"
+        for key, value in record.items()
+        if value is not None and str(value) not in ("", "nan", "NaT", "<NA>", "None"))
+    return f"<table class='paynb-record'>{rows}</table>"
+
+
+def csv_link(frame: Any, filename: str) -> str:
+    """A link that downloads ``frame`` as a CSV file, with no server round trip."""
+    data = base64.b64encode(frame.to_csv(index=False).encode()).decode()
+    return (f'<a class="paynb-download" download="{escape(filename)}" '
+            f'href="data:text/csv;base64,{data}">Download as CSV ({escape(filename)})</a>')
+
+
+def money(amount: Decimal) -> str:
+    """An exact amount with thousands separators: ``1,234.50``."""
+    return f"{amount:,.2f}" if amount == amount.quantize(Decimal("0.01")) else f"{amount:,}"
+
+
+def describe_error(exc: PaynbError) -> str:
+    """What went wrong, in words for the status line (exception texts hold no secrets)."""
+    if isinstance(exc, TransportError):
+        return (f"No answer from the service ({exc}). If this was a submission its outcome is "
+                "unknown: run client.reconcile() before trying again.")
+    if isinstance(exc, ApiError):
+        return f"The service refused: {exc.detail or exc.title or exc.args[0]} (HTTP {exc.status})"
+    return str(exc)
+
+
+class Form:
+    """Base of the paynb forms: a box of widgets with a status line and a result area.
+
+    Subclasses build their child widgets, call :meth:`_assemble`, and implement
+    :meth:`_refresh`, the one validation routine that sets every button's
+    ``disabled`` and the status line.
+    """
+
+    title = ""
+    css_name = ""
+
+    def __init__(self, client: Any) -> None:
+        self.client = client
+        #: The last outcome (a pandas Series or DataFrame), for the next cell.
+        self.result: Any = None
+        self.status = widgets.HTML("")
+        self.status.add_class("paynb-status")
+        self.output = widgets.HTML("")
+        self.output.add_class("paynb-result")
+        self.busy = False
+        self._lock = threading.Lock()
+        self._notice: tuple[str, str] | None = None
+        self.widget = widgets.VBox()
+
+    # -- building -------------------------------------------------------------------
+
+    def _assemble(self, *children: widgets.Widget) -> None:
+        header = widgets.HTML(f"<h3 style='margin:0.2em 0'>{escape(self.title)}</h3>")
+        self.widget.children = (header, *children, self.status, self.output)
+        self.widget.add_class("paynb-form")
+        self.widget.add_class(f"paynb-form-{self.css_name}")
+
+    @staticmethod
+    def _button(description: str, css: str, *, style: str = "", icon: str = "",
+                visible: bool = True) -> widgets.Button:
+        button = widgets.Button(description=description, button_style=style, icon=icon,
+                                layout=widgets.Layout(width="auto"))
+        button.add_class(css)
+        if not visible:
+            button.layout.display = "none"
+        return button
+
+    @staticmethod
+    def _show(widget: widgets.Widget, visible: bool) -> None:
+        widget.layout.display = None if visible else "none"
+
+    # -- status -----------------------------------------------------------------------
+
+    def _say(self, text: str, level: str = "info") -> None:
+        """Write the status line (``level``: info, ok, warn or error)."""
+        color = _LEVEL_COLORS[level]
+        self.status.value = (f'<span class="paynb-status-{level}" style="color:{color}">'
+                             f"{escape(text)}</span>")
+
+    def _announce(self, text: str, level: str) -> None:
+        """A status message that stays until the user changes something."""
+        self._notice = (text, level)
+        self._say(text, level)
+
+    @property
+    def status_text(self) -> str:
+        """The status line as plain text."""
+        return html.unescape(re.sub(r"<[^>]+>", "", self.status.value))
+
+    def _refresh(self) -> None:
+        """Validate, set the buttons' ``disabled`` and the status line."""
+        raise NotImplementedError
+
+    def _changed(self, *_args: Any) -> None:
+        """An input changed: drop the last notice and validate again."""
+        self._notice = None
+        self._refresh()
+
+    # -- actions ----------------------------------------------------------------------
+
+    def _guarded(self, action: Callable[[], None], busy_text: str) -> Callable[..., None]:
+        """A click handler running ``action`` at most once at a time, with the form busy."""
+
+        def handler(*_args: Any) -> None:
+            if not self._lock.acquire(blocking=False):
+                logger.info("%s: ignored a click while busy", type(self).__name__)
+                return
+            try:
+                self.busy = True
+                self._refresh()
+                self._say(busy_text)
+                action()
+            except PaynbError as exc:
+                self._announce(describe_error(exc), "error")
+            finally:
+                self.busy = False
+                self._lock.release()
+                self._refresh()
+
+        return handler
+
+    # -- display ----------------------------------------------------------------------
+
+    def _repr_mimebundle_(self, **kwargs: Any) -> Any:
+        return self.widget._repr_mimebundle_(**kwargs)
+
+    def _ipython_display_(self) -> None:
+        from IPython.display import display
+
+        display(self.widget)
+
+    def __repr__(self) -> str:
+        # Never the inputs' values: some of them are secrets.
+        return f"<{type(self).__name__}: {self.status_text or 'ready'}>"

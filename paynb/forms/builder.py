@@ -1,0 +1,236 @@
+"""Widgets generated from the request models of :mod:`paynb.models`.
+
+One builder serves every form: :class:`FieldSet` reads a model's fields and
+makes one :class:`FieldWidget` per field. The widget follows the field's type
+(a ``Literal`` is a dropdown, a ``bool`` a checkbox, a ``Decimal`` a text box
+whose text becomes an exact ``Decimal``, a secret a password box), the label is
+the field's ``title``, the help its ``description``, the placeholder comes from
+``json_schema_extra``. Validation is the model's own (:func:`paynb.models.check`),
+so a form, the client and the sandbox can never disagree.
+
+A field shows its error only once the user has touched it (or when the form
+asks for every error, e.g. after the service refused the request): a message
+that shouts "is required" at a field nobody has reached yet is noise. The
+form's status line still names every missing or wrong field from the start.
+"""
+
+from __future__ import annotations
+
+import html
+import types
+import typing
+from collections.abc import Callable, Iterable, Mapping
+from decimal import Decimal
+from typing import Any, Literal
+
+import ipywidgets as widgets
+
+from paynb.models import RequestModel, check
+
+__all__ = ["FieldSet", "FieldWidget"]
+
+_LABEL_WIDTH = "170px"
+_INPUT_WIDTH = "260px"
+
+
+def _unwrap(annotation: Any) -> tuple[Any, bool]:
+    """The field's core type, and whether ``None`` is allowed (``X | None``)."""
+    origin = typing.get_origin(annotation)
+    if origin in (typing.Union, types.UnionType):
+        args = [a for a in typing.get_args(annotation) if a is not type(None)]
+        core, _ = _unwrap(args[0]) if len(args) == 1 else (annotation, False)
+        return core, True
+    if origin is typing.Annotated:
+        return _unwrap(typing.get_args(annotation)[0])
+    return annotation, False
+
+
+class FieldWidget:
+    """One model field as a row of widgets: label, input, error message, help text.
+
+    ``wire`` is the service's camelCase name; the row carries the CSS class
+    ``paynb-field-<wire>``. :attr:`value` reads the input as the model wants it
+    (``None`` for an empty optional input) and can be set from code.
+    """
+
+    def __init__(self, model: type[RequestModel], name: str) -> None:
+        info = model.model_fields[name]
+        extra = info.json_schema_extra if isinstance(info.json_schema_extra, dict) else {}
+        self.name = name
+        self.wire = info.alias or name
+        self.title = info.title or name
+        self.description = info.description or ""
+        self.secret = bool(extra.get("secret"))
+        self.optional = not info.is_required()
+        self.touched = False
+        core, nullable = _unwrap(info.annotation)
+        self.choices: tuple[Any, ...] = ()
+        default = None if info.is_required() else info.default
+
+        if typing.get_origin(core) is Literal:
+            self.kind = "choice"
+            self.choices = typing.get_args(core)
+            options: list[tuple[str, Any]] = [(str(c), c) for c in self.choices]
+            if nullable or default is None:
+                options.insert(0, ("—", None))
+            self.input: widgets.ValueWidget = widgets.Dropdown(options=options, value=default)
+        elif core is bool:
+            self.kind = "bool"
+            self.input = widgets.Checkbox(value=bool(default), indent=False)
+        else:
+            # Decimal stays text: a FloatText would turn 0.1 into 0.1000000000000000055.
+            self.kind = "decimal" if core is Decimal else "text"
+            box = widgets.Password if self.secret else widgets.Text
+            self.input = box(value="" if default is None else str(default),
+                             placeholder=str(extra.get("placeholder") or ""),
+                             continuous_update=True)
+        self.input.layout = widgets.Layout(width=_INPUT_WIDTH)
+        self.input.tooltip = self.description or None
+        self.input.add_class("paynb-input")
+        self._initial = self.input.value
+
+        marker = ' <span class="paynb-optional">(optional)</span>' if self.optional else ""
+        self.label = widgets.HTML(f"<b>{html.escape(self.title)}</b>{marker}",
+                                  layout=widgets.Layout(width=_LABEL_WIDTH))
+        self.error = widgets.HTML("", layout=widgets.Layout(min_width="0"))
+        self.error.add_class("paynb-error")
+        self.help = widgets.HTML(
+            f'<span class="paynb-help" style="color:#666;font-size:85%">'
+            f"{html.escape(self.description)}</span>" if self.description else "")
+        self.row = widgets.VBox([
+            widgets.HBox([self.label, self.input, self.error]),
+            widgets.HBox([widgets.HTML("", layout=widgets.Layout(width=_LABEL_WIDTH)),
+                          self.help]),
+        ] if self.description else [widgets.HBox([self.label, self.input, self.error])])
+        self.row.add_class("paynb-field")
+        self.row.add_class(f"paynb-field-{self.wire}")
+        self.input.observe(self._on_input, names="value")
+
+    def _on_input(self, _change: Mapping[str, Any]) -> None:
+        self.touched = True
+
+    @property
+    def value(self) -> Any:
+        """The input as the model reads it: text stripped, ``None`` when left empty."""
+        raw = self.input.value
+        if self.kind in ("text", "decimal"):
+            raw = raw.strip()
+            return raw or None
+        return raw
+
+    @value.setter
+    def value(self, value: Any) -> None:
+        if self.kind in ("text", "decimal"):
+            value = "" if value is None else str(value)
+        self.input.value = value
+
+    @property
+    def disabled(self) -> bool:
+        """Whether the input is read-only."""
+        return bool(self.input.disabled)
+
+    @disabled.setter
+    def disabled(self, value: bool) -> None:
+        self.input.disabled = value
+
+    @property
+    def visible(self) -> bool:
+        """Whether the row is shown."""
+        return self.row.layout.display != "none"
+
+    @visible.setter
+    def visible(self, value: bool) -> None:
+        self.row.layout.display = None if value else "none"
+
+    def show_error(self, messages: Iterable[str]) -> None:
+        """Show ``messages`` beside the input (none: clear it)."""
+        text = "; ".join(messages)
+        self.error.value = (f'<span style="color:#b00020">&#9888; {html.escape(text)}</span>'
+                            if text else "")
+        if text:
+            self.input.add_class("paynb-invalid")
+        else:
+            self.input.remove_class("paynb-invalid")
+
+    def reset(self) -> None:
+        """Back to the initial value, untouched, with no message."""
+        self.input.value = self._initial
+        self.touched = False
+        self.show_error(())
+
+
+class FieldSet:
+    """The widgets of one request model's fields, and their validation.
+
+    ``exclude`` leaves fields out (a form may supply them itself through
+    ``extra`` of :meth:`check`). Fields are keyed by wire name:
+    ``fields["bankRoutingNumber"]``.
+    """
+
+    def __init__(self, model: type[RequestModel], *, exclude: Iterable[str] = ()) -> None:
+        skip = set(exclude)
+        self.model = model
+        self.fields: dict[str, FieldWidget] = {}
+        for name, info in model.model_fields.items():
+            wire = info.alias or name
+            if name in skip or wire in skip:
+                continue
+            self.fields[wire] = FieldWidget(model, name)
+
+    def __getitem__(self, wire: str) -> FieldWidget:
+        return self.fields[wire]
+
+    def __iter__(self) -> typing.Iterator[FieldWidget]:
+        return iter(self.fields.values())
+
+    def rows(self, names: Iterable[str] | None = None) -> list[widgets.Widget]:
+        """The row widgets of ``names`` (all fields when ``None``), in that order."""
+        chosen = self.fields if names is None else names
+        return [self.fields[name].row for name in chosen]
+
+    def observe(self, callback: Callable[[], None]) -> None:
+        """Call ``callback()`` after every change of any input."""
+        for field in self:
+            field.input.observe(lambda _change: callback(), names="value")
+
+    def values(self) -> dict[str, Any]:
+        """Wire name to value of every visible field that is filled in."""
+        return {f.wire: f.value for f in self if f.visible and f.value is not None}
+
+    def check(self, extra: Mapping[str, Any] | None = None
+              ) -> tuple[RequestModel | None, dict[str, list[str]]]:
+        """Validate the inputs (plus ``extra`` wire-named values) with the model's rules."""
+        data = self.values()
+        data.update(extra or {})
+        return check(self.model, data)
+
+    def show(self, errors: Mapping[str, list[str]], *, everywhere: bool = False) -> None:
+        """Put each field's messages beside it: on touched fields, or on all of them."""
+        for field in self:
+            shown = field.touched or everywhere
+            field.show_error(errors.get(field.wire, ()) if shown else ())
+            if everywhere:
+                field.touched = True
+
+    def problems(self, errors: Mapping[str, list[str]]) -> str:
+        """One line naming what is missing and what is wrong, by label."""
+        missing, wrong = [], []
+        for wire, messages in errors.items():
+            field = self.fields.get(wire)
+            title = field.title if field else wire
+            if messages == ["is required"] or (field and field.value is None):
+                missing.append(title)
+            else:
+                wrong.append(f"{title} ({'; '.join(messages)})")
+        parts = []
+        if missing:
+            parts.append("Missing: " + ", ".join(missing))
+        if wrong:
+            parts.append("To fix: " + ", ".join(wrong))
+        return ". ".join(parts)
+
+    def clear(self, *, secrets_only: bool = False) -> None:
+        """Empty the inputs (or only the secret ones, after sending)."""
+        for field in self:
+            if field.secret or not secrets_only:
+                field.reset()
