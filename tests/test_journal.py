@@ -1,0 +1,372 @@
+"""The journal: duplicate guard (threads and processes), states, watermarks, scrubbing."""
+
+from __future__ import annotations
+
+import multiprocessing
+import os
+import pickle
+import sqlite3
+import stat
+import threading
+from datetime import UTC, datetime, timedelta, timezone
+from decimal import Decimal
+from pathlib import Path
+
+import pandas as pd
+import pytest
+
+from paynb.errors import DuplicateSubmissionError
+from paynb.journal import STATES, Journal, JournalError, scrub
+from paynb.models import AchItem
+
+COMPANY = "DEMO1"
+
+
+@pytest.fixture
+def path(tmp_path: Path) -> Path:
+    return tmp_path / "journal.sqlite3"
+
+
+@pytest.fixture
+def journal(path: Path) -> Journal:
+    with Journal(path) as opened:
+        yield opened
+
+
+# ---------------------------------------------------------------------------- the guard
+
+def test_second_submission_is_refused_and_names_the_first(journal: Journal) -> None:
+    (first,) = journal.reserve(COMPANY, "ach", "submit", ["REF-1"])
+    journal.settle(first, "sent", item_id=123, item_status="W")
+
+    with pytest.raises(DuplicateSubmissionError) as caught:
+        journal.reserve(COMPANY, "ach", "submit_many", ["REF-0", "REF-1"])
+
+    error = caught.value
+    assert error.reference_number == "REF-1"
+    assert error.previous["id"] == first
+    assert error.previous["state"] == "sent"
+    assert error.previous["item_id"] == 123
+    assert error.previous["item_status"] == "W"
+    assert error.previous["when"].tzinfo is not None
+    assert "REF-1" in str(error) and "allow_duplicate" in str(error)
+    # All or nothing: REF-0 was not recorded either.
+    assert [entry["reference"] for entry in journal.entries()] == ["REF-1"]
+
+
+def test_allow_duplicate_records_a_second_entry(journal: Journal) -> None:
+    journal.reserve(COMPANY, "ach", "submit", ["REF-1"])
+    (second,) = journal.reserve(COMPANY, "ach", "submit", ["REF-1"], allow_duplicate=True)
+    journal.settle(second, "sent", item_id=2)
+
+    entries = journal.entries(reference="REF-1")
+    assert [entry["allow_duplicate"] for entry in entries] == [False, True]
+    assert [entry["state"] for entry in entries] == ["pending", "sent"]
+    # Allowing once does not open the door for the next plain submission.
+    with pytest.raises(DuplicateSubmissionError) as caught:
+        journal.reserve(COMPANY, "ach", "submit", ["REF-1"])
+    assert caught.value.previous["id"] == second
+
+
+def test_the_guard_is_per_company_and_kind(journal: Journal) -> None:
+    journal.reserve(COMPANY, "ach", "submit", ["REF-1"])
+    journal.reserve("DEMO2", "ach", "submit", ["REF-1"])
+    journal.reserve(COMPANY, "rcc", "submit", ["REF-1"])
+    journal.reserve(COMPANY, "rtp", "send", ["REF-1"])
+    assert len(journal.entries(reference="REF-1")) == 4
+
+
+@pytest.mark.parametrize("state", ["rejected", "failed"])
+def test_a_refused_or_unsent_submission_may_be_retried(journal: Journal, state: str) -> None:
+    (first,) = journal.reserve(COMPANY, "instant", "send", ["IC-1"])
+    journal.settle(first, state, detail="400 amount: must be positive")
+    (second,) = journal.reserve(COMPANY, "instant", "send", ["IC-1"])
+    assert journal.previous(COMPANY, "instant", "IC-1")["id"] == second
+
+
+@pytest.mark.parametrize("state", ["pending", "sent", "unknown"])
+def test_a_live_submission_blocks(journal: Journal, state: str) -> None:
+    (first,) = journal.reserve(COMPANY, "rcc", "submit", ["R-1"])
+    journal.settle(first, state)
+    with pytest.raises(DuplicateSubmissionError):
+        journal.reserve(COMPANY, "rcc", "submit", ["R-1"])
+    assert journal.duplicates(COMPANY, "rcc", ["R-0", "R-1"]).keys() == {"R-1"}
+
+
+def test_a_reference_twice_in_one_bulk_is_refused(journal: Journal) -> None:
+    with pytest.raises(DuplicateSubmissionError) as caught:
+        journal.reserve(COMPANY, "ach", "submit_many", ["A", "B", "A"])
+    assert caught.value.reference_number == "A"
+    assert journal.entries() == []
+    assert journal.reserve(COMPANY, "ach", "submit_many", ["A", "A"], allow_duplicate=True)
+
+
+def test_voids_are_recorded_never_refused(journal: Journal) -> None:
+    journal.reserve(COMPANY, "ach", "void", [41])
+    ids = journal.reserve(COMPANY, "ach", "void_many", [41, 42])
+    journal.reserve(COMPANY, "ach", "void_references", ["REF-1"])
+    journal.reserve(COMPANY, "ach", "void_references", ["REF-1"])
+    entries = journal.entries(operation="void_many")
+    assert [entry["id"] for entry in entries] == ids
+    assert [entry["item_id"] for entry in entries] == ["41", "42"]
+    assert {entry["batch"] for entry in entries} == {ids[0]}
+    assert len(journal.entries(state="pending")) == 5
+
+
+def test_a_failed_entry_found_sent_after_all_is_recorded_beside_the_retry(
+        journal: Journal) -> None:
+    (first,) = journal.reserve(COMPANY, "ach", "submit", ["REF-1"])
+    journal.settle(first, "failed")
+    (second,) = journal.reserve(COMPANY, "ach", "submit", ["REF-1"])
+    journal.settle(second, "sent", item_id=2)
+    # The unique guard must not turn the truth into an error.
+    journal.settle(first, "sent", item_id=1)
+    assert [entry["state"] for entry in journal.entries()] == ["sent", "sent"]
+
+
+# ---------------------------------------------------------------------------- states
+
+def test_unknown_then_settled_by_reconcile(journal: Journal) -> None:
+    lost, answered = journal.reserve(COMPANY, "ach", "submit_many", ["L", "A"],
+                                     summary=[{"amount": Decimal("1.00")}, None])
+    journal.settle_many([(lost, "unknown", None, None, "connection dropped"),
+                         (answered, "sent", 7, "W")])
+    assert [entry["id"] for entry in journal.unknown_entries(COMPANY)] == [lost]
+    assert journal.unknown_entries("DEMO2") == []
+
+    journal.settle(lost, "sent", item_id=8, item_status="W")
+
+    assert journal.unknown_entries() == []
+    entry = journal.entries(reference="L")[0]
+    assert entry["state"] == "sent"
+    assert entry["item_id"] == 8
+    assert entry["detail"] == "connection dropped"  # kept: settle only overwrites what it gets
+    assert entry["summary"] == {"amount": "1.00"}
+    assert entry["updated"] >= entry["when"]
+
+
+def test_stale_pending_entries_count_as_unknown(journal: Journal) -> None:
+    (entry_id,) = journal.reserve(COMPANY, "rtp", "send", ["RTP-1"])
+    assert journal.unknown_entries() == []
+    assert [entry["id"] for entry in journal.unknown_entries(stale_after=-1)] == [entry_id]
+    assert journal.unknown_entries(stale_after=None) == []
+
+
+def test_settle_checks_ids_and_states(journal: Journal) -> None:
+    (entry_id,) = journal.reserve(COMPANY, "ach", "submit", ["REF-1"])
+    with pytest.raises(KeyError, match="999"):
+        journal.settle_many([(entry_id, "sent"), (999, "sent")])
+    assert journal.entries()[0]["state"] == "pending"  # one transaction: nothing changed
+    with pytest.raises(ValueError, match="state"):
+        journal.settle(entry_id, "done")
+
+
+def test_bad_arguments_are_named(journal: Journal) -> None:
+    with pytest.raises(ValueError, match="kind"):
+        journal.reserve(COMPANY, "wire", "submit", ["A"])
+    with pytest.raises(ValueError, match="operation"):
+        journal.reserve(COMPANY, "ach", "pay", ["A"])
+    with pytest.raises(ValueError, match="company"):
+        journal.reserve("", "ach", "submit", ["A"])
+    with pytest.raises(TypeError, match="references"):
+        journal.reserve(COMPANY, "ach", "submit", "A")
+    with pytest.raises(ValueError, match="summary"):
+        journal.reserve(COMPANY, "ach", "submit_many", ["A", "B"], summary=[{}])
+    assert journal.reserve(COMPANY, "ach", "submit_many", []) == []
+
+
+def test_a_bulk_of_5000_is_reserved_and_settled_in_one_go(journal: Journal) -> None:
+    references = [f"BULK-{n:05d}" for n in range(5000)]
+    ids = journal.reserve(COMPANY, "ach", "submit_many", references,
+                          summary=[{"amount": Decimal(n) / 100} for n in range(5000)])
+    assert ids == list(range(ids[0], ids[0] + 5000))
+    journal.settle_many((entry_id, "sent", 10_000 + n, "W") for n, entry_id in enumerate(ids))
+    frame = journal.frame(state="sent")
+    assert len(frame) == 5000
+    assert frame["item_id"].iloc[-1] == "14999"
+    assert len(journal.duplicates(COMPANY, "ach", references)) == 5000
+
+
+def test_frame_is_typed_and_the_same_when_empty(journal: Journal) -> None:
+    empty = journal.frame()
+    (entry_id,) = journal.reserve(COMPANY, "ach", "submit", ["REF-1"])
+    journal.settle(entry_id, "sent", item_id=5, item_status="W")
+    frame = journal.frame(COMPANY, "ach", ["sent", "unknown"])
+
+    assert list(empty.columns) == list(frame.columns)
+    assert empty.dtypes.to_dict() == frame.dtypes.to_dict()
+    assert str(frame["when"].dtype) == "datetime64[ns, UTC]"
+    assert list(frame["state"].cat.categories) == list(STATES)
+    assert frame["id"].dtype == "Int64"
+    assert frame.loc[0, "item_id"] == "5"
+    assert journal.frame(state="failed").empty
+
+
+# ---------------------------------------------------------------------------- polling
+
+def test_watermarks_per_company_and_kind(journal: Journal) -> None:
+    assert journal.watermark(COMPANY, "ach") is None
+    journal.set_watermark(COMPANY, "ach", datetime(2026, 11, 1, 8, 30))  # zone-less: UTC
+    journal.set_watermark(COMPANY, "rcc", datetime(2026, 11, 2, tzinfo=timezone(timedelta(
+        hours=-5))))
+    journal.set_watermark(COMPANY, "ach", pd.Timestamp("2026-11-03T12:00:00.5Z"))
+
+    assert journal.watermark(COMPANY, "ach") == datetime(2026, 11, 3, 12, 0, 0, 500000,
+                                                         tzinfo=UTC)
+    assert journal.watermark(COMPANY, "rcc") == datetime(2026, 11, 2, 5, tzinfo=UTC)
+    assert journal.watermark("DEMO2", "ach") is None
+    with pytest.raises(TypeError):
+        journal.set_watermark(COMPANY, "ach", "2026-11-01")
+
+
+def test_seen_changes_report_only_new_keys(journal: Journal) -> None:
+    returned = datetime(2026, 11, 1, tzinfo=UTC)
+    first = [(1, "R", returned), (2, "B", None)]
+    assert journal.seen_changes(COMPANY, "ach", first) == set()
+    assert journal.mark_seen(COMPANY, "ach", first) == 2
+
+    # The overlapping window comes back with pandas values and a new change of item 1.
+    again = [(1, "R", pd.Timestamp(returned)), (2, "B", pd.NaT), (1, "I", returned)]
+    assert journal.seen_changes(COMPANY, "ach", again) == set(again[:2])
+    assert journal.mark_seen(COMPANY, "ach", again) == 1
+    assert journal.seen_changes(COMPANY, "rcc", again) == set()
+
+
+# ---------------------------------------------------------------------------- secrets
+
+SECRETS = ("hunter2-password", "s3cret-client", "eyJ-access-token", "987654",
+           "4111111111111111", "000123456789")
+
+
+def test_scrub_drops_secrets_and_masks_numbers() -> None:
+    summary = {
+        "password": SECRETS[0], "client_secret": SECRETS[1], "accessToken": SECRETS[2],
+        "totPassword": SECRETS[3], "cardNumber": SECRETS[4], "bankAccountNumber": SECRETS[5],
+        "cardExpiration": "12/2030",
+        "items": [{"accountNumber": "12345678", "amount": Decimal("10.10")}],
+        "note": "paid with card 4111 1111 1111 1111",
+        "yourReferenceNumber": "REF-1", "routingNumber": "021000021",
+    }
+    assert scrub(summary) == {
+        "cardLastFour": "1111", "bankAccountNumber": "****6789",
+        "items": [{"accountNumber": "****5678", "amount": "10.10"}],
+        "note": "paid with card ****1111",
+        "yourReferenceNumber": "REF-1", "routingNumber": "021000021",
+    }
+
+
+def test_nothing_secret_reaches_the_file(path: Path) -> None:
+    item = AchItem(first_signer_first_name="Jane", first_signer_last_name="Doe", state="NY",
+                   zip="10001", your_reference_number="REF-1",
+                   bank_routing_number="021000021", bank_account_number=SECRETS[5],
+                   ach_transaction_type="Credit", amount=Decimal("10.10"))
+    with Journal(path) as journal:
+        (entry_id,) = journal.reserve(COMPANY, "ach", "submit", ["REF-1"], summary=item)
+        journal.reserve(COMPANY, "instant", "send", ["IC-1"], summary={
+            "cardNumber": SECRETS[4], "totPassword": SECRETS[3], "token": SECRETS[2]})
+        journal.settle(entry_id, "failed", detail=f"card {SECRETS[4]} refused")
+        stored = journal.entries()
+    raw = b"".join(p.read_bytes() for p in path.parent.iterdir())
+    for secret in SECRETS:
+        assert secret.encode() not in raw
+        assert secret not in repr(stored)
+    assert stored[0]["summary"]["bankAccountNumber"] == "****6789"
+
+
+# ---------------------------------------------------------------------------- the file
+
+def test_default_path_honours_the_environment(tmp_path: Path,
+                                              monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("PAYNB_JOURNAL", str(tmp_path / "deep" / "j.sqlite3"))
+    assert Journal.default_path() == tmp_path / "deep" / "j.sqlite3"
+    assert (tmp_path / "deep").is_dir()
+
+    monkeypatch.delenv("PAYNB_JOURNAL")
+    import platformdirs
+
+    monkeypatch.setattr(platformdirs, "user_data_dir",
+                        lambda *args, **kwargs: str(tmp_path / "data" / "paynb"))
+    assert Journal.default_path() == tmp_path / "data" / "paynb" / "journal.sqlite3"
+    assert Journal(None).path == tmp_path / "data" / "paynb" / "journal.sqlite3"
+
+
+def test_the_file_is_private_versioned_and_in_wal_mode(journal: Journal, path: Path) -> None:
+    if os.name == "posix":
+        assert stat.S_IMODE(path.stat().st_mode) == 0o600
+    with sqlite3.connect(path) as conn:
+        assert conn.execute("PRAGMA user_version").fetchone()[0] == 1
+        assert conn.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
+
+
+def test_a_newer_schema_is_refused(path: Path) -> None:
+    with sqlite3.connect(path) as conn:
+        conn.execute("PRAGMA user_version = 99")
+    with pytest.raises(JournalError, match="newer"):
+        Journal(path)
+
+
+def test_a_journal_survives_pickling_and_reopening(journal: Journal) -> None:
+    journal.reserve(COMPANY, "ach", "submit", ["REF-1"])
+    copy = pickle.loads(pickle.dumps(journal))
+    assert copy.path == journal.path
+    with pytest.raises(DuplicateSubmissionError):
+        copy.reserve(COMPANY, "ach", "submit", ["REF-1"])
+    journal.close()
+    assert len(journal.entries()) == 1  # reopens on use
+
+
+# ---------------------------------------------------------------------------- concurrency
+
+def _race(journal: Journal, barrier: threading.Barrier, outcomes: list[str]) -> None:
+    barrier.wait()
+    try:
+        journal.reserve(COMPANY, "ach", "submit", ["RACE-1"])
+        outcomes.append("reserved")
+    except DuplicateSubmissionError:
+        outcomes.append("refused")
+
+
+@pytest.mark.parametrize("shared", [True, False], ids=["one-object", "object-per-thread"])
+def test_eight_threads_one_reference_one_winner(path: Path, shared: bool) -> None:
+    journals = [Journal(path)] * 8 if shared else [Journal(path) for _ in range(8)]
+    barrier = threading.Barrier(8)
+    outcomes: list[str] = []
+    threads = [threading.Thread(target=_race, args=(journal, barrier, outcomes))
+               for journal in journals]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert sorted(outcomes) == ["refused"] * 7 + ["reserved"]
+    assert len(journals[0].entries()) == 1
+
+
+def _process_race(path: str, barrier, queue, references: list[str]) -> None:
+    journal = Journal(path)  # both processes create the fresh file at the same time
+    barrier.wait()
+    won = []
+    for reference in references:
+        try:
+            journal.reserve(COMPANY, "ach", "submit", [reference])
+            won.append(reference)
+        except DuplicateSubmissionError:
+            pass
+    queue.put(won)
+
+
+def test_two_processes_one_winner_per_reference(path: Path) -> None:
+    context = multiprocessing.get_context("spawn")
+    barrier = context.Barrier(2)
+    queue = context.Queue()
+    references = [f"P-{n:03d}" for n in range(200)]
+    processes = [context.Process(target=_process_race,
+                                 args=(str(path), barrier, queue, references))
+                 for _ in range(2)]
+    for process in processes:
+        process.start()
+    won = [queue.get(timeout=60) for _ in processes]
+    for process in processes:
+        process.join(timeout=60)
+        assert process.exitcode == 0
+    assert sorted(won[0] + won[1]) == references  # each reference won exactly once
+    assert len(Journal(path).entries()) == 200
