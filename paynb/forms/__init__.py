@@ -14,10 +14,12 @@ and leaves its last outcome in ``form.result``::
 from __future__ import annotations
 
 from paynb.forms.builder import FieldSet, FieldWidget
+from paynb.forms.bulk import BulkSubmitForm
 from paynb.forms.single import AchForm, RccForm
 
 __all__ = [
     "AchForm",
+    "BulkSubmitForm",
     "FieldSet",
     "FieldWidget",
     "RccForm",

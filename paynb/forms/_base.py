@@ -18,7 +18,7 @@ import html
 import logging
 import re
 import threading
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from decimal import Decimal
 from typing import Any
 
@@ -48,12 +48,20 @@ def table_html(frame: Any, *, max_rows: int = 200) -> str:
     return text
 
 
+def _flat(record: Mapping[str, Any], prefix: str = "") -> Iterator[tuple[str, Any]]:
+    for key, value in record.items():
+        if isinstance(value, Mapping):
+            yield from _flat(value, f"{prefix}{key}.")
+        else:
+            yield f"{prefix}{key}", value
+
+
 def record_html(record: Mapping[str, Any]) -> str:
-    """A record (dict or Series) as a two-column table, empty values left out."""
+    """A record (dict or Series, nested dicts flattened) as a two-column table, empties left out."""
     rows = "".join(
         f"<tr><th style='text-align:left;padding-right:1em'>{escape(key)}</th>"
         f"<td>{escape(value)}</td></tr>"
-        for key, value in record.items()
+        for key, value in _flat(record)
         if value is not None and str(value) not in ("", "nan", "NaT", "<NA>", "None"))
     return f"<table class='paynb-record'>{rows}</table>"
 

@@ -110,7 +110,7 @@ class _SubmitForm(Form):
 
     def _send(self, item: RequestModel, *, allow_duplicate: bool) -> None:
         try:
-            record = self.resource.submit(item, allow_duplicate=allow_duplicate)
+            record = self.resource.submit(item.to_wire(), allow_duplicate=allow_duplicate)
         except DuplicateSubmissionError as exc:
             self._pending = item
             self.output.value = (

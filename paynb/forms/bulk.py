@@ -1,0 +1,297 @@
+"""Bulk submission of ACH or RCC items from a DataFrame or an uploaded CSV/XLSX file."""
+
+from __future__ import annotations
+
+import io
+from collections.abc import Mapping, Sequence
+from decimal import Decimal
+from typing import Any
+
+import ipywidgets as widgets
+import pandas as pd
+
+from paynb.errors import BulkRejectedError, DuplicateSubmissionError, TransportError
+from paynb.forms._base import Form, csv_link, describe_error, escape, money, table_html
+from paynb.models import AchItem, RccItem, RequestModel, check
+
+__all__ = ["BulkSubmitForm"]
+
+_KINDS: dict[str, tuple[type[RequestModel], str]] = {
+    "ach": (AchItem, "achItemId"),
+    "rcc": (RccItem, "rccItemId"),
+}
+_COMMIT_VALID = "Commit the valid rows, report the invalid ones"
+_ALL_OR_NOTHING = "All or nothing"
+_CHOICE_HELP = (
+    "<b>Commit the valid rows</b> (<code>alwaysCommitValid = true</code>): every valid row "
+    "is stored and will be paid; each invalid row comes back marked invalid (status I) "
+    "and is not paid.<br><b>All or nothing</b> (<code>alwaysCommitValid = false</code>): "
+    "if even one row is invalid the service stores none of them; fix every row first.")
+
+
+def _blank(value: Any) -> bool:
+    if value is None:
+        return True
+    if isinstance(value, str):
+        return not value.strip()
+    try:
+        return bool(pd.isna(value))
+    except (TypeError, ValueError):
+        return False
+
+
+def _plain(value: Any) -> Any:
+    # numpy scalars (np.int64, np.float64) become python numbers the model can read.
+    return value.item() if hasattr(value, "item") and not isinstance(value, Decimal) else value
+
+
+def normalise_rows(frame: pd.DataFrame, model: type[RequestModel]
+                   ) -> tuple[list[dict[str, Any]], list[str]]:
+    """Rows as wire-named dicts (empty cells left out), and the columns no field matches.
+
+    A column matches a field by its wire name or python name, ignoring case and
+    underscores, so ``bank_routing_number`` and ``BankRoutingNumber`` both work.
+    """
+    names = {}
+    for python, wire in model.wire_names().items():
+        names[python.replace("_", "").lower()] = wire
+        names[wire.lower()] = wire
+    columns = {col: names.get(str(col).replace("_", "").replace(" ", "").lower())
+               for col in frame.columns}
+    ignored = [str(col) for col, wire in columns.items() if wire is None]
+    rows = []
+    for record in frame.to_dict("records"):
+        rows.append({columns[col]: _plain(value) for col, value in record.items()
+                     if columns[col] and not _blank(value)})
+    return rows, ignored
+
+
+def read_upload(name: str, content: bytes) -> pd.DataFrame:
+    """A CSV or XLSX file as a DataFrame of text cells (routing and account numbers keep
+    their leading zeros; amounts stay exact text until the model reads them)."""
+    lower = name.lower()
+    if lower.endswith((".xlsx", ".xlsm")):
+        return pd.read_excel(io.BytesIO(content), dtype=str)
+    if lower.endswith((".csv", ".txt")):
+        return pd.read_csv(io.BytesIO(content), dtype=str, keep_default_na=False,
+                           encoding="utf-8-sig")
+    raise ValueError(f"{name}: only .csv and .xlsx files can be read")
+
+
+class BulkSubmitForm(Form):
+    """Submit many ACH or RCC items at once, with a preview and an explicit confirmation.
+
+    ``items`` is a DataFrame (or a list of mappings) with one row per item and
+    the service's field names as columns; or upload a CSV/XLSX file. Each row is
+    checked with the shared rules before anything is sent. ``form.result`` is
+    the service's answer, one row per input row, in input order.
+    """
+
+    title = "Bulk submission"
+    css_name = "bulk"
+
+    def __init__(self, client: Any, items: pd.DataFrame | Sequence[Mapping[str, Any]] | None = None,
+                 *, kind: str | None = None) -> None:
+        super().__init__(client)
+        self.kind = widgets.ToggleButtons(options=[("ACH", "ach"), ("RCC", "rcc")],
+                                          value=kind or "ach", description="Kind")
+        self.kind.add_class("paynb-field-kind")
+        self.upload = widgets.FileUpload(accept=".csv,.xlsx", multiple=False,
+                                         description="Upload CSV/XLSX")
+        self.upload.add_class("paynb-upload")
+        self.commit = widgets.RadioButtons(options=[_COMMIT_VALID, _ALL_OR_NOTHING],
+                                           value=_COMMIT_VALID,
+                                           layout=widgets.Layout(width="auto"))
+        self.commit.add_class("paynb-field-alwaysCommitValid")
+        self.preview = widgets.HTML("")
+        self.preview.add_class("paynb-preview")
+        self.confirm = widgets.Checkbox(value=False, indent=False, description="",
+                                        layout=widgets.Layout(width="auto"))
+        self.confirm.add_class("paynb-confirm")
+        self.submit_button = self._button("Submit", "paynb-submit", style="primary",
+                                          icon="paper-plane")
+        self.submit_button.on_click(self._guarded(self._submit, "Submitting…"))
+        self.kind.observe(self._recheck, names="value")
+        self.commit.observe(self._recheck, names="value")
+        self.confirm.observe(self._changed, names="value")
+        self.upload.observe(self._on_upload, names="value")
+        self._frame: pd.DataFrame | None = None
+        self._rows: list[dict[str, Any]] = []
+        self._errors: list[dict[str, list[str]]] = []
+        self._amounts: list[Decimal | None] = []
+        self._ignored: list[str] = []
+        self._done = False
+        self._assemble(
+            widgets.HBox([self.kind, self.upload]),
+            widgets.HTML("<b>If some rows are invalid:</b>"), self.commit,
+            widgets.HTML(f"<div style='color:#555;font-size:90%'>{_CHOICE_HELP}</div>"),
+            self.preview, self.confirm, self.submit_button)
+        if items is not None:
+            self.set_items(items, kind=kind)
+        else:
+            self._recheck()
+
+    @property
+    def commit_valid(self) -> bool:
+        """The ``alwaysCommitValid`` choice."""
+        return self.commit.value == _COMMIT_VALID
+
+    # -- input ------------------------------------------------------------------------
+
+    def set_items(self, items: pd.DataFrame | Sequence[Mapping[str, Any]], *,
+                  kind: str | None = None) -> None:
+        """Load the rows to submit (a DataFrame or a list of mappings) and check them."""
+        frame = items if isinstance(items, pd.DataFrame) else pd.DataFrame(list(items))
+        self._frame = frame.reset_index(drop=True)
+        rcc_only = {"address1", "address2", "city", "rccitemid"}
+        guessed = "rcc" if rcc_only & {str(c).lower() for c in frame.columns} else "ach"
+        self._done = False
+        self.output.value = ""
+        if self.kind.value != (kind or guessed):
+            self.kind.value = kind or guessed  # observer re-checks the rows
+        else:
+            self._recheck()
+
+    def load_file(self, name: str, content: bytes) -> None:
+        """Read an uploaded CSV or XLSX file (what the upload button does)."""
+        try:
+            frame = read_upload(name, content)
+        except (ValueError, KeyError) as exc:
+            self._announce(f"Could not read {name}: {exc}", "error")
+            return
+        self.set_items(frame)
+
+    def _on_upload(self, change: Mapping[str, Any]) -> None:
+        for upload in change["new"] or ():
+            self.load_file(upload["name"], bytes(upload["content"]))
+
+    # -- checking ---------------------------------------------------------------------
+
+    def _recheck(self, *_args: Any) -> None:
+        """Check every row against the chosen kind's model; withdraw the confirmation."""
+        model = _KINDS[self.kind.value][0]
+        if self._frame is None:
+            self._rows, self._ignored = [], []
+        else:
+            self._rows, self._ignored = normalise_rows(self._frame, model)
+        self._errors, self._amounts = [], []
+        seen: dict[str, int] = {}
+        for number, row in enumerate(self._rows, start=1):
+            item, errors = check(model, row)
+            ref = row.get("yourReferenceNumber")
+            if ref is not None and str(ref) in seen:
+                errors.setdefault("yourReferenceNumber", []).append(
+                    f"repeats row {seen[str(ref)]}: each payment needs its own reference")
+                item = None
+            elif ref is not None:
+                seen[str(ref)] = number
+            self._errors.append(errors)
+            self._amounts.append(item.amount if item is not None else None)
+        self._done = False
+        self.confirm.value = False
+        self._render_preview()
+        self._changed()
+
+    def _render_preview(self, service_rows: Mapping[int, Mapping[str, list[str]]] | None = None
+                        ) -> None:
+        if not self._rows:
+            self.preview.value = ""
+            return
+        lines = []
+        for index, (row, errors) in enumerate(zip(self._rows, self._errors, strict=True)):
+            errors = {**errors, **((service_rows or {}).get(index) or {})}
+            problem = "; ".join(f"{key}: {', '.join(msgs)}" for key, msgs in errors.items())
+            css = "paynb-row-invalid" if problem else "paynb-row-valid"
+            color = "#b00020" if problem else "#1b7f3b"
+            name = " ".join(str(row.get(k, "")) for k in ("firstSignerFirstName",
+                                                          "firstSignerLastName")).strip()
+            lines.append(
+                f"<tr class='{css}'><td>{index + 1}</td>"
+                f"<td>{escape(row.get('yourReferenceNumber'))}</td><td>{escape(name)}</td>"
+                f"<td style='text-align:right'>"
+                f"{escape(row.get('amount'))}</td><td style='color:{color}'>"
+                f"{escape(problem or 'valid')}</td></tr>")
+        note = (f"<p style='color:#a15c00'>Columns ignored (not fields of a "
+                f"{self.kind.value.upper()} item): {escape(', '.join(self._ignored))}</p>"
+                if self._ignored else "")
+        self.preview.value = (
+            "<table class='paynb-table paynb-preview-table'><tr><th>row</th><th>reference</th>"
+            "<th>name</th><th>amount</th><th>check</th></tr>" + "".join(lines) + "</table>" + note)
+
+    def _counts(self) -> tuple[int, int, Decimal, bool]:
+        valid = [a for a in self._amounts if a is not None]
+        repeats = any("yourReferenceNumber" in e and any("repeats row" in m for m in
+                                                          e["yourReferenceNumber"])
+                      for e in self._errors)
+        return len(valid), len(self._rows) - len(valid), sum(valid, Decimal(0)), repeats
+
+    def _refresh(self) -> None:
+        valid, invalid, total, repeats = self._counts()
+        kind = self.kind.value.upper()
+        what = f"{valid} {kind} item{'s' if valid != 1 else ''} totalling {money(total)}"
+        if invalid and self.commit_valid:
+            what += f" ({invalid} invalid row{'s' if invalid != 1 else ''} reported, not paid)"
+        blocked = None
+        if not self._rows:
+            blocked = "Pass items=DataFrame or upload a CSV/XLSX file with one row per item."
+        elif repeats:
+            blocked = "Some reference numbers repeat within the set: fix them (marked below)."
+        elif invalid and not self.commit_valid:
+            blocked = (f"All or nothing: {invalid} invalid row(s) would make the service reject "
+                       "the whole set. Fix them, or choose to commit the valid rows.")
+        elif not valid:
+            blocked = "No valid row to submit."
+        self.confirm.description = f"I confirm: submit {what}"
+        self.confirm.disabled = bool(blocked) or self._done or self.busy
+        self._show(self.confirm, not blocked)
+        ready = not blocked and self.confirm.value and not self._done
+        self.submit_button.disabled = self.busy or not ready
+        if self.busy:
+            return
+        if self._notice:
+            self._say(*self._notice)
+        elif blocked:
+            self._say(blocked, "warn")
+        elif not self.confirm.value:
+            self._say(f"Check the preview, then tick the confirmation to submit {what}.", "info")
+        else:
+            self._say(f"Ready to submit {what}.", "ok")
+
+    # -- action -----------------------------------------------------------------------
+
+    def _submit(self) -> None:
+        valid, _invalid, _total, repeats = self._counts()
+        if (self._done or not self.confirm.value or not valid or repeats
+                or (len(self._rows) != valid and not self.commit_valid)):
+            return  # the button was disabled: a programmatic click gets no further
+        resource = getattr(self.client, self.kind.value)
+        try:
+            result = resource.submit_many(list(self._rows), commit_valid=self.commit_valid)
+        except BulkRejectedError as exc:
+            self._render_preview(exc.rows)
+            self._announce("The service rejected the whole set (all or nothing): nothing was "
+                           "stored. Its reasons are marked in the preview.", "error")
+            return
+        except DuplicateSubmissionError as exc:
+            self._announce(describe_error(exc), "error")
+            return
+        except TransportError as exc:
+            self._done = True  # the set may be stored: never send it again blindly
+            self._announce(describe_error(exc), "error")
+            return
+        self._done = True
+        self.confirm.value = False
+        result = result.reset_index(drop=True)
+        if len(result) == len(self._rows):
+            result.insert(0, "row", range(1, len(result) + 1))
+        self.result = result
+        id_column = _KINDS[self.kind.value][1]
+        shown = [c for c in ("row", "yourReferenceNumber", id_column, "itemStatus",
+                             "itemStatusName", "amount", "errors") if c in result.columns]
+        self.output.value = (table_html(result[shown])
+                             + csv_link(result, f"bulk-{self.kind.value}-result.csv"))
+        statuses = result["itemStatus"].astype("string") if "itemStatus" in result else None
+        stored = int((statuses != "I").sum()) if statuses is not None else len(result)
+        self._announce(f"Done: {stored} of {len(result)} items stored"
+                       + (f", {len(result) - stored} invalid (status I, not paid)."
+                          if stored != len(result) else "."), "ok")
