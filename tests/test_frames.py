@@ -1,0 +1,350 @@
+"""paynb.frames: tolerant reading of answers and typed, masked DataFrames."""
+
+from __future__ import annotations
+
+import json
+import logging
+from decimal import Decimal
+
+import pandas as pd
+import pyarrow as pa
+import pytest
+
+from paynb import codes, frames
+from paynb.errors import ResponseFormatError
+
+
+def ach_record(i: int = 1, **fields):
+    record = {
+        "achItemId": i, "companyCode": "DEMO1", "yourReferenceNumber": f"REF-{i}",
+        "firstSignerFirstName": "Ann", "firstSignerLastName": "Lee", "state": "TX",
+        "zip": "75001", "bankRoutingNumber": "021000021", "bankAccountNumber": "123456789",
+        "amount": 10.5, "achAccountType": "Checking", "achTransactionType": "Debit",
+        "achEntryClass": "PPD", "itemStatus": "W", "itemStatusDescription": "Waiting",
+        "returnDate": None, "returnReason": None, "returnMessage": None,
+        "receivedDateTime": "2025-06-11T20:50:04.032Z", "sendDate": None, "settleDate": None,
+    }
+    record.update(fields)
+    return record
+
+
+# --------------------------------------------------------------------------- envelopes
+
+RECORDS = [ach_record(1), ach_record(2)]
+
+
+@pytest.mark.parametrize("body", [
+    RECORDS,
+    {"total": 2, "creditAmount": 0, "debitAmount": 21.0, "transactions": RECORDS},
+    {"Transactions": RECORDS},
+    {"TRANSACTIONS": RECORDS},
+    {"items": RECORDS},
+    {"Data": RECORDS},
+    {"results": RECORDS},
+    {"value": RECORDS},
+    {"records": RECORDS},
+    {"rows": RECORDS},
+    {"data": {"items": RECORDS}},
+    {"somethingNew": RECORDS, "total": 2},
+    json.dumps({"transactions": RECORDS}),
+    json.dumps(RECORDS).encode(),
+])
+def test_extract_records_accepts_usual_envelopes(body):
+    assert frames.extract_records(body, method="GET", path="/x") == RECORDS
+
+
+@pytest.mark.parametrize("key", ["nocs", "achNocs", "AchNocs"])
+def test_extract_records_nocs(key):
+    nocs = [{"nocId": 1, "changeCode": "C01"}]
+    assert frames.extract_records({key: nocs}) == nocs
+
+
+@pytest.mark.parametrize("body", [
+    {"transaction": RECORDS[0]}, {"Transaction": RECORDS[0]}, {"item": RECORDS[0]},
+    {"data": RECORDS[0]}, RECORDS[0],
+])
+def test_single_record_bare_or_wrapped(body):
+    assert frames.extract_records(body) == [RECORDS[0]]
+    assert frames.extract_record(body) == RECORDS[0]
+
+
+def test_extract_record_from_a_list_of_one():
+    assert frames.extract_record({"transactions": [RECORDS[0]]}) == RECORDS[0]
+    assert frames.extract_record([RECORDS[0]]) == RECORDS[0]
+
+
+@pytest.mark.parametrize("body", [[], {"transactions": []}, {"total": 0},
+                                  {"transactions": None, "total": 0}, b"", ""])
+def test_empty_answers(body):
+    assert frames.extract_records(body) == []
+
+
+@pytest.mark.parametrize("body", [
+    {"message": "hello"}, "not json at all", 42, ["a", "b"], {"total": 3},
+    b"<html><body>Bad gateway</body></html>",
+])
+def test_unknown_shapes_raise_response_format_error(body):
+    with pytest.raises(ResponseFormatError) as info:
+        frames.extract_records(body, method="GET", path="/api/v3/AchTransactions/companycode/X")
+    text = str(info.value)
+    assert text.startswith("GET /api/v3/AchTransactions/companycode/X: ")
+    assert "the answer began" in text
+
+
+def test_error_quotes_the_start_masked_and_short():
+    body = json.dumps({"weird": "4111111111111111", "password": "hunter2",
+                       "access_token": "eyJsecret", "padding": "x" * 500})
+    with pytest.raises(ResponseFormatError) as info:
+        frames.extract_records(body, method="GET", path="/p")
+    text = str(info.value)
+    assert "4111111111111111" not in text and "1111" not in text
+    assert "hunter2" not in text and "eyJsecret" not in text
+    assert '"weird"' in text
+    quoted = text.split("the answer began: ", 1)[1]
+    assert len(quoted) <= 210
+
+
+def test_extract_record_refuses_many_and_none():
+    with pytest.raises(ResponseFormatError, match="expected one record, the answer holds 2"):
+        frames.extract_record(RECORDS, method="GET", path="/p")
+    with pytest.raises(ResponseFormatError, match="no record"):
+        frames.extract_record({"message": "x"})
+
+
+def test_list_metadata_any_casing_exact_amounts():
+    meta = frames.list_metadata({"Total": "3", "CreditAmount": 0.1, "DEBIT_AMOUNT": 0.2,
+                                 "transactions": []})
+    assert meta == {"total": 3, "creditAmount": Decimal("0.1"), "debitAmount": Decimal("0.2")}
+    assert meta["creditAmount"] + meta["debitAmount"] == Decimal("0.3")
+    assert frames.list_metadata(RECORDS) == {}
+    bulk = frames.list_metadata({"total": 2, "validCount": 1, "invalidCount": 1,
+                                 "transactions": []})
+    assert bulk == {"total": 2, "validCount": 1, "invalidCount": 1}
+
+
+# --------------------------------------------------------------------------- names
+
+@pytest.mark.parametrize(("raw", "expected"), [
+    ("ItemStatus", "itemStatus"), ("itemStatus", "itemStatus"), ("ITEMSTATUS", "itemStatus"),
+    ("item_status", "itemStatus"), ("ReturnDate", "returnDate"), ("AchItemId", "achItemId"),
+    ("ACHItemId", "achItemId"), ("ID", "id"), ("SomeNewField", "someNewField"),
+    ("HTTPCode", "httpCode"), ("new_field_name", "newFieldName"),
+])
+def test_camel_case(raw, expected):
+    assert frames.camel_case(raw) == expected
+
+
+def test_pascal_case_records_give_the_same_frame():
+    pascal = [{key[0].upper() + key[1:]: value for key, value in r.items()} for r in RECORDS]
+    pd.testing.assert_frame_equal(frames.to_frame(pascal, "ach"), frames.to_frame(RECORDS, "ach"))
+
+
+def test_generic_id_and_status_names_find_their_column():
+    df = frames.to_frame([{"ItemId": 7, "Status": "r", "ReturnDate": "2026-01-02"}], "ach")
+    assert df["achItemId"].tolist() == [7]
+    assert df["itemStatus"].tolist() == ["R"]
+    assert df["itemStatusName"].tolist() == ["Returned"]
+
+
+def test_two_spellings_of_one_field_merge():
+    df = frames.to_frame([{"itemStatus": "W"}, {"ItemStatus": "B"}], "ach")
+    assert df["itemStatus"].tolist() == ["W", "B"]
+    assert list(df.columns).count("itemStatus") == 1
+
+
+# --------------------------------------------------------------------------- schema
+
+@pytest.mark.parametrize("kind", frames.KINDS)
+def test_same_columns_and_dtypes_for_0_and_n_rows(kind):
+    empty = frames.to_frame([], kind)
+    assert len(empty) == 0
+    sample = {
+        "ach": [ach_record(i, itemStatus=s) for i, s in enumerate("WSRIBV" * 3)],
+        "rcc": [{"rccItemId": 1, "amount": 1, "itemStatus": "S", "depositDateTime": "2026-01-01",
+                 "returnReason": "R02"}],
+        "instant": [{"uniqueId": "u1", "cardLastFour": "1111", "amount": 5, "status": "Failed",
+                     "completedDateTime": "2025-06-11T20:50:04.032Z"}],
+        "rtp": [{"uniqueId": "u2", "accountNumber": "000123456789", "amount": 7,
+                 "status": "Success"}],
+        "noc": [{"nocId": 3, "achItemId": 9, "changeCode": "C02", "correctedData": "021000021",
+                 "nocDate": "2026-02-03T00:00:00.000"}],
+    }[kind]
+    full = frames.to_frame(sample, kind)
+    assert list(full.columns) == list(empty.columns)
+    assert full.dtypes.to_dict() == empty.dtypes.to_dict()
+    assert frames.empty_frame(kind).dtypes.to_dict() == empty.dtypes.to_dict()
+
+
+def test_ach_dtypes_follow_the_team_schema():
+    df = frames.to_frame([ach_record(1)], "ach")
+    assert str(df["achItemId"].dtype) == "Int64"
+    assert isinstance(df["itemStatus"].dtype, pd.CategoricalDtype)
+    assert df["itemStatus"].cat.ordered
+    assert tuple(df["itemStatus"].cat.categories) == codes.STATUS_ORDER
+    assert str(df["returnDate"].dtype) == "datetime64[ns, UTC]"
+    assert df["amount"].dtype == pd.ArrowDtype(pa.decimal128(18, 2))
+    columns = list(df.columns)
+    assert columns.index("itemStatusName") == columns.index("itemStatus") + 1
+    assert columns.index("returnReasonDescription") == columns.index("returnReason") + 1
+
+
+def test_unknown_kind_is_refused():
+    with pytest.raises(ValueError, match="kind must be one of"):
+        frames.to_frame([], "wire")
+
+
+def test_kind_aliases():
+    assert list(frames.to_frame([], "nocs").columns) == list(frames.to_frame([], "noc").columns)
+
+
+# --------------------------------------------------------------------------- values
+
+def test_exact_amounts_sum():
+    df = frames.to_frame([ach_record(1, amount=0.1), ach_record(2, amount=0.2)], "ach")
+    assert df["amount"].sum() == Decimal("0.30")
+    assert df["amount"].astype("float64").tolist() == [0.1, 0.2]
+
+
+@pytest.mark.parametrize("amounts", [
+    [0.1, 0.2, None], ["0.1", "0.2", None], [Decimal("0.1"), Decimal("0.2"), None],
+    [0.1, "0.2", None], [Decimal("0.10"), 0.2, None],
+])
+def test_amounts_of_any_json_type_are_exact(amounts):
+    df = frames.to_frame([ach_record(i, amount=a) for i, a in enumerate(amounts)], "ach")
+    assert df["amount"].dtype == pd.ArrowDtype(pa.decimal128(18, 2))
+    assert df["amount"].tolist()[:2] == [Decimal("0.10"), Decimal("0.20")]
+    assert df["amount"].isna().tolist() == [False, False, True]
+
+
+def test_large_and_integer_amounts():
+    df = frames.to_frame([ach_record(1, amount=12345678901.99), ach_record(2, amount=7)], "ach")
+    assert df["amount"].tolist() == [Decimal("12345678901.99"), Decimal("7.00")]
+
+
+@pytest.mark.parametrize("amounts", [[0.125, 1.5], ["0.125", "1.5"], [Decimal("0.125"), 1]])
+def test_more_than_two_decimals_widen_the_scale_never_round(amounts, caplog):
+    with caplog.at_level(logging.WARNING, logger="paynb"):
+        df = frames.to_frame([ach_record(i, amount=a) for i, a in enumerate(amounts)], "ach")
+    assert df["amount"].dtype.pyarrow_dtype.scale == 3
+    assert df["amount"].iloc[0] == Decimal("0.125")
+    assert "3 decimals" in caplog.text
+
+
+def test_timestamps_of_every_form():
+    values = ["2025-06-11T20:50:04.032Z", "2026-11-01T00:00:00.000", "2026-11-01",
+              "2025-06-11T15:50:04.032-05:00", None]
+    df = frames.to_frame([ach_record(i, returnDate=v) for i, v in enumerate(values)], "ach")
+    got = df["returnDate"].tolist()
+    assert got[0] == pd.Timestamp("2025-06-11T20:50:04.032", tz="UTC")
+    assert got[1] == pd.Timestamp("2026-11-01", tz="UTC")
+    assert got[2] == pd.Timestamp("2026-11-01", tz="UTC")
+    assert got[3] == got[0]
+    assert pd.isna(got[4])
+
+
+def test_unreadable_timestamps_are_empty_and_logged(caplog):
+    with caplog.at_level(logging.WARNING, logger="paynb"):
+        df = frames.to_frame([ach_record(1, returnDate="yesterday")], "ach")
+    assert df["returnDate"].isna().all()
+    assert "returnDate" in caplog.text
+
+
+def test_status_codes_names_and_unknown_codes(caplog):
+    statuses = ["W", "r", "Blocked", None, "Q"]
+    with caplog.at_level(logging.WARNING, logger="paynb"):
+        df = frames.to_frame([ach_record(i, itemStatus=s) for i, s in enumerate(statuses)], "ach")
+    assert df["itemStatus"].tolist()[:3] == ["W", "R", "B"]
+    assert pd.isna(df["itemStatus"].iloc[3])
+    assert df["itemStatus"].iloc[4] == "Q"  # kept, appended after the known codes
+    assert list(df["itemStatus"].cat.categories) == [*codes.STATUS_ORDER, "Q"]
+    names = df["itemStatusName"].tolist()
+    assert names[:3] == ["Waiting", "Returned", "Blocked"]
+    assert pd.isna(names[3]) and pd.isna(names[4])
+    assert "Q" in caplog.text
+
+
+def test_return_and_change_codes_explained():
+    df = frames.to_frame([ach_record(1, itemStatus="R", returnReason="R01"),
+                          ach_record(2, itemStatus="R", returnReason="R99")], "ach")
+    assert df["returnReasonDescription"].iloc[0] == codes.RETURN_CODES["R01"]
+    assert pd.isna(df["returnReasonDescription"].iloc[1])
+    nocs = frames.to_frame([{"nocId": 1, "changeCode": "C05"},
+                            {"nocId": 2, "changeCode": "C02", "changeReason": "Given"}], "noc")
+    assert nocs["changeReason"].tolist() == [codes.NOC_CODES["C05"], "Given"]
+
+
+def test_ids_nullable_integers_from_numbers_or_text():
+    df = frames.to_frame([ach_record(1), ach_record("22"), ach_record(None)], "ach")
+    assert df["achItemId"].tolist()[:2] == [1, 22]
+    assert pd.isna(df["achItemId"].iloc[2])
+    assert str(df["achItemId"].dtype) == "Int64"
+
+
+def test_account_numbers_masked_unless_asked():
+    records = [ach_record(1, bankAccountNumber="123456789"), ach_record(2, bankAccountNumber="12")]
+    assert frames.to_frame(records, "ach")["bankAccountNumber"].tolist() == ["****6789", "****"]
+    unmasked = frames.to_frame(records, "ach", mask=False)
+    assert unmasked["bankAccountNumber"].tolist() == ["123456789", "12"]
+    rtp = frames.to_frame([{"uniqueId": "u", "accountNumber": "000111222333"}], "rtp")
+    assert rtp["accountNumber"].tolist() == ["****2333"]
+
+
+def test_noc_corrected_account_masked_routing_kept():
+    nocs = frames.to_frame([
+        {"nocId": 1, "changeCode": "C01", "correctedData": "987654321"},
+        {"nocId": 2, "changeCode": "C03", "correctedData": "021000021   987654321"},
+        {"nocId": 3, "changeCode": "C02", "correctedData": "021000021"},
+    ], "noc")
+    assert nocs["correctedData"].tolist() == ["****4321", "021000021   ****4321", "021000021"]
+
+
+def test_card_numbers_only_last_four_even_unmasked():
+    records = [{"uniqueId": "a", "cardNumber": "4111 1111 1111 1234", "amount": 5},
+               {"uniqueId": "b", "cardLastFour": "9876", "amount": 6}]
+    for mask in (True, False):
+        df = frames.to_frame(records, "instant", mask=mask)
+        assert "cardNumber" not in df.columns
+        assert df["cardLastFour"].tolist() == ["1234", "9876"]
+        assert "4111" not in df.to_string()
+    ach = frames.to_frame([ach_record(1, cardNumber="4111111111111111")], "ach")
+    assert "cardNumber" not in ach.columns and ach["cardLastFour"].tolist() == ["1111"]
+
+
+def test_instant_status_categorical():
+    df = frames.to_frame([{"uniqueId": "a", "status": "success"},
+                          {"uniqueId": "b", "status": "Failed"},
+                          {"uniqueId": "c", "status": "Pending"}], "instant")
+    assert df["status"].tolist() == ["Success", "Failed", "Pending"]
+    assert list(df["status"].cat.categories) == ["Success", "Failed", "Pending"]
+
+
+def test_unknown_fields_kept_as_typed_columns():
+    df = frames.to_frame([ach_record(1, newFlag=True, BatchNumber=12, traceId="t1",
+                                     effectiveDate="2026-01-05", feeAmount=0.25,
+                                     errors={"amount": ["bad"]})], "ach")
+    tail = list(df.columns)[-6:]
+    assert set(tail) == {"newFlag", "batchNumber", "traceId", "effectiveDate", "feeAmount",
+                         "errors"}
+    assert str(df["batchNumber"].dtype) == "Int64"
+    assert str(df["newFlag"].dtype) == "boolean"
+    assert str(df["effectiveDate"].dtype) == "datetime64[ns, UTC]"
+    assert df["feeAmount"].iloc[0] == Decimal("0.25")
+    assert df["errors"].iloc[0] == {"amount": ["bad"]}
+    assert df["traceId"].iloc[0] == "t1"
+
+
+def test_records_with_different_keys():
+    df = frames.to_frame([{"achItemId": 1}, {"achItemId": 2, "extra": "x"}], "ach")
+    assert df["achItemId"].tolist() == [1, 2]
+    assert df["extra"].isna().tolist() == [True, False]
+
+
+def test_frame_from_an_export_dataframe():
+    export = pd.DataFrame({"AchItemId": ["1", "2"], "Amount": ["10.10", "0.20"],
+                           "ItemStatus": ["R", "W"], "ReturnDate": ["2026-11-01", None],
+                           "BankAccountNumber": ["123456789", "987654321"]})
+    df = frames.to_frame(export, "ach")
+    assert df["achItemId"].tolist() == [1, 2]
+    assert df["amount"].sum() == Decimal("10.30")
+    assert df["bankAccountNumber"].tolist() == ["****6789", "****4321"]
+    assert df.dtypes.to_dict() == frames.empty_frame("ach").dtypes.to_dict()
