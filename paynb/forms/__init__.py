@@ -16,6 +16,7 @@ from __future__ import annotations
 from paynb.forms.builder import FieldSet, FieldWidget
 from paynb.forms.bulk import BulkSubmitForm
 from paynb.forms.single import AchForm, RccForm
+from paynb.forms.void import VoidForm
 
 __all__ = [
     "AchForm",
@@ -23,4 +24,5 @@ __all__ = [
     "FieldSet",
     "FieldWidget",
     "RccForm",
+    "VoidForm",
 ]

@@ -1,0 +1,236 @@
+"""Voids of ACH and RCC items: see what will be voided, confirm, void, see each new state."""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+import ipywidgets as widgets
+import pandas as pd
+
+from paynb.codes import STATUS_NAMES
+from paynb.errors import ApiError, NotFoundError
+from paynb.forms._base import Form, describe_error, table_html
+
+__all__ = ["VoidForm"]
+
+_ID_COLUMNS = {"ach": "achItemId", "rcc": "rccItemId"}
+_BY_IDS, _BY_REFS = "ids", "refs"
+_SEPARATORS = re.compile(r"[\s,;]+")
+
+
+def _status(value: Any) -> str:
+    return "" if value is None or pd.isna(value) else str(value)
+
+
+class VoidForm(Form):
+    """Void ACH or RCC items by item id(s) or by your reference numbers.
+
+    Type or paste ids or references (separated by commas, spaces or new lines),
+    or pass ``items``: a DataFrame such as a filtered list (its item ids are
+    used, else its ``yourReferenceNumber`` column), one id, or a list of ids or
+    references. The form first fetches and shows what will be voided, marks the
+    items that cannot be (only status W, Waiting, can be voided), and voids
+    only after a confirmation naming the count. ``form.result`` has one row per
+    requested item with its state before and after.
+    """
+
+    title = "Void items"
+    css_name = "void"
+
+    def __init__(self, client: Any, items: Any = None, *, kind: str | None = None) -> None:
+        super().__init__(client)
+        self.kind = widgets.ToggleButtons(options=[("ACH", "ach"), ("RCC", "rcc")],
+                                          value="ach", description="Kind")
+        self.kind.add_class("paynb-field-kind")
+        self.by = widgets.ToggleButtons(options=[("Item ids", _BY_IDS),
+                                                 ("Reference numbers", _BY_REFS)],
+                                        value=_BY_IDS, description="By")
+        self.by.add_class("paynb-field-by")
+        self.entry = widgets.Textarea(
+            placeholder="Ids or reference numbers, separated by commas, spaces or new lines",
+            layout=widgets.Layout(width="480px", height="80px"))
+        self.entry.add_class("paynb-field-items")
+        self.fetch_button = self._button("Show what will be voided", "paynb-fetch",
+                                         icon="search")
+        self.preview = widgets.HTML("")
+        self.preview.add_class("paynb-preview")
+        self.confirm = widgets.Checkbox(value=False, indent=False, description="",
+                                        layout=widgets.Layout(width="auto"))
+        self.confirm.add_class("paynb-confirm")
+        self.void_button = self._button("Void", "paynb-submit", style="danger", icon="ban")
+        self.fetch_button.on_click(self._guarded(self._fetch, "Fetching the items…"))
+        self.void_button.on_click(self._guarded(self._void, "Voiding…"))
+        for widget in (self.kind, self.by, self.entry):
+            widget.observe(self._invalidate, names="value")
+        self.confirm.observe(self._changed, names="value")
+        #: One row per requested item, as fetched; ``None`` until fetched.
+        self.targets: pd.DataFrame | None = None
+        self._done = False
+        self._assemble(widgets.HBox([self.kind, self.by]), self.entry, self.fetch_button,
+                       self.preview, self.confirm, self.void_button)
+        if items is not None:
+            self.set_items(items, kind=kind)
+            self.fetch_button.click()
+        else:
+            if kind:
+                self.kind.value = kind
+            self._refresh()
+
+    # -- input ------------------------------------------------------------------------
+
+    def set_items(self, items: Any, *, kind: str | None = None) -> None:
+        """Fill the form from a DataFrame, one id, or a list of ids or references."""
+        if isinstance(items, pd.DataFrame):
+            ids = [c for c in _ID_COLUMNS.values() if c in items.columns]
+            if ids:
+                kind = kind or next(k for k, c in _ID_COLUMNS.items() if c == ids[0])
+                values, by = items[ids[0]].dropna().astype("int64").tolist(), _BY_IDS
+            else:
+                values, by = items["yourReferenceNumber"].dropna().astype(str).tolist(), _BY_REFS
+        else:
+            values = [items] if isinstance(items, int | str) else list(items)
+            by = _BY_IDS if all(isinstance(v, int) for v in values) else _BY_REFS
+        if kind:
+            self.kind.value = kind
+        self.by.value = by
+        self.entry.value = "\n".join(str(v) for v in values)
+
+    def _tokens(self) -> tuple[list[Any], list[str]]:
+        """The entered ids or references, de-duplicated in order, and the bad tokens."""
+        tokens = list(dict.fromkeys(t for t in _SEPARATORS.split(self.entry.value) if t))
+        if self.by.value == _BY_REFS:
+            return tokens, []
+        bad = [t for t in tokens if not t.isdigit() or int(t) == 0]
+        return [int(t) for t in tokens if t not in bad], bad
+
+    def _invalidate(self, *_args: Any) -> None:
+        self.targets = None
+        self._done = False
+        self.preview.value = ""
+        self.confirm.value = False
+        self._changed()
+
+    # -- checking ---------------------------------------------------------------------
+
+    def _voidable(self) -> pd.DataFrame:
+        if self.targets is None:
+            return pd.DataFrame()
+        return self.targets[self.targets["canVoid"]]
+
+    def _refresh(self) -> None:
+        values, bad = self._tokens()
+        count = len(self._voidable())
+        skipped = 0 if self.targets is None else len(self.targets) - count
+        noun = f"{count} {self.kind.value.upper()} item{'s' if count != 1 else ''}"
+        self.confirm.description = f"I confirm: void {noun}" + (
+            f" ({skipped} cannot be voided and will be left alone)" if skipped else "")
+        self._show(self.confirm, count > 0 and not self._done)
+        self.confirm.disabled = self.busy
+        self.fetch_button.disabled = self.busy or not values or bool(bad)
+        self.void_button.disabled = (self.busy or self._done or not count
+                                     or not self.confirm.value)
+        if self.busy:
+            return
+        what = "item ids" if self.by.value == _BY_IDS else "reference numbers"
+        if self._notice:
+            self._say(*self._notice)
+        elif bad:
+            self._say(f"Not item ids: {', '.join(bad[:5])}. Item ids are whole numbers; "
+                      "choose 'Reference numbers' to void by your references.", "warn")
+        elif not values:
+            self._say(f"Enter the {what} to void.", "info")
+        elif self.targets is None:
+            self._say(f"{len(values)} {what} entered: click 'Show what will be voided'.", "info")
+        elif not count:
+            self._say("None of these items can be voided (see the preview).", "warn")
+        elif not self.confirm.value:
+            self._say(f"Check the preview, then tick the confirmation to void {noun}.", "info")
+        else:
+            self._say(f"Ready to void {noun}.", "ok")
+
+    # -- actions ----------------------------------------------------------------------
+
+    def _fetch(self) -> None:
+        values, bad = self._tokens()
+        if not values or bad:
+            return
+        resource = getattr(self.client, self.kind.value)
+        id_column = _ID_COLUMNS[self.kind.value]
+        rows = []
+        if self.by.value == _BY_IDS:
+            for item_id in values:
+                try:
+                    record = resource.get(item_id)
+                except NotFoundError:
+                    rows.append({id_column: item_id, "yourReferenceNumber": None})
+                    continue
+                rows.append(record.to_dict())
+        else:
+            # The spec has no look-up by reference: read the list once and match.
+            listing = resource.list()
+            refs = listing["yourReferenceNumber"].astype("string")
+            for ref in values:
+                matches = listing[refs == ref]
+                rows.extend(matches.to_dict("records") or
+                            [{id_column: None, "yourReferenceNumber": ref}])
+        self._set_targets(pd.DataFrame(rows), id_column)
+
+    def _set_targets(self, found: pd.DataFrame, id_column: str) -> None:
+        for column in (id_column, "yourReferenceNumber", "itemStatus", "itemStatusName",
+                       "amount"):
+            if column not in found.columns:
+                found[column] = None
+        statuses = found["itemStatus"].map(_status)
+        found["canVoid"] = statuses == "W"
+        found["check"] = [
+            "can be voided" if status == "W"
+            else "not found" if not status
+            else f"cannot be voided: status {status} ({STATUS_NAMES.get(status, status)}); "
+                 "only Waiting (W) items can be voided"
+            for status in statuses]
+        self.targets = found.reset_index(drop=True)
+        shown = self.targets[[id_column, "yourReferenceNumber", "itemStatus", "itemStatusName",
+                              "amount", "check"]]
+        self.preview.value = table_html(shown)
+        self._notice = None
+
+    def _void(self) -> None:
+        voidable = self._voidable()
+        if self._done or not self.confirm.value or voidable.empty:
+            return  # the button was disabled: a programmatic click gets no further
+        resource = getattr(self.client, self.kind.value)
+        id_column = _ID_COLUMNS[self.kind.value]
+        try:
+            if self.by.value == _BY_REFS:
+                answer = resource.void_references(voidable["yourReferenceNumber"].tolist())
+            elif len(voidable) == 1:
+                answer = resource.void(int(voidable[id_column].iloc[0])).to_frame().T
+            else:
+                answer = resource.void_many([int(i) for i in voidable[id_column]])
+        except ApiError as exc:
+            self._announce(describe_error(exc) + " Nothing may have been voided: click 'Show "
+                           "what will be voided' to see the current state.", "error")
+            return
+        self._done = True
+        self.confirm.value = False
+        after = {str(r.get(id_column)): r for r in answer.to_dict("records")}
+        rows = []
+        for target in self.targets.to_dict("records"):
+            new = after.get(str(target[id_column])) if target["canVoid"] else None
+            rows.append({
+                id_column: target[id_column],
+                "yourReferenceNumber": target["yourReferenceNumber"],
+                "statusBefore": _status(target["itemStatus"]),
+                "itemStatus": _status(new["itemStatus"]) if new else _status(target["itemStatus"]),
+                "itemStatusName": (new or target).get("itemStatusName"),
+                "outcome": "voided" if new else (
+                    "no answer for this item" if target["canVoid"] else "not voided: "
+                    + target["check"]),
+            })
+        self.result = pd.DataFrame(rows)
+        self.output.value = table_html(self.result)
+        voided = int((self.result["outcome"] == "voided").sum())
+        self._announce(f"Voided {voided} of {len(self.result)} items.",
+                       "ok" if voided == len(voidable) else "warn")
+
