@@ -1,0 +1,67 @@
+"""mkdocs hooks (see ``hooks:`` in mkdocs.yml): put the executed notebooks into the site.
+
+The notebooks are stored without outputs in ``notebooks/``, outside ``docs/``. Before
+mkdocs-jupyter looks at the files, this hook executes them against a fresh sandbox of
+their own (``scripts/run_notebooks.py``) and adds the executed copies as
+``notebooks/<name>.ipynb`` pages. Set ``PAYNB_DOCS_NOTEBOOKS`` to a directory of copies
+executed earlier (``run_notebooks.py --out DIR``) to render those instead.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import shutil
+import sys
+import tempfile
+from pathlib import Path
+
+from mkdocs.config.defaults import MkDocsConfig
+from mkdocs.plugins import event_priority
+from mkdocs.structure.files import File, Files
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+# run_notebooks is a sibling script, importable once its folder is on the path.
+import run_notebooks
+
+log = logging.getLogger("mkdocs.hooks.paynb")
+
+_root: Path | None = None
+
+
+def _executed_root() -> Path:
+    """A directory holding ``notebooks/<name>.ipynb`` executed, made once per mkdocs process."""
+    global _root
+    if _root is None:
+        root = Path(tempfile.mkdtemp(prefix="paynb-docs-"))
+        target = root / "notebooks"
+        given = os.environ.get("PAYNB_DOCS_NOTEBOOKS")
+        if given:
+            shutil.copytree(given, target)
+        else:
+            log.info("executing the notebooks against a fresh sandbox")
+            run_notebooks.execute_all(run_notebooks.notebook_paths(), target)
+        _root = root
+    return _root
+
+
+# Before mkdocs-jupyter's own on_files (default priority 0), so it wraps these pages too.
+@event_priority(50)
+def on_files(files: Files, config: MkDocsConfig) -> Files:
+    # A real File with its own src_dir, not File.generated(): mkdocs-jupyter's wrapper
+    # finds the source path of a file only through src_dir.
+    root = _executed_root()
+    for notebook in run_notebooks.notebook_paths():
+        uri = f"notebooks/{notebook.name}"
+        if not (root / uri).is_file():
+            log.warning("no executed copy of %s", notebook.name)
+            continue
+        files.append(File(uri, src_dir=str(root), dest_dir=config.site_dir,
+                          use_directory_urls=config.use_directory_urls))
+    return files
+
+
+def on_shutdown() -> None:
+    if _root is not None:
+        shutil.rmtree(_root, ignore_errors=True)
