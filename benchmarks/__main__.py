@@ -1,0 +1,103 @@
+"""``python -m benchmarks [--quick] [--only CASE[,CASE]] [--rounds N] [--markdown PATH]``."""
+
+from __future__ import annotations
+
+import argparse
+import os
+import platform
+import sys
+import time
+import traceback
+from collections.abc import Callable
+from datetime import UTC, datetime
+
+from benchmarks import (
+    case_import,
+    case_list,
+    case_memory,
+    case_plots,
+    case_sandbox,
+    case_validation,
+)
+from benchmarks._harness import Config, Row, render
+
+CASES: dict[str, tuple[str, Callable[[Config], list[Row]]]] = {
+    "1": ("list-latency", case_list.run_latency_bound),
+    "2": ("list-cpu", case_list.run_cpu_bound),
+    "3": ("memory", case_memory.run),
+    "4": ("import", case_import.run),
+    "5": ("validation", case_validation.run),
+    "6": ("plots", case_plots.run),
+    "7": ("sandbox", case_sandbox.run),
+}
+
+
+def _select(only: str | None) -> list[str]:
+    if not only:
+        return list(CASES)
+    by_name = {name: key for key, (name, _) in CASES.items()}
+    chosen = []
+    for part in only.split(","):
+        key = by_name.get(part.strip(), part.strip())
+        if key not in CASES:
+            names = ", ".join(f"{k} ({n})" for k, (n, _) in CASES.items())
+            raise SystemExit(f"--only: unknown case {part!r}; choose from {names}")
+        chosen.append(key)
+    return chosen
+
+
+def machine() -> str:
+    """One line about the machine and the versions measured."""
+    import pandas
+
+    memory = ""
+    try:
+        with open("/proc/meminfo") as info:
+            kib = int(info.readline().split()[1])
+        memory = f", {kib / 1024 / 1024:.0f} GiB RAM"
+    except OSError:
+        pass
+    return (f"{datetime.now(UTC):%Y-%m-%d %H:%M} UTC; {os.cpu_count()} CPUs{memory}; "
+            f"Python {platform.python_version()}; pandas {pandas.__version__}; "
+            f"{platform.platform()}")
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Run the chosen cases and print one table; exit 1 if a case failed to run."""
+    parser = argparse.ArgumentParser(prog="python -m benchmarks", description=__doc__)
+    parser.add_argument("--quick", action="store_true",
+                        help="tiny sizes and one round: a smoke test, not a measurement")
+    parser.add_argument("--only", metavar="CASE[,CASE]",
+                        help="cases by number or name: " + ", ".join(
+                            f"{k}={n}" for k, (n, _) in CASES.items()))
+    parser.add_argument("--rounds", type=int, help="interleaved rounds per case (default 5)")
+    parser.add_argument("--markdown", metavar="PATH", help="also write the table as Markdown")
+    args = parser.parse_args(argv)
+    cfg = Config(quick=args.quick, rounds=args.rounds or (1 if args.quick else 5))
+    rows: list[Row] = []
+    failed = False
+    began = time.perf_counter()
+    for key in _select(args.only):
+        name, run = CASES[key]
+        print(f"case {key} ({name}) ...", file=sys.stderr, flush=True)
+        case_began = time.perf_counter()
+        try:
+            rows += run(cfg)
+        except Exception as exc:  # one broken case must not hide the others' figures
+            failed = True
+            traceback.print_exc()
+            rows.append(Row(f"{key} {name}", f"FAILED: {type(exc).__name__}: {exc}"[:120]))
+        print(f"case {key} done in {time.perf_counter() - case_began:.1f} s",
+              file=sys.stderr, flush=True)
+    header = machine() + f"; {cfg.rounds} rounds{' (quick)' if cfg.quick else ''}; " \
+        f"took {time.perf_counter() - began:.0f} s"
+    print(header)
+    print(render(rows))
+    if args.markdown:
+        with open(args.markdown, "w") as out:
+            out.write(header + "\n\n" + render(rows, markdown=True) + "\n")
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,156 @@
+"""Cases 1 and 2: listing every ACH item, latency-bound (50 ms added) and CPU-bound (none)."""
+
+from __future__ import annotations
+
+import json
+import math
+import time
+from typing import Any
+
+from benchmarks._harness import Config, Row, fmt_s, interleave
+from benchmarks._paynb import baseline_list, build_frame, fetch_pages, paynb_client, paynb_list
+from benchmarks._server import SandboxProcess, Served
+
+__all__ = ["run_cpu_bound", "run_latency_bound"]
+
+
+def _client_settings(served: Served) -> tuple[int, int]:
+    """(page_size, max_workers) of a default client: the baseline pages the same way."""
+    client = paynb_client(served)
+    page_size = int(getattr(client, "page_size", 200))
+    workers = int(getattr(client, "max_workers", 8))
+    close = getattr(client, "close", None)
+    if close:
+        close()
+    return page_size, workers
+
+
+def _same_rows(expected: dict[str, int]) -> Any:
+    def check(name: str, frame: Any) -> None:
+        rows = len(frame)
+        expected.setdefault("rows", rows)
+        if rows != expected["rows"]:
+            raise AssertionError(f"{name} returned {rows} rows, expected {expected['rows']}")
+    return check
+
+
+def _compare(served: Served, rounds: int) -> tuple[dict[str, float], int, int, int]:
+    page_size, workers = _client_settings(served)
+    expected: dict[str, int] = {}
+    medians = interleave(
+        {"paynb": lambda: paynb_list(served), "baseline": lambda: baseline_list(served, page_size)},
+        rounds, check=_same_rows(expected))
+    return medians, expected["rows"], page_size, workers
+
+
+def run_latency_bound(cfg: Config) -> list[Row]:
+    """Case 1: with 50 ms added latency paynb should overlap pages and approach the limit."""
+    latency_ms = 50
+    sizes = [cfg.size(20_000, 1_000), cfg.size(100_000, 3_000)]
+    rows = []
+    for n in sizes:
+        with SandboxProcess(seed_items=n, latency_ms=latency_ms) as served:
+            medians, got, page_size, workers = _compare(served, cfg.rounds)
+        pages = math.ceil(got / page_size)
+        limit = pages / workers * latency_ms / 1000
+        ratio = medians["paynb"] / medians["baseline"]
+        to_limit = medians["paynb"] / limit
+        rows.append(Row(
+            f"1 list {got:,} items, +{latency_ms} ms", fmt_s(medians["paynb"]),
+            fmt_s(medians["baseline"]), ratio, fmt_s(limit), "ratio <= 0.2, <= 1.5x limit",
+            ratio <= 0.2 and to_limit <= 1.5,
+            [f"{pages} pages of {page_size}, {workers} workers; paynb is {to_limit:.2f}x the "
+             f"limit (pages / workers x latency)"]))
+    return rows
+
+
+def run_cpu_bound(cfg: Config) -> list[Row]:
+    """Case 2: no added latency; paynb must be no slower, and we say where the time goes."""
+    sizes = [cfg.size(20_000, 1_000), cfg.size(100_000, 3_000)]
+    rows = []
+    for n in sizes:
+        with SandboxProcess(seed_items=n, latency_ms=0) as served:
+            medians, got, page_size, workers = _compare(served, cfg.rounds)
+            ratio = medians["paynb"] / medians["baseline"]
+            row = Row(f"2 list {got:,} items, no latency", fmt_s(medians["paynb"]),
+                      fmt_s(medians["baseline"]), ratio, "", "ratio <= 1", ratio <= 1)
+            rows.append(row)
+            if n == sizes[-1]:
+                rows += _breakdown(served, got, page_size, workers, cfg.rounds, row)
+    return rows
+
+
+def _breakdown(served: Served, n: int, page_size: int, workers: int, rounds: int,
+               total_row: Row) -> list[Row]:
+    """Where the time of a full list goes: HTTP, JSON parsing, frame building."""
+    import orjson
+    import pandas as pd
+
+    pages = math.ceil(n / page_size)
+    http = interleave({
+        "concurrent": lambda: fetch_pages(served, page_size, pages, workers),
+        "sequential": lambda: fetch_pages(served, page_size, pages, 1),
+    }, rounds)
+    bodies = fetch_pages(served, page_size, pages, 1)
+    parse = interleave({
+        "orjson": lambda: [orjson.loads(b)["transactions"] for b in bodies],
+        "json": lambda: [json.loads(b)["transactions"] for b in bodies],
+    }, rounds)
+    records = [r for b in bodies for r in orjson.loads(b)["transactions"]]
+    frame = interleave({
+        "paynb": lambda: build_frame(records),
+        "baseline": lambda: pd.DataFrame(records),
+    }, rounds)
+    total_row.notes.append(
+        f"time of {n:,} items: baseline = HTTP {fmt_s(http['sequential'])} (sequential) + "
+        f"json {fmt_s(parse['json'])} + pd.DataFrame {fmt_s(frame['baseline'])}; "
+        f"paynb = HTTP {fmt_s(http['concurrent'])} ({workers} threads) + "
+        f"JSON (orjson {fmt_s(parse['orjson'])}) + typed frame {fmt_s(frame['paynb'])}")
+    profile = _profile_list(served)
+    if profile:
+        total_row.notes.append(profile)
+    return [
+        Row("2 HTTP only, all pages", fmt_s(http["concurrent"]), fmt_s(http["sequential"]),
+            http["concurrent"] / http["sequential"], "", "",
+            notes=[f"{workers} threads vs one after another, bodies not parsed"]),
+        Row("2 JSON parse, all pages", fmt_s(parse["orjson"]), fmt_s(parse["json"]),
+            parse["orjson"] / parse["json"], "", "", notes=["orjson vs json"]),
+        Row("2 frame from records", fmt_s(frame["paynb"]), fmt_s(frame["baseline"]),
+            frame["paynb"] / frame["baseline"], "", "",
+            notes=["typed, masked, categorical paynb frame vs plain pd.DataFrame"]),
+    ]
+
+
+def _profile_list(served: Served) -> str:
+    """The top of a cProfile of one single-threaded ``client.ach.list()`` (threads are invisible
+    to cProfile, so one worker), summed by library."""
+    import cProfile
+    import pstats
+
+    profiler = cProfile.Profile()
+    start = time.perf_counter()
+    profiler.enable()
+    paynb_list(served, max_workers=1)
+    profiler.disable()
+    wall = time.perf_counter() - start
+    stats = pstats.Stats(profiler)
+    buckets: dict[str, float] = {}
+    for (filename, _, _), (_, _, tottime, _, _) in stats.stats.items():  # type: ignore[attr-defined]
+        buckets[_bucket(filename)] = buckets.get(_bucket(filename), 0.0) + tottime
+    top = sorted(buckets.items(), key=lambda kv: -kv[1])[:6]
+    parts = ", ".join(f"{name} {fmt_s(sec)}" for name, sec in top)
+    return f"cProfile of list() with 1 worker ({fmt_s(wall)} wall, self time by library): {parts}"
+
+
+def _bucket(filename: str) -> str:
+    path = filename.replace("\\", "/")
+    for key, name in (("/paynb/frames", "paynb.frames"), ("/paynb/", "paynb other"),
+                      ("/pandas/", "pandas"), ("/pyarrow/", "pyarrow"), ("/numpy/", "numpy"),
+                      ("/requests/", "requests"), ("/urllib3/", "urllib3"),
+                      ("/http/", "http.client"), ("/json/", "json"), ("socket", "socket I/O")):
+        if key in path:
+            return name
+    if path.startswith("~"):
+        return "builtins (sockets, parsing)"
+    return "other"
+
