@@ -271,9 +271,10 @@ class Journal:
     """The audit log, duplicate guard and polling watermarks, in one SQLite file.
 
     ``Journal(path)`` opens (and if needed creates) the file; ``Journal()`` opens the
-    default one (:meth:`default_path`). One object may be shared by threads; several
-    objects and several processes may share one file. Opening is cheap: one connection,
-    made on first use in each process.
+    default one (:meth:`default_path`); ``Journal(":memory:")`` keeps everything in this
+    object only (for tests and throw-away sessions). One object may be shared by threads;
+    several objects and several processes may share one file. Opening is cheap: one
+    connection per object and process, about a millisecond.
     """
 
     def __init__(self, path: str | os.PathLike[str] | None = None) -> None:
@@ -330,10 +331,11 @@ class Journal:
             return self._conn
 
     def _open(self) -> sqlite3.Connection:
-        self.path.parent.mkdir(parents=True, exist_ok=True)
-        # The file holds payment details: readable by its owner only. SQLite gives the
-        # -wal and -shm files the same permissions.
-        os.close(os.open(self.path, os.O_CREAT | os.O_RDWR, 0o600))
+        if str(self.path) != ":memory:":
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+            # The file holds payment details: readable by its owner only. SQLite gives the
+            # -wal and -shm files the same permissions.
+            os.close(os.open(self.path, os.O_CREAT | os.O_RDWR, 0o600))
         try:
             conn = sqlite3.connect(self.path, timeout=_BUSY_TIMEOUT_SECONDS,
                                    isolation_level=None, check_same_thread=False)

@@ -298,6 +298,14 @@ def test_the_file_is_private_versioned_and_in_wal_mode(journal: Journal, path: P
         assert conn.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
 
 
+def test_an_in_memory_journal_guards_too() -> None:
+    journal = Journal(":memory:")
+    journal.reserve(COMPANY, "ach", "submit", ["REF-1"])
+    with pytest.raises(DuplicateSubmissionError):
+        journal.reserve(COMPANY, "ach", "submit", ["REF-1"])
+    assert not Path(":memory:").exists()
+
+
 def test_a_newer_schema_is_refused(path: Path) -> None:
     with sqlite3.connect(path) as conn:
         conn.execute("PRAGMA user_version = 99")
@@ -343,9 +351,9 @@ def test_eight_threads_one_reference_one_winner(path: Path, shared: bool) -> Non
 
 def _process_race(path: str, barrier, queue, references: list[str]) -> None:
     journal = Journal(path)  # both processes create the fresh file at the same time
-    barrier.wait()
     won = []
     for reference in references:
+        barrier.wait()  # both reach for this reference at the same moment
         try:
             journal.reserve(COMPANY, "ach", "submit", [reference])
             won.append(reference)
@@ -358,7 +366,7 @@ def test_two_processes_one_winner_per_reference(path: Path) -> None:
     context = multiprocessing.get_context("spawn")
     barrier = context.Barrier(2)
     queue = context.Queue()
-    references = [f"P-{n:03d}" for n in range(200)]
+    references = [f"P-{n:03d}" for n in range(100)]
     processes = [context.Process(target=_process_race,
                                  args=(str(path), barrier, queue, references))
                  for _ in range(2)]
@@ -369,4 +377,4 @@ def test_two_processes_one_winner_per_reference(path: Path) -> None:
         process.join(timeout=60)
         assert process.exitcode == 0
     assert sorted(won[0] + won[1]) == references  # each reference won exactly once
-    assert len(Journal(path).entries()) == 200
+    assert len(Journal(path).entries()) == 100
