@@ -49,7 +49,6 @@ from __future__ import annotations
 import contextlib
 import json
 import logging
-import operator
 import re
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from decimal import Decimal, InvalidOperation
@@ -367,8 +366,8 @@ def _decimal_from_cents(units: np.ndarray, valid: np.ndarray, precision: int, sc
                                  [validity, pa.py_buffer(words)])
 
 
-def _float_amounts(name: str, values: Sequence[Any]) -> pa.Array | None:
-    floats = np.array(values, dtype="float64")
+def _float_amounts(values: np.ndarray, missing: np.ndarray) -> pa.Array | None:
+    floats = np.where(missing, np.nan, values).astype("float64")
     valid = ~np.isnan(floats)
     finite = floats[valid]
     if np.abs(finite).max(initial=0) >= 1e13:
@@ -415,23 +414,24 @@ def _general_amounts(name: str, values: Sequence[Any]) -> pa.Array:
 def _amounts(name: str, values: Sequence[Any]) -> pd.api.extensions.ExtensionArray:
     """Exact amounts: decimal128(18, 2), or a wider scale when the data needs it."""
     array: pa.Array | None = None
-    kinds = set(map(type, values))
-    kinds.discard(type(None))
-    if not values:
+    values = np.asarray(values, dtype=object)
+    missing = pd.isna(values)
+    kinds = set(map(type, values[~missing]))
+    if not len(values):
         array = pa.array([], _AMOUNT_TYPE)
     elif kinds <= {float, int}:
-        array = _float_amounts(name, values)
+        array = _float_amounts(values, missing)
         if array is not None and array.type.scale > 2:
             logger.warning("column %s has amounts with %d decimals: kept exact at that scale",
                            name, array.type.scale)
     elif kinds <= {str}:
         try:
-            array = pa.array(values, pa.string()).cast(_AMOUNT_TYPE)
+            array = pa.array(values, pa.string(), from_pandas=True).cast(_AMOUNT_TYPE)
         except (pa.ArrowInvalid, pa.ArrowNotImplementedError):
             array = None
     elif kinds <= {Decimal}:
         try:
-            array = pa.array(values, _AMOUNT_TYPE)
+            array = pa.array(values, _AMOUNT_TYPE, from_pandas=True)
         except (pa.ArrowInvalid, pa.ArrowTypeError):
             array = None
     if array is None:
@@ -640,7 +640,7 @@ def _conv_extra(name: str, raw: Columns, ctx: _Context) -> Columns:
     if inferred in ("floating", "mixed-integer-float", "decimal") and folded.endswith("amount"):
         return {name: _amounts(name, values)}
     if inferred == "floating":
-        return {name: np.array(values, dtype="float64")}
+        return {name: pd.Series(values, dtype=object).astype("float64").to_numpy()}
     if inferred == "boolean":
         return {name: pd.array(values, dtype="boolean")}
     if inferred == "string":
@@ -762,18 +762,12 @@ def _raw_columns(records: Sequence[Mapping[str, Any]] | pd.DataFrame, kind: str
         first = list(records[0]) if n else []
         union = set().union(*records) if n else set()
         keys = first + sorted(union.difference(first), key=str)
-        if n and all(len(r) == len(keys) for r in records):
-            # Every record has every key (the usual case): one C-level pass.
-            getter = operator.itemgetter(*keys)
-            rows = map(getter, records) if len(keys) > 1 else ((v,) for v in map(getter, records))
-            transposed = list(zip(*rows, strict=True))
-            by_key = dict(zip(keys, transposed, strict=True))
+        # pandas walks the dicts in compiled code (faster than any Python loop here);
+        # dtype=object keeps every value as sent. Absent keys read as NaN.
+        table = pd.DataFrame(records, columns=keys, dtype=object)
 
-            def column(key: Any) -> Any:
-                return list(by_key[key])
-        else:
-            def column(key: Any) -> Any:
-                return [r.get(key) for r in records]
+        def column(key: Any) -> Any:
+            return table[key].to_numpy()
 
     names: dict[str, list[Any]] = {}
     for key in keys:
