@@ -10,8 +10,10 @@ and account numbers, a few hundred names, fifty states, a few percent returned.
 from __future__ import annotations
 
 import random
-from datetime import UTC, datetime, timedelta
+from datetime import UTC, datetime
 from typing import Any
+
+import numpy as np
 
 __all__ = ["ach_records", "ach_submissions"]
 
@@ -35,49 +37,65 @@ _RETURNS = {"R01": "Insufficient funds", "R02": "Account closed",
 _EPOCH = datetime(2026, 11, 21, tzinfo=UTC)
 
 
-def _stamp(moment: datetime) -> str:
-    return moment.strftime("%Y-%m-%dT%H:%M:%S.") + f"{moment.microsecond // 1000:03d}Z"
+def _stamps(ms: np.ndarray) -> list[str]:
+    """Milliseconds since the epoch as ``2025-06-11T20:50:04.032Z`` strings."""
+    text = np.datetime_as_string(ms.astype("datetime64[ms]"), unit="ms")
+    return np.char.add(text, "Z").tolist()
 
 
 def ach_records(n: int, *, seed: int = 7) -> list[dict[str, Any]]:
-    """``n`` ACH list records as ``json.loads`` would give them."""
-    rng = random.Random(seed)
-    statuses = [s for s, _, _ in _STATUS]
+    """``n`` ACH list records as ``json.loads`` would give them (columns drawn with numpy)."""
+    rng = np.random.default_rng(seed)
+    statuses = np.array([s for s, _, _ in _STATUS])
     names = {s: name for s, name, _ in _STATUS}
-    weights = [w for _, _, w in _STATUS]
-    codes = list(_RETURNS)
+    status = rng.choice(statuses, n, p=[w for _, _, w in _STATUS])
+    day_ms = 86_400_000
+    end_ms = int(_EPOCH.timestamp() * 1000)
+    received = end_ms - rng.integers(0, 180 * day_ms, n)
+    returned = np.isin(status, ["R", "I", "B"])
+    prenote = rng.random(n) < 0.03
+    debit = prenote | (rng.random(n) < 0.7)
+    cents = np.where(prenote, 0, rng.integers(100, 500_000, n))
+    codes = np.array(list(_RETURNS))
+    code = np.where(status == "R", rng.choice(codes, n), "")
+    received_s = _stamps(received)
+    return_s = _stamps(received + rng.integers(1, 6, n) * day_ms)
+    send_s = _stamps(received + day_ms)
+    settle_s = _stamps(received + 2 * day_ms)
+    first = rng.choice(_FIRST, n).tolist()
+    last = rng.choice(_LAST, n).tolist()
+    state = rng.choice(_STATES, n).tolist()
+    zips = rng.integers(501, 99950, n).tolist()
+    routing = rng.choice(_ROUTING, n).tolist()
+    accounts = rng.integers(10**9, 10**12, n).tolist()
+    savings = (rng.random(n) < 0.15).tolist()
     records = []
-    for i, status in enumerate(rng.choices(statuses, weights, k=n), start=1):
-        received = _EPOCH - timedelta(seconds=rng.randrange(180 * 86400),
-                                      milliseconds=rng.randrange(1000))
-        prenote = rng.random() < 0.03
-        debit = prenote or rng.random() < 0.7
-        returned = status in ("R", "I", "B")
-        code = rng.choice(codes) if status == "R" else None
+    for i, st, ret, pre, deb, c, rc in zip(range(n), status.tolist(), returned.tolist(),
+                                           prenote.tolist(), debit.tolist(), cents.tolist(),
+                                           code.tolist(), strict=True):
         records.append({
-            "achItemId": i,
+            "achItemId": i + 1,
             "companyCode": "DEMO1",
-            "yourReferenceNumber": f"ACH-{i:08d}",
-            "firstSignerFirstName": rng.choice(_FIRST),
-            "firstSignerLastName": rng.choice(_LAST),
-            "state": rng.choice(_STATES),
-            "zip": f"{rng.randrange(501, 99950):05d}",
-            "bankRoutingNumber": rng.choice(_ROUTING),
-            "bankAccountNumber": str(rng.randrange(10**9, 10**12)),
-            "amount": 0.0 if prenote else rng.randrange(100, 500_000) / 100,
-            "achAccountType": "Checking" if rng.random() < 0.85 else "Savings",
-            "achTransactionType": "Debit" if debit else "Credit",
-            "achTransactionSubType": "Prenote" if prenote else None,
+            "yourReferenceNumber": f"ACH-{i + 1:08d}",
+            "firstSignerFirstName": first[i],
+            "firstSignerLastName": last[i],
+            "state": state[i],
+            "zip": f"{zips[i]:05d}",
+            "bankRoutingNumber": routing[i],
+            "bankAccountNumber": str(accounts[i]),
+            "amount": c / 100,
+            "achAccountType": "Savings" if savings[i] else "Checking",
+            "achTransactionType": "Debit" if deb else "Credit",
+            "achTransactionSubType": "Prenote" if pre else None,
             "achEntryClass": "PPD",
-            "itemStatus": status,
-            "itemStatusDescription": names[status],
-            "returnDate": _stamp(received + timedelta(days=rng.randrange(1, 6)))
-            if returned else None,
-            "returnReason": code,
-            "returnMessage": _RETURNS[code] if code else None,
-            "receivedDateTime": _stamp(received),
-            "sendDate": _stamp(received + timedelta(days=1)) if status != "V" else None,
-            "settleDate": _stamp(received + timedelta(days=2)) if status == "W" else None,
+            "itemStatus": st,
+            "itemStatusDescription": names[st],
+            "returnDate": return_s[i] if ret else None,
+            "returnReason": rc or None,
+            "returnMessage": _RETURNS[rc] if rc else None,
+            "receivedDateTime": received_s[i],
+            "sendDate": send_s[i] if st != "V" else None,
+            "settleDate": settle_s[i] if st == "W" else None,
         })
     return records
 
