@@ -15,7 +15,8 @@ from __future__ import annotations
 
 from paynb.forms.builder import FieldSet, FieldWidget
 from paynb.forms.bulk import BulkSubmitForm
-from paynb.forms.single import AchForm, RccForm
+from paynb.forms.instant import InstantCardForm, RtpForm
+from paynb.forms.single import AchForm, PaymentForm, RccForm
 from paynb.forms.void import VoidForm
 
 __all__ = [
@@ -23,6 +24,9 @@ __all__ = [
     "BulkSubmitForm",
     "FieldSet",
     "FieldWidget",
+    "InstantCardForm",
+    "PaymentForm",
     "RccForm",
+    "RtpForm",
     "VoidForm",
 ]

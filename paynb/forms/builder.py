@@ -229,6 +229,21 @@ class FieldSet:
             parts.append("To fix: " + ", ".join(wrong))
         return ". ".join(parts)
 
+    def service_errors(self, errors: Mapping[str, list[str]]
+                       ) -> tuple[dict[str, list[str]], list[str]]:
+        """The service's 400 field errors as messages per field of this set (keys like
+        ``$.Amount`` or ``BankRoutingNumber`` matched ignoring case), and the rest as text."""
+        by_name = {wire.lower(): wire for wire in self.fields}
+        on_fields: dict[str, list[str]] = {}
+        elsewhere: list[str] = []
+        for key, messages in errors.items():
+            wire = by_name.get(key.split(".")[-1].lower())
+            if wire:
+                on_fields.setdefault(wire, []).extend(messages)
+            else:
+                elsewhere.append(f"{key}: {'; '.join(messages)}")
+        return on_fields, elsewhere
+
     def clear(self, *, secrets_only: bool = False) -> None:
         """Empty the inputs (or only the secret ones, after sending)."""
         for field in self:

@@ -1,7 +1,8 @@
-"""Single ACH and RCC submissions: :class:`AchForm` and :class:`RccForm`.
+"""Forms that send one payment: the shared :class:`PaymentForm`, and :class:`AchForm`,
+:class:`RccForm` (single ACH and RCC submissions).
 
-Both are the same form over a different model: the fields come from
-:mod:`paynb.models` through :class:`~paynb.forms.builder.FieldSet`.
+The fields come from :mod:`paynb.models` through :class:`~paynb.forms.builder.FieldSet`;
+the instant forms (:mod:`paynb.forms.instant`) add a route-check step to the same base.
 """
 
 from __future__ import annotations
@@ -15,57 +16,68 @@ from paynb.forms._base import Form, describe_error, record_html
 from paynb.forms.builder import FieldSet
 from paynb.models import AchItem, RccItem, RequestModel
 
-__all__ = ["AchForm", "RccForm"]
+__all__ = ["AchForm", "PaymentForm", "RccForm"]
 
 
-def match_field(fieldset: FieldSet, key: str) -> str | None:
-    """The wire name of the field a service error key names (``$.Amount`` -> ``amount``)."""
-    name = key.split(".")[-1].lower()
-    return next((wire for wire in fieldset.fields if wire.lower() == name), None)
+class PaymentForm(Form):
+    """One payment, checked as it is typed, sent once.
 
-
-def split_service_errors(fieldset: FieldSet, errors: dict[str, list[str]]
-                         ) -> tuple[dict[str, list[str]], list[str]]:
-    """The service's errors as messages per field, and the ones no field of the form names."""
-    on_fields: dict[str, list[str]] = {}
-    elsewhere: list[str] = []
-    for key, messages in errors.items():
-        wire = match_field(fieldset, key)
-        if wire:
-            on_fields.setdefault(wire, []).extend(messages)
-        else:
-            elsewhere.append(f"{key}: {'; '.join(messages)}")
-    return on_fields, elsewhere
-
-
-class _SubmitForm(Form):
-    """One item, checked as it is typed, sent once."""
+    A duplicate reference number (the client's journal refuses it) shows the
+    earlier submission and offers an explicit *submit anyway*; a 400 puts the
+    service's messages beside the fields; a lost answer locks the form, since
+    the payment may exist. Secret inputs are emptied once sent.
+    """
 
     model: type[RequestModel]
-    kind = ""  # the client resource: "ach" or "rcc"
+    kind = ""  # the client resource: "ach", "rcc", "instant" or "rtp"
     id_column = ""
+    verb = "Submit"
+    busy_text = "Submitting…"
 
     def __init__(self, client: Any) -> None:
         super().__init__(client)
         self.resource = getattr(client, self.kind)
         self.fields = FieldSet(self.model)
-        self.submit_button = self._button("Submit", "paynb-submit", style="primary",
+        self.submit_button = self._button(self.verb, "paynb-submit", style="primary",
                                           icon="paper-plane")
-        self.anyway_button = self._button("Submit anyway", "paynb-submit-anyway",
+        self.anyway_button = self._button(f"{self.verb} anyway", "paynb-submit-anyway",
                                           style="warning", visible=False)
-        self.another_button = self._button("Submit another", "paynb-reset", visible=False)
-        self.submit_button.on_click(self._guarded(self._submit, "Submitting…"))
-        self.anyway_button.on_click(self._guarded(self._submit_anyway, "Submitting…"))
+        self.another_button = self._button(f"{self.verb} another", "paynb-reset",
+                                           visible=False)
+        self.submit_button.on_click(self._guarded(self._submit, self.busy_text))
+        self.anyway_button.on_click(self._guarded(self._submit_anyway, self.busy_text))
         self.another_button.on_click(lambda _b: self.reset())
         self.fields.observe(self._changed)
         #: The checked item waiting for an explicit "submit anyway" after a duplicate warning.
         self._pending: RequestModel | None = None
         self._service_errors: dict[str, list[str]] = {}
         self._done = False
-        self._assemble(widgets.VBox(self.fields.rows()),
-                       widgets.HBox([self.submit_button, self.anyway_button,
-                                     self.another_button]))
-        self._refresh()
+        self.buttons = widgets.HBox([self.submit_button, self.anyway_button,
+                                     self.another_button])
+
+    # -- hooks for subclasses ---------------------------------------------------------
+
+    def _validate(self) -> tuple[RequestModel | None, dict[str, list[str]]]:
+        """The item as the inputs stand, or ``None`` and the errors per field."""
+        return self.fields.check()
+
+    def _blocked(self) -> str | None:
+        """Why the item may not be sent yet although it is valid (``None``: it may)."""
+        return None
+
+    def _deliver(self, payload: dict[str, Any], *, allow_duplicate: bool) -> Any:
+        return self.resource.submit(payload, allow_duplicate=allow_duplicate)
+
+    def _summary(self, item: Any) -> str:
+        return f"{item.amount}, reference {item.your_reference_number}"
+
+    def _sent(self, record: Any) -> str:
+        """Status text after a successful send."""
+        return (f"Submitted: item {record.get(self.id_column)}, status "
+                f"{record.get('itemStatus')} ({record.get('itemStatusName') or ''}), "
+                f"reference {record.get('yourReferenceNumber')}.")
+
+    # -- validation -------------------------------------------------------------------
 
     def _changed(self, *_args: Any) -> None:
         # Any edit withdraws a pending duplicate question and the service's old complaints.
@@ -74,11 +86,12 @@ class _SubmitForm(Form):
         super()._changed()
 
     def _refresh(self) -> None:
-        item, errors = self.fields.check()
+        item, errors = self._validate()
         self.fields.show(errors)
         for wire, messages in self._service_errors.items():
             self.fields[wire].show_error(messages)
-        ready = item is not None and not self._service_errors
+        blocked = self._blocked()
+        ready = item is not None and not self._service_errors and not blocked
         self.submit_button.disabled = self.busy or self._done or not ready or bool(self._pending)
         self.anyway_button.disabled = self.busy or self._pending is None
         self._show(self.anyway_button, self._pending is not None)
@@ -87,41 +100,42 @@ class _SubmitForm(Form):
             return
         if self._notice:
             self._say(*self._notice)
+        elif blocked:
+            self._say(blocked, "warn")
         elif item is None:
             self._say(self.fields.problems(errors), "warn")
         else:
-            self._say(f"Ready to submit {self._summary(item)}.", "ok")
+            self._say(f"Ready to {self.verb.lower()} {self._summary(item)}.", "ok")
 
-    def _summary(self, item: Any) -> str:
-        return f"{item.amount}, reference {item.your_reference_number}"
+    # -- actions ----------------------------------------------------------------------
 
     def _submit(self) -> None:
-        item, errors = self.fields.check()
-        if item is None or self._done:
-            # The button was disabled; a programmatic click must not get further.
+        item, errors = self._validate()
+        if item is None or self._done or self._pending or self._blocked():
+            # The button was disabled: a programmatic click gets no further.
             self.fields.show(errors, everywhere=True)
             return
         self._send(item, allow_duplicate=False)
 
     def _submit_anyway(self) -> None:
-        if self._pending is None or self._done:
+        if self._pending is None or self._done or self._blocked():
             return
         self._send(self._pending, allow_duplicate=True)
 
     def _send(self, item: RequestModel, *, allow_duplicate: bool) -> None:
         try:
-            record = self.resource.submit(item.to_wire(), allow_duplicate=allow_duplicate)
+            record = self._deliver(item.to_wire(), allow_duplicate=allow_duplicate)
         except DuplicateSubmissionError as exc:
             self._pending = item
             self.output.value = (
-                "<p><b>This reference number was submitted before:</b></p>"
+                "<p><b>This reference number was used before:</b></p>"
                 + record_html(exc.previous)
-                + "<p>Nothing was sent. Click <b>Submit anyway</b> to send a second payment "
-                "with the same reference, or change the reference.</p>")
+                + f"<p>Nothing was sent. Click <b>{self.verb} anyway</b> to send a second "
+                "payment with the same reference, or change the reference.</p>")
             self._announce(f"Duplicate reference {exc.reference_number}: not sent.", "warn")
             return
         except ApiError as exc:
-            on_fields, elsewhere = split_service_errors(self.fields, exc.errors)
+            on_fields, elsewhere = self.fields.service_errors(exc.errors)
             self._service_errors = on_fields
             text = describe_error(exc)
             if elsewhere:
@@ -138,15 +152,11 @@ class _SubmitForm(Form):
         self._done = True
         self.result = record
         self.fields.clear(secrets_only=True)
-        item_id = record.get(self.id_column)
-        status = record.get("itemStatus")
-        name = record.get("itemStatusName") or ""
         self.output.value = record_html(record)
-        self._announce(f"Submitted: item {item_id}, status {status} ({name})"
-                       + f", reference {record.get('yourReferenceNumber')}.", "ok")
+        self._announce(self._sent(record), "ok")
 
     def reset(self) -> None:
-        """Empty the form for another submission."""
+        """Empty the form for another payment."""
         self._done = False
         self._pending = None
         self._service_errors = {}
@@ -155,7 +165,7 @@ class _SubmitForm(Form):
         self._changed()
 
 
-class AchForm(_SubmitForm):
+class AchForm(PaymentForm):
     """Submit one ACH item: debit, credit, or debit prenote (the amount is then fixed at 0).
 
     ``AchForm(client)`` displays itself in a cell; fill the fields, click
@@ -171,13 +181,15 @@ class AchForm(_SubmitForm):
     def __init__(self, client: Any) -> None:
         super().__init__(client)
         self.fields["achTransactionSubType"].input.observe(self._prenote, names="value")
+        self._assemble(widgets.VBox(self.fields.rows()), self.buttons)
+        self._refresh()
 
     def _prenote(self, change: dict[str, Any]) -> None:
         prenote = change["new"] == "Prenote"
         kind, amount = self.fields["achTransactionType"], self.fields["amount"]
         if prenote:
             kind.value, amount.value = "Debit", "0"
-        elif amount.value is not None and amount.value == "0":
+        elif amount.value == "0":
             amount.value = ""
         kind.disabled = amount.disabled = prenote
 
@@ -187,7 +199,7 @@ class AchForm(_SubmitForm):
         return f"{what}, reference {item.your_reference_number}"
 
 
-class RccForm(_SubmitForm):
+class RccForm(PaymentForm):
     """Submit one RCC item. ``form.result`` is the stored item (a Series)."""
 
     model = RccItem
@@ -196,3 +208,7 @@ class RccForm(_SubmitForm):
     title = "RCC item"
     css_name = "rcc"
 
+    def __init__(self, client: Any) -> None:
+        super().__init__(client)
+        self._assemble(widgets.VBox(self.fields.rows()), self.buttons)
+        self._refresh()
