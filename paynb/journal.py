@@ -65,6 +65,9 @@ _RETRYABLE = ("rejected", "failed")
 _LIVE = ("pending", "sent", "unknown")
 _VOIDS_BY_ID = frozenset({"void", "void_many"})
 
+# Values of $PAYNB_JOURNAL that turn the journal off.
+_OFF = frozenset({"off", "none", "false", "0"})
+
 SCHEMA_VERSION = 1
 _BUSY_TIMEOUT_SECONDS = 30.0
 # SQLite builds before 3.32 allow at most 999 parameters in one statement.
@@ -287,8 +290,13 @@ class Journal:
     @staticmethod
     def default_path() -> Path:
         """The journal file: ``$PAYNB_JOURNAL``, else ``journal.sqlite3`` in the user's data
-        directory (``~/.local/share/paynb`` on Linux). Its folder is created if missing."""
-        override = os.environ.get("PAYNB_JOURNAL")
+        directory (``~/.local/share/paynb`` on Linux). Its folder is created if missing.
+
+        Raises :class:`JournalError` when ``$PAYNB_JOURNAL`` turns the journal off
+        (see :meth:`from_env`)."""
+        override = os.environ.get("PAYNB_JOURNAL", "").strip()
+        if override.lower() in _OFF:
+            raise JournalError("the journal is turned off (PAYNB_JOURNAL=off)")
         if override:
             path = Path(override).expanduser()
         else:
@@ -297,6 +305,14 @@ class Journal:
             path = Path(platformdirs.user_data_dir("paynb", appauthor=False)) / "journal.sqlite3"
         path.parent.mkdir(parents=True, exist_ok=True)
         return path
+
+    @classmethod
+    def from_env(cls) -> Journal | None:
+        """The default journal, or ``None`` when ``$PAYNB_JOURNAL`` is ``off`` (also
+        ``none``, ``false``, ``0``): what :func:`paynb.connect` uses."""
+        if os.environ.get("PAYNB_JOURNAL", "").strip().lower() in _OFF:
+            return None
+        return cls(cls.default_path())
 
     def __repr__(self) -> str:
         return f"Journal({str(self.path)!r})"
@@ -402,7 +418,8 @@ class Journal:
         operation = _name(operation, "operation", OPERATIONS)
         if isinstance(references, str | bytes):
             raise TypeError("references must be a list of reference numbers, not one string")
-        refs = [None if ref is None else str(ref) for ref in references]
+        given = list(references)
+        refs = [None if ref is None else str(ref) for ref in given]
         summaries = _per_entry(summary, len(refs))
         if not refs:
             return []
@@ -414,8 +431,8 @@ class Journal:
             if guarded:
                 self._refuse_known(conn, company, kind, refs)
             ids: list[int] = []
-            for ref, one_summary in zip(refs, summaries, strict=True):
-                item_id = ref if operation in _VOIDS_BY_ID else None
+            for ref, original, one_summary in zip(refs, given, summaries, strict=True):
+                item_id = original if operation in _VOIDS_BY_ID else None
                 try:
                     (entry_id,) = conn.execute(
                         "INSERT INTO entries (batch, created, updated, company, kind, operation,"

@@ -108,7 +108,8 @@ def test_voids_are_recorded_never_refused(journal: Journal) -> None:
     journal.reserve(COMPANY, "ach", "void_references", ["REF-1"])
     entries = journal.entries(operation="void_many")
     assert [entry["id"] for entry in entries] == ids
-    assert [entry["item_id"] for entry in entries] == ["41", "42"]
+    assert [entry["reference"] for entry in entries] == ["41", "42"]
+    assert [entry["item_id"] for entry in entries] == [41, 42]
     assert {entry["batch"] for entry in entries} == {ids[0]}
     assert len(journal.entries(state="pending")) == 5
 
@@ -288,6 +289,23 @@ def test_default_path_honours_the_environment(tmp_path: Path,
                         lambda *args, **kwargs: str(tmp_path / "data" / "paynb"))
     assert Journal.default_path() == tmp_path / "data" / "paynb" / "journal.sqlite3"
     assert Journal(None).path == tmp_path / "data" / "paynb" / "journal.sqlite3"
+
+
+@pytest.mark.parametrize("value", ["off", "OFF", "none", "0"])
+def test_the_environment_can_turn_the_journal_off(value: str,
+                                                  monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("PAYNB_JOURNAL", value)
+    assert Journal.from_env() is None
+    with pytest.raises(JournalError, match="off"):
+        Journal.default_path()
+
+
+def test_from_env_opens_the_file_it_names(tmp_path: Path,
+                                          monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("PAYNB_JOURNAL", str(tmp_path / "j.sqlite3"))
+    journal = Journal.from_env()
+    assert journal is not None and journal.path == tmp_path / "j.sqlite3"
+    assert journal.path.exists()
 
 
 def test_the_file_is_private_versioned_and_in_wal_mode(journal: Journal, path: Path) -> None:
