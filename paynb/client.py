@@ -1,0 +1,332 @@
+"""The client: ``paynb.Client`` and ``paynb.connect()``.
+
+::
+
+    import paynb
+    client = paynb.connect()               # a profile or PAYNB_* variables, else the sandbox
+    client.ach.list(status=["R", "I", "B"])
+    client.ach.submit({...})
+    client.journal()
+
+A client holds one pooled HTTP session (:mod:`paynb.transport`), one token
+(:mod:`paynb.auth`), the journal (:mod:`paynb.journal`) and the resource
+namespaces ``ach``, ``rcc``, ``instant``, ``rtp`` and ``nocs``
+(:mod:`paynb.resources`). Its repr shows the environment, the service address
+and the company, never a secret.
+"""
+
+from __future__ import annotations
+
+import html
+import logging
+import os
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from paynb import config
+from paynb.auth import PasswordAuth
+from paynb.errors import PaynbError, ValidationError
+from paynb.journal import Journal
+from paynb.resources import AchResource, InstantResource, NocResource, RccResource, RtpResource
+from paynb.resources._base import invalid, positive_int
+from paynb.transport import Transport, make_session
+
+if TYPE_CHECKING:
+    import datetime as dt
+
+    import pandas as pd
+
+    from paynb.resources._base import Resource
+
+__all__ = ["Client", "connect"]
+
+logger = logging.getLogger("paynb")
+
+
+class _DefaultJournal:
+    def __repr__(self) -> str:
+        return "<default journal>"
+
+
+#: The ``journal`` default: ``$PAYNB_JOURNAL`` (``off`` disables it), else the user's data dir.
+DEFAULT_JOURNAL: Any = _DefaultJournal()
+
+
+def _open_journal(journal: Any) -> Journal | None:
+    if journal is None:
+        return None
+    if isinstance(journal, Journal):
+        return journal
+    if journal is DEFAULT_JOURNAL:
+        return Journal.from_env()
+    if isinstance(journal, str | os.PathLike):
+        return Journal(Path(journal))
+    raise invalid("journal", "must be a path, a Journal or None")
+
+
+def _url(value: Any, argument: str) -> str:
+    if not isinstance(value, str) or not value.strip().lower().startswith(("http://",
+                                                                           "https://")):
+        raise invalid(argument, "must be an http:// or https:// address")
+    return value.strip().rstrip("/")
+
+
+def _text(value: Any, argument: str) -> str:
+    if not isinstance(value, str) or not value.strip():
+        raise invalid(argument, "must be a non-empty string")
+    return value.strip()
+
+
+class Client:
+    """A connection to the payment item service for one company.
+
+    Args:
+        base_url: the service address (``{base_url}`` of the spec).
+        auth_url: the token server address; the token comes from
+            ``{auth_url}/connect/token``.
+        company_code: the company every call acts for.
+        client_id, client_secret, username, password: the password-grant
+            credentials. They are kept only by the token fetcher and never shown.
+        timeout: seconds every HTTP call may take.
+        max_retries: how often a read (GET) is retried after a connection error,
+            408, 429 or 5xx. Submissions and voids are never re-sent.
+        page_size: records per page of a list.
+        max_workers: pages fetched at the same time (also the connection pool size).
+        journal: the journal file (a path or a :class:`~paynb.journal.Journal`);
+            the default is ``$PAYNB_JOURNAL`` or ``journal.sqlite3`` in the user's data
+            directory; ``None`` turns the journal (and its duplicate guard) off.
+        mask: show account numbers as ``****6789`` in frames (card numbers are
+            always shown as their last four digits).
+        environment: a label for the repr (``"sandbox"``, a profile name...).
+    """
+
+    def __init__(self, base_url: str, auth_url: str, company_code: str, client_id: str,
+                 client_secret: str, username: str, password: str, *, timeout: float = 30.0,
+                 max_retries: int = 3, page_size: int = 200, max_workers: int = 8,
+                 journal: Any = DEFAULT_JOURNAL, mask: bool = True,
+                 environment: str | None = None) -> None:
+        self.base_url = _url(base_url, "base_url")
+        self.auth_url = _url(auth_url, "auth_url")
+        self.company_code = _text(company_code, "company_code")
+        for name, value in (("client_id", client_id), ("client_secret", client_secret),
+                            ("username", username), ("password", password)):
+            _text(value, name)
+        if isinstance(timeout, bool) or not isinstance(timeout, int | float) or timeout <= 0:
+            raise invalid("timeout", "must be a positive number of seconds")
+        self.page_size = positive_int(page_size, "page_size")
+        self.max_workers = positive_int(max_workers, "max_workers")
+        max_retries = positive_int(max_retries, "max_retries", minimum=0)
+        if not isinstance(mask, bool):
+            raise invalid("mask", "must be True or False")
+        self.mask = mask
+        self.environment = environment or "custom"
+        session = make_session(self.max_workers + 2)
+        auth = PasswordAuth(self.auth_url, client_id, client_secret, username, password,
+                            session=session, timeout=float(timeout))
+        self._transport = Transport(self.base_url, auth, session=session,
+                                    timeout=float(timeout), max_retries=max_retries)
+        self._journal = _open_journal(journal)
+        # Polling state when there is no journal to keep it.
+        self._marks: dict[str, dt.datetime] = {}
+        self._seen: dict[str, set[Any]] = {}
+        self.ach = AchResource(self)
+        """ACH items: list, get, submit, submit_many, void, void_many, void_references,
+        export, changes."""
+        self.rcc = RccResource(self)
+        """RCC items: the same calls as ``ach``."""
+        self.instant = InstantResource(self)
+        """Instant card payments: check_route, send, list, get, export."""
+        self.rtp = RtpResource(self)
+        """Instant RTP payments: check_route, send, list, get, export."""
+        self.nocs = NocResource(self)
+        """ACH notices of change: list, export."""
+
+    # ------------------------------------------------------------------ construction
+
+    @classmethod
+    def from_env(cls, **options: Any) -> Client:
+        """A client from ``PAYNB_BASE_URL``, ``PAYNB_AUTH_URL``, ``PAYNB_COMPANY_CODE``,
+        ``PAYNB_CLIENT_ID``, ``PAYNB_CLIENT_SECRET``, ``PAYNB_USERNAME`` and
+        ``PAYNB_PASSWORD``; ``options`` are the keyword options of :class:`Client`."""
+        settings = config.from_env()
+        if settings is None:
+            raise ValidationError({config.ENV_VARIABLES["base_url"]: ["is not set"]},
+                                  message="PAYNB_BASE_URL is not set")
+        return cls(**settings.client_arguments(), environment=settings.environment, **options)
+
+    @classmethod
+    def from_profile(cls, name: str | None = None, **options: Any) -> Client:
+        """A client from profile ``name`` of the config file (see :mod:`paynb.config`)."""
+        settings = config.from_profile(name)
+        if settings is None:
+            raise ValidationError({"profile": [f"no profile in {config.config_path()}"]})
+        return cls(**settings.client_arguments(), environment=settings.environment, **options)
+
+    def close(self) -> None:
+        """Close the HTTP connections and the journal."""
+        self._transport.close()
+        if self._journal is not None:
+            self._journal.close()
+
+    def __enter__(self) -> Client:
+        return self
+
+    def __exit__(self, *exc_info: object) -> None:
+        self.close()
+
+    def __repr__(self) -> str:
+        return (f"<paynb.Client {self.environment}: {self.base_url}, "
+                f"company {self.company_code}>")
+
+    def _repr_html_(self) -> str:
+        rows = [("environment", self.environment), ("service", self.base_url),
+                ("company", self.company_code),
+                ("journal", str(self._journal.path) if self._journal else "off"),
+                ("masking", "on" if self.mask else "off")]
+        body = "".join(f"<tr><th style='text-align:left'>{html.escape(k)}</th>"
+                       f"<td style='text-align:left'>{html.escape(v)}</td></tr>"
+                       for k, v in rows)
+        note = ("<p><b>Sandbox</b>: simulated service with fake data; nothing is paid.</p>"
+                if self.environment == "sandbox" else "")
+        return f"<div><b>paynb.Client</b>{note}<table>{body}</table></div>"
+
+    # ------------------------------------------------------------------ journal
+
+    def _require_journal(self) -> Journal:
+        if self._journal is None:
+            raise PaynbError("this client was made with journal=None: nothing is recorded")
+        return self._journal
+
+    def journal(self) -> pd.DataFrame:
+        """The journal of this company: every submission, bulk row and void, oldest first.
+
+        Columns: ``id, when, batch, updated, company, kind, operation, reference,
+        state`` (pending, sent, rejected, unknown, failed), ``item_id, item_status,
+        detail, summary`` (the body without secrets), ``allow_duplicate``.
+        """
+        return self._require_journal().frame(self.company_code)
+
+    def _resource(self, kind: str) -> Resource:
+        return {"ach": self.ach, "rcc": self.rcc, "instant": self.instant,
+                "rtp": self.rtp}[kind]
+
+    def reconcile(self) -> pd.DataFrame:
+        """Settle the journal's ``unknown`` entries (answer lost) by looking them up.
+
+        A submission is looked for by its reference number: found, it becomes
+        ``sent`` with the service's id and status; not found, ``failed`` (it never
+        arrived, so it may be submitted again). A void is settled by the item's
+        status (``V``: ``sent``). Entries still ``pending`` after ten minutes (their
+        process stopped) are treated alike. Returns one row per entry settled.
+        """
+        import pandas as pd
+
+        journal = self._require_journal()
+        cache: dict[str, pd.DataFrame] = {}
+        rows = []
+        for entry in journal.unknown_entries(self.company_code):
+            resource = self._resource(entry["kind"])
+            state, item_id, status, detail = _reconcile_entry(resource, entry, cache)
+            journal.settle(entry["id"], state, item_id=item_id, item_status=status,
+                           detail=detail)
+            rows.append({"id": entry["id"], "when": entry["when"], "kind": entry["kind"],
+                         "operation": entry["operation"], "reference": entry["reference"],
+                         "was": entry["state"], "state": state, "item_id": item_id,
+                         "item_status": status, "detail": detail})
+        columns = ["id", "when", "kind", "operation", "reference", "was", "state", "item_id",
+                   "item_status", "detail"]
+        frame = pd.DataFrame(rows, columns=columns)
+        frame["when"] = pd.to_datetime(frame["when"], utc=True)
+        return frame.astype({"id": "Int64", "item_id": "string"})
+
+    # ------------------------------------------------------------------ polling state
+
+    def _watermark(self, kind: str) -> dt.datetime | None:
+        if self._journal is None:
+            return self._marks.get(kind)
+        return self._journal.watermark(self.company_code, kind)
+
+    def _set_watermark(self, kind: str, when: dt.datetime) -> None:
+        if self._journal is None:
+            self._marks[kind] = when
+        else:
+            self._journal.set_watermark(self.company_code, kind, when)
+
+    def _seen_changes(self, kind: str, keys: list[Any]) -> set[Any]:
+        if self._journal is None:
+            return {key for key in keys if key in self._seen.get(kind, set())}
+        return self._journal.seen_changes(self.company_code, kind, keys)
+
+    def _mark_seen(self, kind: str, keys: list[Any]) -> None:
+        if self._journal is None:
+            self._seen.setdefault(kind, set()).update(keys)
+        elif keys:
+            self._journal.mark_seen(self.company_code, kind, keys)
+
+
+def _reconcile_entry(resource: Resource, entry: dict[str, Any],
+                     cache: dict[str, pd.DataFrame]) -> tuple[str, Any, Any, str]:
+    """The settled state, item id, item status and a note for one unknown journal entry."""
+    from paynb.errors import NotFoundError
+
+    id_field = resource.id_field
+    if entry["operation"] in ("void", "void_many"):
+        try:
+            item = resource.get(int(entry["item_id"] or entry["reference"]))  # type: ignore[attr-defined]
+        except NotFoundError:
+            return "failed", None, None, "reconcile: the item does not exist"
+        status = str(item["itemStatus"])
+        done = status == "V"
+        return ("sent" if done else "failed", item[id_field], status,
+                "reconcile: voided" if done else f"reconcile: the item is {status}, not voided")
+    found = _find_reference(resource, str(entry["reference"]), cache)
+    if found is None:
+        return "failed", None, None, "reconcile: not found in the service; it never arrived"
+    status_column = "itemStatus" if "itemStatus" in found.index else "status"
+    status = found.get(status_column)
+    status = None if status is None or status != status else str(status)
+    if entry["operation"] == "void_references":
+        done = status == "V"
+        return ("sent" if done else "failed", found[id_field], status,
+                "reconcile: voided" if done else f"reconcile: the item is {status}, not voided")
+    return "sent", found[id_field], status, "reconcile: found in the service"
+
+
+def _find_reference(resource: Resource, reference: str,
+                    cache: dict[str, pd.DataFrame]) -> pd.Series | None:
+    """The latest item with ``reference``; a full list is fetched once per kind at most."""
+    frame = cache.get(resource.kind)
+    if frame is None:
+        # The sandbox filters by yourReferenceNumber; a service that ignores the
+        # parameter answers the whole list, which then serves every later lookup.
+        frame = resource._list([("yourReferenceNumber", reference)], page=None,
+                               page_size=None, max_items=None, progress=False)
+        if (frame["yourReferenceNumber"] != reference).any():
+            cache[resource.kind] = frame
+    matches = frame[frame["yourReferenceNumber"] == reference]
+    return None if matches.empty else matches.iloc[-1]
+
+
+def connect(profile: str | None = None, **options: Any) -> Client:
+    """A ready client: the named ``profile``, else ``PAYNB_*`` variables, else the
+    ``default`` profile (or the one ``PAYNB_PROFILE`` names), else the embedded sandbox.
+
+    With nothing configured, the sandbox is started (or a running one reused)
+    and a warning says so plainly: its data is fake and nothing is paid.
+    ``options`` are the keyword options of :class:`Client`.
+    """
+    settings = config.from_profile(profile) if profile else (
+        config.from_env() or config.from_profile())
+    if settings is not None:
+        logger.info("paynb: connecting to %s (%s), company %s", settings.base_url,
+                    settings.environment, settings.company_code)
+        return Client(**settings.client_arguments(), environment=settings.environment,
+                      **options)
+    from paynb import sandbox
+
+    handle = sandbox.ensure_running()
+    logger.warning("paynb: no profile and no PAYNB_* variables: connected to the embedded "
+                   "SANDBOX at %s (simulated service, fake data, nothing is paid). "
+                   "See docs/client.md to connect to the real service.", handle.base_url)
+    return Client(handle.base_url, handle.auth_url, handle.company_code,
+                  **handle.credentials.as_dict(), environment="sandbox", **options)

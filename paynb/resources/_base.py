@@ -1,0 +1,345 @@
+"""What every resource namespace shares: paths, lists, exports, input checks, journaling."""
+
+from __future__ import annotations
+
+import datetime as dt
+import email.message
+import io
+import logging
+import re
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from decimal import Decimal
+from typing import TYPE_CHECKING, Any, ClassVar, TypeVar
+from urllib.parse import quote
+
+from paynb import frames
+from paynb.errors import (
+    ApiError,
+    AuthenticationError,
+    ValidationError,
+)
+from paynb.models import RequestModel, check
+from paynb.paging import Page, fetch_all
+from paynb.results import ExportFile
+from paynb.transport import parse_json
+
+if TYPE_CHECKING:
+    import pandas as pd
+
+    from paynb.client import Client
+
+__all__ = ["Resource"]
+
+logger = logging.getLogger("paynb.resources")
+
+Answer = TypeVar("Answer")
+_FILETYPE = re.compile(r"[A-Za-z0-9]{1,16}")
+_READABLE_EXPORTS = ("csv", "json", "xlsx")
+
+
+def invalid(argument: str, message: str) -> ValidationError:
+    """A :class:`ValidationError` about one argument of a call."""
+    return ValidationError({argument: [message]}, message=f"{argument} {message}")
+
+
+def positive_int(value: Any, argument: str, *, minimum: int = 1) -> int:
+    """``value`` as an int of at least ``minimum`` (numpy and pandas integers accepted)."""
+    if hasattr(value, "item") and not isinstance(value, str | bytes):
+        value = value.item()
+    if isinstance(value, str) and value.strip().isdigit():
+        value = int(value.strip())
+    if isinstance(value, bool) or not isinstance(value, int) or value < minimum:
+        raise invalid(argument, f"must be a whole number of at least {minimum}")
+    return value
+
+
+def wire_time(value: Any, argument: str) -> str:
+    """A date or time as the spec writes it: ``2026-11-01T00:00:00.000`` (UTC, no zone)."""
+    if hasattr(value, "to_pydatetime"):  # pandas Timestamp
+        value = value.to_pydatetime()
+    if isinstance(value, str):
+        try:
+            value = dt.datetime.fromisoformat(value.strip())
+        except ValueError:
+            raise invalid(argument, "must be a date or an ISO 8601 date-time") from None
+    if isinstance(value, dt.date) and not isinstance(value, dt.datetime):
+        value = dt.datetime.combine(value, dt.time())
+    if not isinstance(value, dt.datetime):
+        raise invalid(argument, "must be a date or an ISO 8601 date-time")
+    if value.tzinfo is not None:
+        value = value.astimezone(dt.UTC).replace(tzinfo=None)
+    return f"{value:%Y-%m-%dT%H:%M:%S}.{value.microsecond // 1000:03d}"
+
+
+def _plain(value: Any) -> Any:
+    """A value fit for JSON: numpy and pandas scalars become python ones."""
+    if isinstance(value, Decimal | str | bool | int | float) or value is None:
+        return value
+    if hasattr(value, "isoformat"):
+        return value.isoformat()
+    if hasattr(value, "item"):
+        return value.item()
+    return value
+
+
+def _missing(value: Any) -> bool:
+    if value is None:
+        return True
+    try:
+        return bool(value != value)  # NaN, NaT, pd.NA
+    except TypeError:  # pd.NA refuses bool()
+        return True
+
+
+def as_mapping(item: Any, argument: str) -> dict[str, Any]:
+    """One input item (mapping, pandas Series or request model) as a plain dict.
+
+    Missing values (``None``, ``NaN``, ``NaT``) are left out, so that a row of
+    a DataFrame with an empty optional column is the item without that field.
+    """
+    if isinstance(item, RequestModel):
+        return item.to_wire()
+    if hasattr(item, "to_dict") and not isinstance(item, Mapping):
+        item = item.to_dict()
+    if not isinstance(item, Mapping):
+        raise invalid(argument, "must be a mapping of field names to values (or a model)")
+    return {str(key): _plain(value) for key, value in item.items() if not _missing(value)}
+
+
+def wire_body(model: type[RequestModel], data: Mapping[str, Any], *, validate: bool,
+              argument: str = "item") -> dict[str, Any]:
+    """The body for ``data``: checked by ``model`` and serialised by it, or (``validate=False``)
+    sent as given with python names turned into the service's."""
+    if validate:
+        valid, errors = check(model, data)
+        if valid is None:
+            raise ValidationError(errors)
+        return valid.to_wire()
+    names = model.wire_names()
+    return {names.get(key, key): value for key, value in data.items()}
+
+
+def id_of(record: Mapping[str, Any], field: str) -> Any:
+    """The id of a raw record, whatever the casing of its field name."""
+    for key, value in record.items():
+        if key.lower() == field.lower():
+            return value
+    return None
+
+
+def _filename(disposition: str | None) -> str | None:
+    if not disposition:
+        return None
+    message = email.message.Message()
+    message["content-disposition"] = disposition
+    return message.get_filename()
+
+
+def _export_format(content_type: str, filetype: str) -> str | None:
+    kind = content_type.split(";")[0].strip().lower()
+    if "csv" in kind:
+        return "csv"
+    if kind.endswith("json"):
+        return "json"
+    if "spreadsheetml" in kind or "ms-excel" in kind:
+        return "xlsx"
+    if kind in ("", "application/octet-stream", "text/plain") and filetype in _READABLE_EXPORTS:
+        return filetype
+    return None
+
+
+class Resource:
+    """Base of the namespaces ``client.ach``, ``client.rcc``, ``client.instant``, ...
+
+    A subclass names its ``kind`` (as :func:`paynb.frames.to_frame` knows it),
+    its path ``segment`` and the ``id_field`` of its records.
+    """
+
+    kind: ClassVar[str]
+    segment: ClassVar[str]
+    id_field: ClassVar[str]
+
+    def __init__(self, client: Client) -> None:
+        self._client = client
+
+    def __repr__(self) -> str:
+        return f"<{type(self).__name__} of {self._client!r}>"
+
+    # ------------------------------------------------------------------ paths and calls
+
+    @property
+    def _company(self) -> str:
+        return self._client.company_code
+
+    def _path(self, suffix: str = "", *, segment: str | None = None,
+              prefix: str = "/api/v3") -> str:
+        company = quote(self._company, safe="")
+        return f"{prefix}/{segment or self.segment}/companycode/{company}{suffix}"
+
+    def _call(self, method: str, path: str, *, params: Any = None,
+              body: Any = None) -> Any:
+        from paynb._json import dumps
+
+        text = dumps(body) if body is not None else None
+        return self._client._transport.json(method, path, params=params, body=text)
+
+    def _record(self, method: str, path: str, *, body: Any = None) -> dict[str, Any]:
+        answer = self._call(method, path, body=body)
+        return frames.extract_record(answer, method=method, path=path)
+
+    def _records(self, method: str, path: str, *, body: Any = None) -> list[dict[str, Any]]:
+        answer = self._call(method, path, body=body)
+        return frames.extract_records(answer, method=method, path=path)
+
+    # ------------------------------------------------------------------ frames
+
+    def _frame(self, records: Sequence[Mapping[str, Any]] | pd.DataFrame) -> pd.DataFrame:
+        return frames.to_frame(records, self.kind, mask=self._client.mask)
+
+    def _row(self, record: Mapping[str, Any]) -> pd.Series:
+        row = self._frame([record]).iloc[0]
+        row.name = None
+        return row
+
+    # ------------------------------------------------------------------ lists
+
+    def _list(self, params: list[tuple[str, Any]], *, page: int | None, page_size: int | None,
+              max_items: int | None, progress: bool | None) -> pd.DataFrame:
+        size = positive_int(page_size, "page_size") if page_size is not None \
+            else self._client.page_size
+        if max_items is not None:
+            max_items = positive_int(max_items, "max_items", minimum=0)
+        if progress is not None and not isinstance(progress, bool):
+            raise invalid("progress", "must be True, False or None")
+        path = self._path()
+
+        def fetch(number: int) -> Page:
+            query = [*params, ("page", number), ("pageSize", size)]
+            answer = self._call("GET", path, params=query)
+            records = frames.extract_records(answer, method="GET", path=path)
+            total = frames.list_metadata(answer).get("total")
+            return Page(records, total if isinstance(total, int) else None)
+
+        if page is not None:
+            records = fetch(positive_int(page, "page", minimum=0)).records
+            if max_items is not None:
+                records = records[:max_items]
+        else:
+            records = fetch_all(fetch, page_size=size, max_items=max_items,
+                                max_workers=self._client.max_workers, progress=progress,
+                                desc=f"{self.kind} pages")
+        frame = self._frame(records)
+        if self.id_field in frame.columns and len(frame):
+            ids = frame[self.id_field]
+            repeats = ids.duplicated() & ids.notna()
+            if repeats.any():
+                # A record that moved to a later page while paging: keep its first sight.
+                logger.info("%s list: dropped %d records seen twice", self.kind, repeats.sum())
+                frame = frame[~repeats].reset_index(drop=True)
+        return frame
+
+    # ------------------------------------------------------------------ exports
+
+    def export(self, filetype: str = "csv") -> pd.DataFrame | ExportFile:
+        """The service's export document of this kind.
+
+        ``csv``, ``json`` and ``xlsx`` documents (known by their content type,
+        else by ``filetype``) come back as a DataFrame typed like :meth:`list`'s;
+        any other document as an :class:`~paynb.ExportFile` (bytes, name,
+        ``.save(path)``).
+        """
+        if not isinstance(filetype, str) or not _FILETYPE.fullmatch(filetype):
+            raise invalid("filetype", "must be a short word of letters and digits, like 'csv'")
+        path = self._path(f"/export/filetype/{filetype}")
+        response = self._client._transport.request("GET", path, headers={"Accept": "*/*"})
+        content_type = response.headers.get("Content-Type", "")
+        name = _filename(response.headers.get("Content-Disposition")) or \
+            f"{self.kind}-export.{filetype}"
+        form = _export_format(content_type, filetype.lower())
+        if form is None:
+            return ExportFile(content=response.content, name=name, content_type=content_type)
+        import pandas as pd
+
+        data: Any
+        if form == "json":
+            data = frames.extract_records(parse_json(response, "GET", path),
+                                          method="GET", path=path)
+        elif form == "csv":
+            data = pd.read_csv(io.BytesIO(response.content), dtype=str, keep_default_na=False,
+                               na_values=[""])
+        else:
+            data = pd.read_excel(io.BytesIO(response.content), dtype=str)
+        return self._frame(data)
+
+    # ------------------------------------------------------------------ journal
+
+    def _reserve(self, operation: str, references: Sequence[Any], *,
+                 allow_duplicate: bool = False, summary: Any = None) -> list[int]:
+        """Record ``references`` in the journal before sending (no-op without a journal).
+
+        The token is fetched first, so that a credentials problem is reported
+        before anything is recorded or sent.
+        """
+        transport = self._client._transport
+        if transport.auth is not None:
+            transport.auth.token()
+        journal = self._client._journal
+        if journal is None:
+            return []
+        return journal.reserve(self._company, self.kind, operation, list(references),
+                               allow_duplicate=allow_duplicate, summary=summary)
+
+    def _journaled(self, operation: str, references: Sequence[Any], call: Callable[[], Answer],
+                   *, allow_duplicate: bool = False, summary: Any = None,
+                   ) -> tuple[Answer, list[int]]:
+        """Record ``references`` in the journal, then ``call()``; on failure settle them.
+
+        The entries' state after a failure says what is known: ``rejected`` when
+        the service refused (4xx), ``unknown`` when the call may have reached the
+        service (no answer, 5xx, an unreadable answer, an interruption).
+        """
+        entries = self._reserve(operation, references, allow_duplicate=allow_duplicate,
+                                summary=summary)
+        try:
+            answer = call()
+        except BaseException as exc:
+            self.settle(entries, failure_state(exc), detail=str(exc))
+            raise
+        return answer, entries
+
+    def settle(self, entries: Iterable[int], state: str, *, detail: str | None = None) -> None:
+        """Settle journal ``entries`` with one state (no-op without a journal)."""
+        journal = self._client._journal
+        if journal is not None and entries:
+            journal.settle_many([(entry, state, None, None, detail) for entry in entries])
+
+    def settle_records(self, entries: Sequence[int], records: Sequence[Mapping[str, Any] | None],
+                       ) -> None:
+        """Settle each entry with the record the service answered for it."""
+        journal = self._client._journal
+        if journal is None:
+            return
+        outcomes = []
+        for entry, record in zip(entries, records, strict=True):
+            if record is None:
+                outcomes.append((entry, "unknown", None, None, "no answer for this item"))
+                continue
+            status = id_of(record, "itemStatus") or id_of(record, "status")
+            errors = id_of(record, "errors")
+            state = "rejected" if errors or str(status).upper() == "I" else "sent"
+            outcomes.append((entry, state, id_of(record, self.id_field), status,
+                             str(errors) if errors else None))
+        journal.settle_many(outcomes)
+
+
+def failure_state(exc: BaseException) -> str:
+    """The journal state of a call that raised ``exc``."""
+    if isinstance(exc, ApiError | AuthenticationError) and (exc.status or 0) < 500:
+        return "rejected"
+    return "unknown"
+
+
+def chunked(values: Sequence[Any], size: int) -> list[range]:
+    """Index ranges that cut ``values`` into pieces of at most ``size``."""
+    return [range(start, min(start + size, len(values)))
+            for start in range(0, len(values), size)] if values else []

@@ -1,0 +1,361 @@
+"""ACH and RCC items: one implementation, two sets of names and paths (spec 4.1, 4.2)."""
+
+from __future__ import annotations
+
+import datetime as dt
+import logging
+import re
+from collections.abc import Iterable, Mapping
+from functools import cached_property
+from typing import TYPE_CHECKING, Any, ClassVar
+
+from pydantic import TypeAdapter
+from pydantic import ValidationError as PydanticValidationError
+
+from paynb.codes import STATUS_NAMES, STATUS_ORDER
+from paynb.errors import BadRequestError, BulkRejectedError
+from paynb.models import BulkRequest, RequestModel, field_errors
+from paynb.resources._base import (
+    Resource,
+    as_mapping,
+    chunked,
+    failure_state,
+    invalid,
+    positive_int,
+    wire_body,
+    wire_time,
+)
+
+if TYPE_CHECKING:
+    import pandas as pd
+
+__all__ = ["ItemResource"]
+
+logger = logging.getLogger("paynb.resources")
+
+#: Largest bulk request sent at once (the sandbox takes at most 1000 items).
+BULK_CHUNK = 1000
+#: How far back each ``changes()`` poll looks again before its watermark, so that an
+#: event recorded late (its return date earlier than the last poll) is still caught.
+#: Events already reported are recognised and not reported twice.
+CHANGES_OVERLAP = dt.timedelta(days=1)
+CHANGE_STATUSES = ("B", "I", "R")
+_ROW_KEY = re.compile(r"^(?:items)?\[(\d+)\]\.?(.*)$")
+_STATUS_BY_NAME = {name.lower(): code for code, name in STATUS_NAMES.items()}
+
+
+def _statuses(status: str | Iterable[str] | None) -> list[str]:
+    if status is None:
+        return []
+    given = [status] if isinstance(status, str) else list(status)
+    codes = []
+    for one in given:
+        text = str(one).strip()
+        code = _STATUS_BY_NAME.get(text.lower(), text.upper())
+        if code not in STATUS_ORDER:
+            raise invalid("status", f"holds {text!r}, not a status; use some of "
+                          f"{', '.join(STATUS_ORDER)} ({', '.join(STATUS_NAMES.values())})")
+        codes.append(code)
+    return codes
+
+
+def _rows_of(items: Any) -> list[dict[str, Any]]:
+    """The rows of a DataFrame or of a list of mappings/models, as plain dicts."""
+    if hasattr(items, "to_dict") and hasattr(items, "columns"):
+        records = items.to_dict("records")
+    elif isinstance(items, Mapping | str | bytes) or not isinstance(items, Iterable):
+        raise invalid("items", "must be a DataFrame or a list of mappings")
+    else:
+        records = list(items)
+    return [as_mapping(record, f"items[{n}]") for n, record in enumerate(records)]
+
+
+def _errors_by_row(errors: Mapping[str, list[str]]) -> dict[int, dict[str, list[str]]]:
+    """``{"items[3].amount": [...]}`` (or ``[3].amount``) as ``{3: {"amount": [...]}}``."""
+    rows: dict[int, dict[str, list[str]]] = {}
+    for key, messages in errors.items():
+        match = _ROW_KEY.match(key.strip())
+        if match is None:
+            continue
+        rows.setdefault(int(match.group(1)), {}).setdefault(match.group(2) or "item", []) \
+            .extend(messages)
+    return rows
+
+
+class ItemResource(Resource):
+    """ACH or RCC items of the client's company: list, get, submit, void, export, poll."""
+
+    model: ClassVar[type[RequestModel]]
+    bulk_model: ClassVar[type[BulkRequest]]
+    void_ids_model: ClassVar[type[RequestModel]]
+    #: Last path segment of the void by ids (``achitemids`` / ``rccitemids``).
+    void_ids_segment: ClassVar[str]
+    #: Path prefix of the bulk submission (the spec writes ``/apiv3`` for RCC's).
+    bulk_prefix: ClassVar[str] = "/api/v3"
+
+    @cached_property
+    def _rows_adapter(self) -> TypeAdapter[list[Any]]:
+        return TypeAdapter(list[self.model])  # type: ignore[name-defined]
+
+    # ------------------------------------------------------------------ reading
+
+    def list(self, status: str | Iterable[str] | None = None, returned_from: Any = None,
+             returned_to: Any = None, *, page: int | None = None, page_size: int | None = None,
+             max_items: int | None = None, progress: bool | None = None) -> pd.DataFrame:
+        """Items as a DataFrame, every page of them unless ``page`` is given.
+
+        Args:
+            status: one status code or several (``"R"``, ``["B", "I", "R"]``; names
+                like ``"Returned"`` work too), sent as repeated ``itemStatus``.
+            returned_from, returned_to: range of the return date (date, datetime or
+                ISO text; sent as ``2026-11-01T00:00:00.000``, UTC).
+            page: fetch only this zero-based page.
+            page_size: records per page (default: the client's ``page_size``).
+            max_items: stop after this many records.
+            progress: False hides the progress bar shown for lists of several pages.
+        """
+        params: list[tuple[str, Any]] = [("itemStatus", code) for code in _statuses(status)]
+        if returned_from is not None:
+            params.append(("returnDateStart", wire_time(returned_from, "returned_from")))
+        if returned_to is not None:
+            params.append(("returnDateEnd", wire_time(returned_to, "returned_to")))
+        return self._list(params, page=page, page_size=page_size, max_items=max_items,
+                          progress=progress)
+
+    def get(self, item_id: int) -> pd.Series:
+        """One item by its id."""
+        item_id = positive_int(item_id, "item_id")
+        return self._row(self._record("GET", self._path(f"/{item_id}")))
+
+    # ------------------------------------------------------------------ submitting
+
+    def submit(self, item: Any, *, allow_duplicate: bool = False,
+               validate: bool = True) -> pd.Series:
+        """Submit one item; returns the stored item (status ``W``).
+
+        ``item`` is a mapping (camelCase or snake_case names), a pandas Series or
+        a :mod:`paynb.models` instance. It is checked before anything is sent
+        (:class:`~paynb.errors.ValidationError` names every bad field;
+        ``validate=False`` leaves the checking to the service). A reference
+        number already in the journal for this company is refused with
+        :class:`~paynb.errors.DuplicateSubmissionError` unless ``allow_duplicate``.
+        The POST is sent once: when its answer is lost the journal marks it
+        ``unknown`` (see :meth:`paynb.Client.reconcile`).
+        """
+        body = wire_body(self.model, as_mapping(item, "item"), validate=validate)
+        path = self._path()
+        record, entries = self._journaled(
+            "submit", [body.get("yourReferenceNumber")],
+            lambda: self._record("POST", path, body=body),
+            allow_duplicate=allow_duplicate, summary=body)
+        self.settle_records(entries, [record])
+        return self._row(record)
+
+    def _check_rows(self, rows: list[dict[str, Any]]
+                    ) -> tuple[dict[int, dict[str, Any]], dict[int, dict[str, list[str]]]]:
+        """Wire bodies of the valid rows and errors of the others, in one validation pass."""
+        try:
+            models = self._rows_adapter.validate_python(rows)
+        except PydanticValidationError as exc:
+            bad = _errors_by_row(field_errors(exc))
+            good = [n for n in range(len(rows)) if n not in bad]
+            models = self._rows_adapter.validate_python([rows[n] for n in good])
+            return {n: m.to_wire() for n, m in zip(good, models, strict=True)}, bad
+        return {n: m.to_wire() for n, m in enumerate(models)}, {}
+
+    def submit_many(self, items: Any, *, commit_valid: bool = True,
+                    allow_duplicate: bool = False, validate: bool = True) -> pd.DataFrame:
+        """Submit several items in bulk; one result row per input row, in input order.
+
+        ``items`` is a DataFrame or a list of mappings. Every row is checked first,
+        in one pass. The result has the columns of :meth:`list` (the stored item:
+        id, ``itemStatus`` ``W``) plus ``errors``: for a row the service found
+        invalid, its ``I`` entry and the service's errors; for a row that failed
+        paynb's own checks, ``itemStatus`` ``I``, no id and the errors -- such a
+        row is not sent.
+
+        ``commit_valid=True`` (the service's ``alwaysCommitValid``) stores the
+        valid items. ``commit_valid=False`` is all or nothing: when any row is
+        invalid, nothing is sent and :class:`~paynb.errors.BulkRejectedError`
+        lists the bad rows. Inputs larger than one request (1000 items) are sent
+        in several requests, one after the other; the service's all-or-nothing
+        holds *per request*, which is why every row is checked before the first
+        request leaves. (``validate=False`` skips paynb's checks and sends the rows
+        as given: the service then judges them, request by request.)
+
+        The journal refuses rows whose reference number it already holds
+        (:class:`~paynb.errors.DuplicateSubmissionError`, nothing sent) unless
+        ``allow_duplicate``.
+        """
+        rows = _rows_of(items)
+        if not rows:
+            raise invalid("items", "must hold at least one item")
+        if validate:
+            bodies, bad = self._check_rows(rows)
+        else:
+            bodies = {n: wire_body(self.model, row, validate=False) for n, row in enumerate(rows)}
+            bad = {}
+        path = self._path("/many", prefix=self.bulk_prefix)
+        if bad and not commit_valid:
+            raise BulkRejectedError(
+                f"{len(bad)} of {len(rows)} rows are invalid (rows "
+                f"{', '.join(str(n) for n in sorted(bad)[:20])}"
+                f"{', ...' if len(bad) > 20 else ''}); nothing was sent",
+                rows=bad, status=400, method="POST", path=path,
+                errors={f"items[{n}].{field}": messages for n, fields in bad.items()
+                        for field, messages in fields.items()})
+        results: list[dict[str, Any] | None] = [None] * len(rows)
+        for n, errors in bad.items():
+            results[n] = {"yourReferenceNumber": rows[n].get("yourReferenceNumber"),
+                          "itemStatus": "I", "errors": errors,
+                          "itemStatusDescription": "not sent: failed paynb's checks"}
+        order = sorted(bodies)
+        if order:
+            self._send_bulk(order, bodies, results, path, commit_valid=commit_valid,
+                            allow_duplicate=allow_duplicate)
+        frame = self._frame([r if r is not None else {} for r in results])
+        if "errors" not in frame.columns:
+            frame["errors"] = None
+        return frame
+
+    def _send_bulk(self, order: list[int], bodies: dict[int, dict[str, Any]],
+                   results: list[dict[str, Any] | None], path: str, *, commit_valid: bool,
+                   allow_duplicate: bool) -> None:
+        """Send the valid rows ``order`` in chunks, filling ``results`` in place."""
+        all_bodies = [bodies[n] for n in order]
+        reserved = self._reserve(
+            "submit_many", [body.get("yourReferenceNumber") for body in all_bodies],
+            allow_duplicate=allow_duplicate, summary=all_bodies)
+        # Each chunk is settled with its outcome; on a failure, the chunks not yet sent
+        # are settled "failed" before the error goes up.
+        chunks = chunked(order, BULK_CHUNK)
+        for number, positions in enumerate(chunks):
+            chunk = [order[p] for p in positions]
+            entries = [reserved[p] for p in positions] if reserved else []
+            body = {"alwaysCommitValid": commit_valid, "items": [bodies[n] for n in chunk]}
+            try:
+                records = self._records("POST", path, body=body)
+            except BaseException as exc:
+                self.settle(entries, failure_state(exc), detail=str(exc))
+                later = [reserved[p] for rest in chunks[number + 1:] for p in rest] \
+                    if reserved else []
+                self.settle(later, "failed", detail="not sent: an earlier bulk request failed")
+                if number:
+                    logger.warning("bulk: %d of %d requests were answered before this one "
+                                   "failed; see client.journal()", number, len(chunks))
+                if isinstance(exc, BadRequestError) and not commit_valid:
+                    rows = {chunk[k]: fields for k, fields in _errors_by_row(exc.errors).items()
+                            if k < len(chunk)}
+                    raise BulkRejectedError(
+                        str(exc.args[0]), rows=rows, status=exc.status, method=exc.method,
+                        path=exc.path, title=exc.title, detail=exc.detail, errors=exc.errors,
+                        body=exc.body) from None
+                raise
+            matched = self._match(chunk, records, bodies)
+            for n, record in zip(chunk, matched, strict=True):
+                results[n] = record
+            if entries:
+                self.settle_records(entries, matched)
+
+    @staticmethod
+    def _match(chunk: list[int], records: list[dict[str, Any]],
+               bodies: dict[int, dict[str, Any]]) -> list[dict[str, Any] | None]:
+        """The answer entry of each row: by position, else by reference number."""
+        if len(records) == len(chunk):
+            return list(records)
+        logger.warning("bulk answer holds %d entries for %d items; matching by reference",
+                       len(records), len(chunk))
+        by_reference: dict[Any, dict[str, Any]] = {}
+        for record in records:
+            for key, value in record.items():
+                if key.lower() == "yourreferencenumber":
+                    by_reference.setdefault(value, record)
+        return [by_reference.get(bodies[n].get("yourReferenceNumber")) for n in chunk]
+
+    # ------------------------------------------------------------------ voiding
+
+    def void(self, item_id: int) -> pd.Series:
+        """Void one item (only a waiting item can be voided); returns the item after it."""
+        item_id = positive_int(item_id, "item_id")
+        path = self._path(f"/{item_id}/void")
+        record, entries = self._journaled("void", [item_id],
+                                          lambda: self._record("PUT", path))
+        self.settle_records(entries, [record])
+        return self._row(record)
+
+    def _void_several(self, operation: str, suffix: str, field: str, values: list[Any],
+                      keys: list[Any], key_field: str) -> pd.DataFrame:
+        path = self._path(suffix)
+        body = {field: values}
+        records, entries = self._journaled(operation, keys,
+                                           lambda: self._records("PUT", path, body=body))
+        if entries:
+            by_key = {}
+            for record in records:
+                for name, value in record.items():
+                    if name.lower() == key_field.lower():
+                        by_key[str(value)] = record
+            self.settle_records(entries, [by_key.get(str(key)) for key in keys])
+        return self._frame(records)
+
+    def void_many(self, item_ids: Iterable[int]) -> pd.DataFrame:
+        """Void several items by id; one row per voided item."""
+        if isinstance(item_ids, str | bytes) or not isinstance(item_ids, Iterable):
+            raise invalid("item_ids", "must be a list of item ids")
+        ids = [positive_int(value, f"item_ids[{n}]") for n, value in enumerate(item_ids)]
+        body = wire_body(self.void_ids_model, {self._ids_field: ids}, validate=True,
+                         argument="item_ids")
+        return self._void_several("void_many", f"/void/{self.void_ids_segment}",
+                                  self._ids_field, body[self._ids_field], ids, self.id_field)
+
+    def void_references(self, reference_numbers: Iterable[str]) -> pd.DataFrame:
+        """Void several items by your reference numbers; one row per voided item."""
+        if isinstance(reference_numbers, str | bytes) or not isinstance(reference_numbers,
+                                                                        Iterable):
+            raise invalid("reference_numbers", "must be a list of reference numbers")
+        from paynb.models import VoidByReferences
+
+        refs = [str(ref) for ref in reference_numbers]
+        body = wire_body(VoidByReferences, {"referenceNumbers": refs}, validate=True)
+        return self._void_several("void_references", "/void/referencenumbers",
+                                  "referenceNumbers", body["referenceNumbers"], refs,
+                                  "yourReferenceNumber")
+
+    @property
+    def _ids_field(self) -> str:
+        (name,) = self.void_ids_model.wire_names().values()
+        return name
+
+    # ------------------------------------------------------------------ polling
+
+    def changes(self, since: Any = "last", until: Any = None) -> pd.DataFrame:
+        """Items that became blocked, invalid or returned: the polling call (spec 4.5).
+
+        Asks for ``itemStatus`` B, I and R by return date. ``since="last"`` (the
+        default) continues from the previous poll of this company and kind
+        (remembered in the journal, or by this client without one) and returns
+        only changes not reported before; the first poll returns them all.
+        A date, datetime or ISO text for ``since`` returns every change from
+        then on (``None``: since ever). ``until`` bounds the return date.
+        """
+        client = self._client
+        if isinstance(since, str) and since == "last":
+            mark = client._watermark(self.kind)
+            start = mark - CHANGES_OVERLAP if mark is not None else None
+        else:
+            start = since
+        frame = self.list(status=CHANGE_STATUSES, returned_from=start, returned_to=until)
+        keys = list(zip(frame[self.id_field].tolist(), frame["itemStatus"].astype(str).tolist(),
+                        frame["returnDate"].tolist(), strict=True))
+        seen = client._seen_changes(self.kind, keys)
+        client._mark_seen(self.kind, [key for key in keys if key not in seen])
+        dates = frame["returnDate"].dropna()
+        if len(dates):
+            latest = dates.max().to_pydatetime()
+            mark = client._watermark(self.kind)
+            if mark is None or latest > mark:
+                client._set_watermark(self.kind, latest)
+        if isinstance(since, str) and since == "last" and seen:
+            fresh = [key not in seen for key in keys]
+            frame = frame[fresh].reset_index(drop=True)
+        return frame

@@ -1,0 +1,123 @@
+"""Instant card and RTP payments: what both share (lists, lookups, the route-check guard)."""
+
+from __future__ import annotations
+
+import hashlib
+import hmac
+import secrets
+import threading
+import time
+from typing import TYPE_CHECKING, Any, ClassVar
+from urllib.parse import quote
+
+from paynb.errors import RouteNotCheckedError, RouteUnavailableError
+from paynb.models import RequestModel
+from paynb.resources._base import Resource, as_mapping, invalid, wire_body
+from paynb.results import RouteCheck
+from paynb.validation import to_decimal
+
+if TYPE_CHECKING:
+    import pandas as pd
+
+__all__ = ["ROUTE_CHECK_TTL", "PaymentResource"]
+
+#: How long a route check allows sends to its card, token or routing number (seconds).
+ROUTE_CHECK_TTL = 15 * 60
+
+
+class PaymentResource(Resource):
+    """Base of ``client.instant`` and ``client.rtp``.
+
+    ``send`` refuses, without sending anything, a payment whose destination
+    was not route-checked by this client in the last :data:`ROUTE_CHECK_TTL`
+    seconds (:class:`~paynb.errors.RouteNotCheckedError`), or whose check said
+    the rail is unsupported or unreachable, or whose amount is above the
+    check's limit (:class:`~paynb.errors.RouteUnavailableError`).
+    """
+
+    id_field = "uniqueId"
+    model: ClassVar[type[RequestModel]]
+    #: Path segment of a single transaction (the spec misspells the instant one).
+    item_segment: ClassVar[str]
+
+    def __init__(self, client: Any) -> None:
+        super().__init__(client)
+        # Destinations are remembered by a keyed hash, never as card or account numbers.
+        self._salt = secrets.token_bytes(16)
+        self._checks: dict[str, tuple[RouteCheck, float]] = {}
+        self._lock = threading.Lock()
+
+    # ------------------------------------------------------------------ route checks
+
+    def _key(self, destination: str) -> str:
+        return hmac.new(self._salt, destination.encode(), hashlib.sha256).hexdigest()
+
+    def _remember(self, destination: str, check: RouteCheck) -> RouteCheck:
+        with self._lock:
+            self._checks[self._key(destination)] = (check, time.monotonic())
+        return check
+
+    def _recent_check(self, destination: str | None) -> RouteCheck | None:
+        if destination is None:
+            return None
+        with self._lock:
+            found = self._checks.get(self._key(destination))
+        if found is None or time.monotonic() - found[1] > ROUTE_CHECK_TTL:
+            return None
+        return found[0]
+
+    def _destination(self, body: dict[str, Any]) -> tuple[str | None, str]:
+        """The remembered-check key of a payment body, and how to name it in a message."""
+        raise NotImplementedError
+
+    # ------------------------------------------------------------------ calls
+
+    def list(self, *, page: int | None = None, page_size: int | None = None,
+             max_items: int | None = None, progress: bool | None = None) -> pd.DataFrame:
+        """Transactions as a DataFrame, every page unless ``page`` is given."""
+        return self._list([], page=page, page_size=page_size, max_items=max_items,
+                          progress=progress)
+
+    def get(self, unique_id: str) -> pd.Series:
+        """One transaction by its ``uniqueId``."""
+        if hasattr(unique_id, "item"):
+            unique_id = unique_id.item()
+        if isinstance(unique_id, bool) or not isinstance(unique_id, str | int) \
+                or not str(unique_id).strip():
+            raise invalid("unique_id", "must be the transaction's uniqueId")
+        path = self._path(f"/{quote(str(unique_id).strip(), safe='')}",
+                          segment=self.item_segment)
+        return self._row(self._record("GET", path))
+
+    def send(self, txn: Any, *, allow_duplicate: bool = False,
+             validate: bool = True) -> pd.Series:
+        """Send one payment, after a recent successful route check of its destination.
+
+        ``txn`` is a mapping, Series or model of the transaction; it is checked
+        first (``validate=False`` skips that). Amounts are passed on unchanged
+        (their unit is not shown in the spec). The journal refuses a reference
+        number it already holds unless ``allow_duplicate``; the POST is sent once.
+        """
+        body = wire_body(self.model, as_mapping(txn, "txn"), validate=validate, argument="txn")
+        destination, label = self._destination(body)
+        check = self._recent_check(destination)
+        if check is None:
+            raise RouteNotCheckedError(
+                f"no route check of {label} by this client in the last "
+                f"{ROUTE_CHECK_TTL // 60} minutes; call check_route first. Nothing was sent.")
+        if not check.ok:
+            raise RouteUnavailableError(
+                f"the route check of {label} said supported={check.supported}, "
+                f"reachable={check.reachable}. Nothing was sent.")
+        amount = to_decimal(body.get("amount"))
+        if check.max_amount is not None and amount is not None and amount > check.max_amount:
+            raise RouteUnavailableError(
+                f"amount {amount} is above the limit {check.max_amount} the route check of "
+                f"{label} gave. Nothing was sent.")
+        path = self._path()
+        record, entries = self._journaled(
+            "send", [body.get("yourReferenceNumber")],
+            lambda: self._record("POST", path, body=body),
+            allow_duplicate=allow_duplicate, summary=body)
+        self.settle_records(entries, [record])
+        return self._row(record)

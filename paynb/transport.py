@@ -1,0 +1,276 @@
+"""HTTP for the client: one pooled ``requests.Session``, a timeout on every call,
+retries of reads, and the mapping of error answers to :mod:`paynb.errors`.
+
+Only reads are retried (GET: connection errors, 408, 429 and 5xx, with
+exponential backoff and jitter, honouring ``Retry-After`` up to a cap). A POST
+or PUT is sent exactly once: a lost answer is reported as
+:class:`~paynb.errors.TransportError` so that the journal can mark the
+submission ``unknown`` instead of paying twice. The one exception is a 401,
+which proves the service refused the call unprocessed: the token is renewed
+and the call sent once more, for every method.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import email.utils
+import logging
+import random
+import re
+import time
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+import orjson
+import requests
+from requests.adapters import HTTPAdapter
+
+from paynb.auth import PasswordAuth
+from paynb.errors import (
+    ApiError,
+    AuthenticationError,
+    BadRequestError,
+    NotFoundError,
+    PermissionDeniedError,
+    RateLimitError,
+    ResponseFormatError,
+    ServerError,
+    TransportError,
+)
+from paynb.results import lookup
+
+__all__ = ["Transport", "make_session", "preview"]
+
+logger = logging.getLogger("paynb.transport")
+
+RETRY_STATUSES = frozenset({408, 429}) | frozenset(range(500, 600))
+_SAFE_METHODS = frozenset({"GET", "HEAD"})
+_LONG_DIGITS = re.compile(r"\d{9,}")
+_TAGS = re.compile(r"<[^>]*>|\s+")
+
+Params = Mapping[str, Any] | Sequence[tuple[str, Any]] | None
+
+
+def make_session(pool_size: int) -> requests.Session:
+    """A session whose connection pool holds ``pool_size`` connections per host."""
+    session = requests.Session()
+    adapter = HTTPAdapter(pool_connections=4, pool_maxsize=max(pool_size, 2), max_retries=0)
+    session.mount("http://", adapter)
+    session.mount("https://", adapter)
+    session.headers["Accept"] = "application/json"
+    return session
+
+
+def _mask_digits(match: re.Match[str]) -> str:
+    digits = match.group()
+    return "*" * (len(digits) - 4) + digits[-4:]
+
+
+def preview(text: str, limit: int = 160) -> str:
+    """The start of an answer for an error message: tags dropped, long digit runs masked.
+
+    Long digit runs (card and account numbers an answer might echo) show
+    only their last four digits.
+    """
+    flat = _TAGS.sub(" ", text).strip()
+    flat = _LONG_DIGITS.sub(_mask_digits, flat)
+    return flat if len(flat) <= limit else flat[:limit] + "..."
+
+
+def _retry_after(response: requests.Response) -> float | None:
+    value = response.headers.get("Retry-After")
+    if not value:
+        return None
+    try:
+        return max(0.0, float(value))
+    except ValueError:
+        pass
+    try:
+        when = email.utils.parsedate_to_datetime(value)
+    except (TypeError, ValueError):
+        return None
+    if when.tzinfo is None:
+        when = when.replace(tzinfo=dt.UTC)
+    return max(0.0, (when - dt.datetime.now(dt.UTC)).total_seconds())
+
+
+def _field_errors(raw: Any) -> dict[str, list[str]]:
+    """Problem-detail ``errors`` as ``{field: [messages]}``, whatever form they came in."""
+    if isinstance(raw, Mapping):
+        return {str(key): [preview(str(m)) for m in (value if isinstance(value, list) else [value])]
+                for key, value in raw.items()}
+    if isinstance(raw, list):
+        errors: dict[str, list[str]] = {}
+        for entry in raw:
+            if isinstance(entry, Mapping):
+                key = lookup(entry, "field", "propertyName", "name") or "body"
+                message = lookup(entry, "message", "errorMessage", "detail") or str(entry)
+                errors.setdefault(str(key), []).append(preview(str(message)))
+            else:
+                errors.setdefault("body", []).append(preview(str(entry)))
+        return errors
+    return {}
+
+
+def _error_class(status: int) -> type[ApiError]:
+    if status == 400:
+        return BadRequestError
+    if status == 403:
+        return PermissionDeniedError
+    if status == 404:
+        return NotFoundError
+    if status == 429:
+        return RateLimitError
+    if status >= 500:
+        return ServerError
+    return ApiError
+
+
+def api_error(response: requests.Response, method: str, path: str,
+              cls: type[ApiError] | None = None, **extra: Any) -> ApiError:
+    """The exception for an error answer: problem-detail fields when there are any."""
+    status = response.status_code
+    body: Any
+    try:
+        body = orjson.loads(response.content) if response.content else None
+    except orjson.JSONDecodeError:
+        body = preview(response.text)
+    title = detail = None
+    errors: dict[str, list[str]] = {}
+    if isinstance(body, Mapping):
+        title = lookup(body, "title")
+        detail = lookup(body, "detail", "message", "error_description")
+        errors = _field_errors(lookup(body, "errors"))
+        title = preview(str(title)) if title is not None else None
+        detail = preview(str(detail)) if detail is not None else None
+    if detail or title:
+        message = str(detail or title)
+    elif isinstance(body, str) and body:
+        message = f"{response.reason or 'error'}; the answer was not JSON: {body}"
+    else:
+        message = response.reason or f"HTTP {status}"
+    cls = cls or _error_class(status)
+    if cls is RateLimitError:
+        extra.setdefault("retry_after", _retry_after(response))
+    return cls(message, status=status, method=method, path=path, title=title, detail=detail,
+               errors=errors, body=body, **extra)
+
+
+class Transport:
+    """Sends requests to ``base_url`` with a bearer token; see the module docstring."""
+
+    #: Sleep function, replaceable in tests so that backoff needs no real waiting.
+    sleep = staticmethod(time.sleep)
+
+    def __init__(self, base_url: str, auth: PasswordAuth | None, *, session: requests.Session,
+                 timeout: float = 30.0, max_retries: int = 3, backoff: float = 0.25,
+                 max_backoff: float = 8.0, max_retry_wait: float = 30.0):
+        if timeout <= 0:
+            raise ValueError("timeout must be a positive number of seconds")
+        if max_retries < 0:
+            raise ValueError("max_retries must be 0 or more")
+        self.base_url = base_url.rstrip("/")
+        self.auth = auth
+        self.session = session
+        self.timeout = timeout
+        self.max_retries = max_retries
+        self.backoff = backoff
+        self.max_backoff = max_backoff
+        self.max_retry_wait = max_retry_wait
+
+    def close(self) -> None:
+        """Close the pooled connections."""
+        self.session.close()
+
+    def _wait(self, attempt: int, response: requests.Response | None) -> float:
+        asked = _retry_after(response) if response is not None else None
+        if asked is not None:
+            return min(asked, self.max_retry_wait)
+        delay = min(self.max_backoff, self.backoff * 2 ** attempt)
+        return delay / 2 + random.uniform(0, delay / 2)
+
+    def _send(self, method: str, path: str, params: Params, body: str | None,
+              headers: Mapping[str, str] | None) -> requests.Response:
+        """One request (plus one resend after a 401 and a renewed token)."""
+        url = self.base_url + path
+        all_headers = dict(headers or {})
+        if body is not None:
+            all_headers["Content-Type"] = "application/json"
+        token = self.auth.token() if self.auth else None
+        for renewed in (False, True):
+            if token:
+                all_headers["Authorization"] = f"Bearer {token}"
+            started = time.perf_counter()
+            try:
+                response = self.session.request(
+                    method, url, params=params,
+                    data=body.encode() if body is not None else None,
+                    headers=all_headers, timeout=self.timeout)
+            except requests.RequestException as exc:
+                kind = "timed out" if isinstance(exc, requests.Timeout) else "failed"
+                raise TransportError(f"{method} {path} {kind}: no answer ({type(exc).__name__})",
+                                     method=method, path=path) from None
+            logger.debug("%s %s -> %s in %.3f s", method, path, response.status_code,
+                         time.perf_counter() - started)
+            if response.status_code != 401 or self.auth is None or renewed:
+                break
+            assert token is not None
+            token = self.auth.renew(token)
+        if response.status_code == 401:
+            refused = api_error(response, method, path)
+            raise AuthenticationError(f"{method} {path}: the service refused the token (401) "
+                                      f"even after renewing it: {refused.args[0]}", status=401)
+        return response
+
+    def request(self, method: str, path: str, *, params: Params = None, body: str | None = None,
+                headers: Mapping[str, str] | None = None) -> requests.Response:
+        """Send a request; a 2xx answer is returned, anything else raised as a paynb error.
+
+        ``body`` is JSON text (made with :func:`paynb._json.dumps`). Only GET and
+        HEAD are retried.
+        """
+        method = method.upper()
+        attempts = self.max_retries + 1 if method in _SAFE_METHODS else 1
+        for attempt in range(attempts):
+            last = attempt == attempts - 1
+            try:
+                response = self._send(method, path, params, body, headers)
+            except TransportError:
+                if last:
+                    raise
+                wait = self._wait(attempt, None)
+                logger.warning("%s %s: no answer; retry %d of %d in %.1f s", method, path,
+                               attempt + 1, self.max_retries, wait)
+                self.sleep(wait)
+                continue
+            if response.status_code < 400:
+                return response
+            if response.status_code in RETRY_STATUSES and not last:
+                wait = self._wait(attempt, response)
+                logger.warning("%s %s: HTTP %d; retry %d of %d in %.1f s", method, path,
+                               response.status_code, attempt + 1, self.max_retries, wait)
+                response.close()
+                self.sleep(wait)
+                continue
+            raise api_error(response, method, path)
+        raise AssertionError("unreachable: the last attempt returns or raises")
+
+    def json(self, method: str, path: str, *, params: Params = None,
+             body: str | None = None) -> Any:
+        """Send a request and parse its JSON answer (``None`` for an empty answer)."""
+        response = self.request(method, path, params=params, body=body)
+        return parse_json(response, method, path)
+
+
+def parse_json(response: requests.Response, method: str, path: str) -> Any:
+    """The JSON of an answer, or :class:`ResponseFormatError` quoting the start of it."""
+    if not response.content.strip():
+        return None
+    try:
+        return orjson.loads(response.content)
+    except orjson.JSONDecodeError:
+        raise ResponseFormatError(
+            f"{method} {path}: the answer is not JSON "
+            f"({response.headers.get('Content-Type', 'no content type')}): "
+            f"{preview(response.text)!r}") from None
+
