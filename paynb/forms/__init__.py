@@ -15,6 +15,7 @@ from __future__ import annotations
 
 from paynb.forms.builder import FieldSet, FieldWidget
 from paynb.forms.bulk import BulkSubmitForm
+from paynb.forms.explorer import StatusExplorer
 from paynb.forms.instant import InstantCardForm, RtpForm
 from paynb.forms.single import AchForm, PaymentForm, RccForm
 from paynb.forms.void import VoidForm
@@ -28,5 +29,6 @@ __all__ = [
     "PaymentForm",
     "RccForm",
     "RtpForm",
+    "StatusExplorer",
     "VoidForm",
 ]

@@ -177,6 +177,11 @@ class Form:
                 action()
             except PaynbError as exc:
                 self._announce(describe_error(exc), "error")
+            except Exception as exc:
+                # ipywidgets would only log it: say it where the user looks, then log it.
+                logger.exception("%s: the action failed", type(self).__name__)
+                self._announce(f"Unexpected error ({type(exc).__name__}); details are in the "
+                               "paynb log.", "error")
             finally:
                 self.busy = False
                 self._lock.release()

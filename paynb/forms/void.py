@@ -168,7 +168,7 @@ class VoidForm(Form):
                 rows.append(record.to_dict())
         else:
             # The spec has no look-up by reference: read the list once and match.
-            listing = resource.list()
+            listing = resource.list(progress=False)
             refs = listing["yourReferenceNumber"].astype("string")
             for ref in values:
                 matches = listing[refs == ref]

@@ -1,0 +1,159 @@
+"""Explore item statuses: pick a kind, statuses and a return-date range, see the items,
+their status counts and the plots of :mod:`paynb.plots`."""
+
+from __future__ import annotations
+
+import datetime as dt
+import io
+import logging
+from typing import Any
+
+import ipywidgets as widgets
+import pandas as pd
+
+from paynb.codes import NOC_CODES, STATUS_NAMES, STATUS_ORDER
+from paynb.forms._base import Form, csv_link, escape, table_html
+
+__all__ = ["StatusExplorer"]
+
+logger = logging.getLogger("paynb.forms")
+
+#: kind -> (label, client resource, columns shown in the table, column counted)
+_KINDS: dict[str, tuple[str, str, tuple[str, ...], str]] = {
+    "ach": ("ACH", "ach", ("achItemId", "yourReferenceNumber", "itemStatus", "itemStatusName",
+                           "amount", "achTransactionType", "receivedDateTime", "returnDate",
+                           "returnReason", "returnReasonDescription"), "itemStatus"),
+    "rcc": ("RCC", "rcc", ("rccItemId", "yourReferenceNumber", "itemStatus", "itemStatusName",
+                           "amount", "depositDateTime", "returnDate", "returnReason",
+                           "returnReasonDescription"), "itemStatus"),
+    "instant": ("Instant card", "instant", ("uniqueId", "yourReferenceNumber", "nameOnCard",
+                                            "cardLastFour", "amount", "status",
+                                            "statusDescription", "receivedDateTime"), "status"),
+    "rtp": ("RTP", "rtp", ("uniqueId", "yourReferenceNumber", "name", "amount", "status",
+                           "statusDescription", "receivedDateTime"), "status"),
+    "noc": ("NOC", "nocs", ("nocId", "achItemId", "yourReferenceNumber", "changeCode",
+                            "changeReason", "correctedData", "nocDate"), "changeCode"),
+}
+_FILTERED = {"ach", "rcc"}  # the kinds whose list takes status and return-date filters
+
+
+def _plot_png(frame: pd.DataFrame) -> bytes | None:
+    """The status summary and return trend of ``frame`` as a PNG; ``None`` without plots."""
+    try:
+        from matplotlib.figure import Figure
+
+        from paynb import plots
+    except ImportError:
+        return None
+    returns = frame[frame["returnDate"].notna()] if "returnDate" in frame else frame.iloc[:0]
+    # A Figure outside pyplot: nothing to close, nothing shown twice in the notebook.
+    fig = Figure(figsize=(11, 3.8), layout="constrained")
+    left, right = fig.subplots(1, 2) if len(returns) else (fig.subplots(), None)
+    try:
+        plots.status_summary(frame, ax=left)
+        if right is not None:
+            plots.return_trend(returns, ax=right)
+    except (AttributeError, KeyError, TypeError, ValueError):
+        # A plot helper missing or unable to draw this data: the counts table still says it.
+        logger.warning("status plots could not be drawn", exc_info=True)
+        return None
+    buffer = io.BytesIO()
+    fig.savefig(buffer, format="png", dpi=90)
+    return buffer.getvalue()
+
+
+class StatusExplorer(Form):
+    """Items of one kind (ACH, RCC, instant card, RTP, NOC) filtered by status and
+    return date, as a table with status counts and plots below it.
+
+    ``form.result`` is the DataFrame last loaded (all its columns and rows).
+    """
+
+    title = "Status explorer"
+    css_name = "explorer"
+
+    def __init__(self, client: Any, *, kind: str = "ach", load: bool = True) -> None:
+        super().__init__(client)
+        self.kind = widgets.Dropdown(options=[(v[0], k) for k, v in _KINDS.items()],
+                                     value=kind, description="Kind")
+        self.kind.add_class("paynb-field-kind")
+        self.statuses = widgets.SelectMultiple(
+            options=[(f"{code} {STATUS_NAMES[code]}", code) for code in STATUS_ORDER],
+            value=(), rows=len(STATUS_ORDER), description="Status")
+        self.statuses.add_class("paynb-field-itemStatus")
+        self.returned_from = widgets.DatePicker(description="Returned from")
+        self.returned_from.add_class("paynb-field-returnDateStart")
+        self.returned_to = widgets.DatePicker(description="Returned to")
+        self.returned_to.add_class("paynb-field-returnDateEnd")
+        self.refresh_button = self._button("Refresh", "paynb-submit", style="primary",
+                                           icon="refresh")
+        self.refresh_button.add_class("paynb-refresh")
+        self.refresh_button.on_click(self._guarded(self._load, "Loading…"))
+        self.counts = widgets.HTML("")
+        self.counts.add_class("paynb-counts")
+        self.plot = widgets.Image(format="png", layout=widgets.Layout(display="none"))
+        self.plot.add_class("paynb-plot")
+        self.filters = widgets.HBox([self.statuses, widgets.VBox([self.returned_from,
+                                                                  self.returned_to])])
+        for widget in (self.kind, self.statuses, self.returned_from, self.returned_to):
+            widget.observe(self._changed, names="value")
+        self._assemble(self.kind, self.filters, self.refresh_button)
+        # The table first, then the counts and the plots below it.
+        self.widget.children = (*self.widget.children, self.counts, self.plot)
+        self._refresh()
+        if load:
+            self.refresh_button.click()
+
+    def _range(self) -> tuple[dt.date | None, dt.datetime | None]:
+        start, end = self.returned_from.value, self.returned_to.value
+        # "Returned to" a day includes that whole day.
+        last = dt.datetime.combine(end, dt.time(23, 59, 59, 999000)) if end else None
+        return start, last
+
+    def _refresh(self) -> None:
+        filtered = self.kind.value in _FILTERED
+        self._show(self.filters, filtered)
+        start, end = self.returned_from.value, self.returned_to.value
+        backwards = filtered and start is not None and end is not None and start > end
+        self.refresh_button.disabled = self.busy or backwards
+        if self.busy:
+            return
+        if self._notice:
+            self._say(*self._notice)
+        elif backwards:
+            self._say("'Returned from' is after 'Returned to': no item can match.", "warn")
+        else:
+            self._say("Choose the filters and click Refresh.", "info")
+
+    def _load(self) -> None:
+        kind = self.kind.value
+        label, attribute, columns, counted = _KINDS[kind]
+        resource = getattr(self.client, attribute)
+        if kind in _FILTERED:
+            start, end = self._range()
+            frame = resource.list(list(self.statuses.value) or None, start, end, progress=False)
+        else:
+            frame = resource.list(progress=False)
+        self.result = frame
+        shown = [c for c in columns if c in frame.columns]
+        self.output.value = (table_html(frame[shown] if shown else frame, max_rows=100)
+                             + (csv_link(frame, f"{kind}-items.csv") if len(frame) else ""))
+        self.counts.value = self._counts_html(frame, counted)
+        png = _plot_png(frame) if kind in _FILTERED and len(frame) else None
+        self.plot.value = png or b""
+        self._show(self.plot, png is not None)
+        self._announce(f"{len(frame):,} {label} item{'s' if len(frame) != 1 else ''} loaded "
+                       f"at {dt.datetime.now():%H:%M:%S}.", "ok")
+
+    @staticmethod
+    def _counts_html(frame: pd.DataFrame, column: str) -> str:
+        if column not in frame.columns or frame.empty:
+            return ""
+        counts = frame[column].astype("string").fillna("(none)").value_counts()
+        names = {"itemStatus": STATUS_NAMES, "changeCode": NOC_CODES}.get(column, {})
+        rows = "".join(
+            f"<tr><td>{escape(code)}</td><td>{escape(names.get(code, ''))}</td>"
+            f"<td style='text-align:right'>{count:,}</td></tr>"
+            for code, count in counts.items())
+        return (f"<table class='paynb-table paynb-counts-table'><tr><th>{escape(column)}</th>"
+                f"<th></th><th>items</th></tr>{rows}</table>")
