@@ -427,9 +427,12 @@ class Journal:
         if guarded:
             _refuse_repeats(company, kind, refs)
         now = _stamp()
+        repeated: dict[str, dict[str, Any]] = {}
         with self._write() as conn:
             if guarded:
                 self._refuse_known(conn, company, kind, refs)
+            elif operation in SUBMISSIONS:
+                repeated = self._blocking(conn, company, kind, refs)
             ids: list[int] = []
             for ref, original, one_summary in zip(refs, given, summaries, strict=True):
                 item_id = original if operation in _VOIDS_BY_ID else None
@@ -449,9 +452,10 @@ class Journal:
                     raise
                 ids.append(entry_id)
             conn.execute("UPDATE entries SET batch = id WHERE id = ?", (ids[0],))
-        if allow_duplicate and operation in SUBMISSIONS:
-            logger.warning("journal: %d %s %s entr%s recorded with allow_duplicate=True",
-                           len(ids), kind, operation, "y" if len(ids) == 1 else "ies")
+        if repeated:
+            logger.warning("journal: %d %s reference(s) of %s submitted again with "
+                           "allow_duplicate=True (first: %s)", len(repeated), kind, company,
+                           next(ref for ref in refs if ref in repeated))
         logger.debug("journal: reserved %d %s %s entries for %s (batch %d)", len(ids), kind,
                      operation, company, ids[0])
         return ids

@@ -54,9 +54,12 @@ def test_second_submission_is_refused_and_names_the_first(journal: Journal) -> N
     assert [entry["reference"] for entry in journal.entries()] == ["REF-1"]
 
 
-def test_allow_duplicate_records_a_second_entry(journal: Journal) -> None:
+def test_allow_duplicate_records_a_second_entry(journal: Journal,
+                                               caplog: pytest.LogCaptureFixture) -> None:
     journal.reserve(COMPANY, "ach", "submit", ["REF-1"])
-    (second,) = journal.reserve(COMPANY, "ach", "submit", ["REF-1"], allow_duplicate=True)
+    with caplog.at_level("WARNING", logger="paynb.journal"):
+        (second,) = journal.reserve(COMPANY, "ach", "submit", ["REF-1"], allow_duplicate=True)
+    assert "submitted again" in caplog.text and "REF-1" in caplog.text
     journal.settle(second, "sent", item_id=2)
 
     entries = journal.entries(reference="REF-1")
