@@ -11,7 +11,15 @@ import ipywidgets as widgets
 import pandas as pd
 
 from paynb.errors import BulkRejectedError, DuplicateSubmissionError, TransportError
-from paynb.forms._base import Form, csv_link, describe_error, escape, money, table_html
+from paynb.forms._base import (
+    Form,
+    csv_link,
+    describe_error,
+    escape,
+    money,
+    record_html,
+    table_html,
+)
 from paynb.models import AchItem, RccItem, RequestModel, check
 
 __all__ = ["BulkSubmitForm"]
@@ -110,7 +118,11 @@ class BulkSubmitForm(Form):
         self.confirm.add_class("paynb-confirm")
         self.submit_button = self._button("Submit", "paynb-submit", style="primary",
                                           icon="paper-plane")
+        self.anyway_button = self._button("Submit anyway", "paynb-submit-anyway",
+                                          style="warning", visible=False)
         self.submit_button.on_click(self._guarded(self._submit, "Submitting…"))
+        self.anyway_button.on_click(self._guarded(
+            lambda: self._submit(allow_duplicate=True), "Submitting…"))
         self.kind.observe(self._recheck, names="value")
         self.commit.observe(self._recheck, names="value")
         self.confirm.observe(self._changed, names="value")
@@ -121,11 +133,12 @@ class BulkSubmitForm(Form):
         self._amounts: list[Decimal | None] = []
         self._ignored: list[str] = []
         self._done = False
+        self._duplicate = False
         self._assemble(
             widgets.HBox([self.kind, self.upload]),
             widgets.HTML("<b>If some rows are invalid:</b>"), self.commit,
             widgets.HTML(f"<div style='color:#555;font-size:90%'>{_CHOICE_HELP}</div>"),
-            self.preview, self.confirm, self.submit_button)
+            self.preview, self.confirm, widgets.HBox([self.submit_button, self.anyway_button]))
         if items is not None:
             self.set_items(items, kind=kind)
         else:
@@ -188,6 +201,7 @@ class BulkSubmitForm(Form):
             self._errors.append(errors)
             self._amounts.append(item.amount if item is not None else None)
         self._done = False
+        self._duplicate = False
         self.confirm.value = False
         self._render_preview()
         self._changed()
@@ -225,27 +239,34 @@ class BulkSubmitForm(Form):
                       for e in self._errors)
         return len(valid), len(self._rows) - len(valid), sum(valid, Decimal(0)), repeats
 
+    def _blocked(self) -> str | None:
+        """Why the set cannot be submitted as it stands (``None``: it can)."""
+        valid, invalid, _total, repeats = self._counts()
+        if not self._rows:
+            return "Pass items=DataFrame or upload a CSV/XLSX file with one row per item."
+        if repeats:
+            return "Some reference numbers repeat within the set: fix them (marked below)."
+        if invalid and not self.commit_valid:
+            return (f"All or nothing: {invalid} invalid row(s) would make the service reject "
+                    "the whole set. Fix them, or choose to commit the valid rows.")
+        if not valid:
+            return "No valid row to submit."
+        return None
+
     def _refresh(self) -> None:
-        valid, invalid, total, repeats = self._counts()
+        valid, invalid, total, _repeats = self._counts()
         kind = self.kind.value.upper()
         what = f"{valid} {kind} item{'s' if valid != 1 else ''} totalling {money(total)}"
         if invalid and self.commit_valid:
             what += f" ({invalid} invalid row{'s' if invalid != 1 else ''} reported, not paid)"
-        blocked = None
-        if not self._rows:
-            blocked = "Pass items=DataFrame or upload a CSV/XLSX file with one row per item."
-        elif repeats:
-            blocked = "Some reference numbers repeat within the set: fix them (marked below)."
-        elif invalid and not self.commit_valid:
-            blocked = (f"All or nothing: {invalid} invalid row(s) would make the service reject "
-                       "the whole set. Fix them, or choose to commit the valid rows.")
-        elif not valid:
-            blocked = "No valid row to submit."
+        blocked = self._blocked()
         self.confirm.description = f"I confirm: submit {what}"
         self.confirm.disabled = bool(blocked) or self._done or self.busy
         self._show(self.confirm, not blocked)
         ready = not blocked and self.confirm.value and not self._done
-        self.submit_button.disabled = self.busy or not ready
+        self.submit_button.disabled = self.busy or not ready or self._duplicate
+        self.anyway_button.disabled = self.busy or not (ready and self._duplicate)
+        self._show(self.anyway_button, self._duplicate)
         if self.busy:
             return
         if self._notice:
@@ -259,27 +280,33 @@ class BulkSubmitForm(Form):
 
     # -- action -----------------------------------------------------------------------
 
-    def _submit(self) -> None:
-        valid, _invalid, _total, repeats = self._counts()
-        if (self._done or not self.confirm.value or not valid or repeats
-                or (len(self._rows) != valid and not self.commit_valid)):
+    def _submit(self, *, allow_duplicate: bool = False) -> None:
+        if (self._done or self._blocked() or not self.confirm.value
+                or allow_duplicate != self._duplicate):
             return  # the button was disabled: a programmatic click gets no further
         resource = getattr(self.client, self.kind.value)
         try:
-            result = resource.submit_many(list(self._rows), commit_valid=self.commit_valid)
+            result = resource.submit_many(list(self._rows), commit_valid=self.commit_valid,
+                                          allow_duplicate=allow_duplicate)
         except BulkRejectedError as exc:
             self._render_preview(exc.rows)
             self._announce("The service rejected the whole set (all or nothing): nothing was "
                            "stored. Its reasons are marked in the preview.", "error")
             return
         except DuplicateSubmissionError as exc:
-            self._announce(describe_error(exc), "error")
+            self._duplicate = True
+            self.output.value = (
+                f"<p><b>Reference {escape(exc.reference_number)} was submitted before:</b></p>"
+                + record_html(exc.previous) + "<p>Nothing was sent. Change the repeated "
+                "references, or click <b>Submit anyway</b> to send them a second time.</p>")
+            self._announce(str(exc), "warn")
             return
         except TransportError as exc:
             self._done = True  # the set may be stored: never send it again blindly
             self._announce(describe_error(exc), "error")
             return
         self._done = True
+        self._duplicate = False
         self.confirm.value = False
         result = result.reset_index(drop=True)
         if len(result) == len(self._rows):
