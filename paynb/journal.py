@@ -245,18 +245,43 @@ def _placeholders(count: int) -> str:
     return ", ".join("?" * count)
 
 
+def _missing(value: Any) -> bool:
+    """None, NaN, pandas NaT or NA (the values not equal to themselves, or undecidable)."""
+    if value is None:
+        return True
+    try:
+        return bool(value != value)
+    except TypeError:  # pandas NA: its comparisons are NA too
+        return True
+
+
 def _key_text(key: object) -> str:
     parts = key if isinstance(key, tuple) else (key,)
     texts = []
     for part in parts:
-        # NaN and pandas NaT are the only values not equal to themselves: missing, like None.
-        if part is None or part != part:
+        if _missing(part):
             texts.append("")
         elif isinstance(part, datetime):
             texts.append(_stamp(part))
         else:
             texts.append(str(part))
     return "\x1f".join(texts)
+
+
+def _scalar(value: Any) -> str | int | None:
+    """An item id as SQLite can store it: numpy and pandas scalars (ids taken from a
+    DataFrame) become Python ints, missing values ``None``, anything else its text."""
+    if hasattr(value, "item") and not isinstance(value, str | bytes):
+        value = value.item()
+    if _missing(value):
+        return None
+    if isinstance(value, bool):
+        return int(value)
+    if isinstance(value, int | str):
+        return value
+    if isinstance(value, float) and value.is_integer():
+        return int(value)
+    return str(value)
 
 
 def _entry(row: sqlite3.Row | tuple[Any, ...]) -> dict[str, Any]:
@@ -435,7 +460,7 @@ class Journal:
                 repeated = self._blocking(conn, company, kind, refs)
             ids: list[int] = []
             for ref, original, one_summary in zip(refs, given, summaries, strict=True):
-                item_id = original if operation in _VOIDS_BY_ID else None
+                item_id = _scalar(original) if operation in _VOIDS_BY_ID else None
                 try:
                     (entry_id,) = conn.execute(
                         "INSERT INTO entries (batch, created, updated, company, kind, operation,"
@@ -531,7 +556,7 @@ class Journal:
                                  "[, detail]]])")
             entry_id, state, item_id, item_status, detail = (*outcome, None, None, None)[:5]
             _name(state, "state", STATES)
-            rows.append({"id": int(entry_id), "state": state, "item_id": item_id,
+            rows.append({"id": int(entry_id), "state": state, "item_id": _scalar(item_id),
                          "item_status": None if item_status is None else str(item_status),
                          "detail": None if detail is None else _scrub_text(str(detail)),
                          "live": state in _LIVE, "now": now})

@@ -165,6 +165,14 @@ def test_settle_checks_ids_and_states(journal: Journal) -> None:
         journal.settle(entry_id, "done")
 
 
+def test_ids_taken_from_a_dataframe_are_stored_as_plain_values(journal: Journal) -> None:
+    ids = pd.Series([41, 42], dtype="Int64")
+    entry_ids = journal.reserve(COMPANY, "ach", "void_many", list(ids.to_numpy("int64")))
+    journal.settle_many([(entry_ids[0], "sent", ids.astype("int64").iloc[0], "V"),
+                         (entry_ids[1], "rejected", pd.NA, None, "400: not in W")])
+    assert [entry["item_id"] for entry in journal.entries()] == [41, 42]
+
+
 def test_bad_arguments_are_named(journal: Journal) -> None:
     with pytest.raises(ValueError, match="kind"):
         journal.reserve(COMPANY, "wire", "submit", ["A"])
@@ -230,8 +238,9 @@ def test_seen_changes_report_only_new_keys(journal: Journal) -> None:
     assert journal.mark_seen(COMPANY, "ach", first) == 2
 
     # The overlapping window comes back with pandas values and a new change of item 1.
-    again = [(1, "R", pd.Timestamp(returned)), (2, "B", pd.NaT), (1, "I", returned)]
-    assert journal.seen_changes(COMPANY, "ach", again) == set(again[:2])
+    again = [(1, "R", pd.Timestamp(returned)), (2, "B", pd.NaT), (1, "I", returned),
+             (2, "B", pd.NA)]
+    assert journal.seen_changes(COMPANY, "ach", again) == {again[0], again[1], again[3]}
     assert journal.mark_seen(COMPANY, "ach", again) == 1
     assert journal.seen_changes(COMPANY, "rcc", again) == set()
 
