@@ -1,0 +1,288 @@
+"""Start and find sandboxes: :func:`serve`, :func:`ensure_running`, :class:`Sandbox`."""
+
+from __future__ import annotations
+
+import atexit
+import contextlib
+import json
+import logging
+import os
+import socket
+import threading
+import time
+import uuid
+from dataclasses import dataclass, field
+from pathlib import Path
+from types import TracebackType
+from typing import Any
+
+from paynb.sandbox.faults import Faults, FaultSettings
+from paynb.sandbox.simulate import Simulator
+
+__all__ = [
+    "DEMO_CREDENTIALS",
+    "DEMO_ITEMS",
+    "Credentials",
+    "Sandbox",
+    "default_db_path",
+    "discovery_path",
+    "ensure_running",
+    "serve",
+]
+
+logger = logging.getLogger("paynb.sandbox")
+
+#: ACH items in the demo data set (plus RCC, instant and RTP in proportion).
+DEMO_ITEMS = 50_000
+
+
+@dataclass(frozen=True)
+class Credentials:
+    """How to sign in to a sandbox (the secrets are left out of the repr)."""
+
+    client_id: str
+    client_secret: str = field(repr=False)
+    username: str
+    password: str = field(repr=False)
+
+    def as_dict(self) -> dict[str, str]:
+        """The four values by name, e.g. for ``Client(**creds.as_dict())``."""
+        return {"client_id": self.client_id, "client_secret": self.client_secret,
+                "username": self.username, "password": self.password}
+
+
+DEMO_CREDENTIALS = Credentials("paynb-sandbox", "sandbox-secret", "analyst", "analyst-password")
+
+
+class Sandbox:
+    """A running sandbox: where it listens, how to sign in, and how to drive it.
+
+    ``base_url`` and ``auth_url`` (the same server; the token is at
+    ``{auth_url}/connect/token``), ``company_code`` (``"DEMO1"``),
+    ``credentials`` and ``simulate`` (:class:`~paynb.sandbox.simulate.Simulator`).
+    Use it as a context manager, or call :meth:`close`. A handle to a sandbox of
+    another process (from :func:`ensure_running`) does not stop it on close.
+    """
+
+    def __init__(self, base_url: str, *, company_code: str = "DEMO1",
+                 credentials: Credentials = DEMO_CREDENTIALS, instance_id: str | None = None,
+                 _server: Any = None, _thread: threading.Thread | None = None,
+                 _store: Any = None):
+        self.base_url = base_url.rstrip("/")
+        self.auth_url = self.base_url
+        self.company_code = company_code
+        self.credentials = credentials
+        self.instance_id = instance_id
+        self.simulate = Simulator(self.base_url, company_code)
+        self._server, self._thread, self._store = _server, _thread, _store
+
+    @property
+    def owned(self) -> bool:
+        """True when this process runs the sandbox (closing it stops the server)."""
+        return self._server is not None
+
+    @property
+    def store(self) -> Any:
+        """The :class:`~paynb.sandbox.store.Store` of an owned sandbox (None otherwise)."""
+        return self._store
+
+    def connect(self, **options: Any) -> Any:
+        """A :class:`paynb.Client` signed in to this sandbox (``options`` go to the client)."""
+        from paynb.client import Client
+
+        return Client(self.base_url, self.auth_url, self.company_code,
+                      **self.credentials.as_dict(), **options)
+
+    def close(self) -> None:
+        """Stop the server (if this process runs it) and close its database."""
+        if self._server is None:
+            return
+        self._server.should_exit = True
+        if self._thread is not None:
+            self._thread.join(timeout=10)
+        self._store.close()
+        self._server = None
+
+    def __enter__(self) -> Sandbox:
+        return self
+
+    def __exit__(self, exc_type: type[BaseException] | None, exc: BaseException | None,
+                 tb: TracebackType | None) -> None:
+        self.close()
+
+    def __repr__(self) -> str:
+        return (f"Sandbox(base_url={self.base_url!r}, company_code={self.company_code!r}, "
+                f"owned={self.owned})")
+
+
+def serve(*, host: str = "127.0.0.1", port: int = 0, db: str | os.PathLike[str] | None = None,
+          seed: int = 1, seed_items: int = 1000, token_ttl: float = 3600.0,
+          latency_ms: float = 0.0, error_rate: float = 0.0,
+          reads: FaultSettings | None = None, writes: FaultSettings | None = None,
+          log_level: str = "warning") -> Sandbox:
+    """Start a sandbox in a background thread and return its handle once it answers.
+
+    ``port=0`` picks a free port. ``db`` is a SQLite file (kept between runs;
+    demo data is only added to an empty one) or None for memory. ``seed_items``
+    ACH items of demo data (with RCC, instant and RTP in proportion, see
+    :mod:`paynb.sandbox.seed`) are generated from ``seed``. ``token_ttl`` is
+    the token lifetime in seconds. ``latency_ms`` and ``error_rate`` (share of
+    503s) apply to reads and writes unless ``reads``/``writes`` give full
+    :class:`FaultSettings`. Use ``with serve(...) as sb:`` to stop it after.
+    """
+    import uvicorn
+
+    from paynb.sandbox.app import AppConfig, create_app
+    from paynb.sandbox.seed import seed_demo
+    from paynb.sandbox.store import Store
+
+    base = FaultSettings(latency_ms=latency_ms, error_rate=error_rate)
+    for settings in (base, reads, writes):
+        if settings is not None:
+            settings.validate()
+    store = Store(os.fspath(db) if db else None, seed=seed)
+    if store.get_meta("seeded") is None:
+        seed_demo(store, items=seed_items, seed=seed)
+        store.set_meta("seeded", json.dumps({"items": seed_items, "seed": seed}))
+    faults = Faults(reads=reads or FaultSettings(**base.as_dict()),
+                    writes=writes or FaultSettings(**base.as_dict()), seed=seed)
+    app = create_app(store, config=AppConfig(token_ttl=token_ttl), faults=faults)
+    instance_id = uuid.uuid4().hex
+    app.app.state.instance_id = instance_id
+
+    sock = socket.socket(socket.AF_INET6 if ":" in host else socket.AF_INET)
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    try:
+        sock.bind((host, port))
+    except OSError:
+        sock.close()
+        store.close()
+        raise
+    bound_port = sock.getsockname()[1]
+    config = uvicorn.Config(app, log_level=log_level, log_config=None, access_log=False,
+                            lifespan="off", timeout_keep_alive=30)
+    server = uvicorn.Server(config)
+    thread = threading.Thread(target=server.run, kwargs={"sockets": [sock]},
+                              name=f"paynb-sandbox-{bound_port}", daemon=True)
+    thread.start()
+    deadline = time.monotonic() + 30
+    while not server.started:
+        if not thread.is_alive() or time.monotonic() > deadline:
+            server.should_exit = True
+            store.close()
+            raise RuntimeError("the sandbox server did not start")
+        time.sleep(0.01)
+    shown = f"[{host}]" if ":" in host else host
+    base_url = f"http://{shown}:{bound_port}"
+    logger.info("sandbox listening on %s", base_url)
+    return Sandbox(base_url, instance_id=instance_id, _server=server, _thread=thread,
+                   _store=store)
+
+
+# -- the shared demo sandbox -----------------------------------------------------------
+
+
+def discovery_path() -> Path:
+    """Where a running demo sandbox announces itself (``PAYNB_SANDBOX_FILE`` overrides)."""
+    override = os.environ.get("PAYNB_SANDBOX_FILE")
+    if override:
+        return Path(override)
+    import platformdirs
+
+    return Path(platformdirs.user_cache_dir("paynb")) / "sandbox.json"
+
+
+def default_db_path() -> Path:
+    """The demo sandbox's SQLite file (``PAYNB_SANDBOX_DB`` overrides)."""
+    override = os.environ.get("PAYNB_SANDBOX_DB")
+    if override:
+        return Path(override)
+    import platformdirs
+
+    return Path(platformdirs.user_data_dir("paynb")) / "sandbox.sqlite3"
+
+
+def announce(sandbox: Sandbox) -> None:
+    """Write the discovery file for ``sandbox`` so other processes reuse it."""
+    path = discovery_path()
+    path.parent.mkdir(parents=True, exist_ok=True)
+    data = {"base_url": sandbox.base_url, "auth_url": sandbox.auth_url,
+            "company_code": sandbox.company_code, "instance_id": sandbox.instance_id,
+            "pid": os.getpid()}
+    temporary = path.with_suffix(f".{os.getpid()}.tmp")
+    temporary.write_text(json.dumps(data))
+    temporary.replace(path)
+
+
+def withdraw(sandbox: Sandbox) -> None:
+    """Remove the discovery file if it still announces ``sandbox``."""
+    path = discovery_path()
+    with contextlib.suppress(OSError, ValueError):
+        if json.loads(path.read_text()).get("instance_id") == sandbox.instance_id:
+            path.unlink()
+
+
+def _announced() -> Sandbox | None:
+    """The sandbox the discovery file names, if it still answers as that instance."""
+    import requests
+
+    try:
+        data = json.loads(discovery_path().read_text())
+        answer = requests.get(data["base_url"] + "/sandbox/info", timeout=2).json()
+    except (OSError, ValueError, KeyError, TypeError, requests.RequestException):
+        return None
+    if answer.get("instanceId") != data.get("instance_id"):
+        return None
+    return Sandbox(data["base_url"], company_code=data.get("company_code", "DEMO1"),
+                   instance_id=data.get("instance_id"))
+
+
+@contextlib.contextmanager
+def _startup_lock():
+    """Only one process at a time decides whether to start the demo sandbox."""
+    path = discovery_path().with_suffix(".lock")
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with open(path, "w") as handle:
+        try:
+            import fcntl
+        except ImportError:  # Windows: no advisory locks; a rare double start is harmless
+            yield
+            return
+        fcntl.flock(handle, fcntl.LOCK_EX)
+        try:
+            yield
+        finally:
+            fcntl.flock(handle, fcntl.LOCK_UN)
+
+
+_embedded: Sandbox | None = None
+_embedded_lock = threading.Lock()
+
+
+def ensure_running(*, seed_items: int = DEMO_ITEMS, seed: int = 1) -> Sandbox:
+    """A handle to the demo sandbox: the one announced in the discovery file if it
+    answers, else one started now in a background thread of this process (data in
+    :func:`default_db_path`, seeded once) and announced for others.
+
+    ``seed_items`` and ``seed`` only matter when a new, empty database is seeded.
+    """
+    global _embedded
+    with _embedded_lock:
+        if _embedded is not None and _embedded.owned:
+            return _embedded
+        with _startup_lock():
+            found = _announced()
+            if found is not None:
+                return found
+            db = default_db_path()
+            db.parent.mkdir(parents=True, exist_ok=True)
+            logger.info("starting the paynb sandbox (data in %s)", db)
+            _embedded = serve(db=db, seed_items=seed_items, seed=seed)
+            announce(_embedded)
+            atexit.register(_stop_embedded, _embedded)
+            return _embedded
+
+
+def _stop_embedded(sandbox: Sandbox) -> None:
+    withdraw(sandbox)
+    sandbox.close()

@@ -1,0 +1,631 @@
+"""The sandbox's SQLite store: items, NOCs, the clock and business processing.
+
+One connection guarded by a lock serves every request thread (SQLite does
+the work in C, so the lock is held for microseconds to a few milliseconds);
+file databases use WAL. Columns carry the service's wire names, amounts are
+integer cents (ACH, RCC) or the integer instant amount, timestamps are epoch
+milliseconds. Columns starting with ``_`` are internal: ``_seq`` numbers a
+company's items 1, 2, 3... so that an unfiltered page is an index range
+whatever the table size, and ``_fate_*`` / ``_noc_*`` hold what business
+processing will do to an item and when (see :mod:`paynb.sandbox.rules`).
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import sqlite3
+import threading
+import time
+import uuid
+from collections.abc import Iterable, Iterator, Sequence
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from decimal import Decimal
+from typing import Any
+
+from paynb.codes import NOC_CODES, RETURN_CODES, STATUS_NAMES
+from paynb.sandbox import rules
+from paynb.sandbox.wire import dumps, iso
+
+__all__ = ["KINDS", "Kind", "ListQuery", "Store", "VoidError", "new_unique_id"]
+
+
+@dataclass(frozen=True)
+class Kind:
+    """One item table: its wire fields, id, and how amounts and totals work."""
+
+    name: str
+    table: str
+    id_field: str
+    fields: tuple[str, ...]
+    timestamps: frozenset[str]
+    amount: str  # "cents", "int" or "none"
+    totals: str  # how creditAmount/debitAmount are summed: "ach", "debit", "credit", "none"
+    internal: tuple[str, ...] = ()
+    key: str = field(default="")  # the integer primary key column
+
+    @property
+    def pk(self) -> str:
+        return self.key or self.id_field
+
+
+_ACH_FIELDS = (
+    "achItemId", "companyCode", "yourReferenceNumber", "firstSignerFirstName",
+    "firstSignerLastName", "state", "zip", "bankRoutingNumber", "bankAccountNumber", "amount",
+    "achAccountType", "achTransactionType", "achTransactionSubType", "achEntryClass",
+    "itemStatus", "returnDate", "returnReason", "returnMessage", "receivedDateTime", "sendDate",
+    "settleDate",
+)
+_RCC_FIELDS = (
+    "rccItemId", "companyCode", "yourReferenceNumber", "firstSignerFirstName",
+    "firstSignerLastName", "secondSignerFirstName", "secondSignerLastName", "address1",
+    "address2", "city", "state", "zip", "bankRoutingNumber", "bankAccountNumber", "amount",
+    "itemStatus", "returnDate", "returnReason", "returnMessage", "receivedDateTime",
+    "depositDateTime",
+)
+_INSTANT_FIELDS = (
+    "uniqueId", "companyCode", "yourReferenceNumber", "nameOnCard", "cardBrand", "cardLastFour",
+    "amount", "status", "statusCode", "statusDescription", "receivedDateTime",
+    "completedDateTime",
+)
+_RTP_FIELDS = (
+    "uniqueId", "companyCode", "yourReferenceNumber", "name", "firstName", "lastName",
+    "routingNumber", "accountNumber", "amount", "status", "statusCode", "statusDescription",
+    "receivedDateTime", "completedDateTime",
+)
+_NOC_FIELDS = (
+    "nocId", "companyCode", "achItemId", "yourReferenceNumber", "changeCode", "changeReason",
+    "correctedData", "nocDate",
+)
+_FATE = ("_fate_status", "_fate_at", "_fate_code", "_fate_message")
+
+KINDS: dict[str, Kind] = {
+    "ach": Kind("ach", "ach", "achItemId", _ACH_FIELDS,
+                frozenset({"returnDate", "receivedDateTime", "sendDate", "settleDate"}),
+                "cents", "ach", (*_FATE, "_noc_at", "_noc_code")),
+    "rcc": Kind("rcc", "rcc", "rccItemId", _RCC_FIELDS,
+                frozenset({"returnDate", "receivedDateTime", "depositDateTime"}),
+                "cents", "debit", _FATE),
+    "instant": Kind("instant", "instant", "uniqueId", _INSTANT_FIELDS,
+                    frozenset({"receivedDateTime", "completedDateTime"}), "int", "credit",
+                    key="_id"),
+    "rtp": Kind("rtp", "rtp", "uniqueId", _RTP_FIELDS,
+                frozenset({"receivedDateTime", "completedDateTime"}), "int", "credit",
+                key="_id"),
+    "noc": Kind("noc", "noc", "nocId", _NOC_FIELDS, frozenset({"nocDate"}), "none", "none"),
+}
+
+_INTEGER_COLUMNS = {"achItemId", "rccItemId", "nocId", "_id", "amount", "returnDate",
+                    "receivedDateTime", "sendDate", "settleDate", "depositDateTime",
+                    "completedDateTime", "nocDate", "_seq", "_fate_at", "_noc_at"}
+
+
+def _schema() -> str:
+    statements = ["CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT)"]
+    for kind in KINDS.values():
+        columns = []
+        if kind.key:
+            columns.append(f"{kind.key} INTEGER PRIMARY KEY")
+        for name in (*kind.fields, "_seq", *kind.internal):
+            kind_of = "INTEGER" if name in _INTEGER_COLUMNS else "TEXT"
+            if name == kind.pk:
+                columns.append(f"{name} INTEGER PRIMARY KEY")
+            elif name == "uniqueId":
+                columns.append("uniqueId TEXT NOT NULL UNIQUE")
+            else:
+                columns.append(f"{name} {kind_of}")
+        t = kind.table
+        statements += [
+            f"CREATE TABLE IF NOT EXISTS {t} ({', '.join(columns)})",
+            f"CREATE UNIQUE INDEX IF NOT EXISTS {t}_company_seq ON {t} (companyCode, _seq)",
+            f"CREATE INDEX IF NOT EXISTS {t}_company_ref ON {t} (companyCode, yourReferenceNumber)",
+        ]
+        if "itemStatus" in kind.fields:
+            statements += [
+                f"CREATE INDEX IF NOT EXISTS {t}_company_status_return "
+                f"ON {t} (companyCode, itemStatus, returnDate)",
+                f"CREATE INDEX IF NOT EXISTS {t}_fate ON {t} (_fate_at) "
+                "WHERE _fate_status IS NOT NULL",
+            ]
+    statements += [
+        "CREATE INDEX IF NOT EXISTS ach_noc ON ach (_noc_at) WHERE _noc_at IS NOT NULL",
+        "CREATE INDEX IF NOT EXISTS rcc_send ON rcc (depositDateTime) WHERE itemStatus = 'W'",
+    ]
+    return ";\n".join(statements)
+
+
+def _cents(amount: Decimal) -> int:
+    return int(amount * 100)
+
+
+def _money(cents: int | None) -> Decimal | None:
+    return None if cents is None else Decimal(cents).scaleb(-2)
+
+
+@dataclass(frozen=True)
+class ListQuery:
+    """Filters and paging of a list or export (wire names in comments)."""
+
+    page: int = 0
+    page_size: int = 100
+    statuses: tuple[str, ...] = ()  # itemStatus
+    return_from: int | None = None  # returnDateStart, epoch ms, inclusive
+    return_to: int | None = None  # returnDateEnd, epoch ms, inclusive
+    reference: str | None = None  # yourReferenceNumber
+
+    @property
+    def filtered(self) -> bool:
+        return bool(self.statuses or self.return_from is not None
+                    or self.return_to is not None or self.reference is not None)
+
+
+class VoidError(Exception):
+    """A void that cannot be done: ``errors`` names each item and why."""
+
+    def __init__(self, detail: str, errors: dict[str, list[str]]):
+        super().__init__(detail)
+        self.detail = detail
+        self.errors = errors
+
+
+class Store:
+    """Every item the sandbox holds, the sandbox clock and business processing."""
+
+    def __init__(self, path: str | None = None, *, seed: int = 1):
+        self.path = path
+        self.seed = seed
+        self._lock = threading.RLock()
+        self._db = sqlite3.connect(path or ":memory:", check_same_thread=False,
+                                   isolation_level=None)
+        if path:
+            self._db.execute("PRAGMA journal_mode=WAL")
+            self._db.execute("PRAGMA synchronous=NORMAL")
+        self._db.executescript(_schema())
+        self._versions = dict.fromkeys(KINDS, 0)
+        self._aggregates: dict[tuple[Any, ...], tuple[int, tuple[int, int, int]]] = {}
+        self._route_checks: dict[tuple[str, str], int] = {}
+        self._load_counters()
+        offset = self._meta("clock_offset_ms")
+        self._clock_offset = int(offset) if offset else 0
+
+    # -- bookkeeping ------------------------------------------------------------------
+
+    def _meta(self, key: str) -> str | None:
+        row = self._db.execute("SELECT value FROM meta WHERE key = ?", (key,)).fetchone()
+        return row[0] if row else None
+
+    def set_meta(self, key: str, value: str) -> None:
+        """Store a sandbox setting that survives a restart of a file database."""
+        with self._lock:
+            self._db.execute("INSERT OR REPLACE INTO meta VALUES (?, ?)", (key, value))
+
+    def get_meta(self, key: str) -> str | None:
+        """A setting stored with :meth:`set_meta`."""
+        with self._lock:
+            return self._meta(key)
+
+    def _load_counters(self) -> None:
+        """Next ids and per-company totals, read once so later pages never count rows."""
+        self._next_id: dict[str, int] = {}
+        self._stats: dict[tuple[str, str], list[int]] = {}
+        for kind in KINDS.values():
+            (top,) = self._db.execute(f"SELECT MAX({kind.pk}) FROM {kind.table}").fetchone()
+            self._next_id[kind.name] = (top or 0) + 1
+            credit, debit = self._total_expressions(kind)
+            for company, n, c, d in self._db.execute(
+                    f"SELECT companyCode, MAX(_seq), {credit}, {debit} FROM {kind.table} "
+                    "GROUP BY companyCode"):
+                self._stats[(kind.name, company)] = [n, c or 0, d or 0]
+
+    @staticmethod
+    def _total_expressions(kind: Kind) -> tuple[str, str]:
+        if kind.totals == "ach":
+            return ("SUM(CASE WHEN achTransactionType = 'Credit' THEN amount END)",
+                    "SUM(CASE WHEN achTransactionType = 'Debit' THEN amount END)")
+        if kind.totals == "credit":
+            return "SUM(amount)", "0"
+        if kind.totals == "debit":
+            return "0", "SUM(amount)"
+        return "0", "0"
+
+    def _changed(self, kind: str) -> None:
+        self._versions[kind] += 1
+
+    # -- clock ------------------------------------------------------------------------
+
+    def now(self) -> int:
+        """The sandbox clock, epoch milliseconds: real time plus the simulated advance."""
+        return int(time.time() * 1000) + self._clock_offset
+
+    def advance_clock(self, ms: int) -> int:
+        """Move the sandbox clock forward by ``ms``, run business processing, return the time."""
+        if ms < 0:
+            raise ValueError("the sandbox clock only moves forward")
+        with self._lock:
+            self._clock_offset += ms
+            self.set_meta("clock_offset_ms", str(self._clock_offset))
+            self.process()
+            return self.now()
+
+    # -- writing ----------------------------------------------------------------------
+
+    def load(self, kind_name: str, columns: Sequence[str], rows: Iterable[Sequence[Any]]) -> None:
+        """Bulk-insert rows in one transaction (the demo generator's path).
+
+        Each row gives ``columns`` in order, ids and ``_seq`` included; the
+        counters and totals are read again afterwards.
+        """
+        kind = KINDS[kind_name]
+        marks = ", ".join("?" * len(columns))
+        with self._lock:
+            self._db.execute("BEGIN")
+            try:
+                self._db.executemany(
+                    f"INSERT INTO {kind.table} ({', '.join(columns)}) VALUES ({marks})", rows)
+                self._db.execute("COMMIT")
+            except BaseException:
+                self._db.execute("ROLLBACK")
+                raise
+            self._load_counters()
+            self._changed(kind_name)
+
+    @contextmanager
+    def bulk_mode(self) -> Iterator[None]:
+        """Faster, less durable writes while the demo data is loaded."""
+        with self._lock:
+            self._db.execute("PRAGMA synchronous=OFF")
+            self._db.execute("PRAGMA cache_size=-262144")
+            try:
+                yield
+            finally:
+                self._db.execute("PRAGMA synchronous=NORMAL")
+
+    def allocate(self, kind_name: str, company: str) -> tuple[int, int]:
+        """The next ``(id, _seq)`` for an item of ``company`` (call with the lock held)."""
+        kind_id = self._next_id[kind_name]
+        self._next_id[kind_name] += 1
+        stats = self._stats.setdefault((kind_name, company), [0, 0, 0])
+        stats[0] += 1
+        return kind_id, stats[0]
+
+    def _add_totals(self, kind: Kind, company: str, row: dict[str, Any]) -> None:
+        amount = row.get("amount") or 0
+        stats = self._stats[(kind.name, company)]
+        if kind.totals == "credit" or (kind.totals == "ach"
+                                       and row.get("achTransactionType") == "Credit"):
+            stats[1] += amount
+        elif kind.totals == "debit" or (kind.totals == "ach"
+                                        and row.get("achTransactionType") == "Debit"):
+            stats[2] += amount
+
+    def insert(self, kind_name: str, company: str,
+               build: Sequence[Any]) -> list[dict[str, Any]]:
+        """Store new items in one transaction and return their records.
+
+        ``build`` holds one callable per item, ``build(item_id, seq) -> row dict``,
+        called with the lock held so ids, draws and ``_seq`` follow input order.
+        """
+        kind = KINDS[kind_name]
+        with self._lock:
+            saved = (dict(self._next_id), {k: list(v) for k, v in self._stats.items()})
+            rows = []
+            for make in build:
+                item_id, seq = self.allocate(kind_name, company)
+                row = make(item_id, seq)
+                row["_seq"] = seq
+                row["companyCode"] = company
+                rows.append(row)
+            self._db.execute("BEGIN")
+            try:
+                for row in rows:
+                    names = list(row)
+                    self._db.execute(
+                        f"INSERT INTO {kind.table} ({', '.join(names)}) "
+                        f"VALUES ({', '.join('?' * len(names))})", [row[n] for n in names])
+                    self._add_totals(kind, company, row)
+                self._db.execute("COMMIT")
+            except BaseException:
+                self._db.execute("ROLLBACK")
+                self._next_id, self._stats = saved
+                raise
+            self._changed(kind_name)
+            return [self._record(kind, tuple(row.get(f) for f in kind.fields)) for row in rows]
+
+    # -- business processing ----------------------------------------------------------
+
+    def process(self) -> None:
+        """Apply every business event due by the sandbox clock (cheap when none is due)."""
+        now = self.now()
+        with self._lock:
+            changed = {"ach": 0, "rcc": 0, "noc": 0}
+            db = self._db
+            db.execute("BEGIN")
+            try:
+                for table in ("ach", "rcc"):
+                    changed[table] += self._apply_fates(table, now, "('I', 'B')", "'W'")
+                changed["rcc"] += db.execute(
+                    "UPDATE rcc SET itemStatus = 'S' WHERE itemStatus = 'W' "
+                    "AND depositDateTime <= ?", (now,)).rowcount
+                changed["ach"] += self._apply_fates("ach", now, "('R')", "'W'")
+                changed["rcc"] += self._apply_fates("rcc", now, "('R')", "'S'")
+                changed["noc"] += self._emit_nocs(now)
+                db.execute("COMMIT")
+            except BaseException:
+                db.execute("ROLLBACK")
+                raise
+            for kind, count in changed.items():
+                if count:
+                    self._changed(kind)
+
+    def _apply_fates(self, table: str, now: int, fates: str, current: str) -> int:
+        return self._db.execute(
+            f"UPDATE {table} SET itemStatus = _fate_status, "
+            f"returnDate = _fate_at - _fate_at % {rules.DAY_MS}, returnReason = _fate_code, "
+            "returnMessage = _fate_message, _fate_status = NULL, _fate_at = NULL "
+            f"WHERE _fate_status IS NOT NULL AND _fate_at <= ? AND _fate_status IN {fates} "
+            f"AND itemStatus = {current}", (now,)).rowcount
+
+    def _emit_nocs(self, now: int) -> int:
+        due = self._db.execute(
+            "SELECT achItemId, companyCode, yourReferenceNumber, _noc_code, _noc_at FROM ach "
+            "WHERE _noc_at IS NOT NULL AND _noc_at <= ? AND itemStatus IN ('W', 'R')",
+            (now,)).fetchall()
+        for ach_id, company, reference, code, at in due:
+            noc_id, seq = self.allocate("noc", company)
+            u = rules.draws(self.seed, "noc", noc_id, 1)[0]
+            self._db.execute(
+                "INSERT INTO noc (nocId, companyCode, _seq, achItemId, yourReferenceNumber, "
+                "changeCode, changeReason, correctedData, nocDate) VALUES (?,?,?,?,?,?,?,?,?)",
+                (noc_id, company, seq, ach_id, reference, code, NOC_CODES[code],
+                 rules.noc_corrected_data(code, u), at))
+        self._db.execute("UPDATE ach SET _noc_at = NULL, _noc_code = NULL "
+                         "WHERE _noc_at IS NOT NULL AND _noc_at <= ?", (now,))
+        return len(due)
+
+    # -- reading ----------------------------------------------------------------------
+
+    def _record(self, kind: Kind, row: Sequence[Any]) -> dict[str, Any]:
+        record: dict[str, Any] = {}
+        for name, value in zip(kind.fields, row, strict=True):
+            if name in kind.timestamps:
+                value = iso(value)
+            elif name == "amount" and kind.amount == "cents":
+                value = _money(value)
+            record[name] = value
+            if name == "itemStatus":
+                record["itemStatusDescription"] = STATUS_NAMES.get(value)
+        return record
+
+    def _where(self, kind: Kind, company: str, query: ListQuery) -> tuple[str, list[Any]]:
+        clauses, params = ["companyCode = ?"], [company]
+        if query.statuses:
+            clauses.append(f"itemStatus IN ({', '.join('?' * len(query.statuses))})")
+            params += query.statuses
+        if query.return_from is not None:
+            clauses.append("returnDate >= ?")
+            params.append(query.return_from)
+        if query.return_to is not None:
+            clauses.append("returnDate <= ?")
+            params.append(query.return_to)
+        if query.reference is not None:
+            clauses.append("yourReferenceNumber = ?")
+            params.append(query.reference)
+        return " AND ".join(clauses), params
+
+    def _aggregate(self, kind: Kind, company: str, query: ListQuery) -> tuple[int, int, int]:
+        if not query.filtered:
+            n, credit, debit = self._stats.get((kind.name, company), (0, 0, 0))
+            return n, credit, debit
+        key = (kind.name, company, query.statuses, query.return_from, query.return_to,
+               query.reference)
+        cached = self._aggregates.get(key)
+        if cached and cached[0] == self._versions[kind.name]:
+            return cached[1]
+        where, params = self._where(kind, company, query)
+        credit, debit = self._total_expressions(kind)
+        n, c, d = self._db.execute(
+            f"SELECT COUNT(*), {credit}, {debit} FROM {kind.table} WHERE {where}",
+            params).fetchone()
+        if len(self._aggregates) > 10_000:
+            self._aggregates.clear()
+        self._aggregates[key] = (self._versions[kind.name], (n, c or 0, d or 0))
+        return n, c or 0, d or 0
+
+    def _amount_total(self, kind: Kind, value: int) -> Decimal | int:
+        return _money(value) if kind.amount == "cents" else value  # type: ignore[return-value]
+
+    def list(self, kind_name: str, company: str, query: ListQuery) -> dict[str, Any]:
+        """One page: ``{"total", "creditAmount", "debitAmount", "transactions"}``, by id."""
+        kind = KINDS[kind_name]
+        with self._lock:
+            self.process()
+            total, credit, debit = self._aggregate(kind, company, query)
+            columns = ", ".join(kind.fields)
+            first = query.page * query.page_size
+            if query.filtered:
+                where, params = self._where(kind, company, query)
+                rows = self._db.execute(
+                    f"SELECT {columns} FROM {kind.table} WHERE {where} ORDER BY _seq "
+                    "LIMIT ? OFFSET ?", [*params, query.page_size, first]).fetchall()
+            else:
+                # _seq runs 1..n per company, so a page is an index range, not an OFFSET scan.
+                rows = self._db.execute(
+                    f"SELECT {columns} FROM {kind.table} WHERE companyCode = ? "
+                    "AND _seq > ? AND _seq <= ? ORDER BY _seq",
+                    (company, first, first + query.page_size)).fetchall()
+        return {
+            "total": total,
+            "creditAmount": self._amount_total(kind, credit),
+            "debitAmount": self._amount_total(kind, debit),
+            "transactions": [self._record(kind, row) for row in rows],
+        }
+
+    def get(self, kind_name: str, company: str, item_id: int | str) -> dict[str, Any] | None:
+        """One item of ``company`` by its id, or None."""
+        kind = KINDS[kind_name]
+        with self._lock:
+            self.process()
+            row = self._db.execute(
+                f"SELECT {', '.join(kind.fields)} FROM {kind.table} "
+                f"WHERE {kind.id_field} = ? AND companyCode = ?", (item_id, company)).fetchone()
+        return self._record(kind, row) if row else None
+
+    def export(self, kind_name: str, company: str, query: ListQuery,
+               filetype: str) -> bytes:
+        """Every item of ``company`` matching ``query`` as a csv, json or xlsx document."""
+        kind = KINDS[kind_name]
+        with self._lock:
+            self.process()
+            where, params = self._where(kind, company, query)
+            rows = self._db.execute(
+                f"SELECT {', '.join(kind.fields)} FROM {kind.table} WHERE {where} "
+                "ORDER BY _seq", params).fetchall()
+        records = [self._record(kind, row) for row in rows]
+        names = list(records[0]) if records else self._record_names(kind)
+        if filetype == "json":
+            return dumps(records)
+        if filetype == "csv":
+            out = io.StringIO()
+            writer = csv.writer(out, lineterminator="\r\n")
+            writer.writerow(names)
+            writer.writerows([r[n] for n in names] for r in records)
+            return out.getvalue().encode("utf-8")
+        return _xlsx(kind.name, names, records)
+
+    @staticmethod
+    def _record_names(kind: Kind) -> list[str]:
+        names = []
+        for name in kind.fields:
+            names.append(name)
+            if name == "itemStatus":
+                names.append("itemStatusDescription")
+        return names
+
+    # -- voids and simulation ---------------------------------------------------------
+
+    def void(self, kind_name: str, company: str, *, ids: Sequence[int] = (),
+             references: Sequence[str] = (), field_name: str) -> list[dict[str, Any]]:
+        """Void items (W -> V), all or none; :class:`VoidError` names each refusal.
+
+        Items are chosen by id (``ids``) or by reference number (every W item with
+        that reference). ``field_name`` is the request field the errors are keyed by.
+        """
+        kind = KINDS[kind_name]
+        with self._lock:
+            self.process()
+            chosen: list[int] = []
+            errors: dict[str, list[str]] = {}
+            for index, item_id in enumerate(ids):
+                row = self._db.execute(
+                    f"SELECT itemStatus FROM {kind.table} WHERE {kind.pk} = ? "
+                    "AND companyCode = ?", (item_id, company)).fetchone()
+                if row is None:
+                    errors[f"{field_name}[{index}]"] = [f"item {item_id} does not exist"]
+                elif row[0] != "W":
+                    errors[f"{field_name}[{index}]"] = [_not_voidable(item_id, row[0])]
+                else:
+                    chosen.append(item_id)
+            for index, reference in enumerate(references):
+                found = self._db.execute(
+                    f"SELECT {kind.pk}, itemStatus FROM {kind.table} WHERE companyCode = ? "
+                    "AND yourReferenceNumber = ?", (company, reference)).fetchall()
+                waiting = [item_id for item_id, status in found if status == "W"]
+                if not found:
+                    errors[f"{field_name}[{index}]"] = ["no item has this reference number"]
+                elif not waiting:
+                    errors[f"{field_name}[{index}]"] = [_not_voidable(found[0][0], found[0][1])]
+                chosen += waiting
+            if errors:
+                raise VoidError(f"{len(errors)} of the items cannot be voided; nothing was voided",
+                                errors)
+            chosen = list(dict.fromkeys(chosen))
+            self._db.executemany(
+                f"UPDATE {kind.table} SET itemStatus = 'V', _fate_status = NULL, "
+                f"_fate_at = NULL {', _noc_at = NULL' if kind.name == 'ach' else ''} "
+                f"WHERE {kind.pk} = ?", [(i,) for i in chosen])
+            self._changed(kind_name)
+            return [self.get(kind_name, company, i) for i in chosen]  # type: ignore[misc]
+
+    def force_status(self, kind_name: str, company: str, item_id: int, status: str, *,
+                     at: int, code: str | None = None, message: str | None = None) -> bool:
+        """Simulation: put an item in ``status`` now, with a return code and event time."""
+        kind = KINDS[kind_name]
+        noc = ", _noc_at = NULL" if kind.name == "ach" else ""
+        with self._lock:
+            self.process()
+            if status in ("I", "B", "R"):
+                message = message or (RETURN_CODES.get(code, "") if code else
+                                      {"I": "Invalid", "B": "Blocked"}.get(status, ""))
+                values: tuple[Any, ...] = (status, rules.day_start(at), code, message)
+            else:
+                values = (status, None, None, None)
+            cursor = self._db.execute(
+                f"UPDATE {kind.table} SET itemStatus = ?, returnDate = ?, returnReason = ?, "
+                f"returnMessage = ?, _fate_status = NULL, _fate_at = NULL{noc} "
+                f"WHERE {kind.pk} = ? AND companyCode = ?", (*values, item_id, company))
+            self._changed(kind_name)
+            return cursor.rowcount > 0
+
+    def create_noc(self, company: str, ach_item_id: int, code: str, *, at: int,
+                   corrected_data: str | None = None) -> dict[str, Any] | None:
+        """Simulation: a NOC for an ACH item now; None when the item does not exist."""
+        with self._lock:
+            row = self._db.execute(
+                "SELECT yourReferenceNumber FROM ach WHERE achItemId = ? AND companyCode = ?",
+                (ach_item_id, company)).fetchone()
+            if row is None:
+                return None
+
+            def make(noc_id: int, seq: int) -> dict[str, Any]:
+                data = corrected_data
+                if data is None:
+                    data = rules.noc_corrected_data(code, rules.draws(self.seed, "noc", noc_id,
+                                                                      1)[0])
+                return {"nocId": noc_id, "achItemId": ach_item_id,
+                        "yourReferenceNumber": row[0], "changeCode": code,
+                        "changeReason": NOC_CODES[code], "correctedData": data, "nocDate": at}
+
+            return self.insert("noc", company, [make])[0]
+
+    # -- route checks -----------------------------------------------------------------
+
+    def remember_route_check(self, scope: str, key: str) -> None:
+        """Record a successful route check of ``key`` (a card, token or routing number)."""
+        with self._lock:
+            self._route_checks[(scope, key)] = self.now()
+
+    def route_checked(self, scope: str, key: str) -> bool:
+        """True when ``key`` had a successful route check within the allowed window."""
+        with self._lock:
+            at = self._route_checks.get((scope, key))
+        return at is not None and self.now() - at <= rules.ROUTE_CHECK_VALID_MS
+
+    def close(self) -> None:
+        """Close the database."""
+        with self._lock:
+            self._db.close()
+
+
+def _not_voidable(item_id: int, status: str) -> str:
+    return (f"item {item_id} is {status} ({STATUS_NAMES.get(status, status)}); "
+            "only W (Waiting) items can be voided")
+
+
+def _xlsx(title: str, names: list[str], records: list[dict[str, Any]]) -> bytes:
+    from openpyxl import Workbook
+
+    book = Workbook(write_only=True)
+    sheet = book.create_sheet(title)
+    sheet.append(names)
+    for record in records:
+        sheet.append([record[n] for n in names])
+    out = io.BytesIO()
+    book.save(out)
+    return out.getvalue()
+
+
+def new_unique_id() -> str:
+    """A fresh uniqueId for an instant or RTP transaction."""
+    return str(uuid.uuid4())
+

@@ -1,0 +1,58 @@
+"""How the sandbox writes JSON and timestamps on the wire.
+
+Amounts are ``Decimal`` and go out as JSON numbers with exactly their digits
+(``125.00``, never ``125.0`` or ``125.00000001``). Timestamps are epoch
+milliseconds inside the sandbox and ``2025-06-11T20:50:04.032Z`` outside.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import re
+import secrets
+from decimal import Decimal
+from typing import Any
+
+import orjson
+
+__all__ = ["dumps", "iso", "parse_timestamp"]
+
+# Decimals are first written as marked strings, then unquoted in one pass; the
+# marker is random per process so no client-sent text can imitate it.
+_MARK = "dec" + secrets.token_hex(8) + ":"
+_MARKED = re.compile(rf'"{_MARK}(-?[0-9]+(?:\.[0-9]+)?)"'.encode())
+_EPOCH = dt.datetime(1970, 1, 1, tzinfo=dt.UTC)
+
+
+def _default(value: Any) -> str:
+    if isinstance(value, Decimal):
+        return _MARK + format(value, "f")
+    raise TypeError(f"{type(value).__name__} is not JSON serialisable")
+
+
+def dumps(obj: Any) -> bytes:
+    """``obj`` as compact JSON bytes, ``Decimal`` values as exact numbers."""
+    return _MARKED.sub(rb"\1", orjson.dumps(obj, default=_default))
+
+
+def iso(ms: int | None) -> str | None:
+    """Epoch milliseconds as ``2025-06-11T20:50:04.032Z`` (None stays None)."""
+    if ms is None:
+        return None
+    moment = _EPOCH + dt.timedelta(milliseconds=ms)
+    return f"{moment:%Y-%m-%dT%H:%M:%S}.{ms % 1000:03d}Z"
+
+
+def parse_timestamp(text: str) -> int | None:
+    """Epoch milliseconds of an ISO 8601 date or date-time; without a zone it is UTC.
+
+    Accepts the spec's ``2026-11-01T00:00:00.000`` and the usual variants
+    (a bare date, a ``Z`` or an offset); None when the text is none of these.
+    """
+    try:
+        moment = dt.datetime.fromisoformat(text.strip())
+    except ValueError:
+        return None
+    if moment.tzinfo is None:
+        moment = moment.replace(tzinfo=dt.UTC)
+    return (moment - _EPOCH) // dt.timedelta(milliseconds=1)
