@@ -20,6 +20,7 @@ import re
 import time
 from collections.abc import Mapping, Sequence
 from typing import Any
+from urllib.parse import urlencode
 
 import orjson
 import requests
@@ -46,7 +47,7 @@ logger = logging.getLogger("paynb.transport")
 RETRY_STATUSES = frozenset({408, 429}) | frozenset(range(500, 600))
 _SAFE_METHODS = frozenset({"GET", "HEAD"})
 _LONG_DIGITS = re.compile(r"\d{9,}")
-_TAGS = re.compile(r"<[^>]*>|\s+")
+_TAGS = re.compile(r"<[^>]*>")
 
 Params = Mapping[str, Any] | Sequence[tuple[str, Any]] | None
 
@@ -72,7 +73,7 @@ def preview(text: str, limit: int = 160) -> str:
     Long digit runs (card and account numbers an answer might echo) show
     only their last four digits.
     """
-    flat = _TAGS.sub(" ", text).strip()
+    flat = " ".join(_TAGS.sub(" ", text).split())
     flat = _LONG_DIGITS.sub(_mask_digits, flat)
     return flat if len(flat) <= limit else flat[:limit] + "..."
 
@@ -156,6 +157,14 @@ def api_error(response: requests.Response, method: str, path: str,
                errors=errors, body=body, **extra)
 
 
+def _query(params: Params) -> str | None:
+    """The query string; ``:`` stays literal so timestamps read as the spec writes them
+    (``returnDateStart=2026-11-01T00:00:00.000``)."""
+    if not params:
+        return None
+    return urlencode(params, doseq=True, safe=":")
+
+
 class Transport:
     """Sends requests to ``base_url`` with a bearer token; see the module docstring."""
 
@@ -203,7 +212,7 @@ class Transport:
             started = time.perf_counter()
             try:
                 response = self.session.request(
-                    method, url, params=params,
+                    method, url, params=_query(params),
                     data=body.encode() if body is not None else None,
                     headers=all_headers, timeout=self.timeout)
             except requests.RequestException as exc:

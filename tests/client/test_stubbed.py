@@ -1,0 +1,377 @@
+"""What the sandbox cannot produce, with ``responses`` stubs: odd envelopes and casings,
+broken answers, lost answers, Retry-After, 401s, and the exact bytes on the wire."""
+
+from __future__ import annotations
+
+import json
+from decimal import Decimal
+from urllib.parse import parse_qsl, urlsplit
+
+import pytest
+import requests
+import responses
+
+from paynb.errors import (
+    AuthenticationError,
+    BadRequestError,
+    NotFoundError,
+    PermissionDeniedError,
+    RateLimitError,
+    ResponseFormatError,
+    ServerError,
+    TransportError,
+)
+
+BASE = "https://svc.test"
+AUTH = "https://auth.test"
+ACH = f"{BASE}/api/v3/AchTransactions/companycode/DEMO1"
+SECRET_WORDS = ("stub-client-secret", "stub-password", "tok-1", "tok-2")
+
+
+def ach_record(item_id: int, **extra):
+    record = {"achItemId": item_id, "yourReferenceNumber": f"R{item_id}", "amount": 1.5,
+              "itemStatus": "W", "bankAccountNumber": "000123456789"}
+    record.update(extra)
+    return record
+
+
+def requests_to(stub, method, url_prefix):
+    return [call.request for call in stub.calls
+            if call.request.method == method and call.request.url.startswith(url_prefix)]
+
+
+def assert_no_secret(text: str) -> None:
+    for word in SECRET_WORDS:
+        assert word not in text
+
+
+# ------------------------------------------------------------------------ auth
+
+def test_token_request_is_the_password_grant_with_exactly_five_form_fields(stub, stub_client):
+    stub.get(ACH + "/7", json={"transaction": ach_record(7)})
+    stub_client.ach.get(7)
+    (token_call,) = requests_to(stub, "POST", f"{AUTH}/connect/token")
+    assert token_call.headers["Content-Type"] == "application/x-www-form-urlencoded"
+    form = dict(parse_qsl(token_call.body))
+    assert form == {"client_id": "stub-client", "client_secret": "stub-client-secret",
+                    "username": "stub-user", "password": "stub-password",
+                    "grant_type": "password"}
+    (get,) = requests_to(stub, "GET", ACH)
+    assert get.headers["Authorization"] == "Bearer tok-1"
+
+
+def test_a_401_renews_the_token_once_and_resends(stub, stub_client):
+    stub.get(ACH + "/7", status=401)
+    stub.get(ACH + "/7", json={"transaction": ach_record(7)})
+    row = stub_client.ach.get(7)
+    assert row["achItemId"] == 7
+    gets = requests_to(stub, "GET", ACH)
+    assert [g.headers["Authorization"] for g in gets] == ["Bearer tok-1", "Bearer tok-2"]
+
+
+def test_a_second_401_is_an_authentication_error(stub, stub_client):
+    stub.get(ACH + "/7", status=401, json={"title": "Unauthorized"})
+    with pytest.raises(AuthenticationError) as caught:
+        stub_client.ach.get(7)
+    assert caught.value.status == 401
+    assert len(requests_to(stub, "GET", ACH)) == 2
+    assert len(requests_to(stub, "POST", AUTH)) == 2
+    assert_no_secret(str(caught.value))
+
+
+@pytest.mark.parametrize("error", ["invalid_grant", "invalid_client", "unsupported_grant_type"])
+def test_a_refused_token_names_the_oauth_error(error, journal_path):
+    from paynb.client import Client
+
+    with responses.RequestsMock() as stub:
+        stub.post(f"{AUTH}/connect/token", status=400,
+                  json={"error": error, "error_description": "nope"})
+        client = Client(BASE, AUTH, "DEMO1", "c", "stub-client-secret", "u", "stub-password",
+                        journal=journal_path)
+        with pytest.raises(AuthenticationError) as caught:
+            client.ach.get(1)
+    assert caught.value.error == error
+    assert error in str(caught.value)
+    assert_no_secret(str(caught.value))
+
+
+def test_the_token_is_renewed_before_it_expires(stub, stub_client, monkeypatch):
+    import paynb.auth
+
+    clock = {"now": 1000.0}
+    monkeypatch.setattr(paynb.auth.time, "monotonic", lambda: clock["now"])
+    stub.get(ACH + "/7", json={"transaction": ach_record(7)})
+    stub_client.ach.get(7)
+    clock["now"] += 3600 - 61  # more than a minute left: the same token
+    stub_client.ach.get(7)
+    clock["now"] += 30  # less than a minute left: renewed before sending
+    stub_client.ach.get(7)
+    tokens = [g.headers["Authorization"] for g in requests_to(stub, "GET", ACH)]
+    assert tokens == ["Bearer tok-1", "Bearer tok-1", "Bearer tok-2"]
+
+
+# ------------------------------------------------------------------------ retries
+
+def test_get_honours_retry_after_and_retries(stub, stub_client):
+    waits = []
+    stub_client._transport.sleep = waits.append
+    stub.get(ACH + "/7", status=429, headers={"Retry-After": "2"})
+    stub.get(ACH + "/7", status=503)
+    stub.get(ACH + "/7", json={"transaction": ach_record(7)})
+    assert stub_client.ach.get(7)["achItemId"] == 7
+    assert waits[0] == 2.0
+    assert 0 < waits[1] <= 0.5  # exponential backoff with jitter: 0.5 s * [0.5, 1]
+
+
+def test_retry_after_is_capped(stub, stub_client):
+    waits = []
+    stub_client._transport.sleep = waits.append
+    stub.get(ACH + "/7", status=503, headers={"Retry-After": "86400"})
+    stub.get(ACH + "/7", json={"transaction": ach_record(7)})
+    stub_client.ach.get(7)
+    assert waits == [stub_client._transport.max_retry_wait]
+
+
+def test_get_gives_up_after_max_retries(stub, stub_client):
+    stub.get(ACH + "/7", status=502, json={"title": "Bad Gateway", "detail": "upstream down"})
+    with pytest.raises(ServerError) as caught:
+        stub_client.ach.get(7)
+    assert len(requests_to(stub, "GET", ACH)) == 4
+    assert caught.value.status == 502 and caught.value.detail == "upstream down"
+
+
+def test_connection_errors_on_get_are_retried(stub, stub_client):
+    stub.get(ACH + "/7", body=requests.ConnectionError("reset"))
+    stub.get(ACH + "/7", json={"transaction": ach_record(7)})
+    assert stub_client.ach.get(7)["achItemId"] == 7
+
+
+def test_a_post_is_not_resent_after_a_503_and_is_journaled_unknown(stub, stub_client, make_ach):
+    stub.post(ACH, status=503, headers={"Retry-After": "1"})
+    with pytest.raises(ServerError):
+        stub_client.ach.submit(make_ach("LOST-1"))
+    assert len(requests_to(stub, "POST", ACH)) == 1
+    journal = stub_client.journal()
+    assert journal["state"].tolist() == ["unknown"]
+
+
+def test_a_dropped_answer_after_a_post_is_unknown_and_never_resent(stub, stub_client, make_ach):
+    stub.post(ACH, body=requests.ConnectionError("connection reset by peer"))
+    with pytest.raises(TransportError) as caught:
+        stub_client.ach.submit(make_ach("LOST-2"))
+    assert caught.value.method == "POST"
+    assert len(requests_to(stub, "POST", ACH)) == 1
+    (entry,) = stub_client._journal.entries("DEMO1")
+    assert (entry["state"], entry["reference"]) == ("unknown", "LOST-2")
+    # Re-running the cell does not pay twice: the unknown entry blocks it.
+    from paynb.errors import DuplicateSubmissionError
+
+    with pytest.raises(DuplicateSubmissionError):
+        stub_client.ach.submit(make_ach("LOST-2"))
+    assert len(requests_to(stub, "POST", ACH)) == 1
+    # reconcile finds the item in the service and settles the entry.
+    stub.get(ACH, json={"total": 1, "transactions": [ach_record(42, yourReferenceNumber="LOST-2")]})
+    settled = stub_client.reconcile()
+    assert settled[["reference", "was", "state", "item_id", "item_status"]].values.tolist() == [
+        ["LOST-2", "unknown", "sent", "42", "W"]]
+    (lookup,) = requests_to(stub, "GET", ACH)
+    assert "yourReferenceNumber=LOST-2" in lookup.url
+
+
+def test_reconcile_marks_an_item_never_received_as_failed(stub, stub_client, make_ach):
+    stub.post(ACH, body=requests.ConnectionError("reset"))
+    with pytest.raises(TransportError):
+        stub_client.ach.submit(make_ach("LOST-3"))
+    stub.get(ACH, json={"total": 0, "transactions": []})
+    settled = stub_client.reconcile()
+    assert settled["state"].tolist() == ["failed"]
+    # Nothing arrived, so it may be sent again.
+    stub.post(ACH, json={"transaction": ach_record(43, yourReferenceNumber="LOST-3")})
+    assert stub_client.ach.submit(make_ach("LOST-3"))["achItemId"] == 43
+
+
+def test_a_put_is_not_resent(stub, stub_client):
+    stub.put(ACH + "/7/void", status=500)
+    with pytest.raises(ServerError):
+        stub_client.ach.void(7)
+    assert len(requests_to(stub, "PUT", ACH)) == 1
+
+
+# ------------------------------------------------------------------------ error mapping
+
+@pytest.mark.parametrize(("status", "error"), [(400, BadRequestError), (403, PermissionDeniedError),
+                                               (404, NotFoundError), (429, RateLimitError)])
+def test_problem_details_map_to_the_error_tree(stub, stub_client, status, error):
+    stub_client._transport.max_retries = 0
+    stub.get(ACH + "/7", status=status, content_type="application/problem+json",
+             json={"type": "about:blank", "title": "Nope", "status": status,
+                   "detail": "item 7 says no", "errors": {"itemId": ["is wrong"]}})
+    with pytest.raises(error) as caught:
+        stub_client.ach.get(7)
+    exc = caught.value
+    assert (exc.status, exc.method, exc.path) == (status, "GET",
+                                                  "/api/v3/AchTransactions/companycode/DEMO1/7")
+    assert (exc.title, exc.detail, exc.errors) == ("Nope", "item 7 says no",
+                                                   {"itemId": ["is wrong"]})
+    assert str(exc).startswith(f"{status} GET /api/v3/AchTransactions/companycode/DEMO1/7")
+    assert_no_secret(str(exc))
+
+
+def test_an_html_error_page_is_quoted_without_tags(stub, stub_client):
+    stub_client._transport.max_retries = 0
+    stub.get(ACH + "/7", status=502, content_type="text/html",
+             body="<html><body><h1>502 Bad Gateway</h1><p>nginx</p></body></html>")
+    with pytest.raises(ServerError) as caught:
+        stub_client.ach.get(7)
+    assert "502 Bad Gateway nginx" in str(caught.value)
+    assert "<h1>" not in str(caught.value)
+
+
+def test_broken_json_is_a_response_format_error_quoting_the_start(stub, stub_client):
+    stub.get(ACH + "/7", body='{"transaction": {"achItemId": 7,', content_type="application/json")
+    with pytest.raises(ResponseFormatError) as caught:
+        stub_client.ach.get(7)
+    assert '{"transaction": {"achItemId": 7,' in str(caught.value)
+
+
+def test_an_echoed_card_number_is_masked_in_errors(stub, stub_client):
+    stub.post(f"{BASE}/api/v3/InstantRoutes/companycode/DEMO1", status=400,
+              json={"title": "Bad", "detail": "card 4111111111111111 refused"})
+    with pytest.raises(BadRequestError) as caught:
+        stub_client.instant.check_route("4111111111111111")
+    assert "4111111111111111" not in str(caught.value)
+    assert "1111" in str(caught.value)
+
+
+# ------------------------------------------------------------------------ tolerant reading
+
+@pytest.mark.parametrize("answer", [
+    [ach_record(1), ach_record(2)],
+    {"Total": 2, "Transactions": [ach_record(1), ach_record(2)]},
+    {"data": [ach_record(1), ach_record(2)]},
+    {"value": [ach_record(1), ach_record(2)], "count": 2},
+    {"results": [{"AchItemId": 1, "ItemStatus": "w", "ReturnDate": None},
+                 {"AchItemId": 2, "ItemStatus": "W", "ReturnDate": "2026-11-01T00:00:00.000"}]},
+])
+def test_lists_accept_any_usual_envelope_and_casing(stub, stub_client, answer):
+    stub.get(ACH, json=answer)
+    frame = stub_client.ach.list(page=0)
+    assert frame["achItemId"].tolist() == [1, 2]
+    assert frame["itemStatus"].astype(str).tolist() == ["W", "W"]
+    assert str(frame["returnDate"].dtype) == "datetime64[ns, UTC]"
+
+
+def test_an_unknown_shape_is_a_clear_error(stub, stub_client):
+    stub.get(ACH, json={"weird": 1, "shape": "yes"})
+    with pytest.raises(ResponseFormatError) as caught:
+        stub_client.ach.list(page=0)
+    assert "weird" in str(caught.value)
+
+
+def test_single_records_bare_or_wrapped(stub, stub_client):
+    stub.get(ACH + "/1", json=ach_record(1))
+    stub.get(ACH + "/2", json={"Transaction": {"AchItemId": 2, "ItemStatus": "R",
+                                               "ReturnReason": "R01"}})
+    assert stub_client.ach.get(1)["achItemId"] == 1
+    row = stub_client.ach.get(2)
+    assert (row["itemStatus"], row["returnReasonDescription"]) == ("R", "Insufficient funds")
+
+
+# ------------------------------------------------------------------------ paging
+
+def _paged(stub, records, *, with_total):
+    def answer(request):
+        query = dict(parse_qsl(urlsplit(request.url).query))
+        page, size = int(query["page"]), int(query["pageSize"])
+        chunk = records[page * size:(page + 1) * size]
+        body = {"transactions": chunk}
+        if with_total:
+            body["total"] = len(records)
+        return 200, {}, json.dumps(body)
+
+    stub.add_callback(responses.GET, ACH, callback=answer)
+
+
+@pytest.mark.parametrize("with_total", [True, False])
+def test_every_page_in_order_without_duplicates(stub, stub_client, with_total):
+    records = [ach_record(n) for n in range(1, 1002)]
+    _paged(stub, records, with_total=with_total)
+    frame = stub_client.ach.list(page_size=100, progress=False)
+    assert frame["achItemId"].tolist() == list(range(1, 1002))
+    pages = sorted(int(dict(parse_qsl(urlsplit(r.url).query))["page"])
+                   for r in requests_to(stub, "GET", ACH))
+    if with_total:
+        assert pages == list(range(11))  # exactly the pages the total asks for
+    else:
+        assert pages[:11] == list(range(11)) and len(set(pages)) == len(pages)
+
+
+def test_max_items_caps_the_pages_fetched(stub, stub_client):
+    _paged(stub, [ach_record(n) for n in range(1, 1002)], with_total=True)
+    frame = stub_client.ach.list(page_size=100, max_items=250, progress=False)
+    assert frame["achItemId"].tolist() == list(range(1, 251))
+    assert len(requests_to(stub, "GET", ACH)) == 3
+
+
+def test_a_record_that_moved_pages_is_not_repeated(stub, stub_client):
+    stub.get(ACH, json={"total": 4, "transactions": [ach_record(1), ach_record(2)]})
+    stub.get(ACH, json={"total": 4, "transactions": [ach_record(2), ach_record(3)]})
+    frame = stub_client.ach.list(page_size=2, progress=False)
+    assert frame["achItemId"].tolist() == [1, 2, 3]
+
+
+# ------------------------------------------------------------------------ the wire
+
+def test_list_query_is_exactly_the_spec_form(stub, stub_client):
+    import datetime as dt
+
+    stub.get(ACH, json={"total": 0, "transactions": []})
+    stub_client.ach.list(status=["B", "I", "R"], returned_from=dt.date(2026, 11, 1),
+                         returned_to="2026-11-30T12:30:00.5+00:00", page=0)
+    (call,) = requests_to(stub, "GET", ACH)
+    assert urlsplit(call.url).query == (
+        "itemStatus=B&itemStatus=I&itemStatus=R&returnDateStart=2026-11-01T00:00:00.000"
+        "&returnDateEnd=2026-11-30T12:30:00.500&page=0&pageSize=200")
+
+
+def test_submission_body_is_exact_json_with_decimal_amounts(stub, stub_client, make_ach):
+    stub.post(ACH, json={"transaction": ach_record(9, yourReferenceNumber="EXACT-1")})
+    stub_client.ach.submit(make_ach("EXACT-1", amount=Decimal("0.10") + Decimal("0.20"),
+                                    ach_account_type="Checking"))
+    (post,) = requests_to(stub, "POST", ACH)
+    assert post.headers["Content-Type"] == "application/json"
+    assert post.body == (
+        b'{"firstSignerFirstName":"Jane","firstSignerLastName":"Doe","state":"NY",'
+        b'"zip":"10001","yourReferenceNumber":"EXACT-1","bankRoutingNumber":"021000021",'
+        b'"bankAccountNumber":"000123456789","achAccountType":"Checking",'
+        b'"achEntryClass":"PPD","achTransactionType":"Debit","amount":0.30}')
+
+
+def test_rcc_bulk_goes_to_the_apiv3_path(stub, stub_client, make_rcc):
+    url = f"{BASE}/apiv3/RccTransactions/companycode/DEMO1/many"
+    stub.post(url, json={"total": 1, "validCount": 1, "invalidCount": 0,
+                         "transactions": [{"rccItemId": 5, "yourReferenceNumber": "RB-1",
+                                           "itemStatus": "W"}]})
+    frame = stub_client.rcc.submit_many([make_rcc("RB-1")])
+    assert frame["rccItemId"].tolist() == [5]
+    (post,) = requests_to(stub, "POST", url)
+    body = json.loads(post.body)
+    assert body["alwaysCommitValid"] is True and len(body["items"]) == 1
+
+
+def test_instant_get_uses_the_spec_spelling(stub, stub_client):
+    url = f"{BASE}/api/v3/InstantTransactinos/companycode/DEMO1/abc-1"
+    stub.get(url, json={"transaction": {"uniqueId": "abc-1", "status": "Success",
+                                        "cardNumber": "4111111111111111"}})
+    row = stub_client.instant.get("abc-1")
+    assert row["uniqueId"] == "abc-1" and row["cardLastFour"] == "1111"
+    assert "4111111111111111" not in row.to_string()
+
+
+def test_repr_and_html_hold_no_secret(stub, stub_client):
+    stub.get(ACH + "/7", json={"transaction": ach_record(7)})
+    stub_client.ach.get(7)  # a token is held now
+    for text in (repr(stub_client), stub_client._repr_html_(), repr(stub_client._transport.auth),
+                 repr(stub_client.ach)):
+        assert_no_secret(text)
+    assert "DEMO1" in repr(stub_client) and BASE in repr(stub_client)
