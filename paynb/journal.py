@@ -169,7 +169,8 @@ def scrub(value: Any) -> Any:
     ``tot_password``, ``client_secret``); a card number becomes ``cardLastFour``; an
     account number (any key ending in ``accountNumber``) is masked to ``****6789``. Any
     string that looks like a full card number is masked too. ``Decimal`` becomes its exact
-    string, dates their ISO form, pydantic models their wire dict.
+    string, dates their ISO form, pydantic models their wire dict, numpy scalars Python
+    ones, missing values (NaN, NaT, NA) ``None``.
     """
     if hasattr(value, "to_wire"):
         value = value.to_wire()
@@ -190,6 +191,10 @@ def scrub(value: Any) -> Any:
         return clean
     if isinstance(value, list | tuple | set | frozenset):
         return [scrub(item) for item in value]
+    if type(value).__module__ == "numpy":  # values read from a DataFrame row
+        value = value.item()
+    if _missing(value):
+        return None
     if isinstance(value, str):
         return _scrub_text(value)
     if isinstance(value, Decimal):

@@ -259,12 +259,14 @@ def test_scrub_drops_secrets_and_masks_numbers() -> None:
         "items": [{"accountNumber": "12345678", "amount": Decimal("10.10")}],
         "note": "paid with card 4111 1111 1111 1111",
         "yourReferenceNumber": "REF-1", "routingNumber": "021000021",
+        "row": {"n": pd.Series([3]).iloc[0], "x": float("nan")}, "at": pd.NaT,
     }
     assert scrub(summary) == {
         "cardLastFour": "1111", "bankAccountNumber": "****6789",
         "items": [{"accountNumber": "****5678", "amount": "10.10"}],
         "note": "paid with card ****1111",
         "yourReferenceNumber": "REF-1", "routingNumber": "021000021",
+        "row": {"n": 3, "x": None}, "at": None,
     }
 
 
