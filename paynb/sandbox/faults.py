@@ -14,6 +14,7 @@ import logging
 import random
 from collections import deque
 from dataclasses import asdict, dataclass, fields
+from decimal import Decimal
 from typing import Any
 
 from paynb.sandbox.wire import dumps
@@ -51,7 +52,8 @@ class FaultSettings:
         unknown = set(data) - known
         if unknown:
             raise ValueError(f"unknown fault settings: {', '.join(sorted(unknown))}")
-        settings = cls(**{k: v for k, v in data.items()})
+        # The simulation endpoint parses JSON numbers as Decimal: rates like 0.1 arrive so.
+        settings = cls(**{k: float(v) if isinstance(v, Decimal) else v for k, v in data.items()})
         settings.validate()
         return settings
 
