@@ -66,6 +66,14 @@ def record_html(record: Mapping[str, Any]) -> str:
     return f"<table class='paynb-record'>{rows}</table>"
 
 
+_JOURNAL_INTERNALS = frozenset({"id", "batch", "updated", "company", "kind", "allow_duplicate"})
+
+
+def previous_html(previous: Mapping[str, Any]) -> str:
+    """The journal's entry of an earlier submission, without its bookkeeping columns."""
+    return record_html({k: v for k, v in previous.items() if k not in _JOURNAL_INTERNALS})
+
+
 def csv_link(frame: Any, filename: str) -> str:
     """A link that downloads ``frame`` as a CSV file, with no server round trip."""
     data = base64.b64encode(frame.to_csv(index=False).encode()).decode()

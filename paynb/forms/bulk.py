@@ -17,7 +17,7 @@ from paynb.forms._base import (
     describe_error,
     escape,
     money,
-    record_html,
+    previous_html,
     table_html,
 )
 from paynb.models import AchItem, RccItem, RequestModel, check
@@ -297,7 +297,7 @@ class BulkSubmitForm(Form):
             self._duplicate = True
             self.output.value = (
                 f"<p><b>Reference {escape(exc.reference_number)} was submitted before:</b></p>"
-                + record_html(exc.previous) + "<p>Nothing was sent. Change the repeated "
+                + previous_html(exc.previous) + "<p>Nothing was sent. Change the repeated "
                 "references, or click <b>Submit anyway</b> to send them a second time.</p>")
             self._announce(str(exc), "warn")
             return

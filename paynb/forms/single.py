@@ -12,7 +12,7 @@ from typing import Any
 import ipywidgets as widgets
 
 from paynb.errors import ApiError, DuplicateSubmissionError, TransportError
-from paynb.forms._base import Form, describe_error, record_html
+from paynb.forms._base import Form, describe_error, previous_html, record_html
 from paynb.forms.builder import FieldSet
 from paynb.models import AchItem, RccItem, RequestModel
 
@@ -129,7 +129,7 @@ class PaymentForm(Form):
             self._pending = item
             self.output.value = (
                 "<p><b>This reference number was used before:</b></p>"
-                + record_html(exc.previous)
+                + previous_html(exc.previous)
                 + f"<p>Nothing was sent. Click <b>{self.verb} anyway</b> to send a second "
                 "payment with the same reference, or change the reference.</p>")
             self._announce(f"Duplicate reference {exc.reference_number}: not sent.", "warn")
