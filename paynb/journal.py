@@ -37,6 +37,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from paynb.errors import DuplicateSubmissionError, PaynbError
+from paynb.validation import luhn_ok
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -141,22 +142,12 @@ def _mask(value: object) -> str:
     return "****" + text[-4:] if len(text) > 4 else "****"
 
 
-def _luhn(digits: str) -> bool:
-    total = 0
-    for i, ch in enumerate(reversed(digits)):
-        n = int(ch)
-        if i % 2:
-            n = n * 2 - 9 if n > 4 else n * 2
-        total += n
-    return total % 10 == 0
-
-
 def _scrub_text(text: str) -> str:
     """Mask anything in free text that looks like a full card number (13-19 digits, Luhn)."""
 
     def replace(match: re.Match[str]) -> str:
         digits = re.sub(r"\D", "", match.group())
-        return _mask(digits) if _luhn(digits) else match.group()
+        return _mask(digits) if luhn_ok(digits) else match.group()
 
     return _CARD_LIKE.sub(replace, text)
 
