@@ -1,0 +1,473 @@
+"""Charts that answer an analyst's questions: what changed, how many, is it getting worse?
+
+Every helper takes a DataFrame as the client returns it (see :mod:`paynb.frames`),
+an optional matplotlib ``ax`` to draw on, and returns the Axes; none calls
+``plt.show()``. Each aggregates first (group counts on the categorical status,
+period floors on the dates), so a million rows draw as fast as a hundred.
+A frame with no rows, or with nothing to show, gives an empty chart that says so.
+
+Status colours come from :data:`paynb.codes.STATUS_COLORS`, so a status looks the
+same in every chart. Dates are UTC.
+
+The same helpers hang on every DataFrame as ``df.paynb.<name>(...)``::
+
+    returns = client.ach.list(status=["R", "I", "B"])
+    returns.paynb.return_trend(freq="W")
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any, Literal
+
+import numpy as np
+import pandas as pd
+
+import paynb.frames  # noqa: F401  (registers the df.paynb accessor for any DataFrame)
+from paynb.codes import NOC_CODES, RETURN_CODES, STATUS_COLORS, STATUS_NAMES, STATUS_ORDER
+
+if TYPE_CHECKING:
+    from matplotlib.axes import Axes
+
+__all__ = [
+    "INSTANT_COLORS",
+    "RETURN_STATUSES",
+    "return_rate",
+    "return_reasons",
+    "return_trend",
+    "returns_calendar",
+    "status_summary",
+]
+
+#: Statuses that count as a return in the return charts: returned, invalid, blocked.
+RETURN_STATUSES: tuple[str, ...] = ("R", "I", "B")
+#: Colours of instant card and RTP statuses.
+INSTANT_COLORS: dict[str, str] = {"Success": "#55A868", "Failed": "#C44E52"}
+_OTHER_COLOR = "#A0A0A0"
+_FREQS = {"D": "day", "W": "week", "M": "month", "Q": "quarter", "Y": "year"}
+_SUBMISSION_DATES = ("receivedDateTime", "depositDateTime", "sendDate")
+_WEEKDAYS = ("Mon", "Tue", "Wed", "Thu", "Fri", "Sat", "Sun")
+
+
+# --------------------------------------------------------------------------- helpers
+
+def _new_axes(ax: Axes | None, size: tuple[float, float] = (8, 4.5)) -> Axes:
+    if ax is not None:
+        return ax
+    import matplotlib.pyplot as plt
+
+    _, ax = plt.subplots(figsize=size, layout="constrained")
+    return ax
+
+
+def _no_items(ax: Axes, title: str, message: str = "no items") -> Axes:
+    ax.set_title(title)
+    ax.text(0.5, 0.5, message, transform=ax.transAxes, ha="center", va="center",
+            fontsize=14, color="#707070")
+    ax.set_xticks([])
+    ax.set_yticks([])
+    return ax
+
+
+def _require(df: pd.DataFrame, *columns: str) -> None:
+    if not isinstance(df, pd.DataFrame):
+        raise TypeError(f"df must be a pandas DataFrame, not {type(df).__name__}")
+    missing = [c for c in columns if c not in df.columns]
+    if missing:
+        raise ValueError(f"df has no column {', '.join(map(repr, missing))}; "
+                         "pass a DataFrame from the paynb client")
+
+
+def _status_column(df: pd.DataFrame) -> str:
+    for name in ("itemStatus", "status"):
+        if name in df.columns:
+            return name
+    raise ValueError("df has no column 'itemStatus' or 'status'; "
+                     "pass a DataFrame from the paynb client")
+
+
+def _color(status: Any) -> str:
+    return STATUS_COLORS.get(status) or INSTANT_COLORS.get(status) or _OTHER_COLOR
+
+
+def _status_label(status: Any) -> str:
+    name = STATUS_NAMES.get(status)
+    return f"{name} ({status})" if name else str(status)
+
+
+def _check_freq(freq: str) -> str:
+    if not isinstance(freq, str) or freq.upper() not in _FREQS:
+        raise ValueError(f"freq must be one of {', '.join(_FREQS)}; got {freq!r}")
+    return freq.upper()
+
+
+def _periods(dates: pd.Series, freq: str) -> pd.Series:
+    """Each UTC date's period (a naive UTC PeriodIndex-backed Series)."""
+    naive = dates.dt.tz_convert("UTC").dt.tz_localize(None) if dates.dt.tz is not None else dates
+    return naive.dt.to_period(freq)
+
+
+def _date_axis(ax: Axes) -> None:
+    import matplotlib.dates as mdates
+
+    locator = mdates.AutoDateLocator(minticks=3, maxticks=10)
+    ax.xaxis.set_major_locator(locator)
+    ax.xaxis.set_major_formatter(mdates.ConciseDateFormatter(locator))
+
+
+def _legend(ax: Axes, title: str, *, stacked: bool = False) -> None:
+    """A legend beside the plot (never over the data); stacked: top segment listed first."""
+    handles, labels = ax.get_legend_handles_labels()
+    if stacked:
+        handles, labels = handles[::-1], labels[::-1]
+    ax.legend(handles, labels, title=title, frameon=False, fontsize="small",
+              loc="upper left", bbox_to_anchor=(1.01, 1.0))
+
+
+def _amounts(df: pd.DataFrame) -> pd.Series:
+    _require(df, "amount")
+    return df["amount"].astype("float64")
+
+
+def _thousands(ax: Axes, axis: str = "y") -> None:
+    from matplotlib.ticker import FuncFormatter
+
+    formatter = FuncFormatter(lambda v, _: f"{v:,.0f}" if abs(v) >= 100 else f"{v:,.2f}".rstrip(
+        "0").rstrip("."))
+    (ax.yaxis if axis == "y" else ax.xaxis).set_major_formatter(formatter)
+
+
+def _ordered(values: Sequence[Any]) -> list[Any]:
+    """Statuses in lifecycle order, then any others alphabetically."""
+    rank = {s: i for i, s in enumerate((*STATUS_ORDER, *INSTANT_COLORS))}
+    return sorted(values, key=lambda s: (rank.get(s, len(rank)), str(s)))
+
+
+def _returns(df: pd.DataFrame) -> pd.DataFrame:
+    """Rows that were returned, invalidated or blocked, with a return date."""
+    status = _status_column(df)
+    _require(df, "returnDate")
+    picked = df["returnDate"].notna() & df[status].isin(RETURN_STATUSES)
+    return df.loc[picked, [status, "returnDate", *(
+        c for c in ("returnReason",) if c in df.columns)]]
+
+
+def _top(series: pd.Series, top: int) -> pd.Series:
+    """Values beyond the ``top`` most frequent become "other"."""
+    counts = series.value_counts()
+    if len(counts) <= top:
+        return series
+    keep = set(counts.index[:top])
+    return series.where(series.isin(keep), "other")
+
+
+# --------------------------------------------------------------------------- charts
+
+def status_summary(df: pd.DataFrame, ax: Axes | None = None, *, by: str | None = None,
+                   value: Literal["count", "amount"] = "count",
+                   title: str | None = None) -> Axes:
+    """Items per status, as bars in the status colours.
+
+    Args:
+        df: items from the client (``itemStatus``, or ``status`` for instant and RTP).
+        ax: the Axes to draw on; a new figure when None.
+        by: a column to split by (``achTransactionType``, ``companyCode``, or a
+            ``kind`` column of a concatenated frame): one bar per value, stacked by
+            status.
+        value: ``"count"`` for the number of items, ``"amount"`` for the sum of
+            their amounts.
+        title: overrides the default title.
+
+    Returns:
+        The Axes. Each bar is labelled with its total.
+    """
+    if value not in ("count", "amount"):
+        raise ValueError(f"value must be 'count' or 'amount'; got {value!r}")
+    status = _status_column(df)
+    if by is not None:
+        _require(df, by)
+    what = "Items" if value == "count" else "Amount"
+    title = title or f"{what} per status" + (f" by {by}" if by else "")
+    ax = _new_axes(ax)
+    if df.empty:
+        return _no_items(ax, title)
+    keys = [status] if by is None else [by, status]
+    if value == "count":
+        table = df.groupby(keys, observed=True, dropna=True).size()
+    else:
+        table = _amounts(df).groupby([df[k] for k in keys], observed=True, dropna=True).sum()
+    table = table[table != 0] if value == "count" else table
+    if table.empty:
+        return _no_items(ax, title)
+
+    if by is None:
+        statuses = _ordered(list(table.index))
+        heights = [float(table[s]) for s in statuses]
+        bars = ax.bar([_status_label(s) for s in statuses], heights,
+                      color=[_color(s) for s in statuses])
+        ax.bar_label(bars, labels=[_fmt(h, value) for h in heights], padding=2)
+        ax.set_xlabel("Status")
+    else:
+        wide = table.unstack(status, fill_value=0)
+        statuses = _ordered(list(wide.columns))
+        groups = [str(g) for g in wide.index]
+        bottom = np.zeros(len(groups))
+        for s in statuses:
+            heights = wide[s].to_numpy(dtype="float64")
+            ax.bar(groups, heights, bottom=bottom, color=_color(s), label=_status_label(s))
+            bottom += heights
+        for position, total in enumerate(bottom):
+            ax.annotate(_fmt(total, value), (position, total), xytext=(0, 2),
+                        textcoords="offset points", ha="center", va="bottom")
+        _legend(ax, "Status", stacked=True)
+        ax.set_xlabel(by)
+    ax.set_ylabel("Items" if value == "count" else "Amount")
+    _thousands(ax)
+    ax.margins(y=0.12)
+    ax.set_title(title)
+    return ax
+
+
+def _fmt(number: float, value: str) -> str:
+    return f"{number:,.0f}" if value == "count" else f"{number:,.2f}"
+
+
+def return_trend(df: pd.DataFrame, freq: str = "W", by: str | None = "status",
+                 kind: Literal["bar", "line"] = "bar", ax: Axes | None = None, *,
+                 top: int = 8, title: str | None = None) -> Axes:
+    """Returned, invalid and blocked items per period of their return date.
+
+    Args:
+        df: items from the client (``itemStatus`` and ``returnDate``); rows in R, I
+            or B with a return date are counted.
+        freq: ``"D"``, ``"W"`` (weeks starting Monday), ``"M"``, ``"Q"`` or ``"Y"``.
+        by: ``"status"`` splits by status (in the status colours); any other
+            column (``"returnReason"``, ``"achTransactionType"`` ...) splits by its
+            ``top`` most frequent values, leaving out rows without a value there;
+            None draws the total only.
+        kind: ``"bar"`` for stacked bars, ``"line"`` for one line per group.
+        ax: the Axes to draw on; a new figure when None.
+        top: with a ``by`` column other than status, how many values to show
+            before the rest is summed as "other".
+        title: overrides the default title.
+
+    Returns:
+        The Axes; periods without returns are drawn as zero.
+    """
+    freq = _check_freq(freq)
+    if kind not in ("bar", "line"):
+        raise ValueError(f"kind must be 'bar' or 'line'; got {kind!r}")
+    status = _status_column(df)
+    title = title or f"Returns per {_FREQS[freq]}"
+    ax = _new_axes(ax)
+    returns = _returns(df)
+    if by is not None and by != "status":
+        _require(df, by)
+        returns = returns.assign(**{by: df.loc[returns.index, by]})
+    if returns.empty:
+        return _no_items(ax, title, "no items returned")
+    periods = _periods(returns["returnDate"], freq)
+    if by is None:
+        groups = pd.Series("all returns", index=returns.index)
+    elif by == "status":
+        groups = returns[status].astype("object")
+    else:
+        groups = _top(returns[by].astype("object"), top)
+    table = groups.groupby([periods, groups], dropna=True).size().unstack(fill_value=0)
+    if table.empty:
+        return _no_items(ax, title, f"no returned items with a {by}")
+    full = pd.period_range(table.index.min(), table.index.max(), freq=freq)
+    table = table.reindex(full, fill_value=0)
+    names = _ordered(list(table.columns)) if by == "status" else list(
+        table.sum().sort_values(ascending=False).index)
+    starts = table.index.start_time
+    colors = _group_colors(names, by == "status")
+    if kind == "bar":
+        width = (table.index.end_time - starts).total_seconds().to_numpy() / 86400 * 0.8
+        bottom = np.zeros(len(table))
+        for name in names:
+            heights = table[name].to_numpy(dtype="float64")
+            ax.bar(starts, heights, width=width, bottom=bottom, align="edge",
+                   color=colors[name], label=_group_label(name, by))
+            bottom += heights
+    else:
+        for name in names:
+            ax.plot(starts, table[name].to_numpy(dtype="float64"), marker="o", markersize=3,
+                    color=colors[name], label=_group_label(name, by))
+        ax.set_ylim(bottom=0)
+    _date_axis(ax)
+    ax.set_xlabel(f"Return date (UTC), per {_FREQS[freq]}")
+    ax.set_ylabel("Items")
+    _thousands(ax)
+    if by is not None:
+        _legend(ax, "Status" if by == "status" else by, stacked=kind == "bar")
+    ax.set_title(title)
+    return ax
+
+
+def _group_colors(names: Sequence[Any], statuses: bool) -> dict[Any, str]:
+    if statuses:
+        return {name: _color(name) for name in names}
+    from matplotlib import colormaps
+
+    palette = colormaps["tab10"].colors
+    return {name: (_OTHER_COLOR if name == "other" else palette[i % len(palette)])
+            for i, name in enumerate(names)}
+
+
+def _group_label(name: Any, by: str | None) -> str:
+    if by == "status":
+        return _status_label(name)
+    if by == "returnReason" and name in RETURN_CODES:
+        return f"{name} {RETURN_CODES[name]}"
+    return str(name)
+
+
+def return_rate(df: pd.DataFrame, freq: str = "W", ax: Axes | None = None, *,
+                title: str | None = None) -> Axes:
+    """Share of the items submitted in each period that ended returned, invalid or blocked.
+
+    Items are grouped by their submission date (``receivedDateTime``, else
+    ``depositDateTime``, else ``sendDate``); the line of each of R, I and B is the
+    percentage of that period's items now in that status. Voided items count as
+    submitted.
+
+    Args:
+        df: items from the client, all statuses (not only the returns).
+        freq: ``"D"``, ``"W"``, ``"M"``, ``"Q"`` or ``"Y"``.
+        ax: the Axes to draw on; a new figure when None.
+        title: overrides the default title.
+
+    Returns:
+        The Axes; the y axis is in percent.
+    """
+    freq = _check_freq(freq)
+    status = _status_column(df)
+    title = title or f"Return rate per {_FREQS[freq]} of submission"
+    ax = _new_axes(ax)
+    dates_column = next((c for c in _SUBMISSION_DATES
+                         if c in df.columns and df[c].notna().any()), None)
+    if df.empty:
+        return _no_items(ax, title)
+    if dates_column is None:
+        return _no_items(ax, title, "no submission dates")
+    dated = df[df[dates_column].notna()]
+    periods = _periods(dated[dates_column], freq)
+    submitted = periods.value_counts().sort_index()
+    codes = dated[status].astype("object")
+    returned = codes.where(codes.isin(RETURN_STATUSES))
+    counts = returned.groupby([periods, returned]).size().unstack(fill_value=0)
+    full = pd.period_range(submitted.index.min(), submitted.index.max(), freq=freq)
+    submitted = submitted.reindex(full, fill_value=0)
+    counts = counts.reindex(index=full, columns=list(RETURN_STATUSES), fill_value=0)
+    starts = full.start_time
+    with np.errstate(divide="ignore", invalid="ignore"):
+        for code in RETURN_STATUSES:
+            if not counts[code].any():
+                continue
+            rate = 100 * counts[code].to_numpy(dtype="float64") / submitted.to_numpy()
+            ax.plot(starts, np.where(submitted.to_numpy() > 0, rate, np.nan), marker="o",
+                    markersize=3, color=_color(code), label=_status_label(code))
+    if not ax.lines:
+        ax.plot(starts, np.zeros(len(full)), color=_color("R"), label=_status_label("R"))
+    from matplotlib.ticker import PercentFormatter
+
+    ax.yaxis.set_major_formatter(PercentFormatter(decimals=1 if ax.get_ylim()[1] < 5 else 0))
+    ax.set_ylim(bottom=0)
+    _date_axis(ax)
+    ax.set_xlabel(f"Submission date (UTC, {dates_column}), per {_FREQS[freq]}")
+    ax.set_ylabel("Share of submitted items")
+    _legend(ax, "Now")
+    ax.set_title(title)
+    return ax
+
+
+def return_reasons(df: pd.DataFrame, top: int = 10, ax: Axes | None = None, *,
+                   title: str | None = None) -> Axes:
+    """The most frequent return reasons (R01...) or NOC change codes (C01...), with meanings.
+
+    An item frame counts ``returnReason``; a NOC frame (it has ``changeCode``)
+    counts ``changeCode``. Codes beyond ``top`` are summed as "other".
+
+    Returns:
+        The Axes: horizontal bars, the most frequent on top, labelled with counts.
+    """
+    if not isinstance(top, int) or isinstance(top, bool) or top < 1:
+        raise ValueError(f"top must be a positive integer; got {top!r}")
+    if isinstance(df, pd.DataFrame) and "changeCode" in df.columns:
+        column, meanings, color = "changeCode", NOC_CODES, STATUS_COLORS["W"]
+        title = title or "Most frequent NOC change codes"
+    else:
+        _require(df, "returnReason")
+        column, meanings, color = "returnReason", RETURN_CODES, STATUS_COLORS["R"]
+        title = title or "Most frequent return reasons"
+    ax = _new_axes(ax, (8, 0.9 + 0.4 * min(top + 1, 12)))
+    counts = df[column].dropna().astype("object").str.strip().str.upper()
+    counts = counts[counts != ""].value_counts()
+    if counts.empty:
+        return _no_items(ax, title)
+    shown = counts.iloc[:top]
+    rest = counts.iloc[top:]
+    labels = [f"{code} {meanings.get(code, '')}".strip() for code in shown.index]
+    heights = shown.to_list()
+    if len(rest):
+        labels.append(f"other ({len(rest)} codes)")
+        heights.append(int(rest.sum()))
+    labels = [label if len(label) <= 60 else label[:57] + "..." for label in labels]
+    positions = np.arange(len(labels))[::-1]
+    bars = ax.barh(positions, heights, color=[color] * len(shown) + [_OTHER_COLOR] * len(rest[:1]))
+    ax.set_yticks(positions, labels)
+    ax.bar_label(bars, labels=[f"{h:,}" for h in heights], padding=2)
+    ax.set_xlabel("Items")
+    _thousands(ax, "x")
+    ax.margins(x=0.1)
+    ax.set_title(title)
+    return ax
+
+
+def returns_calendar(df: pd.DataFrame, ax: Axes | None = None, *, title: str | None = None
+                     ) -> Axes:
+    """Returns per weekday and week (of the return date): weekly rhythm and busy weeks.
+
+    Rows are Monday to Sunday, columns the weeks (by their Monday), each cell the
+    number of items returned, invalidated or blocked that day; a colour bar gives
+    the scale and small calendars show the numbers in the cells.
+
+    Returns:
+        The heatmap's Axes.
+    """
+    title = title or "Returns by weekday and week"
+    ax = _new_axes(ax, (10, 3.8))
+    returns = _returns(df)
+    if returns.empty:
+        return _no_items(ax, title, "no items returned")
+    days = returns["returnDate"].dt.tz_convert("UTC").dt.tz_localize(None).dt.normalize()
+    per_day = days.value_counts()
+    first_monday = per_day.index.min() - pd.Timedelta(days=per_day.index.min().day_of_week)
+    column = ((per_day.index - first_monday).days // 7).to_numpy()
+    mondays = pd.date_range(first_monday, periods=int(column.max()) + 1, freq="7D")
+    grid = np.zeros((7, len(mondays)))
+    grid[per_day.index.day_of_week.to_numpy(), column] = per_day.to_numpy()
+    from matplotlib.colors import LinearSegmentedColormap
+
+    cmap = LinearSegmentedColormap.from_list("paynb_returns", ["#FFFFFF", STATUS_COLORS["R"]])
+    image = ax.imshow(grid, aspect="auto", cmap=cmap, vmin=0, interpolation="nearest")
+    ax.figure.colorbar(image, ax=ax, label="Items", fraction=0.04, pad=0.02)
+    ax.set_yticks(range(7), _WEEKDAYS)
+    ticks = list(range(0, len(mondays), -(-len(mondays) // 8)))
+    labels = []
+    for i in ticks:
+        # The year under the first label and wherever it changes.
+        new_year = not labels or mondays[i].year != mondays[ticks[len(labels) - 1]].year
+        labels.append(mondays[i].strftime("%d %b\n%Y" if new_year else "%d %b"))
+    ax.set_xticks(ticks, labels)
+    if len(mondays) <= 16:
+        peak = grid.max()
+        for (row, col), count in np.ndenumerate(grid):
+            if count:
+                ax.text(col, row, f"{count:,.0f}", ha="center", va="center", fontsize=8,
+                        color="white" if count > 0.6 * peak else "#333333")
+    ax.set_xlabel("Week starting (UTC)")
+    ax.set_ylabel("Weekday")
+    ax.set_title(title)
+    return ax

@@ -1,0 +1,290 @@
+"""paynb.plots: the drawn data (bar heights, line points, labels), on data and on empty frames."""
+
+from __future__ import annotations
+
+import matplotlib.dates as mdates
+import matplotlib.pyplot as plt
+import numpy as np
+import pandas as pd
+import pytest
+from matplotlib.colors import to_hex
+
+from paynb import codes, frames, plots
+
+WEEKS = [mdates.date2num(pd.Timestamp(d)) for d in ("2026-11-02", "2026-11-09", "2026-11-16")]
+
+
+def texts(ax) -> list[str]:
+    return [t.get_text() for t in ax.texts]
+
+
+def bar_heights(ax) -> list[float]:
+    return [round(p.get_height(), 2) for p in ax.patches]
+
+
+def legend_labels(ax) -> list[str]:
+    return [t.get_text() for t in ax.get_legend().get_texts()]
+
+
+def assert_empty_chart(ax, message: str = "no items") -> None:
+    assert texts(ax) == [message]
+    assert not ax.patches and not ax.lines and not ax.images
+    assert ax.get_title()
+
+
+# --------------------------------------------------------------------------- status_summary
+
+def test_status_summary_counts_in_status_order_and_colours(ach):
+    ax = plots.status_summary(ach)
+    labels = [t.get_text() for t in ax.get_xticklabels()]
+    assert labels == ["Waiting (W)", "Sent (S)", "Returned (R)", "Invalid (I)", "Blocked (B)",
+                      "Voided (V)"]
+    assert bar_heights(ax) == [4, 2, 3, 1, 1, 1]
+    assert [to_hex(p.get_facecolor()) for p in ax.patches] == [
+        codes.STATUS_COLORS[s].lower() for s in "WSRIBV"]
+    assert texts(ax) == ["4", "2", "3", "1", "1", "1"]  # bar labels
+    assert ax.get_title() == "Items per status"
+    assert ax.get_ylabel() == "Items" and ax.get_xlabel() == "Status"
+
+
+def test_status_summary_amounts(ach):
+    ax = plots.status_summary(ach, value="amount")
+    assert bar_heights(ax) == [14.0, 2.0, 107.2, 0.2, 3.0, 2.0]
+    assert "107.20" in texts(ax)
+    assert ax.get_ylabel() == "Amount"
+
+
+def test_status_summary_only_present_statuses(ach):
+    returns = ach[ach["itemStatus"].isin(["R", "B"])]
+    ax = plots.status_summary(returns)
+    assert [t.get_text() for t in ax.get_xticklabels()] == ["Returned (R)", "Blocked (B)"]
+    assert bar_heights(ax) == [3, 1]
+
+
+def test_status_summary_by_column_stacks_statuses(ach):
+    ax = plots.status_summary(ach, by="achTransactionType")
+    assert [t.get_text() for t in ax.get_xticklabels()] == ["Credit", "Debit"]
+    heights = {}
+    for patch in ax.patches:
+        heights.setdefault(to_hex(patch.get_facecolor()), []).append(round(patch.get_height()))
+    color = {s: codes.STATUS_COLORS[s].lower() for s in "WSRIBV"}
+    assert heights[color["W"]] == [1, 3]
+    assert heights[color["S"]] == [1, 1]
+    assert heights[color["R"]] == [0, 3]
+    assert heights[color["B"]] == [1, 0]
+    assert texts(ax) == ["3", "9"]  # totals on top
+    assert legend_labels(ax)[0] == "Voided (V)"  # top of the stack listed first
+
+
+def test_status_summary_instant_statuses():
+    df = frames.to_frame([{"uniqueId": str(i), "status": s, "amount": 5}
+                          for i, s in enumerate(["Success", "Success", "Failed"])], "instant")
+    ax = plots.status_summary(df)
+    assert [t.get_text() for t in ax.get_xticklabels()] == ["Success", "Failed"]
+    assert bar_heights(ax) == [2, 1]
+    assert to_hex(ax.patches[0].get_facecolor()) == plots.INSTANT_COLORS["Success"].lower()
+
+
+@pytest.mark.parametrize("kind", ["ach", "rcc", "instant", "rtp"])
+def test_status_summary_empty(kind):
+    assert_empty_chart(plots.status_summary(frames.empty_frame(kind)))
+
+
+def test_status_summary_draws_on_the_given_axes(ach):
+    fig, ax = plt.subplots()
+    assert plots.status_summary(ach, ax) is ax
+    assert ach.paynb.status_summary(ax=plt.subplots()[1]).patches
+
+
+def test_status_summary_refuses_bad_arguments(ach):
+    with pytest.raises(ValueError, match="value must be"):
+        plots.status_summary(ach, value="sum")
+    with pytest.raises(ValueError, match="no column 'nope'"):
+        plots.status_summary(ach, by="nope")
+    with pytest.raises(ValueError, match="itemStatus"):
+        plots.status_summary(pd.DataFrame({"x": [1]}))
+
+
+# --------------------------------------------------------------------------- return_trend
+
+def segments(ax) -> dict[str, list[tuple[float, float]]]:
+    """(x, height) of the bars of each legend entry."""
+    result: dict[str, list[tuple[float, float]]] = {}
+    for container in ax.containers:
+        result[container.get_label()] = [(round(p.get_x(), 3), p.get_height())
+                                         for p in container.patches]
+    return result
+
+
+def test_return_trend_weekly_bars_by_status(ach):
+    ax = plots.return_trend(ach)
+    bars = segments(ax)
+    assert set(bars) == {"Returned (R)", "Invalid (I)", "Blocked (B)"}
+    assert [x for x, _ in bars["Returned (R)"]] == [round(w, 3) for w in WEEKS]
+    assert [h for _, h in bars["Returned (R)"]] == [2, 0, 1]  # the empty week is a zero
+    assert [h for _, h in bars["Invalid (I)"]] == [1, 0, 0]
+    assert [h for _, h in bars["Blocked (B)"]] == [0, 0, 1]
+    assert ax.get_title() == "Returns per week"
+    assert ax.get_xlabel() == "Return date (UTC), per week"
+    assert ax.get_ylabel() == "Items"
+    assert legend_labels(ax) == ["Blocked (B)", "Invalid (I)", "Returned (R)"]
+    assert isinstance(ax.xaxis.get_major_formatter(), mdates.ConciseDateFormatter)
+
+
+def test_return_trend_lines(ach):
+    ax = plots.return_trend(ach, kind="line", by=None)
+    (line,) = ax.lines
+    assert line.get_ydata().tolist() == [3, 0, 2]
+    assert mdates.date2num(line.get_xdata()).tolist() == WEEKS
+
+
+def test_return_trend_by_reason_with_meanings(ach):
+    ax = plots.return_trend(ach, by="returnReason", kind="line")
+    lines = {line.get_label(): line.get_ydata().tolist() for line in ax.lines}
+    assert lines == {"R01 Insufficient funds": [2, 0, 0], "R02 Account closed": [0, 0, 1]}
+
+
+def test_return_trend_by_column_top_and_other(ach):
+    ax = plots.return_trend(ach, by="achItemId", top=2, kind="line")
+    assert {line.get_label() for line in ax.lines} == {"1", "2", "other"}
+
+
+def test_return_trend_monthly_and_daily(ach):
+    ax = plots.return_trend(ach, freq="M", by=None)
+    assert bar_heights(ax) == [5]
+    assert ax.get_title() == "Returns per month"
+    ax = plots.return_trend(ach, freq="D", by=None, kind="line")
+    assert len(ax.lines[0].get_ydata()) == 17  # 2 to 18 November
+    assert ax.lines[0].get_ydata().sum() == 5
+
+
+def test_return_trend_without_returns(ach):
+    assert_empty_chart(plots.return_trend(ach[ach["itemStatus"] == "W"]), "no items returned")
+    assert_empty_chart(plots.return_trend(frames.empty_frame("ach")), "no items returned")
+    assert_empty_chart(plots.return_trend(frames.empty_frame("rcc"), kind="line"),
+                       "no items returned")
+
+
+def test_return_trend_refuses_bad_arguments(ach):
+    with pytest.raises(ValueError, match="freq must be one of"):
+        plots.return_trend(ach, freq="fortnight")
+    with pytest.raises(ValueError, match="kind must be"):
+        plots.return_trend(ach, kind="pie")
+
+
+# --------------------------------------------------------------------------- return_rate
+
+def test_return_rate_per_submission_week(ach):
+    ax = plots.return_rate(ach)
+    lines = {line.get_label(): line.get_ydata().tolist() for line in ax.lines}
+    assert lines["Returned (R)"] == [50.0, 50.0, 0.0]
+    assert lines["Invalid (I)"] == [25.0, 0.0, 0.0]
+    assert lines["Blocked (B)"] == pytest.approx([0.0, 0.0, 100 / 6])
+    for line in ax.lines:
+        assert mdates.date2num(line.get_xdata()).tolist() == WEEKS
+    assert to_hex(ax.lines[0].get_color()) == codes.STATUS_COLORS["R"].lower()
+    assert ax.get_ylabel() == "Share of submitted items"
+    assert "receivedDateTime" in ax.get_xlabel()
+
+
+def test_return_rate_empty_and_undated(ach):
+    assert_empty_chart(plots.return_rate(frames.empty_frame("ach")))
+    undated = ach.assign(receivedDateTime=pd.NaT, sendDate=pd.NaT, settleDate=pd.NaT)
+    assert_empty_chart(plots.return_rate(undated), "no submission dates")
+
+
+def test_return_rate_without_returns_draws_zero(ach):
+    ax = plots.return_rate(ach[ach["itemStatus"] == "W"])
+    assert [line.get_ydata().tolist() for line in ax.lines] == [[0.0, 0.0, 0.0]]
+
+
+def test_return_rate_uses_deposit_dates_for_rcc():
+    df = frames.to_frame([{"rccItemId": 1, "itemStatus": "R", "depositDateTime": "2026-11-02"},
+                          {"rccItemId": 2, "itemStatus": "S", "depositDateTime": "2026-11-03"}],
+                         "rcc")
+    ax = plots.return_rate(df)
+    assert ax.lines[0].get_ydata().tolist() == [50.0]
+    assert "depositDateTime" in ax.get_xlabel()
+
+
+# --------------------------------------------------------------------------- return_reasons
+
+def test_return_reasons_with_meanings(ach):
+    ax = plots.return_reasons(ach)
+    labels = [t.get_text() for t in ax.get_yticklabels()]
+    widths = [p.get_width() for p in ax.patches]
+    # barh: the most frequent at the top, i.e. the highest y position.
+    order = np.argsort([-p.get_y() for p in ax.patches])
+    assert [widths[i] for i in order] == [2, 1]
+    assert sorted(labels) == ["R01 Insufficient funds", "R02 Account closed"]
+    assert ax.get_yticks().tolist() == [1, 0]
+    assert labels[0] == "R01 Insufficient funds"
+    assert ax.get_title() == "Most frequent return reasons"
+    assert ax.get_xlabel() == "Items"
+
+
+def test_noc_change_codes_top_and_other(nocs):
+    ax = plots.return_reasons(nocs, top=2)
+    labels = [t.get_text() for t in ax.get_yticklabels()]
+    assert labels == [f"C01 {codes.NOC_CODES['C01']}", f"C05 {codes.NOC_CODES['C05']}",
+                      "other (1 codes)"]
+    assert [p.get_width() for p in ax.patches] == [3, 2, 1]
+    assert ax.get_title() == "Most frequent NOC change codes"
+
+
+def test_return_reasons_empty(ach):
+    assert_empty_chart(plots.return_reasons(frames.empty_frame("ach")))
+    assert_empty_chart(plots.return_reasons(frames.empty_frame("noc")))
+    assert_empty_chart(plots.return_reasons(ach[ach["itemStatus"] == "W"]))
+    with pytest.raises(ValueError, match="top must be"):
+        plots.return_reasons(ach, top=0)
+
+
+# --------------------------------------------------------------------------- returns_calendar
+
+def test_returns_calendar_grid(ach):
+    ax = plots.returns_calendar(ach)
+    grid = ax.images[0].get_array()
+    assert grid.shape == (7, 3)
+    expected = np.zeros((7, 3))
+    expected[0, 0] = 1  # Mon 2 Nov
+    expected[2, 0] = 1  # Wed 4 Nov
+    expected[3, 0] = 1  # Thu 5 Nov
+    expected[2, 2] = 2  # Wed 18 Nov
+    assert np.array_equal(grid, expected)
+    assert [t.get_text() for t in ax.get_yticklabels()] == ["Mon", "Tue", "Wed", "Thu", "Fri",
+                                                           "Sat", "Sun"]
+    assert [t.get_text() for t in ax.get_xticklabels()] == ["02 Nov\n2026", "09 Nov", "16 Nov"]
+    assert sorted(texts(ax)) == ["1", "1", "1", "2"]  # counts written in the cells
+    assert ax.get_xlabel() == "Week starting (UTC)"
+
+
+def test_returns_calendar_empty():
+    assert_empty_chart(plots.returns_calendar(frames.empty_frame("ach")), "no items returned")
+
+
+# --------------------------------------------------------------------------- accessor, scale
+
+def test_accessor_gives_every_chart(ach, nocs):
+    assert bar_heights(ach.paynb.status_summary()) == [4, 2, 3, 1, 1, 1]
+    assert ach.paynb.return_trend(by=None, kind="line").lines[0].get_ydata().tolist() == [3, 0, 2]
+    assert len(ach.paynb.return_rate().lines) == 3
+    assert [p.get_width() for p in nocs.paynb.return_reasons(top=1).patches] == [3, 3]
+    assert ach.paynb.returns_calendar().images
+
+
+def test_many_rows_are_aggregated_before_drawing(ach):
+    big = pd.concat([ach] * 2000, ignore_index=True)  # 24,000 rows
+    ax = plots.return_trend(big)
+    assert len(ax.patches) == 9  # 3 statuses x 3 weeks, not one artist per row
+    assert segments(ax)["Returned (R)"][0][1] == 4000
+    assert bar_heights(plots.status_summary(big)) == [8000, 4000, 6000, 2000, 2000, 2000]
+
+
+def test_import_paynb_does_not_import_matplotlib():
+    import subprocess
+    import sys
+
+    code = ("import sys, paynb; assert 'matplotlib' not in sys.modules; "
+            "import paynb.frames; assert 'matplotlib' not in sys.modules")
+    subprocess.run([sys.executable, "-c", code], check=True)
