@@ -1,0 +1,149 @@
+"""BulkSubmitForm against the sandbox: both alwaysCommitValid choices, uploads, the result."""
+
+from __future__ import annotations
+
+import base64
+import datetime as dt
+import io
+from decimal import Decimal
+from typing import Any
+
+import pandas as pd
+import pytest
+
+from paynb.forms import BulkSubmitForm
+
+
+@pytest.fixture
+def batch(ref: Any) -> pd.DataFrame:
+    """Three ACH rows; the third has an apostrophe in its account number (invalid)."""
+    base = {"firstSignerFirstName": "Jane", "firstSignerLastName": "Doe", "state": "NY",
+            "zip": "10001", "bankRoutingNumber": "021000021", "achAccountType": "Checking",
+            "achTransactionType": "Credit", "achEntryClass": "PPD"}
+    rows = [("10.00", "111122223333"), ("20.55", "444455556666"), ("30.25", "7777'8888")]
+    return pd.DataFrame([{**base, "yourReferenceNumber": ref(f"b{n}"), "amount": Decimal(a),
+                          "bankAccountNumber": account}
+                         for n, (a, account) in enumerate(rows)])
+
+
+def _stored(client: Any, references: list[str]) -> pd.DataFrame:
+    listed = client.ach.list(progress=False)
+    return listed[listed["yourReferenceNumber"].isin(references)]
+
+
+def test_commit_valid_stores_the_valid_rows_and_reports_the_invalid(client, batch) -> None:
+    form = BulkSubmitForm(client, items=batch)
+    assert form.kind.value == "ach"
+    assert "paynb-row-invalid" in form.preview.value
+    assert "only letters, digits" in form.preview.value
+    assert form.preview.value.count("paynb-row-valid") == 2
+    # The confirmation names the count and the exact total of what will be paid.
+    assert form.confirm.description == ("I confirm: submit 2 ACH items totalling 30.55 "
+                                        "(1 invalid row reported, not paid)")
+    assert form.submit_button.disabled  # until confirmed
+    form.submit_button.click()
+    assert form.result is None
+    form.confirm.value = True
+    form.submit_button.click()
+    form.submit_button.click()  # a double click sends once
+
+    result = form.result
+    assert list(result["row"]) == [1, 2, 3]
+    assert list(result["itemStatus"].astype(str)) == ["W", "W", "I"]
+    assert "bankAccountNumber" in result["errors"].iloc[2]
+    stored = _stored(client, list(batch["yourReferenceNumber"]))
+    assert sorted(stored["yourReferenceNumber"]) == sorted(batch["yourReferenceNumber"][:2])
+    assert [Decimal(str(a)) for a in stored.sort_values("achItemId")["amount"]] == [
+        Decimal("10.00"), Decimal("20.55")]
+    assert len(client.journal()) == 2
+    assert form.status_text == "Done: 2 of 3 items stored, 1 invalid (status I, not paid)."
+    # The result is downloadable as CSV, one row per input.
+    link = form.output.value.split('href="data:text/csv;base64,')[1].split('"')[0]
+    downloaded = pd.read_csv(io.BytesIO(base64.b64decode(link)), dtype=str)
+    assert list(downloaded["yourReferenceNumber"]) == list(batch["yourReferenceNumber"])
+
+
+def test_all_or_nothing_with_an_invalid_row_sends_nothing(client, batch) -> None:
+    form = BulkSubmitForm(client, items=batch)
+    form.commit.value = "All or nothing"
+    assert form.submit_button.disabled
+    assert form.status_text.startswith("All or nothing: 1 invalid row(s)")
+    form.confirm.value = True  # hidden, but a click from code must not get past it either
+    form.submit_button.click()
+    assert form.result is None
+    assert _stored(client, list(batch["yourReferenceNumber"])).empty
+
+
+def test_all_or_nothing_with_valid_rows_stores_them_all(client, batch) -> None:
+    form = BulkSubmitForm(client, items=batch.iloc[:2])
+    form.commit.value = "All or nothing"
+    form.confirm.value = True
+    form.submit_button.click()
+    assert list(form.result["itemStatus"].astype(str)) == ["W", "W"]
+    assert len(_stored(client, list(batch["yourReferenceNumber"]))) == 2
+
+
+def test_changing_the_choice_withdraws_the_confirmation(client, batch) -> None:
+    form = BulkSubmitForm(client, items=batch.iloc[:2])
+    form.confirm.value = True
+    form.commit.value = "All or nothing"
+    assert not form.confirm.value and form.submit_button.disabled
+
+
+def test_repeated_references_within_the_set_block_it(client, batch) -> None:
+    twice = pd.concat([batch.iloc[:1], batch.iloc[:1]])
+    form = BulkSubmitForm(client, items=twice)
+    assert "repeats row 1" in form.preview.value
+    assert form.submit_button.disabled and "repeat" in form.status_text
+
+
+def test_a_csv_upload_keeps_leading_zeros_and_exact_amounts(client, batch) -> None:
+    text = batch.assign(bankRoutingNumber="011000138").to_csv(index=False).encode()
+    form = BulkSubmitForm(client)
+    assert form.submit_button.disabled and "upload" in form.status_text
+    form.upload.value = ({"name": "batch.csv", "type": "text/csv", "size": len(text),
+                          "content": memoryview(text),
+                          "last_modified": dt.datetime(2026, 11, 1, tzinfo=dt.UTC)},)
+    assert [r["bankRoutingNumber"] for r in form._rows] == ["011000138"] * 3
+    assert [r["amount"] for r in form._rows] == ["10.00", "20.55", "30.25"]
+    assert "30.55" in form.confirm.description
+
+
+def test_an_xlsx_upload_of_rcc_items(client, ref) -> None:
+    rows = pd.DataFrame([{
+        "firstSignerFirstName": "Sam", "firstSignerLastName": "Lee", "address1": "1 Main St",
+        "city": "Springfield", "state": "IL", "zip": "62701", "yourReferenceNumber": ref("x"),
+        "bankRoutingNumber": "021000021", "bankAccountNumber": "000987654321",
+        "amount": "49.99", "notes": "ignored column"}])
+    buffer = io.BytesIO()
+    rows.to_excel(buffer, index=False)
+    form = BulkSubmitForm(client)
+    form.load_file("rcc.xlsx", buffer.getvalue())
+    assert form.kind.value == "rcc"  # guessed from the RCC-only columns
+    assert "Columns ignored" in form.preview.value and "notes" in form.preview.value
+    form.confirm.value = True
+    form.submit_button.click()
+    stored = client.rcc.get(int(form.result["rccItemId"].iloc[0]))
+    assert stored["bankAccountNumber"].endswith("4321")
+    assert Decimal(str(stored["amount"])) == Decimal("49.99")
+
+
+def test_a_file_that_is_not_csv_or_xlsx_is_refused(client) -> None:
+    form = BulkSubmitForm(client)
+    form.load_file("items.pdf", b"%PDF")
+    assert "Could not read items.pdf" in form.status_text
+
+
+def test_a_reference_already_in_the_journal_asks_before_sending(client, batch) -> None:
+    first = BulkSubmitForm(client, items=batch.iloc[:1])
+    first.confirm.value = True
+    first.submit_button.click()
+    again = BulkSubmitForm(client, items=batch.iloc[:2])
+    again.confirm.value = True
+    again.submit_button.click()
+    assert again.result is None
+    assert "used" in again.output.value or "submitted before" in again.output.value
+    assert not again.anyway_button.disabled
+    again.anyway_button.click()
+    assert list(again.result["itemStatus"].astype(str)) == ["W", "W"]
+    assert len(_stored(client, list(batch["yourReferenceNumber"][:2]))) == 3
