@@ -1,0 +1,108 @@
+"""Fixtures of the reliability tests: sandboxes to break, clients to watch, a wire spy."""
+
+from __future__ import annotations
+
+import contextlib
+import threading
+from collections import Counter
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+from urllib.parse import urlsplit
+
+import pytest
+
+from paynb.client import Client
+
+
+@pytest.fixture(autouse=True)
+def _isolated(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """No test reads or writes the user's real journal, profiles or credentials."""
+    monkeypatch.setenv("PAYNB_JOURNAL", str(tmp_path / "default-journal.sqlite3"))
+    monkeypatch.setenv("PAYNB_CONFIG", str(tmp_path / "no-config.toml"))
+    for name in ("PAYNB_BASE_URL", "PAYNB_AUTH_URL", "PAYNB_COMPANY_CODE", "PAYNB_CLIENT_ID",
+                 "PAYNB_CLIENT_SECRET", "PAYNB_USERNAME", "PAYNB_PASSWORD", "PAYNB_PROFILE"):
+        monkeypatch.delenv(name, raising=False)
+
+
+class WireSpy:
+    """Every HTTP request one client's session sends, with its outcome.
+
+    The outcome is the answer's status code, or ``"lost"`` when no answer came
+    (connection dropped or refused, timeout). Installed on the session instance,
+    so it sees token requests and service calls alike and nothing of other clients.
+    """
+
+    def __init__(self, session: Any):
+        self.calls: list[tuple[str, str, int | str]] = []
+        self._lock = threading.Lock()
+        original = session.send
+
+        def send(request: Any, **kwargs: Any) -> Any:
+            path = urlsplit(request.url).path
+            try:
+                response = original(request, **kwargs)
+            except Exception:
+                self._add(request.method, path, "lost")
+                raise
+            self._add(request.method, path, response.status_code)
+            return response
+
+        session.send = send
+
+    def _add(self, method: str, path: str, outcome: int | str) -> None:
+        with self._lock:
+            self.calls.append((method, path, outcome))
+
+    def reset(self) -> None:
+        """Forget what was seen so far."""
+        with self._lock:
+            self.calls.clear()
+
+    def select(self, method: str | None = None, *, token: bool | None = None
+               ) -> list[tuple[str, str, int | str]]:
+        """Calls of ``method`` (any when None); ``token`` True/False keeps only/no token calls."""
+        with self._lock:
+            calls = list(self.calls)
+        return [c for c in calls
+                if (method is None or c[0] == method)
+                and (token is None or c[1].endswith("/connect/token") is token)]
+
+    def outcomes(self, method: str | None = None) -> Counter[int | str]:
+        """How many service calls (not token calls) of ``method`` ended each way."""
+        return Counter(outcome for _, _, outcome in self.select(method, token=False))
+
+    @property
+    def token_requests(self) -> int:
+        """How many times a token was asked for."""
+        return len(self.select(token=True))
+
+
+def make_client(sb: Any, *, journal: Any = None, company_code: str | None = None,
+                credentials: dict[str, str] | None = None, **options: Any) -> Client:
+    """A client of sandbox ``sb`` (its demo credentials unless ``credentials`` override)."""
+    given = sb.credentials.as_dict()
+    given.update(credentials or {})
+    options.setdefault("max_workers", 4)
+    return Client(sb.base_url, sb.auth_url, company_code or sb.company_code, **given,
+                  journal=journal, **options)
+
+
+@contextlib.contextmanager
+def spied_client(sb: Any, **options: Any) -> Iterator[tuple[Client, WireSpy]]:
+    """A client of ``sb`` and the spy on its wire; closed afterwards."""
+    client = make_client(sb, **options)
+    try:
+        yield client, WireSpy(client._transport.session)
+    finally:
+        client.close()
+
+
+def pytest_terminal_summary(terminalreporter: Any) -> None:
+    """Repeat the counts of the fault runs at the end of the pytest output."""
+    from .faultrun import REPORTS
+
+    if REPORTS:
+        terminalreporter.section("paynb fault runs")
+        for line in REPORTS:
+            terminalreporter.write_line(line)

@@ -1,0 +1,102 @@
+"""Faults: with 10% 503s, 5% dropped connections and 2% 429s (Retry-After), on reads and
+on writes, a listing returns exactly the stored items and a submission run ends with every
+item stored exactly once and every journal entry settled.
+
+The short variants run in the normal suite; the full-size ones (20,000 listed, 5,000 bulk
+and 500 single submissions) are marked ``long`` (``make test-long``). Counts are printed
+(``-s``) and repeated in the terminal summary.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from paynb import sandbox
+
+from .conftest import WireSpy, make_client
+from .faultrun import SETTLED, list_under_faults, report, submit_under_faults
+
+# 80% of the demo ACH items belong to DEMO1 (paynb.sandbox.seed.COMPANIES).
+DEMO1_SHARE = 0.8
+
+
+def _seed_for(demo1_items: int) -> int:
+    return int(demo1_items / DEMO1_SHARE)
+
+
+def _fault_client(sb: Any, journal: Path | None) -> Any:
+    # Reads are retried by paynb; with a 17% failure rate per request, 10 retries make a
+    # page fail for good with odds of 0.17**11 (about 3e-9).
+    return make_client(sb, journal=journal, max_retries=10, page_size=200)
+
+
+@pytest.fixture(scope="module")
+def listing_sandbox() -> Iterator[Any]:
+    with sandbox.serve(port=0, seed_items=_seed_for(2_000), seed=3) as sb:
+        yield sb
+
+
+def _check_listing(sb: Any, title: str) -> None:
+    client = _fault_client(sb, None)
+    try:
+        result = list_under_faults(sb, client, WireSpy(client._transport.session))
+    finally:
+        client.close()
+    report(title, result["counts"])
+    assert result["got"] == result["truth"], "the listing under faults differs from the store"
+    assert len(set(result["got"])) == len(result["got"])
+    counts = result["counts"]
+    # The faults really happened, and paynb rode them out.
+    assert counts["503"] + counts["lost answers"] + counts["429"] > 0
+
+
+def _check_submissions(sb: Any, journal: Path, title: str, *, bulk: int, single: int,
+                       chunk: int, prefix: str) -> None:
+    client = _fault_client(sb, journal)
+    try:
+        result = submit_under_faults(sb, client, WireSpy(client._transport.session),
+                                     prefix=prefix, bulk=bulk, single=single, chunk=chunk)
+    finally:
+        client.close()
+    counts = result["counts"]
+    report(title, counts)
+    stored = result["stored"]
+    missing = [r for r in result["references"] if stored.get(r, 0) == 0]
+    twice = {r: n for r, n in stored.items() if n > 1}
+    assert not missing, f"{len(missing)} items never stored, e.g. {missing[:5]}"
+    assert not twice, f"{len(twice)} items stored more than once, e.g. {list(twice)[:5]}"
+    assert set(stored) == set(result["references"])
+    assert all(state == "sent" for state in result["states"].values())
+    unsettled = result["journal"][~result["journal"]["state"].isin(SETTLED)]
+    assert unsettled.empty, f"unsettled journal entries:\n{unsettled}"
+    # The run met every kind of fault, including answers lost after the commit.
+    assert counts["lost answers"] > 0 and counts["answered 503"] > 0
+    assert counts["reconciled"] > 0
+
+
+def test_listing_under_read_faults_returns_exactly_the_stored_items(listing_sandbox: Any
+                                                                    ) -> None:
+    _check_listing(listing_sandbox, "list, read faults (short)")
+
+
+def test_submissions_under_write_faults_store_each_item_once(tmp_path: Path) -> None:
+    with sandbox.serve(port=0, seed_items=0, seed=5) as sb:
+        _check_submissions(sb, tmp_path / "journal.sqlite3", "submit, write faults (short)",
+                           bulk=500, single=50, chunk=50, prefix="FLT-S")
+
+
+@pytest.mark.long
+def test_listing_20000_under_read_faults() -> None:
+    with sandbox.serve(port=0, seed_items=_seed_for(20_000), seed=3) as sb:
+        _check_listing(sb, "list, read faults (long)")
+
+
+@pytest.mark.long
+def test_submitting_5000_bulk_and_500_single_under_write_faults(tmp_path: Path) -> None:
+    with sandbox.serve(port=0, seed_items=0, seed=5) as sb:
+        _check_submissions(sb, tmp_path / "journal.sqlite3", "submit, write faults (long)",
+                           bulk=5_000, single=500, chunk=100, prefix="FLT-L")
