@@ -308,14 +308,15 @@ def _find_reference(resource: Resource, reference: str,
 
 
 def connect(profile: str | None = None, **options: Any) -> Client:
-    """A ready client: the named ``profile``, else ``PAYNB_*`` variables, else the
-    ``default`` profile (or the one ``PAYNB_PROFILE`` names), else the embedded sandbox.
+    """A ready client: the named ``profile`` (or the one ``PAYNB_PROFILE`` names), else
+    the ``PAYNB_*`` variables, else the ``default`` profile, else the embedded sandbox.
 
     With nothing configured, the sandbox is started (or a running one reused)
     and a warning says so plainly: its data is fake and nothing is paid.
     ``options`` are the keyword options of :class:`Client`.
     """
-    settings = config.from_profile(profile) if profile else (
+    named = profile or os.environ.get("PAYNB_PROFILE")
+    settings = config.from_profile(named) if named else (
         config.from_env() or config.from_profile())
     if settings is not None:
         logger.info("paynb: connecting to %s (%s), company %s", settings.base_url,

@@ -1,0 +1,72 @@
+"""The public surface: exact names, lazy import, and the signatures DESIGN section 2 fixes."""
+
+from __future__ import annotations
+
+import inspect
+import subprocess
+import sys
+
+import paynb
+
+
+def test_paynb_all_is_exactly_the_public_names():
+    assert sorted(paynb.__all__) == sorted([
+        "Client", "ExportFile", "RouteCheck", "__version__", "connect", "errors", "forms",
+        "models", "plots", "sandbox"])
+    for name in ("Client", "connect", "ExportFile", "RouteCheck"):
+        assert getattr(paynb, name) is not None
+
+
+def test_import_paynb_does_not_import_pandas():
+    code = "import sys, paynb; print('pandas' in sys.modules, 'requests' in sys.modules)"
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         check=True).stdout.split()
+    assert out == ["False", "False"]
+
+
+def _signature(func) -> str:
+    return str(inspect.signature(func)).replace("'", "")
+
+
+def test_signatures_of_design_section_2():
+    from paynb.client import Client
+
+    client_sig = inspect.signature(Client)
+    assert list(client_sig.parameters)[:7] == [
+        "base_url", "auth_url", "company_code", "client_id", "client_secret", "username",
+        "password"]
+    for name, default in (("page_size", 200), ("max_workers", 8), ("mask", True)):
+        assert client_sig.parameters[name].default == default
+        assert client_sig.parameters[name].kind is inspect.Parameter.KEYWORD_ONLY
+    from paynb.resources import (
+        AchResource,
+        InstantResource,
+        NocResource,
+        RccResource,
+        RtpResource,
+    )
+
+    for items in (AchResource, RccResource):
+        assert _signature(items.list).startswith(
+            "(self, status: str | Iterable[str] | None = None, returned_from: Any = None, "
+            "returned_to: Any = None, *, page: int | None = None, page_size: int | None = None, "
+            "max_items: int | None = None, progress: bool | None = None)")
+        params = inspect.signature(items.submit).parameters
+        assert params["allow_duplicate"].default is False and params["validate"].default is True
+        assert inspect.signature(items.submit_many).parameters["commit_valid"].default is True
+        assert inspect.signature(items.export).parameters["filetype"].default == "csv"
+        changes = inspect.signature(items.changes).parameters
+        assert (changes["since"].default, changes["until"].default) == ("last", None)
+        for name in ("get", "void", "void_many", "void_references"):
+            assert callable(getattr(items, name))
+    instant = inspect.signature(InstantResource.check_route).parameters
+    assert list(instant) == ["self", "card_number", "token_id", "sub_client_id"]
+    assert instant["token_id"].kind is inspect.Parameter.KEYWORD_ONLY
+    assert list(inspect.signature(RtpResource.check_route).parameters) == ["self",
+                                                                           "routing_number"]
+    for payments in (InstantResource, RtpResource):
+        for name in ("send", "list", "get", "export"):
+            assert callable(getattr(payments, name))
+    assert callable(NocResource.list) and callable(NocResource.export)
+    assert callable(Client.journal) and callable(Client.reconcile)
+    assert callable(Client.from_env)
