@@ -76,8 +76,8 @@ __all__ = [
 
 logger = logging.getLogger("paynb.frames")
 
-#: Statuses of instant card and RTP transactions, in the order of the categorical.
 INSTANT_STATUSES: tuple[str, ...] = ("Success", "Failed")
+"""Statuses of instant card and RTP transactions, in the order of the categorical."""
 
 #: Keys under which an answer may hold its list of records (compared lower-cased).
 _LIST_KEYS = (
@@ -714,8 +714,8 @@ _SCHEMAS: dict[str, list[tuple[str, Callable[..., Columns]]]] = {
 }
 _KIND_ALIASES = {"nocs": "noc", "achnoc": "noc", "achnocs": "noc", "card": "instant",
                  "instantrtp": "rtp"}
-#: The item kinds :func:`to_frame` knows.
 KINDS: tuple[str, ...] = tuple(_SCHEMAS)
+"""The item kinds :func:`to_frame` knows."""
 
 #: Field names that other spellings fold onto, per kind, when the canonical one is absent.
 _FIELD_ALIASES: dict[str, dict[str, str]] = {

@@ -39,10 +39,10 @@ __all__ = [
     "status_summary",
 ]
 
-#: Statuses that count as a return in the return charts: returned, invalid, blocked.
 RETURN_STATUSES: tuple[str, ...] = ("R", "I", "B")
-#: Colours of instant card and RTP statuses.
+"""Statuses that count as a return in the return charts: returned, invalid, blocked."""
 INSTANT_COLORS: dict[str, str] = {"Success": "#55A868", "Failed": "#C44E52"}
+"""Colours of instant card and RTP statuses (item statuses: `paynb.codes.STATUS_COLORS`)."""
 _OTHER_COLOR = "#A0A0A0"
 _FREQS = {"D": "day", "W": "week", "M": "month", "Q": "quarter", "Y": "year"}
 _SUBMISSION_DATES = ("receivedDateTime", "depositDateTime", "sendDate")
@@ -278,8 +278,11 @@ def return_trend(df: pd.DataFrame, freq: str = "W", by: str | None = "status",
         return _no_items(ax, title, f"no returned items with a {by}")
     full = pd.period_range(table.index.min(), table.index.max(), freq=freq)
     table = table.reindex(full, fill_value=0)
-    names = _ordered(list(table.columns)) if by == "status" else list(
-        table.sum().sort_values(ascending=False).index)
+    if by == "status":
+        names = _ordered(list(table.columns))
+    else:  # most frequent first, "other" last
+        names = [n for n in table.sum().sort_values(ascending=False).index if n != "other"]
+        names += ["other"] if "other" in table.columns else []
     starts = table.index.start_time
     colors = _group_colors(names, by == "status")
     if kind == "bar":
@@ -318,9 +321,9 @@ def _group_colors(names: Sequence[Any], statuses: bool) -> dict[Any, str]:
 def _group_label(name: Any, by: str | None) -> str:
     if by == "status":
         return _status_label(name)
-    if by == "returnReason" and name in RETURN_CODES:
-        return f"{name} {RETURN_CODES[name]}"
-    return str(name)
+    label = f"{name} {RETURN_CODES[name]}" if by == "returnReason" and name in RETURN_CODES \
+        else str(name)
+    return label if len(label) <= 40 else label[:37] + "..."
 
 
 def return_rate(df: pd.DataFrame, freq: str = "W", ax: Axes | None = None, *,

@@ -87,13 +87,14 @@ def sandbox_frames(items: int) -> tuple[pd.DataFrame, pd.DataFrame]:
 def render(ach: pd.DataFrame, nocs: pd.DataFrame, out: Path) -> list[Path]:
     """Draw each chart and save it; returns the files written."""
     out.mkdir(parents=True, exist_ok=True)
+    returns = ach[ach["itemStatus"].isin(plots.RETURN_STATUSES)]
     charts = {
         "status_summary": lambda ax: plots.status_summary(ach, ax),
         "status_summary_amount_by_type": lambda ax: plots.status_summary(
-            ach, ax, by="achTransactionType", value="amount"),
+            returns, ax, by="achTransactionType", value="amount"),
         "return_trend": lambda ax: plots.return_trend(ach, freq="W", ax=ax),
         "return_trend_reasons_line": lambda ax: plots.return_trend(
-            ach, freq="W", by="returnReason", kind="line", top=5, ax=ax),
+            ach, freq="M", by="returnReason", kind="line", top=4, ax=ax),
         "return_rate": lambda ax: plots.return_rate(ach, freq="W", ax=ax),
         "return_reasons": lambda ax: plots.return_reasons(ach, top=8, ax=ax),
         "noc_reasons": lambda ax: plots.return_reasons(nocs, top=8, ax=ax),
@@ -119,7 +120,7 @@ def main() -> None:
     """Render the gallery."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--out", type=Path, default=ROOT / "docs" / "img" / "plots")
-    parser.add_argument("--items", type=int, default=20_000)
+    parser.add_argument("--items", type=int, default=20_000, help="ACH items to seed")
     parser.add_argument("--synthetic", action="store_true", help="do not use the sandbox")
     args = parser.parse_args()
     logging.basicConfig(level=logging.INFO, format="%(message)s")
