@@ -1,0 +1,127 @@
+"""Tokens: a 2-second token lifetime during a long listing costs renewals, never a failed
+call; a changed password or a revoked token gives one clear AuthenticationError after at
+most one renewal attempt, never a retry storm.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from paynb import sandbox
+from paynb.errors import AuthenticationError
+from paynb.sandbox import FaultSettings
+
+from .conftest import WireSpy, make_client, spied_client
+from .faultrun import ach_item, service_records
+
+
+def _change_password(client: Any, password: str) -> None:
+    """The service now wants another password than the one the client holds.
+
+    On the wire this is exactly a password changed (or revoked) on the server: the
+    next token request carries a password the token endpoint refuses.
+    """
+    client._transport.auth._form["password"] = password
+
+
+def test_two_second_tokens_during_a_long_listing_are_renewed_without_a_failed_call() -> None:
+    # 100 ms added to every read, pages of 10, 2 workers: ~1,000 items are ~100 pages,
+    # ~50 rounds of two, so the listing lasts at least 5 s: more than two token
+    # lifetimes (paynb renews 10% before the end, after 1.8 s).
+    with sandbox.serve(port=0, seed_items=1250, seed=9, token_ttl=2,
+                       reads=FaultSettings(latency_ms=100)) as sb:
+        truth = [r["achItemId"] for r in service_records(sb)]
+        with spied_client(sb, page_size=10, max_workers=2) as (client, spy):
+            frame = client.ach.list(progress=False)
+        pages = -(-len(truth) // 10)
+        assert [int(i) for i in frame["achItemId"]] == truth
+        outcomes = spy.outcomes("GET")
+        assert outcomes == {200: pages}, f"every call succeeds first time: {outcomes}"
+        renewals = spy.token_requests - 1
+        print(f"2 s tokens: {pages} pages, {spy.token_requests} token requests "
+              f"({renewals} renewals), no failed call")
+        assert renewals >= 2
+        assert spy.token_requests <= pages // 5, "one token serves several pages"
+
+
+def test_a_changed_password_gives_one_authentication_error_and_sends_nothing(
+        tmp_path: Path) -> None:
+    with sandbox.serve(port=0, seed_items=50, seed=9) as sb, \
+            spied_client(sb, journal=tmp_path / "j.sqlite3") as (client, spy):
+        client.ach.list(progress=False)
+        assert spy.token_requests == 1
+        _change_password(client, "changed-by-the-admin")
+        client._transport.auth._renew_at = 0.0  # the token has run out
+        spy.reset()
+        with pytest.raises(AuthenticationError) as caught:
+            client.ach.list(progress=False)
+        assert caught.value.error == "invalid_grant"
+        assert "invalid_grant" in str(caught.value)
+        assert spy.token_requests == 1 and spy.select(token=False) == []
+        # A submission in that state is refused before anything is recorded or sent.
+        spy.reset()
+        with pytest.raises(AuthenticationError):
+            client.ach.submit(ach_item("TOK-PW-1", 1))
+        assert spy.token_requests == 1 and spy.select("POST", token=False) == []
+        assert client.journal().empty
+        assert "changed-by-the-admin" not in str(caught.value)
+
+
+@pytest.mark.parametrize(("changes", "error"), [
+    ({"password": "not-the-password"}, "invalid_grant"),
+    ({"username": "nobody"}, "invalid_grant"),
+    ({"client_secret": "not-the-secret"}, "invalid_client"),
+])
+def test_wrong_credentials_fail_once_with_the_oauth_error(changes: dict[str, str],
+                                                          error: str) -> None:
+    with sandbox.serve(port=0, seed_items=0) as sb, \
+            spied_client(sb, credentials=changes) as (client, spy):
+        for _ in range(2):
+            with pytest.raises(AuthenticationError) as caught:
+                client.ach.list(progress=False)
+            assert caught.value.error == error
+        # One token request per call, nothing else: no retries of a refused grant.
+        assert spy.token_requests == 2 and spy.select(token=False) == []
+        for secret in changes.values():
+            assert secret not in str(caught.value)
+
+
+def test_a_revoked_token_is_renewed_once_then_the_call_succeeds(tmp_path: Path) -> None:
+    db = tmp_path / "sandbox.sqlite3"
+    first = sandbox.serve(port=0, db=db, seed_items=100, seed=9)
+    port = int(first.base_url.rsplit(":", 1)[1])
+    with spied_client(first) as (client, spy):
+        expected = len(client.ach.list(progress=False))
+        # A restarted service has forgotten every token it issued: the client's token,
+        # still valid by its own clock, is refused with 401.
+        first.close()
+        with sandbox.serve(port=port, db=db) as second:
+            assert second.base_url == first.base_url
+            spy.reset()
+            assert len(client.ach.list(progress=False)) == expected
+            assert spy.token_requests == 1
+            assert 401 in spy.outcomes("GET")
+            # Revoked token and changed password: one renewal attempt, one clear error.
+            _change_password(client, "changed-by-the-admin")
+            second.close()
+            with sandbox.serve(port=port, db=db):
+                spy.reset()
+                with pytest.raises(AuthenticationError) as caught:
+                    client.ach.list(progress=False)
+                assert caught.value.error == "invalid_grant"
+                assert spy.token_requests == 1
+                assert spy.outcomes("GET") == {401: 1}
+
+
+def test_tokens_are_fetched_once_for_concurrent_pages() -> None:
+    with sandbox.serve(port=0, seed_items=1250, seed=9) as sb:
+        client = make_client(sb, page_size=50, max_workers=8)
+        spy = WireSpy(client._transport.session)
+        try:
+            client.ach.list(progress=False)
+        finally:
+            client.close()
+        assert spy.token_requests == 1
