@@ -17,6 +17,7 @@ from __future__ import annotations
 import argparse
 import contextlib
 import os
+import re
 import sys
 import tempfile
 from collections.abc import Iterator, Sequence
@@ -32,8 +33,9 @@ NOTEBOOKS = ROOT / "notebooks"
 #: small enough to seed in a second or two.
 DEFAULT_SEED_ITEMS = 2000
 
-#: Variables of the caller that would send the kernels elsewhere.
-_FOREIGN = ("PAYNB_PROFILE",)
+#: Variables of the caller that would send the kernels elsewhere than the fresh sandbox.
+_FOREIGN = ("PAYNB_BASE_URL", "PAYNB_AUTH_URL", "PAYNB_COMPANY_CODE", "PAYNB_CLIENT_ID",
+            "PAYNB_CLIENT_SECRET", "PAYNB_USERNAME", "PAYNB_PASSWORD", "PAYNB_PROFILE")
 
 
 def notebook_paths(names: Sequence[str] = ()) -> list[Path]:
@@ -47,28 +49,29 @@ def notebook_paths(names: Sequence[str] = ()) -> list[Path]:
 @contextlib.contextmanager
 def fresh_sandbox(workdir: Path, *,
                   seed_items: int = DEFAULT_SEED_ITEMS) -> Iterator[dict[str, str]]:
-    """Serve a sandbox of its own; yield the environment that points ``paynb.connect()`` at it.
+    """Serve a sandbox of its own; yield the environment in which ``paynb.connect()`` finds it.
 
-    ``workdir`` receives the (absent) configuration file and the journals.
+    The sandbox is announced in a discovery file of its own (``PAYNB_SANDBOX_FILE``), so
+    ``paynb.connect()`` in a kernel takes exactly the path a new user's takes: no profile,
+    no ``PAYNB_*`` settings, so it reuses the announced sandbox and says it is the sandbox.
+    ``workdir`` receives the discovery file, the (absent) configuration file, the journals
+    and the database a kernel would create should it not find the sandbox.
     """
-    from paynb import sandbox
+    from unittest import mock
 
+    from paynb import sandbox
+    from paynb.sandbox.server import announce
+
+    env = {name: value for name, value in os.environ.items() if name not in _FOREIGN}
+    env.update({
+        "PAYNB_SANDBOX_FILE": str(workdir / "sandbox.json"),
+        "PAYNB_SANDBOX_DB": str(workdir / "sandbox.sqlite3"),
+        "PAYNB_CONFIG": str(workdir / "no-config.toml"),
+        "PAYNB_JOURNAL": str(workdir / "journal.sqlite3"),
+    })
     with sandbox.serve(port=0, seed_items=seed_items) as sb:
-        credentials = sb.credentials
-        env = {name: value for name, value in os.environ.items() if name not in _FOREIGN}
-        env.update({
-            "PAYNB_BASE_URL": sb.base_url,
-            "PAYNB_AUTH_URL": sb.auth_url,
-            "PAYNB_COMPANY_CODE": sb.company_code,
-            "PAYNB_CLIENT_ID": credentials.client_id,
-            "PAYNB_CLIENT_SECRET": credentials.client_secret,
-            "PAYNB_USERNAME": credentials.username,
-            "PAYNB_PASSWORD": credentials.password,
-            "PAYNB_CONFIG": str(workdir / "no-config.toml"),
-            "PAYNB_JOURNAL": str(workdir / "journal.sqlite3"),
-            # Progress bars would only add noise to stored outputs.
-            "TQDM_DISABLE": "1",
-        })
+        with mock.patch.dict(os.environ, {"PAYNB_SANDBOX_FILE": env["PAYNB_SANDBOX_FILE"]}):
+            announce(sb)
         yield env
 
 
@@ -91,16 +94,47 @@ def execute(path: Path, *, env: dict[str, str], cwd: Path,
     return notebook
 
 
+_WIDGET = "application/vnd.jupyter.widget-view+json"
+_PROGRESS_BAR = re.compile(r"\d+%\|")
+_WIDGET_NOTE = (
+    '<p class="paynb-widget-note"><em>An interactive form shows here when the notebook runs '
+    "in JupyterLab; see the Forms page for what it looks like and does.</em></p>"
+)
+
+
+def for_docs(notebook: nbformat.NotebookNode) -> nbformat.NotebookNode:
+    """Make widget outputs readable on a static page.
+
+    A widget has no static rendering (its text fallback is a long ``VBox(children=...)``
+    repr), so a form's output becomes a short note; a progress bar, which a live notebook
+    removes once done, is dropped.
+    """
+    for cell in notebook.cells:
+        if cell.cell_type != "code":
+            continue
+        outputs = []
+        for output in cell.outputs:
+            data = output.get("data", {})
+            if _WIDGET in data:
+                if _PROGRESS_BAR.search(str(data.get("text/plain", ""))):
+                    continue
+                output = nbformat.v4.new_output("display_data", data={"text/html": _WIDGET_NOTE,
+                                                                      "text/plain": "(form)"})
+            outputs.append(output)
+        cell.outputs = outputs
+    return notebook
+
+
 def execute_all(paths: Sequence[Path], out_dir: Path, *,
                 seed_items: int = DEFAULT_SEED_ITEMS) -> list[Path]:
-    """Execute ``paths`` against one fresh sandbox; write the executed copies to ``out_dir``."""
+    """Execute ``paths`` against one fresh sandbox; write copies fit for the docs to ``out_dir``."""
     out_dir.mkdir(parents=True, exist_ok=True)
     written = []
     with tempfile.TemporaryDirectory(prefix="paynb-notebooks-") as tmp:
         workdir = Path(tmp)
         with fresh_sandbox(workdir, seed_items=seed_items) as env:
             for path in paths:
-                notebook = execute(path, env=env, cwd=workdir)
+                notebook = for_docs(execute(path, env=env, cwd=workdir))
                 target = out_dir / path.name
                 nbformat.write(notebook, target)
                 written.append(target)

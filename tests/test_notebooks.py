@@ -1,0 +1,82 @@
+"""Every notebook runs top to bottom against a fresh sandbox, and is stored without outputs.
+
+The kernels are the venv's ``python3`` kernel; ``paynb.connect()`` in them reaches a
+sandbox served for this module (never the user's demo sandbox, profile or journal), see
+``scripts/run_notebooks.py``.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+from pathlib import Path
+
+import nbformat
+import pytest
+
+from paynb.sandbox import DEMO_CREDENTIALS
+
+ROOT = Path(__file__).resolve().parent.parent
+_spec = importlib.util.spec_from_file_location("run_notebooks",
+                                               ROOT / "scripts" / "run_notebooks.py")
+assert _spec and _spec.loader
+run_notebooks = importlib.util.module_from_spec(_spec)
+_spec.loader.exec_module(run_notebooks)
+
+EXPECTED = [
+    "01_quickstart.ipynb",
+    "02_returns_and_polling.ipynb",
+    "03_submit_and_void.ipynb",
+    "04_instant_payments.ipynb",
+    "05_nocs_and_exports.ipynb",
+]
+NOTEBOOKS = run_notebooks.notebook_paths()
+#: Small, so the module stays fast; still enough returns and NOCs for every cell to work.
+SEED_ITEMS = 1000
+
+
+def test_the_five_notebooks_are_there():
+    assert [path.name for path in NOTEBOOKS] == EXPECTED
+
+
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.stem)
+def test_stored_without_outputs(path: Path):
+    notebook = nbformat.read(path, as_version=4)
+    nbformat.validate(notebook)
+    assert notebook.metadata["kernelspec"]["name"] == "python3"
+    code = [cell for cell in notebook.cells if cell.cell_type == "code"]
+    assert code, "a notebook without code"
+    assert [cell.outputs for cell in code] == [[]] * len(code)
+    assert {cell.execution_count for cell in code} == {None}
+    prose = [cell for cell in notebook.cells if cell.cell_type == "markdown"]
+    assert len(prose) >= len(code) // 2, "each step needs prose saying what and why"
+
+
+@pytest.fixture(scope="module")
+def notebook_run(tmp_path_factory: pytest.TempPathFactory):
+    workdir = tmp_path_factory.mktemp("notebooks")
+    with run_notebooks.fresh_sandbox(workdir, seed_items=SEED_ITEMS) as env:
+        yield env, workdir
+
+
+def _output_text(notebook: nbformat.NotebookNode) -> str:
+    return json.dumps([cell.get("outputs", []) for cell in notebook.cells])
+
+
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.stem)
+def test_runs_top_to_bottom(path: Path, notebook_run):
+    env, workdir = notebook_run
+    notebook = run_notebooks.execute(path, env=env, cwd=workdir)
+
+    code = [cell for cell in notebook.cells if cell.cell_type == "code"]
+    assert all(cell.execution_count for cell in code)
+    outputs = _output_text(notebook)
+    assert '"output_type": "error"' not in outputs
+    # No secret reaches an output: the sandbox's password and client secret, or the full
+    # card numbers the instant notebook sends.
+    credentials = DEMO_CREDENTIALS
+    for secret in (credentials.password, credentials.client_secret,
+                   "4111111111111111", "5555555555554444"):
+        assert secret not in outputs
+    # paynb.connect() found the fresh sandbox and said so.
+    assert "SANDBOX" in outputs
