@@ -312,8 +312,8 @@ def _missing(value: Any) -> bool:
 
 def _strings(values: Sequence[Any]) -> pd.api.extensions.ExtensionArray:
     try:
-        return pd.array(pa.array(values, pa.string(), from_pandas=True), dtype=_STRING_DTYPE)
-    except (pa.ArrowInvalid, pa.ArrowTypeError):
+        return pd.array(values, dtype=_STRING_DTYPE)
+    except (TypeError, ValueError):
         # Numbers among strings (a zip sent as 12345): pandas writes them as text.
         return pd.array([None if _missing(v) else str(v) for v in values], dtype=_STRING_DTYPE)
 
@@ -440,20 +440,33 @@ def _amounts(name: str, values: Sequence[Any]) -> pd.api.extensions.ExtensionArr
     return pd.arrays.ArrowExtensionArray(array)
 
 
+def _arrow_timestamps(values: Sequence[Any]) -> pd.Series | None:
+    """The fast path: texts that all carry a zone (``...Z``), or that all lack one."""
+    try:
+        text = pa.array(values, pa.string(), from_pandas=True)
+    except (pa.ArrowInvalid, pa.ArrowTypeError):
+        return None
+    for target in (pa.timestamp("ns", tz="UTC"), pa.timestamp("ns")):
+        try:
+            stamps = text.cast(target)
+        except (pa.ArrowInvalid, pa.ArrowNotImplementedError):
+            continue
+        series = stamps.to_pandas()
+        return series if target.tz else series.dt.tz_localize("UTC")
+    return None
+
+
 def _timestamps(name: str, values: Sequence[Any]) -> pd.api.extensions.ExtensionArray:
     """UTC timestamps from ISO 8601 text (``...Z``, zone-less = UTC, date-only, offsets)."""
-    if isinstance(values, pd.Series) and isinstance(values.dtype, pd.DatetimeTZDtype):
-        parsed = values.dt.tz_convert("UTC")
-    else:
-        series = values if isinstance(values, pd.Series) else pd.Series(values, dtype=object)
-        if pd.api.types.is_datetime64_dtype(series.dtype):
-            parsed = series.dt.tz_localize("UTC")
-        else:
-            parsed = pd.to_datetime(series, format="ISO8601", utc=True, errors="coerce")
-            lost = int(series.notna().sum() - parsed.notna().sum())
-            if lost:
-                logger.warning("column %s: %d values are not ISO 8601 timestamps; left empty",
-                               name, lost)
+    parsed = _arrow_timestamps(values)
+    if parsed is None:
+        # Mixed forms, Timestamp objects, or text that is not a timestamp at all.
+        series = pd.Series(values, dtype=object)
+        parsed = pd.to_datetime(series, format="ISO8601", utc=True, errors="coerce")
+        lost = int(series.notna().sum() - parsed.notna().sum())
+        if lost:
+            logger.warning("column %s: %d values are not ISO 8601 timestamps; left empty",
+                           name, lost)
     return parsed.astype(_UTC_NS).array
 
 
