@@ -9,6 +9,8 @@ from decimal import Decimal
 import pandas as pd
 import pyarrow as pa
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from paynb import codes, frames
 from paynb.errors import ResponseFormatError
@@ -348,3 +350,15 @@ def test_frame_from_an_export_dataframe():
     assert df["amount"].sum() == Decimal("10.30")
     assert df["bankAccountNumber"].tolist() == ["****6789", "****4321"]
     assert df.dtypes.to_dict() == frames.empty_frame("ach").dtypes.to_dict()
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.lists(st.decimals(min_value=-10**11, max_value=10**11, places=2, allow_nan=False,
+                            allow_infinity=False), min_size=1, max_size=40))
+def test_json_amounts_are_exact_whatever_the_values(amounts):
+    body = "[" + ",".join(f'{{"achItemId": {i}, "amount": {a}}}' for i, a in
+                          enumerate(amounts)) + "]"
+    df = frames.to_frame(frames.extract_records(body), "ach")  # json.loads gives floats
+    assert df["amount"].dtype == pd.ArrowDtype(pa.decimal128(18, 2))
+    assert df["amount"].tolist() == amounts
+    assert df["amount"].sum() == sum(amounts)
