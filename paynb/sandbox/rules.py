@@ -18,22 +18,29 @@ import hashlib
 import itertools
 import struct
 from dataclasses import dataclass
+from typing import Any
 
 from paynb.codes import RETURN_CODES
 
 __all__ = [
+    "ACH_RETURN_DAYS",
     "ACH_RETURN_RATES",
     "CARD_FAILURES",
     "RTP_FAILURES",
     "BLOCKED_ACCOUNT_PREFIX",
+    "BLOCKED_MESSAGE",
     "CARD_RANGES",
     "DAY_MS",
     "HOUR_MS",
     "NOC_CODE_WEIGHTS",
     "NOC_RATE",
     "PROCESSING_DELAY_MS",
+    "NOC_TABLE",
+    "RCC_RETURN_DAYS",
     "RCC_RETURN_RATE",
+    "RESTRICTED_MESSAGE",
     "RESTRICTED_STATES",
+    "RETURN_TABLE",
     "RETURN_CODE_WEIGHTS",
     "ROUTE_CHECK_VALID_MS",
     "RTP_BANKS",
@@ -51,6 +58,7 @@ __all__ = [
     "pick_noc_code",
     "pick_return_code",
     "rcc_fate",
+    "return_delay",
     "rtp_outcome",
     "token_route",
 ]
@@ -98,8 +106,13 @@ def _cumulative(weights: dict[str, float]) -> tuple[list[str], list[float]]:
     return list(weights), [c / total for c in itertools.accumulate(weights.values())]
 
 
-_RETURN_TABLE = _cumulative(RETURN_CODE_WEIGHTS)
-_NOC_TABLE = _cumulative(NOC_CODE_WEIGHTS)
+#: ``(codes, cumulative shares)``: a draw ``u`` selects the first code whose share exceeds it.
+RETURN_TABLE = _cumulative(RETURN_CODE_WEIGHTS)
+NOC_TABLE = _cumulative(NOC_CODE_WEIGHTS)
+
+#: Returns happen this many days after the send date: ``(first day, number of days)``.
+ACH_RETURN_DAYS = (1, 4)
+RCC_RETURN_DAYS = (2, 6)
 
 
 def _pick(table: tuple[list[str], list[float]], u: float) -> str:
@@ -109,12 +122,19 @@ def _pick(table: tuple[list[str], list[float]], u: float) -> str:
 
 def pick_return_code(u: float) -> str:
     """The return code a draw ``u`` selects, by :data:`RETURN_CODE_WEIGHTS`."""
-    return _pick(_RETURN_TABLE, u)
+    return _pick(RETURN_TABLE, u)
 
 
 def pick_noc_code(u: float) -> str:
     """The NOC change code a draw ``u`` selects, by :data:`NOC_CODE_WEIGHTS`."""
-    return _pick(_NOC_TABLE, u)
+    return _pick(NOC_TABLE, u)
+
+
+def return_delay(u: Any, days: tuple[int, int]) -> Any:
+    """Milliseconds from the send date to a return, from one draw ``u``: a whole day
+    in ``days`` plus up to eight hours. Works on a float or a numpy array alike."""
+    first, span = days
+    return (first + (u * span) // 1) * DAY_MS + ((u * 1000) % 1 * 8 * HOUR_MS) // 1
 
 
 def draws(seed: int, table: str, item_id: int, count: int = 4) -> list[float]:
@@ -143,12 +163,15 @@ class Fate:
     message: str
 
 
+RESTRICTED_MESSAGE = "State is restricted for this company"
+BLOCKED_MESSAGE = "Account is blocked"
+
+
 def _invalid_or_blocked(state: str, account: str, received: int) -> Fate | None:
     if state in RESTRICTED_STATES:
-        return Fate("I", received + PROCESSING_DELAY_MS, None,
-                    "State is restricted for this company")
+        return Fate("I", received + PROCESSING_DELAY_MS, None, RESTRICTED_MESSAGE)
     if is_blocked_account(account):
-        return Fate("B", received + PROCESSING_DELAY_MS, None, "Account is blocked")
+        return Fate("B", received + PROCESSING_DELAY_MS, None, BLOCKED_MESSAGE)
     return None
 
 
@@ -169,18 +192,18 @@ def ach_fate(*, state: str, account: str, kind: str, received: int, send: int,
     fate = _invalid_or_blocked(state, account, received)
     if fate:
         return fate
-    delay = (1 + int(u[2] * 4)) * DAY_MS + int(u[2] * 1000 % 1 * 8 * HOUR_MS)
+    delay = int(return_delay(u[2], ACH_RETURN_DAYS))
     return _returned(ACH_RETURN_RATES[kind], u[0], u[1], send + delay)
 
 
 def rcc_fate(*, state: str, account: str, received: int, send: int,
              u: list[float]) -> Fate | None:
     """The fate of an RCC item (3 draws): I or B as ACH, else returned (R) from S
-    with probability :data:`RCC_RETURN_RATE` two to seven days after it was sent."""
+    with probability :data:`RCC_RETURN_RATE` two to seven days after it was deposited."""
     fate = _invalid_or_blocked(state, account, received)
     if fate:
         return fate
-    delay = (2 + int(u[2] * 6)) * DAY_MS + int(u[2] * 1000 % 1 * 8 * HOUR_MS)
+    delay = int(return_delay(u[2], RCC_RETURN_DAYS))
     return _returned(RCC_RETURN_RATE, u[0], u[1], send + delay)
 
 
