@@ -171,8 +171,10 @@ class Form:
 
     # -- actions ----------------------------------------------------------------------
 
-    def _guarded(self, action: Callable[[], None], busy_text: str) -> Callable[..., None]:
-        """A click handler running ``action`` at most once at a time, with the form busy."""
+    def _guarded(self, action: Callable[[], None],
+                 busy_text: str | Callable[[], str]) -> Callable[..., None]:
+        """A click handler running ``action`` at most once at a time, with the form busy
+        and ``busy_text`` (or what it returns) in the status line meanwhile."""
 
         def handler(*_args: Any) -> None:
             if not self._lock.acquire(blocking=False):
@@ -181,7 +183,7 @@ class Form:
             try:
                 self.busy = True
                 self._refresh()
-                self._say(busy_text)
+                self._say(busy_text() if callable(busy_text) else busy_text, "info")
                 action()
             except PaynbError as exc:
                 self._announce(describe_error(exc), "error")

@@ -120,9 +120,9 @@ class BulkSubmitForm(Form):
                                           icon="paper-plane")
         self.anyway_button = self._button("Submit anyway", "paynb-submit-anyway",
                                           style="warning", visible=False)
-        self.submit_button.on_click(self._guarded(self._submit, "Submitting…"))
+        self.submit_button.on_click(self._guarded(self._submit, self._busy_text))
         self.anyway_button.on_click(self._guarded(
-            lambda: self._submit(allow_duplicate=True), "Submitting…"))
+            lambda: self._submit(allow_duplicate=True), self._busy_text))
         self.kind.observe(self._recheck, names="value")
         self.commit.observe(self._recheck, names="value")
         self.confirm.observe(self._changed, names="value")
@@ -279,6 +279,9 @@ class BulkSubmitForm(Form):
             self._say(f"Ready to submit {what}.", "ok")
 
     # -- action -----------------------------------------------------------------------
+
+    def _busy_text(self) -> str:
+        return f"Submitting {len(self._rows)} rows…"
 
     def _submit(self, *, allow_duplicate: bool = False) -> None:
         if (self._done or self._blocked() or not self.confirm.value

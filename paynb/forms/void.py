@@ -60,7 +60,8 @@ class VoidForm(Form):
         self.confirm.add_class("paynb-confirm")
         self.void_button = self._button("Void", "paynb-submit", style="danger", icon="ban")
         self.fetch_button.on_click(self._guarded(self._fetch, "Fetching the items…"))
-        self.void_button.on_click(self._guarded(self._void, "Voiding…"))
+        self.void_button.on_click(self._guarded(
+            self._void, lambda: f"Voiding {len(self._voidable())} items…"))
         for widget in (self.kind, self.by, self.entry):
             widget.observe(self._invalidate, names="value")
         self.confirm.observe(self._changed, names="value")
