@@ -16,12 +16,13 @@ from paynb import frames
 from paynb.errors import (
     ApiError,
     AuthenticationError,
+    ResponseFormatError,
     ValidationError,
 )
 from paynb.models import RequestModel, check
 from paynb.paging import Page, fetch_all
 from paynb.results import ExportFile
-from paynb.transport import parse_json
+from paynb.transport import parse_json, preview
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -264,11 +265,17 @@ class Resource:
         if form == "json":
             data = frames.extract_records(parse_json(response, "GET", path),
                                           method="GET", path=path)
-        elif form == "csv":
-            data = pd.read_csv(io.BytesIO(response.content), dtype=str, keep_default_na=False,
-                               na_values=[""])
         else:
-            data = pd.read_excel(io.BytesIO(response.content), dtype=str)
+            try:
+                if form == "csv":
+                    data = pd.read_csv(io.BytesIO(response.content), dtype=str,
+                                       keep_default_na=False, na_values=[""])
+                else:
+                    data = pd.read_excel(io.BytesIO(response.content), dtype=str)
+            except Exception as exc:  # pandas/openpyxl raise many kinds on a broken document
+                raise ResponseFormatError(
+                    f"GET {path}: the export is not a readable {form} document "
+                    f"({type(exc).__name__}): {preview(response.text)!r}") from None
         return self._frame(data)
 
     # ------------------------------------------------------------------ journal
