@@ -1,0 +1,196 @@
+"""The ``paynb`` command: ``paynb sandbox`` serves the sandbox, ``paynb demo`` adds JupyterLab.
+
+Both announce the sandbox in the discovery file, so ``paynb.connect()`` in a
+notebook (or any other process) reuses it instead of starting another.
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import logging
+import os
+import secrets
+import signal
+import socket
+import subprocess
+import sys
+import threading
+from collections.abc import Sequence
+from pathlib import Path
+
+__all__ = ["main"]
+
+logger = logging.getLogger("paynb")
+
+
+def _say(text: str = "") -> None:
+    sys.stdout.write(text + "\n")
+    sys.stdout.flush()
+
+
+def _free(host: str, port: int) -> bool:
+    with socket.socket() as probe:
+        try:
+            probe.bind((host, port))
+        except OSError:
+            return False
+    return True
+
+
+def _port(host: str, wanted: int, what: str) -> int:
+    if wanted == 0 or _free(host, wanted):
+        return wanted
+    _say(f"port {wanted} is busy; {what} takes a free port instead")
+    return 0
+
+
+def _sandbox_arguments(parser: argparse.ArgumentParser, *, default_items: int) -> None:
+    parser.add_argument("--host", default="127.0.0.1", help="address to listen on")
+    parser.add_argument("--port", type=int, default=8000, help="port (0: any free port)")
+    parser.add_argument("--seed-items", type=int, default=default_items,
+                        help="ACH items of demo data for an empty database")
+    parser.add_argument("--seed", type=int, default=1, help="seed of the demo data")
+    parser.add_argument("--latency-ms", type=float, default=0.0,
+                        help="latency added to every service call")
+    parser.add_argument("--error-rate", type=float, default=0.0,
+                        help="share of service calls answered 503 (0 to 1)")
+    parser.add_argument("--token-ttl", type=float, default=3600.0,
+                        help="token lifetime in seconds")
+
+
+def _start(args: argparse.Namespace, db: str | None):
+    from paynb.sandbox import serve
+    from paynb.sandbox.server import announce
+
+    port = _port(args.host, args.port, "the sandbox")
+    _say("starting the paynb sandbox" + (f" (data in {db})" if db else " (data in memory)")
+         + " ...")
+    sb = serve(host=args.host, port=port, db=db, seed=args.seed, seed_items=args.seed_items,
+               token_ttl=args.token_ttl, latency_ms=args.latency_ms,
+               error_rate=args.error_rate)
+    announce(sb)
+    creds = sb.credentials
+    _say(f"sandbox     {sb.base_url}   (API docs: {sb.base_url}/docs)")
+    _say(f"  base URL      {sb.base_url}")
+    _say(f"  auth URL      {sb.auth_url}   (token: {sb.auth_url}/connect/token)")
+    _say(f"  company code  {sb.company_code}   (user analyst also holds DEMO2)")
+    _say(f"  client        {creds.client_id} / {creds.client_secret}")
+    _say(f"  user          {creds.username} / {creds.password}")
+    return sb
+
+
+def _stop(sb: object) -> None:
+    from paynb.sandbox.server import withdraw
+
+    withdraw(sb)  # type: ignore[arg-type]
+    sb.close()  # type: ignore[attr-defined]
+    _say("sandbox stopped")
+
+
+def _wait(lab: subprocess.Popen[bytes] | None = None) -> None:
+    """Until Ctrl-C, SIGTERM, or JupyterLab (when given) exits by itself."""
+    stop = threading.Event()
+    signal.signal(signal.SIGTERM, lambda *_: stop.set())
+    with contextlib.suppress(KeyboardInterrupt):
+        while not stop.wait(0.5):
+            if lab is not None and lab.poll() is not None:
+                errors = lab.stderr.read().decode(errors="replace") if lab.stderr else ""
+                _say("JupyterLab exited:\n" + errors[-2000:])
+                return
+
+
+def _cmd_sandbox(args: argparse.Namespace) -> int:
+    sb = _start(args, args.db)
+    _say("Ctrl-C stops it.")
+    try:
+        _wait()
+    finally:
+        _stop(sb)
+    return 0
+
+
+def _cmd_demo(args: argparse.Namespace) -> int:
+    from paynb.sandbox.server import default_db_path
+
+    db = Path(args.db) if args.db else default_db_path()
+    if args.fresh:
+        for suffix in ("", "-wal", "-shm"):
+            with contextlib.suppress(FileNotFoundError):
+                Path(f"{db}{suffix}").unlink()
+    db.parent.mkdir(parents=True, exist_ok=True)
+    notebooks = Path(args.notebooks).resolve()
+    notebooks.mkdir(parents=True, exist_ok=True)
+    sb = _start(args, str(db))
+    lab = None
+    try:
+        jupyter_port = _port(args.host, args.jupyter_port, "JupyterLab") or _any_port(args.host)
+        token = secrets.token_urlsafe(16)
+        command = [sys.executable, "-m", "jupyterlab", "--no-browser", f"--ip={args.host}",
+                   f"--port={jupyter_port}", "--ServerApp.port_retries=0",
+                   f"--ServerApp.root_dir={notebooks}", f"--IdentityProvider.token={token}"]
+        if not _has_jupyterlab():
+            _say("JupyterLab is not installed: pip install 'paynb[dev]' (the sandbox runs on).")
+            _wait()
+            return 1
+        quickstart = notebooks / "01_quickstart.ipynb"
+        where = "lab/tree/01_quickstart.ipynb" if quickstart.exists() else "lab"
+        lab = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
+                               env=os.environ.copy())
+        _say(f"JupyterLab  http://{args.host}:{jupyter_port}/{where}?token={token}")
+        _say(f"  notebooks in {notebooks}")
+        _say("Ctrl-C stops both.")
+        _wait(lab)
+    finally:
+        if lab is not None and lab.poll() is None:
+            lab.terminate()
+            try:
+                lab.wait(timeout=20)
+            except subprocess.TimeoutExpired:
+                lab.kill()
+            _say("JupyterLab stopped")
+        _stop(sb)
+    return 0
+
+
+def _any_port(host: str) -> int:
+    with socket.socket() as probe:
+        probe.bind((host, 0))
+        return probe.getsockname()[1]
+
+
+def _has_jupyterlab() -> bool:
+    import importlib.util
+
+    return importlib.util.find_spec("jupyterlab") is not None
+
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Entry point of the ``paynb`` console script."""
+    from paynb.sandbox import DEMO_ITEMS
+
+    parser = argparse.ArgumentParser(prog="paynb", description=__doc__.splitlines()[0])
+    commands = parser.add_subparsers(dest="command", required=True)
+    sandbox = commands.add_parser("sandbox", help="serve the sandbox until Ctrl-C")
+    _sandbox_arguments(sandbox, default_items=DEMO_ITEMS)
+    sandbox.add_argument("--db", default=None, help="SQLite file (default: in memory)")
+    sandbox.set_defaults(run=_cmd_sandbox)
+    demo = commands.add_parser("demo", help="the sandbox with demo data and JupyterLab")
+    _sandbox_arguments(demo, default_items=DEMO_ITEMS)
+    demo.add_argument("--db", default=None, help="SQLite file (default: the demo database)")
+    demo.add_argument("--fresh", action="store_true", help="start from new demo data")
+    demo.add_argument("--jupyter-port", type=int, default=8888, help="JupyterLab port")
+    demo.add_argument("--notebooks", default="notebooks", help="folder JupyterLab opens")
+    demo.set_defaults(run=_cmd_demo)
+    args = parser.parse_args(argv)
+    logging.basicConfig(level=logging.WARNING, format="%(levelname)s %(name)s: %(message)s")
+    try:
+        return args.run(args)
+    except (OSError, ValueError) as exc:
+        _say(f"paynb {args.command}: {exc}")
+        return 2
+
+
+if __name__ == "__main__":
+    sys.exit(main())
