@@ -125,8 +125,17 @@ def _legend(ax: Axes, title: str, *, stacked: bool = False) -> None:
 
 
 def _amounts(df: pd.DataFrame) -> pd.Series:
+    """Amounts as floats for drawing (exact decimals stay in the frame)."""
     _require(df, "amount")
-    return df["amount"].astype("float64")
+    amount = df["amount"]
+    if isinstance(amount.dtype, pd.ArrowDtype):
+        import pyarrow as pa
+
+        # pyarrow casts decimals in compiled code; pandas' astype goes through
+        # Decimal objects, about 100 times slower on a million rows.
+        floats = pa.chunked_array(pa.array(amount.array)).cast(pa.float64())
+        return pd.Series(floats.to_numpy(), index=amount.index, name="amount")
+    return amount.astype("float64")
 
 
 def _thousands(ax: Axes, axis: str = "y") -> None:
@@ -405,8 +414,11 @@ def return_reasons(df: pd.DataFrame, top: int = 10, ax: Axes | None = None, *,
         column, meanings, color = "returnReason", RETURN_CODES, STATUS_COLORS["R"]
         title = title or "Most frequent return reasons"
     ax = _new_axes(ax, (8, 0.9 + 0.4 * min(top + 1, 12)))
-    counts = df[column].dropna().astype("object").str.strip().str.upper()
-    counts = counts[counts != ""].value_counts()
+    # Count the raw values first: the clean-up then touches each distinct code once.
+    raw = df[column].value_counts(dropna=True)
+    codes = pd.Index(raw.index.astype("object")).str.strip().str.upper()
+    counts = raw.groupby(codes).sum()
+    counts = counts[counts.index != ""].sort_values(ascending=False, kind="stable")
     if counts.empty:
         return _no_items(ax, title)
     shown = counts.iloc[:top]
