@@ -160,6 +160,19 @@ class Form:
         """The status line as plain text."""
         return html.unescape(re.sub(r"<[^>]+>", "", self.status.value))
 
+    def _report(self, *steps: tuple[bool, str, str]) -> None:
+        """Write the status line: nothing while busy (the busy text stays), else the last
+        notice, else the text of the first ``(condition, text, level)`` step that holds."""
+        if self.busy:
+            return
+        if self._notice:
+            self._say(*self._notice)
+            return
+        for condition, text, level in steps:
+            if condition:
+                self._say(text, level)
+                return
+
     def _refresh(self) -> None:
         """Validate, set the buttons' ``disabled`` and the status line."""
         raise NotImplementedError

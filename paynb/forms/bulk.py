@@ -267,16 +267,11 @@ class BulkSubmitForm(Form):
         self.submit_button.disabled = self.busy or not ready or self._duplicate
         self.anyway_button.disabled = self.busy or not (ready and self._duplicate)
         self._show(self.anyway_button, self._duplicate)
-        if self.busy:
-            return
-        if self._notice:
-            self._say(*self._notice)
-        elif blocked:
-            self._say(blocked, "warn")
-        elif not self.confirm.value:
-            self._say(f"Check the preview, then tick the confirmation to submit {what}.", "info")
-        else:
-            self._say(f"Ready to submit {what}.", "ok")
+        self._report(
+            (bool(blocked), blocked or "", "warn"),
+            (not self.confirm.value,
+             f"Check the preview, then tick the confirmation to submit {what}.", "info"),
+            (True, f"Ready to submit {what}.", "ok"))
 
     # -- action -----------------------------------------------------------------------
 

@@ -116,14 +116,9 @@ class StatusExplorer(Form):
         start, end = self.returned_from.value, self.returned_to.value
         backwards = filtered and start is not None and end is not None and start > end
         self.refresh_button.disabled = self.busy or backwards
-        if self.busy:
-            return
-        if self._notice:
-            self._say(*self._notice)
-        elif backwards:
-            self._say("'Returned from' is after 'Returned to': no item can match.", "warn")
-        else:
-            self._say("Choose the filters and click Refresh.", "info")
+        self._report(
+            (backwards, "'Returned from' is after 'Returned to': no item can match.", "warn"),
+            (True, "Choose the filters and click Refresh.", "info"))
 
     def _load(self) -> None:
         kind = self.kind.value

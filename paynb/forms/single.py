@@ -96,16 +96,11 @@ class PaymentForm(Form):
         self.anyway_button.disabled = self.busy or self._pending is None
         self._show(self.anyway_button, self._pending is not None)
         self._show(self.another_button, self._done)
-        if self.busy:
-            return
-        if self._notice:
-            self._say(*self._notice)
-        elif blocked:
-            self._say(blocked, "warn")
-        elif item is None:
-            self._say(self.fields.problems(errors), "warn")
-        else:
-            self._say(f"Ready to {self.verb.lower()} {self._summary(item)}.", "ok")
+        self._report(
+            (bool(blocked), blocked or "", "warn"),
+            (item is None, self.fields.problems(errors), "warn"),
+            (item is not None, f"Ready to {self.verb.lower()} "
+             f"{self._summary(item) if item is not None else ''}.", "ok"))
 
     # -- actions ----------------------------------------------------------------------
 
@@ -165,7 +160,16 @@ class PaymentForm(Form):
         self._changed()
 
 
-class AchForm(PaymentForm):
+class _ItemForm(PaymentForm):
+    """An ACH or RCC item: the model's fields in order, then the buttons."""
+
+    def __init__(self, client: Any) -> None:
+        super().__init__(client)
+        self._assemble(widgets.VBox(self.fields.rows()), self.buttons)
+        self._refresh()
+
+
+class AchForm(_ItemForm):
     """Submit one ACH item: debit, credit, or debit prenote (the amount is then fixed at 0).
 
     ``AchForm(client)`` displays itself in a cell; fill the fields, click
@@ -181,8 +185,6 @@ class AchForm(PaymentForm):
     def __init__(self, client: Any) -> None:
         super().__init__(client)
         self.fields["achTransactionSubType"].input.observe(self._prenote, names="value")
-        self._assemble(widgets.VBox(self.fields.rows()), self.buttons)
-        self._refresh()
 
     def _prenote(self, change: dict[str, Any]) -> None:
         prenote = change["new"] == "Prenote"
@@ -199,7 +201,7 @@ class AchForm(PaymentForm):
         return f"{what}, reference {item.your_reference_number}"
 
 
-class RccForm(PaymentForm):
+class RccForm(_ItemForm):
     """Submit one RCC item. ``form.result`` is the stored item (a Series)."""
 
     model = RccItem
@@ -207,8 +209,3 @@ class RccForm(PaymentForm):
     id_column = "rccItemId"
     title = "RCC item"
     css_name = "rcc"
-
-    def __init__(self, client: Any) -> None:
-        super().__init__(client)
-        self._assemble(widgets.VBox(self.fields.rows()), self.buttons)
-        self._refresh()

@@ -131,24 +131,17 @@ class VoidForm(Form):
         self.fetch_button.disabled = self.busy or not values or bool(bad)
         self.void_button.disabled = (self.busy or self._done or not count
                                      or not self.confirm.value)
-        if self.busy:
-            return
         what = "item ids" if self.by.value == _BY_IDS else "reference numbers"
-        if self._notice:
-            self._say(*self._notice)
-        elif bad:
-            self._say(f"Not item ids: {', '.join(bad[:5])}. Item ids are whole numbers; "
-                      "choose 'Reference numbers' to void by your references.", "warn")
-        elif not values:
-            self._say(f"Enter the {what} to void.", "info")
-        elif self.targets is None:
-            self._say(f"{len(values)} {what} entered: click 'Show what will be voided'.", "info")
-        elif not count:
-            self._say("None of these items can be voided (see the preview).", "warn")
-        elif not self.confirm.value:
-            self._say(f"Check the preview, then tick the confirmation to void {noun}.", "info")
-        else:
-            self._say(f"Ready to void {noun}.", "ok")
+        self._report(
+            (bool(bad), f"Not item ids: {', '.join(bad[:5])}. Item ids are whole numbers; "
+             "choose 'Reference numbers' to void by your references.", "warn"),
+            (not values, f"Enter the {what} to void.", "info"),
+            (self.targets is None,
+             f"{len(values)} {what} entered: click 'Show what will be voided'.", "info"),
+            (not count, "None of these items can be voided (see the preview).", "warn"),
+            (not self.confirm.value,
+             f"Check the preview, then tick the confirmation to void {noun}.", "info"),
+            (True, f"Ready to void {noun}.", "ok"))
 
     # -- actions ----------------------------------------------------------------------
 
