@@ -77,18 +77,21 @@ def main(argv: list[str] | None = None) -> int:
     rows: list[Row] = []
     failed = False
     began = time.perf_counter()
-    for key in _select(args.only):
-        name, run = CASES[key]
-        print(f"case {key} ({name}) ...", file=sys.stderr, flush=True)
-        case_began = time.perf_counter()
-        try:
-            rows += run(cfg)
-        except Exception as exc:  # one broken case must not hide the others' figures
-            failed = True
-            traceback.print_exc()
-            rows.append(Row(f"{key} {name}", f"FAILED: {type(exc).__name__}: {exc}"[:120]))
-        print(f"case {key} done in {time.perf_counter() - case_began:.1f} s",
-              file=sys.stderr, flush=True)
+    try:
+        for key in _select(args.only):
+            name, run = CASES[key]
+            print(f"case {key} ({name}) ...", file=sys.stderr, flush=True)
+            case_began = time.perf_counter()
+            try:
+                rows += run(cfg)
+            except Exception as exc:  # one broken case must not hide the others' figures
+                failed = True
+                traceback.print_exc()
+                rows.append(Row(f"{key} {name}", f"FAILED: {type(exc).__name__}: {exc}"[:70]))
+            print(f"case {key} done in {time.perf_counter() - case_began:.1f} s",
+                  file=sys.stderr, flush=True)
+    finally:
+        cfg.sandboxes.close()
     header = machine() + f"; {cfg.rounds} rounds{' (quick)' if cfg.quick else ''}; " \
         f"took {time.perf_counter() - began:.0f} s"
     print(header)

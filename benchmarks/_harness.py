@@ -9,6 +9,8 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
+from benchmarks._server import Sandboxes
+
 __all__ = ["Config", "Row", "fmt_bytes", "fmt_rate", "fmt_s", "interleave", "render", "timed"]
 
 
@@ -18,6 +20,12 @@ class Config:
 
     quick: bool = False
     rounds: int = 5
+    sandboxes: Sandboxes = field(default_factory=Sandboxes)
+
+    @property
+    def warmup(self) -> bool:
+        """One untimed run of each contender first (skipped in quick mode)."""
+        return not self.quick
 
     def size(self, full: int, quick: int) -> int:
         """``full`` normally, ``quick`` in quick mode."""

@@ -24,7 +24,9 @@ import time
 from dataclasses import dataclass, field
 from typing import Any
 
-__all__ = ["SandboxProcess", "Served"]
+import requests
+
+__all__ = ["SandboxProcess", "Sandboxes", "Served"]
 
 _MARKER = "BENCH-SANDBOX "
 
@@ -44,6 +46,39 @@ class Served:
         """Positional-by-name arguments of ``paynb.Client`` for this sandbox."""
         return {"base_url": self.base_url, "auth_url": self.auth_url,
                 "company_code": self.company_code, **self.credentials}
+
+    def set_latency(self, ms: float) -> None:
+        """Added latency of every read and write from now on (``PUT /sandbox/faults``)."""
+        settings = {"latency_ms": ms}
+        answer = requests.put(f"{self.base_url}/sandbox/faults", timeout=30,
+                              json={"reads": settings, "writes": settings})
+        answer.raise_for_status()
+
+
+class Sandboxes:
+    """Sandboxes shared by the cases of one run, one per seeded size, started on first use.
+
+    Seeding is the slow part of a start, so cases 1, 2 and 7 share the sandbox
+    of a size and set its latency themselves.
+    """
+
+    def __init__(self) -> None:
+        self._running: dict[int, tuple[SandboxProcess, Served]] = {}
+
+    def get(self, seed_items: int, *, latency_ms: float = 0) -> Served:
+        """The sandbox seeded with ``seed_items``, now with ``latency_ms`` added."""
+        if seed_items not in self._running:
+            process = SandboxProcess(seed_items=seed_items)
+            self._running[seed_items] = (process, process.__enter__())
+        served = self._running[seed_items][1]
+        served.set_latency(latency_ms)
+        return served
+
+    def close(self) -> None:
+        """Stop every sandbox started."""
+        while self._running:
+            _, (process, _) = self._running.popitem()
+            process.__exit__(None, None, None)
 
 
 class SandboxProcess:

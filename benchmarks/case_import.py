@@ -32,9 +32,9 @@ def _time_import(statement: str) -> float:
 
 def run(cfg: Config) -> list[Row]:
     """``import paynb`` must stay light: heavy modules load on first use."""
-    rounds = max(cfg.rounds * 2, 3)
+    rounds = 1 if cfg.quick else cfg.rounds * 2
     samples: dict[str, list[float]] = {name: [] for name in _STATEMENTS}
-    for statement in _STATEMENTS.values():  # warm the OS file cache
+    for statement in _STATEMENTS.values() if cfg.warmup else ():  # warm the OS file cache
         _time_import(statement)
     for _ in range(rounds):
         for name, statement in _STATEMENTS.items():

@@ -9,7 +9,7 @@ from typing import Any
 
 from benchmarks._harness import Config, Row, fmt_s, interleave
 from benchmarks._paynb import baseline_list, build_frame, fetch_pages, paynb_client, paynb_list
-from benchmarks._server import SandboxProcess, Served
+from benchmarks._server import Served
 
 __all__ = ["run_cpu_bound", "run_latency_bound"]
 
@@ -34,23 +34,24 @@ def _same_rows(expected: dict[str, int]) -> Any:
     return check
 
 
-def _compare(served: Served, rounds: int) -> tuple[dict[str, float], int, int, int]:
+def _compare(served: Served, rounds: int, warmup: bool
+             ) -> tuple[dict[str, float], int, int, int]:
     page_size, workers = _client_settings(served)
     expected: dict[str, int] = {}
     medians = interleave(
         {"paynb": lambda: paynb_list(served), "baseline": lambda: baseline_list(served, page_size)},
-        rounds, check=_same_rows(expected))
+        rounds, warmup=warmup, check=_same_rows(expected))
     return medians, expected["rows"], page_size, workers
 
 
 def run_latency_bound(cfg: Config) -> list[Row]:
     """Case 1: with 50 ms added latency paynb should overlap pages and approach the limit."""
     latency_ms = 50
-    sizes = [cfg.size(20_000, 1_000), cfg.size(100_000, 3_000)]
+    sizes = [1_000] if cfg.quick else [20_000, 100_000]
     rows = []
     for n in sizes:
-        with SandboxProcess(seed_items=n, latency_ms=latency_ms) as served:
-            medians, got, page_size, workers = _compare(served, cfg.rounds)
+        served = cfg.sandboxes.get(n, latency_ms=latency_ms)
+        medians, got, page_size, workers = _compare(served, cfg.rounds, cfg.warmup)
         pages = math.ceil(got / page_size)
         limit = pages / workers * latency_ms / 1000
         ratio = medians["paynb"] / medians["baseline"]
@@ -66,21 +67,21 @@ def run_latency_bound(cfg: Config) -> list[Row]:
 
 def run_cpu_bound(cfg: Config) -> list[Row]:
     """Case 2: no added latency; paynb must be no slower, and we say where the time goes."""
-    sizes = [cfg.size(20_000, 1_000), cfg.size(100_000, 3_000)]
+    sizes = [1_000] if cfg.quick else [20_000, 100_000]
     rows = []
     for n in sizes:
-        with SandboxProcess(seed_items=n, latency_ms=0) as served:
-            medians, got, page_size, workers = _compare(served, cfg.rounds)
-            ratio = medians["paynb"] / medians["baseline"]
-            row = Row(f"2 list {got:,} items, no latency", fmt_s(medians["paynb"]),
-                      fmt_s(medians["baseline"]), ratio, "", "ratio <= 1", ratio <= 1)
-            rows.append(row)
-            if n == sizes[-1]:
-                rows += _breakdown(served, got, page_size, workers, cfg.rounds, row)
+        served = cfg.sandboxes.get(n, latency_ms=0)
+        medians, got, page_size, workers = _compare(served, cfg.rounds, cfg.warmup)
+        ratio = medians["paynb"] / medians["baseline"]
+        row = Row(f"2 list {got:,} items, no latency", fmt_s(medians["paynb"]),
+                  fmt_s(medians["baseline"]), ratio, "", "ratio <= 1", ratio <= 1)
+        rows.append(row)
+        if n == sizes[-1]:
+            rows += _breakdown(served, got, page_size, workers, cfg, row)
     return rows
 
 
-def _breakdown(served: Served, n: int, page_size: int, workers: int, rounds: int,
+def _breakdown(served: Served, n: int, page_size: int, workers: int, cfg: Config,
                total_row: Row) -> list[Row]:
     """Where the time of a full list goes: HTTP, JSON parsing, frame building."""
     import orjson
@@ -90,17 +91,17 @@ def _breakdown(served: Served, n: int, page_size: int, workers: int, rounds: int
     http = interleave({
         "concurrent": lambda: fetch_pages(served, page_size, pages, workers),
         "sequential": lambda: fetch_pages(served, page_size, pages, 1),
-    }, rounds)
+    }, cfg.rounds, warmup=cfg.warmup)
     bodies = fetch_pages(served, page_size, pages, 1)
     parse = interleave({
         "orjson": lambda: [orjson.loads(b)["transactions"] for b in bodies],
         "json": lambda: [json.loads(b)["transactions"] for b in bodies],
-    }, rounds)
+    }, cfg.rounds, warmup=cfg.warmup)
     records = [r for b in bodies for r in orjson.loads(b)["transactions"]]
     frame = interleave({
         "paynb": lambda: build_frame(records),
         "baseline": lambda: pd.DataFrame(records),
-    }, rounds)
+    }, cfg.rounds, warmup=cfg.warmup)
     total_row.notes.append(
         f"time of {n:,} items: baseline = HTTP {fmt_s(http['sequential'])} (sequential) + "
         f"json {fmt_s(parse['json'])} + pd.DataFrame {fmt_s(frame['baseline'])}; "

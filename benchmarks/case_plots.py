@@ -46,9 +46,11 @@ def run(cfg: Config) -> list[Row]:
         ax.hist(frame["itemStatus"].astype(str))
 
     trend = interleave({"paynb": lambda: _draw(lambda ax: plots.return_trend(frame, ax=ax)),
-                        "baseline": lambda: _draw(raw_trend)}, cfg.rounds)
+                        "baseline": lambda: _draw(raw_trend)}, cfg.rounds,
+                       warmup=cfg.warmup)
     status = interleave({"paynb": lambda: _draw(lambda ax: plots.status_summary(frame, ax=ax)),
-                         "baseline": lambda: _draw(raw_status)}, cfg.rounds)
+                         "baseline": lambda: _draw(raw_status)}, cfg.rounds,
+                        warmup=cfg.warmup)
     return [
         Row(f"6 return_trend, {n:,} rows", fmt_s(trend["paynb"]), fmt_s(trend["baseline"]),
             trend["paynb"] / trend["baseline"], "", "", None,

@@ -121,26 +121,27 @@ def _latencies(served: Served, repeats: int) -> dict[str, float]:
 def run(cfg: Config) -> list[Row]:
     """Throughput with 8 clients, page latency at 10,000 vs 1,000,000 items, seeding time."""
     small_n, big_n = cfg.size(10_000, 1_000), cfg.size(1_000_000, 5_000)
-    seconds = 0.5 if cfg.quick else 5.0
+    seconds = 0.3 if cfg.quick else 5.0
     repeats = 5 if cfg.quick else 30
     rows = []
-    with SandboxProcess(seed_items=small_n) as small:
-        small_latency = _latencies(small, repeats)
-        total = _total(small)
-        makers: dict[str, Callable[[str], Any]] = {
-            "list page of 100": lambda tag: _list_page(total),
-            "submit one ACH item": _submit,  # a fresh reference number per run
-        }
-        for name, make in makers.items():
-            one, eight = [], []
-            for r in range(2 if cfg.quick else 3):
-                one.append(_throughput(small, 1, seconds, make(f"one{r}")))
-                eight.append(_throughput(small, 8, seconds, make(f"eight{r}")))
-            solo, crowd = statistics.median(one), statistics.median(eight)
-            rows.append(Row(f"7 sandbox {name}, 8 clients", f"{crowd:,.0f} req/s",
-                            f"{solo:,.0f} req/s (1 client)", crowd / solo, "", "", None,
-                            [f"ratio = 8-client over 1-client throughput, {small_n:,} items stored"]
-                            if name.startswith("list") else []))
+    small = cfg.sandboxes.get(small_n, latency_ms=0)
+    small_latency = _latencies(small, repeats)
+    total = _total(small)
+    makers: dict[str, Callable[[str], Any]] = {
+        "list page of 100": lambda tag: _list_page(total),
+        "submit one ACH item": _submit,  # a fresh reference number per run
+    }
+    for name, make in makers.items():
+        one, eight = [], []
+        for r in range(1 if cfg.quick else 3):
+            one.append(_throughput(small, 1, seconds, make(f"one{r}")))
+            eight.append(_throughput(small, 8, seconds, make(f"eight{r}")))
+        solo, crowd = statistics.median(one), statistics.median(eight)
+        rows.append(Row(f"7 sandbox {name}, 8 clients", f"{crowd:,.0f} req/s",
+                        f"{solo:,.0f} req/s (1 client)", crowd / solo, "", "", None,
+                        [f"ratio = 8-client over 1-client throughput, {small_n:,} items stored"]
+                        if name.startswith("list") else []))
+    # The big one is started here and stopped at once: it holds a million items in memory.
     with SandboxProcess(seed_items=big_n) as big:
         big_latency = _latencies(big, repeats)
         seeded = big.ready_s

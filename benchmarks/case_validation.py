@@ -48,7 +48,7 @@ def run(cfg: Config) -> list[Row]:
             raise AssertionError(f"{name} found other invalid rows")
 
     med = interleave({"paynb": lambda: _paynb_bulk(rows), "baseline": lambda: _one_at_a_time(rows)},
-                     cfg.rounds, check=same_rows)
+                     cfg.rounds, warmup=cfg.warmup, check=same_rows)
     return [Row(f"5 validate {n:,} ACH rows", fmt_rate(n / med["paynb"], "rows"),
                 fmt_rate(n / med["baseline"], "rows"), med["paynb"] / med["baseline"], "", "",
                 None, [f"{len(found['first'])} invalid rows found by both; ratio is time "
