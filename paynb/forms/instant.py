@@ -14,6 +14,7 @@ from typing import Any
 
 import ipywidgets as widgets
 
+from paynb.errors import RouteNotCheckedError, RouteUnavailableError
 from paynb.forms._base import escape, record_html
 from paynb.forms.single import PaymentForm
 from paynb.models import (
@@ -146,7 +147,13 @@ class _InstantForm(PaymentForm):
             self._refresh()
 
     def _deliver(self, payload: dict[str, Any], *, allow_duplicate: bool) -> Any:
-        return self.resource.send(payload, allow_duplicate=allow_duplicate)
+        try:
+            return self.resource.send(payload, allow_duplicate=allow_duplicate)
+        except (RouteNotCheckedError, RouteUnavailableError):
+            # The client's own check has expired or says no: this form's check goes too.
+            self.route = None
+            self.route_info.value = ""
+            raise
 
     def _sent(self, record: Any) -> str:
         detail = record.get("statusDescription") or record.get("statusCode") or ""
@@ -203,10 +210,14 @@ class InstantCardForm(_InstantForm):
         return check(model, self._route_values())[1]
 
     def _call_route_check(self, values: dict[str, Any]) -> Any:
+        # Checked as the payment will send it ("4111 1111 ..." -> "41111111..."), so that
+        # the client finds this check again when the payment goes out.
         if self.route_by.value == "card":
-            return self.resource.check_route(values["cardNumber"])
-        return self.resource.check_route(token_id=values["tokenId"],
-                                         sub_client_id=values["yourSubClientId"])
+            card = CardRouteCheck.model_validate(values)
+            return self.resource.check_route(card.card_number)
+        token = TokenRouteCheck.model_validate(values)
+        return self.resource.check_route(token_id=token.token_id,
+                                         sub_client_id=token.your_sub_client_id)
 
 
 class RtpForm(_InstantForm):

@@ -135,3 +135,30 @@ def test_rtp_to_a_bank_without_rtp(client, fill) -> None:
     assert not form.route.supported
     assert "the rail is not supported" in form.status_text
     assert form.fields["amount"].disabled and form.submit_button.disabled
+
+
+def test_a_card_number_typed_in_groups(client, fill, card_values) -> None:
+    form = InstantCardForm(client)
+    fill(form, cardNumber="4111 1111 1111 1111")
+    form.check_button.click()
+    fill(form, **card_values)
+    form.submit_button.click()
+    assert form.result["status"] == "Success"
+
+
+def test_when_the_clients_check_has_expired_the_form_asks_for_a_new_one(
+        client, sandbox, fill, card_values, tmp_path) -> None:
+    form = InstantCardForm(client)
+    fill(form, cardNumber=VISA)
+    form.check_button.click()
+    fill(form, **card_values)
+    # Another client has no record of that check, as this one after its checks expire.
+    creds = sandbox.credentials
+    with type(client)(sandbox.base_url, sandbox.auth_url, sandbox.company_code,
+                      creds.client_id, creds.client_secret, creds.username, creds.password,
+                      journal=None) as fresh:
+        form.resource = fresh.instant
+        form.submit_button.click()
+    assert form.result is None
+    assert "call check_route first" in form.status_text
+    assert form.route is None and form.submit_button.disabled
