@@ -1,0 +1,158 @@
+"""The sandbox clock, business processing, simulation calls, NOCs and seed determinism."""
+
+from __future__ import annotations
+
+import datetime as dt
+
+import pytest
+from sandbox_helpers import ACH, NOCS, RCC, Api, ach_item, problem, rcc_item
+
+from paynb.codes import NOC_CODES, RETURN_CODES
+from paynb.errors import BadRequestError, NotFoundError
+from paynb.sandbox import rules, serve
+
+
+def _get(api: Api, path: str, item_id: int) -> dict:
+    return api.get(path + f"/{item_id}").json()["transaction"]
+
+
+def test_restricted_state_and_blocked_account(own, own_api):
+    restricted = own_api.post(ACH, ach_item(state="GU")).json()["transaction"]
+    blocked = own_api.post(ACH, ach_item(bankAccountNumber="9991234567")).json()["transaction"]
+    assert restricted["itemStatus"] == blocked["itemStatus"] == "W"
+    own.simulate.advance_clock(hours=2)
+    invalid = _get(own_api, ACH, restricted["achItemId"])
+    assert invalid["itemStatus"] == "I"
+    assert invalid["returnMessage"] == rules.RESTRICTED_MESSAGE
+    event = dt.datetime.fromisoformat(invalid["receivedDateTime"]) + dt.timedelta(hours=1)
+    assert invalid["returnDate"] == f"{event:%Y-%m-%d}T00:00:00.000Z"  # the day of the event
+    assert _get(own_api, ACH, blocked["achItemId"])["itemStatus"] == "B"
+    problem(own_api.put(ACH + f"/{blocked['achItemId']}/void"), 400)
+
+
+def test_rcc_is_sent_before_it_can_return(own, own_api):
+    records = [own_api.post(RCC, rcc_item()).json()["transaction"] for _ in range(40)]
+    own.simulate.advance_clock(days=1, hours=1)
+    statuses = {_get(own_api, RCC, r["rccItemId"])["itemStatus"] for r in records}
+    assert statuses == {"S"}
+    own.simulate.advance_clock(days=9)
+    after = [_get(own_api, RCC, r["rccItemId"]) for r in records]
+    assert {r["itemStatus"] for r in after} <= {"S", "R"}
+    for record in after:
+        if record["itemStatus"] == "R":
+            assert record["returnMessage"] == RETURN_CODES[record["returnReason"]]
+
+
+def test_fates_follow_the_documented_draws(own, own_api):
+    items = [own_api.post(ACH, ach_item()).json()["transaction"] for _ in range(60)]
+    own.simulate.advance_clock(days=7)
+    for item in items:
+        u = rules.draws(own.store.seed, "ach", item["achItemId"], 5)
+        expected = rules.ach_fate(state="NY", account="000123456789", kind="Debit",
+                                  received=0, send=0, u=u)
+        status = _get(own_api, ACH, item["achItemId"])["itemStatus"]
+        assert status == (expected.status if expected else "W")
+
+
+def test_force_status_with_code_and_date(own, own_api):
+    item = own_api.post(ACH, ach_item()).json()["transaction"]
+    record = own.simulate.force_status(item["achItemId"], "R", code="R03",
+                                       date=dt.date(2026, 11, 2))
+    assert record["itemStatus"] == "R"
+    assert record["returnReason"] == "R03"
+    assert record["returnMessage"] == RETURN_CODES["R03"]
+    assert record["returnDate"] == "2026-11-02T00:00:00.000Z"
+    window = own_api.get(ACH, params={"itemStatus": "R",
+                                      "returnDateStart": "2026-11-02T00:00:00.000",
+                                      "returnDateEnd": "2026-11-02T00:00:00.000"}).json()
+    assert item["achItemId"] in [r["achItemId"] for r in window["transactions"]]
+
+
+def test_force_status_of_rcc_and_blocked(own, own_api):
+    item = own_api.post(RCC, rcc_item()).json()["transaction"]
+    record = own.simulate.force_status(item["rccItemId"], "B", kind="rcc",
+                                       message="Account frozen")
+    assert (record["itemStatus"], record["returnMessage"]) == ("B", "Account frozen")
+    assert record["returnDate"] is not None
+
+
+def test_force_status_errors(own):
+    with pytest.raises(NotFoundError):
+        own.simulate.force_status(999_999_999, "R")
+    with pytest.raises(BadRequestError) as caught:
+        own.simulate.force_status(1, "R", code="R99")
+    assert "code" in caught.value.errors
+    with pytest.raises(BadRequestError):
+        own.simulate.force_status(1, "Q")
+
+
+def test_create_noc_and_list_nocs(own, own_api):
+    item = own_api.post(ACH, ach_item()).json()["transaction"]
+    noc = own.simulate.create_noc(item["achItemId"], change_code="C02",
+                                  corrected_data="026009593", date="2026-11-03")
+    assert noc["changeCode"] == "C02" and noc["changeReason"] == NOC_CODES["C02"]
+    assert noc["achItemId"] == item["achItemId"]
+    assert noc["nocDate"] == "2026-11-03T00:00:00.000Z"
+    listed = own_api.get(NOCS, params={"yourReferenceNumber": item["yourReferenceNumber"]})
+    assert listed.json()["transactions"] == [noc]
+    with pytest.raises(BadRequestError):
+        own.simulate.create_noc(item["achItemId"], change_code="C99")
+    with pytest.raises(NotFoundError):
+        own.simulate.create_noc(999_999_999)
+
+
+def test_clock(own):
+    before = own.simulate.now()
+    after = own.simulate.advance_clock(minutes=30)
+    assert after - before >= dt.timedelta(minutes=30)
+    with pytest.raises(BadRequestError):
+        own.simulate.advance_clock(days=-1)
+
+
+def test_route_check_expires_with_the_clock(own, own_api):
+    own_api.post("/api/v3/InstantRoutes/companycode/{company}", {"cardNumber": "4111111111111111"})
+    own.simulate.advance_clock(minutes=16)
+    body = {"nameOnCard": "J D", "cardNumber": "4111111111111111", "cardExpiration": "12/2099",
+            "amount": 10, "yourReferenceNumber": "late"}
+    problem(own_api.post("/api/v3/InstantTransactions/companycode/{company}", body), 400)
+
+
+def test_simulation_body_errors(own):
+    import requests
+
+    for path, body in (("/sandbox/clock/advance", {"weeks": 1}),
+                       ("/sandbox/clock/advance", [1]),
+                       ("/sandbox/companycode/DEMO1/ach/1/status", {"status": "R", "x": 1}),
+                       ("/sandbox/faults/script", {"fault": "explode"})):
+        answer = requests.post(own.base_url + path, json=body, timeout=30)
+        assert answer.status_code == 400, (path, answer.text)
+    assert requests.post(own.base_url + "/sandbox/companycode/DEMO1/wire/1/status",
+                         json={"status": "R"}, timeout=30).status_code == 404
+
+
+def test_demo_data_rates(sandbox, api):
+    totals = {}
+    for status in ("R", "I", "B", "W"):
+        totals[status] = sum(api.get(ACH, company=c, params={"itemStatus": status,
+                                                             "pageSize": 1}).json()["total"]
+                             for c in ("DEMO1", "DEMO2"))
+    everything = sum(totals.values())
+    assert everything >= 2000
+    assert 0.01 < totals["R"] / everything < 0.06
+    nocs = sum(api.get(NOCS, company=c).json()["total"] for c in ("DEMO1", "DEMO2"))
+    assert 0 < nocs < 0.02 * everything
+    rcc = api.get(RCC, params={"itemStatus": "R", "pageSize": 1}).json()["total"]
+    rcc_all = api.get(RCC, params={"pageSize": 1}).json()["total"]
+    assert rcc / rcc_all > totals["R"] / everything  # RCC returns more often than ACH
+
+
+def test_seed_is_deterministic():
+    def snapshot(seed: int) -> list:
+        with serve(port=0, seed_items=300, seed=seed) as sb:
+            api = Api(sb)
+            return [api.get(path, params={"pageSize": 1000}).json()["transactions"]
+                    for path in (ACH, RCC, NOCS)]
+
+    first, again, other = snapshot(3), snapshot(3), snapshot(4)
+    assert first == again
+    assert first[0] != other[0]
