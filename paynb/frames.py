@@ -300,9 +300,10 @@ def list_metadata(body: Any) -> dict[str, Any]:
 
 # --------------------------------------------------------------------------- columns
 
-_STR = "str"
 _STRING_DTYPE = pd.StringDtype(na_value=np.nan)  # pandas' default "str" dtype
 _UTC_NS = pd.DatetimeTZDtype("ns", "UTC")
+_MIN_TIME = pd.Timestamp.min.tz_localize("UTC")
+_MAX_TIME = pd.Timestamp.max.tz_localize("UTC")
 _AMOUNT_TYPE = pa.decimal128(18, 2)
 
 
@@ -463,10 +464,12 @@ def _timestamps(name: str, values: Sequence[Any]) -> pd.api.extensions.Extension
         # Mixed forms, Timestamp objects, or text that is not a timestamp at all.
         series = pd.Series(values, dtype=object)
         parsed = pd.to_datetime(series, format="ISO8601", utc=True, errors="coerce")
+        # Nanoseconds reach 1677-2262 only; .NET's "no date" 0001-01-01 lies outside.
+        parsed = parsed.where((parsed >= _MIN_TIME) & (parsed <= _MAX_TIME))
         lost = int(series.notna().sum() - parsed.notna().sum())
         if lost:
-            logger.warning("column %s: %d values are not ISO 8601 timestamps; left empty",
-                           name, lost)
+            logger.warning("column %s: %d values are not ISO 8601 timestamps between 1677 "
+                           "and 2262; left empty", name, lost)
     return parsed.astype(_UTC_NS).array
 
 

@@ -362,3 +362,18 @@ def test_json_amounts_are_exact_whatever_the_values(amounts):
     assert df["amount"].dtype == pd.ArrowDtype(pa.decimal128(18, 2))
     assert df["amount"].tolist() == amounts
     assert df["amount"].sum() == sum(amounts)
+
+
+@pytest.mark.parametrize("values", [["0001-01-01T00:00:00"], ["0001-01-01T00:00:00", None],
+                                    ["9999-12-31T23:59:59.9999999Z", "2026-11-01"]])
+def test_timestamps_outside_the_nanosecond_range_are_empty(values):
+    df = frames.to_frame([ach_record(i, settleDate=v) for i, v in enumerate(values)], "ach")
+    assert str(df["settleDate"].dtype) == "datetime64[ns, UTC]"
+    assert df["settleDate"].isna().iloc[0]
+    if len(values) > 1 and values[1]:
+        assert df["settleDate"].iloc[1] == pd.Timestamp("2026-11-01", tz="UTC")
+
+
+def test_space_separated_timestamps():
+    df = frames.to_frame([ach_record(1, sendDate="2026-11-01 10:00:00")], "ach")
+    assert df["sendDate"].iloc[0] == pd.Timestamp("2026-11-01T10:00:00", tz="UTC")
