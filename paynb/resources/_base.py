@@ -20,7 +20,7 @@ from paynb.errors import (
     ValidationError,
 )
 from paynb.models import RequestModel, check
-from paynb.paging import Page, fetch_all
+from paynb.paging import Page, iter_pages
 from paynb.results import ExportFile
 from paynb.transport import parse_json, preview
 
@@ -36,6 +36,8 @@ logger = logging.getLogger("paynb.resources")
 Answer = TypeVar("Answer")
 _FILETYPE = re.compile(r"[A-Za-z0-9]{1,16}")
 _READABLE_EXPORTS = ("csv", "json", "xlsx")
+#: Records per DataFrame built while later pages are still being fetched.
+FRAME_BATCH = 4000
 
 
 def invalid(argument: str, message: str) -> ValidationError:
@@ -225,11 +227,11 @@ class Resource:
             records = fetch(positive_int(page, "page", minimum=0)).records
             if max_items is not None:
                 records = records[:max_items]
+            frame = self._frame(records)
         else:
-            records = fetch_all(fetch, page_size=size, max_items=max_items,
-                                max_workers=self._client.max_workers, progress=progress,
-                                desc=f"{self.kind} pages")
-        frame = self._frame(records)
+            frame = self._frame_of_pages(iter_pages(
+                fetch, page_size=size, max_items=max_items, max_workers=self._client.max_workers,
+                progress=progress, desc=f"{self.kind} pages"))
         if self.id_field in frame.columns and len(frame):
             ids = frame[self.id_field]
             repeats = ids.duplicated() & ids.notna()
@@ -238,6 +240,29 @@ class Resource:
                 logger.info("%s list: dropped %d records seen twice", self.kind, repeats.sum())
                 frame = frame[~repeats].reset_index(drop=True)
         return frame
+
+    def _frame_of_pages(self, pages: Iterable[list[dict[str, Any]]]) -> pd.DataFrame:
+        """One frame of every page, built in batches while later pages are fetched."""
+        import pandas as pd
+
+        everything: list[dict[str, Any]] = []
+        pieces: list[pd.DataFrame] = []
+        converted = 0
+        for records in pages:
+            everything.extend(records)
+            if len(everything) - converted >= FRAME_BATCH:
+                pieces.append(self._frame(everything[converted:]))
+                converted = len(everything)
+        if converted < len(everything) or not pieces:
+            pieces.append(self._frame(everything[converted:]))
+        if len(pieces) == 1:
+            return pieces[0]
+        first = pieces[0].dtypes
+        if all(piece.dtypes.equals(first) for piece in pieces[1:]):
+            return pd.concat(pieces, ignore_index=True)
+        # The batches disagree (a status code or field only some pages have): one frame
+        # of all records gives the dtypes the whole list calls for.
+        return self._frame(everything)
 
     # ------------------------------------------------------------------ exports
 

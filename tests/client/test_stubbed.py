@@ -7,6 +7,7 @@ import json
 from decimal import Decimal
 from urllib.parse import parse_qsl, urlsplit
 
+import pandas as pd
 import pytest
 import requests
 import responses
@@ -375,3 +376,18 @@ def test_repr_and_html_hold_no_secret(stub, stub_client):
                  repr(stub_client.ach)):
         assert_no_secret(text)
     assert "DEMO1" in repr(stub_client) and BASE in repr(stub_client)
+
+
+def test_frames_built_in_batches_equal_one_frame_of_all_records(stub, stub_client, monkeypatch):
+    import paynb.resources._base as base
+    from paynb import frames
+
+    monkeypatch.setattr(base, "FRAME_BATCH", 150)
+    records = [ach_record(n) for n in range(1, 501)]
+    records[420]["itemStatus"] = "Z"  # a code paynb does not know, in one batch only
+    records[430]["newField"] = "only here"
+    _paged(stub, records, with_total=True)
+    frame = stub_client.ach.list(page_size=100, progress=False)
+    expected = frames.to_frame(records, "ach")
+    pd.testing.assert_frame_equal(frame, expected)
+    assert "Z" in frame["itemStatus"].cat.categories
