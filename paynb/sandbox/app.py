@@ -143,15 +143,15 @@ class _Tokens:
         return found[0]
 
 
-def _body_schemas() -> tuple[dict[str, Any], dict[str, Any]]:
-    """JSON schemas of the request models for the OpenAPI document."""
+def _body_schemas() -> dict[str, Any]:
+    """JSON schemas of the request models (and what they nest), for the OpenAPI document."""
     names = [models.AchItem, models.AchBulkRequest, models.RccItem, models.RccBulkRequest,
              models.CardRouteCheck, models.TokenRouteCheck, models.InstantCardTransaction,
              models.RtpTransaction, models.VoidByReferences, models.AchVoidByIds,
              models.RccVoidByIds]
-    refs, defs = models_json_schema([(m, "validation") for m in names], by_alias=True,
+    _, schemas = models_json_schema([(m, "validation") for m in names], by_alias=True,
                                     ref_template="#/components/schemas/{model}")
-    return defs.get("$defs", {}), {m.__name__: refs[(m, "validation")] for m in names}
+    return schemas.get("$defs", {})
 
 
 def _body(model: type[models.RequestModel]) -> dict[str, Any]:
@@ -609,10 +609,7 @@ def create_app(store: Store, *, config: AppConfig | None = None,
             return app.openapi_schema
         schema = get_openapi(title=app.title, version=app.version,
                              description=app.description, routes=app.routes)
-        defs, tops = _body_schemas()
-        components = schema.setdefault("components", {}).setdefault("schemas", {})
-        components.update(defs)
-        components.update(tops)
+        schema.setdefault("components", {}).setdefault("schemas", {}).update(_body_schemas())
         app.openapi_schema = schema
         return schema
 

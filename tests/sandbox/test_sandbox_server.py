@@ -1,0 +1,166 @@
+"""serve(), ensure_running() and its discovery file, file databases, OpenAPI, the CLI."""
+
+from __future__ import annotations
+
+import datetime as dt
+import json
+import subprocess
+import sys
+
+import pytest
+import requests
+from sandbox_helpers import ACH, Api, ach_item
+
+from paynb.sandbox import Credentials, Sandbox, ensure_running, serve
+from paynb.sandbox import server as server_module
+
+
+def test_handle_and_credentials(sandbox):
+    assert sandbox.base_url.startswith("http://127.0.0.1:")
+    assert sandbox.auth_url == sandbox.base_url
+    assert sandbox.company_code == "DEMO1"
+    creds = sandbox.credentials
+    assert creds.as_dict() == {"client_id": "paynb-sandbox", "client_secret": "sandbox-secret",
+                               "username": "analyst", "password": "analyst-password"}
+    assert "sandbox-secret" not in repr(creds) and "analyst-password" not in repr(creds)
+    assert "secret" not in repr(sandbox)
+    assert sandbox.owned
+
+
+def test_serve_stops_cleanly():
+    with serve(port=0, seed_items=0) as sb:
+        url = sb.base_url
+        assert requests.get(url + "/sandbox/info", timeout=30).json()["sandbox"] is True
+    with pytest.raises(requests.ConnectionError):
+        requests.get(url + "/sandbox/info", timeout=5)
+    sb.close()  # twice is fine
+
+
+def test_busy_port_raises(sandbox):
+    port = int(sandbox.base_url.rsplit(":", 1)[1])
+    with pytest.raises(OSError):
+        serve(port=port, seed_items=0)
+
+
+def test_file_database_keeps_items_and_seeds_once(tmp_path):
+    db = tmp_path / "sandbox.sqlite3"
+    item = ach_item()
+    with serve(port=0, db=db, seed_items=50) as sb:
+        Api(sb).post(ACH, item)
+        sb.simulate.advance_clock(days=1)
+        total = Api(sb).get(ACH).json()["total"]
+    with serve(port=0, db=db, seed_items=5000) as sb:
+        api = Api(sb)
+        assert api.get(ACH).json()["total"] == total  # not seeded again
+        found = api.get(ACH, params={"yourReferenceNumber": item["yourReferenceNumber"]})
+        assert found.json()["total"] == 1
+        again = api.post(ACH, ach_item()).json()["transaction"]["achItemId"]
+        assert again > found.json()["transactions"][0]["achItemId"]
+        # the simulated clock survives the restart
+        assert sb.simulate.now() - dt.datetime.now(dt.UTC) > dt.timedelta(hours=23)
+
+
+@pytest.fixture
+def discovery(tmp_path, monkeypatch):
+    monkeypatch.setenv("PAYNB_SANDBOX_FILE", str(tmp_path / "sandbox.json"))
+    monkeypatch.setenv("PAYNB_SANDBOX_DB", str(tmp_path / "demo.sqlite3"))
+    yield tmp_path / "sandbox.json"
+    if server_module._embedded is not None:
+        server_module._stop_embedded(server_module._embedded)
+        server_module._embedded = None
+
+
+def test_ensure_running_starts_once_and_announces(discovery):
+    first = ensure_running(seed_items=100)
+    assert first.owned
+    assert ensure_running() is first
+    announced = json.loads(discovery.read_text())
+    assert announced["base_url"] == first.base_url
+    assert announced["instance_id"] == first.instance_id
+    # Another process finds it through the file: simulate that with a fresh lookup.
+    found = server_module._announced()
+    assert isinstance(found, Sandbox) and not found.owned
+    assert found.base_url == first.base_url
+    assert Api(found).get(ACH, params={"pageSize": 1}).status_code == 200
+    found.close()  # a handle to someone else's sandbox does not stop it
+    assert requests.get(first.base_url + "/sandbox/info", timeout=30).ok
+
+
+def test_ensure_running_reuses_an_announced_sandbox(discovery):
+    with serve(port=0, seed_items=0) as sb:
+        server_module.announce(sb)
+        handle = ensure_running()
+        assert handle.base_url == sb.base_url and not handle.owned
+        server_module.withdraw(sb)
+        assert not discovery.exists()
+
+
+def test_stale_discovery_file_is_ignored(discovery):
+    discovery.write_text(json.dumps({"base_url": "http://127.0.0.1:9", "instance_id": "x"}))
+    handle = ensure_running(seed_items=0)
+    assert handle.owned and handle.base_url != "http://127.0.0.1:9"
+
+
+def test_credentials_type():
+    creds = Credentials("a", "b", "c", "d")
+    assert creds.as_dict()["password"] == "d"
+    assert "'b'" not in repr(creds) and "'d'" not in repr(creds)
+
+
+def test_openapi_documents_bodies_with_the_models(sandbox):
+    spec = requests.get(sandbox.base_url + "/openapi.json", timeout=30).json()
+    paths = spec["paths"]
+    for path in ("/api/v3/AchTransactions/companycode/{companyCode}/many",
+                 "/apiv3/RccTransactions/companycode/{companyCode}/many",
+                 "/api/v3/InstantTransactinos/companycode/{companyCode}/{uniqueId}",
+                 "/api/v3/InstantRtpRoutes/{routingNumber}",
+                 "/api/v3/AchNocs/companycode/{companyCode}/export/filetype/{fileType}",
+                 "/connect/token", "/sandbox/faults"):
+        assert path in paths, path
+    body = paths["/api/v3/AchTransactions/companycode/{companyCode}"]["post"]["requestBody"]
+    assert body["content"]["application/json"]["schema"]["$ref"].endswith("/AchItem")
+    schema = spec["components"]["schemas"]["AchItem"]
+    assert "bankRoutingNumber" in schema["properties"]
+    assert "AchBulkRequest" in spec["components"]["schemas"]
+    docs = requests.get(sandbox.base_url + "/docs", timeout=30)
+    assert docs.status_code == 200 and "swagger" in docs.text.lower()
+
+
+def test_cli_sandbox_prints_where_and_stops(tmp_path):
+    env = {"PAYNB_SANDBOX_FILE": str(tmp_path / "sandbox.json"), "PATH": "/usr/bin:/bin"}
+    process = subprocess.Popen(
+        [sys.executable, "-m", "paynb.cli", "sandbox", "--port", "0", "--seed-items", "10",
+         "--token-ttl", "60"], stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+        env=env)
+    lines = []
+    try:
+        assert process.stdout is not None
+        for line in process.stdout:
+            lines.append(line)
+            if line.startswith("Ctrl-C"):
+                break
+        text = "".join(lines)
+        base_url = next(line.split()[2] for line in lines if "base URL" in line)
+        assert "auth URL" in text and "DEMO1" in text and "analyst-password" in text
+        assert "/docs" in text
+        sb = Sandbox(base_url)
+        assert 0 < Api(sb).get(ACH).json()["total"] <= 10
+        assert json.loads((tmp_path / "sandbox.json").read_text())["base_url"] == base_url
+    finally:
+        process.terminate()
+        out, _ = process.communicate(timeout=30)
+    assert process.returncode == 0
+    assert "sandbox stopped" in out
+    assert not (tmp_path / "sandbox.json").exists()
+
+
+def test_cli_help_lists_the_flags():
+    out = subprocess.run([sys.executable, "-m", "paynb.cli", "sandbox", "--help"],
+                         capture_output=True, text=True, check=True).stdout
+    for flag in ("--host", "--port", "--db", "--seed-items", "--latency-ms", "--error-rate",
+                 "--token-ttl"):
+        assert flag in out
+    demo = subprocess.run([sys.executable, "-m", "paynb.cli", "demo", "--help"],
+                          capture_output=True, text=True, check=True).stdout
+    assert "--jupyter-port" in demo
+
