@@ -17,6 +17,8 @@ __all__ = ["VoidForm"]
 _ID_COLUMNS = {"ach": "achItemId", "rcc": "rccItemId"}
 _BY_IDS, _BY_REFS = "ids", "refs"
 _SEPARATORS = re.compile(r"[\s,;]+")
+#: Up to this many ids are fetched one by one; more are matched in one read of the list.
+_GET_EACH_UP_TO = 20
 
 
 def _status(value: Any) -> str:
@@ -151,23 +153,25 @@ class VoidForm(Form):
             return
         resource = getattr(self.client, self.kind.value)
         id_column = _ID_COLUMNS[self.kind.value]
+        by_ids = self.by.value == _BY_IDS
         rows = []
-        if self.by.value == _BY_IDS:
+        if by_ids and len(values) <= _GET_EACH_UP_TO:
             for item_id in values:
                 try:
-                    record = resource.get(item_id)
+                    rows.append(resource.get(item_id).to_dict())
                 except NotFoundError:
                     rows.append({id_column: item_id, "yourReferenceNumber": None})
-                    continue
-                rows.append(record.to_dict())
         else:
-            # The spec has no look-up by reference: read the list once and match.
+            # The spec has no look-up by reference (nor by many ids): read the list once
+            # (its pages are fetched concurrently) and match.
             listing = resource.list(progress=False)
-            refs = listing["yourReferenceNumber"].astype("string")
-            for ref in values:
-                matches = listing[refs == ref]
-                rows.extend(matches.to_dict("records") or
-                            [{id_column: None, "yourReferenceNumber": ref}])
+            column = id_column if by_ids else "yourReferenceNumber"
+            keys = listing[column].astype("string")
+            for value in values:
+                matches = listing[keys == str(value)]
+                rows.extend(matches.to_dict("records") or [
+                    {id_column: value if by_ids else None,
+                     "yourReferenceNumber": None if by_ids else value}])
         self._set_targets(pd.DataFrame(rows), id_column)
 
     def _set_targets(self, found: pd.DataFrame, id_column: str) -> None:

@@ -48,7 +48,7 @@ def test_invalid_input_keeps_the_button_disabled_and_sends_nothing(client, fill,
     form.submit_button.click()  # a click from code goes past the browser's disabled state
     assert form.result is None
     assert _journal_rows(client).empty
-    assert client.ach.list(max_items=1000, progress=False).query(
+    assert client.ach.list(progress=False).query(
         "yourReferenceNumber == @ach_values['yourReferenceNumber']").empty
 
 

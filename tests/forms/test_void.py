@@ -100,3 +100,13 @@ def test_an_edit_after_the_preview_asks_for_a_new_one(client, submitted) -> None
     assert form.targets is None and form.void_button.disabled
     form.void_button.click()
     assert _status(client, submitted[0]) == _status(client, submitted[2]) == "W"
+
+
+def test_many_ids_are_matched_in_one_read_of_the_list(client, submitted) -> None:
+    ids = [int(i["achItemId"]) for i in submitted] + list(range(900001, 900030))
+    form = VoidForm(client, items=ids)
+    assert list(form.targets["check"])[:3] == [
+        "can be voided", "cannot be voided: status V (Voided); only Waiting (W) items can be "
+        "voided", "can be voided"]
+    assert set(form.targets["check"][3:]) == {"not found"}
+    assert form.confirm.description.startswith("I confirm: void 2 ACH items")
