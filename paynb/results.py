@@ -55,7 +55,8 @@ class RouteCheck:
     max_amount: Decimal | None = None
     currency: str | None = None
     raw: dict[str, Any] = field(default_factory=dict, repr=False)
-    checked_at: dt.datetime = field(default_factory=lambda: dt.datetime.now(dt.UTC))
+    checked_at: dt.datetime = field(default_factory=lambda: dt.datetime.now(dt.UTC),
+                                    repr=False)
 
     @property
     def ok(self) -> bool:

@@ -217,7 +217,11 @@ class Transport:
                     headers=all_headers, timeout=self.timeout)
             except requests.RequestException as exc:
                 kind = "timed out" if isinstance(exc, requests.Timeout) else "failed"
-                raise TransportError(f"{method} {path} {kind}: no answer ({type(exc).__name__})",
+                outcome = "" if method in _SAFE_METHODS else (
+                    "; the service may or may not have processed it, and paynb does not "
+                    "send it again (client.reconcile() finds out)")
+                raise TransportError(f"{method} {path} {kind}: no answer "
+                                     f"({type(exc).__name__}){outcome}",
                                      method=method, path=path) from None
             logger.debug("%s %s -> %s in %.3f s", method, path, response.status_code,
                          time.perf_counter() - started)
