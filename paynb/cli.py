@@ -106,6 +106,7 @@ def _cmd_sandbox(args: argparse.Namespace) -> int:
     try:
         _wait()
     finally:
+        signal.signal(signal.SIGINT, signal.SIG_IGN)
         _stop(sb)
     return 0
 
@@ -129,19 +130,25 @@ def _cmd_demo(args: argparse.Namespace) -> int:
         command = [sys.executable, "-m", "jupyterlab", "--no-browser", f"--ip={args.host}",
                    f"--port={jupyter_port}", "--ServerApp.port_retries=0",
                    f"--ServerApp.root_dir={notebooks}", f"--IdentityProvider.token={token}"]
+        if hasattr(os, "geteuid") and os.geteuid() == 0:
+            command.append("--allow-root")  # containers often run as root
         if not _has_jupyterlab():
             _say("JupyterLab is not installed: pip install 'paynb[dev]' (the sandbox runs on).")
             _wait()
             return 1
         quickstart = notebooks / "01_quickstart.ipynb"
         where = "lab/tree/01_quickstart.ipynb" if quickstart.exists() else "lab"
+        # Its own session: a Ctrl-C in the terminal reaches us only, and we stop
+        # JupyterLab without its "shut down this server (y/[n])?" prompt.
         lab = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
-                               env=os.environ.copy())
+                               env=os.environ.copy(), start_new_session=True)
+        _wait_listening(args.host, jupyter_port, lab)
         _say(f"JupyterLab  http://{args.host}:{jupyter_port}/{where}?token={token}")
         _say(f"  notebooks in {notebooks}")
         _say("Ctrl-C stops both.")
         _wait(lab)
     finally:
+        signal.signal(signal.SIGINT, signal.SIG_IGN)  # a second Ctrl-C must not cut cleanup
         if lab is not None and lab.poll() is None:
             lab.terminate()
             try:
@@ -151,6 +158,18 @@ def _cmd_demo(args: argparse.Namespace) -> int:
             _say("JupyterLab stopped")
         _stop(sb)
     return 0
+
+
+def _wait_listening(host: str, port: int, lab: subprocess.Popen[bytes]) -> None:
+    """Until JupyterLab accepts connections (at most a minute), so the URL works when shown."""
+    for _ in range(240):
+        if lab.poll() is not None:
+            return
+        with socket.socket() as probe:
+            probe.settimeout(0.25)
+            if probe.connect_ex((host, port)) == 0:
+                return
+        threading.Event().wait(0.25)
 
 
 def _any_port(host: str) -> int:
@@ -187,6 +206,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     logging.basicConfig(level=logging.WARNING, format="%(levelname)s %(name)s: %(message)s")
     try:
         return args.run(args)
+    except KeyboardInterrupt:  # Ctrl-C before the wait began; cleanup already ran
+        return 130
     except (OSError, ValueError) as exc:
         _say(f"paynb {args.command}: {exc}")
         return 2
