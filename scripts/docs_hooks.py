@@ -27,6 +27,10 @@ import run_notebooks
 
 log = logging.getLogger("mkdocs.hooks.paynb")
 
+#: Seeded ACH items of the sandbox the docs' notebooks run against: more than the tests
+#: use, so that the weekly charts have something to show in every week.
+DOCS_SEED_ITEMS = 10_000
+
 _root: Path | None = None
 
 
@@ -41,7 +45,8 @@ def _executed_root() -> Path:
             shutil.copytree(given, target)
         else:
             log.info("executing the notebooks against a fresh sandbox")
-            run_notebooks.execute_all(run_notebooks.notebook_paths(), target)
+            run_notebooks.execute_all(run_notebooks.notebook_paths(), target,
+                                    seed_items=DOCS_SEED_ITEMS)
         _root = root
     return _root
 
