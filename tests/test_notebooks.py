@@ -31,6 +31,9 @@ EXPECTED = [
     "05_nocs_and_exports.ipynb",
 ]
 NOTEBOOKS = run_notebooks.notebook_paths()
+# A kernel start and a sandbox seeding each take a while on a busy machine.
+pytestmark = pytest.mark.timeout(600)
+
 #: Small, so the module stays fast; still enough returns and NOCs for every cell to work.
 SEED_ITEMS = 1000
 
