@@ -109,8 +109,8 @@ def as_mapping(item: Any, argument: str) -> dict[str, Any]:
     return {str(key): _plain(value) for key, value in item.items() if not _missing(value)}
 
 
-def wire_body(model: type[RequestModel], data: Mapping[str, Any], *, validate: bool,
-              argument: str = "item") -> dict[str, Any]:
+def wire_body(model: type[RequestModel], data: Mapping[str, Any], *,
+              validate: bool) -> dict[str, Any]:
     """The body for ``data``: checked by ``model`` and serialised by it, or (``validate=False``)
     sent as given with python names turned into the service's."""
     if validate:
@@ -335,17 +335,17 @@ class Resource:
         try:
             answer = call()
         except BaseException as exc:
-            self.settle(entries, failure_state(exc), detail=str(exc))
+            self._settle(entries, failure_state(exc), detail=str(exc))
             raise
         return answer, entries
 
-    def settle(self, entries: Iterable[int], state: str, *, detail: str | None = None) -> None:
+    def _settle(self, entries: Iterable[int], state: str, *, detail: str | None = None) -> None:
         """Settle journal ``entries`` with one state (no-op without a journal)."""
         journal = self._client._journal
         if journal is not None and entries:
             journal.settle_many([(entry, state, None, None, detail) for entry in entries])
 
-    def settle_records(self, entries: Sequence[int], records: Sequence[Mapping[str, Any] | None],
+    def _settle_records(self, entries: Sequence[int], records: Sequence[Mapping[str, Any] | None],
                        ) -> None:
         """Settle each entry with the record the service answered for it."""
         journal = self._client._journal

@@ -20,6 +20,7 @@ from paynb.resources._base import (
     as_mapping,
     chunked,
     failure_state,
+    id_of,
     invalid,
     positive_int,
     wire_body,
@@ -148,7 +149,7 @@ class ItemResource(Resource):
             "submit", [body.get("yourReferenceNumber")],
             lambda: self._record("POST", path, body=body),
             allow_duplicate=allow_duplicate, summary=body)
-        self.settle_records(entries, [record])
+        self._settle_records(entries, [record])
         return self._row(record)
 
     def _check_rows(self, rows: list[dict[str, Any]]
@@ -236,10 +237,10 @@ class ItemResource(Resource):
             try:
                 records = self._records("POST", path, body=body)
             except BaseException as exc:
-                self.settle(entries, failure_state(exc), detail=str(exc))
+                self._settle(entries, failure_state(exc), detail=str(exc))
                 later = [reserved[p] for rest in chunks[number + 1:] for p in rest] \
                     if reserved else []
-                self.settle(later, "failed", detail="not sent: an earlier bulk request failed")
+                self._settle(later, "failed", detail="not sent: an earlier bulk request failed")
                 if number:
                     logger.warning("bulk: %d of %d requests were answered before this one "
                                    "failed; see client.journal()", number, len(chunks))
@@ -255,7 +256,7 @@ class ItemResource(Resource):
             for n, record in zip(chunk, matched, strict=True):
                 results[n] = record
             if entries:
-                self.settle_records(entries, matched)
+                self._settle_records(entries, matched)
 
     @staticmethod
     def _match(chunk: list[int], records: list[dict[str, Any]],
@@ -267,9 +268,7 @@ class ItemResource(Resource):
                        len(records), len(chunk))
         by_reference: dict[Any, dict[str, Any]] = {}
         for record in records:
-            for key, value in record.items():
-                if key.lower() == "yourreferencenumber":
-                    by_reference.setdefault(value, record)
+            by_reference.setdefault(id_of(record, "yourReferenceNumber"), record)
         return [by_reference.get(bodies[n].get("yourReferenceNumber")) for n in chunk]
 
     # ------------------------------------------------------------------ voiding
@@ -280,7 +279,7 @@ class ItemResource(Resource):
         path = self._path(f"/{item_id}/void")
         record, entries = self._journaled("void", [item_id],
                                           lambda: self._record("PUT", path))
-        self.settle_records(entries, [record])
+        self._settle_records(entries, [record])
         return self._row(record)
 
     def _void_several(self, operation: str, suffix: str, field: str, values: list[Any],
@@ -290,12 +289,8 @@ class ItemResource(Resource):
         records, entries = self._journaled(operation, keys,
                                            lambda: self._records("PUT", path, body=body))
         if entries:
-            by_key = {}
-            for record in records:
-                for name, value in record.items():
-                    if name.lower() == key_field.lower():
-                        by_key[str(value)] = record
-            self.settle_records(entries, [by_key.get(str(key)) for key in keys])
+            by_key = {str(id_of(record, key_field)): record for record in records}
+            self._settle_records(entries, [by_key.get(str(key)) for key in keys])
         return self._frame(records)
 
     def void_many(self, item_ids: Iterable[int]) -> pd.DataFrame:
@@ -303,8 +298,7 @@ class ItemResource(Resource):
         if isinstance(item_ids, str | bytes) or not isinstance(item_ids, Iterable):
             raise invalid("item_ids", "must be a list of item ids")
         ids = [positive_int(value, f"item_ids[{n}]") for n, value in enumerate(item_ids)]
-        body = wire_body(self.void_ids_model, {self._ids_field: ids}, validate=True,
-                         argument="item_ids")
+        body = wire_body(self.void_ids_model, {self._ids_field: ids}, validate=True)
         return self._void_several("void_many", f"/void/{self.void_ids_segment}",
                                   self._ids_field, body[self._ids_field], ids, self.id_field)
 

@@ -98,7 +98,7 @@ class PaymentResource(Resource):
         (their unit is not shown in the spec). The journal refuses a reference
         number it already holds unless ``allow_duplicate``; the POST is sent once.
         """
-        body = wire_body(self.model, as_mapping(txn, "txn"), validate=validate, argument="txn")
+        body = wire_body(self.model, as_mapping(txn, "txn"), validate=validate)
         destination, label = self._destination(body)
         check = self._recent_check(destination)
         if check is None:
@@ -119,5 +119,5 @@ class PaymentResource(Resource):
             "send", [body.get("yourReferenceNumber")],
             lambda: self._record("POST", path, body=body),
             allow_duplicate=allow_duplicate, summary=body)
-        self.settle_records(entries, [record])
+        self._settle_records(entries, [record])
         return self._row(record)
