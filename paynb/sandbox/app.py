@@ -321,6 +321,7 @@ def create_app(store: Store, *, config: AppConfig | None = None,
     # -- shared endpoint bodies -------------------------------------------------------
 
     def _item_id(kind: str, text: str) -> int:
+        """An ACH or RCC id from the path; anything but digits is an unknown id."""
         if not text.isdigit() or len(text) > 18:
             raise Problem(404, "Not Found", f"No {kind.upper()} item {text}.")
         return int(text)
@@ -392,6 +393,28 @@ def create_app(store: Store, *, config: AppConfig | None = None,
         return void(kind, company_code, many=False, ids=[item_id],
                     field_name=KINDS[kind].id_field)
 
+    # -- reading (every kind) ---------------------------------------------------------
+
+    def add_read_routes(kind: str, prefix: str, tag: str, what: str, *,
+                        get_paths: tuple[str, ...] = (), id_name: str = "itemId") -> None:
+        """List, export and (for each of ``get_paths``) get-one endpoints of ``kind``."""
+
+        @app.get(prefix, tags=[tag], summary=f"List {what} (paged)")
+        def list_items(company_code: Company, query: Listing) -> Response:
+            return _json(store.list(kind, company_code, query))
+
+        @app.get(prefix + "/export/filetype/{fileType}", tags=[tag],
+                 summary=f"Export {what} (csv, json, xlsx)")
+        def export_items(company_code: Company, query: Listing, fileType: str) -> Response:
+            return export(kind, company_code, query, fileType)
+
+        for path in get_paths:
+            @app.get(path, tags=[tag], summary=f"One of the {what}")
+            def get_one(company_code: Company,
+                        item: Annotated[str, Path(alias=id_name)]) -> Response:
+                key = _item_id(kind, item) if id_name == "itemId" else item
+                return get_item(kind, company_code, key)
+
     # -- ACH and RCC ------------------------------------------------------------------
 
     def add_item_routes(kind: str, prefix: str, bulk_paths: list[str],
@@ -414,18 +437,7 @@ def create_app(store: Store, *, config: AppConfig | None = None,
             def submit_bulk(company_code: Company, data: Body) -> Response:
                 return submit_many(kind, company_code, data, bulk_model, item_model, row)
 
-        @app.get(prefix, tags=[tag], summary=f"List {tag} items (paged)")
-        def list_items(company_code: Company, query: Listing) -> Response:
-            return _json(store.list(kind, company_code, query))
-
-        @app.get(prefix + "/export/filetype/{filetype}", tags=[tag],
-                 summary=f"Export {tag} items (csv, json, xlsx)")
-        def export_items(company_code: Company, query: Listing, filetype: str) -> Response:
-            return export(kind, company_code, query, filetype)
-
-        @app.get(prefix + "/{itemId}", tags=[tag], summary=f"One {tag} item")
-        def get_one(company_code: Company, itemId: str) -> Response:
-            return get_item(kind, company_code, _item_id(kind, itemId))
+        add_read_routes(kind, prefix, tag, f"{tag} items", get_paths=(prefix + "/{itemId}",))
 
         @app.put(prefix + "/{itemId}/void", tags=[tag], summary=f"Void one {tag} item (W -> V)")
         def void_by_id(company_code: Company, itemId: str) -> Response:
@@ -526,20 +538,9 @@ def create_app(store: Store, *, config: AppConfig | None = None,
         if amount > max_amount:
             raise _validation({"amount": [f"is above the route's limit of {max_amount}"]})
 
-    @app.get(instant, tags=["Instant card"], summary="List instant card payments (paged)")
-    def instant_list(company_code: Company, query: Listing) -> Response:
-        return _json(store.list("instant", company_code, query))
-
-    @app.get(instant + "/export/filetype/{fileType}", tags=["Instant card"],
-             summary="Export instant card payments")
-    def instant_export(company_code: Company, query: Listing, fileType: str) -> Response:
-        return export("instant", company_code, query, fileType)
-
-    for path in ("/api/v3/InstantTransactinos/companycode/{companyCode}/{uniqueId}",
-                 instant + "/{uniqueId}"):
-        @app.get(path, tags=["Instant card"], summary="One instant card payment")
-        def instant_get(company_code: Company, uniqueId: str) -> Response:
-            return get_item("instant", company_code, uniqueId)
+    add_read_routes("instant", instant, "Instant card", "instant card payments", get_paths=(
+        "/api/v3/InstantTransactinos/companycode/{companyCode}/{uniqueId}",
+        instant + "/{uniqueId}"), id_name="uniqueId")
 
     # -- instant RTP ------------------------------------------------------------------
 
@@ -575,30 +576,12 @@ def create_app(store: Store, *, config: AppConfig | None = None,
                       "routing number", bank.max_amount if bank else 0, txn.amount)
         return submit_one("rtp", company_code, items.rtp_row(txn, store.now()))
 
-    @app.get(rtp, tags=["Instant RTP"], summary="List instant RTP payments (paged)")
-    def rtp_list(company_code: Company, query: Listing) -> Response:
-        return _json(store.list("rtp", company_code, query))
-
-    @app.get(rtp + "/export/filetype/{fileType}", tags=["Instant RTP"],
-             summary="Export instant RTP payments")
-    def rtp_export(company_code: Company, query: Listing, fileType: str) -> Response:
-        return export("rtp", company_code, query, fileType)
-
-    @app.get(rtp + "/{uniqueId}", tags=["Instant RTP"], summary="One instant RTP payment")
-    def rtp_get(company_code: Company, uniqueId: str) -> Response:
-        return get_item("rtp", company_code, uniqueId)
+    add_read_routes("rtp", rtp, "Instant RTP", "instant RTP payments",
+                    get_paths=(rtp + "/{uniqueId}",), id_name="uniqueId")
 
     # -- NOCs -------------------------------------------------------------------------
 
-    nocs = "/api/v3/AchNocs/companycode/{companyCode}"
-
-    @app.get(nocs, tags=["ACH NOC"], summary="List ACH NOCs (paged)")
-    def noc_list(company_code: Company, query: Listing) -> Response:
-        return _json(store.list("noc", company_code, query))
-
-    @app.get(nocs + "/export/filetype/{fileType}", tags=["ACH NOC"], summary="Export ACH NOCs")
-    def noc_export(company_code: Company, query: Listing, fileType: str) -> Response:
-        return export("noc", company_code, query, fileType)
+    add_read_routes("noc", "/api/v3/AchNocs/companycode/{companyCode}", "ACH NOC", "ACH NOCs")
 
     # -- simulation -------------------------------------------------------------------
 
@@ -754,7 +737,7 @@ def add_simulation_routes(app: FastAPI, store: Store, faults: Faults, *,
         unknown(data, {"changeCode", "correctedData", "date"})
         code = data.get("changeCode", "C01")
         corrected = data.get("correctedData")
-        if code not in NOC_CODES:
+        if not isinstance(code, str) or code not in NOC_CODES:
             raise _validation({"changeCode": ["must be a change code C01 to C13"]})
         if corrected is not None and not isinstance(corrected, str):
             raise _validation({"correctedData": ["must be text"]})
