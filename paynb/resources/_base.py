@@ -339,6 +339,17 @@ class Resource:
             raise
         return answer, entries
 
+    def _post_one(self, operation: str, body: dict[str, Any], *,
+                  allow_duplicate: bool) -> pd.Series:
+        """POST one new payment to the kind's path, journaled; the stored record as a Series."""
+        path = self._path()
+        record, entries = self._journaled(
+            operation, [body.get("yourReferenceNumber")],
+            lambda: self._record("POST", path, body=body),
+            allow_duplicate=allow_duplicate, summary=body)
+        self._settle_records(entries, [record])
+        return self._row(record)
+
     def _settle(self, entries: Iterable[int], state: str, *, detail: str | None = None) -> None:
         """Settle journal ``entries`` with one state (no-op without a journal)."""
         journal = self._client._journal

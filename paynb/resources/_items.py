@@ -144,13 +144,7 @@ class ItemResource(Resource):
         ``unknown`` (see :meth:`paynb.Client.reconcile`).
         """
         body = wire_body(self.model, as_mapping(item, "item"), validate=validate)
-        path = self._path()
-        record, entries = self._journaled(
-            "submit", [body.get("yourReferenceNumber")],
-            lambda: self._record("POST", path, body=body),
-            allow_duplicate=allow_duplicate, summary=body)
-        self._settle_records(entries, [record])
-        return self._row(record)
+        return self._post_one("submit", body, allow_duplicate=allow_duplicate)
 
     def _check_rows(self, rows: list[dict[str, Any]]
                     ) -> tuple[dict[int, dict[str, Any]], dict[int, dict[str, list[str]]]]:

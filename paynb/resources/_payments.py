@@ -114,10 +114,4 @@ class PaymentResource(Resource):
             raise RouteUnavailableError(
                 f"amount {amount} is above the limit {check.max_amount} the route check of "
                 f"{label} gave. Nothing was sent.")
-        path = self._path()
-        record, entries = self._journaled(
-            "send", [body.get("yourReferenceNumber")],
-            lambda: self._record("POST", path, body=body),
-            allow_duplicate=allow_duplicate, summary=body)
-        self._settle_records(entries, [record])
-        return self._row(record)
+        return self._post_one("send", body, allow_duplicate=allow_duplicate)
