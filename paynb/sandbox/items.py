@@ -89,7 +89,8 @@ def invalid_row(kind: str, data: Any, columns: tuple[str, ...], now: int) -> Bui
             if name in data and name != "amount":
                 row[name] = _loose(data[name])
         amount = to_decimal(data.get("amount"))
-        if amount is not None and amount == amount.quantize(_CENT) and abs(amount) < 10**12:
+        # Size first: quantize() raises InvalidOperation on a huge amount like 1e308.
+        if amount is not None and abs(amount) < 10**12 and amount == amount.quantize(_CENT):
             row["amount"] = _cents(amount)
         row.update(itemStatus="I", receivedDateTime=now, returnDate=rules.day_start(now),
                    returnMessage="Failed validation")

@@ -557,9 +557,11 @@ class Store:
             chosen: list[int] = []
             errors: dict[str, list[str]] = {}
             for index, item_id in enumerate(ids):
+                # SQLite integers are 64-bit: a larger id cannot exist (and would overflow).
                 row = self._db.execute(
                     f"SELECT itemStatus FROM {kind.table} WHERE {kind.pk} = ? "
-                    "AND companyCode = ?", (item_id, company)).fetchone()
+                    "AND companyCode = ?", (item_id, company)).fetchone() \
+                    if -2**63 <= item_id < 2**63 else None
                 if row is None:
                     errors[f"{field_name}[{index}]"] = [f"item {item_id} does not exist"]
                 elif row[0] != "W":
