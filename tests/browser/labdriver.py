@@ -57,6 +57,10 @@ _LAB_SETTINGS = {
 }
 
 
+#: The notebook panel in view (other tabs stay in the page, hidden).
+PANEL = ".jp-NotebookPanel:not(.lm-mod-hidden)"
+
+
 class BrowserUnavailable(RuntimeError):
     """Chromium or playwright is missing or cannot start here (the reason is the message)."""
 
@@ -121,7 +125,7 @@ class Lab:
         # JupyterLab shows an empty cell before the file's content arrives: wait for all.
         page.wait_for_function(
             "n => document.querySelectorAll("
-            "'.jp-NotebookPanel:not(.lm-mod-hidden) .jp-Notebook .jp-Cell').length === n",
+            f"'{PANEL} .jp-Notebook .jp-Cell').length === n",
             arg=cells, timeout=WAIT_MS)
         self.wait_idle()
         return page
@@ -137,15 +141,21 @@ class Lab:
         kernel idles. Raises ``AssertionError`` naming the cells that did not run
         (a failing cell stops the run)."""
         page = self.page
+        # Focus the notebook first: the Run menu acts on the notebook that has the focus.
+        page.locator(f"{PANEL} .jp-Cell .jp-InputPrompt").first.click()
         page.locator(".lm-MenuBar-itemLabel", has_text=re.compile(r"^Run$")).click()
         page.locator(".lm-Menu-itemLabel", has_text=re.compile(r"^Run All Cells$")).click()
+        # The run has begun once the first code cell is no longer "[ ]".
         page.wait_for_function(
-            """() => ![...document.querySelectorAll(
-                    '.jp-NotebookPanel:not(.lm-mod-hidden) .jp-CodeCell .jp-InputPrompt')]
+            f"""() => !/\\[\\s\\]/.test(document.querySelector(
+                '{PANEL} .jp-CodeCell .jp-InputPrompt')?.textContent ?? '[ ]')""",
+            timeout=WAIT_MS)
+        page.wait_for_function(
+            f"""() => ![...document.querySelectorAll('{PANEL} .jp-CodeCell .jp-InputPrompt')]
                     .some(p => p.textContent.includes('[*]'))""", timeout=timeout_ms)
         self.wait_idle()
         prompts = self.page.locator(
-            ".jp-NotebookPanel:not(.lm-mod-hidden) .jp-CodeCell .jp-InputPrompt").all_inner_texts()
+            f"{PANEL} .jp-CodeCell .jp-InputPrompt").all_inner_texts()
         not_run = [n for n, text in enumerate(prompts) if not re.search(r"\[\d+\]", text)]
         assert prompts and not not_run, (
             f"code cells {not_run} of {len(prompts)} did not run; the notebook shows:\n"
@@ -153,12 +163,12 @@ class Lab:
 
     def cell(self, source_contains: str) -> Any:
         """The code cell whose source contains ``source_contains``."""
-        return self.page.locator(".jp-NotebookPanel:not(.lm-mod-hidden) .jp-CodeCell").filter(
+        return self.page.locator(f"{PANEL} .jp-CodeCell").filter(
             has=self.page.locator(".jp-InputArea", has_text=source_contains)).first
 
     def notebook_text(self) -> str:
         """Everything the open notebook shows, as text."""
-        return self.page.locator(".jp-NotebookPanel:not(.lm-mod-hidden) .jp-Notebook").inner_text()
+        return self.page.locator(f"{PANEL} .jp-Notebook").inner_text()
 
     def write_notebook(self, name: str, cells: Sequence[str]) -> str:
         """Write a notebook of code ``cells`` into the notebook directory; returns its name."""
