@@ -15,6 +15,7 @@ from __future__ import annotations
 import logging
 import time
 import uuid
+import zlib
 from collections.abc import Iterator
 from typing import Any
 
@@ -62,7 +63,7 @@ class _Draw:
     """Column draws of one table from its own seeded stream."""
 
     def __init__(self, seed: int, table: str, count: int, start: int, span: int):
-        self.rng = np.random.default_rng([seed, sum(table.encode())])
+        self.rng = np.random.default_rng([seed, zlib.crc32(table.encode())])
         self.count = count
         self.received = np.sort(start + (self.rng.random(count) * span).astype(np.int64))
         first = self.rng.random(count) < COMPANIES[0][1]
