@@ -190,6 +190,7 @@ class Store:
         self._aggregates: dict[tuple[Any, ...], tuple[int, tuple[int, int, int]]] = {}
         self._route_checks: dict[tuple[str, str], int] = {}
         self._load_counters()
+        self._next_due = 0  # sandbox time of the next business event; 0: look again
         offset = self._meta("clock_offset_ms")
         self._clock_offset = int(offset) if offset else 0
 
@@ -234,7 +235,9 @@ class Store:
         return "0", "0"
 
     def _changed(self, kind: str) -> None:
+        """Note a write: cached totals of ``kind`` are stale, the next event may be sooner."""
         self._versions[kind] += 1
+        self._next_due = 0
 
     @contextmanager
     def _transaction(self) -> Iterator[sqlite3.Connection]:
@@ -364,29 +367,37 @@ class Store:
     # -- business processing ----------------------------------------------------------
 
     def process(self) -> None:
-        """Apply every business event due by the sandbox clock (cheap when none is due)."""
+        """Apply every business event due by the sandbox clock (a no-op until the next one)."""
         now = self.now()
-        with self._transaction() as db:
-            changed = {"ach": 0, "rcc": 0, "noc": 0}
-            for table in ("ach", "rcc"):
-                changed[table] += self._apply_fates(table, now, "('I', 'B')", "'W'")
-            changed["rcc"] += db.execute(
-                "UPDATE rcc SET itemStatus = 'S' WHERE itemStatus = 'W' "
-                "AND depositDateTime <= ?", (now,)).rowcount
-            changed["ach"] += self._apply_fates("ach", now, "('R')", "'W'")
-            changed["rcc"] += self._apply_fates("rcc", now, "('R')", "'S'")
-            changed["noc"] += self._emit_nocs(now)
+        with self._lock:
+            if now < self._next_due:
+                return
+            with self._transaction() as db:
+                changed = {"ach": 0, "rcc": 0, "noc": 0}
+                changed["ach"] += self._apply_fates("ach", now, ("I", "B"), ("W",))
+                # An RCC item received just before midnight is deposited before its check.
+                changed["rcc"] += self._apply_fates("rcc", now, ("I", "B"), ("W", "S"))
+                changed["rcc"] += db.execute(
+                    "UPDATE rcc SET itemStatus = 'S' WHERE itemStatus = 'W' "
+                    "AND depositDateTime <= ?", (now,)).rowcount
+                changed["ach"] += self._apply_fates("ach", now, ("R",), ("W",))
+                changed["rcc"] += self._apply_fates("rcc", now, ("R",), ("S",))
+                changed["noc"] += self._emit_nocs(now)
             for kind, count in changed.items():
                 if count:
                     self._changed(kind)
+            self._next_due = min(
+                (due for (due,) in (self._db.execute(query).fetchone() for query in _NEXT_DUE)
+                 if due is not None), default=_NEVER)
 
-    def _apply_fates(self, table: str, now: int, fates: str, current: str) -> int:
+    def _apply_fates(self, table: str, now: int, fates: tuple[str, ...],
+                     current: tuple[str, ...]) -> int:
         return self._db.execute(
             f"UPDATE {table} SET itemStatus = _fate_status, "
             f"returnDate = _fate_at - _fate_at % {rules.DAY_MS}, returnReason = _fate_code, "
             "returnMessage = _fate_message, _fate_status = NULL, _fate_at = NULL "
-            f"WHERE _fate_status IS NOT NULL AND _fate_at <= ? AND _fate_status IN {fates} "
-            f"AND itemStatus = {current}", (now,)).rowcount
+            f"WHERE _fate_status IS NOT NULL AND _fate_at <= ? AND _fate_status IN {_sql(fates)} "
+            f"AND itemStatus IN {_sql(current)}", (now,)).rowcount
 
     def _emit_nocs(self, now: int) -> int:
         due = self._db.execute(
@@ -648,6 +659,21 @@ class Store:
         """Close the database."""
         with self._lock:
             self._db.close()
+
+
+def _sql(values: tuple[str, ...]) -> str:
+    """A tuple of fixed status codes as an SQL list (never user input)."""
+    return "(" + ", ".join(f"'{v}'" for v in values) + ")"
+
+
+#: When the next business event is due, each query served by a partial index.
+_NEXT_DUE = (
+    "SELECT MIN(_fate_at) FROM ach WHERE _fate_status IS NOT NULL",
+    "SELECT MIN(_fate_at) FROM rcc WHERE _fate_status IS NOT NULL",
+    "SELECT MIN(depositDateTime) FROM rcc WHERE itemStatus = 'W'",
+    "SELECT MIN(_noc_at) FROM ach WHERE _noc_at IS NOT NULL",
+)
+_NEVER = 2**62
 
 
 def _columns(kind: Kind) -> str:
