@@ -518,7 +518,8 @@ class Store:
             self.process()
             row = self._db.execute(
                 f"SELECT {_columns(kind)} FROM {kind.table} "
-                f"WHERE {kind.id_field} = ? AND companyCode = ?", (item_id, company)).fetchone()
+                f"WHERE {kind.id_field} = ? AND companyCode = ?",
+                (_storable(item_id), company)).fetchone()
         return self._record(kind, row) if row else None
 
     def export(self, kind_name: str, company: str, query: ListQuery,
@@ -568,11 +569,9 @@ class Store:
             chosen: list[int] = []
             errors: dict[str, list[str]] = {}
             for index, item_id in enumerate(ids):
-                # SQLite integers are 64-bit: a larger id cannot exist (and would overflow).
                 row = self._db.execute(
                     f"SELECT itemStatus FROM {kind.table} WHERE {kind.pk} = ? "
-                    "AND companyCode = ?", (item_id, company)).fetchone() \
-                    if -2**63 <= item_id < 2**63 else None
+                    "AND companyCode = ?", (_storable(item_id), company)).fetchone()
                 if row is None:
                     errors[f"{field_name}[{index}]"] = [f"item {item_id} does not exist"]
                 elif row[0] != "W":
@@ -617,7 +616,8 @@ class Store:
             cursor = self._db.execute(
                 f"UPDATE {kind.table} SET itemStatus = ?, returnDate = ?, returnReason = ?, "
                 f"returnMessage = ?, _fate_status = NULL, _fate_at = NULL{noc} "
-                f"WHERE {kind.pk} = ? AND companyCode = ?", (*values, item_id, company))
+                f"WHERE {kind.pk} = ? AND companyCode = ?",
+                (*values, _storable(item_id), company))
             self._changed(kind_name)
             return cursor.rowcount > 0
 
@@ -627,7 +627,7 @@ class Store:
         with self._lock:
             row = self._db.execute(
                 "SELECT yourReferenceNumber FROM ach WHERE achItemId = ? AND companyCode = ?",
-                (ach_item_id, company)).fetchone()
+                (_storable(ach_item_id), company)).fetchone()
             if row is None:
                 return None
 
@@ -659,6 +659,14 @@ class Store:
         """Close the database."""
         with self._lock:
             self._db.close()
+
+
+def _storable(item_id: int | str) -> int | str:
+    """An id as SQLite can compare it: SQLite integers are 64-bit, so a larger id
+    cannot exist (and would overflow): it becomes -1, which matches no item."""
+    if isinstance(item_id, int) and not -(2**63) <= item_id < 2**63:
+        return -1
+    return item_id
 
 
 def _sql(values: tuple[str, ...]) -> str:

@@ -306,3 +306,17 @@ def test_void_rcc_by_ids(api):
 ])
 def test_void_body_errors(api, path, body, field):
     assert field in problem(api.put(path, body), 400)["errors"]
+
+
+def test_ids_beyond_64_bits_do_not_exist(api, sandbox):
+    body = problem(api.put(ACH + "/void/achitemids", {"achItemIds": [2**70]}), 400)
+    assert body["errors"] == {"achItemIds[0]": [f"item {2**70} does not exist"]}
+    answer = api.session.post(sandbox.base_url + f"/sandbox/companycode/DEMO1/ach/{2**70}/noc",
+                              json={}, timeout=30)
+    assert answer.status_code == 404
+
+
+def test_bulk_invalid_entry_with_a_huge_amount(api):
+    body = api.post(ACH + "/many", {"items": [ach_item(amount=Decimal("1e308"))]}).json()
+    assert body["transactions"][0]["itemStatus"] == "I"
+    assert body["transactions"][0]["amount"] is None
