@@ -322,7 +322,7 @@ def create_app(store: Store, *, config: AppConfig | None = None,
 
     def _item_id(kind: str, text: str) -> int:
         """An ACH or RCC id from the path; anything but digits is an unknown id."""
-        if not text.isdigit() or len(text) > 18:
+        if not (text.isascii() and text.isdigit()) or len(text) > 18:
             raise Problem(404, "Not Found", f"No {kind.upper()} item {text}.")
         return int(text)
 
