@@ -90,6 +90,7 @@ class Sandbox:
         """A :class:`paynb.Client` signed in to this sandbox (``options`` go to the client)."""
         from paynb.client import Client
 
+        options.setdefault("environment", "sandbox")
         return Client(self.base_url, self.auth_url, self.company_code,
                       **self.credentials.as_dict(), **options)
 
