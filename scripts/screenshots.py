@@ -111,6 +111,22 @@ def _small_png(path: Path) -> None:
     reduced.save(path, optimize=True)
 
 
+def _lab_window(lab: labdriver.Lab, chart: object, target: Path) -> Path:
+    """The whole JupyterLab window of a laptop screen, the chart in view, no side bar."""
+    page = lab.page
+    size = page.viewport_size
+    page.set_viewport_size({"width": 1280, "height": 800})
+    try:
+        page.locator(".jp-SideBar.jp-mod-left .lm-TabBar-tab[data-id='filebrowser']").click()
+        page.wait_for_selector("#jp-left-stack", state="hidden")
+        chart.scroll_into_view_if_needed()
+        page.mouse.move(0, 0)
+        page.screenshot(path=str(target))
+    finally:
+        page.set_viewport_size(size)
+    return target
+
+
 def take(out: Path) -> list[Path]:
     """Take every screenshot into ``out``; returns the files written."""
     from playwright.sync_api import expect
@@ -128,6 +144,7 @@ def take(out: Path) -> list[Path]:
         target = out / "quickstart.png"
         chart.screenshot(path=str(target))
         written.append(target)
+        written.append(_lab_window(lab, chart, out / "quickstart_lab.png"))
 
         lab.write_notebook("forms_gallery.ipynb", GALLERY)
         page = lab.open("forms_gallery.ipynb")
