@@ -553,3 +553,14 @@ def test_connect_without_configuration_uses_the_sandbox_and_says_so(sandbox, mon
     assert "SANDBOX" in caplog.text and sandbox.base_url in caplog.text
     assert "Sandbox" in client._repr_html_()
     assert len(client.ach.list(page=0, page_size=2)) == 2
+
+
+def test_an_instant_payment_whose_answer_is_lost_is_reconciled(client, sandbox):
+    reference = ref("ICLOST")
+    client.instant.check_route(CARD)
+    sandbox.simulate.script_fault("drop_after_commit", on="writes")
+    with pytest.raises(TransportError):
+        client.instant.send(card_payment(reference))
+    settled = client.reconcile()
+    assert settled[["kind", "reference", "state", "item_status"]].values.tolist() == [
+        ["instant", reference, "sent", "Success"]]

@@ -391,3 +391,12 @@ def test_frames_built_in_batches_equal_one_frame_of_all_records(stub, stub_clien
     expected = frames.to_frame(records, "ach")
     pd.testing.assert_frame_equal(frame, expected)
     assert "Z" in frame["itemStatus"].cat.categories
+
+
+def test_a_progress_bar_shows_for_several_pages_unless_turned_off(stub, stub_client, capsys):
+    _paged(stub, [ach_record(n) for n in range(1, 301)], with_total=True)
+    stub_client.ach.list(page_size=100)
+    assert "ach pages" in capsys.readouterr().err
+    stub_client.ach.list(page_size=100, progress=False)
+    stub_client.ach.list(page_size=1000)  # one page: no bar
+    assert capsys.readouterr().err == ""
