@@ -319,15 +319,16 @@ def connect(profile: str | None = None, **options: Any) -> Client:
     settings = config.from_profile(named) if named else (
         config.from_env() or config.from_profile())
     if settings is not None:
-        logger.info("paynb: connecting to %s (%s), company %s", settings.base_url,
+        logger.info("connecting to %s (%s), company %s", settings.base_url,
                     settings.environment, settings.company_code)
         return Client(**settings.client_arguments(), environment=settings.environment,
                       **options)
     from paynb import sandbox
 
     handle = sandbox.ensure_running()
-    logger.warning("paynb: no profile and no PAYNB_* variables: connected to the embedded "
-                   "SANDBOX at %s (simulated service, fake data, nothing is paid). "
-                   "See docs/client.md to connect to the real service.", handle.base_url)
+    logger.warning("no profile and no PAYNB_* variables: connected to the embedded SANDBOX "
+                   "at %s (simulated service, fake data, nothing is paid). To use the real "
+                   "service, set PAYNB_* variables or a profile (docs: client, Connecting).",
+                   handle.base_url)
     return Client(handle.base_url, handle.auth_url, handle.company_code,
                   **handle.credentials.as_dict(), environment="sandbox", **options)
