@@ -170,8 +170,8 @@ class FaultMiddleware:
         if fault is None:
             await self.app(scope, receive, send)
         elif fault in ("503", "429"):
-            await _answer(send, scope["path"], int(fault), self.faults.reads.retry_after
-                          if not write else self.faults.writes.retry_after)
+            settings = self.faults.writes if write else self.faults.reads
+            await _answer(send, scope["path"], int(fault), settings.retry_after)
         else:
             if fault == "drop_after_commit":
                 async def swallow(message: dict[str, Any]) -> None:
