@@ -51,7 +51,7 @@ import json
 import logging
 import re
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from decimal import Decimal, InvalidOperation
+from decimal import Decimal, InvalidOperation, localcontext
 from typing import Any
 
 import numpy as np
@@ -329,16 +329,22 @@ def _from_arrow(array: pa.Array | pa.ChunkedArray) -> pd.api.extensions.Extensio
 
 def _ids(name: str, values: Sequence[Any]) -> pd.api.extensions.ExtensionArray:
     try:
-        return pd.array(values, dtype="Int64")
-    except (TypeError, ValueError):
+        with np.errstate(invalid="ignore"):  # pandas checks the cast itself and raises
+            return pd.array(values, dtype="Int64")
+    except (TypeError, ValueError, OverflowError):
         pass
+    # Ids as text ("22"), or floats from an export (22.0).
     numbers = pd.to_numeric(pd.Series(values, dtype=object), errors="coerce")
     present = np.array([not _missing(v) and v != "" for v in values], dtype=bool)
     integral = numbers.notna().to_numpy() & (numbers.fillna(0) % 1 == 0).to_numpy()
-    if (present & ~integral).any():
-        logger.warning("column %s holds ids that are not integers; kept as text", name)
-        return _strings(values)
-    return pd.array(numbers.where(integral, None), dtype="Int64")
+    if not (present & ~integral).any():
+        try:
+            with np.errstate(invalid="ignore"):
+                return pd.array(numbers.where(integral, None), dtype="Int64")
+        except (TypeError, ValueError, OverflowError):
+            pass
+    logger.warning("column %s holds ids that are not 64-bit integers; kept as text", name)
+    return _strings(values)
 
 
 def _to_decimal(value: Any) -> Decimal | None:
@@ -387,6 +393,7 @@ def _float_amounts(values: np.ndarray, missing: np.ndarray) -> pa.Array | None:
 
 
 def _general_amounts(name: str, values: Sequence[Any]) -> pa.Array:
+    """Any mix of numbers, texts and Decimals, one by one (the rare, slow path)."""
     decimals: list[Decimal | None] = []
     unreadable = 0
     for value in values:
@@ -394,23 +401,26 @@ def _general_amounts(name: str, values: Sequence[Any]) -> pa.Array:
             number = _to_decimal(value)
         except (InvalidOperation, ValueError):
             number = None
-        if number is not None and not number.is_finite():
-            number = None
+        if number is not None and (not number.is_finite() or number.adjusted() >= 36):
+            number = None  # beyond what a decimal128 column holds
         if number is None and not _missing(value) and value != "":
             unreadable += 1
         decimals.append(number)
     if unreadable:
-        logger.warning("column %s: %d values are not numbers; left empty", name, unreadable)
+        logger.warning("column %s: %d values are not amounts; left empty", name, unreadable)
     present = [d for d in decimals if d is not None]
-    scale = max([2, *(-d.as_tuple().exponent for d in present)])
     digits = max([1, *(d.adjusted() + 1 for d in present)])
+    # Never round: as many decimals as the data has, within decimal128's 38 digits.
+    scale = min(max([2, *(-d.as_tuple().exponent for d in present)]), 38 - digits)
     if scale > 2:
         logger.warning("column %s has amounts with %d decimals: kept exact at that scale",
                        name, scale)
     precision = min(38, max(18, 16 + scale, digits + scale))
-    decimal_type = pa.decimal128(precision, min(scale, precision))
-    return pa.array([None if d is None else d.quantize(Decimal(1).scaleb(-decimal_type.scale))
-                     for d in decimals], decimal_type)
+    step = Decimal(1).scaleb(-scale)
+    with localcontext() as context:
+        context.prec = 40
+        return pa.array([None if d is None else d.quantize(step) for d in decimals],
+                        pa.decimal128(precision, scale))
 
 
 def _amounts(name: str, values: Sequence[Any]) -> pd.api.extensions.ExtensionArray:
@@ -457,19 +467,25 @@ def _arrow_timestamps(values: Sequence[Any]) -> pd.Series | None:
     return None
 
 
+def _parse_timestamps(values: Sequence[Any]) -> tuple[pd.Series, int]:
+    """UTC timestamps, and how many present values could not be read as one."""
+    parsed = _arrow_timestamps(values)
+    if parsed is not None:
+        return parsed, 0
+    # Mixed forms, Timestamp objects, or text that is not a timestamp at all.
+    series = pd.Series(values, dtype=object)
+    parsed = pd.to_datetime(series, format="ISO8601", utc=True, errors="coerce")
+    # Nanoseconds reach 1677-2262 only; .NET's "no date" 0001-01-01 lies outside.
+    parsed = parsed.where((parsed >= _MIN_TIME) & (parsed <= _MAX_TIME))
+    return parsed, int(series.notna().sum() - parsed.notna().sum())
+
+
 def _timestamps(name: str, values: Sequence[Any]) -> pd.api.extensions.ExtensionArray:
     """UTC timestamps from ISO 8601 text (``...Z``, zone-less = UTC, date-only, offsets)."""
-    parsed = _arrow_timestamps(values)
-    if parsed is None:
-        # Mixed forms, Timestamp objects, or text that is not a timestamp at all.
-        series = pd.Series(values, dtype=object)
-        parsed = pd.to_datetime(series, format="ISO8601", utc=True, errors="coerce")
-        # Nanoseconds reach 1677-2262 only; .NET's "no date" 0001-01-01 lies outside.
-        parsed = parsed.where((parsed >= _MIN_TIME) & (parsed <= _MAX_TIME))
-        lost = int(series.notna().sum() - parsed.notna().sum())
-        if lost:
-            logger.warning("column %s: %d values are not ISO 8601 timestamps between 1677 "
-                           "and 2262; left empty", name, lost)
+    parsed, lost = _parse_timestamps(values)
+    if lost:
+        logger.warning("column %s: %d values are not ISO 8601 timestamps between 1677 "
+                       "and 2262; left empty", name, lost)
     return parsed.astype(_UTC_NS).array
 
 
@@ -485,7 +501,11 @@ def _lookup(codes: pd.api.extensions.ExtensionArray, table: Mapping[str, str]
 def _categorical(name: str, values: Sequence[Any], known: Sequence[str],
                  normalise: Callable[[Any], str | None], *, ordered: bool) -> pd.Categorical:
     """A categorical over ``known``; other values are appended as extra categories."""
-    positions, uniques = pd.factorize(pd.Series(values, dtype=object))
+    try:
+        positions, uniques = pd.factorize(pd.Series(values, dtype=object))
+    except TypeError:  # a list or an object where a code belongs: compare its text
+        positions, uniques = pd.factorize(pd.Series(
+            [v if _missing(v) else str(v) for v in values], dtype=object))
     normalised = [normalise(value) for value in uniques]
     extra = sorted({v for v in normalised if v is not None} - set(known))
     if extra:
@@ -653,7 +673,7 @@ def _conv_extra(name: str, raw: Columns, ctx: _Context) -> Columns:
         return _conv_account(name, raw, ctx)
     inferred = pd.api.types.infer_dtype(values, skipna=True)
     if inferred == "integer":
-        return {name: pd.array(values, dtype="Int64")}
+        return {name: _ids(name, values)}
     if inferred in ("floating", "mixed-integer-float", "decimal") and folded.endswith("amount"):
         return {name: _amounts(name, values)}
     if inferred == "floating":
@@ -662,12 +682,19 @@ def _conv_extra(name: str, raw: Columns, ctx: _Context) -> Columns:
         return {name: pd.array(values, dtype="boolean")}
     if inferred == "string":
         if folded.endswith(_TIME_SUFFIXES) or name.endswith("At"):
-            parsed = pd.to_datetime(pd.Series(values, dtype=object), format="ISO8601",
-                                    utc=True, errors="coerce")
-            if parsed.notna().sum() == pd.Series(values, dtype=object).notna().sum():
+            parsed, lost = _parse_timestamps(values)
+            if not lost:  # a date only when every value is one
                 return {name: parsed.astype(_UTC_NS).array}
         return {name: _strings(values)}
-    return {name: np.array(values, dtype=object) if len(values) else pd.array([], dtype=object)}
+    return {name: _objects(values)}
+
+
+def _objects(values: Sequence[Any]) -> np.ndarray:
+    """An object column kept as sent (lists and dicts stay one value per row)."""
+    array = np.empty(len(values), dtype=object)
+    for i, value in enumerate(values):
+        array[i] = value
+    return array
 
 
 # --------------------------------------------------------------------------- schemas

@@ -377,3 +377,40 @@ def test_timestamps_outside_the_nanosecond_range_are_empty(values):
 def test_space_separated_timestamps():
     df = frames.to_frame([ach_record(1, sendDate="2026-11-01 10:00:00")], "ach")
     assert df["sendDate"].iloc[0] == pd.Timestamp("2026-11-01T10:00:00", tz="UTC")
+
+
+# --------------------------------------------------------------------------- never crash
+
+_FIELDS = sorted({name for kind in frames.KINDS for name in frames.empty_frame(kind).columns}
+                 | {"cardNumber", "ItemStatus", "someExtra", "extraDate"})
+_JSON = st.recursive(
+    st.none() | st.booleans() | st.integers(-(10**20), 10**20)
+    | st.floats(allow_nan=False, allow_infinity=False) | st.text(max_size=12),
+    lambda inner: st.lists(inner, max_size=2) | st.dictionaries(st.text(max_size=3), inner,
+                                                                  max_size=2),
+    max_leaves=3)
+_VALUES = _JSON | st.sampled_from([
+    "2025-06-11T20:50:04.032Z", "2026-11-01T00:00:00.000", "2026-11-01", "0001-01-01T00:00:00",
+    "", "R01", "C01", "w", "Returned", "12.345", "1,200.50", "4111111111111111"])
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.lists(st.dictionaries(st.sampled_from(_FIELDS), _VALUES, max_size=8), max_size=5),
+       st.sampled_from(frames.KINDS), st.booleans())
+def test_any_json_values_give_a_frame_with_the_kinds_columns(records, kind, mask):
+    df = frames.to_frame(records, kind, mask=mask)
+    empty = frames.empty_frame(kind)
+    assert list(df.columns[: len(empty.columns)]) == list(empty.columns)
+    assert len(df) == len(records)
+    assert "cardNumber" not in df.columns
+
+
+@settings(max_examples=60, deadline=None)
+@given(_JSON)
+def test_any_answer_gives_records_or_response_format_error(body):
+    try:
+        records = frames.extract_records(body, method="GET", path="/p")
+    except ResponseFormatError as error:
+        assert str(error).startswith("GET /p: ")
+    else:
+        assert all(isinstance(record, dict) for record in records)
