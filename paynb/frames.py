@@ -17,8 +17,10 @@ most response shapes "not shown"):
    - names in camelCase as the service spells them (``ItemStatus``,
      ``item_status`` -> ``itemStatus``); every field paynb does not know is kept
      as its own column after the known ones;
-   - ids (``achItemId``, ``rccItemId``, ``nocId``) nullable ``Int64``,
-     ``uniqueId`` a string;
+   - ids (``achItemId``, ``rccItemId``, ``nocId``) nullable ``Int64`` (read from
+     numbers or digits; a column holding an id that is no 64-bit integer stays text,
+     with a warning), ``uniqueId`` a string. A generic ``itemId``/``id`` becomes the
+     kind's id and, for ACH and RCC, a bare ``status`` becomes ``itemStatus``;
    - ``itemStatus`` an ordered categorical over :data:`paynb.codes.STATUS_ORDER`
      with ``itemStatusName`` beside it. Codes are read in any casing and full
      names (``"Returned"``) become their code. A code paynb does not know is
@@ -28,7 +30,8 @@ most response shapes "not shown"):
      :data:`INSTANT_STATUSES`, extended the same way;
    - timestamps ``datetime64[ns, UTC]``: ``2025-06-11T20:50:04.032Z``, the
      spec's zone-less ``2026-11-01T00:00:00.000`` (read as UTC), date-only
-     values and explicit offsets;
+     values and explicit offsets. Values that are no timestamp, or lie outside
+     1677-2262 (like .NET's "no date" ``0001-01-01``), are empty, with a warning;
    - ``amount`` exact, as pyarrow ``decimal128(18, 2)``. Amounts with more than
      two decimals are never rounded: the column then gets the scale they need
      (``decimal128(16 + scale, scale)``) and a warning is logged;
@@ -38,7 +41,11 @@ most response shapes "not shown"):
    - card numbers only as their last four digits (``cardLastFour``; a
      ``cardNumber`` field is always dropped), account numbers masked as
      ``****6789`` unless ``mask=False`` (also the account part of a NOC's
-     ``correctedData``).
+     ``correctedData``, and any unknown field whose name ends in ``AccountNumber``);
+   - unknown fields typed from their values: integers ``Int64``, booleans
+     ``boolean``, texts ``str``, ISO texts in a field named ``...Date``/``...Time``
+     timestamps, numbers in a field named ``...Amount`` exact decimals; lists and
+     objects are kept as they are (``object``).
 
 The conversion works column by column (pyarrow and numpy), so that hundreds of
 thousands of records convert in about a second.
