@@ -122,6 +122,7 @@ class _Tokens:
         self._tokens: dict[str, tuple[User, float]] = {}
 
     def issue(self, user: User) -> str:
+        """A new token for ``user``, valid for ``ttl`` seconds."""
         token = secrets.token_urlsafe(32)
         now = time.monotonic()
         with self._lock:

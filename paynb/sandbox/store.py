@@ -47,6 +47,7 @@ class Kind:
 
     @property
     def pk(self) -> str:
+        """The integer primary key column (the wire id for ACH, RCC and NOCs)."""
         return self.key or self.id_field
 
 
@@ -158,6 +159,7 @@ class ListQuery:
 
     @property
     def filtered(self) -> bool:
+        """True when any filter is set (else the page is an index range on ``_seq``)."""
         return bool(self.statuses or self.return_from is not None
                     or self.return_to is not None or self.reference is not None)
 
