@@ -16,6 +16,7 @@ from decimal import Decimal
 from pathlib import Path
 from typing import Any
 
+from paynb.journal import scrub
 from paynb.validation import to_decimal
 
 __all__ = ["ExportFile", "RouteCheck"]
@@ -45,8 +46,9 @@ class RouteCheck:
     ``reachable`` whether the destination can be reached now. ``payment_types``
     lists what the rail allows (type, maximum amount, currency);
     ``max_amount`` is the largest of those maxima, or ``None`` when the answer
-    gave none. ``raw`` is the answer as the service sent it (it never holds a
-    full card number: the service answers the last four digits at most).
+    gave none. ``raw`` is the answer as the service sent it, scrubbed like a
+    journal row: a card number it might echo is cut to its last four digits,
+    account numbers are masked.
     """
 
     supported: bool
@@ -86,7 +88,7 @@ class RouteCheck:
             payment_types=tuple(types),
             max_amount=max(maxima) if maxima else None,
             currency=currencies[0] if currencies else None,
-            raw=dict(answer),
+            raw=scrub(dict(answer)),
         )
 
     def _repr_html_(self) -> str:

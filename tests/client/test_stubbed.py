@@ -400,3 +400,13 @@ def test_a_progress_bar_shows_for_several_pages_unless_turned_off(stub, stub_cli
     stub_client.ach.list(page_size=100, progress=False)
     stub_client.ach.list(page_size=1000)  # one page: no bar
     assert capsys.readouterr().err == ""
+
+
+def test_a_route_check_echoing_the_card_number_keeps_only_the_last_four(stub, stub_client):
+    stub.post(f"{BASE}/api/v3/InstantRoutes/companycode/DEMO1",
+              json={"Supported": "true", "Reachable": True, "cardNumber": "4111111111111111",
+                    "PaymentTypes": [{"Type": "Push", "MaxAmount": "2500.50", "Currency": "USD"}]})
+    check = stub_client.instant.check_route("4111111111111111")
+    assert (check.supported, check.reachable, check.max_amount) == (True, True, Decimal("2500.50"))
+    assert "4111111111111111" not in str(check.raw) and check.raw["cardLastFour"] == "1111"
+    assert "4111111111111111" not in check._repr_html_() + repr(check)
