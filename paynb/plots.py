@@ -426,7 +426,7 @@ def return_reasons(df: pd.DataFrame, top: int = 10, ax: Axes | None = None, *,
     labels = [f"{code} {meanings.get(code, '')}".strip() for code in shown.index]
     heights = shown.to_list()
     if len(rest):
-        labels.append(f"other ({len(rest)} codes)")
+        labels.append(f"other ({len(rest)} code{'s' if len(rest) > 1 else ''})")
         heights.append(int(rest.sum()))
     labels = [label if len(label) <= 60 else label[:57] + "..." for label in labels]
     positions = np.arange(len(labels))[::-1]

@@ -227,7 +227,7 @@ def test_noc_change_codes_top_and_other(nocs):
     ax = plots.return_reasons(nocs, top=2)
     labels = [t.get_text() for t in ax.get_yticklabels()]
     assert labels == [f"C01 {codes.NOC_CODES['C01']}", f"C05 {codes.NOC_CODES['C05']}",
-                      "other (1 codes)"]
+                      "other (1 code)"]
     assert [p.get_width() for p in ax.patches] == [3, 2, 1]
     assert ax.get_title() == "Most frequent NOC change codes"
 
