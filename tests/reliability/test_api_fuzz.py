@@ -108,9 +108,10 @@ def test_no_server_error_under_generated_requests(sb: Any) -> None:
 
 
 @pytest.mark.long
+@pytest.mark.timeout(1200)
 def test_no_server_error_under_many_generated_requests() -> None:
     with sandbox.serve(port=0, seed_items=300, seed=32) as running:
-        _check_fuzz(running, "schemathesis (long)", positive=300, negative=150)
+        _check_fuzz(running, "schemathesis (long)", positive=150, negative=60)
 
 
 # -- token checks and company isolation ----------------------------------------------------

@@ -90,12 +90,14 @@ def test_submissions_under_write_faults_store_each_item_once(tmp_path: Path) -> 
 
 
 @pytest.mark.long
+@pytest.mark.timeout(900)
 def test_listing_20000_under_read_faults() -> None:
     with sandbox.serve(port=0, seed_items=_seed_for(20_000), seed=3) as sb:
         _check_listing(sb, "list, read faults (long)")
 
 
 @pytest.mark.long
+@pytest.mark.timeout(900)
 def test_submitting_5000_bulk_and_500_single_under_write_faults(tmp_path: Path) -> None:
     with sandbox.serve(port=0, seed_items=0, seed=5) as sb:
         _check_submissions(sb, tmp_path / "journal.sqlite3", "submit, write faults (long)",
