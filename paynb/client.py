@@ -214,8 +214,9 @@ class Client:
         """Settle the journal's ``unknown`` entries (answer lost) by looking them up.
 
         A submission is looked for by its reference number: found, it becomes
-        ``sent`` with the service's id and status; not found, ``failed`` (it never
-        arrived, so it may be submitted again). A void is settled by the item's
+        ``sent`` with the service's id and status (``rejected`` when the service
+        kept it as invalid, ``I``); not found, ``failed`` (it never arrived, so it
+        may be submitted again). A void is settled by the item's
         status (``V``: ``sent``). Entries still ``pending`` after ten minutes (their
         process stopped) are treated alike. Returns one row per entry settled.
         """
@@ -289,7 +290,9 @@ def _reconcile_entry(resource: Resource, entry: dict[str, Any],
         done = status == "V"
         return ("sent" if done else "failed", found[id_field], status,
                 "reconcile: voided" if done else f"reconcile: the item is {status}, not voided")
-    return "sent", found[id_field], status, "reconcile: found in the service"
+    # An invalid item the service kept (a bulk row with status I) counts as refused.
+    state = "rejected" if status == "I" else "sent"
+    return state, found[id_field], status, "reconcile: found in the service"
 
 
 def _find_reference(resource: Resource, reference: str,
