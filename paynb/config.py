@@ -15,6 +15,9 @@ A profile is a table in ``config.toml`` under the user's config directory
     base_url = "https://uat.payments.example.com"
     ...
 
+The same tables in INI form (``config.ini``, ``[default]`` sections with
+``key = value`` lines) are read too.
+
 Secrets need not sit in the file nor in a notebook: a profile without
 ``client_secret`` or ``password`` reads them from the OS keyring (service
 ``paynb``, names ``<profile>:client_secret`` and ``<profile>:password``), which
@@ -25,6 +28,7 @@ turns it off).
 
 from __future__ import annotations
 
+import configparser
 import logging
 import os
 import tomllib
@@ -105,18 +109,28 @@ def from_env(environ: Mapping[str, str] | None = None) -> Settings | None:
 
 
 def config_path(environ: Mapping[str, str] | None = None) -> Path:
-    """The profile file: ``PAYNB_CONFIG``, else ``config.toml`` in the user's config directory."""
+    """The profile file: ``PAYNB_CONFIG``, else ``config.toml`` (or, when only that
+    exists, ``config.ini``) in the user's config directory."""
     environ = os.environ if environ is None else environ
     if environ.get("PAYNB_CONFIG"):
         return Path(environ["PAYNB_CONFIG"]).expanduser()
     import platformdirs
 
-    return Path(platformdirs.user_config_dir("paynb")) / "config.toml"
+    folder = Path(platformdirs.user_config_dir("paynb"))
+    toml, ini = folder / "config.toml", folder / "config.ini"
+    return ini if ini.is_file() and not toml.is_file() else toml
 
 
 def _read_profiles(path: Path) -> dict[str, Any]:
     if not path.is_file():
         return {}
+    if path.suffix.lower() in (".ini", ".cfg"):
+        parser = configparser.ConfigParser(interpolation=None)
+        try:
+            parser.read(path, encoding="utf-8")
+        except configparser.Error as exc:
+            raise ValidationError({str(path): [f"is not valid INI ({exc})"]}) from None
+        return {name: dict(parser[name]) for name in parser.sections()}
     with path.open("rb") as handle:
         try:
             document = tomllib.load(handle)

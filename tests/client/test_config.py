@@ -136,3 +136,13 @@ def test_the_default_journal_follows_paynb_journal(monkeypatch, tmp_path):
     assert paynb.Client(*good)._journal.path == tmp_path / "j.sqlite3"
     monkeypatch.setenv("PAYNB_JOURNAL", "off")
     assert paynb.Client(*good)._journal is None
+
+
+def test_profiles_in_ini_form(tmp_path, monkeypatch, keyring_store):
+    path = tmp_path / "config.ini"
+    path.write_text("[desk]\nbase_url = https://svc.test\nauth_url = https://auth.test\n"
+                    "company_code = ACME9\nclient_id = nb\nclient_secret = s\nusername = jane\n"
+                    "password = p\n")
+    monkeypatch.setenv("PAYNB_CONFIG", str(path))
+    client = paynb.connect("desk", journal=None)
+    assert (client.environment, client.company_code) == ("desk", "ACME9")
