@@ -165,12 +165,14 @@ def test_export_takes_the_list_filters(api):
 
 
 # -- bulk ----------------------------------------------------------------------------
+# These run on this module's own sandbox: the I entries they store (some with no
+# account number or amount) must not surprise the tests that share `sandbox`.
 
 
-def test_bulk_commit_valid_keeps_the_valid_ones_in_order(api):
+def test_bulk_commit_valid_keeps_the_valid_ones_in_order(own_api):
     items = [ach_item(), ach_item(bankAccountNumber="12'34"), ach_item(),
              ach_item(amount="abc", state="XX")]
-    answer = api.post(ACH + "/many", {"alwaysCommitValid": True, "items": items})
+    answer = own_api.post(ACH + "/many", {"alwaysCommitValid": True, "items": items})
     assert answer.status_code == 200
     body = answer.json()
     assert (body["total"], body["validCount"], body["invalidCount"]) == (4, 2, 2)
@@ -185,35 +187,35 @@ def test_bulk_commit_valid_keeps_the_valid_ones_in_order(api):
     ids = [e["achItemId"] for e in entries]
     assert ids == sorted(ids)
     for entry in entries:  # invalid entries are stored too, as I
-        stored = api.get(ACH + f"/{entry['achItemId']}").json()["transaction"]
+        stored = own_api.get(ACH + f"/{entry['achItemId']}").json()["transaction"]
         assert stored["itemStatus"] == entry["itemStatus"]
 
 
-def test_bulk_all_or_nothing_stores_nothing(api):
+def test_bulk_all_or_nothing_stores_nothing(own_api):
     items = [ach_item(), ach_item(), ach_item(bankRoutingNumber="123456789")]
-    body = problem(api.post(ACH + "/many", {"alwaysCommitValid": False, "items": items}), 400)
+    body = problem(own_api.post(ACH + "/many", {"alwaysCommitValid": False, "items": items}), 400)
     assert body["errors"] == {"items[2].bankRoutingNumber": [
         "is not a valid ABA routing number (checksum fails)"]}
     for item in items:
-        found = api.get(ACH, params={"yourReferenceNumber": item["yourReferenceNumber"]})
+        found = own_api.get(ACH, params={"yourReferenceNumber": item["yourReferenceNumber"]})
         assert found.json()["total"] == 0
 
 
-def test_bulk_all_or_nothing_commits_a_clean_set(api):
+def test_bulk_all_or_nothing_commits_a_clean_set(own_api):
     items = [ach_item(), ach_item()]
-    body = api.post(ACH + "/many", {"alwaysCommitValid": False, "items": items}).json()
+    body = own_api.post(ACH + "/many", {"alwaysCommitValid": False, "items": items}).json()
     assert body["validCount"] == 2
     assert all(e["itemStatus"] == "W" for e in body["transactions"])
 
 
-def test_rcc_bulk_on_the_quirky_path(api):
+def test_rcc_bulk_on_the_quirky_path(own_api):
     items = [rcc_item(), rcc_item(zip="62701-1234")]
-    answer = api.post(RCC_BULK_QUIRKY, {"alwaysCommitValid": True, "items": items})
+    answer = own_api.post(RCC_BULK_QUIRKY, {"alwaysCommitValid": True, "items": items})
     assert answer.status_code == 200
     entries = answer.json()["transactions"]
     assert [e["itemStatus"] for e in entries] == ["W", "I"]
     assert list(entries[1]["errors"]) == ["zip"]
-    body = problem(api.post(RCC_BULK_QUIRKY, {"alwaysCommitValid": False, "items": items}),
+    body = problem(own_api.post(RCC_BULK_QUIRKY, {"alwaysCommitValid": False, "items": items}),
                    400)
     assert list(body["errors"]) == ["items[1].zip"]
 
@@ -225,17 +227,17 @@ def test_rcc_bulk_on_the_quirky_path(api):
     ({"items": [ach_item()], "extra": 1}, "extra"),
     ({"items": "nope"}, "items"),
 ])
-def test_bulk_envelope_errors(api, body, field):
-    assert field in problem(api.post(ACH + "/many", body), 400)["errors"]
+def test_bulk_envelope_errors(own_api, body, field):
+    assert field in problem(own_api.post(ACH + "/many", body), 400)["errors"]
 
 
-def test_bulk_default_commits_valid(api):
-    body = api.post(ACH + "/many", {"items": [ach_item(), ach_item(state="ZZ")]}).json()
+def test_bulk_default_commits_valid(own_api):
+    body = own_api.post(ACH + "/many", {"items": [ach_item(), ach_item(state="ZZ")]}).json()
     assert body["validCount"] == 1 and body["invalidCount"] == 1
 
 
-def test_bulk_item_that_is_not_an_object(api):
-    body = api.post(ACH + "/many", {"items": [ach_item(), 42]}).json()
+def test_bulk_item_that_is_not_an_object(own_api):
+    body = own_api.post(ACH + "/many", {"items": [ach_item(), 42]}).json()
     assert body["transactions"][1]["itemStatus"] == "I"
     assert body["transactions"][1]["errors"] == {"item": ["must be an object"]}
 
@@ -316,7 +318,7 @@ def test_ids_beyond_64_bits_do_not_exist(api, sandbox):
     assert answer.status_code == 404
 
 
-def test_bulk_invalid_entry_with_a_huge_amount(api):
-    body = api.post(ACH + "/many", {"items": [ach_item(amount=Decimal("1e308"))]}).json()
+def test_bulk_invalid_entry_with_a_huge_amount(own_api):
+    body = own_api.post(ACH + "/many", {"items": [ach_item(amount=Decimal("1e308"))]}).json()
     assert body["transactions"][0]["itemStatus"] == "I"
     assert body["transactions"][0]["amount"] is None
