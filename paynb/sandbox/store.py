@@ -13,6 +13,7 @@ processing will do to an item and when (see :mod:`paynb.sandbox.rules`).
 from __future__ import annotations
 
 import csv
+import functools
 import io
 import sqlite3
 import threading
@@ -422,13 +423,15 @@ class Store:
 
     def _record(self, kind: Kind, row: Sequence[Any]) -> dict[str, Any]:
         """A wire record from a row selected with :func:`_columns` (timestamps formatted)."""
-        record: dict[str, Any] = {}
-        for name, value in zip(kind.fields, row, strict=True):
-            if name == "amount" and kind.amount == "cents":
-                value = _money(value)
-            record[name] = value
-            if name == "itemStatus":
-                record["itemStatusDescription"] = STATUS_NAMES.get(value)
+        # Built in C (tuple slices, dict(zip)) rather than field by field: this runs for
+        # every record of every page, and was a third of the time of a list page.
+        names, status_at, cents = _record_shape(kind)
+        if status_at is not None:
+            # The status name goes right after its code, as the wire shows it.
+            row = (*row[:status_at + 1], STATUS_NAMES.get(row[status_at]), *row[status_at + 1:])
+        record = dict(zip(names, row, strict=True))
+        if cents:
+            record["amount"] = _money(record["amount"])
         return record
 
     @staticmethod
@@ -549,12 +552,7 @@ class Store:
 
     @staticmethod
     def _record_names(kind: Kind) -> list[str]:
-        names = []
-        for name in kind.fields:
-            names.append(name)
-            if name == "itemStatus":
-                names.append("itemStatusDescription")
-        return names
+        return list(_record_shape(kind)[0])
 
     # -- voids and simulation ---------------------------------------------------------
 
@@ -684,6 +682,17 @@ _NEXT_DUE = (
     "SELECT MIN(_noc_at) FROM ach WHERE _noc_at IS NOT NULL",
 )
 _NEVER = 2**62
+
+
+@functools.cache
+def _record_shape(kind: Kind) -> tuple[tuple[str, ...], int | None, bool]:
+    """Names of a wire record's fields, the position of ``itemStatus`` (its name is added
+    after it) and whether ``amount`` is stored in cents."""
+    fields = kind.fields
+    at = fields.index("itemStatus") if "itemStatus" in fields else None
+    names = fields if at is None else (*fields[:at + 1], "itemStatusDescription",
+                                       *fields[at + 1:])
+    return names, at, kind.amount == "cents" and "amount" in fields
 
 
 def _columns(kind: Kind) -> str:
