@@ -103,11 +103,9 @@ class Lab:
 
     def client(self) -> Any:
         """A paynb client of the same sandbox as the kernels (without a journal)."""
-        from paynb import Client
-        from paynb.sandbox import DEMO_CREDENTIALS
+        from paynb.sandbox import Sandbox
 
-        return Client(self.sandbox_url, self.sandbox_url, "DEMO1",
-                      **DEMO_CREDENTIALS.as_dict(), journal=None)
+        return Sandbox(self.sandbox_url).connect(journal=None)
 
     def log_tail(self, lines: int = 40) -> str:
         """The end of the JupyterLab server's log (kernel errors land there)."""
