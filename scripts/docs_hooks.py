@@ -1,16 +1,22 @@
-"""mkdocs hooks (see ``hooks:`` in mkdocs.yml): put the executed notebooks into the site.
+"""mkdocs hooks (see ``hooks:`` in mkdocs.yml): the executed notebooks, readable docstrings.
 
 The notebooks are stored without outputs in ``notebooks/``, outside ``docs/``. Before
 mkdocs-jupyter looks at the files, this hook executes them against a fresh sandbox of
 their own (``scripts/run_notebooks.py``) and adds the executed copies as
 ``notebooks/<name>.ipynb`` pages. Set ``PAYNB_DOCS_NOTEBOOKS`` to a directory of copies
 executed earlier (``run_notebooks.py --out DIR``) to render those instead.
+
+The docstrings use Sphinx roles (``:class:`~paynb.errors.ValidationError```) and ``::``
+before literal blocks, which the Google-style parser leaves as text. Each role becomes a
+cross-reference that mkdocs-autorefs resolves when the target is documented (else plain
+code), and a trailing ``::`` becomes ``:``.
 """
 
 from __future__ import annotations
 
 import logging
 import os
+import re
 import shutil
 import sys
 import tempfile
@@ -65,6 +71,21 @@ def on_files(files: Files, config: MkDocsConfig) -> Files:
         files.append(File(uri, src_dir=str(root), dest_dir=config.site_dir,
                           use_directory_urls=config.use_directory_urls))
     return files
+
+
+_ROLE = re.compile(r":(?:class|meth|func|mod|attr|exc|data|obj):<code>(~?)([\w.]+)</code>")
+
+
+def _reference(match: re.Match[str]) -> str:
+    short, target = match.groups()
+    text = target.rsplit(".", 1)[-1] if short else target
+    if "." not in target:  # a bare method name: nothing to resolve it against
+        return f"<code>{text}</code>"
+    return f'<autoref identifier="{target}" optional><code>{text}</code></autoref>'
+
+
+def on_page_content(html: str, **kwargs: object) -> str:
+    return _ROLE.sub(_reference, html).replace("::</p>", ":</p>")
 
 
 def on_shutdown() -> None:

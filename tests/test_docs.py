@@ -83,6 +83,12 @@ def test_reference_covers_every_public_name(site: Path, module: str):
         assert f'id="{module}.{name}"' in html, f"{module}.{name} is not documented"
 
 
+def test_docstring_roles_become_links(site: Path):
+    html = _page(site, "reference/paynb")
+    assert not re.search(r":(class|meth|func|mod|exc):<code>", html)
+    assert 'href="../errors/#paynb.errors.ValidationError"' in html
+
+
 def test_notebooks_are_rendered_executed(site: Path):
     quickstart = _page(site, "notebooks/01_quickstart")
     assert "connect" in quickstart
