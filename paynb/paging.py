@@ -70,24 +70,25 @@ def iter_pages(fetch: Callable[[int], Page], *, page_size: int, max_items: int |
     # Known pages are all queued at once (the pool runs max_workers of them); unknown
     # ones are kept two rounds ahead, so that fetching goes on while the caller works.
     ahead = math.inf if last is not None else 2 * max_workers
-    with ThreadPoolExecutor(max_workers=max_workers, thread_name_prefix="paynb-page") as pool:
-        try:
-            while True:
-                while len(pending) < ahead and (last is None or following <= last):
-                    pending.append(pool.submit(fetch, following))
-                    following += 1
-                if not pending:
-                    return
-                page = pending.popleft().result()
-                if bar is not None:
-                    bar.update(1)
-                records = page.records[:remaining] if max_items is not None else page.records
-                remaining -= len(records)
-                yield records
-                if len(page.records) < page_size or remaining <= 0:
-                    return
-        finally:
-            for future in pending:
-                future.cancel()
+    pool = ThreadPoolExecutor(max_workers=max_workers, thread_name_prefix="paynb-page")
+    try:
+        while True:
+            while len(pending) < ahead and (last is None or following <= last):
+                pending.append(pool.submit(fetch, following))
+                following += 1
+            if not pending:
+                return
+            page = pending.popleft().result()
             if bar is not None:
-                bar.close()
+                bar.update(1)
+            records = page.records[:remaining] if max_items is not None else page.records
+            remaining -= len(records)
+            yield records
+            if len(page.records) < page_size or remaining <= 0:
+                return
+    finally:
+        # On an error or an interrupt (Ctrl-C in a notebook) return at once: queued
+        # pages are dropped, the few running ones end on their own in the background.
+        pool.shutdown(wait=False, cancel_futures=True)
+        if bar is not None:
+            bar.close()
