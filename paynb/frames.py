@@ -54,6 +54,7 @@ thousands of records convert in about a second.
 from __future__ import annotations
 
 import contextlib
+import datetime as dt
 import json
 import logging
 import re
@@ -481,7 +482,9 @@ def _parse_timestamps(values: Sequence[Any]) -> tuple[pd.Series, int]:
         return parsed, 0
     # Mixed forms, Timestamp objects, or text that is not a timestamp at all.
     series = pd.Series(values, dtype=object)
-    parsed = pd.to_datetime(series, format="ISO8601", utc=True, errors="coerce")
+    readable = series.map(lambda value: isinstance(value, str | dt.date))  # not numbers
+    parsed = pd.to_datetime(series.where(readable, None), format="ISO8601", utc=True,
+                            errors="coerce")
     # Nanoseconds reach 1677-2262 only; .NET's "no date" 0001-01-01 lies outside.
     parsed = parsed.where((parsed >= _MIN_TIME) & (parsed <= _MAX_TIME))
     return parsed, int(series.notna().sum() - parsed.notna().sum())
