@@ -79,6 +79,7 @@ def _require(df: pd.DataFrame, *columns: str) -> None:
 
 
 def _status_column(df: pd.DataFrame) -> str:
+    _require(df)
     for name in ("itemStatus", "status"):
         if name in df.columns:
             return name

@@ -288,3 +288,10 @@ def test_import_paynb_does_not_import_matplotlib():
     code = ("import sys, paynb; assert 'matplotlib' not in sys.modules; "
             "import paynb.frames; assert 'matplotlib' not in sys.modules")
     subprocess.run([sys.executable, "-c", code], check=True)
+
+
+@pytest.mark.parametrize("chart", [plots.status_summary, plots.return_trend, plots.return_rate,
+                                   plots.returns_calendar, plots.return_reasons])
+def test_not_a_dataframe_is_refused(chart):
+    with pytest.raises(TypeError, match="df must be a pandas DataFrame"):
+        chart([{"itemStatus": "R"}])
