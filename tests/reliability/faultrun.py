@@ -100,13 +100,18 @@ def _latest_states(client: Any, references: Sequence[str]) -> dict[str, str]:
     return {ref: str(latest.get(ref, "none")) for ref in references}
 
 
-def submit_under_faults(sb: Any, client: Any, spy: Any, *, prefix: str, bulk: int,
-                        single: int, chunk: int = 250, max_rounds: int = 30) -> dict[str, Any]:
-    """Submit ``bulk`` items in chunks and ``single`` one by one with write faults on.
+#: Journal states after which a reference may (and should) be submitted again.
+RESENDABLE = frozenset({"failed", "rejected", "none"})
 
-    The analyst's loop: send what is not yet known to be stored, reconcile what was
-    lost, repeat. Nothing is ever re-sent while its journal entry is unknown (the
-    journal would refuse it anyway).
+
+def submit_under_faults(sb: Any, client: Any, spy: Any, *, prefix: str, bulk: int,
+                        single: int, chunk: int = 250, max_rounds: int = 30,
+                        read_faults: bool = False, seed: int = 11) -> dict[str, Any]:
+    """Submit ``bulk`` items in chunks and ``single`` one by one with write faults on
+    (and read faults too when ``read_faults``: reconcile's lookups then fail at times).
+
+    The analyst's loop: send what the journal says never arrived, reconcile what was
+    lost, repeat. Nothing is re-sent while its journal entry is unknown.
     """
     items = [ach_item(f"{prefix}-{n:06d}", n) for n in range(bulk + single)]
     references = [item["yourReferenceNumber"] for item in items]
@@ -116,8 +121,10 @@ def submit_under_faults(sb: Any, client: Any, spy: Any, *, prefix: str, bulk: in
     pending_bulk = references[:bulk]
     pending_single = references[bulk:]
     rounds = 0
-    with sb.simulate.faults(writes=faults(), seed=11):
-        while (pending_bulk or pending_single) and rounds < max_rounds:
+    states = dict.fromkeys(references, "none")
+    with sb.simulate.faults(writes=faults(), reads=faults() if read_faults else None,
+                            seed=seed):
+        while any(state != "sent" for state in states.values()) and rounds < max_rounds:
             rounds += 1
             for start in range(0, len(pending_bulk), chunk):
                 rows = [by_reference[r] for r in pending_bulk[start:start + chunk]]
@@ -136,13 +143,20 @@ def submit_under_faults(sb: Any, client: Any, spy: Any, *, prefix: str, bulk: in
                 except RateLimitError as exc:
                     stats["single calls rate limited"] += 1
                     time.sleep(exc.retry_after or 1)
-            settled = client.reconcile()
-            stats["reconciled"] += len(settled)
-            stats["reconciled as stored"] += int((settled["state"] == "sent").sum())
-            stats["reconciled as never arrived"] += int((settled["state"] == "failed").sum())
+            try:
+                settled = client.reconcile()
+            except (TransportError, ServerError, RateLimitError):
+                # A lookup failed for good: what was settled stays settled, the rest
+                # is reconciled next round.
+                stats["reconcile calls interrupted"] += 1
+            else:
+                stats["reconciled"] += len(settled)
+                stats["reconciled as stored"] += int((settled["state"] == "sent").sum())
+                stats["reconciled as never arrived"] += int(
+                    (settled["state"] == "failed").sum())
             states = _latest_states(client, references)
-            pending_bulk = [r for r in references[:bulk] if states[r] != "sent"]
-            pending_single = [r for r in references[bulk:] if states[r] != "sent"]
+            pending_bulk = [r for r in references[:bulk] if states[r] in RESENDABLE]
+            pending_single = [r for r in references[bulk:] if states[r] in RESENDABLE]
     outcomes = spy.outcomes("POST")
     stored = Counter(r["yourReferenceNumber"] for r in service_records(sb)
                      if str(r["yourReferenceNumber"]).startswith(prefix + "-"))

@@ -55,11 +55,13 @@ def _check_listing(sb: Any, title: str) -> None:
 
 
 def _check_submissions(sb: Any, journal: Path, title: str, *, bulk: int, single: int,
-                       chunk: int, prefix: str) -> None:
-    client = _fault_client(sb, journal)
+                       chunk: int, prefix: str, client: Any = None,
+                       read_faults: bool = False, seed: int = 11) -> None:
+    client = client or _fault_client(sb, journal)
     try:
         result = submit_under_faults(sb, client, WireSpy(client._transport.session),
-                                     prefix=prefix, bulk=bulk, single=single, chunk=chunk)
+                                     prefix=prefix, bulk=bulk, single=single, chunk=chunk,
+                                     read_faults=read_faults, seed=seed)
     finally:
         client.close()
     counts = result["counts"]
@@ -86,7 +88,17 @@ def test_listing_under_read_faults_returns_exactly_the_stored_items(listing_sand
 def test_submissions_under_write_faults_store_each_item_once(tmp_path: Path) -> None:
     with sandbox.serve(port=0, seed_items=0, seed=5) as sb:
         _check_submissions(sb, tmp_path / "journal.sqlite3", "submit, write faults (short)",
-                           bulk=500, single=50, chunk=50, prefix="FLT-S")
+                           bulk=500, single=50, chunk=25, prefix="FLT-S", seed=7)
+
+
+def test_submissions_under_read_and_write_faults_with_default_retries(tmp_path: Path) -> None:
+    """Faults both ways and paynb's default 3 retries: reconcile's own lookups fail at
+    times; rerun, it settles everything, and still nothing is stored twice."""
+    with sandbox.serve(port=0, seed_items=0, seed=6) as sb:
+        client = make_client(sb, journal=tmp_path / "journal.sqlite3", page_size=200)
+        _check_submissions(sb, tmp_path / "journal.sqlite3", "submit, read+write faults (short)",
+                           bulk=200, single=40, chunk=10, prefix="FLT-RW", client=client,
+                           read_faults=True, seed=7)
 
 
 @pytest.mark.long
