@@ -12,6 +12,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import random
+import threading
 from collections import deque
 from dataclasses import asdict, dataclass, fields
 from decimal import Decimal
@@ -84,21 +85,25 @@ class Faults:
         self.writes = writes or FaultSettings()
         self._random = random.Random(seed)
         self._script: deque[tuple[str, str]] = deque()
+        # Settings change on request threads while the event loop draws faults.
+        self._lock = threading.Lock()
 
     def set(self, *, reads: FaultSettings | None = None, writes: FaultSettings | None = None,
             seed: int | None = None) -> None:
         """Replace the settings of one or both directions (and reseed the draws)."""
-        if reads is not None:
-            self.reads = reads
-        if writes is not None:
-            self.writes = writes
-        if seed is not None:
-            self._random.seed(seed)
+        with self._lock:
+            if reads is not None:
+                self.reads = reads
+            if writes is not None:
+                self.writes = writes
+            if seed is not None:
+                self._random.seed(seed)
 
     def clear(self) -> None:
         """No faults at all: default settings both ways and an empty script."""
-        self.reads, self.writes = FaultSettings(), FaultSettings()
-        self._script.clear()
+        with self._lock:
+            self.reads, self.writes = FaultSettings(), FaultSettings()
+            self._script.clear()
 
     def enqueue(self, fault: str, *, count: int = 1, on: str = "any") -> None:
         """Script ``fault`` for the next ``count`` requests of ``on`` (reads, writes, any)."""
@@ -108,31 +113,34 @@ class Faults:
             raise ValueError("on must be reads, writes or any")
         if not isinstance(count, int) or isinstance(count, bool) or not 1 <= count <= 10_000:
             raise ValueError("count must be a whole number from 1 to 10000")
-        self._script.extend([(fault, on)] * count)
+        with self._lock:
+            self._script.extend([(fault, on)] * count)
 
     def as_dict(self) -> dict[str, Any]:
         """The state as the simulation endpoint answers it."""
-        return {"reads": self.reads.as_dict(), "writes": self.writes.as_dict(),
-                "scripted": [{"fault": f, "on": on} for f, on in self._script]}
+        with self._lock:
+            return {"reads": self.reads.as_dict(), "writes": self.writes.as_dict(),
+                    "scripted": [{"fault": f, "on": on} for f, on in self._script]}
 
     def decide(self, write: bool) -> tuple[float, str | None]:
         """``(seconds of latency, fault name or None)`` for the next request."""
-        settings = self.writes if write else self.reads
-        direction = "writes" if write else "reads"
-        for index, (fault, on) in enumerate(self._script):
-            if on in ("any", direction):
-                del self._script[index]
-                return settings.latency_ms / 1000, _for_direction(fault, write)
-        u = self._random.random()
-        fault = None
-        if u < settings.error_rate:
-            fault = "503"
-        elif u < settings.error_rate + settings.rate_limit_rate:
-            fault = "429"
-        elif u < settings.error_rate + settings.rate_limit_rate + settings.drop_rate:
-            after = write and self._random.random() < settings.drop_after_commit
-            fault = "drop_after_commit" if after else "drop"
-        return settings.latency_ms / 1000, fault
+        with self._lock:
+            settings = self.writes if write else self.reads
+            direction = "writes" if write else "reads"
+            for index, (fault, on) in enumerate(self._script):
+                if on in ("any", direction):
+                    del self._script[index]
+                    return settings.latency_ms / 1000, _for_direction(fault, write)
+            u = self._random.random()
+            fault = None
+            if u < settings.error_rate:
+                fault = "503"
+            elif u < settings.error_rate + settings.rate_limit_rate:
+                fault = "429"
+            elif u < settings.error_rate + settings.rate_limit_rate + settings.drop_rate:
+                after = write and self._random.random() < settings.drop_after_commit
+                fault = "drop_after_commit" if after else "drop"
+            return settings.latency_ms / 1000, fault
 
 
 def _for_direction(fault: str, write: bool) -> str:
