@@ -393,8 +393,15 @@ def test_instant_route_check_then_send(client, wire):
     assert row["status"] == "Success"
     got = client.instant.get(row["uniqueId"])
     assert got["uniqueId"] == row["uniqueId"]
+    posts = [(p, b) for m, p, _, b in wire if m == "POST"]
+    assert posts[0] == ("/api/v3/InstantRoutes/companycode/DEMO1",
+                        b'{"cardNumber":"4111111111111111"}')
+    expiry = card_payment(reference)["cardExpiration"]
+    assert posts[1] == ("/api/v3/InstantTransactions/companycode/DEMO1", (
+        '{"nameOnCard":"JANE DOE","cardNumber":"4111111111111111","cardExpiration":"'
+        + expiry + '","totPassword":"123456","amount":1500,"yourReferenceNumber":"'
+        + reference + '"}').encode())
     paths = [p for _, p, _, _ in wire]
-    assert "/api/v3/InstantRoutes/companycode/DEMO1" in paths
     assert f"/api/v3/InstantTransactinos/companycode/DEMO1/{row['uniqueId']}" in paths
     assert CARD not in str(client.journal()["summary"].tolist())
     listed = client.instant.list(progress=False)
