@@ -11,6 +11,7 @@ from decimal import Decimal
 from pathlib import Path
 from typing import Any
 
+import pandas as pd
 import pytest
 
 from paynb import sandbox
@@ -159,3 +160,79 @@ def test_card_and_account_numbers_are_masked(sb: Any) -> None:
         assert spy.token_requests == 1
     finally:
         unmasked.close()
+
+
+@pytest.mark.parametrize("fault", ["drop", "drop_after_commit"])
+def test_lost_answers_of_instant_and_rtp_payments_are_reconciled(sb: Any, tmp_path: Path,
+                                                                 fault: str) -> None:
+    stored = fault == "drop_after_commit"
+    card = "4111111111111111"
+    with spied_client(sb, journal=tmp_path / "j.sqlite3") as (client, spy):
+        client.instant.check_route(card)
+        client.rtp.check_route("021000021")
+        sends = {
+            "instant": lambda: client.instant.send({
+                "nameOnCard": "JANE DOE", "cardNumber": card, "cardExpiration": "12/2035",
+                "amount": 100, "yourReferenceNumber": f"LOST-IC-{fault}"}),
+            "rtp": lambda: client.rtp.send({
+                "firstName": "Jane", "lastName": "Doe", "routingNumber": "021000021",
+                "accountNumber": "12345678", "amount": 100,
+                "yourReferenceNumber": f"LOST-RTP-{fault}"}),
+        }
+        for kind, send in sends.items():
+            spy.reset()
+            sb.simulate.script_fault(fault, on="writes")
+            with pytest.raises(TransportError):
+                send()
+            assert len(spy.select("POST", token=False)) == 1
+            with pytest.raises(DuplicateSubmissionError):
+                send()  # re-running the cell is refused while the outcome is unknown
+            (row,) = client.reconcile().itertuples()
+            assert (row.kind, row.state) == (kind, "sent" if stored else "failed")
+            assert (row.item_id is not pd.NA) is stored
+            if stored:
+                with pytest.raises(DuplicateSubmissionError):
+                    send()
+            else:
+                assert send()["uniqueId"]
+        listed = client.instant.list(progress=False)
+        assert (listed["yourReferenceNumber"] == f"LOST-IC-{fault}").sum() == 1
+        listed = client.rtp.list(progress=False)
+        assert (listed["yourReferenceNumber"] == f"LOST-RTP-{fault}").sum() == 1
+
+
+@pytest.mark.parametrize("fault", ["drop", "drop_after_commit"])
+def test_lost_answers_of_voids_are_reconciled(sb: Any, tmp_path: Path, fault: str) -> None:
+    done = fault == "drop_after_commit"
+    with spied_client(sb, journal=tmp_path / "j.sqlite3") as (client, _):
+        items = client.ach.submit_many([ach_item(f"LOST-V{n}-{fault}", n) for n in range(3)])
+        ids = [int(i) for i in items["achItemId"]]
+        voids = [lambda: client.ach.void(ids[0]), lambda: client.ach.void_many([ids[1]]),
+                 lambda: client.ach.void_references([f"LOST-V2-{fault}"])]
+        for void in voids:
+            sb.simulate.script_fault(fault, on="writes")
+            with pytest.raises(TransportError):
+                void()
+        settled = client.reconcile()
+        assert list(settled["operation"]) == ["void", "void_many", "void_references"]
+        assert set(settled["state"]) == {"sent" if done else "failed"}
+        statuses = [client.ach.get(i)["itemStatus"] for i in ids]
+        assert statuses == ["V" if done else "W"] * 3
+        if not done:
+            assert list(client.ach.void_many(ids)["itemStatus"]) == ["V"] * 3
+
+
+def test_a_lost_all_or_nothing_bulk_is_reconciled_item_by_item(sb: Any, tmp_path: Path) -> None:
+    with spied_client(sb, journal=tmp_path / "j.sqlite3") as (client, spy):
+        rows = [ach_item(f"LOST-BULK-{n}", n) for n in range(5)]
+        client.ach.list(max_items=1, progress=False)
+        spy.reset()
+        sb.simulate.script_fault("drop_after_commit", on="writes")
+        with pytest.raises(TransportError):
+            client.ach.submit_many(rows, commit_valid=False)
+        assert len(spy.select("POST", token=False)) == 1
+        settled = client.reconcile()
+        assert sorted(settled["reference"]) == [r["yourReferenceNumber"] for r in rows]
+        assert set(settled["state"]) == {"sent"} and settled["item_id"].notna().all()
+        for row in rows:
+            assert len(service_records(sb, reference=row["yourReferenceNumber"])) == 1
