@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Iterator
+from pathlib import Path
 
 import pytest
 
@@ -10,6 +11,22 @@ from paynb.sandbox import Sandbox, serve
 
 #: ACH items of the shared sandbox (with RCC, instant and RTP in proportion).
 SEED_ITEMS = 2000
+
+
+#: Every variable through which paynb finds settings, credentials or the demo sandbox.
+_SETTINGS_VARIABLES = ("PAYNB_BASE_URL", "PAYNB_AUTH_URL", "PAYNB_COMPANY_CODE", "PAYNB_CLIENT_ID",
+                       "PAYNB_CLIENT_SECRET", "PAYNB_USERNAME", "PAYNB_PASSWORD", "PAYNB_PROFILE")
+
+
+@pytest.fixture(autouse=True)
+def _isolated(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """No test reads or writes the user's real journal, profiles, credentials or demo sandbox."""
+    monkeypatch.setenv("PAYNB_JOURNAL", str(tmp_path / "default-journal.sqlite3"))
+    monkeypatch.setenv("PAYNB_CONFIG", str(tmp_path / "no-config.toml"))
+    monkeypatch.setenv("PAYNB_SANDBOX_FILE", str(tmp_path / "sandbox.json"))
+    monkeypatch.setenv("PAYNB_SANDBOX_DB", str(tmp_path / "sandbox.sqlite3"))
+    for name in _SETTINGS_VARIABLES:
+        monkeypatch.delenv(name, raising=False)
 
 
 @pytest.fixture(scope="session")

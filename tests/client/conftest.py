@@ -25,14 +25,6 @@ ACH_PATH = "/api/v3/AchTransactions/companycode/DEMO1"
 SECRETS = ("stub-client-secret", "stub-password")
 
 
-@pytest.fixture(autouse=True)
-def _isolated(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setenv("PAYNB_JOURNAL", str(tmp_path / "default-journal.sqlite3"))
-    monkeypatch.setenv("PAYNB_CONFIG", str(tmp_path / "no-config.toml"))
-    for name in ("PAYNB_BASE_URL", "PAYNB_AUTH_URL", "PAYNB_COMPANY_CODE", "PAYNB_CLIENT_ID",
-                 "PAYNB_CLIENT_SECRET", "PAYNB_USERNAME", "PAYNB_PASSWORD", "PAYNB_PROFILE"):
-        monkeypatch.delenv(name, raising=False)
-
 
 @pytest.fixture
 def journal_path(tmp_path: Path) -> Path:

@@ -6,23 +6,10 @@ import contextlib
 import threading
 from collections import Counter
 from collections.abc import Iterator
-from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
 
-import pytest
-
 from paynb.client import Client
-
-
-@pytest.fixture(autouse=True)
-def _isolated(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    """No test reads or writes the user's real journal, profiles or credentials."""
-    monkeypatch.setenv("PAYNB_JOURNAL", str(tmp_path / "default-journal.sqlite3"))
-    monkeypatch.setenv("PAYNB_CONFIG", str(tmp_path / "no-config.toml"))
-    for name in ("PAYNB_BASE_URL", "PAYNB_AUTH_URL", "PAYNB_COMPANY_CODE", "PAYNB_CLIENT_ID",
-                 "PAYNB_CLIENT_SECRET", "PAYNB_USERNAME", "PAYNB_PASSWORD", "PAYNB_PROFILE"):
-        monkeypatch.delenv(name, raising=False)
 
 
 class WireSpy:
