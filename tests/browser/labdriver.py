@@ -260,7 +260,10 @@ def _browser(workdir: Path, *, viewport: tuple[int, int]) -> Iterator[Any]:
     problem = browser_problem()
     if problem:
         raise BrowserUnavailable(problem)
-    from playwright.sync_api import Error, sync_playwright
+    from playwright.sync_api import Error, expect, sync_playwright
+
+    # expect() waits 5 s by default: too short for a kernel round trip on 2 busy cores.
+    expect.set_options(timeout=WAIT_MS)
 
     with sync_playwright() as playwright:
         try:
