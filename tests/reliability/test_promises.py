@@ -236,3 +236,38 @@ def test_a_lost_all_or_nothing_bulk_is_reconciled_item_by_item(sb: Any, tmp_path
         assert set(settled["state"]) == {"sent"} and settled["item_id"].notna().all()
         for row in rows:
             assert len(service_records(sb, reference=row["yourReferenceNumber"])) == 1
+
+
+def test_polling_for_changes_through_faults_misses_nothing_and_repeats_nothing(
+        tmp_path: Path) -> None:
+    """changes() polled while the clock moves and reads fail: every B/I/R item is reported
+    once; a poll that fails for good leaves the watermark where it was."""
+    with sandbox.serve(port=0, seed_items=500, seed=62) as sb, \
+            spied_client(sb, journal=tmp_path / "j.sqlite3", max_retries=2) as (client, _):
+        client._transport.sleep = lambda seconds: None
+        reported: list[int] = [int(i) for i in client.ach.changes()["achItemId"]]
+        first = len(reported)
+        failed_polls = 0
+        for step in range(6):
+            # New items that business processing will invalidate (restricted state GU)
+            # or block (accounts starting 999), and one returned by hand.
+            fresh = client.ach.submit_many([
+                dict(ach_item(f"POLL-{step}-{n}", n), state="GU" if n % 2 else "NY",
+                     bankAccountNumber=f"999{n:05d}" if n % 3 == 0 else f"1{n:07d}")
+                for n in range(12)])
+            sb.simulate.force_status(int(fresh["achItemId"].iloc[4]), "R", code="R01")
+            sb.simulate.advance_clock(days=4)
+            if step == 2:
+                sb.simulate.script_fault("503", count=3, on="reads")
+                with pytest.raises(ServerError):
+                    client.ach.changes()
+                failed_polls += 1
+            with sb.simulate.faults(reads={"error_rate": 0.2, "drop_rate": 0.05}, seed=step):
+                frame = client.ach.changes()
+            reported += [int(i) for i in frame["achItemId"]]
+        truth = {r["achItemId"] for r in service_records(sb)
+                 if r["itemStatus"] in ("B", "I", "R")}
+        assert failed_polls == 1 and len(truth) > 20
+        assert len(reported) > first, "the clock moved: later polls found new changes"
+        assert len(reported) == len(set(reported)), "an item was reported twice"
+        assert set(reported) == truth, f"missed: {sorted(truth - set(reported))[:10]}"
