@@ -201,8 +201,8 @@ def _every_flow(sb: Any, client: Client, seen: Evidence) -> None:
         _instant(CARDS[0], TOT_PASSWORDS[0], "SEC-MODEL")))
 
 
-def _journal_bytes(path: Path) -> bytes:
-    """The journal database and its side files, raw."""
+def _sqlite_bytes(path: Path) -> bytes:
+    """An SQLite database and its side files (WAL, shared memory), raw."""
     return b"".join(p.read_bytes() for p in sorted(path.parent.glob(path.name + "*")))
 
 
@@ -212,7 +212,8 @@ def test_no_secret_anywhere_after_every_flow(tmp_path: Path, caplog: pytest.LogC
     seen = Evidence()
     tokens: list[str] = []
     journal = tmp_path / "journal.sqlite3"
-    with sandbox.serve(port=0, seed_items=200, seed=41) as sb:
+    service_db = tmp_path / "sandbox.sqlite3"
+    with sandbox.serve(port=0, db=service_db, seed_items=200, seed=41) as sb:
         client = make_client(sb, journal=journal)
         _token_catcher(client, tokens)
         seen.shown("credentials", sb.credentials)
@@ -237,7 +238,9 @@ def test_no_secret_anywhere_after_every_flow(tmp_path: Path, caplog: pytest.LogC
     seen.add("log", caplog.text)
     for record in caplog.records:
         seen.add(f"log record {record.name}", f"{record.getMessage()} {record.exc_text or ''}")
-    seen.add("journal file", _journal_bytes(journal))
+    seen.add("journal file", _sqlite_bytes(journal))
+    # The sandbox keeps no more than a real service may show: no card number, no secret.
+    seen.add("sandbox database", _sqlite_bytes(service_db))
     assert len(tokens) >= 2, "the token was renewed half-way"
     assert len(caplog.records) > 50 and len(seen.errors) >= 9
     secrets = [CREDS.password, CREDS.client_secret, WRONG_PASSWORD, *tokens, *TOT_PASSWORDS,
