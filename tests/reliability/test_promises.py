@@ -271,3 +271,42 @@ def test_polling_for_changes_through_faults_misses_nothing_and_repeats_nothing(
         assert len(reported) > first, "the clock moved: later polls found new changes"
         assert len(reported) == len(set(reported)), "an item was reported twice"
         assert set(reported) == truth, f"missed: {sorted(truth - set(reported))[:10]}"
+
+
+@pytest.mark.parametrize("how", ["submit", "submit_many", "send"])
+def test_an_interrupted_cell_leaves_the_payment_unknown_until_reconciled(
+        sb: Any, tmp_path: Path, how: str) -> None:
+    """The analyst presses Stop while the answer is on its way: the item is stored, the
+    journal says unknown (not failed, which would invite a second payment)."""
+    reference = f"STOP-{how}"
+    card = "4111111111111111"
+    with spied_client(sb, journal=tmp_path / "j.sqlite3") as (client, _):
+        client.instant.check_route(card)
+        session = client._transport.session
+        answered = session.send
+
+        def stop_after_answer(request: Any, **kwargs: Any) -> Any:
+            response = answered(request, **kwargs)
+            if request.method == "POST" and "/api/" in request.url:
+                raise KeyboardInterrupt
+            return response
+
+        session.send = stop_after_answer
+        calls = {
+            "submit": lambda: client.ach.submit(ach_item(reference, 3)),
+            "submit_many": lambda: client.ach.submit_many([ach_item(reference, 3)]),
+            "send": lambda: client.instant.send({
+                "nameOnCard": "JANE DOE", "cardNumber": card, "cardExpiration": "12/2035",
+                "amount": 100, "yourReferenceNumber": reference}),
+        }
+        with pytest.raises(KeyboardInterrupt):
+            calls[how]()
+        session.send = answered
+        journal = client.journal()
+        assert list(journal.loc[journal["reference"] == reference, "state"]) == ["unknown"]
+        with pytest.raises(DuplicateSubmissionError):
+            calls[how]()
+        (row,) = client.reconcile().itertuples()
+        assert row.state == "sent"
+        with pytest.raises(DuplicateSubmissionError):
+            calls[how]()
