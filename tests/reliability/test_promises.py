@@ -310,3 +310,20 @@ def test_an_interrupted_cell_leaves_the_payment_unknown_until_reconciled(
         assert row.state == "sent"
         with pytest.raises(DuplicateSubmissionError):
             calls[how]()
+
+
+def test_a_submission_that_times_out_is_unknown_and_never_resent(tmp_path: Path) -> None:
+    """Every call has a timeout; a POST that meets it is reported, not repeated."""
+    from paynb.sandbox import FaultSettings
+
+    with sandbox.serve(port=0, seed_items=0, writes=FaultSettings(latency_ms=1500)) as slow, \
+            spied_client(slow, journal=tmp_path / "j.sqlite3", timeout=0.5) as (client, spy):
+        with pytest.raises(TransportError) as caught:
+            client.ach.submit(ach_item("TIMEOUT-1", 1))
+        assert "timed out" in str(caught.value)
+        assert len(spy.select("POST", token=False)) == 1
+        journal = client.journal()
+        assert list(journal["state"]) == ["unknown"]
+        with pytest.raises(DuplicateSubmissionError):
+            client.ach.submit(ach_item("TIMEOUT-1", 1))
+        assert len(spy.select("POST", token=False)) == 1
