@@ -1,4 +1,4 @@
-"""Fixtures of the reliability tests: sandboxes to break, clients to watch, a wire spy."""
+"""Helpers of the reliability tests: clients to watch (a wire spy), the fault-run summary."""
 
 from __future__ import annotations
 
