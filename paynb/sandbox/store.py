@@ -127,8 +127,11 @@ def _schema() -> tuple[list[str], dict[str, str]]:
         indexes[f"{t}_company_ref"] = (f"INDEX {t}_company_ref "
                                        f"ON {t} (companyCode, yourReferenceNumber)")
         if "itemStatus" in kind.fields:
-            indexes[f"{t}_company_status_return"] = (
-                f"INDEX {t}_company_status_return ON {t} (companyCode, itemStatus, returnDate)")
+            # _seq last: the filtered page's ids come from the index alone (covering), in
+            # the order the list is answered, without visiting the rows.
+            indexes[f"{t}_company_status_return_seq"] = (
+                f"INDEX {t}_company_status_return_seq "
+                f"ON {t} (companyCode, itemStatus, returnDate, _seq)")
             indexes[f"{t}_fate"] = (f"INDEX {t}_fate ON {t} (_fate_at) "
                                     "WHERE _fate_status IS NOT NULL")
     indexes["ach_noc"] = "INDEX ach_noc ON ach (_noc_at) WHERE _noc_at IS NOT NULL"
@@ -464,7 +467,7 @@ class Store:
         # The planner, avoiding a sort for ORDER BY _seq, would rather walk the whole
         # company; the filters' own index is always the better choice here.
         index = (f"{t}_company_ref" if query.reference is not None else
-                 f"{t}_company_status_return" if query.statuses else f"{t}_company_seq")
+                 f"{t}_company_status_return_seq" if query.statuses else f"{t}_company_seq")
         return f"{t} INDEXED BY {index} WHERE " + " AND ".join(clauses), params
 
     def _aggregate(self, kind: Kind, company: str, query: ListQuery) -> tuple[int, int, int]:
@@ -499,10 +502,14 @@ class Store:
             columns = _columns(kind)
             first = query.page * query.page_size
             if query.filtered:
+                # The page's rows are picked from the index first and only they are read
+                # and formatted: sorting every match with its formatted timestamps made a
+                # poll page 6x slower at 1,000,000 items than at 10,000 (benchmarks case 7).
                 where, params = self._where(kind, company, query)
                 rows = self._db.execute(
-                    f"SELECT {columns} FROM {where} ORDER BY _seq "
-                    "LIMIT ? OFFSET ?", [*params, query.page_size, first]).fetchall()
+                    f"SELECT {columns} FROM {kind.table} WHERE rowid IN "
+                    f"(SELECT rowid FROM {where} ORDER BY _seq LIMIT ? OFFSET ?) ORDER BY _seq",
+                    [*params, query.page_size, first]).fetchall()
             else:
                 # _seq runs 1..n per company, so a page is an index range, not an OFFSET scan.
                 rows = self._db.execute(

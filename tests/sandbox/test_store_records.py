@@ -34,3 +34,21 @@ def test_records_have_the_wire_fields_in_order(store: Store, kind: str) -> None:
         if KINDS[kind].amount == "cents":
             assert isinstance(record["amount"], Decimal)
             assert record["amount"].as_tuple().exponent == -2
+
+
+def test_filtered_pages_are_the_matches_in_id_order(store: Store) -> None:
+    everything = store.list("ach", "DEMO1", ListQuery(page=0, page_size=1000))["transactions"]
+    wanted = [r["achItemId"] for r in everything if r["itemStatus"] in ("B", "I", "R", "W")
+              and r["returnDate"] is not None]
+    wanted_all = [r["achItemId"] for r in everything if r["itemStatus"] in ("W", "R")]
+    for statuses, expected, returned_only in ((("B", "I", "R", "W"), wanted, True),
+                                              (("W", "R"), wanted_all, False)):
+        got: list[int] = []
+        for page in range(100):
+            query = ListQuery(page=page, page_size=7, statuses=statuses,
+                              return_from=0 if returned_only else None)
+            records = store.list("ach", "DEMO1", query)["transactions"]
+            got += [r["achItemId"] for r in records]
+            if len(records) < 7:
+                break
+        assert got == expected and expected
