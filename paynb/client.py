@@ -17,8 +17,10 @@ and the company, never a secret.
 
 from __future__ import annotations
 
+import datetime as dt
 import html
 import logging
+import math
 import os
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -26,14 +28,12 @@ from typing import TYPE_CHECKING, Any
 from paynb import config
 from paynb.auth import PasswordAuth
 from paynb.errors import PaynbError, ValidationError
-from paynb.journal import Journal
+from paynb.journal import SUBMISSIONS, Journal
 from paynb.resources import AchResource, InstantResource, NocResource, RccResource, RtpResource
 from paynb.resources._base import invalid, positive_int
 from paynb.transport import Transport, make_session
 
 if TYPE_CHECKING:
-    import datetime as dt
-
     import pandas as pd
 
     from paynb.resources._base import Resource
@@ -47,6 +47,11 @@ class _DefaultJournal:
     def __repr__(self) -> str:
         return "<default journal>"
 
+
+#: Seconds after a lost answer before :meth:`Client.reconcile` settles a submission it
+#: cannot find as ``failed`` (re-submittable): time for a service still working on the
+#: request to store it.
+SETTLE_AFTER = 300.0
 
 #: The ``journal`` default: ``$PAYNB_JOURNAL`` (``off`` disables it), else the user's data dir.
 DEFAULT_JOURNAL: Any = _DefaultJournal()
@@ -69,6 +74,13 @@ def _url(value: Any, argument: str) -> str:
                                                                            "https://")):
         raise invalid(argument, "must be an http:// or https:// address")
     return value.strip().rstrip("/")
+
+
+def _seconds(value: Any, argument: str) -> float:
+    if isinstance(value, bool) or not isinstance(value, int | float) \
+            or not math.isfinite(value) or value < 0:
+        raise invalid(argument, "must be a number of seconds, 0 or more")
+    return float(value)
 
 
 def _text(value: Any, argument: str) -> str:
@@ -210,26 +222,53 @@ class Client:
         return {"ach": self.ach, "rcc": self.rcc, "instant": self.instant,
                 "rtp": self.rtp}[kind]
 
-    def reconcile(self) -> pd.DataFrame:
+    def reconcile(self, *, settle_after: float = SETTLE_AFTER) -> pd.DataFrame:
         """Settle the journal's ``unknown`` entries (answer lost) by looking them up.
 
         A submission is looked for by its reference number: found, it becomes
         ``sent`` with the service's id and status (``rejected`` when the service
-        kept it as invalid, ``I``); not found, ``failed`` (it never arrived, so it
-        may be submitted again). A void is settled by the item's
-        status (``V``: ``sent``). Entries still ``pending`` after ten minutes (their
-        process stopped) are treated alike. Returns one row per entry settled.
+        kept it as invalid, ``I``). Not found, it becomes ``failed`` (it never
+        arrived, so it may be submitted again) only once its answer was lost at
+        least ``settle_after`` seconds ago: a service may still store a request
+        whose answer the client gave up on (a timeout, a dropped connection), and
+        sending it again before then could pay twice. Until then the entry stays
+        ``unknown`` (and keeps blocking a second submission); a later
+        ``reconcile()`` settles it. Pass ``settle_after=0`` only when the service
+        certainly never got the request.
+
+        A void is settled at once by the item's status (``V``: ``sent``; voiding
+        again cannot pay twice). Entries still ``pending`` after ten minutes (their
+        process stopped) are treated alike.
+
+        Returns one row per entry looked at, with its state after the lookup
+        (``unknown`` for one kept waiting; its ``detail`` says from when it may be
+        settled).
         """
         import pandas as pd
 
+        wait = _seconds(settle_after, "settle_after")
         journal = self._require_journal()
         cache: dict[str, pd.DataFrame] = {}
         rows = []
+        now = dt.datetime.now(dt.UTC)
         for entry in journal.unknown_entries(self.company_code):
             resource = self._resource(entry["kind"])
             state, item_id, status, detail = _reconcile_entry(resource, entry, cache)
-            journal.settle(entry["id"], state, item_id=item_id, item_status=status,
-                           detail=detail)
+            if state == "failed" and entry["operation"] in SUBMISSIONS:
+                # The answer was lost when the entry was last updated (settled unknown);
+                # a stale pending entry never had one, so its reservation time counts.
+                lost = entry["updated"] or entry["when"]
+                settle_from = lost + dt.timedelta(seconds=wait)
+                if now < settle_from:
+                    state = "unknown"
+                    detail = (f"reconcile: not found in the service yet; the answer was lost "
+                              f"at {lost:%Y-%m-%d %H:%M:%S} UTC and the entry may be settled "
+                              f"failed from {settle_from:%Y-%m-%d %H:%M:%S} UTC")
+            if state != "unknown":
+                # An entry kept unknown is left as it is: its time and detail still say
+                # when and how its answer was lost.
+                journal.settle(entry["id"], state, item_id=item_id, item_status=status,
+                               detail=detail)
             rows.append({"id": entry["id"], "when": entry["when"], "kind": entry["kind"],
                          "operation": entry["operation"], "reference": entry["reference"],
                          "was": entry["state"], "state": state, "item_id": item_id,

@@ -184,11 +184,48 @@ def test_reconcile_marks_an_item_never_received_as_failed(stub, stub_client, mak
     with pytest.raises(TransportError):
         stub_client.ach.submit(make_ach("LOST-3"))
     stub.get(ACH, json={"total": 0, "transactions": []})
-    settled = stub_client.reconcile()
+    # settle_after=0: this stub certainly never stored it (no grace to wait for).
+    settled = stub_client.reconcile(settle_after=0)
     assert settled["state"].tolist() == ["failed"]
     # Nothing arrived, so it may be sent again.
     stub.post(ACH, json={"transaction": ach_record(43, yourReferenceNumber="LOST-3")})
     assert stub_client.ach.submit(make_ach("LOST-3"))["achItemId"] == 43
+
+
+def test_a_just_lost_submission_not_found_stays_unknown_until_settle_after(stub, stub_client,
+                                                                          make_ach):
+    """A timed-out request may still be stored by the service a little later: not finding
+    it right away must not make it re-submittable (that could pay twice)."""
+    stub.post(ACH, body=requests.Timeout("read timed out"))
+    with pytest.raises(TransportError):
+        stub_client.ach.submit(make_ach("LOST-4"))
+    stub.get(ACH, json={"total": 0, "transactions": []})
+    (row,) = stub_client.reconcile().itertuples()  # default: wait 300 s after the loss
+    assert (row.reference, row.was, row.state) == ("LOST-4", "unknown", "unknown")
+    assert "not found in the service yet" in row.detail and "may be settled failed" in row.detail
+    (entry,) = stub_client._journal.entries("DEMO1", reference="LOST-4")
+    assert entry["state"] == "unknown" and "timed out" in entry["detail"]
+    from paynb.errors import DuplicateSubmissionError
+
+    with pytest.raises(DuplicateSubmissionError):
+        stub_client.ach.submit(make_ach("LOST-4"))
+    assert len(requests_to(stub, "POST", ACH)) == 1
+    # Still within an hour's grace: kept again; once the grace is over: failed.
+    assert stub_client.reconcile(settle_after=3600)["state"].tolist() == ["unknown"]
+    settled = stub_client.reconcile(settle_after=0.001)
+    assert settled["state"].tolist() == ["failed"]
+    assert settled["detail"].tolist() == ["reconcile: not found in the service; it never arrived"]
+    stub.post(ACH, json={"transaction": ach_record(44, yourReferenceNumber="LOST-4")})
+    assert stub_client.ach.submit(make_ach("LOST-4"))["achItemId"] == 44
+
+
+@pytest.mark.parametrize("settle_after", [-1, float("nan"), float("inf"), "300", True, None])
+def test_reconcile_refuses_a_bad_settle_after(stub_client, settle_after):
+    from paynb.errors import ValidationError
+
+    with pytest.raises(ValidationError) as caught:
+        stub_client.reconcile(settle_after=settle_after)
+    assert "settle_after" in caught.value.errors
 
 
 def test_a_put_is_not_resent(stub, stub_client):

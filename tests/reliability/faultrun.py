@@ -144,7 +144,8 @@ def submit_under_faults(sb: Any, client: Any, spy: Any, *, prefix: str, bulk: in
                     stats["single calls rate limited"] += 1
                     time.sleep(exc.retry_after or 1)
             try:
-                settled = client.reconcile()
+                # settle_after=0: the sandbox stores a request before answering or never.
+                settled = client.reconcile(settle_after=0)
             except (TransportError, ServerError, RateLimitError):
                 # A lookup failed for good: what was settled stays settled, the rest
                 # is reconciled next round.
