@@ -11,8 +11,8 @@ from typing import TYPE_CHECKING, Any, ClassVar
 from pydantic import ValidationError as PydanticValidationError
 
 from paynb.codes import STATUS_NAMES, STATUS_ORDER
-from paynb.errors import BadRequestError, BulkRejectedError
-from paynb.models import BulkRequest, RequestModel, field_errors
+from paynb.errors import BadRequestError, BulkRejectedError, ValidationError
+from paynb.models import BulkRequest, RequestModel, check, field_errors
 from paynb.resources._base import (
     Resource,
     as_mapping,
@@ -67,6 +67,19 @@ def _rows_of(items: Any) -> list[dict[str, Any]]:
     else:
         records = list(items)
     return [as_mapping(record, f"items[{n}]") for n, record in enumerate(records)]
+
+
+def _reference(value: Any, argument: str) -> str:
+    """One reference number to void by: text, or a whole number (numpy ones too) as text.
+
+    ``None``, ``NaN`` and other values are refused rather than sent as ``"None"``.
+    """
+    if hasattr(value, "item") and not isinstance(value, str | bytes):
+        value = value.item()
+    if isinstance(value, bool) or not isinstance(value, str | int):
+        raise invalid(argument, "must be a reference number (text or a whole number), "
+                      "not a missing value or another type")
+    return str(value)
 
 
 def _errors_by_row(errors: Mapping[str, list[str]]) -> dict[int, dict[str, list[str]]]:
@@ -296,16 +309,28 @@ class ItemResource(Resource):
                                   self._ids_field, body[self._ids_field], ids, self.id_field)
 
     def void_references(self, reference_numbers: Iterable[str]) -> pd.DataFrame:
-        """Void several items by your reference numbers; one row per voided item."""
+        """Void several items by your reference numbers; one row per voided item.
+
+        Each reference number is text or a whole number; a missing value (``None``,
+        ``NaN``), an empty text or any other type raises
+        :class:`~paynb.errors.ValidationError` naming ``reference_numbers[n]``
+        before anything is sent.
+        """
         if isinstance(reference_numbers, str | bytes) or not isinstance(reference_numbers,
                                                                         Iterable):
             raise invalid("reference_numbers", "must be a list of reference numbers")
         from paynb.models import VoidByReferences
 
-        refs = [str(ref) for ref in reference_numbers]
-        body = wire_body(VoidByReferences, {"referenceNumbers": refs}, validate=True)
+        refs = [_reference(ref, f"reference_numbers[{n}]")
+                for n, ref in enumerate(reference_numbers)]
+        valid, errors = check(VoidByReferences, {"referenceNumbers": refs})
+        if valid is None:
+            # Named after the argument, like the checks above: referenceNumbers[2] is
+            # reference_numbers[2] to the caller.
+            raise ValidationError({key.replace("referenceNumbers", "reference_numbers", 1): m
+                                   for key, m in errors.items()})
         return self._void_several("void_references", "/void/referencenumbers",
-                                  "referenceNumbers", body["referenceNumbers"], refs,
+                                  "referenceNumbers", valid.to_wire()["referenceNumbers"], refs,
                                   "yourReferenceNumber")
 
     @property

@@ -228,6 +228,60 @@ def test_reconcile_refuses_a_bad_settle_after(stub_client, settle_after):
     assert "settle_after" in caught.value.errors
 
 
+BAD_REFERENCES = {"None": None, "NaN": float("nan"), "numpy NaN": "np.nan", "pandas NA": "pd.NA",
+                  "empty": "", "blank": "   ", "float": 12.0, "bool": True, "bytes": b"R1",
+                  "list": ["R1"]}
+
+
+@pytest.mark.parametrize("bad", list(BAD_REFERENCES))
+@pytest.mark.parametrize("kind", ["ach", "rcc"])
+def test_void_references_refuses_bad_reference_values_before_sending(stub, stub_client, bad,
+                                                                     kind):
+    import numpy as np
+
+    from paynb.errors import ValidationError
+
+    value = {"np.nan": np.nan, "pd.NA": pd.NA}.get(BAD_REFERENCES[bad], BAD_REFERENCES[bad]) \
+        if isinstance(BAD_REFERENCES[bad], str) else BAD_REFERENCES[bad]
+    with pytest.raises(ValidationError) as caught:
+        getattr(stub_client, kind).void_references(["GOOD-1", value])
+    assert list(caught.value.errors) == ["reference_numbers[1]"]
+    assert "None" not in str(caught.value) and "nan" not in str(caught.value)
+    assert len(stub.calls) == 0 and stub_client.journal().empty
+
+
+def test_void_references_sends_text_and_whole_numbers_as_text(stub, stub_client):
+    import numpy as np
+
+    stub.put(ACH + "/void/referencenumbers",
+             json={"transactions": [ach_record(n, yourReferenceNumber=ref, itemStatus="V")
+                                    for n, ref in ((1, "R-1"), (2, "77"), (3, "78"))]})
+    stub_client.ach.void_references(["R-1", 77, np.int64(78)])
+    (put,) = requests_to(stub, "PUT", ACH)
+    assert json.loads(put.body) == {"referenceNumbers": ["R-1", "77", "78"]}
+
+
+@pytest.mark.parametrize("bad", [None, float("nan"), -3, 0, True, 1.5, "x", "pd.NA"])
+def test_void_many_refuses_bad_ids_before_sending(stub, stub_client, bad):
+    from paynb.errors import ValidationError
+
+    value = pd.NA if bad == "pd.NA" else bad
+    with pytest.raises(ValidationError) as caught:
+        stub_client.ach.void_many([5, value])
+    assert list(caught.value.errors) == ["item_ids[1]"]
+    assert len(stub.calls) == 0 and stub_client.journal().empty
+
+
+@pytest.mark.parametrize("bad", [[], "R-1", None])
+def test_void_calls_refuse_a_bad_list(stub, stub_client, bad):
+    from paynb.errors import ValidationError
+
+    with pytest.raises(ValidationError) as caught:
+        stub_client.ach.void_references(bad)
+    assert list(caught.value.errors)[0].startswith("reference_numbers")
+    assert len(stub.calls) == 0
+
+
 def test_a_put_is_not_resent(stub, stub_client):
     stub.put(ACH + "/7/void", status=500)
     with pytest.raises(ServerError):

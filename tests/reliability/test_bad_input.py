@@ -196,7 +196,7 @@ def test_bad_route_checks_never_reach_the_wire(watched: tuple[Any, WireSpy], car
 def test_bad_voids_never_reach_the_wire(watched: tuple[Any, WireSpy], refs: list[str],
                                         ids: list[Any]) -> None:
     client, spy = watched
-    _refused(lambda: client.ach.void_references(["OK-1", *refs]), spy, "referenceNumbers",
+    _refused(lambda: client.ach.void_references(["OK-1", *refs]), spy, "reference_numbers",
              refs[0])
     for kind, field in (("ach", "achItemIds"), ("rcc", "rccItemIds")):
         spy.reset()
