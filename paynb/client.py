@@ -53,6 +53,12 @@ class _DefaultJournal:
 #: request to store it.
 SETTLE_AFTER = 300.0
 
+#: Unknown entries of one kind above which :meth:`Client.reconcile` fetches the kind's
+#: whole list once rather than looking each entry up by itself.
+BULK_LOOKUP = 20
+# Voids recorded by item id (their reference is the id); the others go by reference number.
+_VOIDS_BY_ID = frozenset({"void", "void_many"})
+
 #: The ``journal`` default: ``$PAYNB_JOURNAL`` (``off`` disables it), else the user's data dir.
 DEFAULT_JOURNAL: Any = _DefaultJournal()
 
@@ -248,36 +254,43 @@ class Client:
 
         wait = _seconds(settle_after, "settle_after")
         journal = self._require_journal()
-        cache: dict[str, pd.DataFrame] = {}
+        by_kind: dict[str, list[dict[str, Any]]] = {}
+        for entry in journal.unknown_entries(self.company_code):
+            by_kind.setdefault(entry["kind"], []).append(entry)
         rows = []
         now = dt.datetime.now(dt.UTC)
-        for entry in journal.unknown_entries(self.company_code):
-            resource = self._resource(entry["kind"])
-            state, item_id, status, detail = _reconcile_entry(resource, entry, cache)
-            if state == "failed" and entry["operation"] in SUBMISSIONS:
-                # The answer was lost when the entry was last updated (settled unknown);
-                # a stale pending entry never had one, so its reservation time counts.
-                lost = entry["updated"] or entry["when"]
-                settle_from = lost + dt.timedelta(seconds=wait)
-                if now < settle_from:
-                    state = "unknown"
-                    detail = (f"reconcile: not found in the service yet; the answer was lost "
-                              f"at {lost:%Y-%m-%d %H:%M:%S} UTC and the entry may be settled "
-                              f"failed from {settle_from:%Y-%m-%d %H:%M:%S} UTC")
-            if state != "unknown":
-                # An entry kept unknown is left as it is: its time and detail still say
-                # when and how its answer was lost.
-                journal.settle(entry["id"], state, item_id=item_id, item_status=status,
-                               detail=detail)
-            rows.append({"id": entry["id"], "when": entry["when"], "kind": entry["kind"],
-                         "operation": entry["operation"], "reference": entry["reference"],
-                         "was": entry["state"], "state": state, "item_id": item_id,
-                         "item_status": status, "detail": detail})
+        for kind, entries in by_kind.items():
+            lookup = _Lookup(self._resource(kind), entries)
+            rows += self._settle_lost(journal, lookup, entries, wait=wait, now=now)
         columns = ["id", "when", "kind", "operation", "reference", "was", "state", "item_id",
                    "item_status", "detail"]
-        frame = pd.DataFrame(rows, columns=columns)
+        # Object columns, so that item ids of found and not-found entries side by side stay
+        # whole numbers (a float column would write 53 as "53.0").
+        frame = pd.DataFrame(sorted(rows, key=lambda row: row["id"]), columns=columns,
+                             dtype=object)
         frame["when"] = pd.to_datetime(frame["when"], utc=True)
         return frame.astype({"id": "Int64", "item_id": "string"})
+
+    @staticmethod
+    def _settle_lost(journal: Journal, lookup: _Lookup, entries: list[dict[str, Any]], *,
+                     wait: float, now: dt.datetime) -> list[dict[str, Any]]:
+        """Look ``entries`` (of one kind) up and settle them in one journal transaction;
+        their rows for :meth:`reconcile`. When a lookup fails for good, the entries looked
+        up before it are still settled, and a rerun settles the rest."""
+        rows: list[dict[str, Any]] = []
+        outcomes: list[tuple[Any, ...]] = []
+        try:
+            for entry in entries:
+                row = _reconciled(lookup, entry, wait=wait, now=now)
+                rows.append(row)
+                if row["state"] != "unknown":
+                    # An entry kept unknown is left as it is: its time and detail still
+                    # say when and how its answer was lost.
+                    outcomes.append((row["id"], row["state"], row["item_id"],
+                                     row["item_status"], row["detail"]))
+        finally:
+            journal.settle_many(outcomes)
+        return rows
 
     # ------------------------------------------------------------------ polling state
 
@@ -304,27 +317,110 @@ class Client:
             self._journal.mark_seen(self.company_code, kind, keys)
 
 
-def _reconcile_entry(resource: Resource, entry: dict[str, Any],
-                     cache: dict[str, pd.DataFrame]) -> tuple[str, Any, Any, str]:
-    """The settled state, item id, item status and a note for one unknown journal entry."""
-    from paynb.errors import NotFoundError
+def _reconciled(lookup: _Lookup, entry: dict[str, Any], *, wait: float,
+                now: dt.datetime) -> dict[str, Any]:
+    """The row of :meth:`Client.reconcile` for one entry: its state after the lookup."""
+    state, item_id, status, detail = _reconcile_entry(lookup, entry)
+    if state == "failed" and entry["operation"] in SUBMISSIONS:
+        # The answer was lost when the entry was last updated (settled unknown); a stale
+        # pending entry never had one, so its reservation time counts.
+        lost = entry["updated"] or entry["when"]
+        settle_from = lost + dt.timedelta(seconds=wait)
+        if now < settle_from:
+            state = "unknown"
+            detail = (f"reconcile: not found in the service yet; the answer was lost at "
+                      f"{lost:%Y-%m-%d %H:%M:%S} UTC and the entry may be settled failed "
+                      f"from {settle_from:%Y-%m-%d %H:%M:%S} UTC")
+    return {"id": entry["id"], "when": entry["when"], "kind": entry["kind"],
+            "operation": entry["operation"], "reference": entry["reference"],
+            "was": entry["state"], "state": state, "item_id": item_id,
+            "item_status": status, "detail": detail}
 
-    id_field = resource.id_field
-    if entry["operation"] in ("void", "void_many"):
+
+class _Lookup:
+    """Finds the items of one kind that :meth:`Client.reconcile` asks about.
+
+    A few entries are looked up one by one (a list filtered by ``yourReferenceNumber``,
+    or ``get`` for a void by id). For more than :data:`BULK_LOOKUP` entries, or when the
+    service ignores the filter (it answers other references too), the kind's whole list
+    is fetched once, its pages concurrently, and every entry is matched in it in one pass:
+    a lost bulk of 1,000 rows then costs a few pages, not 1,000 requests.
+    """
+
+    def __init__(self, resource: Resource, entries: list[dict[str, Any]]) -> None:
+        self.resource = resource
+        self._entries = entries
+        self._by_reference: dict[str, dict[str, Any]] | None = None
+        self._by_id: dict[int, dict[str, Any]] | None = None
+        if len(entries) > BULK_LOOKUP:
+            self._index(self._fetch([]))
+
+    def _fetch(self, params: list[tuple[str, Any]]) -> pd.DataFrame:
+        return self.resource._list(params, page=None, page_size=None, max_items=None,
+                                   progress=False)
+
+    def _index(self, frame: pd.DataFrame) -> None:
+        """From the whole list ``frame``, keep the latest item of each reference and the
+        item of each id that the entries name."""
+        entries = self._entries
+        references = {str(entry["reference"]) for entry in entries
+                      if entry["reference"] is not None}
+        mine = frame[frame["yourReferenceNumber"].isin(references)]
+        latest = mine.drop_duplicates("yourReferenceNumber", keep="last")
+        self._by_reference = dict(zip(latest["yourReferenceNumber"].astype(str),
+                                      latest.to_dict("records"), strict=True))
+        id_field = self.resource.id_field
+        ids = {int(entry["item_id"] or entry["reference"]) for entry in entries
+               if entry["operation"] in _VOIDS_BY_ID}
+        if ids and id_field in frame.columns:
+            voided = frame[frame[id_field].isin(ids)]
+            self._by_id = {int(key): record for key, record in
+                           zip(voided[id_field], voided.to_dict("records"), strict=True)}
+        else:
+            self._by_id = {}
+
+    def by_reference(self, reference: str) -> dict[str, Any] | None:
+        """The latest item with ``reference``, or ``None``."""
+        if self._by_reference is None:
+            # The sandbox filters by yourReferenceNumber; a service that ignores the
+            # parameter answers the whole list, which then serves every later lookup.
+            frame = self._fetch([("yourReferenceNumber", reference)])
+            matches = frame[frame["yourReferenceNumber"] == reference]
+            if len(matches) < len(frame):
+                self._index(frame)
+            return None if matches.empty else matches.iloc[-1].to_dict()
+        return self._by_reference.get(reference)
+
+    def by_id(self, item_id: int) -> dict[str, Any] | None:
+        """The item ``item_id`` (voids are of ACH and RCC items only), or ``None``."""
+        from paynb.errors import NotFoundError
+
+        if self._by_id is not None:
+            return self._by_id.get(item_id)
         try:
-            item = resource.get(int(entry["item_id"] or entry["reference"]))  # type: ignore[attr-defined]
+            return self.resource.get(item_id).to_dict()  # type: ignore[attr-defined]
         except NotFoundError:
+            return None
+
+
+def _reconcile_entry(lookup: _Lookup, entry: dict[str, Any]) -> tuple[str, Any, Any, str]:
+    """The settled state, item id, item status and a note for one unknown journal entry."""
+    import pandas as pd
+
+    id_field = lookup.resource.id_field
+    if entry["operation"] in _VOIDS_BY_ID:
+        item = lookup.by_id(int(entry["item_id"] or entry["reference"]))
+        if item is None:
             return "failed", None, None, "reconcile: the item does not exist"
         status = str(item["itemStatus"])
         done = status == "V"
         return ("sent" if done else "failed", item[id_field], status,
                 "reconcile: voided" if done else f"reconcile: the item is {status}, not voided")
-    found = _find_reference(resource, str(entry["reference"]), cache)
+    found = lookup.by_reference(str(entry["reference"]))
     if found is None:
         return "failed", None, None, "reconcile: not found in the service; it never arrived"
-    status_column = "itemStatus" if "itemStatus" in found.index else "status"
-    status = found.get(status_column)
-    status = None if status is None or status != status else str(status)
+    status = found.get("itemStatus" if "itemStatus" in found else "status")
+    status = None if status is None or pd.isna(status) else str(status)
     if entry["operation"] == "void_references":
         done = status == "V"
         return ("sent" if done else "failed", found[id_field], status,
@@ -332,21 +428,6 @@ def _reconcile_entry(resource: Resource, entry: dict[str, Any],
     # An invalid item the service kept (a bulk row with status I) counts as refused.
     state = "rejected" if status == "I" else "sent"
     return state, found[id_field], status, "reconcile: found in the service"
-
-
-def _find_reference(resource: Resource, reference: str,
-                    cache: dict[str, pd.DataFrame]) -> pd.Series | None:
-    """The latest item with ``reference``; a full list is fetched once per kind at most."""
-    frame = cache.get(resource.kind)
-    if frame is None:
-        # The sandbox filters by yourReferenceNumber; a service that ignores the
-        # parameter answers the whole list, which then serves every later lookup.
-        frame = resource._list([("yourReferenceNumber", reference)], page=None,
-                               page_size=None, max_items=None, progress=False)
-        if (frame["yourReferenceNumber"] != reference).any():
-            cache[resource.kind] = frame
-    matches = frame[frame["yourReferenceNumber"] == reference]
-    return None if matches.empty else matches.iloc[-1]
 
 
 def connect(profile: str | None = None, **options: Any) -> Client:

@@ -219,6 +219,25 @@ def test_a_just_lost_submission_not_found_stays_unknown_until_settle_after(stub,
     assert stub_client.ach.submit(make_ach("LOST-4"))["achItemId"] == 44
 
 
+def test_reconcile_against_a_service_that_ignores_the_reference_filter(stub, stub_client,
+                                                                      make_ach):
+    """The whole list the first lookup brings back serves every later lookup: one GET."""
+    stub.post(ACH, body=requests.ConnectionError("reset"))
+    for reference in ("LOST-5", "LOST-6", "LOST-7"):
+        with pytest.raises(TransportError):
+            stub_client.ach.submit(make_ach(reference))
+    everything = [ach_record(50, yourReferenceNumber="OTHER"),
+                  ach_record(51, yourReferenceNumber="LOST-5"),
+                  ach_record(52, yourReferenceNumber="LOST-7", itemStatus="I"),
+                  ach_record(53, yourReferenceNumber="LOST-5", itemStatus="V")]
+    stub.get(ACH, json={"total": 4, "transactions": everything})
+    settled = stub_client.reconcile(settle_after=0)
+    assert settled[["reference", "state", "item_id", "item_status"]].values.tolist() == [
+        ["LOST-5", "sent", "53", "V"], ["LOST-6", "failed", pd.NA, None],
+        ["LOST-7", "rejected", "52", "I"]]
+    assert len(requests_to(stub, "GET", ACH)) == 1
+
+
 @pytest.mark.parametrize("settle_after", [-1, float("nan"), float("inf"), "300", True, None])
 def test_reconcile_refuses_a_bad_settle_after(stub_client, settle_after):
     from paynb.errors import ValidationError

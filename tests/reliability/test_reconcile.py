@@ -42,3 +42,61 @@ def test_a_lost_submission_not_found_yet_stays_unknown_within_settle_after(
         assert row.state == "failed"
         assert client.ach.submit(ach_item(reference, 5))["itemStatus"] == "W"
     assert len(service_records(sb, reference=reference)) == 1
+
+
+@pytest.mark.parametrize("fault", ["drop_after_commit", "drop"])
+def test_a_lost_bulk_of_300_is_reconciled_with_a_few_list_pages(sb: Any, tmp_path: Path,
+                                                                 fault: str) -> None:
+    """One lookup per row would cost 300 GETs; the kind's list is fetched once instead."""
+    stored = fault == "drop_after_commit"
+    rows = [ach_item(f"BULK300-{fault}-{n}", n) for n in range(300)]
+    with spied_client(sb, journal=tmp_path / "j.sqlite3") as (client, spy):
+        sb.simulate.script_fault(fault, on="writes")
+        with pytest.raises(TransportError):
+            client.ach.submit_many(rows)
+        spy.reset()
+        settled = client.reconcile(settle_after=0)
+        gets = spy.select("GET", token=False)
+        pages = -(-len(service_records(sb)) // client.page_size)
+        print(f"reconcile of a lost bulk of 300 ({fault}): {len(gets)} GETs, "
+              f"{pages} list pages")
+        assert len(gets) == pages <= 10
+        assert list(settled["reference"]) == [row["yourReferenceNumber"] for row in rows]
+        assert set(settled["state"]) == {"sent" if stored else "failed"}
+        assert bool(settled["item_id"].notna().all()) is stored
+        journal = client.journal()
+        assert set(journal["state"]) == {"sent" if stored else "failed"}
+        if stored:
+            by_reference = {r["yourReferenceNumber"]: str(r["achItemId"])
+                            for r in service_records(sb)}
+            assert settled["item_id"].tolist() == [by_reference[row["yourReferenceNumber"]]
+                                                   for row in rows]
+
+
+def test_a_lost_void_of_many_ids_is_reconciled_from_one_list(sb: Any, tmp_path: Path) -> None:
+    with spied_client(sb, journal=tmp_path / "j.sqlite3") as (client, spy):
+        items = client.ach.submit_many([ach_item(f"VOID30-{n}", n) for n in range(30)])
+        ids = [int(i) for i in items["achItemId"]]
+        sb.simulate.script_fault("drop_after_commit", on="writes")
+        with pytest.raises(TransportError):
+            client.ach.void_many(ids)
+        spy.reset()
+        settled = client.reconcile()
+        assert len(spy.select("GET", token=False)) <= 10
+        assert list(settled["state"]) == ["sent"] * 30
+        assert [int(i) for i in settled["item_id"]] == ids
+        assert set(settled["item_status"]) == {"V"}
+
+
+def test_a_few_lost_entries_are_looked_up_one_by_one(sb: Any, tmp_path: Path) -> None:
+    with spied_client(sb, journal=tmp_path / "j.sqlite3") as (client, spy):
+        references = [f"FEW-{n}" for n in range(3)]
+        for reference in references:
+            sb.simulate.script_fault("drop_after_commit", on="writes")
+            with pytest.raises(TransportError):
+                client.ach.submit(ach_item(reference, 4))
+        spy.reset()
+        settled = client.reconcile()
+        gets = spy.select("GET", token=False)
+        assert len(gets) == 3
+        assert list(settled["state"]) == ["sent"] * 3
