@@ -244,7 +244,9 @@ class Client:
 
         A void is settled at once by the item's status (``V``: ``sent``; voiding
         again cannot pay twice). Entries still ``pending`` after ten minutes (their
-        process stopped) are treated alike.
+        process stopped) are treated alike. A few entries of one kind are looked up
+        one by one; more than :data:`BULK_LOOKUP` (a lost bulk) are matched against
+        the kind's whole list, fetched once.
 
         Returns one row per entry looked at, with its state after the lookup
         (``unknown`` for one kept waiting; its ``detail`` says from when it may be
