@@ -147,6 +147,14 @@ def _thousands(ax: Axes, axis: str = "y") -> None:
     (ax.yaxis if axis == "y" else ax.xaxis).set_major_formatter(formatter)
 
 
+def _count_axis(ax: Axes, axis: str = "y") -> None:
+    """Whole-number ticks with thousands separators: an item count has no 1.25."""
+    from matplotlib.ticker import MaxNLocator
+
+    (ax.yaxis if axis == "y" else ax.xaxis).set_major_locator(MaxNLocator(integer=True))
+    _thousands(ax, axis)
+
+
 def _ordered(values: Sequence[Any]) -> list[Any]:
     """Statuses in lifecycle order, then any others alphabetically."""
     rank = {s: i for i, s in enumerate((*STATUS_ORDER, *INSTANT_COLORS))}
@@ -232,7 +240,7 @@ def status_summary(df: pd.DataFrame, ax: Axes | None = None, *, by: str | None =
         _legend(ax, "Status", stacked=True)
         ax.set_xlabel(by)
     ax.set_ylabel("Items" if value == "count" else "Amount")
-    _thousands(ax)
+    (_count_axis if value == "count" else _thousands)(ax)
     ax.margins(y=0.12)
     ax.set_title(title)
     return ax
@@ -311,7 +319,7 @@ def return_trend(df: pd.DataFrame, freq: str = "W", by: str | None = "status",
     _date_axis(ax)
     ax.set_xlabel(f"Return date (UTC), per {_FREQS[freq]}")
     ax.set_ylabel("Items")
-    _thousands(ax)
+    _count_axis(ax)
     if by is not None:
         _legend(ax, "Status" if by == "status" else by, stacked=kind == "bar")
     ax.set_title(title)
@@ -435,7 +443,7 @@ def return_reasons(df: pd.DataFrame, top: int = 10, ax: Axes | None = None, *,
     ax.set_yticks(positions, labels)
     ax.bar_label(bars, labels=[f"{h:,}" for h in heights], padding=2)
     ax.set_xlabel("Items")
-    _thousands(ax, "x")
+    _count_axis(ax, "x")
     ax.margins(x=0.1)
     ax.set_title(title)
     return ax
@@ -468,7 +476,8 @@ def returns_calendar(df: pd.DataFrame, ax: Axes | None = None, *, title: str | N
 
     cmap = LinearSegmentedColormap.from_list("paynb_returns", ["#FFFFFF", STATUS_COLORS["R"]])
     image = ax.imshow(grid, aspect="auto", cmap=cmap, vmin=0, interpolation="nearest")
-    ax.figure.colorbar(image, ax=ax, label="Items", fraction=0.04, pad=0.02)
+    bar = ax.figure.colorbar(image, ax=ax, label="Items", fraction=0.04, pad=0.02)
+    _count_axis(bar.ax)
     ax.set_yticks(range(7), _WEEKDAYS)
     ticks = list(range(0, len(mondays), -(-len(mondays) // 8)))
     labels = []

@@ -295,3 +295,30 @@ def test_import_paynb_does_not_import_matplotlib():
 def test_not_a_dataframe_is_refused(chart):
     with pytest.raises(TypeError, match="df must be a pandas DataFrame"):
         chart([{"itemStatus": "R"}])
+
+
+def _tick_values(axis) -> list[float]:
+    """The tick positions matplotlib labels inside the axis' view (after a draw)."""
+    axis.figure.canvas.draw()
+    low, high = sorted(axis.get_view_interval())
+    return [t for t in axis.get_majorticklocs() if low - 1e-9 <= t <= high + 1e-9]
+
+
+@pytest.mark.parametrize("chart, axis", [
+    (lambda df: plots.return_trend(df), "y"),
+    (lambda df: plots.return_trend(df, kind="line", by=None), "y"),
+    (lambda df: plots.status_summary(df), "y"),
+    (lambda df: plots.status_summary(df, by="achTransactionType"), "y"),
+    (lambda df: plots.return_reasons(df), "x"),
+    (lambda df: plots.returns_calendar(df).images[0].colorbar.ax, "y"),
+])
+def test_count_axes_have_whole_number_ticks(ach, chart, axis):
+    # Two returns at most in a week: a default locator would tick 0.25, 0.5 ... 1.75.
+    ax = chart(ach)
+    ticks = _tick_values(ax.yaxis if axis == "y" else ax.xaxis)
+    assert len(ticks) >= 2
+    assert all(float(t).is_integer() for t in ticks), ticks
+    labels = [t.get_text() for t in (ax.get_yticklabels() if axis == "y"
+                                     else ax.get_xticklabels()) if t.get_text()]
+    assert labels and all(label.replace(",", "").isdigit() for label in labels), labels
+
