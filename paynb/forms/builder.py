@@ -8,6 +8,11 @@ the field's ``title``, the help its ``description``, the placeholder comes from
 ``json_schema_extra``. Validation is the model's own (:func:`paynb.models.check`),
 so a form, the client and the sandbox can never disagree.
 
+A field is marked *(optional)* when the model lets it be left out, unless the
+form requires it in its current mode (:meth:`FieldSet.require`): an instant card
+payment's card fields are optional in the model only because a token may be
+used instead, so in card mode they read, and are checked, as required.
+
 A field shows its error only once the user has touched it (or when the form
 asks for every error, e.g. after the service refused the request): a message
 that shouts "is required" at a field nobody has reached yet is noise. The
@@ -29,7 +34,8 @@ from paynb.models import RequestModel, check
 
 __all__ = ["FieldSet", "FieldWidget"]
 
-_LABEL_WIDTH = "170px"
+# Wide enough for the longest title with its "(optional)" on one line.
+_LABEL_WIDTH = "230px"
 _INPUT_WIDTH = "260px"
 
 
@@ -61,7 +67,9 @@ class FieldWidget:
         self.title = info.title or name
         self.description = info.description or ""
         self.secret = bool(extra.get("secret"))
+        #: Whether the model lets the field be left out.
         self.optional = not info.is_required()
+        self._required = not self.optional
         self.touched = False
         core, nullable = _unwrap(info.annotation)
         self.choices: tuple[Any, ...] = ()
@@ -89,9 +97,8 @@ class FieldWidget:
         self.input.add_class("paynb-input")
         self._initial = self.input.value
 
-        marker = ' <span class="paynb-optional">(optional)</span>' if self.optional else ""
-        self.label = widgets.HTML(f"<b>{html.escape(self.title)}</b>{marker}",
-                                  layout=widgets.Layout(width=_LABEL_WIDTH))
+        self.label = widgets.HTML(layout=widgets.Layout(width=_LABEL_WIDTH))
+        self._draw_label()
         self.error = widgets.HTML("", layout=widgets.Layout(min_width="0"))
         self.error.add_class("paynb-error")
         self.help = widgets.HTML(
@@ -105,6 +112,24 @@ class FieldWidget:
         self.row.add_class("paynb-field")
         self.row.add_class(f"paynb-field-{self.wire}")
         self.input.observe(self._on_input, names="value")
+
+    def _draw_label(self) -> None:
+        marker = ("" if self._required else
+                  ' <span class="paynb-optional" style="color:#666;font-size:90%">'
+                  "(optional)</span>")
+        self.label.value = (f'<span style="white-space:nowrap"><b>{html.escape(self.title)}</b>'
+                            f"{marker}</span>")
+
+    @property
+    def required(self) -> bool:
+        """Whether the field must be filled in: the model's verdict, unless the form
+        overrides it for its current mode (:meth:`FieldSet.require`). The label follows."""
+        return self._required
+
+    @required.setter
+    def required(self, value: bool) -> None:
+        self._required = bool(value)
+        self._draw_label()
 
     def _on_input(self, _change: Mapping[str, Any]) -> None:
         self.touched = True
@@ -193,16 +218,35 @@ class FieldSet:
         for field in self:
             field.input.observe(lambda _change: callback(), names="value")
 
+    def require(self, wires: Iterable[str]) -> None:
+        """Make exactly ``wires`` required among the fields the model leaves optional
+        (the model's required fields stay required): a form calls it when its mode
+        decides which optional fields the request needs."""
+        chosen = set(wires)
+        unknown = chosen - set(self.fields)
+        if unknown:
+            raise ValueError(f"wires names no field of {self.model.__name__}: "
+                             f"{', '.join(sorted(unknown))}")
+        for field in self:
+            field.required = not field.optional or field.wire in chosen
+
     def values(self) -> dict[str, Any]:
         """Wire name to value of every visible field that is filled in."""
         return {f.wire: f.value for f in self if f.visible and f.value is not None}
 
     def check(self, extra: Mapping[str, Any] | None = None
               ) -> tuple[RequestModel | None, dict[str, list[str]]]:
-        """Validate the inputs (plus ``extra`` wire-named values) with the model's rules."""
+        """Validate the inputs (plus ``extra`` wire-named values) with the model's rules;
+        a visible field required by the form's mode (:meth:`require`) and left empty is
+        "is required" even where the model would name it only after the other fields pass."""
         data = self.values()
         data.update(extra or {})
-        return check(self.model, data)
+        item, errors = check(self.model, data)
+        missing = {f.wire: ["is required"] for f in self
+                   if f.required and f.optional and f.visible and f.wire not in data}
+        if not missing:
+            return item, errors
+        return None, {**{k: v for k, v in errors.items() if k not in missing}, **missing}
 
     def show(self, errors: Mapping[str, list[str]], *, everywhere: bool = False) -> None:
         """Put each field's messages beside it: on touched fields, or on all of them."""

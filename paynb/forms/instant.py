@@ -199,6 +199,8 @@ class InstantCardForm(_InstantForm):
             self.fields[wire].visible = card
         for wire in self._token_fields:
             self.fields[wire].visible = not card
+        # Optional in the model only because the other mode may be used instead.
+        self.fields.require(self._card_fields if card else self._token_fields)
         self._changed()
 
     def _route_wires(self) -> tuple[str, ...]:

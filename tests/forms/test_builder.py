@@ -5,6 +5,7 @@ from __future__ import annotations
 from decimal import Decimal
 
 import ipywidgets as widgets
+import pytest
 
 from paynb.forms import FieldSet
 from paynb.models import AchItem, InstantCardTransaction, RccItem
@@ -83,3 +84,19 @@ def test_clearing_secrets_leaves_the_rest() -> None:
     fields.clear(secrets_only=True)
     assert fields["cardNumber"].input.value == "" and fields["totPassword"].input.value == ""
     assert fields["amount"].value == "1500"
+
+
+def test_a_form_can_require_fields_the_model_leaves_optional() -> None:
+    fields = FieldSet(InstantCardTransaction)
+    assert fields["nameOnCard"].optional and not fields["nameOnCard"].required
+    fields.require(["nameOnCard"])
+    assert fields["nameOnCard"].required and "(optional)" not in fields["nameOnCard"].label.value
+    assert "(optional)" in fields["tokenId"].label.value
+    assert fields["amount"].required  # the model's required fields stay required
+    assert fields.check()[1]["nameOnCard"] == ["is required"]
+    fields["nameOnCard"].visible = False  # a hidden field is never asked for
+    assert "nameOnCard" not in fields.check()[1]
+    fields.require([])
+    assert "(optional)" in fields["nameOnCard"].label.value
+    with pytest.raises(ValueError, match="wires names no field of InstantCardTransaction: bogus"):
+        fields.require(["bogus"])

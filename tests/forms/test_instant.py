@@ -162,3 +162,36 @@ def test_when_the_clients_check_has_expired_the_form_asks_for_a_new_one(
     assert form.result is None
     assert "call check_route first" in form.status_text
     assert form.route is None and form.submit_button.disabled
+
+
+def _optional(form: Any) -> set[str]:
+    """The visible fields whose label says "(optional)"."""
+    return {f.wire for f in form.fields if f.visible and "(optional)" in f.label.value}
+
+
+def test_the_fields_of_the_chosen_mode_read_as_required(client) -> None:
+    form = InstantCardForm(client)
+    # Card mode: the card fields are required; only the one-time password stays optional
+    # (the service takes a payment without it).
+    assert _optional(form) == {"totPassword"}
+    assert all(form.fields[w].required for w in ("cardNumber", "nameOnCard", "cardExpiration"))
+    form.route_by.value = "token"
+    assert _optional(form) == {"totPassword"}
+    assert form.fields["tokenId"].required and form.fields["yourSubClientId"].required
+    assert not form.fields["cardNumber"].required  # hidden, and no longer required
+    form.route_by.value = "card"
+    assert _optional(form) == {"totPassword"}
+    assert not form.fields["tokenId"].required
+
+
+def test_the_status_line_names_the_modes_missing_fields(client, fill, ref) -> None:
+    form = InstantCardForm(client)
+    fill(form, cardNumber=VISA)
+    form.check_button.click()
+    fill(form, amount="1500", yourReferenceNumber=ref("ic"))
+    # Name and expiration are missing: said at once, not only after every other field passes.
+    assert form.status_text == "Missing: Name on card, Expiration"
+    assert form.submit_button.disabled
+    fill(form, nameOnCard="JANE DOE", cardExpiration="12/2099")
+    assert not form.submit_button.disabled  # no one-time password needed
+    assert form.status_text.startswith("Ready to send 1500")
