@@ -38,11 +38,24 @@ def escape(value: Any) -> str:
     return html.escape("" if value is None else str(value))
 
 
-def table_html(frame: Any, *, max_rows: int = 200) -> str:
-    """A DataFrame as an escaped HTML table (the first ``max_rows`` rows, and how many more)."""
+def table_box() -> widgets.HTML:
+    """An HTML widget for a :func:`table_html` table: as wide as the form and no wider
+    (a flex child would otherwise grow to its content and run past the form's edge)."""
+    return widgets.HTML("", layout=widgets.Layout(width="100%", min_width="0"))
+
+
+def table_html(frame: Any, *, max_rows: int = 200, nowrap: bool = False) -> str:
+    """A DataFrame as an escaped HTML table (the first ``max_rows`` rows, and how many more).
+
+    The table scrolls sideways inside the form rather than running past its edge;
+    ``nowrap`` keeps every cell on one line (a timestamp split over two lines is hard to read).
+    """
     shown = frame.head(max_rows)
-    text = shown.to_html(index=False, escape=True, na_rep="", border=0,
-                         classes="paynb-table")
+    wrap = "white-space:nowrap;" if nowrap else ""
+    text = (f'<div class="paynb-table-scroll" style="overflow-x:auto;max-width:100%;{wrap}">'
+            + shown.to_html(index=False, escape=True, na_rep="", border=0,
+                            classes="paynb-table")
+            + "</div>")
     if len(frame) > max_rows:
         text += f"<p>… and {len(frame) - max_rows} more rows (all in <code>form.result</code>)</p>"
     return text
@@ -113,7 +126,7 @@ class Form:
         self.result: Any = None
         self.status = widgets.HTML("")
         self.status.add_class("paynb-status")
-        self.output = widgets.HTML("")
+        self.output = table_box()
         self.output.add_class("paynb-result")
         self.busy = False
         self._lock = threading.Lock()

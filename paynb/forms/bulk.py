@@ -18,6 +18,7 @@ from paynb.forms._base import (
     escape,
     money,
     previous_html,
+    table_box,
     table_html,
 )
 from paynb.models import AchItem, RccItem, RequestModel, check
@@ -105,13 +106,16 @@ class BulkSubmitForm(Form):
                                           value=kind or "ach", description="Kind")
         self.kind.add_class("paynb-field-kind")
         self.upload = widgets.FileUpload(accept=".csv,.xlsx", multiple=False,
-                                         description="Upload CSV/XLSX")
+                                         description="Upload CSV/XLSX",
+                                         # The default width cuts the text to "Upload CSV/XL...".
+                                         layout=widgets.Layout(width="auto",
+                                                               min_width="170px"))
         self.upload.add_class("paynb-upload")
         self.commit = widgets.RadioButtons(options=[_COMMIT_VALID, _ALL_OR_NOTHING],
                                            value=_COMMIT_VALID,
                                            layout=widgets.Layout(width="auto"))
         self.commit.add_class("paynb-field-alwaysCommitValid")
-        self.preview = widgets.HTML("")
+        self.preview = table_box()
         self.preview.add_class("paynb-preview")
         self.confirm = widgets.Checkbox(value=False, indent=False, description="",
                                         layout=widgets.Layout(width="auto"))

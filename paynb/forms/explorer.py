@@ -35,6 +35,24 @@ _KINDS: dict[str, tuple[str, str, tuple[str, ...], str]] = {
                             "changeReason", "correctedData", "nocDate"), "changeCode"),
 }
 _FILTERED = {"ach", "rcc"}  # the kinds whose list takes status and return-date filters
+_DESCRIPTION = {"description_width": "100px"}  # "Returned from" in full, the pickers aligned
+
+
+def display_frame(frame: pd.DataFrame) -> pd.DataFrame:
+    """``frame`` for reading in the table: timestamps as UTC text without the zone suffix,
+    a column of midnights (a date-only field such as ``returnDate``) as dates alone.
+    The values in ``form.result`` are left as they are."""
+    shown = frame.copy()
+    for column in shown.columns:
+        values = shown[column]
+        if not isinstance(values.dtype, pd.DatetimeTZDtype):
+            continue
+        utc = values.dt.tz_convert("UTC")
+        present = utc.dropna()
+        dates_only = bool(len(present)) and bool((present == present.dt.normalize()).all())
+        text = utc.dt.strftime("%Y-%m-%d" if dates_only else "%Y-%m-%d %H:%M:%S")
+        shown[column] = text.where(utc.notna(), "")
+    return shown
 
 
 def _plot_png(frame: pd.DataFrame) -> bytes | None:
@@ -81,9 +99,9 @@ class StatusExplorer(Form):
             options=[(f"{code} {STATUS_NAMES[code]}", code) for code in STATUS_ORDER],
             value=(), rows=len(STATUS_ORDER), description="Status")
         self.statuses.add_class("paynb-field-itemStatus")
-        self.returned_from = widgets.DatePicker(description="Returned from")
+        self.returned_from = widgets.DatePicker(description="Returned from", style=_DESCRIPTION)
         self.returned_from.add_class("paynb-field-returnDateStart")
-        self.returned_to = widgets.DatePicker(description="Returned to")
+        self.returned_to = widgets.DatePicker(description="Returned to", style=_DESCRIPTION)
         self.returned_to.add_class("paynb-field-returnDateEnd")
         self.refresh_button = self._button("Refresh", "paynb-submit", style="primary",
                                            icon="refresh")
@@ -91,7 +109,10 @@ class StatusExplorer(Form):
         self.refresh_button.on_click(self._guarded(self._load, "Loading…"))
         self.counts = widgets.HTML("")
         self.counts.add_class("paynb-counts")
-        self.plot = widgets.Image(format="png", layout=widgets.Layout(display="none"))
+        # Scaled down to the form's width rather than running past it.
+        self.plot = widgets.Image(format="png", layout=widgets.Layout(display="none",
+                                                                      max_width="100%",
+                                                                      height="auto"))
         self.plot.add_class("paynb-plot")
         self.filters = widgets.HBox([self.statuses, widgets.VBox([self.returned_from,
                                                                   self.returned_to])])
@@ -131,7 +152,10 @@ class StatusExplorer(Form):
             frame = resource.list(progress=False)
         self.result = frame
         shown = [c for c in columns if c in frame.columns]
-        self.output.value = (table_html(frame[shown] if shown else frame, max_rows=100)
+        table = display_frame(frame[shown] if shown else frame)
+        self.output.value = ("<p style='margin:0.2em 0;color:#666'>Times in UTC; every column "
+                             "is in <code>form.result</code> and the CSV.</p>"
+                             + table_html(table, max_rows=100, nowrap=True)
                              + (csv_link(frame, f"{kind}-items.csv") if len(frame) else ""))
         self.counts.value = self._counts_html(frame, counted)
         png = _plot_png(frame) if kind in _FILTERED and len(frame) else None

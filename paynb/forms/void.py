@@ -10,7 +10,7 @@ import pandas as pd
 
 from paynb.codes import STATUS_NAMES
 from paynb.errors import ApiError, NotFoundError
-from paynb.forms._base import Form, describe_error, table_html
+from paynb.forms._base import Form, describe_error, table_box, table_html
 
 __all__ = ["VoidForm"]
 
@@ -55,7 +55,7 @@ class VoidForm(Form):
         self.entry.add_class("paynb-field-items")
         self.fetch_button = self._button("Show what will be voided", "paynb-fetch",
                                          icon="search")
-        self.preview = widgets.HTML("")
+        self.preview = table_box()
         self.preview.add_class("paynb-preview")
         self.confirm = widgets.Checkbox(value=False, indent=False, description="",
                                         layout=widgets.Layout(width="auto"))

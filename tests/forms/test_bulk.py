@@ -147,3 +147,12 @@ def test_a_reference_already_in_the_journal_asks_before_sending(client, batch) -
     again.anyway_button.click()
     assert list(again.result["itemStatus"].astype(str)) == ["W", "W"]
     assert len(_stored(client, list(batch["yourReferenceNumber"][:2]))) == 3
+
+
+def test_the_upload_button_and_preview_fit_the_form(client, batch) -> None:
+    form = BulkSubmitForm(client, batch)
+    # Sized to its text ("Upload CSV/XLSX" in full), not the default short width.
+    assert form.upload.description == "Upload CSV/XLSX"
+    assert form.upload.layout.width == "auto" and form.upload.layout.min_width == "170px"
+    # The preview may shrink to the form's width (a flex child grows to its content).
+    assert form.preview.layout.width == "100%" and form.preview.layout.min_width == "0"

@@ -50,3 +50,48 @@ def test_other_kinds(client) -> None:
     explorer.refresh_button.click()
     assert "uniqueId" in explorer.output.value
     assert "Success" in explorer.counts.value
+
+
+def test_the_table_reads_well_at_notebook_width(client) -> None:
+    explorer = StatusExplorer(client, load=False)
+    explorer.statuses.value = ("R",)
+    explorer.refresh_button.click()
+    html = explorer.output.value
+    # It scrolls sideways inside the form, every cell on one line.
+    assert '<div class="paynb-table-scroll" style="overflow-x:auto;max-width:100%;' \
+           'white-space:nowrap;">' in html
+    assert explorer.output.layout.width == "100%" and explorer.output.layout.min_width == "0"
+    assert explorer.plot.layout.max_width == "100%"
+    # returnDate is a date: shown without a time; timestamps without the zone suffix.
+    first = explorer.result.iloc[0]
+    assert f"<td>{first['returnDate']:%Y-%m-%d}</td>" in html
+    assert f"<td>{first['receivedDateTime']:%Y-%m-%d %H:%M:%S}</td>" in html
+    assert "+00:00" not in html and "00:00:00" not in html
+    assert "Times in UTC" in html
+    # form.result keeps the real timestamps.
+    assert str(explorer.result["returnDate"].dtype) == "datetime64[ns, UTC]"
+
+
+def test_the_date_pickers_show_their_whole_label(client) -> None:
+    explorer = StatusExplorer(client, load=False)
+    for picker in (explorer.returned_from, explorer.returned_to):
+        assert picker.style.description_width == "100px"
+
+
+def test_display_frame_formats_dates_and_timestamps() -> None:
+    import pandas as pd
+
+    from paynb.forms.explorer import display_frame
+
+    frame = pd.DataFrame({
+        "returnDate": pd.to_datetime(["2026-07-05", None], utc=True),
+        "receivedDateTime": pd.to_datetime(["2026-07-05T06:44:13.661Z", None], utc=True),
+        "empty": pd.to_datetime([None, None], utc=True),
+        "amount": ["1.00", "2.00"],
+    })
+    shown = display_frame(frame)
+    assert shown["returnDate"].tolist() == ["2026-07-05", ""]
+    assert shown["receivedDateTime"].tolist() == ["2026-07-05 06:44:13", ""]
+    assert shown["empty"].tolist() == ["", ""]
+    assert shown["amount"].tolist() == ["1.00", "2.00"]
+    assert isinstance(frame["returnDate"].dtype, pd.DatetimeTZDtype)  # the input is left alone
