@@ -52,7 +52,10 @@ def table_html(frame: Any, *, max_rows: int = 200, nowrap: bool = False) -> str:
     """
     shown = frame.head(max_rows)
     wrap = "white-space:nowrap;" if nowrap else ""
-    text = (f'<div class="paynb-table-scroll" style="overflow-x:auto;max-width:100%;{wrap}">'
+    # width 0 + min-width 100%: the box takes the form's width instead of the table's
+    # (which would widen the widget's own content box, clipped, and so never scroll).
+    text = (f'<div class="paynb-table-scroll" '
+            f'style="overflow-x:auto;width:0;min-width:100%;{wrap}">'
             + shown.to_html(index=False, escape=True, na_rep="", border=0,
                             classes="paynb-table")
             + "</div>")

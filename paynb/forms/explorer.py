@@ -114,8 +114,10 @@ class StatusExplorer(Form):
                                                                       max_width="100%",
                                                                       height="auto"))
         self.plot.add_class("paynb-plot")
+        # In a narrow notebook the date pickers move under the statuses, not past the edge.
         self.filters = widgets.HBox([self.statuses, widgets.VBox([self.returned_from,
-                                                                  self.returned_to])])
+                                                                  self.returned_to])],
+                                    layout=widgets.Layout(flex_flow="row wrap"))
         for widget in (self.kind, self.statuses, self.returned_from, self.returned_to):
             widget.observe(self._changed, names="value")
         self._assemble(self.kind, self.filters, self.refresh_button)

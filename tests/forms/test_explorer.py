@@ -58,10 +58,11 @@ def test_the_table_reads_well_at_notebook_width(client) -> None:
     explorer.refresh_button.click()
     html = explorer.output.value
     # It scrolls sideways inside the form, every cell on one line.
-    assert '<div class="paynb-table-scroll" style="overflow-x:auto;max-width:100%;' \
+    assert '<div class="paynb-table-scroll" style="overflow-x:auto;width:0;min-width:100%;' \
            'white-space:nowrap;">' in html
     assert explorer.output.layout.width == "100%" and explorer.output.layout.min_width == "0"
     assert explorer.plot.layout.max_width == "100%"
+    assert explorer.filters.layout.flex_flow == "row wrap"  # pickers under the statuses if narrow
     # returnDate is a date: shown without a time; timestamps without the zone suffix.
     first = explorer.result.iloc[0]
     assert f"<td>{first['returnDate']:%Y-%m-%d}</td>" in html
