@@ -453,7 +453,7 @@ def connect(profile: str | None = None, **options: Any) -> Client:
     handle = sandbox.ensure_running()
     logger.warning("no profile and no PAYNB_* variables: connected to the embedded SANDBOX "
                    "at %s (simulated service, fake data, nothing is paid). To use the real "
-                   "service, set PAYNB_* variables or a profile (docs: client, Connecting).",
+                   "service, set PAYNB_* variables or a profile (docs/real-service.md).",
                    handle.base_url)
     return Client(handle.base_url, handle.auth_url, handle.company_code,
                   **handle.credentials.as_dict(), environment="sandbox", **options)
