@@ -87,15 +87,20 @@ def test_a_click_while_the_first_is_running_is_ignored(client, fill, ach_values,
     assert form.result["itemStatus"] == "W"
 
 
+def _submitted_twice(client, fill, values) -> tuple[AchForm, AchForm]:
+    """Two forms that submitted the same values: the first sent, the second asking."""
+    forms = []
+    for _ in range(2):
+        form = AchForm(client)
+        fill(form, **values)
+        form.submit_button.click()
+        forms.append(form)
+    return forms[0], forms[1]
+
+
 def test_a_duplicate_reference_shows_the_earlier_one_and_asks(client, fill,
                                                              ach_values) -> None:
-    first = AchForm(client)
-    fill(first, **ach_values)
-    first.submit_button.click()
-
-    again = AchForm(client)
-    fill(again, **ach_values)
-    again.submit_button.click()
+    first, again = _submitted_twice(client, fill, ach_values)
     assert "Duplicate reference" in again.status_text
     assert "used before" in again.output.value
     assert str(first.result["achItemId"]) in again.output.value  # the earlier item
@@ -109,12 +114,7 @@ def test_a_duplicate_reference_shows_the_earlier_one_and_asks(client, fill,
 
 
 def test_an_edit_withdraws_the_duplicate_question(client, fill, ach_values, ref) -> None:
-    first = AchForm(client)
-    fill(first, **ach_values)
-    first.submit_button.click()
-    again = AchForm(client)
-    fill(again, **ach_values)
-    again.submit_button.click()
+    _, again = _submitted_twice(client, fill, ach_values)
     again.fields["yourReferenceNumber"].value = ref("new")
     assert again.anyway_button.layout.display == "none"
     assert not again.submit_button.disabled
