@@ -26,9 +26,11 @@ from __future__ import annotations
 import json
 import logging
 import os
+import random
 import re
 import sqlite3
 import threading
+import time
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from datetime import UTC, date, datetime
@@ -391,8 +393,7 @@ class Journal:
         if version > SCHEMA_VERSION:
             raise JournalError(f"the journal {self.path} was written by a newer paynb "
                                f"(schema {version}, this one knows {SCHEMA_VERSION})")
-        if conn.execute("PRAGMA journal_mode").fetchone()[0] != "wal":
-            conn.execute("PRAGMA journal_mode = WAL")
+        self._switch_to_wal(conn)
         with _immediate(conn):
             # Another process may have created it while this one waited for the lock.
             if conn.execute("PRAGMA user_version").fetchone()[0] < SCHEMA_VERSION:
@@ -400,6 +401,23 @@ class Journal:
                     if statement.strip():
                         conn.execute(statement)
                 conn.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
+
+    def _switch_to_wal(self, conn: sqlite3.Connection) -> None:
+        # Switching to WAL needs an exclusive lock, and SQLite answers "database is locked"
+        # at once, without its busy handler, while another connection is creating the
+        # same fresh file. Waiting and asking again is what the busy handler would do.
+        deadline = time.monotonic() + _BUSY_TIMEOUT_SECONDS
+        pause = 0.005
+        while True:
+            try:
+                if conn.execute("PRAGMA journal_mode").fetchone()[0] != "wal":
+                    conn.execute("PRAGMA journal_mode = WAL")
+                return
+            except sqlite3.OperationalError as exc:
+                if "locked" not in str(exc) or time.monotonic() >= deadline:
+                    raise
+            time.sleep(pause * (1 + random.random()))
+            pause = min(pause * 2, 0.2)
 
     @contextmanager
     def _write(self) -> Iterator[sqlite3.Connection]:
