@@ -402,7 +402,8 @@ def create_app(store: Store, *, config: AppConfig | None = None,
 
         @app.get(prefix, tags=[tag], summary=f"List {what} (paged)")
         def list_items(company_code: Company, query: Listing) -> Response:
-            return _json(store.list(kind, company_code, query))
+            return Response(store.list_json(kind, company_code, query),
+                            media_type="application/json")
 
         @app.get(prefix + "/export/filetype/{fileType}", tags=[tag],
                  summary=f"Export {what} (csv, json, xlsx)")

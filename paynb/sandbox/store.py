@@ -15,6 +15,7 @@ from __future__ import annotations
 import csv
 import functools
 import io
+import json
 import sqlite3
 import threading
 import time
@@ -493,13 +494,18 @@ class Store:
         return _money(value) if kind.amount == "cents" else value  # type: ignore[return-value]
 
     def list(self, kind_name: str, company: str, query: ListQuery) -> dict[str, Any]:
-        """One page: ``{"total", "creditAmount", "debitAmount", "transactions"}``, by id."""
+        """One page as a mapping (amounts ``Decimal``): :meth:`list_json`, parsed."""
+        return json.loads(self.list_json(kind_name, company, query), parse_float=Decimal)
+
+    def list_json(self, kind_name: str, company: str, query: ListQuery) -> bytes:
+        """One page, as the wire JSON ``{"total", "creditAmount", "debitAmount",
+        "transactions"}``, the records in id order."""
         kind = KINDS[kind_name]
         query = self._fit(kind, query)
+        record = _record_json(kind)
         with self._lock:
             self.process()
             total, credit, debit = self._aggregate(kind, company, query)
-            columns = _columns(kind)
             first = query.page * query.page_size
             if query.filtered:
                 # The page's rows are picked from the index first and only they are read
@@ -507,21 +513,19 @@ class Store:
                 # poll page 6x slower at 1,000,000 items than at 10,000 (benchmarks case 7).
                 where, params = self._where(kind, company, query)
                 rows = self._db.execute(
-                    f"SELECT {columns} FROM {kind.table} WHERE rowid IN "
+                    f"SELECT {record} FROM {kind.table} WHERE rowid IN "
                     f"(SELECT rowid FROM {where} ORDER BY _seq LIMIT ? OFFSET ?) ORDER BY _seq",
                     [*params, query.page_size, first]).fetchall()
             else:
                 # _seq runs 1..n per company, so a page is an index range, not an OFFSET scan.
                 rows = self._db.execute(
-                    f"SELECT {columns} FROM {kind.table} WHERE companyCode = ? "
+                    f"SELECT {record} FROM {kind.table} WHERE companyCode = ? "
                     "AND _seq > ? AND _seq <= ? ORDER BY _seq",
                     (company, first, first + query.page_size)).fetchall()
-        return {
-            "total": total,
-            "creditAmount": self._amount_total(kind, credit),
-            "debitAmount": self._amount_total(kind, debit),
-            "transactions": [self._record(kind, row) for row in rows],
-        }
+        head = dumps({"total": total, "creditAmount": self._amount_total(kind, credit),
+                      "debitAmount": self._amount_total(kind, debit)})
+        records = ",".join(row[0] for row in rows).encode()
+        return b"".join((head[:-1], b',"transactions":[', records, b"]}"))
 
     def get(self, kind_name: str, company: str, item_id: int | str) -> dict[str, Any] | None:
         """One item of ``company`` by its id, or None."""
@@ -700,6 +704,34 @@ def _record_shape(kind: Kind) -> tuple[tuple[str, ...], int | None, bool]:
     names = fields if at is None else (*fields[:at + 1], "itemStatusDescription",
                                        *fields[at + 1:])
     return names, at, kind.amount == "cents" and "amount" in fields
+
+
+@functools.cache
+def _record_json(kind: Kind) -> str:
+    """A SQL expression that renders a row as its wire record, byte for byte what
+    :meth:`Store._record` and :func:`~paynb.sandbox.wire.dumps` make of it.
+
+    List pages are rendered this way: SQLite builds the JSON in C, where building
+    dicts and encoding them took half of a page's server time (benchmarks case 1)."""
+    names, status_at, cents = _record_shape(kind)
+    values = {name: name for name in kind.fields}
+    for name in kind.timestamps:
+        values[name] = f"strftime('%Y-%m-%dT%H:%M:%fZ', {name} / 1000.0, 'unixepoch')"
+    if cents:
+        # Exactly two decimals, as dumps writes a Decimal of cents; json() keeps the text
+        # of a number, so it goes out as a number, not a string.
+        values["amount"] = ("CASE WHEN amount IS NOT NULL THEN json(printf('%s%d.%02d', "
+                            "CASE WHEN amount < 0 THEN '-' ELSE '' END, "
+                            "abs(amount) / 100, abs(amount) % 100)) END")
+    if status_at is not None:
+        cases = " ".join(f"WHEN {_sql_text(code)} THEN {_sql_text(name)}"
+                         for code, name in STATUS_NAMES.items())
+        values["itemStatusDescription"] = f"CASE itemStatus {cases} END"
+    return "json_object(" + ", ".join(f"'{name}', {values[name]}" for name in names) + ")"
+
+
+def _sql_text(text: str) -> str:
+    return "'" + text.replace("'", "''") + "'"
 
 
 def _columns(kind: Kind) -> str:
