@@ -29,11 +29,13 @@ def paynb_client(served: Served, **options: Any) -> Any:
     return paynb.Client(**served.client_kwargs(), **options)
 
 
-def paynb_list(served: Served, **options: Any) -> pd.DataFrame:
-    """Every ACH item through ``client.ach.list()``: a fresh client, so the token is counted too."""
+def paynb_list(served: Served, *, max_items: int | None = None, **options: Any,
+               ) -> pd.DataFrame:
+    """The ACH items (up to ``max_items``) through ``client.ach.list()``: a fresh client
+    (``options`` are its settings), so the token is counted too."""
     client = paynb_client(served, **options)
     try:
-        return client.ach.list(progress=False)
+        return client.ach.list(progress=False, max_items=max_items)
     finally:
         close = getattr(client, "close", None)
         if close:
@@ -48,8 +50,10 @@ def token(session: requests.Session, served: Served) -> str:
     return answer.json()["access_token"]
 
 
-def baseline_list(served: Served, page_size: int) -> pd.DataFrame:
-    """The naive way: one page after another with requests, then ``pd.DataFrame``."""
+def baseline_list(served: Served, page_size: int, *, max_items: int | None = None,
+                  ) -> pd.DataFrame:
+    """The naive way: one page after another with requests, then ``pd.DataFrame``
+    (stopping after ``max_items`` records, as ``client.ach.list(max_items=...)`` does)."""
     import pandas as pd
 
     session = requests.Session()
@@ -63,11 +67,11 @@ def baseline_list(served: Served, page_size: int) -> pd.DataFrame:
         answer.raise_for_status()
         batch = answer.json()["transactions"]
         records.extend(batch)
-        if len(batch) < page_size:
+        if len(batch) < page_size or (max_items is not None and len(records) >= max_items):
             break
         page += 1
     session.close()
-    return pd.DataFrame(records)
+    return pd.DataFrame(records[:max_items])
 
 
 def fetch_pages(served: Served, page_size: int, pages: int, workers: int = 1) -> list[bytes]:

@@ -36,14 +36,15 @@ def _same_rows(expected: dict[str, int]) -> Any:
     return check
 
 
-def _compare(served: Served, rounds: int, warmup: bool, *, floor: bool = False
+def _compare(served: Served, items: int, rounds: int, warmup: bool, *, floor: bool = False
              ) -> tuple[dict[str, float], int, int, int]:
-    """Medians of paynb and the baseline (and, with ``floor``, of a raw concurrent fetch)."""
+    """Medians of paynb and the baseline listing ``items`` ACH items (and, with ``floor``,
+    of a raw concurrent fetch of the same pages)."""
     page_size, workers = _client_settings(served)
-    pages = math.ceil(_total(served) / page_size)
+    pages = math.ceil(items / page_size)
     expected: dict[str, int] = {}
-    contenders = {"paynb": lambda: paynb_list(served),
-                  "baseline": lambda: baseline_list(served, page_size)}
+    contenders = {"paynb": lambda: paynb_list(served, max_items=items),
+                  "baseline": lambda: baseline_list(served, page_size, max_items=items)}
     if floor:
         # What any client could do against this server with as many threads: the page
         # bodies fetched concurrently, nothing parsed or built.
@@ -52,8 +53,20 @@ def _compare(served: Served, rounds: int, warmup: bool, *, floor: bool = False
     return medians, expected["rows"], page_size, workers
 
 
-def _total(served: Served) -> int:
-    return int(json.loads(fetch_pages(served, 1, 1)[0])["total"])
+def _sandbox(cfg: Config, items: int, latency_ms: float) -> Served:
+    """A sandbox whose benchmark company holds at least ``items`` ACH items.
+
+    The demo data splits items between two companies (paynb.sandbox.seed.COMPANIES), so
+    a little more than ``items`` over the benchmark company's share is seeded; both sides
+    then list exactly ``items``, the number the issue names."""
+    from paynb.sandbox.seed import COMPANIES
+
+    share = dict(COMPANIES)["DEMO1"]
+    served = cfg.sandboxes.get(math.ceil(items / share * 1.03), latency_ms=latency_ms)
+    held = int(json.loads(fetch_pages(served, 1, 1)[0])["total"])
+    if held < items:
+        raise RuntimeError(f"the benchmark sandbox holds {held:,} items, fewer than {items:,}")
+    return served
 
 
 def run_latency_bound(cfg: Config) -> list[Row]:
@@ -62,8 +75,9 @@ def run_latency_bound(cfg: Config) -> list[Row]:
     sizes = [1_000] if cfg.quick else [20_000, 100_000]
     rows = []
     for n in sizes:
-        served = cfg.sandboxes.get(n, latency_ms=latency_ms)
-        medians, got, page_size, workers = _compare(served, cfg.rounds, cfg.warmup, floor=True)
+        served = _sandbox(cfg, n, latency_ms)
+        medians, got, page_size, workers = _compare(served, n, cfg.rounds, cfg.warmup,
+                                                    floor=True)
         pages = math.ceil(got / page_size)
         limit = pages / workers * latency_ms / 1000
         ratio = medians["paynb"] / medians["baseline"]
@@ -84,8 +98,8 @@ def run_cpu_bound(cfg: Config) -> list[Row]:
     sizes = [1_000] if cfg.quick else [20_000, 100_000]
     rows = []
     for n in sizes:
-        served = cfg.sandboxes.get(n, latency_ms=0)
-        medians, got, page_size, workers = _compare(served, cfg.rounds, cfg.warmup)
+        served = _sandbox(cfg, n, 0)
+        medians, got, page_size, workers = _compare(served, n, cfg.rounds, cfg.warmup)
         ratio = medians["paynb"] / medians["baseline"]
         row = Row(f"2 list {got:,} items, no latency", fmt_s(medians["paynb"]),
                   fmt_s(medians["baseline"]), ratio, "", "ratio <= 1", ratio <= 1)
@@ -121,7 +135,7 @@ def _breakdown(served: Served, n: int, page_size: int, workers: int, cfg: Config
         f"json {fmt_s(parse['json'])} + pd.DataFrame {fmt_s(frame['baseline'])}; "
         f"paynb = HTTP {fmt_s(http['concurrent'])} ({workers} threads) + "
         f"JSON (orjson {fmt_s(parse['orjson'])}) + typed frame {fmt_s(frame['paynb'])}")
-    profile = _profile_list(served)
+    profile = _profile_list(served, n)
     if profile:
         total_row.notes.append(profile)
     return [
@@ -136,7 +150,7 @@ def _breakdown(served: Served, n: int, page_size: int, workers: int, cfg: Config
     ]
 
 
-def _profile_list(served: Served) -> str:
+def _profile_list(served: Served, items: int) -> str:
     """The top of a cProfile of one single-threaded ``client.ach.list()`` (threads are invisible
     to cProfile, so one worker), summed by library."""
     import cProfile
@@ -145,7 +159,7 @@ def _profile_list(served: Served) -> str:
     profiler = cProfile.Profile()
     start = time.perf_counter()
     profiler.enable()
-    paynb_list(served, max_workers=1)
+    paynb_list(served, max_items=items, max_workers=1)
     profiler.disable()
     wall = time.perf_counter() - start
     stats = pstats.Stats(profiler)
