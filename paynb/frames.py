@@ -27,7 +27,9 @@ most response shapes "not shown"):
      **kept**: it is appended to the categories (after the known ones, in
      alphabetical order) and its ``itemStatusName`` is missing, and a warning
      is logged. Instant and RTP ``status`` is a categorical over
-     :data:`INSTANT_STATUSES`, extended the same way;
+     :data:`INSTANT_STATUSES`, extended the same way. An instant card's
+     ``cardBrand`` is a categorical over :data:`CARD_BRANDS` (read in any
+     casing), extended with any other brand without a warning;
    - timestamps ``datetime64[ns, UTC]``: ``2025-06-11T20:50:04.032Z``, the
      spec's zone-less ``2026-11-01T00:00:00.000`` (read as UTC), date-only
      values and explicit offsets. Values that are no timestamp, or lie outside
@@ -71,6 +73,7 @@ from paynb.codes import NOC_CODES, RETURN_CODES, STATUS_NAMES, STATUS_ORDER
 from paynb.errors import ResponseFormatError
 
 __all__ = [
+    "CARD_BRANDS",
     "INSTANT_STATUSES",
     "KINDS",
     "PaynbAccessor",
@@ -86,6 +89,8 @@ logger = logging.getLogger("paynb.frames")
 
 INSTANT_STATUSES: tuple[str, ...] = ("Success", "Failed")
 """Statuses of instant card and RTP transactions, in the order of the categorical."""
+CARD_BRANDS: tuple[str, ...] = ("Visa", "Mastercard", "Discover", "American Express")
+"""Card brands of instant card transactions, in the order of the ``cardBrand`` categorical."""
 
 #: Keys under which an answer may hold its list of records (compared lower-cased).
 _LIST_KEYS = (
@@ -509,8 +514,10 @@ def _lookup(codes: pd.api.extensions.ExtensionArray, table: Mapping[str, str]
 
 
 def _categorical(name: str, values: Sequence[Any], known: Sequence[str],
-                 normalise: Callable[[Any], str | None], *, ordered: bool) -> pd.Categorical:
-    """A categorical over ``known``; other values are appended as extra categories."""
+                 normalise: Callable[[Any], str | None], *, ordered: bool,
+                 warn: bool = True) -> pd.Categorical:
+    """A categorical over ``known``; other values are appended as extra categories
+    (with a warning when ``warn``: an unknown status matters, a new card brand does not)."""
     try:
         positions, uniques = pd.factorize(pd.Series(values, dtype=object))
     except TypeError:  # a list or an object where a code belongs: compare its text
@@ -518,7 +525,7 @@ def _categorical(name: str, values: Sequence[Any], known: Sequence[str],
             [v if _missing(v) else str(v) for v in values], dtype=object))
     normalised = [normalise(value) for value in uniques]
     extra = sorted({v for v in normalised if v is not None} - set(known))
-    if extra:
+    if extra and warn:
         logger.warning("column %s holds values paynb does not know: %s (kept)", name,
                        ", ".join(extra))
     categories = [*known, *extra]
@@ -548,6 +555,16 @@ def _instant_status(value: Any) -> str | None:
         if text.lower() == known.lower():
             return known
     return text or None
+
+
+_BRAND_BY_NAME = {brand.lower(): brand for brand in CARD_BRANDS} | {"amex": "American Express"}
+
+
+def _card_brand(value: Any) -> str | None:
+    if _missing(value):
+        return None
+    text = str(value).strip()
+    return _BRAND_BY_NAME.get(text.lower(), text) or None
 
 
 def _mask_accounts(strings: pd.api.extensions.ExtensionArray) -> pd.api.extensions.ExtensionArray:
@@ -617,6 +634,11 @@ def _conv_item_status(name: str, raw: Columns, ctx: _Context) -> Columns:
 def _conv_instant_status(name: str, raw: Columns, ctx: _Context) -> Columns:
     return {name: _categorical(name, _get(raw, name, ctx), INSTANT_STATUSES, _instant_status,
                                ordered=False)}
+
+
+def _conv_card_brand(name: str, raw: Columns, ctx: _Context) -> Columns:
+    return {name: _categorical(name, _get(raw, name, ctx), CARD_BRANDS, _card_brand,
+                               ordered=False, warn=False)}
 
 
 def _conv_return_reason(name: str, raw: Columns, ctx: _Context) -> Columns:
@@ -752,7 +774,8 @@ _SCHEMAS: dict[str, list[tuple[str, Callable[..., Columns]]]] = {
     ],
     "instant": [
         ("uniqueId", _conv_str), ("companyCode", _conv_str), ("yourReferenceNumber", _conv_str),
-        ("nameOnCard", _conv_str), ("cardLastFour", _conv_card), *_INSTANT_TAIL,
+        ("nameOnCard", _conv_str), ("cardBrand", _conv_card_brand), ("cardLastFour", _conv_card),
+        *_INSTANT_TAIL,
     ],
     "rtp": [
         ("uniqueId", _conv_str), ("companyCode", _conv_str), ("yourReferenceNumber", _conv_str),

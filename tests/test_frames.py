@@ -414,3 +414,44 @@ def test_any_answer_gives_records_or_response_format_error(body):
         assert str(error).startswith("GET /p: ")
     else:
         assert all(isinstance(record, dict) for record in records)
+
+
+# --------------------------------------------------------------------------- sandbox records
+
+@pytest.fixture(scope="module")
+def client(sandbox):
+    from paynb.client import Client
+
+    creds = sandbox.credentials
+    client = Client(sandbox.base_url, sandbox.auth_url, sandbox.company_code, creds.client_id,
+                    creds.client_secret, creds.username, creds.password, journal=None)
+    yield client
+    client.close()
+
+
+@pytest.mark.parametrize(("resource", "kind"), [
+    ("ach", "ach"), ("rcc", "rcc"), ("instant", "instant"), ("rtp", "rtp"), ("nocs", "noc"),
+])
+def test_sandbox_lists_have_the_same_columns_and_dtypes_for_0_and_n_rows(client, resource, kind):
+    # Every field the sandbox sends must be a known column of the kind: an unknown one
+    # would be a column of the frame with rows only (an analyst's code breaks on 0 rows).
+    listing = getattr(client, resource)
+    full = listing.list(page=0, page_size=200)
+    empty = listing.list(page=100_000, page_size=200)
+    assert len(full) > 0 and len(empty) == 0
+    assert list(full.columns) == list(empty.columns) == list(frames.empty_frame(kind).columns)
+    assert full.dtypes.to_dict() == empty.dtypes.to_dict()
+
+
+def test_card_brand_categorical_known_in_any_casing_others_kept_quietly(caplog):
+    with caplog.at_level(logging.WARNING, logger="paynb.frames"):
+        df = frames.to_frame([{"uniqueId": "a", "cardBrand": "VISA"},
+                              {"uniqueId": "b", "cardBrand": "amex"},
+                              {"uniqueId": "c", "cardBrand": "JCB"},
+                              {"uniqueId": "d"}], "instant")
+    assert df["cardBrand"].tolist()[:3] == ["Visa", "American Express", "JCB"]
+    assert pd.isna(df["cardBrand"].iloc[3])
+    assert list(df["cardBrand"].cat.categories) == [*frames.CARD_BRANDS, "JCB"]
+    assert list(frames.empty_frame("instant")["cardBrand"].cat.categories) == list(
+        frames.CARD_BRANDS)
+    assert not caplog.records
