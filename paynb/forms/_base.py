@@ -24,7 +24,7 @@ from typing import Any
 
 import ipywidgets as widgets
 
-from paynb.errors import ApiError, PaynbError, TransportError
+from paynb.errors import ApiError, PaynbError, ResponseFormatError, TransportError
 
 __all__ = ["Form"]
 
@@ -104,9 +104,12 @@ def money(amount: Decimal) -> str:
 
 def describe_error(exc: PaynbError) -> str:
     """What went wrong, in words for the status line (exception texts hold no secrets)."""
+    unknown = "If this was a submission its outcome is unknown: run client.reconcile() " \
+        "before trying again."
     if isinstance(exc, TransportError):
-        return (f"No answer from the service ({exc}). If this was a submission its outcome is "
-                "unknown: run client.reconcile() before trying again.")
+        return f"No answer from the service ({exc}). {unknown}"
+    if isinstance(exc, ResponseFormatError):
+        return f"An answer paynb cannot read ({exc}). {unknown}"
     if isinstance(exc, ApiError):
         return f"The service refused: {exc.detail or exc.title or exc.args[0]} (HTTP {exc.status})"
     return str(exc)

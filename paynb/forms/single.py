@@ -11,7 +11,12 @@ from typing import Any
 
 import ipywidgets as widgets
 
-from paynb.errors import ApiError, DuplicateSubmissionError, TransportError
+from paynb.errors import (
+    ApiError,
+    DuplicateSubmissionError,
+    ResponseFormatError,
+    TransportError,
+)
 from paynb.forms._base import Form, describe_error, previous_html, record_html
 from paynb.forms.builder import FieldSet
 from paynb.models import AchItem, RccItem, RequestModel
@@ -25,7 +30,9 @@ class PaymentForm(Form):
     A duplicate reference number (the client's journal refuses it) shows the
     earlier submission and offers an explicit *submit anyway*; a 400 puts the
     service's messages beside the fields; a lost answer locks the form, since
-    the payment may exist. Secret inputs are emptied once sent.
+    the payment may exist. Secret inputs are emptied once the payment has
+    left, whatever the outcome (stored, refused, answer lost); a check that
+    fails before sending keeps them, so that only the mistake needs retyping.
     """
 
     model: type[RequestModel]
@@ -130,6 +137,8 @@ class PaymentForm(Form):
             self._announce(f"Duplicate reference {exc.reference_number}: not sent.", "warn")
             return
         except ApiError as exc:
+            # Sent and refused. Emptied first: the edit it makes withdraws old complaints.
+            self._forget_secrets()
             on_fields, elsewhere = self.fields.service_errors(exc.errors)
             self._service_errors = on_fields
             text = describe_error(exc)
@@ -137,18 +146,24 @@ class PaymentForm(Form):
                 text += " — " + "; ".join(elsewhere)
             self._announce(text, "error")
             return
-        except TransportError as exc:
-            # The answer was lost: the payment may exist, so this form will not send it again.
+        except (TransportError, ResponseFormatError) as exc:
+            # The answer was lost (or unreadable): the payment may exist, so this form
+            # will not send it again, and its secrets are no longer needed.
             self._done = True
             self._pending = None
+            self._forget_secrets()
             self._announce(describe_error(exc), "error")
             return
         self._pending = None
         self._done = True
         self.result = record
-        self.fields.clear(secrets_only=True)
+        self._forget_secrets()
         self.output.value = record_html(record)
         self._announce(self._sent(record), "ok")
+
+    def _forget_secrets(self) -> None:
+        """Empty the secret inputs (in the kernel and in the browser): the payment has left."""
+        self.fields.clear(secrets_only=True)
 
     def reset(self) -> None:
         """Empty the form for another payment."""
