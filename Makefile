@@ -4,7 +4,7 @@ PY     := $(VENV)/bin/python
 STAMP  := $(VENV)/.installed-stamp
 PYTEST_ARGS ?=
 
-.PHONY: demo test test-long lint docs bench sandbox clean
+.PHONY: demo test test-quick test-long lint docs bench sandbox clean
 
 $(STAMP): pyproject.toml
 	test -x $(PY) || python3 -m venv $(VENV)
@@ -24,6 +24,11 @@ lint: $(STAMP)
 # The browser tests need Debian's Chromium; the script installs it where it can
 # and never fails the build (the tests then skip and say why).
 test: lint
+	sh scripts/ensure_browser.sh $(PY)
+	$(PY) -m pytest $(PYTEST_ARGS)
+
+# While working: everything but the full-size fault runs and fuzzing (marked long).
+test-quick: lint
 	sh scripts/ensure_browser.sh $(PY)
 	$(PY) -m pytest -m "not long" $(PYTEST_ARGS)
 
