@@ -8,7 +8,9 @@ commit the valid items. Every error is an ASP.NET-style problem detail.
 """
 
 
+import functools
 import hashlib
+import importlib.resources
 import json
 import logging
 import secrets
@@ -21,6 +23,7 @@ from typing import Annotated, Any
 
 from fastapi import Depends, FastAPI, Path, Query, Request
 from fastapi.exceptions import RequestValidationError
+from fastapi.openapi.docs import get_swagger_ui_html
 from fastapi.openapi.utils import get_openapi
 from fastapi.responses import Response
 from pydantic.json_schema import models_json_schema
@@ -176,6 +179,9 @@ def create_app(store: Store, *, config: AppConfig | None = None,
                     f"(client `{CLIENT_ID}` / `{CLIENT_SECRET}`, user `analyst` / "
                     "`analyst-password`), then call the service paths with "
                     "`Authorization: Bearer <token>`. Rules and tables: docs/sandbox.md.",
+        # FastAPI's own pages load Swagger UI from a CDN: add_docs_routes serves it locally.
+        docs_url=None,
+        redoc_url=None,
     )
     app.state.store, app.state.faults, app.state.config = store, faults, config
 
@@ -588,6 +594,7 @@ def create_app(store: Store, *, config: AppConfig | None = None,
     # -- simulation -------------------------------------------------------------------
 
     add_simulation_routes(app, store, faults, parse_json=json_body)
+    add_docs_routes(app)
 
     def openapi() -> dict[str, Any]:
         if app.openapi_schema:
@@ -630,6 +637,40 @@ def _bounds(ctx: dict[str, Any]) -> str:
     if "le" in ctx:
         parts.append(f"at most {ctx['le']}")
     return " " + " and ".join(parts) if parts else ""
+
+
+# -- API docs page ----------------------------------------------------------------------
+
+# Swagger UI 5's files, as shipped in the fastapi-offline package: FastAPI's default /docs
+# loads them from cdn.jsdelivr.net, which leaves the page blank on a machine without internet.
+_DOCS_ASSETS = {"swagger-ui-bundle.js": "text/javascript; charset=utf-8",
+                "swagger-ui.css": "text/css; charset=utf-8", "favicon.png": "image/png"}
+
+
+@functools.cache
+def _docs_asset(name: str) -> bytes:
+    return (importlib.resources.files("fastapi_offline") / "static" / name).read_bytes()
+
+
+def add_docs_routes(app: FastAPI) -> None:
+    """``/docs``: Swagger UI of ``/openapi.json`` with every file served by the sandbox."""
+    assets = "/docs/assets/"
+
+    @app.get("/docs", include_in_schema=False)
+    def docs() -> Response:
+        return get_swagger_ui_html(
+            openapi_url=app.openapi_url or "/openapi.json", title=f"{app.title} - API",
+            swagger_js_url=assets + "swagger-ui-bundle.js",
+            swagger_css_url=assets + "swagger-ui.css", swagger_favicon_url=assets + "favicon.png",
+            # No validator badge: it would fetch an image from validator.swagger.io.
+            swagger_ui_parameters={"validatorUrl": None})
+
+    @app.get(assets + "{name}", include_in_schema=False)
+    def docs_asset(name: str) -> Response:
+        if name not in _DOCS_ASSETS:
+            raise Problem(404, "Not Found", f"No docs file {name}.")
+        return Response(_docs_asset(name), media_type=_DOCS_ASSETS[name],
+                        headers={"Cache-Control": "public, max-age=86400"})
 
 
 # -- simulation endpoints ---------------------------------------------------------------

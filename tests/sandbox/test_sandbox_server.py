@@ -4,8 +4,11 @@ from __future__ import annotations
 
 import datetime as dt
 import json
+import re
 import subprocess
 import sys
+from pathlib import Path
+from urllib.parse import urljoin
 
 import pytest
 import requests
@@ -164,3 +167,21 @@ def test_cli_help_lists_the_flags():
                           capture_output=True, text=True, check=True).stdout
     assert "--jupyter-port" in demo
 
+
+
+def test_docs_page_needs_no_internet(sandbox):
+    """/docs must work on a machine with no internet: every asset comes from the sandbox."""
+    page = requests.get(sandbox.base_url + "/docs", timeout=30)
+    assert page.status_code == 200
+    urls = re.findall(r"""(?:src|href|url)\s*[=:]\s*['"]([^'"]+)['"]""", page.text)
+    outside = [u for u in re.findall(r"https?://[^\s'\"<>)]+", page.text)
+               if not u.startswith(sandbox.base_url)]
+    assert outside == []
+    assets = [u for u in urls if u.endswith((".js", ".css", ".png"))]
+    assert sorted(Path(u).suffix for u in assets) == [".css", ".js", ".png"]
+    for url in assets:
+        answer = requests.get(urljoin(sandbox.base_url + "/docs", url), timeout=30)
+        assert (url, answer.status_code) == (url, 200)
+        assert len(answer.content) > 1000
+    assert "/openapi.json" in urls
+    assert requests.get(sandbox.base_url + "/redoc", timeout=30).status_code == 404
