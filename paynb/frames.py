@@ -925,12 +925,12 @@ class PaynbAccessor:
 
         return plots.status_summary(self._df, ax, **options)
 
-    def return_trend(self, freq: str = "W", by: str | None = "status", kind: str = "bar",
-                     ax: Any = None, **options: Any) -> Any:
+    def return_trend(self, freq: str = "W", by: str | None = "status", ax: Any = None,
+                     **options: Any) -> Any:
         """:func:`paynb.plots.return_trend` of this frame."""
         from paynb import plots
 
-        return plots.return_trend(self._df, freq, by, kind, ax, **options)  # type: ignore[arg-type]
+        return plots.return_trend(self._df, freq, by, ax, **options)
 
     def return_rate(self, freq: str = "W", ax: Any = None, **options: Any) -> Any:
         """:func:`paynb.plots.return_rate` of this frame."""

@@ -251,7 +251,7 @@ def _fmt(number: float, value: str) -> str:
 
 
 def return_trend(df: pd.DataFrame, freq: str = "W", by: str | None = "status",
-                 kind: Literal["bar", "line"] = "bar", ax: Axes | None = None, *,
+                 ax: Axes | None = None, *, kind: Literal["bar", "line"] = "bar",
                  top: int = 8, title: str | None = None) -> Axes:
     """Returned, invalid and blocked items per period of their return date.
 
@@ -263,8 +263,8 @@ def return_trend(df: pd.DataFrame, freq: str = "W", by: str | None = "status",
             column (``"returnReason"``, ``"achTransactionType"`` ...) splits by its
             ``top`` most frequent values, leaving out rows without a value there;
             None draws the total only.
-        kind: ``"bar"`` for stacked bars, ``"line"`` for one line per group.
         ax: the Axes to draw on; a new figure when None.
+        kind: ``"bar"`` for stacked bars, ``"line"`` for one line per group.
         top: with a ``by`` column other than status, how many values to show
             before the rest is summed as "other".
         title: overrides the default title.

@@ -165,6 +165,33 @@ def test_return_trend_without_returns(ach):
                        "no items returned")
 
 
+def test_return_trend_takes_ax_fourth_as_the_design_says(ach):
+    # DESIGN section 2: return_trend(df, freq="W", by=..., ax=None); a positional Axes
+    # once landed in `kind`.
+    _, ax = plt.subplots()
+    drawn = plots.return_trend(ach, "W", None, ax)
+    assert drawn is ax
+    assert [p.get_height() for p in ax.patches] == [3, 0, 2]
+    _, ax = plt.subplots()
+    assert ach.paynb.return_trend("W", None, ax) is ax
+    assert [p.get_height() for p in ax.patches] == [3, 0, 2]
+
+
+@pytest.mark.parametrize(("chart", "positional"), [
+    (plots.status_summary, ["df", "ax"]),
+    (plots.return_trend, ["df", "freq", "by", "ax"]),
+    (plots.return_rate, ["df", "freq", "ax"]),
+    (plots.return_reasons, ["df", "top", "ax"]),
+    (plots.returns_calendar, ["df", "ax"]),
+])
+def test_every_chart_takes_ax_last_of_the_positional_arguments(chart, positional):
+    import inspect
+
+    parameters = inspect.signature(chart).parameters.values()
+    assert [p.name for p in parameters if p.kind is p.POSITIONAL_OR_KEYWORD] == positional
+    assert all(p.kind is p.KEYWORD_ONLY for p in parameters if p.name not in positional)
+
+
 def test_return_trend_refuses_bad_arguments(ach):
     with pytest.raises(ValueError, match="freq must be one of"):
         plots.return_trend(ach, freq="fortnight")
