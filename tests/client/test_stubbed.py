@@ -520,3 +520,38 @@ def test_a_route_check_echoing_the_card_number_keeps_only_the_last_four(stub, st
     assert (check.supported, check.reachable, check.max_amount) == (True, True, Decimal("2500.50"))
     assert "4111111111111111" not in str(check.raw) and check.raw["cardLastFour"] == "1111"
     assert "4111111111111111" not in check._repr_html_() + repr(check)
+
+
+def test_a_card_number_echoed_in_an_error_answer_is_scrubbed_from_the_exception(stub,
+                                                                               stub_client):
+    stub.post(f"{BASE}/api/v3/InstantRoutes/companycode/DEMO1", status=400,
+              json={"title": "Bad", "detail": "card 4111 1111 1111 1111 refused",
+                    "cardNumber": "4111111111111111", "clientSecret": "echoed-secret",
+                    "bankAccountNumber": "000123456789",
+                    "errors": {"cardNumber": ["4111-1111-1111-1111 is not allowed"]}})
+    with pytest.raises(BadRequestError) as caught:
+        stub_client.instant.check_route("4111111111111111")
+    exc = caught.value
+    # The body as the journal would store it: the secret dropped, the card cut to its last
+    # four (also as an error key), the account masked.
+    assert exc.body == {"title": "Bad", "detail": "card ****1111 refused",
+                        "cardLastFour": "1111", "bankAccountNumber": "****6789",
+                        "errors": {"cardLastFour": "1111"}}
+    assert exc.detail == "card ************1111 refused"
+    assert exc.errors == {"cardNumber": ["************1111 is not allowed"]}
+    for text in (str(exc), repr(exc.body), repr(exc.args)):
+        for number in ("4111111111111111", "4111 1111 1111 1111", "4111-1111-1111-1111"):
+            assert number not in text
+
+
+@pytest.mark.parametrize(("text", "shown"), [
+    ("card 4111 1111 1111 1111 refused", "card ************1111 refused"),
+    ("card 4111-1111-1111-1111 refused", "card ************1111 refused"),
+    ("amex 3782-822463-10005.", "amex ***********0005."),
+    ("account 000123456789", "account ********6789"),
+    ("on 2026-11-22 at 10 01", "on 2026-11-22 at 10 01"),  # short groups are not card numbers
+])
+def test_preview_masks_card_numbers_written_in_groups(text, shown):
+    from paynb.transport import preview
+
+    assert preview(text) == shown
