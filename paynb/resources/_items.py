@@ -5,7 +5,7 @@ from __future__ import annotations
 import datetime as dt
 import logging
 import re
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from typing import TYPE_CHECKING, Any, ClassVar
 
 from pydantic import ValidationError as PydanticValidationError
@@ -41,6 +41,16 @@ CHANGES_OVERLAP = dt.timedelta(days=1)
 CHANGE_STATUSES = ("B", "I", "R")
 _ROW_KEY = re.compile(r"^(?:items)?\[(\d+)\]\.?(.*)$")
 _STATUS_BY_NAME = {name.lower(): code for code, name in STATUS_NAMES.items()}
+
+
+def _tell(on_chunk: Callable[[int, int], None] | None, answered: int, requests: int) -> None:
+    # The caller's progress display must not break a submission half sent.
+    if on_chunk is None:
+        return
+    try:
+        on_chunk(answered, requests)
+    except Exception:
+        logger.exception("bulk: the on_chunk callback failed (the submission goes on)")
 
 
 def _statuses(status: str | Iterable[str] | None) -> list[str]:
@@ -171,7 +181,8 @@ class ItemResource(Resource):
         return bodies, bad
 
     def submit_many(self, items: Any, *, commit_valid: bool = True,
-                    allow_duplicate: bool = False, validate: bool = True) -> pd.DataFrame:
+                    allow_duplicate: bool = False, validate: bool = True,
+                    on_chunk: Callable[[int, int], None] | None = None) -> pd.DataFrame:
         """Submit several items in bulk; one result row per input row, in input order.
 
         ``items`` is a DataFrame or a list of mappings. Every row is checked first,
@@ -193,7 +204,13 @@ class ItemResource(Resource):
         The journal refuses rows whose reference number it already holds
         (:class:`~paynb.errors.DuplicateSubmissionError`, nothing sent) unless
         ``allow_duplicate``.
+
+        ``on_chunk(answered, requests)`` is called before the first request
+        (``answered`` 0) and after each answered one, so that a caller can show
+        progress; an exception it raises is logged, never stops the submission.
         """
+        if on_chunk is not None and not callable(on_chunk):
+            raise invalid("on_chunk", "must be a function of (answered, requests) or None")
         rows = _rows_of(items)
         if not rows:
             raise invalid("items", "must hold at least one item")
@@ -219,7 +236,7 @@ class ItemResource(Resource):
         order = sorted(bodies)
         if order:
             self._send_bulk(order, bodies, results, path, commit_valid=commit_valid,
-                            allow_duplicate=allow_duplicate)
+                            allow_duplicate=allow_duplicate, on_chunk=on_chunk)
         frame = self._frame([r if r is not None else {} for r in results])
         if "errors" not in frame.columns:
             frame["errors"] = None
@@ -227,7 +244,8 @@ class ItemResource(Resource):
 
     def _send_bulk(self, order: list[int], bodies: dict[int, dict[str, Any]],
                    results: list[dict[str, Any] | None], path: str, *, commit_valid: bool,
-                   allow_duplicate: bool) -> None:
+                   allow_duplicate: bool,
+                   on_chunk: Callable[[int, int], None] | None = None) -> None:
         """Send the valid rows ``order`` in chunks, filling ``results`` in place."""
         all_bodies = [bodies[n] for n in order]
         reserved = self._reserve(
@@ -236,6 +254,7 @@ class ItemResource(Resource):
         # Each chunk is settled with its outcome; on a failure, the chunks not yet sent
         # are settled "failed" before the error goes up.
         chunks = chunked(order, BULK_CHUNK)
+        _tell(on_chunk, 0, len(chunks))
         for number, positions in enumerate(chunks):
             chunk = [order[p] for p in positions]
             entries = [reserved[p] for p in positions] if reserved else []
@@ -263,6 +282,7 @@ class ItemResource(Resource):
                 results[n] = record
             if entries:
                 self._settle_records(entries, matched)
+            _tell(on_chunk, number + 1, len(chunks))
 
     @staticmethod
     def _match(chunk: list[int], records: list[dict[str, Any]],
