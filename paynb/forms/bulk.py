@@ -92,8 +92,10 @@ class BulkSubmitForm(Form):
 
     ``items`` is a DataFrame (or a list of mappings) with one row per item and
     the service's field names as columns; or upload a CSV/XLSX file. Each row is
-    checked with the shared rules before anything is sent. ``form.result`` is
-    the service's answer, one row per input row, in input order.
+    checked with the shared rules before anything is sent. A set larger than one
+    request (1,000 items) goes out in several, and the status line counts them as
+    they are answered ("chunk 2 of 3"). ``form.result`` is the service's answer,
+    one row per input row, in input order.
     """
 
     title = "Bulk submission"
@@ -282,6 +284,17 @@ class BulkSubmitForm(Form):
     def _busy_text(self) -> str:
         return f"Submitting {len(self._rows)} rows…"
 
+    def _chunk_answered(self, answered: int, requests: int) -> None:
+        """Progress of a set the client sends in several requests (its chunks)."""
+        if requests < 2:
+            return  # one request: the busy text says it all
+        if answered < requests:
+            self._say(f"Submitting {len(self._rows)} rows: chunk {answered + 1} of {requests} "
+                      f"on its way ({answered} answered)…", "info")
+        else:
+            self._say(f"Submitting {len(self._rows)} rows: all {requests} chunks answered, "
+                      "reading the results…", "info")
+
     def _submit(self, *, allow_duplicate: bool = False) -> None:
         if (self._done or self._blocked() or not self.confirm.value
                 or allow_duplicate != self._duplicate):
@@ -289,7 +302,8 @@ class BulkSubmitForm(Form):
         resource = getattr(self.client, self.kind.value)
         try:
             result = resource.submit_many(list(self._rows), commit_valid=self.commit_valid,
-                                          allow_duplicate=allow_duplicate)
+                                          allow_duplicate=allow_duplicate,
+                                          on_chunk=self._chunk_answered)
         except BulkRejectedError as exc:
             self._render_preview(exc.rows)
             self._announce("The service rejected the whole set (all or nothing): nothing was "

@@ -156,3 +156,50 @@ def test_the_upload_button_and_preview_fit_the_form(client, batch) -> None:
     assert form.upload.layout.width == "auto" and form.upload.layout.min_width == "170px"
     # The preview may shrink to the form's width (a flex child grows to its content).
     assert form.preview.layout.width == "100%" and form.preview.layout.min_width == "0"
+
+
+def test_a_set_sent_in_several_requests_shows_each_chunk(client, batch, ref,
+                                                         monkeypatch) -> None:
+    # Requests of 2 items instead of 1,000: five rows go out in three requests.
+    monkeypatch.setattr("paynb.resources._items.BULK_CHUNK", 2)
+    rows = pd.concat([batch.iloc[:2]] * 3, ignore_index=True).iloc[:5]
+    rows["yourReferenceNumber"] = [ref(f"chunk{n}") for n in range(5)]
+    form = BulkSubmitForm(client, items=rows)
+    seen: list[str] = []
+    form.status.observe(lambda _change: seen.append(form.status_text), names="value")
+    form.confirm.value = True
+    form.submit_button.click()
+
+    assert [line for line in seen if "chunk" in line] == [
+        "Submitting 5 rows: chunk 1 of 3 on its way (0 answered)…",
+        "Submitting 5 rows: chunk 2 of 3 on its way (1 answered)…",
+        "Submitting 5 rows: chunk 3 of 3 on its way (2 answered)…",
+        "Submitting 5 rows: all 3 chunks answered, reading the results…",
+    ]
+    assert form.status_text == "Done: 5 of 5 items stored."
+    assert len(_stored(client, list(rows["yourReferenceNumber"]))) == 5
+
+
+def test_a_set_sent_in_one_request_shows_no_chunks(client, batch) -> None:
+    form = BulkSubmitForm(client, items=batch)
+    seen: list[str] = []
+    form.status.observe(lambda _change: seen.append(form.status_text), names="value")
+    form.confirm.value = True
+    form.submit_button.click()
+    assert "Submitting 3 rows…" in seen
+    assert not [line for line in seen if "chunk" in line]
+
+
+def test_a_failing_progress_callback_does_not_stop_a_set_half_sent(client, batch, ref,
+                                                                   monkeypatch, caplog) -> None:
+    # The hook the form uses: whatever the caller's display does, every chunk goes out.
+    monkeypatch.setattr("paynb.resources._items.BULK_CHUNK", 1)
+    rows = batch.iloc[:2].assign(yourReferenceNumber=[ref("cb0"), ref("cb1")])
+
+    def broken(answered: int, requests: int) -> None:
+        raise RuntimeError("display gone")
+
+    result = client.ach.submit_many(rows, on_chunk=broken)
+    assert list(result["itemStatus"].astype(str)) == ["W", "W"]
+    assert "on_chunk callback failed" in caplog.text
+    assert set(client.journal()["state"]) == {"sent"}
