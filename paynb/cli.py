@@ -16,8 +16,10 @@ import socket
 import subprocess
 import sys
 import threading
+import time
 from collections.abc import Sequence
 from pathlib import Path
+from typing import IO
 
 __all__ = ["main"]
 
@@ -88,15 +90,16 @@ def _stop(sb: object) -> None:
     _say("sandbox stopped")
 
 
-def _wait(lab: subprocess.Popen[bytes] | None = None) -> None:
-    """Until Ctrl-C, SIGTERM, or JupyterLab (when given) exits by itself."""
+def _wait(lab: subprocess.Popen[bytes] | None = None, log: Path | None = None) -> None:
+    """Until Ctrl-C, SIGTERM, or JupyterLab (when given) exits by itself (then the end of
+    its ``log`` is shown)."""
     stop = threading.Event()
     signal.signal(signal.SIGTERM, lambda *_: stop.set())
     with contextlib.suppress(KeyboardInterrupt):
         while not stop.wait(0.5):
             if lab is not None and lab.poll() is not None:
-                errors = lab.stderr.read().decode(errors="replace") if lab.stderr else ""
-                _say("JupyterLab exited:\n" + errors[-2000:])
+                tail = log.read_text(errors="replace")[-2000:] if log and log.exists() else ""
+                _say(f"JupyterLab exited (log: {log}):\n{tail}")
                 return
 
 
@@ -112,8 +115,9 @@ def _cmd_sandbox(args: argparse.Namespace) -> int:
 
 
 def _cmd_demo(args: argparse.Namespace) -> int:
-    from paynb.sandbox.server import default_db_path
+    from paynb.sandbox.server import default_db_path, discovery_path
 
+    started = time.monotonic()
     db = Path(args.db) if args.db else default_db_path()
     if args.fresh:
         for suffix in ("", "-wal", "-shm"):
@@ -122,9 +126,17 @@ def _cmd_demo(args: argparse.Namespace) -> int:
     db.parent.mkdir(parents=True, exist_ok=True)
     notebooks = Path(args.notebooks).resolve()
     notebooks.mkdir(parents=True, exist_ok=True)
+    # JupyterLab and the kernel write here, not to a pipe nobody reads while the demo
+    # runs (a full pipe would block JupyterLab), nor to the terminal.
+    log_path = discovery_path().parent / "demo.log"
+    log_path.parent.mkdir(parents=True, exist_ok=True)
     sb = _start(args, str(db))
     lab = None
     try:
+        if not _has_jupyterlab():
+            _say("JupyterLab is not installed: pip install 'paynb[dev]' (the sandbox runs on).")
+            _wait()
+            return 1
         jupyter_port = _port(args.host, args.jupyter_port, "JupyterLab") or _any_port(args.host)
         token = secrets.token_urlsafe(16)
         command = [sys.executable, "-m", "jupyterlab", "--no-browser", f"--ip={args.host}",
@@ -132,21 +144,28 @@ def _cmd_demo(args: argparse.Namespace) -> int:
                    f"--ServerApp.root_dir={notebooks}", f"--IdentityProvider.token={token}"]
         if hasattr(os, "geteuid") and os.geteuid() == 0:
             command.append("--allow-root")  # containers often run as root
-        if not _has_jupyterlab():
-            _say("JupyterLab is not installed: pip install 'paynb[dev]' (the sandbox runs on).")
-            _wait()
-            return 1
-        quickstart = notebooks / "01_quickstart.ipynb"
-        where = "lab/tree/01_quickstart.ipynb" if quickstart.exists() else "lab"
-        # Its own session: a Ctrl-C in the terminal reaches us only, and we stop
-        # JupyterLab without its "shut down this server (y/[n])?" prompt.
-        lab = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
-                               env=os.environ.copy(), start_new_session=True)
+        with log_path.open("wb") as log:
+            # Its own session: a Ctrl-C in the terminal reaches us only, and we stop
+            # JupyterLab without its "shut down this server (y/[n])?" prompt.
+            lab = subprocess.Popen(command, stdout=log, stderr=subprocess.STDOUT,
+                                   env=os.environ.copy(), start_new_session=True)
+            # JupyterLab boots while the quickstart runs; which notebook to open is known
+            # only afterwards, so the browser is opened here rather than by JupyterLab.
+            where = _quickstart(notebooks, log)
+        where = f"lab/tree/{where}" if where else "lab"
         _wait_listening(args.host, jupyter_port, lab)
-        _say(f"JupyterLab  http://{args.host}:{jupyter_port}/{where}?token={token}")
+        url = f"http://{args.host}:{jupyter_port}/{where}?token={token}"
+        _say(f"JupyterLab  {url}")
         _say(f"  notebooks in {notebooks}")
-        _say("Ctrl-C stops both.")
-        _wait(lab)
+        _say(f"  log in {log_path}")
+        _say(f"ready in {time.monotonic() - started:.0f} s. Ctrl-C stops both.")
+        if not args.no_browser:
+            import webbrowser
+
+            # Nothing opens where there is no browser (e.g. over ssh); a thread, as in
+            # JupyterLab, because a text-mode browser would hold the terminal.
+            threading.Thread(target=webbrowser.open, args=(url,), daemon=True).start()
+        _wait(lab, log_path)
     finally:
         signal.signal(signal.SIGINT, signal.SIG_IGN)  # a second Ctrl-C must not cut cleanup
         if lab is not None and lab.poll() is None:
@@ -158,6 +177,68 @@ def _cmd_demo(args: argparse.Namespace) -> int:
             _say("JupyterLab stopped")
         _stop(sb)
     return 0
+
+
+QUICKSTART = "01_quickstart.ipynb"
+#: Folder of the executed copy, inside the notebooks folder (git-ignored).
+DEMO_RUN = "demo-run"
+#: ``PAYNB_*`` variables a kernel of the executed copy keeps: where the demo sandbox is
+#: announced and stored, and the journal. The others (profile, service address,
+#: credentials) would send it elsewhere than the demo's sandbox.
+_KEPT = ("PAYNB_SANDBOX_FILE", "PAYNB_SANDBOX_DB", "PAYNB_JOURNAL")
+_WIDGET = "application/vnd.jupyter.widget-view+json"
+
+
+def _quickstart(notebooks: Path, log: IO[bytes]) -> str:
+    """Run the quickstart against the demo sandbox into ``demo-run/`` so the first screen
+    shows its tables and chart (the stored notebook has no outputs and is left as is).
+
+    Returns the notebook JupyterLab opens, relative to ``notebooks`` ("" for none): the
+    executed copy, or the original when the run failed.
+    """
+    original = notebooks / QUICKSTART
+    if not original.exists():
+        return ""
+    copy = notebooks / DEMO_RUN / QUICKSTART
+    copy.parent.mkdir(exist_ok=True)
+    _say(f"running {QUICKSTART} against the sandbox ...")
+    started = time.monotonic()
+    env = {name: value for name, value in os.environ.items()
+           if not name.startswith("PAYNB_") or name in _KEPT}
+    # No profile applies, so paynb.connect() takes the announced demo sandbox.
+    env["PAYNB_CONFIG"] = str(copy.parent / "no-config.toml")
+    try:
+        import nbformat
+        from nbclient import NotebookClient
+
+        notebook = nbformat.read(original, as_version=4)
+        NotebookClient(notebook, timeout=120, kernel_name="python3", store_widget_state=False,
+                       resources={"metadata": {"path": str(copy.parent)}}
+                       ).execute(env=env, stdout=log, stderr=log)
+    except Exception as exc:  # whatever failed, the user still gets the notebook
+        log.write(f"running {original} failed: {exc!r}\n".encode())
+        _say(f"  it failed ({_reason(exc)}; details in {log.name})")
+        _say(f"  JupyterLab opens the original {original}, without outputs")
+        return QUICKSTART
+    # A widget (the list's progress bar) lived in the kernel that ran the copy, which is
+    # gone: JupyterLab would show only its text, a bar stuck at a few percent.
+    for cell in notebook.cells:
+        if cell.cell_type == "code":
+            cell.outputs = [output for output in cell.outputs
+                            if _WIDGET not in output.get("data", {})]
+    nbformat.write(notebook, copy)
+    _say(f"  done in {time.monotonic() - started:.0f} s; JupyterLab opens the executed copy")
+    _say(f"  {copy} (rewritten by every demo; the original is {original})")
+    return f"{DEMO_RUN}/{QUICKSTART}"
+
+
+def _reason(exc: Exception) -> str:
+    """One line on why a notebook run failed (a cell's error is many lines of traceback)."""
+    name, value = getattr(exc, "ename", None), getattr(exc, "evalue", None)
+    if name:
+        return f"{name}: {value}"
+    lines = str(exc).strip().splitlines()
+    return f"{type(exc).__name__}: {lines[0] if lines else ''}"
 
 
 def _wait_listening(host: str, port: int, lab: subprocess.Popen[bytes]) -> None:
@@ -201,6 +282,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     demo.add_argument("--fresh", action="store_true", help="start from new demo data")
     demo.add_argument("--jupyter-port", type=int, default=8888, help="JupyterLab port")
     demo.add_argument("--notebooks", default="notebooks", help="folder JupyterLab opens")
+    demo.add_argument("--no-browser", action="store_true",
+                      help="only print JupyterLab's URL (else a browser opens it, if there is one)")
     demo.set_defaults(run=_cmd_demo)
     args = parser.parse_args(argv)
     logging.basicConfig(level=logging.WARNING, format="%(levelname)s %(name)s: %(message)s")
