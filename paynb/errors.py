@@ -53,13 +53,25 @@ class AuthenticationError(PaynbError):
     """The token endpoint refused the credentials, or the service kept answering 401.
 
     ``error`` holds the OAuth error code (``invalid_grant``, ``invalid_client``, ...)
-    when the token endpoint gave one.
+    when the token endpoint gave one. A 401 from the service carries what an
+    :class:`ApiError` carries: ``status``, the request ``method`` and ``path``, and
+    the answer's ``title``, ``detail``, per-field ``errors`` and (scrubbed) ``body``;
+    for a token refusal ``method`` and ``path`` are ``None``.
     """
 
-    def __init__(self, message: str, *, error: str | None = None, status: int | None = None):
+    def __init__(self, message: str, *, error: str | None = None, status: int | None = None,
+                 method: str | None = None, path: str | None = None,
+                 title: str | None = None, detail: str | None = None,
+                 errors: dict[str, list[str]] | None = None, body: Any = None):
         super().__init__(message)
         self.error = error
         self.status = status
+        self.method = method
+        self.path = path
+        self.title = title
+        self.detail = detail
+        self.errors = errors or {}
+        self.body = body
 
 
 def _format_field_errors(errors: dict[str, list[str]]) -> str:

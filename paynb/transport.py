@@ -249,8 +249,11 @@ class Transport:
             token = self.auth.renew(token)
         if response.status_code == 401:
             refused = api_error(response, method, path)
-            raise AuthenticationError(f"{method} {path}: the service refused the token (401) "
-                                      f"even after renewing it: {refused.args[0]}", status=401)
+            raise AuthenticationError(
+                f"{method} {path}: the service refused the token (401) even after renewing "
+                f"it: {refused.args[0]}", status=401, method=method, path=path,
+                title=refused.title, detail=refused.detail, errors=refused.errors,
+                body=refused.body)
         return response
 
     def request(self, method: str, path: str, *, params: Params = None, body: str | None = None,

@@ -74,7 +74,10 @@ def test_a_second_401_is_an_authentication_error(stub, stub_client):
     stub.get(ACH + "/7", status=401, json={"title": "Unauthorized"})
     with pytest.raises(AuthenticationError) as caught:
         stub_client.ach.get(7)
-    assert caught.value.status == 401
+    exc = caught.value
+    assert (exc.status, exc.method, exc.path) == (401, "GET",
+                                                  "/api/v3/AchTransactions/companycode/DEMO1/7")
+    assert (exc.title, exc.detail, exc.body) == ("Unauthorized", None, {"title": "Unauthorized"})
     assert len(requests_to(stub, "GET", ACH)) == 2
     assert len(requests_to(stub, "POST", AUTH)) == 2
     assert_no_secret(str(caught.value))
