@@ -6,13 +6,16 @@ from __future__ import annotations
 import datetime as dt
 import io
 import logging
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import ipywidgets as widgets
 import pandas as pd
 
 from paynb.codes import NOC_CODES, STATUS_NAMES, STATUS_ORDER
 from paynb.forms._base import Form, csv_link, escape, table_html
+
+if TYPE_CHECKING:
+    from matplotlib.figure import Figure
 
 __all__ = ["StatusExplorer"]
 
@@ -55,26 +58,44 @@ def display_frame(frame: pd.DataFrame) -> pd.DataFrame:
     return shown
 
 
-def _plot_png(frame: pd.DataFrame) -> bytes | None:
-    """The status summary and return trend of ``frame`` as a PNG; ``None`` without plots."""
+def _plot_figure(frame: pd.DataFrame, kind: str) -> Figure | None:
+    """The plots of ``frame`` on a Figure outside pyplot (nothing to close, nothing shown
+    twice in the notebook); ``None`` without matplotlib or when a plot cannot be drawn.
+
+    ACH and RCC: items per status and the return trend (when some have a return date);
+    instant card and RTP: the count and the amount per status; NOC: the change codes.
+    """
     try:
         from matplotlib.figure import Figure
 
         from paynb import plots
     except ImportError:
         return None
-    returns = frame[frame["returnDate"].notna()] if "returnDate" in frame else frame.iloc[:0]
-    # A Figure outside pyplot: nothing to close, nothing shown twice in the notebook.
-    fig = Figure(figsize=(11, 3.8), layout="constrained")
-    left, right = fig.subplots(1, 2) if len(returns) else (fig.subplots(), None)
     try:
-        plots.status_summary(frame, ax=left)
-        if right is not None:
-            plots.return_trend(returns, ax=right)
+        if kind == "noc":
+            fig = Figure(figsize=(11, 0.9 + 0.4 * min(frame["changeCode"].nunique() + 1, 12)),
+                         layout="constrained")
+            plots.return_reasons(frame, top=10, ax=fig.subplots())
+            return fig
+        fig = Figure(figsize=(11, 3.8), layout="constrained")
+        if kind in _FILTERED:
+            returns = frame[frame["returnDate"].notna()]
+            left, right = fig.subplots(1, 2) if len(returns) else (fig.subplots(), None)
+            plots.status_summary(frame, ax=left)
+            if right is not None:
+                plots.return_trend(returns, ax=right)
+        else:
+            left, right = fig.subplots(1, 2)
+            plots.status_summary(frame, ax=left)
+            plots.status_summary(frame, ax=right, value="amount")
     except (AttributeError, KeyError, TypeError, ValueError):
         # A plot helper missing or unable to draw this data: the counts table still says it.
         logger.warning("status plots could not be drawn", exc_info=True)
         return None
+    return fig
+
+
+def _png(fig: Figure) -> bytes:
     buffer = io.BytesIO()
     fig.savefig(buffer, format="png", dpi=90)
     return buffer.getvalue()
@@ -84,7 +105,10 @@ class StatusExplorer(Form):
     """Items of one kind (ACH, RCC, instant card, RTP, NOC) filtered by status and
     return date, as a table with status counts and plots below it.
 
-    ``form.result`` is the DataFrame last loaded (all its columns and rows).
+    ``form.result`` is the DataFrame last loaded (all its columns and rows), and
+    ``form.figure`` the matplotlib Figure of its plots (None when nothing was drawn):
+    for ACH and RCC the items per status and the return trend, for instant card and
+    RTP the count and the amount per status, for NOCs the change codes.
     """
 
     title = "Status explorer"
@@ -114,6 +138,7 @@ class StatusExplorer(Form):
                                                                       max_width="100%",
                                                                       height="auto"))
         self.plot.add_class("paynb-plot")
+        self.figure: Figure | None = None
         # In a narrow notebook the date pickers move under the statuses, not past the edge.
         self.filters = widgets.HBox([self.statuses, widgets.VBox([self.returned_from,
                                                                   self.returned_to])],
@@ -160,9 +185,9 @@ class StatusExplorer(Form):
                              + table_html(table, max_rows=100, nowrap=True)
                              + (csv_link(frame, f"{kind}-items.csv") if len(frame) else ""))
         self.counts.value = self._counts_html(frame, counted)
-        png = _plot_png(frame) if kind in _FILTERED and len(frame) else None
-        self.plot.value = png or b""
-        self._show(self.plot, png is not None)
+        self.figure = _plot_figure(frame, kind) if len(frame) else None
+        self.plot.value = _png(self.figure) if self.figure is not None else b""
+        self._show(self.plot, self.figure is not None)
         self._announce(f"{len(frame):,} {label} item{'s' if len(frame) != 1 else ''} loaded "
                        f"at {dt.datetime.now():%H:%M:%S}.", "ok")
 

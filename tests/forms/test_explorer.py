@@ -4,6 +4,9 @@ from __future__ import annotations
 
 import datetime as dt
 
+import pytest
+
+from paynb.codes import NOC_CODES
 from paynb.forms import StatusExplorer
 
 
@@ -45,11 +48,64 @@ def test_other_kinds(client) -> None:
     explorer = StatusExplorer(client, kind="noc")
     assert explorer.filters.layout.display == "none"  # NOC lists take no status filter
     assert "changeCode" in explorer.counts.value and len(explorer.result) > 0
-    assert explorer.plot.layout.display == "none"
     explorer.kind.value = "instant"
     explorer.refresh_button.click()
     assert "uniqueId" in explorer.output.value
     assert "Success" in explorer.counts.value
+
+
+def _bars(ax) -> dict[str, float]:
+    return {t.get_text(): p.get_height()
+            for t, p in zip(ax.get_xticklabels(), ax.patches, strict=True)}
+
+
+def test_ach_plots_are_the_status_counts_and_the_return_trend(client) -> None:
+    explorer = StatusExplorer(client)
+    frame = explorer.result
+    summary, trend = explorer.figure.axes[:2]
+    drawn = _bars(summary)
+    assert drawn["Returned (R)"] == (frame["itemStatus"] == "R").sum() > 0
+    assert sum(drawn.values()) == len(frame)
+    returned = frame["itemStatus"].isin(["R", "I", "B"]) & frame["returnDate"].notna()
+    assert sum(p.get_height() for p in trend.patches) == returned.sum()
+
+
+@pytest.mark.parametrize("kind", ["instant", "rtp"])
+def test_instant_and_rtp_plot_the_count_and_amount_per_status(client, kind) -> None:
+    explorer = StatusExplorer(client, kind=kind)
+    frame = explorer.result
+    assert len(frame) > 0
+    assert bytes(explorer.plot.value).startswith(b"\x89PNG")
+    assert explorer.plot.layout.display is None
+    counts, amounts = explorer.figure.axes[:2]
+    expected = frame["status"].astype(str).value_counts()
+    assert _bars(counts) == {status: float(n) for status, n in expected.items()}
+    sums = frame["amount"].astype("float64").groupby(frame["status"].astype(str)).sum()
+    assert _bars(amounts) == pytest.approx({status: sums[status] for status in expected.index})
+    assert amounts.get_ylabel() == "Amount"
+
+
+def test_nocs_plot_their_change_codes(client) -> None:
+    explorer = StatusExplorer(client, kind="noc")
+    frame = explorer.result
+    assert explorer.plot.layout.display is None
+    (reasons,) = explorer.figure.axes
+    counts = frame["changeCode"].value_counts()
+    drawn = {t.get_text(): p.get_width()
+             for t, p in zip(reasons.get_yticklabels(), reasons.patches, strict=True)}
+    codes = [label for label in drawn if not label.startswith("other")]
+    assert codes and drawn[codes[0]] == counts.max()  # the most frequent on top
+    for label in codes:
+        assert drawn[label] == counts[label[:3]] and label == f"{label[:3]} {NOC_CODES[label[:3]]}"
+    assert sum(drawn.values()) == counts.sum() == len(frame)
+
+
+def test_an_empty_list_draws_no_plot(client) -> None:
+    explorer = StatusExplorer(client, load=False)
+    explorer.returned_from.value = dt.date(2099, 1, 1)
+    explorer.refresh_button.click()
+    assert len(explorer.result) == 0 and explorer.figure is None
+    assert explorer.plot.layout.display == "none"
 
 
 def test_the_table_reads_well_at_notebook_width(client) -> None:
