@@ -19,25 +19,53 @@ pytestmark = pytest.mark.timeout(900)
 _ITEMS = ["list", "get", "changes", "submit", "submit_many", "void", "void_many",
           "void_references", "export"]
 _PAYMENTS = ["check_route", "send", "list", "get", "export"]
-#: Reference page of each public module, and the names it must document (None: its __all__).
+#: The reference page of every public module, the name its members are documented under
+#: (a module re-exported by ``paynb`` is documented there, as ``paynb.Client``...), and
+#: the names it must document (None: its ``__all__``).
 REFERENCE = {
-    "paynb": ("reference/paynb", [
+    "paynb": ("reference/paynb", "paynb", [
         "connect", "Client", "Client.from_env", "Client.journal", "Client.reconcile",
         "RouteCheck", "ExportFile", "ExportFile.save",
-        *(f"resources.AchResource.{name}" for name in _ITEMS),
-        *(f"resources.RccResource.{name}" for name in _ITEMS),
-        *(f"resources.InstantResource.{name}" for name in _PAYMENTS),
-        *(f"resources.RtpResource.{name}" for name in _PAYMENTS),
-        "resources.NocResource.list", "resources.NocResource.export",
     ]),
-    "paynb.config": ("reference/config", None),
-    "paynb.errors": ("reference/errors", None),
-    "paynb.models": ("reference/models", None),
-    "paynb.validation": ("reference/validation", None),
-    "paynb.plots": ("reference/plots", None),
-    "paynb.forms": ("reference/forms", None),
-    "paynb.sandbox": ("reference/sandbox", None),
+    "paynb.client": ("reference/paynb", "paynb", None),
+    "paynb.results": ("reference/paynb", "paynb", None),
+    "paynb.resources": ("reference/paynb", "paynb.resources", [
+        *(f"AchResource.{name}" for name in _ITEMS),
+        *(f"RccResource.{name}" for name in _ITEMS),
+        *(f"InstantResource.{name}" for name in _PAYMENTS),
+        *(f"RtpResource.{name}" for name in _PAYMENTS),
+        "NocResource.list", "NocResource.export",
+    ]),
+    "paynb.config": ("reference/config", "paynb.config", None),
+    "paynb.errors": ("reference/errors", "paynb.errors", None),
+    "paynb.models": ("reference/models", "paynb.models", None),
+    "paynb.validation": ("reference/validation", "paynb.validation", None),
+    "paynb.plots": ("reference/plots", "paynb.plots", None),
+    "paynb.forms": ("reference/forms", "paynb.forms", None),
+    "paynb.sandbox": ("reference/sandbox", "paynb.sandbox", None),
+    "paynb.frames": ("reference/frames", "paynb.frames", None),
+    "paynb.codes": ("reference/codes", "paynb.codes", None),
+    "paynb.journal": ("reference/journal", "paynb.journal", None),
+    "paynb.auth": ("reference/internals", "paynb.auth", None),
+    "paynb.transport": ("reference/internals", "paynb.transport", None),
+    "paynb.paging": ("reference/internals", "paynb.paging", None),
+    "paynb.cli": ("reference/internals", "paynb.cli", None),
 }
+#: What every form has from its (private) base class, documented on each form.
+FORM_MEMBERS = ["result", "widget", "status_text", "client"]
+
+
+def public_modules() -> list[str]:
+    """``paynb`` and every module or subpackage of it whose name has no leading underscore."""
+    package = ROOT / "paynb"
+    found = ["paynb"]
+    for path in sorted(package.iterdir()):
+        public = not path.name.startswith(("_", "."))
+        if public and (path.suffix == ".py" or (path / "__init__.py").is_file()):
+            found.append(f"paynb.{path.stem}")
+    return found
+
+
 PAGES = ["getting-started", "real-service", "client", "forms", "plots", "sandbox", "journal",
          "safety"]
 
@@ -75,12 +103,35 @@ def test_getting_started_gives_the_two_commands(site: Path):
     assert "make demo" in text and "make test" in text
 
 
+def test_every_public_module_has_a_reference_page_in_the_nav():
+    """Without a page (and an entry here), a new module would pass unnoticed."""
+    assert sorted(REFERENCE) == public_modules()
+    nav = (ROOT / "mkdocs.yml").read_text(encoding="utf-8")
+    for page, _prefix, _names in REFERENCE.values():
+        assert (ROOT / "docs" / f"{page}.md").is_file(), page
+        assert f" {page}.md" in nav, f"{page}.md is not in the nav of mkdocs.yml"
+
+
 @pytest.mark.parametrize("module", list(REFERENCE))
 def test_reference_covers_every_public_name(site: Path, module: str):
-    page, names = REFERENCE[module]
+    page, prefix, names = REFERENCE[module]
     html = _page(site, page)
     for name in names or importlib.import_module(module).__all__:
-        assert f'id="{module}.{name}"' in html, f"{module}.{name} is not documented"
+        assert f'id="{prefix}.{name}"' in html, f"{module}.{name} is not documented ({page})"
+
+
+def test_each_form_shows_what_it_inherits(site: Path):
+    forms = importlib.import_module("paynb.forms")
+    base = importlib.import_module("paynb.forms._base").Form
+    html = _page(site, "reference/forms")
+    classes = [name for name in forms.__all__
+               if isinstance(getattr(forms, name), type) and issubclass(getattr(forms, name), base)]
+    assert {"AchForm", "BulkSubmitForm", "VoidForm", "StatusExplorer"} <= set(classes)
+    for form in classes:
+        for member in FORM_MEMBERS:
+            assert f'id="paynb.forms.{form}.{member}"' in html, f"{form}.{member}"
+    for form in ("AchForm", "RccForm", "InstantCardForm", "RtpForm"):
+        assert f'id="paynb.forms.{form}.reset"' in html, f"{form}.reset"
 
 
 def test_docstring_roles_become_links(site: Path):

@@ -128,16 +128,21 @@ class Form:
 
     def __init__(self, client: Any) -> None:
         self.client = client
-        #: The last outcome (a pandas Series or DataFrame), for the next cell.
+        """The :class:`paynb.Client` the form acts through."""
         self.result: Any = None
+        """The last outcome (a pandas Series or DataFrame), for the next cell."""
         self.status = widgets.HTML("")
+        """The status line (HTML); :attr:`status_text` reads it as plain text."""
         self.status.add_class("paynb-status")
         self.output = table_box()
+        """The result area (HTML): the stored item, the answer's table..."""
         self.output.add_class("paynb-result")
         self.busy = False
+        """True while an action runs (its buttons are then disabled)."""
         self._lock = threading.Lock()
         self._notice: tuple[str, str] | None = None
         self.widget = widgets.VBox()
+        """The box a notebook cell displays (``display(form.widget)`` shows it anywhere)."""
 
     # -- building -------------------------------------------------------------------
 
