@@ -7,6 +7,10 @@ Either way the pages come back in order, cut at ``max_items``, as soon as
 each is there, so the caller can work while later pages are on the way.
 (A record that moved to the next page while paging would be seen twice:
 the resources drop such repeats by id.)
+
+Inside ``with page_progress(callback):`` every paged list of that thread (or
+context) also reports each page to ``callback(pages_done, pages_total)``, so
+that a form can say how far a long load is.
 """
 
 from __future__ import annotations
@@ -16,12 +20,33 @@ import math
 from collections import deque
 from collections.abc import Callable, Iterator
 from concurrent.futures import Future, ThreadPoolExecutor
+from contextlib import contextmanager
+from contextvars import ContextVar
 from dataclasses import dataclass
 from typing import Any
 
-__all__ = ["Page", "iter_pages"]
+__all__ = ["Page", "iter_pages", "page_progress"]
 
 logger = logging.getLogger("paynb.paging")
+
+#: The callback of the innermost ``page_progress`` block of this context, if any.
+_page_listener: ContextVar[Callable[[int, int | None], Any] | None] = ContextVar(
+    "paynb_page_listener", default=None)
+
+
+@contextmanager
+def page_progress(callback: Callable[[int, int | None], Any]) -> Iterator[None]:
+    """Within the block, every paged list (``client.ach.list()`` ...) of this thread calls
+    ``callback(pages_done, pages_total)`` after each page it has fetched; ``pages_total``
+    is None while the service has not said how many records there are. The progress bar
+    is unaffected."""
+    if not callable(callback):
+        raise TypeError("callback must be callable: callback(pages_done, pages_total)")
+    token = _page_listener.set(callback)
+    try:
+        yield
+    finally:
+        _page_listener.reset(token)
 
 
 @dataclass(frozen=True)
@@ -40,6 +65,15 @@ def _progress_bar(show: bool | None, pages: int | None, desc: str) -> Any:
     return tqdm(total=pages, initial=1, desc=desc, unit="page", leave=False)
 
 
+def _pages_total(first: Page, page_size: int, remaining: float) -> int | None:
+    """How many pages the list takes, as known after its first page (None: not known)."""
+    if len(first.records) < page_size or remaining <= 0:
+        return 1
+    if first.total is None:
+        return None
+    return max(1, math.ceil(min(first.total, len(first.records) + remaining) / page_size))
+
+
 def iter_pages(fetch: Callable[[int], Page], *, page_size: int, max_items: int | None = None,
                max_workers: int = 8, progress: bool | None = None, desc: str = "pages",
                ) -> Iterator[list[dict[str, Any]]]:
@@ -50,10 +84,13 @@ def iter_pages(fetch: Callable[[int], Page], *, page_size: int, max_items: int |
     caller works on the pages already yielded. A progress bar (tqdm.auto) shows
     when more than one page is fetched, unless ``progress`` is False.
     """
+    listener = _page_listener.get()
     first = fetch(0)
     remaining = max_items if max_items is not None else math.inf
     records = first.records[:remaining] if max_items is not None else first.records
     remaining -= len(records)
+    if listener is not None:
+        listener(1, _pages_total(first, page_size, remaining))
     yield records
     if len(first.records) < page_size or remaining <= 0:
         return
@@ -81,6 +118,8 @@ def iter_pages(fetch: Callable[[int], Page], *, page_size: int, max_items: int |
             page = pending.popleft().result()
             if bar is not None:
                 bar.update(1)
+            if listener is not None:
+                listener(following - len(pending), None if last is None else last + 1)
             records = page.records[:remaining] if max_items is not None else page.records
             remaining -= len(records)
             yield records

@@ -1,0 +1,63 @@
+"""paynb.paging.page_progress: each page of a list reported to a callback (forms show it)."""
+
+from __future__ import annotations
+
+import pytest
+
+from paynb.client import Client
+from paynb.paging import Page, iter_pages, page_progress
+
+
+def _fetcher(records: int, page_size: int, *, total: bool):
+    def fetch(number: int) -> Page:
+        start = number * page_size
+        rows = [{"n": i} for i in range(start, min(start + page_size, records))]
+        return Page(rows, records if total else None)
+
+    return fetch
+
+
+@pytest.mark.parametrize(("records", "max_items", "expected"), [
+    (250, None, [(1, 3), (2, 3), (3, 3)]),
+    (250, 120, [(1, 2), (2, 2)]),
+    (100, None, [(1, 1)]),  # one full page: total says it is the only one
+    (40, None, [(1, 1)]),
+    (0, None, [(1, 1)]),
+])
+def test_pages_done_of_total_when_the_total_is_known(records, max_items, expected):
+    seen: list[tuple[int, int | None]] = []
+    with page_progress(lambda done, total: seen.append((done, total))):
+        got = sum(len(p) for p in iter_pages(_fetcher(records, 100, total=True), page_size=100,
+                                            max_items=max_items, max_workers=2, progress=False))
+    assert got == min(records, max_items or records)
+    assert seen == expected
+
+
+def test_total_unknown_until_the_last_page():
+    seen: list[tuple[int, int | None]] = []
+    with page_progress(lambda done, total: seen.append((done, total))):
+        list(iter_pages(_fetcher(250, 100, total=False), page_size=100, max_workers=2,
+                        progress=False))
+    assert seen == [(1, None), (2, None), (3, None)]
+
+
+def test_no_report_outside_the_block_and_a_bad_callback_is_refused():
+    seen: list[tuple[int, int | None]] = []
+    with page_progress(lambda done, total: seen.append((done, total))):
+        pass
+    list(iter_pages(_fetcher(250, 100, total=True), page_size=100, progress=False))
+    assert seen == []
+    with pytest.raises(TypeError, match="callback"), page_progress("no"):  # type: ignore[arg-type]
+        pass
+
+
+def test_a_client_list_reports_its_pages(sandbox):
+    creds = sandbox.credentials
+    seen: list[tuple[int, int | None]] = []
+    with Client(sandbox.base_url, sandbox.auth_url, sandbox.company_code, creds.client_id,
+                creds.client_secret, creds.username, creds.password, journal=None) as client, \
+            page_progress(lambda done, total: seen.append((done, total))):
+        frame = client.ach.list(page_size=500, progress=False)
+    pages = -(-len(frame) // 500)
+    assert pages > 1
+    assert seen == [(n, pages) for n in range(1, pages + 1)]
