@@ -15,13 +15,20 @@ from paynb.errors import (
     ApiError,
     DuplicateSubmissionError,
     ResponseFormatError,
+    RouteNotCheckedError,
+    RouteUnavailableError,
     TransportError,
+    ValidationError,
 )
 from paynb.forms._base import Form, describe_error, previous_html, record_html
 from paynb.forms.builder import FieldSet
 from paynb.models import AchItem, RccItem, RequestModel
 
 __all__ = ["AchForm", "PaymentForm", "RccForm"]
+
+#: Errors raised before anything is sent (the payment certainly did not leave): the
+#: secret inputs are kept, so that only the mistake needs retyping.
+_BEFORE_SENDING = (ValidationError, RouteNotCheckedError, RouteUnavailableError)
 
 
 class PaymentForm(Form):
@@ -154,6 +161,11 @@ class PaymentForm(Form):
             self._forget_secrets()
             self._announce(describe_error(exc), "error")
             return
+        except Exception as exc:
+            # Anything else may have come after the payment left: when in doubt, empty.
+            if not isinstance(exc, _BEFORE_SENDING):
+                self._forget_secrets()
+            raise
         self._pending = None
         self._done = True
         self.result = record

@@ -162,6 +162,9 @@ def test_when_the_clients_check_has_expired_the_form_asks_for_a_new_one(
     assert form.result is None
     assert "call check_route first" in form.status_text
     assert form.route is None and form.submit_button.disabled
+    # Stopped before sending: the secrets stay for the next attempt.
+    assert form.fields["totPassword"].input.value == card_values["totPassword"]
+    assert form.fields["cardNumber"].input.value == VISA
 
 
 def _optional(form: Any) -> set[str]:

@@ -13,6 +13,7 @@ from typing import Any
 import pytest
 
 import paynb
+from paynb.errors import AuthenticationError
 from paynb.forms import AchForm, InstantCardForm, RtpForm
 from paynb.sandbox import Sandbox, serve
 
@@ -75,6 +76,21 @@ def test_a_refusal_after_sending_empties_the_secrets(client, fill, ach_values, f
     assert form.submit_button.disabled  # the account number must be typed again
     form.fields["bankAccountNumber"].value = "000123456789"
     assert not form.submit_button.disabled
+
+
+def test_any_other_failure_once_sent_empties_them_too(client, fill, ach_values,
+                                                     monkeypatch) -> None:
+    # A 401 that a renewed token did not cure: the sandbox cannot produce it, a stub can.
+    def refuse(*_args: Any, **_kwargs: Any) -> Any:
+        raise AuthenticationError("the service kept answering 401", status=401,
+                                  method="POST", path="/api/v3/AchTransactions")
+
+    monkeypatch.setattr(client.ach, "submit", refuse)
+    form = AchForm(client)
+    fill(form, **ach_values)
+    form.submit_button.click()
+    assert form.status_text == "the service kept answering 401"
+    assert form.fields["bankAccountNumber"].input.value == ""
 
 
 def test_a_check_that_fails_before_sending_keeps_the_secrets(client, fill, ach_values) -> None:
