@@ -207,19 +207,36 @@ def _quickstart(notebooks: Path, log: IO[bytes]) -> str:
            if not name.startswith("PAYNB_") or name in _KEPT}
     # No profile applies, so paynb.connect() takes the announced demo sandbox.
     env["PAYNB_CONFIG"] = str(copy.parent / "no-config.toml")
+    client = None
+    # nbclient swaps these for handlers of its own during a run; an interrupted run
+    # leaves them in place.
+    handlers = {number: signal.getsignal(number) for number in (signal.SIGINT, signal.SIGTERM)}
     try:
         import nbformat
         from nbclient import NotebookClient
 
         notebook = nbformat.read(original, as_version=4)
-        NotebookClient(notebook, timeout=120, kernel_name="python3", store_widget_state=False,
-                       resources={"metadata": {"path": str(copy.parent)}}
-                       ).execute(env=env, stdout=log, stderr=log)
-    except Exception as exc:  # whatever failed, the user still gets the notebook
+        client = NotebookClient(notebook, timeout=120, kernel_name="python3",
+                                store_widget_state=False,
+                                resources={"metadata": {"path": str(copy.parent)}})
+        client.execute(env=env, stdout=log, stderr=log)
+    except BaseException as exc:
+        # During a run nbclient takes Ctrl-C (and SIGTERM) itself: it shuts the kernel
+        # down, which fails the run with some other error (only that signal handler sets
+        # the attribute below). The demo must stop then.
+        if getattr(client, "_async_cleanup_kernel_future", None) is not None:
+            raise KeyboardInterrupt from exc
+        if not isinstance(exc, Exception):
+            raise
+        # Whatever else failed, the user still gets the notebook.
         log.write(f"running {original} failed: {exc!r}\n".encode())
         _say(f"  it failed ({_reason(exc)}; details in {log.name})")
         _say(f"  JupyterLab opens the original {original}, without outputs")
         return QUICKSTART
+    finally:
+        signal.set_wakeup_fd(-1)  # its event loop's, closed by now
+        for number, handler in handlers.items():
+            signal.signal(number, handler)
     # A widget (the list's progress bar) lived in the kernel that ran the copy, which is
     # gone: JupyterLab would show only its text, a bar stuck at a few percent.
     for cell in notebook.cells:

@@ -15,6 +15,7 @@ import signal
 import socket
 import subprocess
 import sys
+import threading
 from pathlib import Path
 
 import nbformat
@@ -112,14 +113,19 @@ def test_demo_serves_the_executed_quickstart_and_stops_on_ctrl_c(tmp_path: Path)
     assert _closed(sandbox_url) and _closed(lab_url)
 
 
-def test_a_failing_quickstart_opens_the_original_and_says_why(tmp_path: Path, capsys,
-                                                            monkeypatch):
-    monkeypatch.setenv("HOME", str(tmp_path))  # the kernel's IPython files
+def _quickstart_of(folder: Path, source: str) -> None:
+    """A one-cell ``01_quickstart.ipynb`` in ``folder``."""
     notebook = nbformat.v4.new_notebook()
     notebook.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3",
                                        "language": "python"}
-    notebook.cells = [nbformat.v4.new_code_cell("raise RuntimeError('no service here')")]
-    nbformat.write(notebook, tmp_path / "01_quickstart.ipynb")
+    notebook.cells = [nbformat.v4.new_code_cell(source)]
+    nbformat.write(notebook, folder / "01_quickstart.ipynb")
+
+
+def test_a_failing_quickstart_opens_the_original_and_says_why(tmp_path: Path, capsys,
+                                                            monkeypatch):
+    monkeypatch.setenv("HOME", str(tmp_path))  # the kernel's IPython files
+    _quickstart_of(tmp_path, "raise RuntimeError('no service here')")
     with (tmp_path / "demo.log").open("wb") as log:
         opened = cli._quickstart(tmp_path, log)
     assert opened == "01_quickstart.ipynb"
@@ -128,3 +134,20 @@ def test_a_failing_quickstart_opens_the_original_and_says_why(tmp_path: Path, ca
     assert f"opens the original {tmp_path / '01_quickstart.ipynb'}" in said
     assert not (tmp_path / "demo-run" / "01_quickstart.ipynb").exists()
     assert "no service here" in (tmp_path / "demo.log").read_text()
+    # Ctrl-C still stops the demo afterwards (nbclient swaps the handler during a run)
+    assert signal.getsignal(signal.SIGINT) is signal.default_int_handler
+
+
+def test_ctrl_c_while_the_quickstart_runs_stops_the_demo(tmp_path: Path, monkeypatch):
+    """nbclient takes Ctrl-C itself during a run (it shuts the kernel down) and the run then
+    fails with another error: the demo must stop, not open the original and carry on."""
+    monkeypatch.setenv("HOME", str(tmp_path))
+    _quickstart_of(tmp_path, "import time\ntime.sleep(30)")
+    # Whether it lands while the kernel starts or while the cell runs, the same must happen.
+    ctrl_c = threading.Timer(3, os.kill, (os.getpid(), signal.SIGINT))
+    ctrl_c.start()
+    with (tmp_path / "demo.log").open("wb") as log, pytest.raises(KeyboardInterrupt):
+        cli._quickstart(tmp_path, log)
+    ctrl_c.join()
+    # and a later Ctrl-C (while the demo waits) is a KeyboardInterrupt again
+    assert signal.getsignal(signal.SIGINT) is signal.default_int_handler
