@@ -12,7 +12,6 @@ from typing import Any
 
 import pytest
 
-import paynb
 from paynb.errors import AuthenticationError
 from paynb.forms import AchForm, InstantCardForm, RtpForm
 from paynb.sandbox import Sandbox, serve
@@ -21,27 +20,19 @@ VISA = "4111111111111111"
 
 
 @pytest.fixture(scope="module")
-def faulty() -> Iterator[Sandbox]:
+def sandbox() -> Iterator[Sandbox]:
+    """This module's own sandbox (the ``client`` fixture connects to it)."""
     with serve(port=0, seed_items=0) as sb:
         yield sb
 
 
 @pytest.fixture
-def client(faulty: Sandbox, tmp_path: Any) -> Iterator[paynb.Client]:
-    creds = faulty.credentials
-    with paynb.Client(faulty.base_url, faulty.auth_url, faulty.company_code,
-                      creds.client_id, creds.client_secret, creds.username, creds.password,
-                      journal=tmp_path / "journal.sqlite", environment="sandbox") as client:
-        yield client
-
-
-@pytest.fixture
-def fault(faulty: Sandbox) -> Iterator[Any]:
+def fault(sandbox: Sandbox) -> Iterator[Any]:
     """``fault("drop_after_commit")``: the next write meets that fault; none is left after."""
     try:
-        yield lambda name: faulty.simulate.script_fault(name, on="writes")
+        yield lambda name: sandbox.simulate.script_fault(name, on="writes")
     finally:
-        faulty.simulate.clear_faults()
+        sandbox.simulate.clear_faults()
 
 
 def _stored(client: Any, kind: str, reference: str) -> int:
