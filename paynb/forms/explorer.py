@@ -6,6 +6,7 @@ from __future__ import annotations
 import datetime as dt
 import io
 import logging
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 import ipywidgets as widgets
@@ -13,6 +14,7 @@ import pandas as pd
 
 from paynb.codes import NOC_CODES, STATUS_NAMES, STATUS_ORDER
 from paynb.forms._base import Form, csv_link, escape, table_html
+from paynb.paging import page_progress
 
 if TYPE_CHECKING:
     from matplotlib.figure import Figure
@@ -39,6 +41,19 @@ _KINDS: dict[str, tuple[str, str, tuple[str, ...], str]] = {
 }
 _FILTERED = {"ach", "rcc"}  # the kinds whose list takes status and return-date filters
 _DESCRIPTION = {"description_width": "100px"}  # "Returned from" in full, the pickers aligned
+
+
+def pages_said(say: Callable[[str, str], None], doing: str) -> Callable[[int, int | None], None]:
+    """A :func:`paynb.paging.page_progress` callback writing how far a list has come to a
+    form's status line: "Loading ACH items… page 3 of 12" (or "… 3 pages" while the
+    number of pages is not known)."""
+
+    def said(done: int, total: int | None) -> None:
+        so_far = f"page {done:,} of {total:,}" if total is not None else \
+            f"{done:,} page{'s' if done != 1 else ''}"
+        say(f"{doing}… {so_far}", "info")
+
+    return said
 
 
 def display_frame(frame: pd.DataFrame) -> pd.DataFrame:
@@ -172,11 +187,14 @@ class StatusExplorer(Form):
         kind = self.kind.value
         label, attribute, columns, counted = _KINDS[kind]
         resource = getattr(self.client, attribute)
-        if kind in _FILTERED:
-            start, end = self._range()
-            frame = resource.list(list(self.statuses.value) or None, start, end, progress=False)
-        else:
-            frame = resource.list(progress=False)
+        # A tqdm bar has no place in a widget: the status line says how many pages are in.
+        with page_progress(pages_said(self._say, f"Loading {label} items")):
+            if kind in _FILTERED:
+                start, end = self._range()
+                frame = resource.list(list(self.statuses.value) or None, start, end,
+                                      progress=False)
+            else:
+                frame = resource.list(progress=False)
         self.result = frame
         shown = [c for c in columns if c in frame.columns]
         table = display_frame(frame[shown] if shown else frame)

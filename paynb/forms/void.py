@@ -11,6 +11,8 @@ import pandas as pd
 from paynb.codes import STATUS_NAMES
 from paynb.errors import ApiError, NotFoundError
 from paynb.forms._base import Form, describe_error, table_box, table_html
+from paynb.forms.explorer import pages_said
+from paynb.paging import page_progress
 
 __all__ = ["VoidForm"]
 
@@ -164,7 +166,9 @@ class VoidForm(Form):
         else:
             # The spec has no look-up by reference (nor by many ids): read the list once
             # (its pages are fetched concurrently) and match.
-            listing = resource.list(progress=False)
+            label = self.kind.value.upper()
+            with page_progress(pages_said(self._say, f"Reading the {label} list")):
+                listing = resource.list(progress=False)
             column = id_column if by_ids else "yourReferenceNumber"
             keys = listing[column].astype("string")
             for value in values:

@@ -152,3 +152,26 @@ def test_display_frame_formats_dates_and_timestamps() -> None:
     assert shown["empty"].tolist() == ["", ""]
     assert shown["amount"].tolist() == ["1.00", "2.00"]
     assert isinstance(frame["returnDate"].dtype, pd.DatetimeTZDtype)  # the input is left alone
+
+
+def test_a_long_load_says_how_many_pages_are_in(client) -> None:
+    explorer = StatusExplorer(client, load=False)
+    said: list[str] = []
+    explorer.status.observe(lambda _change: said.append(explorer.status_text), names="value")
+    explorer.refresh_button.click()
+    pages = -(-len(explorer.result) // client.page_size)
+    assert pages > 1
+    assert said[0] == "Loading…"
+    assert [text for text in said if "page" in text] == [
+        f"Loading ACH items… page {n} of {pages}" for n in range(1, pages + 1)]
+    assert explorer.status_text.startswith(f"{len(explorer.result):,} ACH items loaded")
+
+
+def test_pages_said_without_a_total() -> None:
+    from paynb.forms.explorer import pages_said
+
+    said: list[tuple[str, str]] = []
+    report = pages_said(lambda text, level: said.append((text, level)), "Loading RTP items")
+    report(1, None)
+    report(3, None)
+    assert said == [("Loading RTP items… 1 page", "info"), ("Loading RTP items… 3 pages", "info")]

@@ -110,3 +110,17 @@ def test_many_ids_are_matched_in_one_read_of_the_list(client, submitted) -> None
         "voided", "can be voided"]
     assert set(form.targets["check"][3:]) == {"not found"}
     assert form.confirm.description.startswith("I confirm: void 2 ACH items")
+
+
+def test_reading_the_list_says_how_many_pages_are_in(client, submitted) -> None:
+    form = VoidForm(client)
+    form.by.value = "refs"
+    form.entry.value = str(submitted[0]["yourReferenceNumber"])
+    said: list[str] = []
+    form.status.observe(lambda _change: said.append(form.status_text), names="value")
+    form.fetch_button.click()
+    assert list(form.targets["canVoid"]) == [True]
+    pages = -(-len(client.ach.list(progress=False)) // client.page_size)
+    assert pages > 1
+    assert [text for text in said if "page" in text] == [
+        f"Reading the ACH list… page {n} of {pages}" for n in range(1, pages + 1)]
