@@ -16,8 +16,9 @@ import logging
 import secrets
 import threading
 import time
+from collections import Counter
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from decimal import Decimal
 from typing import Annotated, Any
 
@@ -134,6 +135,14 @@ class _Tokens:
             self._tokens[token] = (user, now + self.ttl)
         return token
 
+    def revoke(self, username: str) -> int:
+        """Forget every token of ``username``; how many there were."""
+        with self._lock:
+            kept = {t: v for t, v in self._tokens.items() if v[0].username != username}
+            revoked = len(self._tokens) - len(kept)
+            self._tokens = kept
+        return revoked
+
     def user(self, token: str) -> User | None:
         """The token's user; raises Problem 401 when the token expired."""
         with self._lock:
@@ -170,7 +179,11 @@ def create_app(store: Store, *, config: AppConfig | None = None,
     config = config or AppConfig()
     faults = faults or Faults()
     tokens = _Tokens(config.token_ttl)
+    # By username; the simulation may replace a user (a changed password).
     users = {u.username: u for u in config.users}
+    # Answers of the token endpoint by outcome ("issued" or the OAuth error), so tests
+    # can count token requests on the server side.
+    token_requests: Counter[str] = Counter()
     app = FastAPI(
         title="paynb sandbox",
         version=__version__,
@@ -184,6 +197,7 @@ def create_app(store: Store, *, config: AppConfig | None = None,
         redoc_url=None,
     )
     app.state.store, app.state.faults, app.state.config = store, faults, config
+    app.state.users, app.state.tokens, app.state.token_requests = users, tokens, token_requests
 
     # -- errors -----------------------------------------------------------------------
 
@@ -229,6 +243,7 @@ def create_app(store: Store, *, config: AppConfig | None = None,
             form = {}  # type: ignore[assignment]
 
         def fail(error: str, description: str) -> Response:
+            token_requests[error] += 1
             return _json({"error": error, "error_description": description}, 400,
                          {"Cache-Control": "no-store"})
 
@@ -246,6 +261,7 @@ def create_app(store: Store, *, config: AppConfig | None = None,
         user = users.get(str(form["username"]))
         if user is None or not secrets.compare_digest(str(form["password"]), user.password):
             return fail("invalid_grant", "invalid username or password")
+        token_requests["issued"] += 1
         return _json({"access_token": tokens.issue(user), "expires_in": int(config.token_ttl),
                       "token_type": "Bearer", "scope": "paynb.api"}, 200,
                      {"Cache-Control": "no-store", "Pragma": "no-cache"})
@@ -704,11 +720,38 @@ def add_simulation_routes(app: FastAPI, store: Store, faults: Faults, *,
     def info() -> Response:
         return _json({
             "sandbox": True, "version": __version__, "seed": store.seed, "now": iso(store.now()),
-            "companies": sorted({c for u in app.state.config.users for c in u.companies}),
+            "companies": sorted({c for u in app.state.users.values() for c in u.companies}),
             "users": [{"username": u.username, "companies": list(u.companies)}
-                      for u in app.state.config.users],
+                      for u in app.state.users.values()],
             "instanceId": getattr(app.state, "instance_id", None),
+            "tokenRequests": dict(sorted(app.state.token_requests.items())),
         })
+
+    # async: runs on the event loop like the token endpoint, so a token request sees
+    # the old password and its tokens, or the new password and none of the old tokens.
+    @app.post("/sandbox/users/{username}/password", tags=["sandbox"],
+              summary="Change (or revoke) a user's password",
+              openapi_extra={"requestBody": {"content": {"application/json": {"schema": {
+                  "type": "object", "required": ["password"], "properties": {
+                      "password": {"type": "string"},
+                      "revokeTokens": {"type": "boolean", "default": True}}}}}}})
+    async def set_password(username: str, data: Body) -> Response:
+        data = obj(data)
+        unknown(data, {"password", "revokeTokens"})
+        password, revoke = data.get("password"), data.get("revokeTokens", True)
+        errors: dict[str, list[str]] = {}
+        if not isinstance(password, str) or not password:
+            errors["password"] = ["must be a non-empty text"]
+        if not isinstance(revoke, bool):
+            errors["revokeTokens"] = ["must be true or false"]
+        if errors:
+            raise _validation(errors)
+        user = app.state.users.get(username)
+        if user is None:
+            raise Problem(404, "Not Found", f"No user {username}.")
+        app.state.users[username] = replace(user, password=password)
+        revoked = app.state.tokens.revoke(username) if revoke else 0
+        return _json({"username": username, "revokedTokens": revoked})
 
     @app.get("/sandbox/clock", tags=["sandbox"], summary="The sandbox clock")
     def clock() -> Response:

@@ -67,6 +67,26 @@ class Simulator:
                     title=problem.get("title"), detail=problem.get("detail"),
                     errors=problem.get("errors"))
 
+    def info(self) -> dict[str, Any]:
+        """Sandbox facts: seed, clock, companies, users, instance id, and ``tokenRequests``,
+        the token endpoint's answers so far by outcome (``"issued"`` or the OAuth error)."""
+        return self._call("GET", "/sandbox/info")
+
+    # -- users ------------------------------------------------------------------------
+
+    def set_password(self, username: str, password: str, *,
+                     revoke_tokens: bool = True) -> int:
+        """Give ``username`` a new password, as an administrator changing or revoking it.
+
+        Token requests with the old password are then refused with ``invalid_grant``.
+        With ``revoke_tokens`` (the default) the user's tokens stop working at once
+        (401); without, they work until they expire. Returns how many tokens were
+        revoked. The change lasts until the sandbox stops; ``sb.credentials`` keep
+        the demo password.
+        """
+        body = {"password": password, "revokeTokens": revoke_tokens}
+        return self._call("POST", f"/sandbox/users/{username}/password", body)["revokedTokens"]
+
     # -- clock ------------------------------------------------------------------------
 
     def now(self) -> dt.datetime:

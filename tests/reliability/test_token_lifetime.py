@@ -5,8 +5,8 @@ most one renewal attempt, never a retry storm.
 
 from __future__ import annotations
 
+import time
 from pathlib import Path
-from typing import Any
 
 import pytest
 
@@ -17,14 +17,12 @@ from paynb.sandbox import FaultSettings
 from .conftest import WireSpy, make_client, spied_client
 from .faultrun import ach_item, service_records
 
+ACH_PATH = "/api/v3/AchTransactions/companycode/DEMO1"
 
-def _change_password(client: Any, password: str) -> None:
-    """The service now wants another password than the one the client holds.
 
-    On the wire this is exactly a password changed (or revoked) on the server: the
-    next token request carries a password the token endpoint refuses.
-    """
-    client._transport.auth._form["password"] = password
+def _token_requests(sb: sandbox.Sandbox) -> dict[str, int]:
+    """The sandbox's own count of token requests by outcome ("issued" or the OAuth error)."""
+    return sb.simulate.info()["tokenRequests"]
 
 
 def test_two_second_tokens_during_a_long_listing_are_renewed_without_a_failed_call() -> None:
@@ -53,25 +51,25 @@ def test_two_second_tokens_during_a_long_listing_are_renewed_without_a_failed_ca
 
 def test_a_changed_password_gives_one_authentication_error_and_sends_nothing(
         tmp_path: Path) -> None:
-    with sandbox.serve(port=0, seed_items=50, seed=9) as sb, \
+    # One-second tokens: the client renews before sending once 0.9 s have passed.
+    with sandbox.serve(port=0, seed_items=50, seed=9, token_ttl=1) as sb, \
             spied_client(sb, journal=tmp_path / "j.sqlite3") as (client, spy):
         client.ach.list(progress=False)
-        assert spy.token_requests == 1
-        _change_password(client, "changed-by-the-admin")
-        client._transport.auth._renew_at = 0.0  # the token has run out
+        # Changed on the server, tokens kept: the client's token works until it runs out.
+        assert sb.simulate.set_password("analyst", "changed-by-the-admin",
+                                        revoke_tokens=False) == 0
+        time.sleep(1.0)
         spy.reset()
         with pytest.raises(AuthenticationError) as caught:
             client.ach.list(progress=False)
         assert caught.value.error == "invalid_grant"
-        assert "invalid_grant" in str(caught.value)
-        assert spy.token_requests == 1 and spy.select(token=False) == []
-        # A submission in that state is refused before anything is recorded or sent.
+        assert spy.select() == [("POST", "/connect/token", 400)]
         spy.reset()
         with pytest.raises(AuthenticationError):
-            client.ach.submit(ach_item("TOK-PW-1", 1))
-        assert spy.token_requests == 1 and spy.select("POST", token=False) == []
+            client.ach.submit(ach_item("TOK-PW-2", 1))
+        assert spy.select() == [("POST", "/connect/token", 400)]
         assert client.journal().empty
-        assert "changed-by-the-admin" not in str(caught.value)
+        assert _token_requests(sb) == {"invalid_grant": 2, "issued": 1}
 
 
 @pytest.mark.parametrize(("changes", "error"), [
@@ -97,7 +95,7 @@ def test_a_revoked_token_is_renewed_once_then_the_call_succeeds(tmp_path: Path) 
     db = tmp_path / "sandbox.sqlite3"
     first = sandbox.serve(port=0, db=db, seed_items=100, seed=9)
     port = int(first.base_url.rsplit(":", 1)[1])
-    with spied_client(first) as (client, spy):
+    with spied_client(first, journal=tmp_path / "j.sqlite3") as (client, spy):
         expected = len(client.ach.list(progress=False))
         # A restarted service has forgotten every token it issued: the client's token,
         # still valid by its own clock, is refused with 401.
@@ -108,16 +106,30 @@ def test_a_revoked_token_is_renewed_once_then_the_call_succeeds(tmp_path: Path) 
             assert len(client.ach.list(progress=False)) == expected
             assert spy.token_requests == 1
             assert 401 in spy.outcomes("GET")
-            # Revoked token and changed password: one renewal attempt, one clear error.
-            _change_password(client, "changed-by-the-admin")
-            second.close()
-            with sandbox.serve(port=port, db=db):
-                spy.reset()
-                with pytest.raises(AuthenticationError) as caught:
-                    client.ach.list(progress=False)
-                assert caught.value.error == "invalid_grant"
-                assert spy.token_requests == 1
-                assert spy.outcomes("GET") == {401: 1}
+            # The administrator changes the password and revokes the user's tokens: one
+            # 401, one renewal attempt (refused), one clear error; no retry storm.
+            assert second.simulate.set_password("analyst", "changed-by-the-admin") == 1
+            spy.reset()
+            with pytest.raises(AuthenticationError) as caught:
+                client.ach.list(progress=False)
+            assert caught.value.error == "invalid_grant"
+            assert "invalid_grant" in str(caught.value)
+            assert spy.select() == [("GET", ACH_PATH, 401), ("POST", "/connect/token", 400)]
+            assert _token_requests(second) == {"invalid_grant": 1, "issued": 1}
+            # A submission then: its POST is refused with 401 before the service handles
+            # it, one renewal attempt, the journal says rejected, nothing is stored.
+            spy.reset()
+            with pytest.raises(AuthenticationError) as again:
+                client.ach.submit(ach_item("TOK-PW-1", 1))
+            assert again.value.error == "invalid_grant"
+            assert spy.select() == [("POST", ACH_PATH, 401), ("POST", "/connect/token", 400)]
+            assert _token_requests(second) == {"invalid_grant": 2, "issued": 1}
+            assert client.journal()[["reference", "state"]].values.tolist() == [
+                ["TOK-PW-1", "rejected"]]
+            assert "changed-by-the-admin" not in str(caught.value) + str(again.value)
+            second.simulate.set_password("analyst", "analyst-password")
+            assert "TOK-PW-1" not in {r["yourReferenceNumber"]
+                                      for r in service_records(second)}
 
 
 def test_tokens_are_fetched_once_for_concurrent_pages() -> None:

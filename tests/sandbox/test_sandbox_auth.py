@@ -103,3 +103,49 @@ def test_companies_are_isolated(api):
 def test_token_works_for_every_held_company(api):
     for company in ("DEMO1", "DEMO2"):
         assert api.get(ACH, company=company, params={"pageSize": 1}).status_code == 200
+
+
+def _form(sb, username, password):
+    return {**sb.credentials.as_dict(), "grant_type": "password", "username": username,
+            "password": password}
+
+
+def test_set_password_refuses_the_old_one_and_revokes_tokens():
+    with serve(port=0, seed_items=5) as sb:
+        old = Api(sb, "other", "other-password", company="DEMO2")
+        assert old.get(ACH).status_code == 200
+        assert sb.simulate.set_password("other", "new-other-password") == 1
+        answer = _token(sb, **_form(sb, "other", "other-password"))
+        assert (answer.status_code, answer.json()["error"]) == (400, "invalid_grant")
+        assert problem(old.get(ACH), 401)["detail"] == "The access token is not valid."
+        assert Api(sb, "other", "new-other-password", company="DEMO2").get(
+            ACH).status_code == 200
+        # Other users are untouched.
+        assert Api(sb).get(ACH).status_code == 200
+        assert sb.simulate.info()["tokenRequests"] == {"invalid_grant": 1, "issued": 3}
+
+
+def test_set_password_can_keep_tokens_until_they_expire():
+    with serve(port=0, seed_items=5) as sb:
+        api = Api(sb)
+        assert sb.simulate.set_password("analyst", "changed", revoke_tokens=False) == 0
+        assert api.get(ACH).status_code == 200
+        assert _token(sb, **_form(sb, "analyst", "analyst-password")).status_code == 400
+        assert _token(sb, **_form(sb, "analyst", "changed")).status_code == 200
+
+
+@pytest.mark.parametrize(("username", "body", "status", "errors"), [
+    ("nobody", {"password": "x"}, 404, None),
+    ("analyst", {}, 400, {"password": ["must be a non-empty text"]}),
+    ("analyst", {"password": ""}, 400, {"password": ["must be a non-empty text"]}),
+    ("analyst", {"password": 7}, 400, {"password": ["must be a non-empty text"]}),
+    ("analyst", {"password": "x", "revokeTokens": "yes"}, 400,
+     {"revokeTokens": ["must be true or false"]}),
+    ("analyst", {"password": "x", "user": "other"}, 400,
+     {"user": ["is not a field of this request"]}),
+])
+def test_set_password_bad_requests(sandbox, username, body, status, errors):
+    answer = requests.post(f"{sandbox.base_url}/sandbox/users/{username}/password", json=body,
+                           timeout=30)
+    assert problem(answer, status).get("errors") == errors
+    assert _token(sandbox, **_form(sandbox, "analyst", "analyst-password")).status_code == 200
