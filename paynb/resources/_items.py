@@ -211,6 +211,11 @@ class ItemResource(Resource):
         """
         if on_chunk is not None and not callable(on_chunk):
             raise invalid("on_chunk", "must be a function of (answered, requests) or None")
+        # The bulk model's rule: anything else reached the service as alwaysCommitValid.
+        choice, problems = check(BulkRequest, {"alwaysCommitValid": commit_valid})
+        if choice is None:
+            raise invalid("commit_valid", problems["alwaysCommitValid"][0])
+        commit_valid = choice.always_commit_valid
         rows = _rows_of(items)
         if not rows:
             raise invalid("items", "must hold at least one item")
