@@ -24,6 +24,7 @@ from paynb.sandbox import rules
 
 from . import strategies as s
 from .conftest import WireSpy, make_client
+from .strategies import ALNUM
 
 EXAMPLES = settings(max_examples=40, deadline=None,
                     suppress_health_check=[HealthCheck.function_scoped_fixture,
@@ -43,6 +44,9 @@ RCC = {"firstSignerFirstName": "Jane", "firstSignerLastName": "Doe", "address1":
 CARD = "4111111111111111"
 INSTANT = {"nameOnCard": "JANE DOE", "cardNumber": CARD, "cardExpiration": "12/2035",
            "totPassword": "123456", "amount": 1000, "yourReferenceNumber": "BAD-IC"}
+# Token mode of the same model: with INSTANT, every field of InstantCardTransaction.
+TOKEN = {"tokenId": "tok_1", "yourSubClientId": "sub-1"}
+TOKEN_INSTANT = {**TOKEN, "amount": 1000, "yourReferenceNumber": "BAD-IT"}
 RTP = {"name": "Jane Doe", "firstName": "Jane", "lastName": "Doe",
        "routingNumber": "021000021", "accountNumber": "12345678", "amount": 1000,
        "yourReferenceNumber": "BAD-RTP"}
@@ -74,6 +78,19 @@ def _bad_for(field: str, model: type[models.RequestModel]) -> st.SearchStrategy[
     return by_field[field]
 
 
+# What the bulk models' alwaysCommitValid refuses, by construction: pydantic's lax bool
+# takes True/False, 0/1 (also as floats) and a few words (yes, no, on, off, t, f, y, n,
+# true, false, 1, 0; any case), so anything else.
+bad_commit_choice = st.one_of(
+    st.none(),
+    st.integers().filter(lambda n: n not in (0, 1)),
+    st.floats(allow_nan=True).filter(lambda f: f not in (0.0, 1.0)),
+    st.sampled_from(["", "maybe", "2", "tru", " yes", "oui", "-1", "None"]),
+    st.text(ALNUM, min_size=6, max_size=12),
+    st.lists(st.booleans(), max_size=2),
+)
+
+
 def _fields(model: type[models.RequestModel]) -> list[str]:
     return sorted(model.wire_names().values())
 
@@ -90,6 +107,7 @@ def watched(sb: Any) -> Iterator[tuple[Any, WireSpy]]:
     spy = WireSpy(client._transport.session)
     # Route checks made now so that a send is refused for its data, not for want of one.
     client.instant.check_route(CARD)
+    client.instant.check_route(token_id=TOKEN["tokenId"], sub_client_id=TOKEN["yourSubClientId"])
     client.rtp.check_route(RTP["routingNumber"])
     yield client, spy
     client.close()
@@ -127,18 +145,12 @@ def test_bad_item_fields_never_reach_the_wire(watched: tuple[Any, WireSpy], mode
     _refused(lambda: getattr(client, kind).submit(body), spy, field, value)
 
 
-@EXAMPLES
-@given(data=st.data())
-@pytest.mark.parametrize(("model", "base", "kind"), [
-    (models.AchBulkRequest, ACH, "ach"), (models.RccBulkRequest, RCC, "rcc")])
-def test_bad_bulk_rows_never_reach_the_wire(watched: tuple[Any, WireSpy], model: Any,
-                                            base: dict[str, Any], kind: str,
-                                            data: st.DataObject) -> None:
-    client, spy = watched
+def _bad_bulk_items(client: Any, spy: WireSpy, kind: str, rows: list[dict[str, Any]],
+                    data: st.DataObject) -> None:
+    """One row breaks one of its fields' rules."""
     item_model = models.AchItem if kind == "ach" else models.RccItem
-    rows = [dict(base, yourReferenceNumber=f"BULK-{n}") for n in range(3)]
-    bad_row = data.draw(st.integers(0, 2), label="row")
-    field = data.draw(st.sampled_from(_fields(item_model)), label="field")
+    bad_row = data.draw(st.integers(0, len(rows) - 1), label="row")
+    field = data.draw(st.sampled_from(_fields(item_model)), label="item field")
     value = data.draw(_bad_for(field, item_model), label="value")
     rows[bad_row] = {**rows[bad_row], field: value}
     # All or nothing: the whole set is refused, naming the row and the field.
@@ -153,16 +165,46 @@ def test_bad_bulk_rows_never_reach_the_wire(watched: tuple[Any, WireSpy], model:
     assert list(result["itemStatus"]) == ["I"] and field in str(result["errors"].iloc[0])
 
 
+def _bad_commit_choice(client: Any, spy: WireSpy, kind: str, rows: list[dict[str, Any]],
+                       data: st.DataObject) -> None:
+    """alwaysCommitValid is not a yes or no: the client's ``commit_valid`` carries it."""
+    value = data.draw(bad_commit_choice, label="alwaysCommitValid")
+    model = models.AchBulkRequest if kind == "ach" else models.RccBulkRequest
+    _, errors = models.check(model, {"alwaysCommitValid": value, "items": rows})
+    assert list(errors) == ["alwaysCommitValid"]
+    _refused(lambda: getattr(client, kind).submit_many(rows, commit_valid=value), spy,
+             "commit_valid", value)
+
+
+_BULK_FIELDS = {"items": _bad_bulk_items, "alwaysCommitValid": _bad_commit_choice}
+
+
+@EXAMPLES
+@given(data=st.data())
+@pytest.mark.parametrize(("model", "base", "kind"), [
+    (models.AchBulkRequest, ACH, "ach"), (models.RccBulkRequest, RCC, "rcc")])
+def test_bad_bulk_rows_never_reach_the_wire(watched: tuple[Any, WireSpy], model: Any,
+                                            base: dict[str, Any], kind: str,
+                                            data: st.DataObject) -> None:
+    client, spy = watched
+    assert sorted(_BULK_FIELDS) == _fields(model), "a bulk field without a bad-value case"
+    rows = [dict(base, yourReferenceNumber=f"BULK-{n}") for n in range(3)]
+    field = data.draw(st.sampled_from(_fields(model)), label="field")
+    _BULK_FIELDS[field](client, spy, kind, rows, data)
+
+
 @EXAMPLES
 @given(data=st.data())
 def test_bad_instant_card_fields_never_reach_the_wire(watched: tuple[Any, WireSpy],
                                                       data: st.DataObject) -> None:
     client, spy = watched
-    field = data.draw(st.sampled_from(
-        ["nameOnCard", "cardNumber", "cardExpiration", "totPassword", "amount",
-         "yourReferenceNumber"]), label="field")
+    fields = _fields(models.InstantCardTransaction)
+    assert sorted(set(INSTANT) | set(TOKEN_INSTANT)) == fields, "a field in neither mode"
+    field = data.draw(st.sampled_from(fields), label="field")
+    base = data.draw(st.sampled_from([b for b in (INSTANT, TOKEN_INSTANT) if field in b]),
+                     label="mode")
     value = data.draw(_bad_for(field, models.InstantCardTransaction), label="value")
-    body = {**INSTANT, field: value}
+    body = {**base, field: value}
     _refused(lambda: client.instant.send(body), spy, field, value)
 
 
@@ -283,20 +325,29 @@ def test_valid_bulks_are_accepted(watched: tuple[Any, WireSpy], items: list[dict
         _same_amount(row["amount"], item["amount"])
 
 
+_valid_token = s.valid_name.filter(lambda t: not t.strip().startswith("tok_un"))
+
+
 @VALID_EXAMPLES
 @given(card=_valid_card, amount=st.integers(1, 5_000_000), name=s.valid_name,
-       expiration=s.valid_expiration, tot=s.valid_tot, reference=_reference("VI"))
+       expiration=s.valid_expiration, tot=s.valid_tot, reference=_reference("VI"),
+       token=st.one_of(st.none(), st.tuples(_valid_token, s.valid_name)))
 def test_valid_instant_card_payments_are_accepted(watched: tuple[Any, WireSpy], card: str,
                                                   amount: int, name: str, expiration: str,
-                                                  tot: str, reference: str) -> None:
+                                                  tot: str, reference: str,
+                                                  token: tuple[str, str] | None) -> None:
     client, _ = watched
-    check = client.instant.check_route(card)
+    common = {"totPassword": tot, "amount": amount, "yourReferenceNumber": reference}
+    if token is None:  # card mode
+        check = client.instant.check_route(card)
+        body = {"nameOnCard": name, "cardNumber": card, "cardExpiration": expiration}
+    else:
+        check = client.instant.check_route(token_id=token[0], sub_client_id=token[1])
+        body = {"tokenId": token[0], "yourSubClientId": token[1]}
     assert check.supported and check.reachable
-    sent = client.instant.send({"nameOnCard": name, "cardNumber": card,
-                                "cardExpiration": expiration, "totPassword": tot,
-                                "amount": amount, "yourReferenceNumber": reference})
+    sent = client.instant.send({**body, **common})
     assert sent["status"] in ("Success", "Failed") and sent["uniqueId"]
-    assert sent["cardLastFour"] == card[-4:]
+    assert sent["cardLastFour"] == (card[-4:] if token is None else check.raw["cardLastFour"])
 
 
 @VALID_EXAMPLES
@@ -314,8 +365,8 @@ def test_valid_rtp_payments_are_accepted(watched: tuple[Any, WireSpy], routing: 
 
 
 @VALID_EXAMPLES
-@given(token=s.valid_name.filter(lambda t: not t.strip().startswith("tok_un")),
-       sub_client=s.valid_name, items=st.lists(_valid_ach, min_size=1, max_size=3))
+@given(token=_valid_token, sub_client=s.valid_name,
+       items=st.lists(_valid_ach, min_size=1, max_size=3))
 def test_valid_route_checks_and_voids_are_accepted(watched: tuple[Any, WireSpy], token: str,
                                                    sub_client: str,
                                                    items: list[dict[str, Any]]) -> None:
