@@ -1,7 +1,9 @@
 """The ``paynb`` command: ``paynb sandbox`` serves the sandbox, ``paynb demo`` adds JupyterLab.
 
 Both announce the sandbox in the discovery file, so ``paynb.connect()`` in a
-notebook (or any other process) reuses it instead of starting another.
+notebook (or any other process) reuses it instead of starting another. While
+JupyterLab starts, ``paynb demo`` runs the quickstart notebook against the sandbox
+into a copy, so the first screen shows its tables and chart.
 """
 
 from __future__ import annotations
@@ -139,7 +141,9 @@ def _cmd_demo(args: argparse.Namespace) -> int:
             return 1
         jupyter_port = _port(args.host, args.jupyter_port, "JupyterLab") or _any_port(args.host)
         token = secrets.token_urlsafe(16)
-        command = [sys.executable, "-m", "jupyterlab", "--no-browser", f"--ip={args.host}",
+        # -P: the working directory stays off sys.path, so a file there named like a
+        # standard module (grp.py, say) cannot take its place inside JupyterLab.
+        command = [sys.executable, "-P", "-m", "jupyterlab", "--no-browser", f"--ip={args.host}",
                    f"--port={jupyter_port}", "--ServerApp.port_retries=0",
                    f"--ServerApp.root_dir={notebooks}", f"--IdentityProvider.token={token}"]
         if hasattr(os, "geteuid") and os.geteuid() == 0:
@@ -201,6 +205,7 @@ def _quickstart(notebooks: Path, log: IO[bytes]) -> str:
         return ""
     copy = notebooks / DEMO_RUN / QUICKSTART
     copy.parent.mkdir(exist_ok=True)
+    copy.unlink(missing_ok=True)  # a copy from an earlier demo would show stale data
     _say(f"running {QUICKSTART} against the sandbox ...")
     started = time.monotonic()
     env = {name: value for name, value in os.environ.items()

@@ -8,6 +8,7 @@ quickstart notebook and no browser.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import shutil
@@ -45,6 +46,23 @@ def _gone(pid: int) -> bool:
     except ProcessLookupError:
         return True
     return False
+
+
+def _stop_all(demo: subprocess.Popen[str], home: Path) -> None:
+    """After a failure: stop the demo (Ctrl-C, then harder) and a JupyterLab it left.
+
+    JupyterLab runs in its own session, so a demo killed outright would leave it running.
+    """
+    if demo.poll() is None:
+        demo.send_signal(signal.SIGINT)
+        try:
+            demo.communicate(timeout=30)
+        except subprocess.TimeoutExpired:
+            demo.kill()
+            demo.communicate()
+    for server in home.rglob("jpserver-[0-9]*.json"):
+        with contextlib.suppress(ProcessLookupError, ValueError, OSError):
+            os.kill(json.loads(server.read_text())["pid"], signal.SIGKILL)
 
 
 def test_demo_serves_the_executed_quickstart_and_stops_on_ctrl_c(tmp_path: Path):
@@ -104,9 +122,7 @@ def test_demo_serves_the_executed_quickstart_and_stops_on_ctrl_c(tmp_path: Path)
         process.send_signal(signal.SIGINT)
         rest, _ = process.communicate(timeout=60)
     finally:
-        if process.poll() is None:
-            process.kill()
-            process.communicate()
+        _stop_all(process, tmp_path)
     assert process.returncode == 0, rest
     assert "JupyterLab stopped" in rest and "sandbox stopped" in rest
     assert _gone(lab_pid)
@@ -126,6 +142,8 @@ def test_a_failing_quickstart_opens_the_original_and_says_why(tmp_path: Path, ca
                                                             monkeypatch):
     monkeypatch.setenv("HOME", str(tmp_path))  # the kernel's IPython files
     _quickstart_of(tmp_path, "raise RuntimeError('no service here')")
+    (tmp_path / "demo-run").mkdir()
+    (tmp_path / "demo-run" / "01_quickstart.ipynb").write_text("{}")  # an earlier demo's
     with (tmp_path / "demo.log").open("wb") as log:
         opened = cli._quickstart(tmp_path, log)
     assert opened == "01_quickstart.ipynb"
