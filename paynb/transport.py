@@ -22,10 +22,10 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 from urllib.parse import urlencode
 
-import orjson
 import requests
 from requests.adapters import HTTPAdapter
 
+from paynb._json import loads
 from paynb.auth import PasswordAuth
 from paynb.errors import (
     ApiError,
@@ -151,8 +151,8 @@ def api_error(response: requests.Response, method: str, path: str,
     status = response.status_code
     body: Any
     try:
-        body = orjson.loads(response.content) if response.content else None
-    except orjson.JSONDecodeError:
+        body = loads(response.content) if response.content else None
+    except ValueError:
         body = preview(response.text)
     title = detail = None
     errors: dict[str, list[str]] = {}
@@ -297,12 +297,16 @@ class Transport:
 
 
 def parse_json(response: requests.Response, method: str, path: str) -> Any:
-    """The JSON of an answer, or :class:`ResponseFormatError` quoting the start of it."""
+    """The JSON of an answer, or :class:`ResponseFormatError` quoting the start of it.
+
+    Numbers of more than 15 significant digits come back as exact ``Decimal``
+    (:func:`paynb._json.loads`); shorter ones as ``float``, which holds them exactly.
+    """
     if not response.content.strip():
         return None
     try:
-        return orjson.loads(response.content)
-    except orjson.JSONDecodeError:
+        return loads(response.content)
+    except ValueError:
         raise ResponseFormatError(
             f"{method} {path}: the answer is not JSON "
             f"({response.headers.get('Content-Type', 'no content type')}): "

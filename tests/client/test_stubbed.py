@@ -558,3 +558,62 @@ def test_preview_masks_card_numbers_written_in_groups(text, shown):
     from paynb.transport import preview
 
     assert preview(text) == shown
+
+
+# ------------------------------------------------------------------------ exact money in
+
+BIG = '{"achItemId": 1, "yourReferenceNumber": "BIG-1", "itemStatus": "W", "amount": %s}'
+
+
+@pytest.mark.parametrize("envelope", [
+    '{"total": 2, "creditAmount": 99999999999999.99, "debitAmount": 12345678901234.56, '
+    '"transactions": [%s, %s]}',
+    '[%s,%s]',
+])
+def test_amounts_of_more_than_15_digits_reach_the_frame_exactly(stub, stub_client, envelope):
+    body = envelope % (BIG % "99999999999999.99", BIG.replace("1,", "2,", 1) % "0.1")
+    stub.get(ACH, body=body, content_type="application/json")
+    frame = stub_client.ach.list(page=0)
+    assert frame["amount"].tolist() == [Decimal("99999999999999.99"), Decimal("0.10")]
+
+
+def test_list_totals_of_more_than_15_digits_are_exact_decimals(stub, stub_client):
+    from paynb import frames
+
+    stub.get(ACH, body='{"total": 1, "creditAmount": 99999999999999.99, "debitAmount": 0.3, '
+                       '"transactions": [%s]}' % (BIG % "1.5"),
+             content_type="application/json")
+    answer = stub_client._transport.json("GET", "/api/v3/AchTransactions/companycode/DEMO1")
+    meta = frames.list_metadata(answer)
+    assert meta == {"total": 1, "creditAmount": Decimal("99999999999999.99"),
+                    "debitAmount": Decimal("0.3")}
+    assert type(meta["creditAmount"]) is Decimal
+
+
+@pytest.mark.parametrize(("text", "exact"), [
+    (b'{"a": 99999999999999.99}', True),
+    (b'{"a":[1,-1234567.890123456]}', True),
+    (b'[12345678901234567]', True),
+    (b'{"a": 125.5, "b": "4111111111111111", "c": "2025-06-11T20:50:04.032Z"}', False),
+    (b'{"a": 99999999999.999}', False),  # 14 digits: a float holds them exactly
+    (b'{"a": 999999999999.999}', True),  # 15 digits and a point: a harmless false alarm
+])
+def test_only_numbers_of_more_than_15_digits_take_the_exact_parser(text, exact):
+    from paynb import _json
+
+    assert _json.needs_exact(text) is exact
+    parsed = _json.loads(text)
+    assert parsed == json.loads(text, parse_float=Decimal if exact else float)
+    if not exact:  # the float's shortest repr gives the JSON digits back
+        assert repr(parsed["a"]) == text.split(b'"a": ')[1].split(b",")[0].rstrip(b"}").decode()
+
+
+@pytest.mark.parametrize(("text", "exact"), [
+    (b'{"account": "12345678901234567", "a": 1.5}', False),  # a long number in a string
+    (b'{"a": "x", "b":\n  -1234567890123456}', True),
+    (b'12345678901234567', True),
+])
+def test_long_digit_runs_are_numbers_only_where_a_value_starts(text, exact):
+    from paynb import _json
+
+    assert _json.needs_exact(text) is exact
