@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import argparse
 import datetime as dt
 import json
 import re
@@ -14,8 +15,11 @@ import pytest
 import requests
 from sandbox_helpers import ACH, Api, ach_item
 
+from paynb import cli
 from paynb.sandbox import Credentials, Sandbox, ensure_running, serve
 from paynb.sandbox import server as server_module
+
+ROOT = Path(__file__).resolve().parents[2]
 
 
 def test_handle_and_credentials(sandbox):
@@ -185,3 +189,57 @@ def test_docs_page_needs_no_internet(sandbox):
         assert len(answer.content) > 1000
     assert "/openapi.json" in urls
     assert requests.get(sandbox.base_url + "/redoc", timeout=30).status_code == 404
+
+
+class _Parsed(Exception):
+    """Raised instead of running a command: the arguments were parsed."""
+
+
+def _cli_defaults(monkeypatch, command: str) -> dict[str, object]:
+    """``paynb <command>``'s flags and their defaults, as the CLI parses them."""
+    parse = argparse.ArgumentParser.parse_args
+
+    def parsed(self, args=None, namespace=None):
+        raise _Parsed(vars(parse(self, args, namespace)))
+
+    monkeypatch.setattr(argparse.ArgumentParser, "parse_args", parsed)
+    with pytest.raises(_Parsed) as caught:
+        cli.main([command])
+    found = caught.value.args[0]
+    return {"--" + name.replace("_", "-"): value for name, value in found.items()
+            if name not in ("command", "run")}
+
+
+def _flag_tables() -> list[dict[str, str]]:
+    """The flag tables of docs/sandbox.md's "Starting it": {flag: default cell} each."""
+    text = (ROOT / "docs" / "sandbox.md").read_text()
+    section = text.split("## Starting it", 1)[1].split("\n## ", 1)[0]
+    tables: list[dict[str, str]] = []
+    for block in section.split("\n\n"):
+        rows = [line.split("|")[1:3] for line in block.splitlines()
+                if line.startswith("| `--")]
+        if rows:
+            tables.append({flag.strip().strip("`").split()[0]: default.strip().strip("`")
+                           for flag, default in rows})
+    return tables
+
+
+def _shown(value: object) -> str | None:
+    if value is None:
+        return None  # documented in words ("in memory")
+    if isinstance(value, bool):
+        return "on" if value else "off"
+    if isinstance(value, int | float):
+        return f"{value:g}"
+    return str(value)
+
+
+def test_docs_list_every_cli_flag_with_its_default(monkeypatch):
+    sandbox_table, demo_table = _flag_tables()
+    for command, documented in (("sandbox", sandbox_table),
+                                ("demo", {**sandbox_table, **demo_table})):
+        flags = _cli_defaults(monkeypatch, command)
+        assert sorted(documented) == sorted(flags), command
+        for flag, value in flags.items():
+            if _shown(value) is not None:
+                assert (command, flag, documented[flag]) == (command, flag, _shown(value))
