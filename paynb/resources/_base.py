@@ -109,17 +109,37 @@ def as_mapping(item: Any, argument: str) -> dict[str, Any]:
     return {str(key): _plain(value) for key, value in item.items() if not _missing(value)}
 
 
+def _float_amount(value: float, field: str) -> Decimal:
+    """A float amount as the decimal it was typed as (``125.1``), or an error naming ``field``
+    for a float artefact (``0.1 + 0.2``) or anything that is not a whole number of cents."""
+    amount = Decimal(repr(value))  # repr: the shortest text that reads back as this float
+    if not amount.is_finite() or amount != amount.quantize(Decimal("0.01"), rounding="ROUND_DOWN"):
+        raise invalid(field, "is a float that is not a whole number of cents; pass a Decimal "
+                             "or a string such as '0.30'")
+    return amount
+
+
 def wire_body(model: type[RequestModel], data: Mapping[str, Any], *,
-              validate: bool) -> dict[str, Any]:
+              validate: bool, where: str = "") -> dict[str, Any]:
     """The body for ``data``: checked by ``model`` and serialised by it, or (``validate=False``)
-    sent as given with python names turned into the service's."""
+    sent as given with python names turned into the service's.
+
+    Even unchecked, no float artefact reaches the wire: a float in a field whose name
+    ends in ``amount`` is sent as its shortest decimal, and one that is not a whole number
+    of cents is refused (:class:`ValidationError`, a ``ValueError``, naming ``where`` +
+    the field, e.g. ``items[3].amount``).
+    """
     if validate:
         valid, errors = check(model, data)
         if valid is None:
             raise ValidationError(errors)
         return valid.to_wire()
     names = model.wire_names()
-    return {names.get(key, key): value for key, value in data.items()}
+    body = {names.get(key, key): value for key, value in data.items()}
+    for name, value in body.items():
+        if isinstance(value, float) and name.lower().endswith("amount"):
+            body[name] = _float_amount(value, where + name)
+    return body
 
 
 def id_of(record: Mapping[str, Any], field: str) -> Any:

@@ -222,7 +222,8 @@ class ItemResource(Resource):
         if validate:
             bodies, bad = self._check_rows(rows)
         else:
-            bodies = {n: wire_body(self.model, row, validate=False) for n, row in enumerate(rows)}
+            bodies = {n: wire_body(self.model, row, validate=False, where=f"items[{n}].")
+                      for n, row in enumerate(rows)}
             bad = {}
         path = self._path("/many", prefix=self.bulk_prefix)
         if bad and not commit_valid:

@@ -617,3 +617,32 @@ def test_long_digit_runs_are_numbers_only_where_a_value_starts(text, exact):
     from paynb import _json
 
     assert _json.needs_exact(text) is exact
+
+
+# ------------------------------------------------------------------------ exact money out
+
+def test_unvalidated_float_amounts_go_out_as_their_short_decimal(stub, stub_client, make_ach):
+    stub.post(ACH, json={"transaction": ach_record(9, yourReferenceNumber="FLOAT-1")})
+    stub_client.ach.submit(make_ach("FLOAT-1", amount=125.1), validate=False)
+    (post,) = requests_to(stub, "POST", ACH)
+    assert json.loads(post.body, parse_float=Decimal)["amount"] == Decimal("125.1")
+    assert b'"amount":125.1}' in post.body
+
+
+@pytest.mark.parametrize("amount", [0.1 + 0.2, 10.001, float("inf")])  # NaN: an empty cell
+def test_an_unvalidated_float_amount_that_is_not_whole_cents_is_refused(stub, stub_client,
+                                                                       make_ach, amount):
+    with pytest.raises(ValueError, match="^amount ") as caught:
+        stub_client.ach.submit(make_ach("FLOAT-2", amount=amount), validate=False)
+    assert list(caught.value.errors) == ["amount"]
+    assert requests_to(stub, "POST", ACH) == []
+    assert stub_client.journal().empty
+
+
+def test_an_unvalidated_bulk_names_the_row_of_a_float_artefact(stub, stub_client, make_rcc):
+    url = f"{BASE}/apiv3/RccTransactions/companycode/DEMO1/many"
+    rows = [make_rcc("FB-1", amount=12.5), make_rcc("FB-2", amount=0.1 + 0.2)]
+    with pytest.raises(ValueError) as caught:
+        stub_client.rcc.submit_many(rows, validate=False)
+    assert list(caught.value.errors) == ["items[1].amount"]
+    assert requests_to(stub, "POST", url) == []
