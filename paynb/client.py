@@ -31,7 +31,7 @@ from paynb.errors import PaynbError, ValidationError
 from paynb.journal import SUBMISSIONS, Journal
 from paynb.resources import AchResource, InstantResource, NocResource, RccResource, RtpResource
 from paynb.resources._base import invalid, positive_int
-from paynb.transport import Transport, make_session
+from paynb.transport import DEFAULT_MAX_RETRIES, Transport, make_session
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -107,7 +107,8 @@ class Client:
             credentials. They are kept only by the token fetcher and never shown.
         timeout: seconds every HTTP call may take.
         max_retries: how often a read (GET) is retried after a connection error,
-            408, 429 or 5xx. Submissions and voids are never re-sent.
+            408, 429 or 5xx (default 5; backoff doubles from 0.25 s, capped at 8 s).
+            Submissions and voids are never re-sent (except once after a 401).
         page_size: records per page of a list.
         max_workers: pages fetched at the same time (also the connection pool size).
         journal: the journal file (a path or a :class:`~paynb.journal.Journal`);
@@ -120,7 +121,7 @@ class Client:
 
     def __init__(self, base_url: str, auth_url: str, company_code: str, client_id: str,
                  client_secret: str, username: str, password: str, *, timeout: float = 30.0,
-                 max_retries: int = 3, page_size: int = 200, max_workers: int = 8,
+                 max_retries: int = DEFAULT_MAX_RETRIES, page_size: int = 200, max_workers: int = 8,
                  journal: Any = DEFAULT_JOURNAL, mask: bool = True,
                  environment: str | None = None) -> None:
         self.base_url = _url(base_url, "base_url")

@@ -41,10 +41,14 @@ from paynb.errors import (
 from paynb.journal import scrub
 from paynb.results import lookup
 
-__all__ = ["Transport", "make_session", "preview"]
+__all__ = ["DEFAULT_MAX_RETRIES", "Transport", "make_session", "preview"]
 
 logger = logging.getLogger("paynb.transport")
 
+#: Retries of a read. Under 10% 503s, 5% dropped connections and 2% 429s (17% of
+#: requests failing), 3 retries lose a 100-page listing about 8% of the time
+#: (100 x 0.17**4); 5 retries, about 0.2% (100 x 0.17**6). Backoff stays capped.
+DEFAULT_MAX_RETRIES = 5
 RETRY_STATUSES = frozenset({408, 429}) | frozenset(range(500, 600))
 _SAFE_METHODS = frozenset({"GET", "HEAD"})
 _LONG_DIGITS = re.compile(r"\d{9,}")
@@ -190,8 +194,8 @@ class Transport:
     sleep = staticmethod(time.sleep)
 
     def __init__(self, base_url: str, auth: PasswordAuth | None, *, session: requests.Session,
-                 timeout: float = 30.0, max_retries: int = 3, backoff: float = 0.25,
-                 max_backoff: float = 8.0, max_retry_wait: float = 30.0):
+                 timeout: float = 30.0, max_retries: int = DEFAULT_MAX_RETRIES,
+                 backoff: float = 0.25, max_backoff: float = 8.0, max_retry_wait: float = 30.0):
         if timeout <= 0:
             raise ValueError("timeout must be a positive number of seconds")
         if max_retries < 0:

@@ -144,6 +144,24 @@ def test_get_gives_up_after_max_retries(stub, stub_client):
     assert caught.value.status == 502 and caught.value.detail == "upstream down"
 
 
+def test_reads_are_retried_five_times_by_default(stub, journal_path):
+    from paynb.client import Client
+
+    client = Client(BASE, AUTH, "DEMO1", "stub-client", "stub-client-secret", "stub-user",
+                    "stub-password", journal=journal_path)
+    waits: list[float] = []
+    client._transport.sleep = waits.append
+    stub.get(ACH + "/7", status=503)
+    with pytest.raises(ServerError):
+        client.ach.get(7)
+    client.close()
+    assert len(requests_to(stub, "GET", ACH)) == 6
+    # Backoff doubles from 0.25 s (with jitter: between half and all of it), capped at 8 s.
+    assert len(waits) == 5
+    assert all(min(8.0, 0.25 * 2 ** n) / 2 <= w <= min(8.0, 0.25 * 2 ** n)
+               for n, w in enumerate(waits))
+
+
 def test_connection_errors_on_get_are_retried(stub, stub_client):
     stub.get(ACH + "/7", body=requests.ConnectionError("reset"))
     stub.get(ACH + "/7", json={"transaction": ach_record(7)})

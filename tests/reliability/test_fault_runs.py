@@ -16,6 +16,7 @@ from typing import Any
 import pytest
 
 from paynb import sandbox
+from paynb.transport import DEFAULT_MAX_RETRIES
 
 from .conftest import WireSpy, make_client
 from .faultrun import SETTLED, list_under_faults, report, submit_under_faults
@@ -29,8 +30,8 @@ def _seed_for(demo1_items: int) -> int:
 
 
 def _fault_client(sb: Any, journal: Path | None) -> Any:
-    # Reads are retried by paynb; with a 17% failure rate per request, 10 retries make a
-    # page fail for good with odds of 0.17**11 (about 3e-9).
+    # Submission runs: reads (reconcile's lookups) retried 10 times, so that with a 17%
+    # failure rate per request a lookup fails for good with odds of 0.17**11 (about 3e-9).
     return make_client(sb, journal=journal, max_retries=10, page_size=200)
 
 
@@ -41,7 +42,9 @@ def listing_sandbox() -> Iterator[Any]:
 
 
 def _check_listing(sb: Any, title: str) -> None:
-    client = _fault_client(sb, None)
+    # paynb's default retries (5): a page fails for good with odds of 0.17**6 (about 2e-5).
+    client = make_client(sb, journal=None)
+    assert client._transport.max_retries == DEFAULT_MAX_RETRIES == 5
     try:
         result = list_under_faults(sb, client, WireSpy(client._transport.session))
     finally:
@@ -92,7 +95,7 @@ def test_submissions_under_write_faults_store_each_item_once(tmp_path: Path) -> 
 
 
 def test_submissions_under_read_and_write_faults_with_default_retries(tmp_path: Path) -> None:
-    """Faults both ways and paynb's default 3 retries: reconcile's own lookups fail at
+    """Faults both ways and paynb's default 5 retries: reconcile's own lookups fail at
     times; rerun, it settles everything, and still nothing is stored twice."""
     with sandbox.serve(port=0, seed_items=0, seed=6) as sb:
         client = make_client(sb, journal=tmp_path / "journal.sqlite3", page_size=200)
