@@ -70,6 +70,30 @@ def test_a_401_renews_the_token_once_and_resends(stub, stub_client):
     assert [g.headers["Authorization"] for g in gets] == ["Bearer tok-1", "Bearer tok-2"]
 
 
+def test_a_post_answered_401_is_sent_once_more_with_a_renewed_token(stub, stub_client,
+                                                                      make_ach):
+    # A 401 is answered before the service processes anything, so one resend cannot pay
+    # twice; the journal reservation (one entry) still guards the reference.
+    stub.post(ACH, status=401, json={"title": "Unauthorized"})
+    stub.post(ACH, json={"transaction": ach_record(9, yourReferenceNumber="AUTH-1")})
+    stub_client.ach.submit(make_ach("AUTH-1"))
+    posts = requests_to(stub, "POST", ACH)
+    assert [p.headers["Authorization"] for p in posts] == ["Bearer tok-1", "Bearer tok-2"]
+    assert posts[0].body == posts[1].body
+    journal = stub_client.journal()
+    assert journal[["reference", "state"]].values.tolist() == [["AUTH-1", "sent"]]
+
+
+def test_docs_say_a_post_or_put_is_resent_once_after_a_401():
+    from pathlib import Path
+
+    docs = Path(__file__).resolve().parents[2] / "docs"
+    for name in ("client.md", "safety.md"):
+        text = " ".join((docs / name).read_text().split())
+        assert "A POST or PUT is sent once." not in text
+        assert "a POST or PUT answered 401 is sent once more" in text, name
+
+
 def test_a_second_401_is_an_authentication_error(stub, stub_client):
     stub.get(ACH + "/7", status=401, json={"title": "Unauthorized"})
     with pytest.raises(AuthenticationError) as caught:
