@@ -296,6 +296,25 @@ def test_void_one_many_and_by_reference(client, wire, make_ach):
     assert len(voids) == 2
 
 
+def test_rcc_void_by_reference(client, wire, make_rcc):
+    refs = [ref("RV") for _ in range(3)]
+    made = client.rcc.submit_many([make_rcc(r) for r in refs])
+    ids = dict(zip(made["yourReferenceNumber"], made["rccItemId"].astype(int), strict=True))
+    voided = client.rcc.void_references(refs[:2])
+    assert sorted(voided["yourReferenceNumber"]) == sorted(refs[:2])
+    assert sorted(voided["rccItemId"].astype(int)) == sorted(ids[r] for r in refs[:2])
+    assert voided["itemStatus"].astype(str).tolist() == ["V", "V"]
+    (put,) = [(p, b) for m, p, _, b in wire if m == "PUT"]
+    assert put == ("/api/v3/RccTransactions/companycode/DEMO1/void/referencenumbers",
+                   f'{{"referenceNumbers":["{refs[0]}","{refs[1]}"]}}'.encode())
+    # The service agrees: the two are voided, the third is still waiting.
+    assert {r: str(client.rcc.get(ids[r])["itemStatus"]) for r in refs} == {
+        refs[0]: "V", refs[1]: "V", refs[2]: "W"}
+    entries = client._journal.entries("DEMO1", "rcc", operation="void_references")
+    assert [(e["reference"], e["state"]) for e in entries] == [(refs[0], "sent"),
+                                                               (refs[1], "sent")]
+
+
 def test_voiding_a_voided_item_is_a_bad_request_naming_it(client, make_ach):
     item = client.ach.submit(make_ach(ref("VV")))
     client.ach.void(int(item["achItemId"]))
