@@ -688,3 +688,24 @@ def test_an_unvalidated_bulk_names_the_row_of_a_float_artefact(stub, stub_client
         stub_client.rcc.submit_many(rows, validate=False)
     assert list(caught.value.errors) == ["items[1].amount"]
     assert requests_to(stub, "POST", url) == []
+
+
+def test_client_md_quotes_the_sandbox_notice_and_no_speed_figures():
+    import inspect
+    import re
+    from pathlib import Path
+
+    from paynb import client as client_module
+
+    text = (Path(__file__).resolve().parents[2] / "docs" / "client.md").read_text()
+    assert "(docs: client, Connecting)" not in text
+    assert "docs/real-service.md" in inspect.getsource(client_module.connect)
+    assert "a profile (docs/real-service.md)." in text
+    assert "paynb.Client.from_env()" in text and "<paynb.Client env: " in text
+    # Speed is measured by the benchmarks; the doc points to their results instead of
+    # quoting figures that go stale.
+    section = text[text.index("## Retries, timeouts and speed"):]
+    section = section[:section.index("\n## ", 5)] if "\n## " in section[5:] else section
+    assert "benchmarks/RESULTS.md" in section
+    # The only times left are settings (backoff, its cap, the Retry-After cap).
+    assert re.findall(r"\d[\d.,]* (?:s|ms)\b", section) == ["0.25 s", "8 s", "30 s"]
