@@ -110,7 +110,7 @@ def test_submissions_under_read_and_write_faults_with_default_retries(tmp_path: 
 @pytest.mark.timeout(900)
 def test_listing_20000_under_read_faults() -> None:
     # 10 retries here, not the default 5: the seeded fault stream (seed 7) ends with a
-    # cluster of faults (11 in its last 17 draws) while only a few pages are still in
+    # cluster of faults (8 in its last 12 draws) while only a few pages are still in
     # flight, so one page (page 70) meets 8 faults in a row; with 5 retries this run fails
     # every time. Faults that cluster in time hit the last pages of a listing hardest.
     with sandbox.serve(port=0, seed_items=_seed_for(20_000), seed=3) as sb:
