@@ -133,6 +133,9 @@ def _schema() -> tuple[list[str], dict[str, str]]:
             indexes[f"{t}_company_status_return_seq"] = (
                 f"INDEX {t}_company_status_return_seq "
                 f"ON {t} (companyCode, itemStatus, returnDate, _seq)")
+            # Walking one status's items in id order (a filtered page that most of them match).
+            indexes[f"{t}_company_status_seq"] = (
+                f"INDEX {t}_company_status_seq ON {t} (companyCode, itemStatus, _seq, returnDate)")
             indexes[f"{t}_fate"] = (f"INDEX {t}_fate ON {t} (_fate_at) "
                                     "WHERE _fate_status IS NOT NULL")
     indexes["ach_noc"] = "INDEX ach_noc ON ach (_noc_at) WHERE _noc_at IS NOT NULL"
@@ -452,6 +455,16 @@ class Store:
     def _where(self, kind: Kind, company: str, query: ListQuery) -> tuple[str, list[Any]]:
         """``FROM`` source (with the index that serves the filters) and ``WHERE`` clause."""
         t = kind.table
+        clauses, params = self._clauses(company, query)
+        # The planner, avoiding a sort for ORDER BY _seq, would rather walk the whole
+        # company; the filters' own index is always the better choice here.
+        index = (f"{t}_company_ref" if query.reference is not None else
+                 f"{t}_company_status_return_seq" if query.statuses else f"{t}_company_seq")
+        return f"{t} INDEXED BY {index} WHERE {clauses}", params
+
+    @staticmethod
+    def _clauses(company: str, query: ListQuery) -> tuple[str, list[Any]]:
+        """The ``WHERE`` conditions of ``query`` for ``company``, and their parameters."""
         clauses, params = ["companyCode = ?"], [company]
         if query.statuses:
             clauses.append(f"itemStatus IN ({', '.join('?' * len(query.statuses))})")
@@ -465,11 +478,39 @@ class Store:
         if query.reference is not None:
             clauses.append("yourReferenceNumber = ?")
             params.append(query.reference)
-        # The planner, avoiding a sort for ORDER BY _seq, would rather walk the whole
-        # company; the filters' own index is always the better choice here.
-        index = (f"{t}_company_ref" if query.reference is not None else
-                 f"{t}_company_status_return_seq" if query.statuses else f"{t}_company_seq")
-        return f"{t} INDEXED BY {index} WHERE " + " AND ".join(clauses), params
+        return " AND ".join(clauses), params
+
+    def _page_rowids(self, kind: Kind, company: str, query: ListQuery,
+                     total: int) -> tuple[str, list[Any]]:
+        """A ``SELECT`` of the rowids of a filtered page (``total`` items match), and its
+        parameters.
+
+        Two ways: the filters' index finds every match and sorts them by id, which costs
+        ``total``; or each status's items are walked in id order, keeping the matches
+        until the page is full, then merged, which costs about ``wanted / share`` where
+        ``share`` is the part of those statuses' items that match. A poll of every return
+        date at 1,000,000 items costs 3.6 ms the first way and 0.75 ms the second; a
+        narrow date range is much cheaper the first way."""
+        t = kind.table
+        first = query.page * query.page_size
+        wanted = first + query.page_size
+        if query.statuses and query.reference is None and total:
+            in_statuses = self._aggregate(kind, company, ListQuery(statuses=query.statuses))[0]
+            if wanted * in_statuses < total * total:
+                parts, params = [], []
+                dates = replace(query, statuses=())
+                for status in query.statuses:
+                    clauses, values = self._clauses(company, dates)
+                    parts.append(
+                        f"SELECT * FROM (SELECT rowid AS r, _seq AS s FROM {t} INDEXED BY "
+                        f"{t}_company_status_seq WHERE itemStatus = ? AND {clauses} "
+                        "ORDER BY _seq LIMIT ?)")
+                    params += [status, *values, wanted]
+                return (f"SELECT r FROM ({' UNION ALL '.join(parts)}) ORDER BY s "
+                        "LIMIT ? OFFSET ?", [*params, query.page_size, first])
+        where, params = self._where(kind, company, query)
+        return (f"SELECT rowid FROM {where} ORDER BY _seq LIMIT ? OFFSET ?",
+                [*params, query.page_size, first])
 
     def _aggregate(self, kind: Kind, company: str, query: ListQuery) -> tuple[int, int, int]:
         if not query.filtered:
@@ -508,14 +549,13 @@ class Store:
             total, credit, debit = self._aggregate(kind, company, query)
             first = query.page * query.page_size
             if query.filtered:
-                # The page's rows are picked from the index first and only they are read
+                # The page's rows are picked from an index first and only they are read
                 # and formatted: sorting every match with its formatted timestamps made a
                 # poll page 6x slower at 1,000,000 items than at 10,000 (benchmarks case 7).
-                where, params = self._where(kind, company, query)
+                chosen, params = self._page_rowids(kind, company, query, total)
                 rows = self._db.execute(
-                    f"SELECT {record} FROM {kind.table} WHERE rowid IN "
-                    f"(SELECT rowid FROM {where} ORDER BY _seq LIMIT ? OFFSET ?) ORDER BY _seq",
-                    [*params, query.page_size, first]).fetchall()
+                    f"SELECT {record} FROM {kind.table} WHERE rowid IN ({chosen}) "
+                    "ORDER BY _seq", params).fetchall()
             else:
                 # _seq runs 1..n per company, so a page is an index range, not an OFFSET scan.
                 rows = self._db.execute(

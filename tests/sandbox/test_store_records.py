@@ -10,7 +10,7 @@ import pytest
 from paynb.codes import STATUS_NAMES
 from paynb.sandbox.seed import seed_demo
 from paynb.sandbox.store import KINDS, ListQuery, Store, _columns
-from paynb.sandbox.wire import dumps
+from paynb.sandbox.wire import dumps, parse_timestamp
 
 
 @pytest.fixture(scope="module")
@@ -113,3 +113,41 @@ def test_sql_rendered_pages_are_byte_for_byte_the_python_rendering(kind_name: st
         assert store.list_json(kind_name, "DEMO1", query) == \
             _python_page(store, kind_name, "DEMO1", query), query
     store.close()
+
+
+def test_filtered_pages_match_a_plain_filter_whichever_way_the_store_picks_them(
+        store: Store, monkeypatch: pytest.MonkeyPatch) -> None:
+    everything = store.list("ach", "DEMO1", ListQuery(page=0, page_size=1000))["transactions"]
+    stamps = sorted(r["returnDate"] for r in everything if r["returnDate"])
+    ways: list[str] = []
+    pick = Store._page_rowids
+
+    def spy(self: Store, *args: object) -> tuple[str, list[object]]:
+        chosen = pick(self, *args)
+        ways.append("merge" if "UNION ALL" in chosen[0] else "sort")
+        return chosen
+
+    monkeypatch.setattr(Store, "_page_rowids", spy)
+    ms = {stamp: parse_timestamp(stamp) for stamp in stamps}
+    ranges = [(None, None), (ms[stamps[0]], ms[stamps[-1]]),  # every return date
+              (ms[stamps[len(stamps) // 2]], ms[stamps[len(stamps) // 2 + 2]])]  # narrow
+    for statuses in (("R",), ("B", "I", "R"), ("W", "R", "V"), ("I", "B")):
+        for low, high in ranges:
+            def matches(record: dict, low: int | None = low, high: int | None = high,
+                        statuses: tuple[str, ...] = statuses) -> bool:
+                when = parse_timestamp(record["returnDate"]) if record["returnDate"] else None
+                if record["itemStatus"] not in statuses:
+                    return False
+                if low is None and high is None:
+                    return True
+                return when is not None and low <= when <= high
+            expected = [r["achItemId"] for r in everything if matches(r)]
+            for size in (1, 4, 50):
+                got: list[int] = []
+                for page in range(len(expected) // size + 2):
+                    query = ListQuery(page=page, page_size=size, statuses=statuses,
+                                      return_from=low, return_to=high)
+                    got += [r["achItemId"] for r in
+                            store.list("ach", "DEMO1", query)["transactions"]]
+                assert got == expected, (statuses, low, high, size)
+    assert {"merge", "sort"} <= set(ways)
