@@ -49,7 +49,26 @@ class PaynbError(Exception):
     """Base of every error paynb raises."""
 
 
-class AuthenticationError(PaynbError):
+class _ServiceAnswer:
+    """What an error about one answer of the service carries (one list for every such
+    error): the HTTP ``status``, the request ``method`` and ``path``, the problem
+    detail's ``title``, ``detail`` and per-field ``errors``, and the scrubbed ``body``."""
+
+    status: int | None
+    method: str | None
+    path: str | None
+    title: str | None
+    detail: str | None
+    errors: dict[str, list[str]]
+    body: Any
+
+    def _keep_answer(self, **answer: Any) -> None:
+        answer["errors"] = answer["errors"] or {}
+        for name, value in answer.items():
+            setattr(self, name, value)
+
+
+class AuthenticationError(_ServiceAnswer, PaynbError):
     """The token endpoint refused the credentials, or the service kept answering 401.
 
     ``error`` holds the OAuth error code (``invalid_grant``, ``invalid_client``, ...)
@@ -65,13 +84,8 @@ class AuthenticationError(PaynbError):
                  errors: dict[str, list[str]] | None = None, body: Any = None):
         super().__init__(message)
         self.error = error
-        self.status = status
-        self.method = method
-        self.path = path
-        self.title = title
-        self.detail = detail
-        self.errors = errors or {}
-        self.body = body
+        self._keep_answer(status=status, method=method, path=path, title=title,
+                          detail=detail, errors=errors, body=body)
 
 
 def _format_field_errors(errors: dict[str, list[str]]) -> str:
@@ -90,7 +104,7 @@ class ValidationError(PaynbError, ValueError):
         super().__init__(message or f"invalid input: {_format_field_errors(errors)}")
 
 
-class ApiError(PaynbError):
+class ApiError(_ServiceAnswer, PaynbError):
     """The service answered with an error status.
 
     Carries the HTTP ``status``, the request ``method`` and ``path`` (never headers
@@ -101,13 +115,8 @@ class ApiError(PaynbError):
     def __init__(self, message: str, *, status: int, method: str, path: str,
                  title: str | None = None, detail: str | None = None,
                  errors: dict[str, list[str]] | None = None, body: Any = None):
-        self.status = status
-        self.method = method
-        self.path = path
-        self.title = title
-        self.detail = detail
-        self.errors = errors or {}
-        self.body = body
+        self._keep_answer(status=status, method=method, path=path, title=title,
+                          detail=detail, errors=errors, body=body)
         super().__init__(message)
 
     def __str__(self) -> str:

@@ -7,6 +7,7 @@ from pathlib import Path
 
 import pytest
 
+from paynb.client import Client
 from paynb.sandbox import Sandbox, serve
 
 #: ACH items of the shared sandbox (with RCC, instant and RTP in proportion).
@@ -39,3 +40,13 @@ def sandbox() -> Iterator[Sandbox]:
     """
     with serve(port=0, seed_items=SEED_ITEMS, seed=1) as sb:
         yield sb
+
+
+@pytest.fixture(scope="module")
+def client(sandbox: Sandbox) -> Iterator[Client]:
+    """A client of the shared sandbox without a journal, for tests that read (folders with
+    other needs, such as tests/forms and tests/client, define their own)."""
+    creds = sandbox.credentials
+    with Client(sandbox.base_url, sandbox.auth_url, sandbox.company_code, creds.client_id,
+                creds.client_secret, creds.username, creds.password, journal=None) as opened:
+        yield opened

@@ -418,17 +418,6 @@ def test_any_answer_gives_records_or_response_format_error(body):
 
 # --------------------------------------------------------------------------- sandbox records
 
-@pytest.fixture(scope="module")
-def client(sandbox):
-    from paynb.client import Client
-
-    creds = sandbox.credentials
-    client = Client(sandbox.base_url, sandbox.auth_url, sandbox.company_code, creds.client_id,
-                    creds.client_secret, creds.username, creds.password, journal=None)
-    yield client
-    client.close()
-
-
 @pytest.mark.parametrize(("resource", "kind"), [
     ("ach", "ach"), ("rcc", "rcc"), ("instant", "instant"), ("rtp", "rtp"), ("nocs", "noc"),
 ])

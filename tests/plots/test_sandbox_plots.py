@@ -7,16 +7,6 @@ import pandas as pd
 import pytest
 
 from paynb import codes, plots
-from paynb.client import Client
-
-
-@pytest.fixture(scope="module")
-def client(sandbox):
-    creds = sandbox.credentials
-    client = Client(sandbox.base_url, sandbox.auth_url, sandbox.company_code, creds.client_id,
-                    creds.client_secret, creds.username, creds.password, journal=None)
-    yield client
-    client.close()
 
 
 @pytest.fixture(scope="module")
