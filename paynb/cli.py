@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import html
 import logging
 import os
 import secrets
@@ -168,7 +169,8 @@ def _cmd_demo(args: argparse.Namespace) -> int:
 
             # Nothing opens where there is no browser (e.g. over ssh); a thread, as in
             # JupyterLab, because a text-mode browser would hold the terminal.
-            threading.Thread(target=webbrowser.open, args=(url,), daemon=True).start()
+            threading.Thread(target=webbrowser.open, args=(_redirect_page(url, log_path.parent),),
+                             daemon=True).start()
         _wait(lab, log_path)
     finally:
         signal.signal(signal.SIGINT, signal.SIG_IGN)  # a second Ctrl-C must not cut cleanup
@@ -191,6 +193,20 @@ DEMO_RUN = "demo-run"
 #: credentials) would send it elsewhere than the demo's sandbox.
 _KEPT = ("PAYNB_SANDBOX_FILE", "PAYNB_SANDBOX_DB", "PAYNB_JOURNAL")
 _WIDGET = "application/vnd.jupyter.widget-view+json"
+
+
+def _redirect_page(url: str, folder: Path) -> str:
+    """A ``file://`` address of a page, readable by its owner only, that sends the browser
+    on to ``url``: as JupyterLab does, so the token is not on the browser's command line,
+    where other users of the machine can read it."""
+    page = folder / "demo-open.html"
+    with contextlib.suppress(FileNotFoundError):
+        page.unlink()
+    fd = os.open(page, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+    with os.fdopen(fd, "w", encoding="utf-8") as out:
+        out.write(f'<!DOCTYPE html><meta http-equiv="refresh" content="0;url={html.escape(url)}">'
+                  f'<a href="{html.escape(url)}">JupyterLab</a>\n')
+    return page.as_uri()
 
 
 def _quickstart(notebooks: Path, log: IO[bytes]) -> str:

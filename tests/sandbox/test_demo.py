@@ -14,6 +14,7 @@ import os
 import shutil
 import signal
 import socket
+import stat
 import subprocess
 import sys
 import threading
@@ -169,3 +170,15 @@ def test_ctrl_c_while_the_quickstart_runs_stops_the_demo(tmp_path: Path, monkeyp
     ctrl_c.join()
     # and a later Ctrl-C (while the demo waits) is a KeyboardInterrupt again
     assert signal.getsignal(signal.SIGINT) is signal.default_int_handler
+
+
+def test_the_browser_is_sent_a_private_page_not_the_token(tmp_path: Path) -> None:
+    url = "http://127.0.0.1:8888/lab/tree/demo-run/01_quickstart.ipynb?token=abc&x=1"
+    address = cli._redirect_page(url, tmp_path)
+    page = tmp_path / "demo-open.html"
+    assert address == page.as_uri() and "token" not in address
+    assert stat.S_IMODE(page.stat().st_mode) == 0o600
+    assert 'content="0;url=http://127.0.0.1:8888/lab/tree/demo-run/01_quickstart.ipynb' \
+           '?token=abc&amp;x=1"' in page.read_text()
+    cli._redirect_page(url.replace("abc", "def"), tmp_path)  # a second demo replaces it
+    assert "token=def" in page.read_text()
