@@ -12,6 +12,7 @@ import logging
 import threading
 import time
 from typing import Any
+from urllib.parse import urlsplit
 
 import requests
 
@@ -91,8 +92,11 @@ class PasswordAuth:
                 reason = "the answer held no access_token"
             else:
                 reason = f"HTTP {response.status_code} without an OAuth error code"
-            raise AuthenticationError(f"token request refused: {reason}",
-                                      error=error, status=response.status_code)
+            raise AuthenticationError(f"token request refused: {reason}", error=error,
+                                      status=response.status_code, method="POST",
+                                      path=urlsplit(self.token_url).path,
+                                      detail=description if isinstance(description, str)
+                                      else None)
         self._token = str(answer["access_token"])
         lifetime = answer.get("expires_in")
         now = time.monotonic()

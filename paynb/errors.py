@@ -75,7 +75,8 @@ class AuthenticationError(_ServiceAnswer, PaynbError):
     when the token endpoint gave one. A 401 from the service carries what an
     :class:`ApiError` carries: ``status``, the request ``method`` and ``path``, and
     the answer's ``title``, ``detail``, per-field ``errors`` and (scrubbed) ``body``;
-    for a token refusal ``method`` and ``path`` are ``None``.
+    for a token refusal they are ``POST`` and the token endpoint's path, with the
+    OAuth ``error_description`` as ``detail``.
     """
 
     def __init__(self, message: str, *, error: str | None = None, status: int | None = None,

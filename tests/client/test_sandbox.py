@@ -525,6 +525,8 @@ def test_wrong_credentials_name_the_oauth_error(sandbox, journal_path):
     with pytest.raises(AuthenticationError) as caught:
         client.ach.list(page=0)
     assert caught.value.error == "invalid_grant" and "wrong-password" not in str(caught.value)
+    assert (caught.value.status, caught.value.method, caught.value.path) == (
+        400, "POST", "/connect/token")
 
 
 def test_a_company_the_user_does_not_hold(sandbox, journal_path):
