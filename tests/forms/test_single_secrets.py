@@ -125,3 +125,24 @@ def test_an_rtp_payment_refused_after_sending(client, fill, ref, fault) -> None:
     assert "HTTP 503" in form.status_text
     assert form.fields["accountNumber"].input.value == ""
     assert form.fields["firstName"].value == "Jane"
+
+
+def test_after_a_503_a_second_click_is_held_by_the_journal_not_sent_blind(
+        client, fill, ach_values, fault) -> None:
+    # A 503 may come from a gateway after the service stored the item: the journal keeps
+    # the submission unknown, so the form's second click asks before anything is sent.
+    form = AchForm(client)
+    fill(form, **ach_values)
+    fault("503")
+    form.submit_button.click()
+    reference = ach_values["yourReferenceNumber"]
+    (entry,) = client.journal().query("reference == @reference").to_dict("records")
+    assert entry["state"] == "unknown" and "503" in entry["detail"]
+    form.fields["bankAccountNumber"].value = "000123456789"
+    form.submit_button.click()
+    assert form.status_text == f"Duplicate reference {reference}: not sent."
+    assert not form.anyway_button.disabled and form.anyway_button.layout.display != "none"
+    assert _stored(client, "ach", reference) == 0  # the 503 stored nothing; nor did the click
+    form.anyway_button.click()  # the analyst decides: now it is sent, once
+    assert _stored(client, "ach", reference) == 1
+    assert form.result is not None and form.result["itemStatus"] == "W"
