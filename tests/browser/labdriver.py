@@ -1,5 +1,6 @@
 """JupyterLab in headless Chromium against a sandbox of its own: the machinery shared by
-``tests/browser/test_jupyterlab.py`` and ``scripts/screenshots.py``.
+``tests/browser/test_jupyterlab.py``, ``tests/browser/test_classic_notebook.py`` (the same
+with ``app="notebook"``: Jupyter Notebook 7) and ``scripts/screenshots.py``.
 
 :func:`running_lab` serves a fresh sandbox (announced the way ``paynb.connect()`` finds
 it, see ``scripts/run_notebooks.py``), copies the notebooks into a temporary directory,
@@ -100,6 +101,9 @@ class Lab:
     sandbox_url: str
     page: Any
     log: Path
+    #: Which interface serves the page: ``"lab"`` (JupyterLab) or ``"notebook"``
+    #: (Jupyter Notebook 7, the classic notebook's successor).
+    app: str = "lab"
 
     def client(self) -> Any:
         """A paynb client of the same sandbox as the kernels (without a journal)."""
@@ -119,7 +123,8 @@ class Lab:
         idle; returns the page."""
         cells = len(nbformat.read(self.notebook_dir / name, as_version=4).cells)
         page = self.page
-        page.goto(f"{self.url}/lab/tree/{name}?token={self.token}")
+        path = "lab/tree" if self.app == "lab" else "notebooks"
+        page.goto(f"{self.url}/{path}/{name}?token={self.token}")
         # JupyterLab shows an empty cell before the file's content arrives: wait for all.
         page.wait_for_function(
             "n => document.querySelectorAll("
@@ -129,7 +134,19 @@ class Lab:
         return page
 
     def wait_idle(self) -> None:
-        """Wait until the status bar says the notebook's Python kernel is idle."""
+        """Wait until the status bar says the notebook's Python kernel is idle (Notebook 7
+        has no status bar: there the toolbar's kernel indicator says it)."""
+        if self.app == "notebook":
+            # The indicator says "idle" before any kernel exists: ask the server as well.
+            self.page.wait_for_function(
+                """async ([panel, token]) => {
+                    const shown = document.querySelector(
+                        `${panel} .jp-Notebook-ExecutionIndicator`)?.dataset.status;
+                    const kernels = await (await fetch(`/api/kernels?token=${token}`)).json();
+                    return shown === 'idle' && kernels.length > 0
+                        && kernels.every(k => k.execution_state === 'idle');
+                }""", arg=[PANEL, self.token], timeout=WAIT_MS, polling=200)
+            return
         self.page.wait_for_function(
             "() => /Python 3.*\\|\\s*Idle/.test("
             "document.querySelector('#jp-main-statusbar')?.innerText || '')", timeout=WAIT_MS)
@@ -142,7 +159,12 @@ class Lab:
         # Focus the notebook first: the Run menu acts on the notebook that has the focus.
         page.locator(f"{PANEL} .jp-Cell .jp-InputPrompt").first.click()
         page.locator(".lm-MenuBar-itemLabel", has_text=re.compile(r"^Run$")).click()
-        page.locator(".lm-Menu-itemLabel", has_text=re.compile(r"^Run All Cells$")).click()
+        run_all = page.locator(".lm-Menu-item[data-command='runmenu:run-all']")
+        # A menu runs an item on mouse-up only once the pointer has made it active; a
+        # click that lands first is dropped (seen in Notebook 7): hover, wait, click.
+        run_all.hover()
+        page.locator(".lm-Menu-item.lm-mod-active[data-command='runmenu:run-all']").wait_for()
+        run_all.click()
         # The run has begun once the first code cell is no longer "[ ]".
         page.wait_for_function(
             f"""() => !/\\[\\s\\]/.test(document.querySelector(
@@ -218,7 +240,7 @@ def _stop_server(url: str, token: str, process: subprocess.Popen[bytes]) -> None
 
 
 @contextlib.contextmanager
-def _jupyter_lab(notebook_dir: Path, env: dict[str, str], workdir: Path
+def _jupyter_lab(notebook_dir: Path, env: dict[str, str], workdir: Path, *, app: str = "lab"
                  ) -> Iterator[tuple[str, str, Path]]:
     port, token = _free_port(), secrets.token_hex(16)
     url = f"http://127.0.0.1:{port}"
@@ -233,16 +255,24 @@ def _jupyter_lab(notebook_dir: Path, env: dict[str, str], workdir: Path
     }
     log = workdir / "jupyterlab.log"
     command = [
-        str(Path(sys.executable).with_name("jupyter")), "lab", "--no-browser",
+        str(Path(sys.executable).with_name("jupyter")), app, "--no-browser",
         "--ServerApp.ip=127.0.0.1", f"--ServerApp.port={port}",
         "--ServerApp.port_retries=0", f"--IdentityProvider.token={token}",
         f"--ServerApp.root_dir={notebook_dir}",
-        f"--LabApp.user_settings_dir={settings_dir}",
-        f"--LabApp.workspaces_dir={workdir / 'lab-workspaces'}",
-        "--LabApp.check_for_updates_class=jupyterlab.NeverCheckForUpdate",
-        "--LabApp.news_url=None", "--LabApp.extension_manager=readonly",
         "--ServerApp.terminals_enabled=False",
     ]
+    if app == "lab":
+        command += [
+            f"--LabApp.user_settings_dir={settings_dir}",
+            f"--LabApp.workspaces_dir={workdir / 'lab-workspaces'}",
+            "--LabApp.check_for_updates_class=jupyterlab.NeverCheckForUpdate",
+            "--LabApp.news_url=None", "--LabApp.extension_manager=readonly",
+        ]
+    else:  # Jupyter Notebook 7 reads the same settings files; it has no news or updates
+        command += [
+            f"--JupyterNotebookApp.user_settings_dir={settings_dir}",
+            f"--JupyterNotebookApp.workspaces_dir={workdir / 'lab-workspaces'}",
+        ]
     if hasattr(os, "geteuid") and os.geteuid() == 0:  # CI containers run as root
         command.append("--allow-root")
     with log.open("wb") as out:
@@ -283,9 +313,10 @@ def _browser(workdir: Path, *, viewport: tuple[int, int]) -> Iterator[Any]:
 
 @contextlib.contextmanager
 def running_lab(notebooks: Sequence[str] = (), *, seed_items: int = 1000,
-                viewport: tuple[int, int] = (1400, 1000)) -> Iterator[Lab]:
+                viewport: tuple[int, int] = (1400, 1000), app: str = "lab") -> Iterator[Lab]:
     """A fresh sandbox, JupyterLab on a temporary copy of ``notebooks`` (file names in
     ``notebooks/``; all of them when empty) and a Chromium page, torn down on exit.
+    ``app="notebook"`` serves Jupyter Notebook 7 (``jupyter notebook``) instead.
 
     Raises :class:`BrowserUnavailable` before starting anything when the browser
     cannot run here.
@@ -303,7 +334,7 @@ def running_lab(notebooks: Sequence[str] = (), *, seed_items: int = 1000,
                 shutil.copy(path, notebook_dir / path.name)
         with run_notebooks.fresh_sandbox(workdir, seed_items=seed_items) as env:
             sandbox_url = json.loads(Path(env["PAYNB_SANDBOX_FILE"]).read_text())["base_url"]
-            with _jupyter_lab(notebook_dir, env, workdir) as (url, token, log), \
+            with _jupyter_lab(notebook_dir, env, workdir, app=app) as (url, token, log), \
                     _browser(workdir, viewport=viewport) as page:
                 yield Lab(url=url, token=token, notebook_dir=notebook_dir,
-                          sandbox_url=sandbox_url, page=page, log=log)
+                          sandbox_url=sandbox_url, page=page, log=log, app=app)
