@@ -89,18 +89,15 @@ def iter_pages(fetch: Callable[[int], Page], *, page_size: int, max_items: int |
     remaining = max_items if max_items is not None else math.inf
     records = first.records[:remaining] if max_items is not None else first.records
     remaining -= len(records)
+    pages = _pages_total(first, page_size, remaining)
     if listener is not None:
-        listener(1, _pages_total(first, page_size, remaining))
+        listener(1, pages)
     yield records
-    if len(first.records) < page_size or remaining <= 0:
+    if pages == 1:
         return
     # With a total, exactly the pages holding it (up to max_items) are fetched;
     # without one, pages are fetched until the first short page.
-    last = None
-    if first.total is not None:
-        last = math.ceil(min(first.total, len(first.records) + remaining) / page_size) - 1
-        if last < 1:
-            return
+    last = None if pages is None else pages - 1
     bar = _progress_bar(progress, None if last is None else last + 1, desc)
     pending: deque[Future[Page]] = deque()
     following = 1

@@ -249,3 +249,16 @@ class Form:
     def __repr__(self) -> str:
         # Never the inputs' values: some of them are secrets.
         return f"<{type(self).__name__}: {self.status_text or 'ready'}>"
+
+
+def pages_said(say: Callable[[str, str], None], doing: str) -> Callable[[int, int | None], None]:
+    """A :func:`paynb.paging.page_progress` callback writing how far a list has come to a
+    form's status line: "Loading ACH items… page 3 of 12" (or "… 3 pages" while the
+    number of pages is not known)."""
+
+    def said(done: int, total: int | None) -> None:
+        so_far = f"page {done:,} of {total:,}" if total is not None else \
+            f"{done:,} page{'s' if done != 1 else ''}"
+        say(f"{doing}… {so_far}", "info")
+
+    return said

@@ -6,14 +6,13 @@ from __future__ import annotations
 import datetime as dt
 import io
 import logging
-from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 import ipywidgets as widgets
 import pandas as pd
 
 from paynb.codes import NOC_CODES, STATUS_NAMES, STATUS_ORDER
-from paynb.forms._base import Form, csv_link, escape, table_html
+from paynb.forms._base import Form, csv_link, escape, pages_said, table_html
 from paynb.paging import page_progress
 
 if TYPE_CHECKING:
@@ -41,19 +40,6 @@ _KINDS: dict[str, tuple[str, str, tuple[str, ...], str]] = {
 }
 _FILTERED = {"ach", "rcc"}  # the kinds whose list takes status and return-date filters
 _DESCRIPTION = {"description_width": "100px"}  # "Returned from" in full, the pickers aligned
-
-
-def pages_said(say: Callable[[str, str], None], doing: str) -> Callable[[int, int | None], None]:
-    """A :func:`paynb.paging.page_progress` callback writing how far a list has come to a
-    form's status line: "Loading ACH items… page 3 of 12" (or "… 3 pages" while the
-    number of pages is not known)."""
-
-    def said(done: int, total: int | None) -> None:
-        so_far = f"page {done:,} of {total:,}" if total is not None else \
-            f"{done:,} page{'s' if done != 1 else ''}"
-        say(f"{doing}… {so_far}", "info")
-
-    return said
 
 
 def display_frame(frame: pd.DataFrame) -> pd.DataFrame:

@@ -10,8 +10,7 @@ import pandas as pd
 
 from paynb.codes import STATUS_NAMES
 from paynb.errors import ApiError, NotFoundError
-from paynb.forms._base import Form, describe_error, table_box, table_html
-from paynb.forms.explorer import pages_said
+from paynb.forms._base import Form, describe_error, pages_said, table_box, table_html
 from paynb.paging import page_progress
 
 __all__ = ["VoidForm"]

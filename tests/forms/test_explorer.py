@@ -168,7 +168,7 @@ def test_a_long_load_says_how_many_pages_are_in(client) -> None:
 
 
 def test_pages_said_without_a_total() -> None:
-    from paynb.forms.explorer import pages_said
+    from paynb.forms._base import pages_said
 
     said: list[tuple[str, str]] = []
     report = pages_said(lambda text, level: said.append((text, level)), "Loading RTP items")
