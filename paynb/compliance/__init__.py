@@ -7,7 +7,10 @@ sources are in ``docs/compliance.md`` and :data:`SOURCES`.
 
 from __future__ import annotations
 
+from paynb.compliance._alerts import ReturnRateAlert, ThresholdExceeded, check
+from paynb.compliance._exposure import return_exposure
 from paynb.compliance._rates import LEVELS, return_rates, rolling_return_rates
+from paynb.compliance._report import ComplianceReport, report
 from paynb.compliance._rules import (
     CATEGORIES,
     CONSUMER_ENTRY_CLASSES,
@@ -21,6 +24,12 @@ __all__ = [
     "LEVELS",
     "SOURCES",
     "Category",
+    "ComplianceReport",
+    "ReturnRateAlert",
+    "ThresholdExceeded",
+    "check",
+    "report",
+    "return_exposure",
     "return_rates",
     "rolling_return_rates",
 ]

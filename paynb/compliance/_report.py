@@ -167,9 +167,12 @@ def _for_excel(table: pd.DataFrame) -> pd.DataFrame:
 def _excel_format(column: str) -> str | None:
     if column in ("rate", "threshold"):
         return "0.00%"
+    if column.startswith("share_of"):
+        return "0%"
     if column.endswith("_amount"):
         return "#,##0.00"
-    if column.endswith(("Date", "_deadline", "_breach", "window_start", "window_end")):
+    if column.endswith(("Date", "_deadline")) or column in (
+            "last_breach", "window_start", "window_end"):
         return "yyyy-mm-dd"
     return None
 
@@ -221,7 +224,8 @@ def _top_reasons(items: pd.DataFrame, as_of: int, window: str, by: tuple[str, ..
 
 def report(client_or_items: Any, *, as_of: Any = None, window: str = "60D",
            by: str | Sequence[str] | None = "companyCode",
-           warning_share: float = WARNING_SHARE) -> ComplianceReport:
+           warning_share: float = WARNING_SHARE, progress: bool | None = None
+           ) -> ComplianceReport:
     """The compliance picture in one object: show it in a cell, send it with ``to_excel``.
 
     Args:
@@ -231,6 +235,8 @@ def report(client_or_items: Any, *, as_of: Any = None, window: str = "60D",
         window: ``"60D"`` or ``"2M"`` (see :func:`return_rates`).
         by: the column(s) to split by, company code by default; None for all items.
         warning_share: the share of a threshold from which the level is ``"warning"``.
+        progress: with a client, show the listing's progress bar (None: the client's
+            default).
 
     Returns:
         A :class:`ComplianceReport`: the three rates per group with an ok / warning /
@@ -240,7 +246,8 @@ def report(client_or_items: Any, *, as_of: Any = None, window: str = "60D",
     if isinstance(client_or_items, pd.DataFrame):
         items, source = client_or_items, "a DataFrame of ACH items"
     elif hasattr(client_or_items, "ach"):
-        items, source = client_or_items.ach.list(), repr(client_or_items).strip("<>")
+        items = client_or_items.ach.list(progress=progress)
+        source = repr(client_or_items).strip("<>")
     else:
         raise TypeError("client_or_items must be a paynb Client or a DataFrame of ACH items, "
                         f"not {type(client_or_items).__name__}")
