@@ -56,7 +56,8 @@ class ReturnRateAlert:
         since = "" if self.previous_level in (None, self.level) else \
             f" (was {self.previous_level})"
         return (f"{who}: {self.category} return rate {self.rate:.2%} {where} the "
-                f"{self.threshold:.1%} threshold{since}: {self.returns:,} returns of "
+                f"{self.threshold:.1%} threshold{since}: {self.returns:,} "
+                f"return{'' if self.returns == 1 else 's'} of "
                 f"{self.entries:,} debit entries, {self.window_start:%Y-%m-%d} to "
                 f"{self.window_end:%Y-%m-%d}")
 
@@ -113,7 +114,7 @@ def check(items: pd.DataFrame, *, as_of: Any = None, history: pd.DataFrame | Non
 
     Returns:
         One alert per group and category at the warning level or over, worst first. Each
-        is also logged (logger ``paynb.compliance``) as a warning.
+        is also logged (logger ``paynb.compliance``, level INFO) for unattended runs.
     """
     if raise_on is not None and raise_on not in _RAISE_ON:
         raise ValueError(f"raise_on must be 'warning', 'over' or None; got {raise_on!r}")
@@ -142,7 +143,7 @@ def check(items: pd.DataFrame, *, as_of: Any = None, history: pd.DataFrame | Non
             window_start=row["window_start"], window_end=row["window_end"],
             previous_level=level_before))
     for alert in alerts:
-        logger.warning("%s", alert.message)
+        logger.info("%s", alert.message)
     if raise_on is not None:
         floor = LEVELS.index(raise_on)
         if any(LEVELS.index(a.level) >= floor for a in alerts):
