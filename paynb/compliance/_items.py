@@ -160,15 +160,22 @@ def _groups(items: pd.DataFrame, by: tuple[str, ...]) -> tuple[np.ndarray, pd.Da
     if missing:
         raise ValueError(f"by: items has no column {', '.join(map(repr, missing))}")
     # Every group the items hold, sorted, a missing value as a group of its own (an
-    # item without a company code still counts in the totals).
-    keys = items[list(by)].drop_duplicates().sort_values(list(by), na_position="last")
-    keys = keys.reset_index(drop=True)
-    if len(by) == 1:
-        codes = pd.Index(keys[by[0]]).get_indexer(items[by[0]])
-    else:
-        codes = pd.MultiIndex.from_frame(keys).get_indexer(
-            pd.MultiIndex.from_frame(items[list(by)]))
-    return codes.astype(np.int64), keys
+    # item without a company code still counts in the totals). Factorizing each column
+    # and then the combined codes keeps this fast on a million rows.
+    codes = np.zeros(len(items), dtype=np.int64)
+    uniques: list[Any] = []
+    for name in by:
+        column_codes, column_uniques = pd.factorize(items[name], sort=True,
+                                                    use_na_sentinel=False)
+        codes = codes * len(column_uniques) + column_codes
+        uniques.append(column_uniques)
+    groups, combined = pd.factorize(codes, sort=True)
+    labels = {}
+    for name, column_uniques in reversed(list(zip(by, uniques, strict=True))):
+        labels[name] = pd.Series(column_uniques.take(combined % len(column_uniques)),
+                                 dtype=items[name].dtype)
+        combined = combined // len(column_uniques)
+    return groups.astype(np.int64), pd.DataFrame({name: labels[name] for name in by})
 
 
 def prepare(items: pd.DataFrame, by: str | Sequence[str] | None = None) -> Prepared:
