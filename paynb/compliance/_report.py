@@ -7,6 +7,7 @@ import html
 import os
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from decimal import Decimal
 from pathlib import Path
 from typing import Any
 
@@ -93,7 +94,8 @@ class ComplianceReport:
         return ", ".join(str(v) for v in values) if values else "all items"
 
     def _repr_html_(self) -> str:
-        lo, hi = self.rates["window_start"].iloc[0], self.rates["window_end"].iloc[0]
+        (lo,), (hi,) = window_bounds([as_day(self.as_of)], self.window)
+        lo, hi = pd.Timestamp(to_dates(lo)), pd.Timestamp(to_dates(hi))
         parts = [
             "<div class='paynb-compliance'>",
             f"<h3>Return rates as of {self.as_of:%Y-%m-%d}</h3>",
@@ -264,9 +266,10 @@ def report(client_or_items: Any, *, as_of: Any = None, window: str = "60D",
         total = sums.groupby(keys, dropna=False, observed=True).sum().reset_index()
         total = groups.merge(total, on=keys, how="left")
     else:
-        total = sums.sum().to_frame().T
+        total = pd.DataFrame({name: pd.array([sums[name].sum()], dtype=sums[name].dtype)
+                              for name in sums.columns})
     for name in ("standard_amount", "unauthorized_amount"):
-        total[name] = total[name].fillna(0)
+        total[name] = total[name].fillna(Decimal(0)).astype(exposure[name].dtype)
     for name in ("standard_count", "unauthorized_count"):
         total[name] = total[name].fillna(0).astype("int64")
     return ComplianceReport(

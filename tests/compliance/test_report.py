@@ -86,3 +86,16 @@ def test_report_of_a_client_lists_its_items(sandbox, tmp_path):
 def test_report_refuses_other_things():
     with pytest.raises(TypeError, match="a paynb Client or a DataFrame"):
         compliance.report([1, 2, 3])
+
+
+def test_report_of_nothing_and_of_all_items_together(tmp_path):
+    empty = compliance.report(frame([]), as_of=AS_OF)
+    assert empty.rates.empty and empty.exposure_total.empty
+    assert "2026-09-25 to 2026-11-23" in empty._repr_html_()
+    assert empty.to_excel(tmp_path / "empty.xlsx").is_file()
+    together = compliance.report(items(), as_of=AS_OF, by=None)
+    assert list(together.rates["returns"]) == [1, 0, 2]
+    assert list(together.rates["entries"]) == [249, 249, 249]
+    total = together.exposure_total.iloc[0]
+    assert total["standard_amount"] == Decimal("2095.00")  # 1970.00 + 125.00
+    assert str(together.exposure_total["standard_amount"].dtype).startswith("decimal128")
