@@ -3,12 +3,15 @@
 
 from __future__ import annotations
 
+import datetime as dt
 from decimal import Decimal
 
 import pandas as pd
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
-from paynb import compliance
+from paynb import calendar, compliance
 
 from .conftest import debit, frame
 
@@ -114,3 +117,40 @@ def test_nothing_settled_gives_an_empty_table_with_the_columns():
 def test_a_frame_without_settle_dates_is_refused():
     with pytest.raises(ValueError, match="no column 'settleDate'"):
         compliance.return_exposure(frame([settled("2026-07-01")]).drop(columns="settleDate"))
+
+
+settle_day = st.integers(0, 90).map(lambda n: dt.date(2026, 6, 1) + dt.timedelta(days=n))
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(rows=st.lists(st.tuples(settle_day, st.sampled_from(["PPD", "CCD", "WEB"]),
+                               st.sampled_from([0.01, 0.1, 2.5, 100.0]),
+                               st.none() | settle_day), max_size=25),
+       as_of=settle_day)
+def test_exposure_equals_a_loop_over_the_debits(rows, as_of):
+    records = [settled(s.isoformat(), entry_class=c, amount=a,
+                       **({} if r is None else {"status": "R", "returned": r.isoformat(),
+                                                "reason": "R01"}))
+               for s, c, a, r in rows]
+    table = exposure(records, as_of.isoformat())
+    expected: dict = {}
+    for settle, entry_class, amount, returned in rows:
+        if settle > as_of or (returned is not None and returned <= as_of):
+            continue
+        deadline = calendar.add_banking_days(settle.isoformat(), 2).date()
+        standard_open = as_of <= deadline
+        extended_open = entry_class != "CCD" and as_of <= settle + dt.timedelta(days=60)
+        if not (standard_open or extended_open):
+            continue
+        got = expected.setdefault(pd.Timestamp(settle), [Decimal(0), 0, Decimal(0), 0])
+        value = Decimal(str(amount))
+        if standard_open:
+            got[0] += value
+            got[1] += 1
+        if extended_open:
+            got[2] += value
+            got[3] += 1
+    actual = {row["settleDate"]: [row["standard_amount"], row["standard_count"],
+                                  row["unauthorized_amount"], row["unauthorized_count"]]
+              for row in table.to_dict("records")}
+    assert actual == expected

@@ -218,3 +218,18 @@ def test_rate_is_nan_not_zero_division():
     # A return in the window of an entry originated before it: returns 1, entries 0.
     assert list(rates["returns"]) == [1, 0, 1]
     assert math.isnan(rates["rate"].iloc[0]) and rates["level"].iloc[0] == "no entries"
+
+
+def test_arrow_dates_and_iso_texts_count_the_same():
+    import pyarrow as pa
+
+    typed = frame(edges())
+    expected = compliance.return_rates(typed, as_of=AS_OF)
+    arrow = typed.copy()
+    texts = typed.copy()
+    for column in ("sendDate", "returnDate", "receivedDateTime"):
+        days = [None if pd.isna(v) else v.date() for v in typed[column]]
+        arrow[column] = pd.array(days, dtype=pd.ArrowDtype(pa.date32()))
+        texts[column] = [None if d is None else d.isoformat() for d in days]
+    for other in (arrow, texts):
+        pd.testing.assert_frame_equal(compliance.return_rates(other, as_of=AS_OF), expected)
