@@ -12,7 +12,8 @@ import pandas as pd
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from paynb.compliance._items import NO_DAY, _text_in, as_day, day_values, prepare
+from paynb.calendar import add_banking_days
+from paynb.compliance._items import NO_DAY, as_day, day_values, prepare, text_in
 from paynb.compliance._rules import (
     CONSUMER_ENTRY_CLASSES,
     EXTENDED_RETURN_DAYS,
@@ -80,8 +81,6 @@ def return_exposure(items: pd.DataFrame, *, as_of: Any = None,
         ``unauthorized_deadline``, ``standard_amount`` and ``unauthorized_amount``
         (exact, pyarrow decimals), ``standard_count``, ``unauthorized_count``.
     """
-    from paynb.calendar import add_banking_days
-
     day = as_day(as_of)
     consumer = _classes(consumer_classes)
     if "settleDate" not in items.columns:
@@ -91,7 +90,7 @@ def return_exposure(items: pd.DataFrame, *, as_of: Any = None,
     amounts = _amounts(items)
     settle = day_values(items["settleDate"], "settleDate")
     if "achEntryClass" in items.columns:
-        is_consumer = _text_in(items["achEntryClass"], tuple(consumer))
+        is_consumer = text_in(items["achEntryClass"], tuple(consumer))
     else:
         logger.warning("items has no achEntryClass column: no debit gets the extended "
                        "unauthorized return window")
@@ -99,7 +98,8 @@ def return_exposure(items: pd.DataFrame, *, as_of: Any = None,
     still_out = ~prep.returned | (prep.return_day > day)
     settled = prep.entry & (settle != NO_DAY) & (settle <= day) & still_out
     # Only settlement days whose extended window can still be open matter; the standard
-    # one always closes first (two banking days are far fewer than 60 calendar days).
+    # one closes within a week (two banking days, even across a holiday weekend), so 10
+    # days beyond the 60 cover both.
     candidate = settled & (settle >= day - EXTENDED_RETURN_DAYS - 10)
     settle_days = np.unique(settle[candidate])
     standard_deadline = add_banking_days(settle_days.astype("datetime64[D]"),

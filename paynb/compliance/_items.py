@@ -21,7 +21,8 @@ import pyarrow.compute as pc
 
 from paynb.compliance._rules import CATEGORIES, NOT_ENTRY_STATUSES
 
-__all__ = ["NO_DAY", "Prepared", "as_day", "day_values", "prepare", "to_dates", "today"]
+__all__ = ["NO_DAY", "Prepared", "as_day", "day_values", "prepare", "text_in", "to_dates",
+           "today"]
 
 logger = logging.getLogger("paynb.compliance")
 
@@ -83,7 +84,7 @@ def day_values(series: pd.Series, name: str) -> np.ndarray:
     return day_values(parsed, name)
 
 
-def _text_in(series: pd.Series, wanted: Sequence[str]) -> np.ndarray:
+def text_in(series: pd.Series, wanted: Sequence[str]) -> np.ndarray:
     """Rows whose value, stripped and upper-cased, is one of ``wanted`` (via the
     distinct values only: fast on a million rows)."""
     if isinstance(series.dtype, pd.CategoricalDtype):
@@ -134,7 +135,6 @@ class Prepared:
     category: np.ndarray
     groups: np.ndarray
     labels: pd.DataFrame
-    by: tuple[str, ...]
 
     def in_category(self, index: int) -> np.ndarray:
         """Returned entries of category ``index`` (0, 1, 2 as in :data:`CATEGORIES`)."""
@@ -190,17 +190,17 @@ def prepare(items: pd.DataFrame, by: str | Sequence[str] | None = None) -> Prepa
     reason = _column(items, ("returnReason",), "the return code")
     n = len(items)
 
-    debit = _text_in(kind, ("DEBIT",))
+    debit = text_in(kind, ("DEBIT",))
     prenote = np.zeros(n, dtype=bool)
     if "amount" in items.columns:
         prenote |= _is_zero(items["amount"])
     if "achTransactionSubType" in items.columns:
-        prenote |= _text_in(items["achTransactionSubType"], ("PRENOTE",))
+        prenote |= text_in(items["achTransactionSubType"], ("PRENOTE",))
     if "amount" not in items.columns and "achTransactionSubType" not in items.columns:
         logger.warning("items has no amount or achTransactionSubType column: prenotes "
                        "cannot be told apart and count as entries")
-    status_s_r = _text_in(status, ("S", "R"))
-    never_sent = _text_in(status, tuple(NOT_ENTRY_STATUSES - {"W"}))
+    status_s_r = text_in(status, ("S", "R"))
+    never_sent = text_in(status, tuple(NOT_ENTRY_STATUSES - {"W"}))
 
     origination = np.full(n, NO_DAY, dtype=np.int64)
     present = [c for c in ORIGINATION_COLUMNS if c in items.columns]
@@ -222,12 +222,11 @@ def prepare(items: pd.DataFrame, by: str | Sequence[str] | None = None) -> Prepa
     entry = debit & ~prenote & (status_s_r | (sent & ~never_sent)) & (origination != NO_DAY)
 
     return_day = day_values(return_date, "returnDate")
-    returned = debit & ~prenote & _text_in(status, ("R",)) & (return_day != NO_DAY)
+    returned = debit & ~prenote & text_in(status, ("R",)) & (return_day != NO_DAY)
     category = np.zeros(n, dtype=np.int8)
     for index, cat in enumerate(CATEGORIES):
         if cat.codes is not None:
-            category |= np.where(_text_in(reason, tuple(cat.codes)), 1 << index, 0).astype(
+            category |= np.where(text_in(reason, tuple(cat.codes)), 1 << index, 0).astype(
                 np.int8)
     groups, labels = _groups(items, by_columns)
-    return Prepared(n, entry, origination, returned, return_day, category, groups, labels,
-                    by_columns)
+    return Prepared(n, entry, origination, returned, return_day, category, groups, labels)
