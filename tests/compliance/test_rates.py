@@ -233,3 +233,12 @@ def test_arrow_dates_and_iso_texts_count_the_same():
         texts[column] = [None if d is None else d.isoformat() for d in days]
     for other in (arrow, texts):
         pd.testing.assert_frame_equal(compliance.return_rates(other, as_of=AS_OF), expected)
+
+
+def test_60_day_window_across_the_year_boundary():
+    # As the docs' table says: as of 2026-01-15 the 60 days run from 2025-11-17.
+    items = frame([debit("2025-11-16"), debit("2025-11-17"), debit("2026-01-15"),
+                   debit("2026-01-16")])
+    rates = compliance.return_rates(items, as_of="2026-01-15")
+    assert rates["window_start"].iloc[0] == pd.Timestamp("2025-11-17")
+    assert list(rates["entries"]) == [2, 2, 2]
