@@ -47,16 +47,17 @@ class Category:
 
 CATEGORIES: tuple[Category, ...] = (
     Category("unauthorized", frozenset({"R05", "R07", "R10", "R11", "R29", "R51"}), 50,
-             "NACHA Operating Rules, Article Two, Subsection 2.17.2.1 (Unauthorized Entry "
-             "Return Rate): unauthorized debit returns above 0.5 % of debit entries"),
+             "NACHA Operating Rules, Article Two, Subsection 2.17.2 (ODFI Return Rate "
+             "Reporting, Unauthorized Entry Return Rate): unauthorized debit returns above "
+             "0.5 % of debit entries"),
     Category("administrative", frozenset({"R02", "R03", "R04"}), 300,
-             "NACHA Operating Rules, Article Two, Subsection 2.17.2.2 (Administrative Return "
-             "Rate Level, 2021 Risk Management rules): R02, R03, R04 above 3.0 % of debit "
-             "entries"),
+             "NACHA Operating Rules, Article Two, Subsection 2.17.2 (Administrative Return "
+             "Rate Level, added by the 2021 Risk Management rules): R02, R03, R04 above "
+             "3.0 % of debit entries"),
     Category("overall", None, 1500,
-             "NACHA Operating Rules, Article Two, Subsection 2.17.2.3 (Overall Return Rate "
-             "Level, 2021 Risk Management rules): all debit returns above 15.0 % of debit "
-             "entries"),
+             "NACHA Operating Rules, Article Two, Subsection 2.17.2 (Overall Return Rate "
+             "Level, added by the 2021 Risk Management rules): all debit returns above "
+             "15.0 % of debit entries"),
 )
 """The three return-rate categories, in the order every result lists them."""
 
