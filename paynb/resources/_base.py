@@ -132,7 +132,7 @@ def wire_body(model: type[RequestModel], data: Mapping[str, Any], *,
     if validate:
         valid, errors = check(model, data)
         if valid is None:
-            raise ValidationError(errors)
+            raise ValidationError(errors, skippable=True)
         return valid.to_wire()
     names = model.wire_names()
     body = {names.get(key, key): value for key, value in data.items()}
