@@ -356,19 +356,19 @@ class AchItem(RequestModel):
         IAT addenda on a non-IAT entry, text longer than its NACHA field."""
         advice: list[Advisory] = []
         _warn_unknown(advice, "achAccountType", self.ach_account_type, codes.ACH_ACCOUNT_TYPES,
-                      "account type")
+                      "an account type")
         _warn_unknown(advice, "achEntryClass", self.ach_entry_class, codes.ACH_ENTRY_CLASSES,
-                      "entry class")
+                      "an entry class")
         _warn_unknown(advice, "achTransactionSubType", self.ach_transaction_sub_type,
-                      codes.ACH_TRANSACTION_SUBTYPES, "transaction sub-type")
+                      codes.ACH_TRANSACTION_SUBTYPES, "a transaction sub-type")
         _warn_unknown(advice, "achPaymentTypeCode", self.ach_payment_type_code,
-                      codes.ACH_PAYMENT_TYPE_CODES, "payment type code")
+                      codes.ACH_PAYMENT_TYPE_CODES, "a payment type code")
         _warn_unknown(advice, "achTransactionCode", self.ach_transaction_code,
-                      codes.ACH_TRANSACTION_CODES, "transaction code")
+                      codes.ACH_TRANSACTION_CODES, "a transaction code")
         if self.iat_addenda is not None:
             _warn_unknown(advice, "iatAddenda.transactionTypeCode",
                           self.iat_addenda.transaction_type_code,
-                          codes.IAT_TRANSACTION_TYPE_CODES, "IAT transaction type code")
+                          codes.IAT_TRANSACTION_TYPE_CODES, "an IAT transaction type code")
             if self.ach_entry_class != "IAT":
                 advice.append(Advisory("iatAddenda", "IAT addenda belong to entry class IAT; "
                                        f"this entry is {self.ach_entry_class}",

@@ -180,7 +180,7 @@ def unknown_value(value: Any, known: Any, what: str) -> str | None:
     if value is None or value in known:
         return None
     shown = ", ".join(str(k) for k in known)
-    return (f"{value!r} is not a {what} paynb knows ({shown}); it is sent as given "
+    return (f"{value!r} is not {what} paynb knows ({shown}); it is sent as given "
             "and the service decides")
 
 
@@ -198,9 +198,7 @@ def to_utc_datetime(value: Any) -> dt.datetime | None:
     A date is its midnight UTC; a datetime without a zone is read as UTC. ``None``
     when the value is none of these (a malformed date).
     """
-    if hasattr(value, "to_pydatetime") and not isinstance(value, dt.datetime):
-        value = value.to_pydatetime()
-    elif hasattr(value, "to_pydatetime"):  # pandas Timestamp (a datetime subclass)
+    if hasattr(value, "to_pydatetime"):  # pandas Timestamp (numpy datetime64 via pandas)
         value = value.to_pydatetime()
     if isinstance(value, str):
         text = value.strip()
