@@ -181,6 +181,11 @@ class ItemResource(Resource):
             page_size: records per page (default: the client's ``page_size``).
             max_items: stop after this many records.
             progress: False hides the progress bar shown for lists of several pages.
+
+        ``frame.attrs`` holds the envelope's totals of the whole list the service
+        matched (not only the rows fetched when ``page`` or ``max_items`` is given):
+        ``total`` (an int), ``creditAmount`` and ``debitAmount`` (exact ``Decimal``),
+        each when the service sent it.
         """
         params: list[tuple[str, Any]] = [("itemStatus", code) for code in _statuses(status)]
         if returned_from is not None:
