@@ -322,7 +322,7 @@ class AchItem(RequestModel):
         "Effective date", "The date the entry should settle (a banking day)",
         placeholder="2026-11-24", default=None)
     iat_addenda: IatAddenda | None = _field(
-        "IAT addenda", "Required for entry class IAT", default=None, more=True)
+        "IAT addenda", "Required for entry class IAT", default=None)
 
     @field_validator("amount")
     @classmethod
