@@ -6,10 +6,8 @@ import datetime as dt
 import logging
 import re
 import warnings
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any, ClassVar
-
-from pydantic import ValidationError as PydanticValidationError
 
 from paynb.codes import STATUS_NAMES, STATUS_ORDER
 from paynb.errors import (
@@ -19,7 +17,7 @@ from paynb.errors import (
     SubmissionNotAcceptedWarning,
     ValidationError,
 )
-from paynb.models import Advisory, BulkRequest, RequestModel, check, field_errors
+from paynb.models import Advisory, BulkRequest, RequestModel, check
 from paynb.resources._base import (
     Resource,
     as_mapping,
@@ -140,6 +138,22 @@ def _reference(value: Any, argument: str) -> str:
         raise invalid(argument, "must be a reference number (text or a whole number), "
                       "not a missing value or another type")
     return str(value)
+
+
+class _FrameRows(Sequence[dict[str, Any]]):
+    """The rows of a DataFrame as ``submit_many`` reads them, built only when asked for
+    (the column checks need only the rows they leave to the models)."""
+
+    def __init__(self, frame: pd.DataFrame) -> None:
+        self._frame = frame
+        self._keys = list(frame.columns)
+
+    def __len__(self) -> int:
+        return len(self._frame)
+
+    def __getitem__(self, n: Any) -> Any:
+        values = self._frame.iloc[n].tolist()
+        return as_mapping(dict(zip(self._keys, values, strict=True)), f"items[{n}]")
 
 
 def _errors_by_row(errors: Mapping[str, list[str]]) -> dict[int, dict[str, list[str]]]:
@@ -297,20 +311,47 @@ class ItemResource(Resource):
                            ) -> tuple[dict[int, dict[str, Any]], dict[int, dict[str, list[str]]],
                                       list[tuple[int | None, Advisory]]]:
         """:meth:`_check_rows`, plus the advisories of the valid rows."""
-        validate = self.model.model_validate
-        bodies: dict[int, dict[str, Any]] = {}
-        bad: dict[int, dict[str, list[str]]] = {}
-        advice: list[tuple[int | None, Advisory]] = []
-        for n, row in enumerate(rows):
-            try:
-                item = validate(row)
-                bodies[n] = item.to_wire()
-                advice.extend((n, advisory) for advisory in item.advisories())
-            except PydanticValidationError as exc:
-                # A row that is not an object at all is reported under "item".
-                bad[n] = {"item" if key == "body" else key: messages
-                          for key, messages in field_errors(exc).items()}
-        return bodies, bad, advice
+        from paynb._checks import check_rows
+
+        checked = check_rows(self.model, rows)
+        return checked.bodies, checked.errors, checked.advice
+
+    def check_many(self, items: Any) -> pd.DataFrame:
+        """Check many items without sending anything: one verdict per row, in input order.
+
+        ``items`` is what :meth:`submit_many` takes (a DataFrame or a list of
+        mappings). Each row is judged exactly as :meth:`submit` would judge it
+        alone, with the same messages; the columns are checked column by column
+        (lengths, patterns, the routing checksum, known values, amounts) and only
+        the rows they cannot vouch for go through the models one by one, so a
+        100,000-row file is checked in well under a second.
+
+        Returns:
+            A DataFrame with the input's index: ``valid`` (bool), ``errors``
+            (``{"field": ["message", ...]}`` for an invalid row, else ``None``) and
+            ``advisories`` (``["field: message", ...]``: what is unusual about a valid
+            row and is sent with a warning; empty when nothing is).
+        """
+        import pandas as pd
+
+        from paynb._checks import check_rows, columns_of_frame
+
+        if hasattr(items, "to_dict") and hasattr(items, "columns"):
+            frame = items
+            checked = check_rows(self.model, _FrameRows(frame), bodies=False,
+                                 frame_columns=columns_of_frame(self.model, frame))
+            index = frame.index
+        else:
+            rows = _rows_of(items)
+            checked = check_rows(self.model, rows, bodies=False)
+            index = pd.RangeIndex(len(rows))
+        advice: list[list[str]] = [[] for _ in range(len(index))]
+        for row, advisory in checked.advice:
+            if row is not None:
+                advice[row].append(f"{advisory.field}: {advisory.message}")
+        errors = [checked.errors.get(n) for n in range(len(index))]
+        return pd.DataFrame({"valid": [e is None for e in errors], "errors": errors,
+                             "advisories": advice}, index=index)
 
     def submit_many(self, items: Any, *, commit_valid: bool = True,
                     allow_duplicate: bool = False, validate: bool = True,
