@@ -22,6 +22,7 @@ from paynb.matching._rules import (
     NameSimilar,
     Reference,
     Rule,
+    banking_index,
     tolerance_cents,
 )
 
@@ -206,28 +207,34 @@ def _split_pass(expected: Side, items: Side, state: State, context: Context,
     i_rows = items.norm[state.i_live()].dropna(subset=keys)
     if e_rows.empty or i_rows.empty:
         return
-    e_by_key = {key: frame for key, frame in e_rows.groupby(keys, sort=False)}
-    i_by_key = {key: frame for key, frame in i_rows.groupby(keys, sort=False)}
+    # Plain lists per account: pandas per group would cost more than the search itself.
+    e_index = banking_index(e_rows["date"].to_numpy()) if "date" in context.roles else \
+        np.zeros(len(e_rows), dtype=np.int64)
+    i_index = banking_index(i_rows["date"].to_numpy()) if "date" in context.roles else \
+        np.zeros(len(i_rows), dtype=np.int64)
+    e_by_key: defaultdict[tuple[Any, ...], list[tuple[int, int, int]]] = defaultdict(list)
+    i_by_key: defaultdict[tuple[Any, ...], list[tuple[int, int, int]]] = defaultdict(list)
+    for by_key, frame, index in ((e_by_key, e_rows, e_index), (i_by_key, i_rows, i_index)):
+        key_columns = [frame[k].tolist() for k in keys]
+        for key, row, cents, day in zip(zip(*key_columns, strict=True), frame["row"].tolist(),
+                                        frame["cents"].tolist(), index.tolist(), strict=True):
+            by_key[key].append((row, cents, day))
     proposals: list[tuple[str, tuple[int, ...], tuple[int, ...]]] = []
     tied: list[tuple[str, tuple[int, ...], tuple[int, ...]]] = []
+    window = context.date_window
     for key in e_by_key.keys() & i_by_key.keys():
-        e_frame, i_frame = e_by_key[key], i_by_key[key]
-        for one, many, kind in ((e_frame, i_frame, SPLIT), (i_frame, e_frame, COMBINED)):
+        e_list, i_list = e_by_key[key], i_by_key[key]
+        for ones, many, kind in ((e_list, i_list, SPLIT), (i_list, e_list, COMBINED)):
             if len(many) < 2:
                 continue
-            for row in one.itertuples(index=False):
-                dates = np.full(len(many), np.datetime64(row.date, "D"))
-                if kind == SPLIT:
-                    gaps = context.gaps(dates, many["date"].to_numpy())
-                else:
-                    gaps = context.gaps(many["date"].to_numpy(), dates)
-                near = np.abs(gaps) <= context.date_window
-                order = np.argsort(np.abs(gaps[near]), kind="stable")
-                options = list(zip(many["row"].to_numpy()[near][order].tolist(),
-                                   many["cents"].to_numpy()[near][order].tolist(), strict=True))
-                subsets = _sums_to(int(row.cents), options, max_parts, max_candidates)
+            for row, cents, day in ones:
+                near = sorted((abs(other_day - day), other, other_cents)
+                              for other, other_cents, other_day in many
+                              if day >= 0 and other_day >= 0 and abs(other_day - day) <= window)
+                options = [(other, other_cents) for _, other, other_cents in near]
+                subsets = _sums_to(cents, options, max_parts, max_candidates)
                 for subset in subsets:
-                    pair = ((row.row,), subset) if kind == SPLIT else (subset, (row.row,))
+                    pair = ((row,), subset) if kind == SPLIT else (subset, (row,))
                     (proposals if len(subsets) == 1 else tied).append((kind, *pair))
     # A row in two proposals (one line, two ways to make its sum) is a tie, not a match.
     e_uses: defaultdict[int, int] = defaultdict(int)

@@ -156,11 +156,14 @@ class MatchResult:
         manual = np.array([g[1] for g in groups], dtype=bool)
         e_cents = e_norm["cents"].to_numpy()
         i_cents = i_norm["cents"].to_numpy()
-        if len(e_rows) == len(groups):  # all one-to-one: match id = position
-            group_difference = i_cents[i_rows] - e_cents[e_rows]
-        else:
-            group_difference = np.array([i_cents[list(g[3])].sum() - e_cents[list(g[2])].sum()
-                                         for g in groups], dtype=np.int64)
+        # Per match: items minus expected, summed over its rows (the one-to-one ones at once).
+        e_first = np.fromiter((g[2][0] for g in groups), dtype=np.int64, count=len(groups))
+        i_first = np.fromiter((g[3][0] for g in groups), dtype=np.int64, count=len(groups))
+        group_difference = i_cents[i_first] - e_cents[e_first]
+        for group, (_, _, e_set, i_set) in enumerate(groups):
+            if len(e_set) > 1 or len(i_set) > 1:
+                group_difference[group] = i_cents[list(i_set)].sum() - e_cents[list(e_set)].sum()
+        self._group_difference = group_difference
         e_dates = e_norm["date"].to_numpy()[e_rows]
         i_dates = i_norm["date"].to_numpy()[i_rows]
         from paynb.matching._rules import Context
@@ -206,12 +209,8 @@ class MatchResult:
         flagged = np.flatnonzero(np.isin(status[state.i_group >= 0] if len(status) else [],
                                          [*_RETURNED, "V"]))
         candidate_groups = set(state.i_group[state.i_group >= 0][flagged].tolist())
-        sums = {}
-        for group, (_, _, e_set, i_set) in enumerate(state.groups):
-            difference = int(i_cents[list(i_set)].sum() - e_cents[list(e_set)].sum())
-            if difference:
-                candidate_groups.add(group)
-            sums[group] = difference
+        sums = self._group_difference
+        candidate_groups |= set(np.flatnonzero(sums).tolist())
         rows = []
         e_keys, i_keys = (e_keys_of(), i_keys_of()) if candidate_groups else (None, None)
         for group in sorted(candidate_groups):

@@ -18,7 +18,19 @@ from typing import Protocol, runtime_checkable
 import numpy as np
 import pandas as pd
 
-from paynb.calendar import banking_days_between
+from paynb.calendar import BUSDAY_CALENDAR
+
+_ORIGIN = np.datetime64("1970-01-01", "D")
+
+
+def banking_index(dates: np.ndarray) -> np.ndarray:
+    """Banking days from an origin to each date (inclusive), so that the difference of two
+    indexes is :func:`paynb.calendar.banking_days_between` of their dates; -1 for NaT."""
+    dates = np.asarray(dates, dtype="datetime64[D]")
+    missing = np.isnat(dates)
+    filled = np.where(missing, _ORIGIN, dates)
+    index = np.busday_count(_ORIGIN, filled + np.timedelta64(1, "D"), busdaycal=BUSDAY_CALENDAR)
+    return np.where(missing, -1, index).astype(np.int64)
 
 __all__ = ["AccountAmountDate", "AmountWithin", "Context", "NameSimilar", "Reference", "Rule"]
 
@@ -47,12 +59,8 @@ class Context:
         expected_dates = np.asarray(expected_dates, dtype="datetime64[D]")
         item_dates = np.asarray(item_dates, dtype="datetime64[D]")
         present = ~(np.isnat(expected_dates) | np.isnat(item_dates))
-        gaps = np.full(len(expected_dates), np.iinfo(np.int32).max, dtype=np.int64)
-        if present.any():
-            gaps[present] = np.asarray(
-                banking_days_between(expected_dates[present], item_dates[present]),
-                dtype=np.int64)
-        return gaps
+        gaps = banking_index(item_dates) - banking_index(expected_dates)
+        return np.where(present, gaps, np.iinfo(np.int32).max)
 
     def within(self, expected_dates: np.ndarray, item_dates: np.ndarray) -> np.ndarray:
         """Whether each pair of dates is within the window."""
