@@ -213,6 +213,8 @@ class MatchResult:
         candidate_groups |= set(np.flatnonzero(sums).tolist())
         rows = []
         e_keys, i_keys = (e_keys_of(), i_keys_of()) if candidate_groups else (None, None)
+        id_values = items[self._items.columns["id"]].to_numpy(dtype=object)
+        labels = self._expected.frame.index.to_numpy()
         for group in sorted(candidate_groups):
             rule, manual, e_set, i_set = state.groups[group]
             found: list[tuple[str, str]] = []
@@ -233,9 +235,8 @@ class MatchResult:
                 rows.append({
                     "match_id": group, "reason": reason, "detail": detail, "rule": rule,
                     "manual": manual,
-                    "expected_rows": ", ".join(str(x) for x in
-                                               _labels(self._expected.frame, np.array(e_set))),
-                    "item_ids": ", ".join(str(x) for x in self._item_ids(np.array(i_set))),
+                    "expected_rows": ", ".join(str(labels[e]) for e in e_set),
+                    "item_ids": ", ".join(str(id_values[i]) for i in i_set),
                     "expected_cents": int(e_cents[list(e_set)].sum()),
                     "item_cents": int(i_cents[list(i_set)].sum()),
                     "resolved": decision is not None,
