@@ -18,6 +18,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 import pyarrow as pa
+import pyarrow.compute as pc
 
 __all__ = ["ITEM_COLUMNS", "ROLES", "Side", "expected_side", "item_side"]
 
@@ -67,6 +68,22 @@ class Side:
 
     def __len__(self) -> int:
         return len(self.norm)
+
+    def read_names(self, rows: np.ndarray) -> None:
+        """Fill the ``name`` column of the rows chosen by the mask ``rows`` (lower case,
+        single spaces); left empty when the side has no name."""
+        column = self.columns.get("name")
+        if column is None or not rows.any():
+            return
+        chosen = self.frame.iloc[np.flatnonzero(rows)]
+        if column in self.frame.columns:
+            values = chosen[column]
+        else:  # an item's name: its first signer's first and last name
+            first, last = (chosen[c].astype("string").fillna("") for c in _SIGNER)
+            values = first + " " + last
+        names = self.norm["name"].to_numpy(dtype=object, copy=True)
+        names[rows] = _names(values)
+        self.norm["name"] = names
 
     def keys(self) -> np.ndarray:
         """A stable text key per row, for decisions kept across runs."""
@@ -237,39 +254,48 @@ def _dates(values: pd.Series, which: str, column: str) -> np.ndarray:
     return parsed.to_numpy(dtype="datetime64[ns]").astype("datetime64[D]")
 
 
-def _texts(values: pd.Series) -> pd.Series:
-    text = values.astype("string").str.strip()
-    return text.where(text != "", pd.NA).astype(object).where(text.notna(), None)
+# Text columns go through pyarrow compute (vectorised, RE2), not Python's re per value.
+
+def _arrow_text(values: pd.Series) -> pa.Array:
+    array = pa.array(values.astype("string[pyarrow]").array)
+    return array.combine_chunks() if isinstance(array, pa.ChunkedArray) else array
 
 
-def _digits(values: pd.Series) -> pd.Series:
-    """Digits only, leading zeros dropped (a CSV reader turns 000123 into 123)."""
-    text = values.astype("string").str.replace(r"\.0$", "", regex=True)
-    digits = text.str.replace(r"\D", "", regex=True).str.lstrip("0")
-    return digits.where(digits.notna() & (digits != ""), pd.NA)
+def _blank_to_null(array: pa.Array) -> pa.Array:
+    return pc.if_else(pc.equal(array, ""), pa.scalar(None, pa.string()), array)
 
 
-def _account_keys(values: pd.Series, last_four: bool) -> pd.Series:
+def _objects(array: pa.Array) -> np.ndarray:
+    """Strings as a numpy object array, missing values ``None``."""
+    return array.to_numpy(zero_copy_only=False)
+
+
+def _texts(values: pd.Series) -> np.ndarray:
+    return _objects(_blank_to_null(pc.utf8_trim_whitespace(_arrow_text(values))))
+
+
+def _number_digits(values: pd.Series) -> pa.Array:
+    """The digits of each value (a number a CSV reader made a float loses its ``.0``)."""
+    text = pc.replace_substring_regex(_arrow_text(values), r"\.0$", "")
+    return _blank_to_null(pc.replace_substring_regex(text, r"\D", ""))
+
+
+def _account_keys(values: pd.Series, last_four: bool) -> np.ndarray:
+    digits = _number_digits(values)
     if last_four:
         # Masked items show ****6789: only the last four digits can be compared.
-        text = values.astype("string").str.replace(r"\.0$", "", regex=True)
-        digits = text.str.replace(r"\D", "", regex=True)
-        keys = digits.str[-4:].str.zfill(4).where(digits.str.len() > 0)
-        return keys.astype(object).where(keys.notna(), None)
-    keys = _digits(values)
-    return keys.astype(object).where(keys.notna(), None)
+        return _objects(pc.utf8_lpad(pc.utf8_slice_codeunits(digits, -4), 4, "0"))
+    # Leading zeros dropped: a CSV reader turns 000123 into 123.
+    return _objects(_blank_to_null(pc.utf8_ltrim(digits, "0")))
 
 
-def _routing(values: pd.Series) -> pd.Series:
-    text = values.astype("string").str.replace(r"\.0$", "", regex=True)
-    digits = text.str.replace(r"\D", "", regex=True).str.zfill(9)
-    return digits.astype(object).where(text.notna(), None)
+def _routing(values: pd.Series) -> np.ndarray:
+    return _objects(pc.utf8_lpad(_number_digits(values), 9, "0"))
 
 
-def _names(values: pd.Series) -> pd.Series:
-    text = values.astype("string").str.strip().str.lower().str.replace(r"\s+", " ",
-                                                                       regex=True)
-    return text.astype(object).where(text.notna() & (text != ""), None)
+def _names(values: pd.Series) -> np.ndarray:
+    text = pc.replace_substring_regex(pc.utf8_lower(_arrow_text(values)), r"\s+", " ")
+    return _objects(_blank_to_null(pc.utf8_trim_whitespace(text)))
 
 
 def _empty(n: int) -> pd.Series:
@@ -317,23 +343,17 @@ def _side(frame: pd.DataFrame, columns: dict[str, str], which: str, *, kind: str
     n = len(frame)
     norm = pd.DataFrame({"row": np.arange(n, dtype=np.int64)})
     col = columns.get
-    norm["reference"] = _texts(frame[col("reference")]).to_numpy() if col("reference") \
-        else _empty(n)
+    norm["reference"] = _texts(frame[col("reference")]) if col("reference") else _empty(n)
     # Account keys are finished by :func:`account_keys` once both sides are known.
     norm["account"] = frame[columns["account"]].to_numpy() if col("account") else _empty(n)
-    norm["routing"] = _routing(frame[columns["routing"]]).to_numpy() if col("routing") \
-        else _empty(n)
+    norm["routing"] = _routing(frame[columns["routing"]]) if col("routing") else _empty(n)
     norm["cents"] = amount_cents(frame, columns["amount"], which)
     norm["date"] = _dates(frame[columns["date"]], which, columns["date"]) if col("date") \
         else np.full(n, np.datetime64("NaT"), dtype="datetime64[D]")
-    if col("name"):
-        norm["name"] = _names(frame[columns["name"]]).to_numpy()
-    elif which == "items" and all(c in frame.columns for c in _SIGNER):
-        first, last = (frame[c].astype("string").fillna("") for c in _SIGNER)
-        norm["name"] = _names(first + " " + last).to_numpy()
+    # Names are read only for the rows left to the fuzzy rules (Side.read_names).
+    norm["name"] = _empty(n)
+    if not col("name") and which == "items" and all(c in frame.columns for c in _SIGNER):
         columns["name"] = " + ".join(_SIGNER)
-    else:
-        norm["name"] = _empty(n)
     roles = frozenset(role for role in ("reference", "account", "routing", "amount", "date",
                                         "name") if role in columns)
     return Side(frame=frame, norm=norm, roles=roles, columns=columns, kind=kind)
@@ -346,5 +366,5 @@ def finish_accounts(expected: Side, items: Side) -> bool:
     for side in (expected, items):
         if "account" in side.columns:
             side.norm["account"] = _account_keys(side.frame[side.columns["account"]],
-                                                 last_four).to_numpy()
+                                                 last_four)
     return last_four

@@ -50,7 +50,12 @@ class Settings:
 
 @dataclass
 class State:
-    """Who is matched with whom so far."""
+    """Who is matched with whom so far.
+
+    Matches are numbered in the order made (the match id). Most are one-to-one, so each
+    keeps its first expected and first item row in flat lists; the few with more rows
+    (splits, combinations, some manual pairs) also have their full rows in ``multi``.
+    """
 
     n_expected: int
     n_items: int
@@ -58,9 +63,11 @@ class State:
     i_group: np.ndarray = field(init=False)
     e_tied: np.ndarray = field(init=False)
     i_tied: np.ndarray = field(init=False)
-    #: One (rule, manual, expected rows, item rows) per match, its index the match id.
-    groups: list[tuple[str, bool, tuple[int, ...], tuple[int, ...]]] = field(
-        default_factory=list)
+    rule_of: list[str] = field(default_factory=list)
+    manual_of: list[bool] = field(default_factory=list)
+    e_first: list[int] = field(default_factory=list)
+    i_first: list[int] = field(default_factory=list)
+    multi: dict[int, tuple[tuple[int, ...], tuple[int, ...]]] = field(default_factory=dict)
     #: (pass, expected row, item row) of every pair left out as a tie.
     ties: list[tuple[str, int, int]] = field(default_factory=list)
 
@@ -70,6 +77,16 @@ class State:
         self.e_tied = np.zeros(self.n_expected, dtype=bool)
         self.i_tied = np.zeros(self.n_items, dtype=bool)
 
+    @property
+    def count(self) -> int:
+        """How many matches were made."""
+        return len(self.rule_of)
+
+    def group(self, group: int) -> tuple[str, bool, tuple[int, ...], tuple[int, ...]]:
+        """Match ``group``: (rule, manual, expected rows, item rows)."""
+        e_set, i_set = self.multi.get(group, ((self.e_first[group],), (self.i_first[group],)))
+        return self.rule_of[group], self.manual_of[group], e_set, i_set
+
     def e_live(self) -> np.ndarray:
         return (self.e_group < 0) & ~self.e_tied
 
@@ -77,18 +94,25 @@ class State:
         return (self.i_group < 0) & ~self.i_tied
 
     def add(self, rule: str, manual: bool, e_rows: Sequence[int], i_rows: Sequence[int]) -> None:
-        group = len(self.groups)
-        self.groups.append((rule, manual, tuple(int(r) for r in e_rows),
-                            tuple(int(r) for r in i_rows)))
-        self.e_group[list(e_rows)] = group
-        self.i_group[list(i_rows)] = group
+        group = self.count
+        e_set, i_set = tuple(int(r) for r in e_rows), tuple(int(r) for r in i_rows)
+        self.rule_of.append(rule)
+        self.manual_of.append(manual)
+        self.e_first.append(e_set[0])
+        self.i_first.append(i_set[0])
+        if len(e_set) > 1 or len(i_set) > 1:
+            self.multi[group] = (e_set, i_set)
+        self.e_group[list(e_set)] = group
+        self.i_group[list(i_set)] = group
 
     def add_pairs(self, rule: str, e_rows: np.ndarray, i_rows: np.ndarray) -> None:
         """Many one-to-one matches at once (the bulk of every run)."""
-        first = len(self.groups)
-        self.groups.extend((rule, False, (int(e),), (int(i),))
-                           for e, i in zip(e_rows.tolist(), i_rows.tolist(), strict=True))
-        ids = np.arange(first, len(self.groups), dtype=np.int64)
+        first = self.count
+        self.rule_of.extend([rule] * len(e_rows))
+        self.manual_of.extend([False] * len(e_rows))
+        self.e_first.extend(e_rows.tolist())
+        self.i_first.extend(i_rows.tolist())
+        ids = np.arange(first, self.count, dtype=np.int64)
         self.e_group[e_rows] = ids
         self.i_group[i_rows] = ids
 
@@ -347,13 +371,19 @@ def match(expected: pd.DataFrame, items: pd.DataFrame, *, columns: Mapping[str, 
                     if "routing" in roles else "")
     state = State(len(e_side), len(i_side))
     stale = _apply_pairs(decisions, e_side, i_side, state)
-    passes: list[Rule] = [Reference(), AccountAmountDate()]
+    for rule in (Reference(), AccountAmountDate()):
+        _run_rule(rule, e_side, i_side, state, context)
+    fuzzy: list[Rule] = []
     if settings.amount_tolerance > 0:
-        passes.append(AmountWithin(settings.amount_tolerance))
+        fuzzy.append(AmountWithin(settings.amount_tolerance))
     if "name" in roles:
-        passes.append(NameSimilar())
-    passes.extend(settings.rules)
-    for rule in passes:
+        fuzzy.append(NameSimilar())
+    fuzzy.extend(settings.rules)
+    if fuzzy:
+        # Only the rows left by the exact passes need their names read.
+        e_side.read_names(state.e_live())
+        i_side.read_names(state.i_live())
+    for rule in fuzzy:
         _run_rule(rule, e_side, i_side, state, context)
     _split_pass(e_side, i_side, state, context, settings.max_parts, settings.max_candidates)
     return MatchResult._build(e_side, i_side, state, context, settings, journal, decisions,

@@ -14,6 +14,7 @@ import pyarrow as pa
 
 from paynb.codes import STATUS_NAMES
 from paynb.matching._columns import Side
+from paynb.matching._rules import banking_index
 
 if TYPE_CHECKING:
     from matplotlib.axes import Axes
@@ -133,53 +134,57 @@ class MatchResult:
 
     def _item_ids(self, rows: np.ndarray) -> pd.Series:
         ids = self._items.frame[self._items.columns["id"]]
-        return ids.iloc[rows].reset_index(drop=True)
+        return ids.take(rows).reset_index(drop=True)
 
     def _matched_frame(self) -> pd.DataFrame:
         state, e_norm, i_norm = self._state, self._expected.norm, self._items.norm
-        groups = state.groups
-        if groups and all(len(g[2]) == 1 and len(g[3]) == 1 for g in groups):
-            e_rows = np.fromiter((g[2][0] for g in groups), dtype=np.int64, count=len(groups))
-            i_rows = np.fromiter((g[3][0] for g in groups), dtype=np.int64, count=len(groups))
-            match_ids = np.arange(len(groups), dtype=np.int64)
-        else:
-            e_list, i_list, id_list = [], [], []
-            for group, (_, _, e_set, i_set) in enumerate(groups):
-                # One row per part: the single side repeats beside each part of the other.
-                count = max(len(e_set), len(i_set))
-                e_list += list(e_set) * count if len(e_set) == 1 else list(e_set)
-                i_list += list(i_set) * count if len(i_set) == 1 else list(i_set)
-                id_list += [group] * count
-            e_rows, i_rows = np.array(e_list, dtype=np.int64), np.array(i_list, dtype=np.int64)
-            match_ids = np.array(id_list, dtype=np.int64)
-        rules = np.array([g[0] for g in groups], dtype=object)
-        manual = np.array([g[1] for g in groups], dtype=bool)
+        count = state.count
+        rules = np.array(state.rule_of, dtype=object)
+        manual = np.array(state.manual_of, dtype=bool)
+        e_first = np.array(state.e_first, dtype=np.int64)
+        i_first = np.array(state.i_first, dtype=np.int64)
         e_cents = e_norm["cents"].to_numpy()
         i_cents = i_norm["cents"].to_numpy()
-        # Per match: items minus expected, summed over its rows (the one-to-one ones at once).
-        e_first = np.fromiter((g[2][0] for g in groups), dtype=np.int64, count=len(groups))
-        i_first = np.fromiter((g[3][0] for g in groups), dtype=np.int64, count=len(groups))
+        # Per match: items minus expected, summed over its rows.
         group_difference = i_cents[i_first] - e_cents[e_first]
-        for group, (_, _, e_set, i_set) in enumerate(groups):
-            if len(e_set) > 1 or len(i_set) > 1:
+        match_ids = np.arange(count, dtype=np.int64)
+        e_rows, i_rows = e_first, i_first
+        if state.multi:
+            extra_ids, extra_e, extra_i = [], [], []
+            for group, (e_set, i_set) in state.multi.items():
                 group_difference[group] = i_cents[list(i_set)].sum() - e_cents[list(e_set)].sum()
+                # One row per part: the single side repeats beside each part of the other.
+                parts = max(len(e_set), len(i_set))
+                extra_ids += [group] * (parts - 1)
+                extra_e += list(e_set[1:]) if len(e_set) > 1 else [e_set[0]] * (parts - 1)
+                extra_i += list(i_set[1:]) if len(i_set) > 1 else [i_set[0]] * (parts - 1)
+            order = np.argsort(np.concatenate([match_ids, extra_ids]), kind="stable")
+            match_ids = np.concatenate([match_ids, extra_ids]).astype(np.int64)[order]
+            e_rows = np.concatenate([e_rows, extra_e]).astype(np.int64)[order]
+            i_rows = np.concatenate([i_rows, extra_i]).astype(np.int64)[order]
         self._group_difference = group_difference
         e_dates = e_norm["date"].to_numpy()[e_rows]
         i_dates = i_norm["date"].to_numpy()[i_rows]
-        from paynb.matching._rules import Context
-
-        gaps = Context(0, False, frozenset({"date"})).gaps(e_dates, i_dates)
         present = ~(np.isnat(e_dates) | np.isnat(i_dates))
+        gaps = banking_index(i_dates) - banking_index(e_dates)
         items = self._items.frame
+        # Codes into the few rule names: a categorical, not 100,000 strings.
+        codes, names = pd.factorize(rules, sort=False)
+        references = {}
+        for name, side, rows in (("expected_reference", self._expected, e_rows),
+                                 ("item_reference", self._items, i_rows)):
+            column = side.columns.get("reference")
+            references[name] = (side.frame[column].take(rows).astype("string")
+                                .reset_index(drop=True) if column else
+                                pd.Series(pd.NA, index=range(len(rows)), dtype="string"))
         frame = pd.DataFrame({
             "match_id": match_ids,
-            "rule": pd.Series(rules[match_ids] if len(groups) else [], dtype="string"),
-            "manual": manual[match_ids] if len(groups) else np.array([], dtype=bool),
+            "rule": pd.Categorical.from_codes(codes[match_ids], categories=names)
+            if len(names) else pd.Categorical([]),
+            "manual": manual[match_ids],
             "expected_row": _labels(self._expected.frame, e_rows),
             "item_id": self._item_ids(i_rows),
-            "expected_reference": pd.Series(e_norm["reference"].to_numpy()[e_rows],
-                                            dtype="string"),
-            "item_reference": pd.Series(i_norm["reference"].to_numpy()[i_rows], dtype="string"),
+            **references,
             "expected_amount": decimals(e_cents[e_rows]),
             "item_amount": decimals(i_cents[i_rows]),
             "amount_difference": decimals(group_difference[match_ids]),
@@ -190,7 +195,7 @@ class MatchResult:
         frame.loc[~present, "date_difference"] = pd.NA
         for column in ("itemStatus", "bankAccountNumber"):
             if column in items.columns:
-                frame[column] = items[column].iloc[i_rows].reset_index(drop=True)
+                frame[column] = items[column].take(i_rows).reset_index(drop=True)
         return frame
 
     def _exceptions_frame(self, decisions: list[dict[str, Any]]) -> pd.DataFrame:
@@ -212,11 +217,12 @@ class MatchResult:
         sums = self._group_difference
         candidate_groups |= set(np.flatnonzero(sums).tolist())
         rows = []
-        e_keys, i_keys = (e_keys_of(), i_keys_of()) if candidate_groups else (None, None)
+        # Keys tie a resolution to its match across runs; without one they are not needed.
+        e_keys, i_keys = (e_keys_of(), i_keys_of()) if resolved else (None, None)
         id_values = items[self._items.columns["id"]].to_numpy(dtype=object)
         labels = self._expected.frame.index.to_numpy()
         for group in sorted(candidate_groups):
-            rule, manual, e_set, i_set = state.groups[group]
+            rule, manual, e_set, i_set = state.group(group)
             found: list[tuple[str, str]] = []
             returned = [i for i in i_set if status[i] in _RETURNED]
             if returned:
@@ -227,9 +233,8 @@ class MatchResult:
                 found.append(("voided", "the item was voided"))
             if sums[group]:
                 found.append(("amount differs", f"items minus expected: {_money(sums[group])}"))
-            assert e_keys is not None and i_keys is not None
-            key_e = tuple(e_keys[e] for e in e_set)
-            key_i = tuple(i_keys[i] for i in i_set)
+            key_e = tuple(e_keys[e] for e in e_set) if e_keys is not None else ()
+            key_i = tuple(i_keys[i] for i in i_set) if i_keys is not None else ()
             for reason, detail in found:
                 decision = resolved.get((reason, key_e, key_i))
                 rows.append({
@@ -291,7 +296,7 @@ class MatchResult:
         state = self._state
         e_cents = self._expected.norm["cents"].to_numpy()
         i_cents = self._items.norm["cents"].to_numpy()
-        manual_groups = np.array([g[1] for g in state.groups], dtype=bool)
+        manual_groups = np.array(state.manual_of, dtype=bool)
         e_matched, i_matched = state.e_group >= 0, state.i_group >= 0
         e_manual = e_matched & manual_groups[np.maximum(state.e_group, 0)] if len(
             manual_groups) else np.zeros(len(e_cents), dtype=bool)
@@ -302,7 +307,7 @@ class MatchResult:
         closed = exceptions[exceptions["resolved"]]
 
         def exception_rows(frame: pd.DataFrame) -> tuple[np.ndarray, np.ndarray]:
-            groups = np.isin(np.arange(len(state.groups)), frame["match_id"].to_numpy())
+            groups = np.isin(np.arange(state.count), frame["match_id"].to_numpy())
             return (e_matched & groups[np.maximum(state.e_group, 0)] if len(groups) else
                     np.zeros(len(e_cents), dtype=bool),
                     i_matched & groups[np.maximum(state.i_group, 0)] if len(groups) else
@@ -438,7 +443,7 @@ class MatchResult:
             raise KeyError(f"no exception {exception_id!r}; exception_id is one of "
                            f"{self.exceptions['exception_id'].tolist()}")
         row = found.iloc[0]
-        _, _, e_set, i_set = self._state.groups[int(row["match_id"])]
+        _, _, e_set, i_set = self._state.group(int(row["match_id"]))
         self.journal.record_match_decision(
             self._settings.ledger, "resolve", reason=str(row["reason"]), note=note.strip(),
             expected=[self._expected.keys()[e] for e in e_set],
