@@ -75,7 +75,8 @@ class Side:
         column = self.columns.get("name")
         if column is None or not rows.any():
             return
-        chosen = self.frame.iloc[np.flatnonzero(rows)]
+        needed = [column] if column in self.frame.columns else list(_SIGNER)
+        chosen = self.frame[needed].iloc[np.flatnonzero(rows)]
         if column in self.frame.columns:
             values = chosen[column]
         else:  # an item's name: its first signer's first and last name
@@ -274,19 +275,29 @@ def _texts(values: pd.Series) -> np.ndarray:
     return _objects(_blank_to_null(pc.utf8_trim_whitespace(_arrow_text(values))))
 
 
+def _all_digits(array: pa.Array) -> bool:
+    return bool(pc.all(pc.utf8_is_digit(array)).as_py() is not False)
+
+
 def _number_digits(values: pd.Series) -> pa.Array:
-    """The digits of each value (a number a CSV reader made a float loses its ``.0``)."""
-    text = pc.replace_substring_regex(_arrow_text(values), r"\.0$", "")
+    """The digits of each value (a number a CSV reader made a float loses its ``.0``).
+    Columns of digits only, the usual case, skip the regular expressions."""
+    text = _arrow_text(values)
+    if _all_digits(text):
+        return _blank_to_null(text)
+    text = pc.replace_substring_regex(text, r"\.0$", "")
     return _blank_to_null(pc.replace_substring_regex(text, r"\D", ""))
 
 
 def _account_keys(values: pd.Series, last_four: bool) -> np.ndarray:
-    digits = _number_digits(values)
     if last_four:
         # Masked items show ****6789: only the last four digits can be compared.
-        return _objects(pc.utf8_lpad(pc.utf8_slice_codeunits(digits, -4), 4, "0"))
+        tail = pc.utf8_slice_codeunits(_arrow_text(values), -4)
+        if not _all_digits(tail):
+            tail = pc.utf8_slice_codeunits(_number_digits(values), -4)
+        return _objects(pc.utf8_lpad(_blank_to_null(tail), 4, "0"))
     # Leading zeros dropped: a CSV reader turns 000123 into 123.
-    return _objects(_blank_to_null(pc.utf8_ltrim(digits, "0")))
+    return _objects(_blank_to_null(pc.utf8_ltrim(_number_digits(values), "0")))
 
 
 def _routing(values: pd.Series) -> np.ndarray:

@@ -210,6 +210,8 @@ def _sums_to(target: int, candidates: list[tuple[int, int]], max_parts: int,
     usable = [(row, cents) for row, cents in candidates
               if cents != 0 and (cents > 0) == (target > 0) and abs(cents) <= abs(target)]
     usable = usable[:max_candidates]
+    if abs(sum(cents for _, cents in usable)) < abs(target):  # even all of them fall short
+        return []
     found: list[tuple[int, ...]] = []
     for size in range(2, min(max_parts, len(usable)) + 1):
         for combo in itertools.combinations(usable, size):

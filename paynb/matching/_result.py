@@ -200,68 +200,105 @@ class MatchResult:
 
     def _exceptions_frame(self, decisions: list[dict[str, Any]]) -> pd.DataFrame:
         state, items = self._state, self._items.frame
+        count = state.count
         status = items["itemStatus"].astype("string").to_numpy(dtype=object, na_value=None) \
             if "itemStatus" in items.columns else np.full(len(items), None, dtype=object)
-        reasons = items["returnReason"].astype("string").to_numpy(dtype=object, na_value=None) \
+        returns = items["returnReason"].astype("string").to_numpy(dtype=object, na_value=None) \
             if "returnReason" in items.columns else np.full(len(items), None, dtype=object)
         e_cents = self._expected.norm["cents"].to_numpy()
         i_cents = self._items.norm["cents"].to_numpy()
-        e_keys_of = self._expected.keys
-        i_keys_of = self._items.keys
+        e_first = np.array(state.e_first, dtype=np.int64)
+        i_first = np.array(state.i_first, dtype=np.int64)
+        # Per match, vectorised over the one-to-one ones; the few others one by one.
+        e_sum, i_sum = e_cents[e_first], i_cents[i_first]
+        first_status = status[i_first] if count else np.array([], dtype=object)
+        returned = np.isin(first_status, _RETURNED)
+        voided = first_status == "V"
+        for group, (e_set, i_set) in state.multi.items():
+            e_sum[group], i_sum[group] = e_cents[list(e_set)].sum(), i_cents[list(i_set)].sum()
+            returned[group] = any(status[i] in _RETURNED for i in i_set)
+            voided[group] = any(status[i] == "V" for i in i_set)
+        differs = self._group_difference != 0
+        labels = self._expected.frame.index.to_numpy()
+        ids = items[self._items.columns["id"]].to_numpy(dtype=object)
+
+        def rows_text(group: int) -> tuple[str, str]:
+            _, _, e_set, i_set = state.group(group)
+            return (", ".join(str(labels[e]) for e in e_set),
+                    ", ".join(str(ids[i]) for i in i_set))
+
+        def returned_detail(group: int) -> str:
+            _, _, _, i_set = state.group(group)
+            return ", ".join(STATUS_NAMES.get(status[i], str(status[i]))
+                             + (f" {returns[i]}" if returns[i] else "")
+                             for i in i_set if status[i] in _RETURNED)
+
+        parts = []
+        for reason, flags in (("returned", returned), ("voided", voided),
+                              ("amount differs", differs)):
+            groups = np.flatnonzero(flags)
+            if reason == "returned":
+                detail = [returned_detail(g) for g in groups.tolist()]
+            elif reason == "voided":
+                detail = ["the item was voided"] * len(groups)
+            else:
+                detail = [f"items minus expected: {_money(d)}"
+                          for d in (i_sum[groups] - e_sum[groups]).tolist()]
+            parts.append(pd.DataFrame({"match_id": groups, "reason": reason, "detail": detail}))
+        found = pd.concat(parts, ignore_index=True)
+        found["order"] = found["reason"].map({r: n for n, r in enumerate(REASONS)})
+        found = found.sort_values(["match_id", "order"], kind="stable").reset_index(drop=True)
+        groups = found["match_id"].to_numpy(dtype=np.int64)
+        one_e = np.array([g not in state.multi for g in groups.tolist()], dtype=bool)
+        expected_rows = np.where(one_e, labels[e_first[groups]].astype(str) if len(groups)
+                                 else np.array([], dtype=str), "")
+        item_ids = ids[i_first[groups]].astype(str) if len(groups) else np.array([], dtype=str)
+        expected_rows, item_ids = expected_rows.astype(object), item_ids.astype(object)
+        for position in np.flatnonzero(~one_e).tolist():
+            expected_rows[position], item_ids[position] = rows_text(int(groups[position]))
+        resolved_flags, notes, decided = self._resolutions(found, decisions)
+        frame = pd.DataFrame({
+            "exception_id": np.arange(len(found), dtype=np.int64),
+            "match_id": groups,
+            "reason": pd.Categorical(found["reason"], categories=REASONS),
+            "detail": found["detail"].astype(object),
+            "rule": pd.Series(np.array(state.rule_of, dtype=object)[groups] if len(groups)
+                              else [], dtype="string"),
+            "manual": np.array(state.manual_of, dtype=bool)[groups] if len(groups)
+            else np.array([], dtype=bool),
+            "expected_rows": expected_rows,
+            "item_ids": item_ids,
+            "expected_amount": decimals(e_sum[groups]),
+            "item_amount": decimals(i_sum[groups]),
+            "amount_difference": decimals(i_sum[groups] - e_sum[groups]),
+            "resolved": resolved_flags,
+            "note": notes,
+            "decided": pd.to_datetime(pd.Series(decided, dtype=object), utc=True),
+        })
+        return frame
+
+    def _resolutions(self, found: pd.DataFrame, decisions: list[dict[str, Any]]
+                     ) -> tuple[np.ndarray, list[str | None], list[Any]]:
+        """Which exceptions a kept ``resolve`` decision covers: same reason, same rows."""
         resolved = {(d["reason"], tuple(d["expected"]), tuple(d["items"])): d
                     for d in decisions if d["action"] == "resolve"}
-        # Only matches with a returned, voided or off-amount item are looked at closely.
-        flagged = np.flatnonzero(np.isin(status[state.i_group >= 0] if len(status) else [],
-                                         [*_RETURNED, "V"]))
-        candidate_groups = set(state.i_group[state.i_group >= 0][flagged].tolist())
-        sums = self._group_difference
-        candidate_groups |= set(np.flatnonzero(sums).tolist())
-        rows = []
+        flags = np.zeros(len(found), dtype=bool)
+        notes: list[str | None] = [None] * len(found)
+        decided: list[Any] = [None] * len(found)
+        if not resolved:
+            return flags, notes, decided
         # Keys tie a resolution to its match across runs; without one they are not needed.
-        e_keys, i_keys = (e_keys_of(), i_keys_of()) if resolved else (None, None)
-        id_values = items[self._items.columns["id"]].to_numpy(dtype=object)
-        labels = self._expected.frame.index.to_numpy()
-        for group in sorted(candidate_groups):
-            rule, manual, e_set, i_set = state.group(group)
-            found: list[tuple[str, str]] = []
-            returned = [i for i in i_set if status[i] in _RETURNED]
-            if returned:
-                found.append(("returned", ", ".join(
-                    f"{STATUS_NAMES.get(status[i], status[i])}"
-                    + (f" {reasons[i]}" if reasons[i] else "") for i in returned)))
-            if any(status[i] == "V" for i in i_set):
-                found.append(("voided", "the item was voided"))
-            if sums[group]:
-                found.append(("amount differs", f"items minus expected: {_money(sums[group])}"))
-            key_e = tuple(e_keys[e] for e in e_set) if e_keys is not None else ()
-            key_i = tuple(i_keys[i] for i in i_set) if i_keys is not None else ()
-            for reason, detail in found:
-                decision = resolved.get((reason, key_e, key_i))
-                rows.append({
-                    "match_id": group, "reason": reason, "detail": detail, "rule": rule,
-                    "manual": manual,
-                    "expected_rows": ", ".join(str(labels[e]) for e in e_set),
-                    "item_ids": ", ".join(str(id_values[i]) for i in i_set),
-                    "expected_cents": int(e_cents[list(e_set)].sum()),
-                    "item_cents": int(i_cents[list(i_set)].sum()),
-                    "resolved": decision is not None,
-                    "note": decision["note"] if decision else None,
-                    "decided": decision["when"] if decision else None,
-                })
-        frame = pd.DataFrame(rows, columns=["match_id", "reason", "detail", "rule", "manual",
-                                            "expected_rows", "item_ids", "expected_cents",
-                                            "item_cents", "resolved", "note", "decided"])
-        frame.insert(0, "exception_id", np.arange(len(frame), dtype=np.int64))
-        expected_cents = frame.pop("expected_cents").to_numpy(dtype=np.int64)
-        item_cents = frame.pop("item_cents").to_numpy(dtype=np.int64)
-        frame.insert(7, "expected_amount", decimals(expected_cents))
-        frame.insert(8, "item_amount", decimals(item_cents))
-        frame.insert(9, "amount_difference", decimals(item_cents - expected_cents))
-        frame["reason"] = pd.Categorical(frame["reason"], categories=REASONS)
-        frame["resolved"] = frame["resolved"].astype(bool)
-        frame["manual"] = frame["manual"].astype(bool)
-        frame["decided"] = pd.to_datetime(frame["decided"], utc=True)
-        return frame
+        e_keys, i_keys = self._expected.keys(), self._items.keys()
+        for position, (group, reason) in enumerate(zip(found["match_id"].tolist(),
+                                                       found["reason"].tolist(), strict=True)):
+            _, _, e_set, i_set = self._state.group(group)
+            decision = resolved.get((reason, tuple(e_keys[e] for e in e_set),
+                                     tuple(i_keys[i] for i in i_set)))
+            if decision is not None:
+                flags[position] = True
+                notes[position] = decision["note"]
+                decided[position] = decision["when"]
+        return flags, notes, decided
 
     def _unmatched(self, side: Side, groups: np.ndarray, tied: np.ndarray, which: str
                    ) -> pd.DataFrame:
