@@ -65,6 +65,8 @@ class Side:
     _keys: np.ndarray | None = None
     #: Items only: the kind of item (ach, rcc, payment) of each key.
     kind: str = ""
+    #: The references as a pyarrow array (for the reference pass's hash lookup).
+    references: pa.Array | None = None
 
     def __len__(self) -> int:
         return len(self.norm)
@@ -271,8 +273,8 @@ def _objects(array: pa.Array) -> np.ndarray:
     return array.to_numpy(zero_copy_only=False)
 
 
-def _texts(values: pd.Series) -> np.ndarray:
-    return _objects(_blank_to_null(pc.utf8_trim_whitespace(_arrow_text(values))))
+def _texts(values: pd.Series) -> pa.Array:
+    return _blank_to_null(pc.utf8_trim_whitespace(_arrow_text(values)))
 
 
 def _all_digits(array: pa.Array) -> bool:
@@ -354,7 +356,8 @@ def _side(frame: pd.DataFrame, columns: dict[str, str], which: str, *, kind: str
     n = len(frame)
     norm = pd.DataFrame({"row": np.arange(n, dtype=np.int64)})
     col = columns.get
-    norm["reference"] = _texts(frame[col("reference")]) if col("reference") else _empty(n)
+    references = _texts(frame[col("reference")]) if col("reference") else None
+    norm["reference"] = _objects(references) if references is not None else _empty(n)
     # Account keys are finished by :func:`account_keys` once both sides are known.
     norm["account"] = frame[columns["account"]].to_numpy() if col("account") else _empty(n)
     norm["routing"] = _routing(frame[columns["routing"]]) if col("routing") else _empty(n)
@@ -367,7 +370,8 @@ def _side(frame: pd.DataFrame, columns: dict[str, str], which: str, *, kind: str
         columns["name"] = " + ".join(_SIGNER)
     roles = frozenset(role for role in ("reference", "account", "routing", "amount", "date",
                                         "name") if role in columns)
-    return Side(frame=frame, norm=norm, roles=roles, columns=columns, kind=kind)
+    return Side(frame=frame, norm=norm, roles=roles, columns=columns, kind=kind,
+                references=references)
 
 
 def finish_accounts(expected: Side, items: Side) -> bool:

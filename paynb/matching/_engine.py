@@ -12,6 +12,8 @@ from typing import Any
 
 import numpy as np
 import pandas as pd
+import pyarrow as pa
+import pyarrow.compute as pc
 
 from paynb.matching._columns import Side, check_columns, expected_side, finish_accounts, item_side
 from paynb.matching._rules import (
@@ -200,6 +202,31 @@ def _run_rule(rule: Rule, expected: Side, items: Side, state: State, context: Co
     logger.debug("pass %s: %d matched, %d tied pairs", rule.name, len(accepted), len(ties))
 
 
+def _unique_references(expected: Side, items: Side, state: State) -> None:
+    """The bulk of the reference pass as integer work: a reference that appears once on
+    each side is a match. References repeated on a side are left to the general pass
+    (where they tie)."""
+    if expected.references is None or items.references is None:
+        return
+    # One dictionary over both sides: each reference becomes a small integer code.
+    encoded = pa.chunked_array([expected.references, items.references]).dictionary_encode()
+    # A missing reference has no code (-1).
+    codes = np.concatenate([pc.fill_null(chunk.indices, -1).to_numpy().astype(np.int64)
+                            for chunk in encoded.chunks])
+    e_codes, i_codes = codes[:len(expected)], codes[len(expected):]
+    e_open = state.e_live() & (e_codes >= 0)
+    i_open = state.i_live() & (i_codes >= 0)
+    size = int(codes.max()) + 1 if len(codes) else 0
+    e_count = np.bincount(e_codes[e_open], minlength=size)
+    i_count = np.bincount(i_codes[i_open], minlength=size)
+    item_of = np.full(size, -1, dtype=np.int64)
+    item_of[i_codes[i_open]] = np.flatnonzero(i_open)
+    e_rows = np.flatnonzero(e_open)
+    wanted = e_codes[e_rows]
+    simple = (e_count[wanted] == 1) & (i_count[wanted] == 1)
+    state.add_pairs(Reference.name, e_rows[simple], item_of[wanted[simple]])
+
+
 # --------------------------------------------------------------------------- splits
 
 def _sums_to(target: int, candidates: list[tuple[int, int]], max_parts: int,
@@ -373,6 +400,8 @@ def match(expected: pd.DataFrame, items: pd.DataFrame, *, columns: Mapping[str, 
                     if "routing" in roles else "")
     state = State(len(e_side), len(i_side))
     stale = _apply_pairs(decisions, e_side, i_side, state)
+    if "reference" in roles:
+        _unique_references(e_side, i_side, state)
     for rule in (Reference(), AccountAmountDate()):
         _run_rule(rule, e_side, i_side, state, context)
     fuzzy: list[Rule] = []
