@@ -260,6 +260,17 @@ def _split_pass(expected: Side, items: Side, state: State, context: Context,
     i_rows = items.norm[state.i_live()].dropna(subset=keys)
     if e_rows.empty or i_rows.empty:
         return
+    # Only accounts with one row on a side and two or more on the other can hold a split
+    # or a combination: count rows per account first, and search only those.
+    both = pd.concat([e_rows[keys], i_rows[keys]], ignore_index=True)
+    codes, _ = pd.factorize(pd.MultiIndex.from_frame(both))
+    e_codes, i_codes = codes[:len(e_rows)], codes[len(e_rows):]
+    e_count = np.bincount(e_codes, minlength=codes.max() + 1)
+    i_count = np.bincount(i_codes, minlength=codes.max() + 1)
+    searched = ((e_count >= 1) & (i_count >= 2)) | ((e_count >= 2) & (i_count >= 1))
+    e_rows, i_rows = e_rows[searched[e_codes]], i_rows[searched[i_codes]]
+    if e_rows.empty or i_rows.empty:
+        return
     # Plain lists per account: pandas per group would cost more than the search itself.
     e_index = banking_index(e_rows["date"].to_numpy()) if "date" in context.roles else \
         np.zeros(len(e_rows), dtype=np.int64)
