@@ -1,4 +1,4 @@
-"""Case 8: matching 100,000 expected lines against 100,000 items (about 5 % exceptions).
+"""Case 9: matching 100,000 expected lines against 100,000 items (about 5 % exceptions).
 
 paynb runs ``paynb.match`` with every pass (reference, account + amount + date, the
 fuzzy rules, splits and combinations) on a ledger read back from CSV (floats, as
@@ -59,7 +59,7 @@ def run(cfg: Config) -> list[Row]:
     }, cfg.rounds, warmup=cfg.warmup, check=share)
     ratio = med["paynb"] / med["baseline"]
     met = ratio <= 3 and found["paynb"] == 1.0
-    return [Row(f"8 match {n:,} expected vs {n:,} items", fmt_s(med["paynb"]),
+    return [Row(f"9 match {n:,} expected vs {n:,} items", fmt_s(med["paynb"]),
                 fmt_s(med["baseline"]) + " (merge on reference)", ratio, "",
                 "<= 3x merge, every planted match", met,
                 [f"share of planted matches found: paynb {found['paynb']:.1%}, merge "

@@ -29,6 +29,7 @@ EXPECTED = [
     "03_submit_and_void.ipynb",
     "04_instant_payments.ipynb",
     "05_nocs_and_exports.ipynb",
+    "06_compliance.ipynb",
     "09_match_ledger.ipynb",
 ]
 NOTEBOOKS = run_notebooks.notebook_paths()
