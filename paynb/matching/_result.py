@@ -117,9 +117,8 @@ class MatchResult:
                 " + routing number" if "routing" in context.roles else "")
         self.matched = self._matched_frame()
         self.exceptions = self._exceptions_frame(decisions)
-        self.unmatched_expected = self._unmatched(expected, state.e_group, state.e_tied,
-                                                  "expected")
-        self.unmatched_items = self._unmatched(items, state.i_group, state.i_tied, "items")
+        self.unmatched_expected = self._unmatched(expected, state.e_group, "expected")
+        self.unmatched_items = self._unmatched(items, state.i_group, "items")
         self.ties = self._ties_frame()
         self.decisions = pd.DataFrame(decisions, columns=["id", "when", "ledger", "action",
                                                           "method", "expected", "items",
@@ -300,16 +299,17 @@ class MatchResult:
                 decided[position] = decision["when"]
         return flags, notes, decided
 
-    def _unmatched(self, side: Side, groups: np.ndarray, tied: np.ndarray, which: str
-                   ) -> pd.DataFrame:
+    def _unmatched(self, side: Side, groups: np.ndarray, which: str) -> pd.DataFrame:
         rows = np.flatnonzero(groups < 0)
         frame = side.frame.iloc[rows].copy()
         others: dict[int, list[str]] = {}
+        ids = self._items.frame[self._items.columns["id"]].to_numpy(dtype=object)
+        labels = self._expected.frame.index.to_numpy()
         for _, e, i in self._state.ties:
             if which == "expected":
-                others.setdefault(e, []).append(str(self._item_ids(np.array([i])).iloc[0]))
+                others.setdefault(e, []).append(str(ids[i]))
             else:
-                others.setdefault(i, []).append(str(side_label(self._expected.frame, e)))
+                others.setdefault(i, []).append(str(labels[e]))
         frame["tied_with"] = pd.Series([", ".join(dict.fromkeys(others.get(r, [])))
                                         for r in rows.tolist()], index=frame.index,
                                        dtype="string")
