@@ -20,8 +20,9 @@ from typing import TYPE_CHECKING, Any
 from paynb._version import __version__
 
 if TYPE_CHECKING:
-    from paynb import errors, forms, models, plots, sandbox
+    from paynb import calendar, errors, forms, models, plots, sandbox
     from paynb.client import Client, connect
+    from paynb.matching import MatchResult, match
     from paynb.results import ExportFile, RouteCheck
 
 __all__ = [
@@ -29,12 +30,15 @@ __all__ = [
     "ExportFile",
     "RouteCheck",
     "__version__",
+    "calendar",
     "connect",
     "errors",
     "forms",
     "models",
     "plots",
     "sandbox",
+    "match",
+    "MatchResult",
 ]
 
 _LAZY_ATTRIBUTES = {
@@ -42,8 +46,10 @@ _LAZY_ATTRIBUTES = {
     "connect": "paynb.client",
     "ExportFile": "paynb.results",
     "RouteCheck": "paynb.results",
+    "match": "paynb.matching",
+    "MatchResult": "paynb.matching",
 }
-_LAZY_MODULES = {"errors", "forms", "models", "plots", "sandbox"}
+_LAZY_MODULES = {"calendar", "errors", "forms", "models", "plots", "sandbox"}
 
 
 def __getattr__(name: str) -> Any:
