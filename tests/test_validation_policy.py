@@ -301,8 +301,7 @@ def test_the_documented_ach_record_is_typed() -> None:
     assert row["receivedDateTime"] == pd.Timestamp("2025-06-11T20:50:04.032Z")
     assert str(df["sameDayAchRequested"].dtype) == "boolean"
     assert not row["sameDayAchRequested"]
-    for name in ("achAccountType", "achEntryClass", "achTransactionType",
-                 "achTransactionSubType", "itemStatus"):
+    for name in ("achAccountType", "achEntryClass", "achTransactionSubType", "itemStatus"):
         assert isinstance(df[name].dtype, pd.CategoricalDtype), name
     assert row["achAccountType"] == "PersonalChecking"
     assert pd.isna(row["achTransactionSubType"])  # the docs' " ": an ordinary item
