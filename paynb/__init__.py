@@ -22,6 +22,7 @@ from paynb._version import __version__
 if TYPE_CHECKING:
     from paynb import calendar, errors, forms, models, plots, sandbox
     from paynb.client import Client, connect
+    from paynb.matching import MatchResult, match
     from paynb.results import ExportFile, RouteCheck
 
 __all__ = [
@@ -36,6 +37,8 @@ __all__ = [
     "models",
     "plots",
     "sandbox",
+    "match",
+    "MatchResult",
 ]
 
 _LAZY_ATTRIBUTES = {
@@ -43,6 +46,8 @@ _LAZY_ATTRIBUTES = {
     "connect": "paynb.client",
     "ExportFile": "paynb.results",
     "RouteCheck": "paynb.results",
+    "match": "paynb.matching",
+    "MatchResult": "paynb.matching",
 }
 _LAZY_MODULES = {"calendar", "errors", "forms", "models", "plots", "sandbox"}
 

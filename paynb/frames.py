@@ -832,7 +832,7 @@ _SCHEMAS: dict[str, list[tuple[str, Callable[..., Columns]]]] = {
         ("state", _conv_str), ("zip", _conv_str), ("bankRoutingNumber", _conv_str),
         ("bankAccountNumber", _conv_account), *_COMMON_TAIL,
         ("achAccountType", _open_set(ACH_ACCOUNT_TYPES)),
-        ("achTransactionType", _open_set({"Debit": "Debit", "Credit": "Credit"})),
+        ("achTransactionType", _conv_str),
         ("achTransactionSubType", _open_set(ACH_TRANSACTION_SUBTYPES)),
         ("achEntryClass", _open_set(ACH_ENTRY_CLASSES, described="achEntryClassDescription")),
         *_STATUS_FIELDS,

@@ -241,6 +241,8 @@ class IatAddenda(RequestModel):
 
 def _warn_unknown(advice: list[Advisory], field: str, value: Any, known: Any,
                   what: str) -> None:
+    if value is None or value in known:  # the usual case, checked first: bulk runs it a lot
+        return
     message = rules.unknown_value(value, known, what)
     if message:
         advice.append(Advisory(field, message, UnknownValueWarning))
@@ -249,10 +251,10 @@ def _warn_unknown(advice: list[Advisory], field: str, value: Any, known: Any,
 #: NACHA widths of fields whose length the service's docs do not show: longer text is
 #: sent (the service decides) with a warning that it may be cut.
 _NACHA_WIDTHS = {
-    "achCompanyEntryDescription": 10,
-    "achCompanyDiscretionaryData": 20,
-    "achIdentificationNumber": 15,
-    "achAddendaText": 80,
+    "achCompanyEntryDescription": ("ach_company_entry_description", 10),
+    "achCompanyDiscretionaryData": ("ach_company_discretionary_data", 20),
+    "achIdentificationNumber": ("ach_identification_number", 15),
+    "achAddendaText": ("ach_addenda_text", 80),
 }
 
 
@@ -373,8 +375,8 @@ class AchItem(RequestModel):
                 advice.append(Advisory("iatAddenda", "IAT addenda belong to entry class IAT; "
                                        f"this entry is {self.ach_entry_class}",
                                        ValidationWarning))
-        today = today or dt.datetime.now(dt.UTC).date()
-        if self.ach_effective_date is not None and self.ach_effective_date.date() < today:
+        if self.ach_effective_date is not None and self.ach_effective_date.date() < (
+                today or dt.datetime.now(dt.UTC).date()):
             advice.append(Advisory(
                 "achEffectiveDate", f"{self.ach_effective_date.date()} is in the past: the "
                 "bank settles a stale entry on its next settlement day (NACHA)",
@@ -383,10 +385,9 @@ class AchItem(RequestModel):
             advice.append(Advisory("achTransactionType", "the service documents prenotes as "
                                    "debits; a credit prenote is sent as given",
                                    ValidationWarning))
-        wire = self.to_wire()
-        for field, width in _NACHA_WIDTHS.items():
-            text = wire.get(field)
-            if isinstance(text, str) and len(text) > width:
+        for field, (attribute, width) in _NACHA_WIDTHS.items():
+            text = getattr(self, attribute)
+            if text is not None and len(text) > width:
                 advice.append(Advisory(field, f"is {len(text)} characters; NACHA's field holds "
                                        f"{width}, so the service may cut it", ValidationWarning))
         return advice
