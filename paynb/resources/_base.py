@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import datetime as dt
 import email.message
+import importlib
 import io
 import logging
 import re
@@ -12,7 +13,6 @@ from decimal import Decimal
 from typing import TYPE_CHECKING, Any, ClassVar, TypeVar
 from urllib.parse import quote
 
-from paynb import frames
 from paynb.errors import (
     ApiError,
     AuthenticationError,
@@ -32,6 +32,21 @@ if TYPE_CHECKING:
 __all__ = ["Resource"]
 
 logger = logging.getLogger("paynb.resources")
+
+
+class _OnFirstUse:
+    """A module imported on its first attribute read: :mod:`paynb.frames` needs pandas and
+    pyarrow, which a new client does not (``import paynb; paynb.Client(...)`` stays at
+    about the cost of ``import requests``; the first list pays for pandas)."""
+
+    def __init__(self, name: str) -> None:
+        self._name = name
+
+    def __getattr__(self, attribute: str) -> Any:
+        return getattr(importlib.import_module(self._name), attribute)
+
+
+frames: Any = _OnFirstUse("paynb.frames")
 
 Answer = TypeVar("Answer")
 _FILETYPE = re.compile(r"[A-Za-z0-9]{1,16}")
