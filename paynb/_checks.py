@@ -375,7 +375,8 @@ def _by_model(model: type[RequestModel], rows: Sequence[Any], numbers: Iterable[
 
 def check_rows(model: type[RequestModel], rows: Sequence[Any], *,
                frame_columns: tuple[dict[str, list[Any]], np.ndarray, dict[str, np.ndarray]]
-               | None = None, bodies: bool = True) -> CheckedRows:
+               | None = None, raw_rows: Sequence[Any] | None = None,
+               bodies: bool = True) -> CheckedRows:
     """Every row judged as ``model`` judges it alone: bodies, errors per field, advisories.
 
     Rows are plain dicts with wire names (as ``submit_many`` passes them); anything
@@ -383,8 +384,11 @@ def check_rows(model: type[RequestModel], rows: Sequence[Any], *,
     ``model.model_validate(row)`` per row, faster when most rows are ordinary.
     ``frame_columns`` (from :func:`columns_of_frame`) are the rows' values column by
     column when the caller has them; ``rows[n]`` is then read only for the rows the
-    models judge. ``bodies=False`` leaves out the wire bodies of the rows the columns
-    vouch for (a check that sends nothing does not need them).
+    models judge. ``raw_rows`` are the rows as given when ``rows`` cleans each one on
+    reading (``submit_many``'s reading drops missing values and unwraps NumPy scalars,
+    which changes nothing in a row the columns vouch for: text, ``Decimal`` or ``int``
+    values of known fields only). ``bodies=False`` leaves out the wire bodies of the rows
+    the columns vouch for (a check that sends nothing does not need them).
     """
     import numpy as np
 
@@ -394,7 +398,8 @@ def check_rows(model: type[RequestModel], rows: Sequence[Any], *,
             columns, usable, given = frame_columns
             fast, present, converted = check_columns(model, columns, usable, present=given)
         else:
-            columns, usable, lengths = _columns_of_rows(model, rows)
+            columns, usable, lengths = _columns_of_rows(
+                model, rows if raw_rows is None else raw_rows)
             fast, present, converted = check_columns(model, columns, usable, lengths=lengths)
         if bodies:
             result.bodies = _bodies(model, fast, columns, present, converted)

@@ -116,15 +116,18 @@ def _statuses(status: str | Iterable[str] | None) -> list[str]:
     return codes
 
 
+def _records_of(items: Any) -> list[Any]:
+    """The rows of a DataFrame or of a list of mappings/models, as given."""
+    if hasattr(items, "to_dict") and hasattr(items, "columns"):
+        return items.to_dict("records")
+    if isinstance(items, Mapping | str | bytes) or not isinstance(items, Iterable):
+        raise invalid("items", "must be a DataFrame or a list of mappings")
+    return list(items)
+
+
 def _rows_of(items: Any) -> list[dict[str, Any]]:
     """The rows of a DataFrame or of a list of mappings/models, as plain dicts."""
-    if hasattr(items, "to_dict") and hasattr(items, "columns"):
-        records = items.to_dict("records")
-    elif isinstance(items, Mapping | str | bytes) or not isinstance(items, Iterable):
-        raise invalid("items", "must be a DataFrame or a list of mappings")
-    else:
-        records = list(items)
-    return [as_mapping(record, f"items[{n}]") for n, record in enumerate(records)]
+    return [as_mapping(record, f"items[{n}]") for n, record in enumerate(_records_of(items))]
 
 
 def _reference(value: Any, argument: str) -> str:
@@ -154,6 +157,19 @@ class _FrameRows(Sequence[dict[str, Any]]):
     def __getitem__(self, n: Any) -> Any:
         values = self._frame.iloc[n].tolist()
         return as_mapping(dict(zip(self._keys, values, strict=True)), f"items[{n}]")
+
+
+class _MappedRows(Sequence[dict[str, Any]]):
+    """Rows read as ``submit_many`` reads them (:func:`as_mapping`), each when asked for."""
+
+    def __init__(self, records: list[Any]) -> None:
+        self._records = records
+
+    def __len__(self) -> int:
+        return len(self._records)
+
+    def __getitem__(self, n: Any) -> Any:
+        return as_mapping(self._records[n], f"items[{n}]")
 
 
 def _errors_by_row(errors: Mapping[str, list[str]]) -> dict[int, dict[str, list[str]]]:
@@ -342,9 +358,10 @@ class ItemResource(Resource):
                                  frame_columns=columns_of_frame(self.model, frame))
             index = frame.index
         else:
-            rows = _rows_of(items)
-            checked = check_rows(self.model, rows, bodies=False)
-            index = pd.RangeIndex(len(rows))
+            records = _records_of(items)
+            checked = check_rows(self.model, _MappedRows(records), raw_rows=records,
+                                 bodies=False)
+            index = pd.RangeIndex(len(records))
         advice: list[list[str]] = [[] for _ in range(len(index))]
         for row, advisory in checked.advice:
             if row is not None:

@@ -13,6 +13,7 @@ from __future__ import annotations
 from decimal import Decimal
 from typing import Any
 
+import numpy as np
 import pandas as pd
 import pytest
 from hypothesis import HealthCheck, given, settings
@@ -21,6 +22,7 @@ from hypothesis import strategies as st
 from benchmarks._data import ach_submissions
 from paynb import _checks, models
 from paynb.resources._base import as_mapping
+from paynb.resources._items import _MappedRows
 from tests.reliability.test_bad_input import ACH, RCC, _bad_for
 
 SETTINGS = settings(max_examples=60, deadline=None,
@@ -163,6 +165,29 @@ def test_every_field_every_variant(model: Any, good: dict[str, Any]) -> None:
     for row in rows:
         _assert_same(model, [good, row, good])
     _assert_same(model, [good, *rows, good])
+
+
+@SETTINGS
+@given(data=st.data())
+@pytest.mark.parametrize(("model", "good"), [(models.AchItem, ACH_GOOD),
+                                             (models.RccItem, RCC_GOOD)])
+def test_rows_are_read_as_submit_many_reads_them(model: Any, good: dict[str, Any],
+                                                 data: st.DataObject) -> None:
+    """check_many's list path: the columns read the rows as given, the models judge the
+    others as submit_many reads them (missing values left out, NumPy scalars unwrapped)."""
+    odd = st.sampled_from([None, float("nan"), pd.NA, pd.NaT, np.int64(5), np.str_("NY"),
+                           np.float64(1.5)])
+    rows = data.draw(st.lists(_rows(model, good).filter(lambda r: isinstance(r, dict)),
+                              min_size=1, max_size=8), label="rows")
+    for row in rows:
+        if data.draw(st.booleans()):
+            row[data.draw(st.sampled_from(sorted(model.wire_names().values())))] = \
+                data.draw(odd)
+    records = [good, *rows]
+    fast = _checks.check_rows(model, _MappedRows(records), raw_rows=records, bodies=False)
+    slow = _by_models(model, [as_mapping(row, "row") for row in records])
+    assert fast.errors == slow.errors
+    assert sorted(fast.advice, key=repr) == sorted(slow.advice, key=repr)
 
 
 def test_a_file_with_five_percent_bad_rows() -> None:
