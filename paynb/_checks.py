@@ -41,9 +41,7 @@ __all__ = ["CheckedRows", "check_columns", "check_rows", "columns_of_frame"]
 _PY_SPACE = ("\t\n\x0b\x0c\r\x1c\x1d\x1e\x1f \x85\xa0\u1680\u2000\u2001\u2002\u2003\u2004"
              "\u2005\u2006\u2007\u2008\u2009\u200a\u2028\u2029\u202f\u205f\u3000")
 _SPACE_CLASS = "".join(f"\\x{{{ord(c):x}}}" for c in _PY_SPACE)
-#: Text that ``str.strip()`` leaves as it is and that is not blank.
-_STRIPPED = f"(?s)^[^{_SPACE_CLASS}](?:.*[^{_SPACE_CLASS}])?$"
-_CONTROL = r"[\x00-\x1f\x7f]"
+_CONTROL = r"\x00-\x1f\x7f"
 #: Amount text that ``Decimal`` reads as 0 < amount <= 99,999,999.99 with at most 2 decimals
 #: (together with "has a digit 1-9"; ASCII digits only: ``Decimal`` reads others too).
 _AMOUNT_TEXT = r"^[0-9]{1,8}(?:\.[0-9]{0,2})?$"
@@ -132,6 +130,8 @@ def _strings(values: Sequence[Any]) -> tuple[pa.Array, np.ndarray]:
     import numpy as np
     import pyarrow as pa
 
+    if isinstance(values, pa.Array):  # read by Arrow already (text only)
+        return values, np.zeros(len(values), dtype=bool)
     try:
         array = pa.array(values, type=pa.string())
         return array, np.zeros(len(values), dtype=bool)
@@ -174,7 +174,7 @@ def _amounts(values: Sequence[Any]) -> tuple[np.ndarray, np.ndarray, list[Any] |
     import pyarrow.compute as pc
 
     try:
-        array = pa.array(values, type=pa.string())
+        array = values if isinstance(values, pa.Array) else pa.array(values, type=pa.string())
     except (pa.ArrowInvalid, pa.ArrowTypeError):
         array = None
     if array is not None:
@@ -200,6 +200,16 @@ def _amounts(values: Sequence[Any]) -> tuple[np.ndarray, np.ndarray, list[Any] |
     return ok, present, decimals
 
 
+def _text_pattern(rule: _Rule) -> str:
+    """One regular expression for a text rule: not blank and as ``str.strip()`` leaves it
+    (no whitespace at either end), no control characters, at most ``max_length``
+    characters (RE2 counts characters, as ``len`` does), no apostrophe in a reference."""
+    forbidden = _CONTROL + ("'" if rule.kind == "reference" else "")
+    middle = "*" if rule.max_length is None else f"{{0,{rule.max_length - 2}}}"
+    return (f"^[^{_SPACE_CLASS}{forbidden}]"
+            f"(?:[^{forbidden}]{middle}[^{_SPACE_CLASS}{forbidden}])?$")
+
+
 def _vouch(rule: _Rule, values: Sequence[Any]
            ) -> tuple[np.ndarray, np.ndarray, list[Any] | None]:
     """Rows whose value of this field the fast path vouches for, the rows that hold a value
@@ -221,12 +231,7 @@ def _vouch(rule: _Rule, values: Sequence[Any]
         shaped = _mask(pc.fill_null(pc.match_substring_regex(array, r"^[0-9]{9}$"), False))
         return _routing_ok(array, shaped) & ~odd, present, None
     else:  # text, reference: not blank, stripped, no control characters, short enough
-        good = pc.and_(pc.match_substring_regex(array, _STRIPPED),
-                       pc.invert(pc.match_substring_regex(array, _CONTROL)))
-        if rule.max_length is not None:
-            good = pc.and_(good, pc.less_equal(pc.utf8_length(array), rule.max_length))
-        if rule.kind == "reference":
-            good = pc.and_(good, pc.invert(pc.match_substring(array, "'")))
+        good = pc.match_substring_regex(array, _text_pattern(rule))
     return _mask(pc.fill_null(good, False)) & ~odd, present, None
 
 
@@ -269,15 +274,46 @@ def check_columns(model: type[RequestModel], columns: Mapping[str, Sequence[Any]
     return fast, holds, converted
 
 
-def _columns_of_rows(model: type[RequestModel], rows: Sequence[Any]
-                     ) -> tuple[dict[str, list[Any]], np.ndarray, np.ndarray]:
+def _arrow_columns(model: type[RequestModel], rows: Sequence[dict[str, Any]],
+                   lengths: np.ndarray) -> dict[str, pa.Array] | None:
+    """The fields the fast path knows, read by Arrow straight from the dicts as text (no
+    Python list per column); ``None`` when some value is no text (the lists below then)."""
+    import pyarrow as pa
+
+    names = list(_RULES[model])
+    if (lengths == len(rows[0])).all():
+        # Rows of one size: those with the first row's fields hold nothing else (the
+        # others fail the length check of check_columns and go to the models).
+        names = [name for name in names if name in rows[0]]
+    try:
+        table = pa.array(rows, type=pa.struct([(name, pa.string()) for name in names]))
+    except (pa.ArrowInvalid, pa.ArrowTypeError, TypeError):
+        return None
+    columns = {}
+    for name, array in zip(names, table.flatten(), strict=True):
+        if array.null_count < len(array):  # a field no row has stays out
+            columns[name] = array
+    return columns
+
+
+def _columns_of_rows(model: type[RequestModel], rows: Sequence[Any], *, arrow: bool = False
+                     ) -> tuple[dict[str, Any], np.ndarray, np.ndarray]:
     """The columns of the fields the fast path knows, the rows it may vouch for (dicts),
-    and each row's number of keys."""
+    and each row's number of keys. ``arrow``: text columns may come as Arrow arrays (for
+    a check that builds no bodies)."""
     import numpy as np
 
     n = len(rows)
-    usable = np.fromiter((type(row) is dict for row in rows), dtype=bool, count=n)
-    dicts = rows if usable.all() else [row if type(row) is dict else {} for row in rows]
+    if set(map(type, rows)) == {dict}:  # the usual case, at C speed
+        lengths = np.fromiter(map(len, rows), dtype=np.int64, count=n)
+        read = _arrow_columns(model, rows, lengths) if arrow else None
+        if read is not None:
+            return read, np.ones(n, dtype=bool), lengths
+        usable = np.ones(n, dtype=bool)
+        dicts = rows
+    else:
+        usable = np.fromiter((type(row) is dict for row in rows), dtype=bool, count=n)
+        dicts = [row if type(row) is dict else {} for row in rows]
     first = dicts[0]
     lengths = np.fromiter(map(len, dicts), dtype=np.int64, count=n)
     columns: dict[str, list[Any]] = {}
@@ -399,7 +435,7 @@ def check_rows(model: type[RequestModel], rows: Sequence[Any], *,
             fast, present, converted = check_columns(model, columns, usable, present=given)
         else:
             columns, usable, lengths = _columns_of_rows(
-                model, rows if raw_rows is None else raw_rows)
+                model, rows if raw_rows is None else raw_rows, arrow=not bodies)
             fast, present, converted = check_columns(model, columns, usable, lengths=lengths)
         if bodies:
             result.bodies = _bodies(model, fast, columns, present, converted)

@@ -345,9 +345,10 @@ class ItemResource(Resource):
         Returns:
             A DataFrame with the input's index: ``valid`` (bool), ``errors``
             (``{"field": ["message", ...]}`` for an invalid row, else ``None``) and
-            ``advisories`` (``["field: message", ...]``: what is unusual about a valid
-            row and is sent with a warning; empty when nothing is).
+            ``advisories`` (a tuple of ``"field: message"``: what is unusual about a
+            valid row and is sent with a warning; empty when nothing is).
         """
+        import numpy as np
         import pandas as pd
 
         from paynb._checks import check_rows, columns_of_frame
@@ -362,13 +363,19 @@ class ItemResource(Resource):
             checked = check_rows(self.model, _MappedRows(records), raw_rows=records,
                                  bodies=False)
             index = pd.RangeIndex(len(records))
-        advice: list[list[str]] = [[] for _ in range(len(index))]
+        n = len(index)
+        # Tuples: one shared empty tuple for the (many) rows without advisories.
+        advice: list[tuple[str, ...]] = [()] * n
         for row, advisory in checked.advice:
             if row is not None:
-                advice[row].append(f"{advisory.field}: {advisory.message}")
-        errors = [checked.errors.get(n) for n in range(len(index))]
-        return pd.DataFrame({"valid": [e is None for e in errors], "errors": errors,
-                             "advisories": advice}, index=index)
+                advice[row] = (*advice[row], f"{advisory.field}: {advisory.message}")
+        errors: list[Any] = [None] * n
+        valid = np.ones(n, dtype=bool)
+        for row, fields in checked.errors.items():
+            errors[row] = fields
+            valid[row] = False
+        return pd.DataFrame({"valid": valid, "errors": errors, "advisories": advice},
+                            index=index)
 
     def submit_many(self, items: Any, *, commit_valid: bool = True,
                     allow_duplicate: bool = False, validate: bool = True,

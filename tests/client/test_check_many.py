@@ -222,7 +222,7 @@ def test_check_many_frame(client: Any) -> None:
         "bankRoutingNumber": ["is not a valid ABA routing number (checksum fails)"]}
     assert verdicts.loc[0, "errors"] is None
     assert verdicts.loc[2, "advisories"][0].startswith("achEntryClass: 'XYZ' is not an entry")
-    assert verdicts.loc[0, "advisories"] == []
+    assert verdicts.loc[0, "advisories"] == ()
     frame = pd.DataFrame(rows, index=[10, 11, 12, 13])
     by_frame = client.ach.check_many(frame)
     assert list(by_frame.index) == [10, 11, 12, 13]
