@@ -16,7 +16,7 @@ ROOT = Path(__file__).resolve().parent.parent
 # The build executes the five notebooks against a fresh sandbox: minutes on a busy machine.
 pytestmark = pytest.mark.timeout(900)
 
-_ITEMS = ["list", "get", "changes", "submit", "submit_many", "void", "void_many",
+_ITEMS = ["list", "get", "changes", "submit", "submit_many", "check_many", "void", "void_many",
           "void_references", "export"]
 _PAYMENTS = ["check_route", "send", "list", "get", "export"]
 #: The reference page of every public module, the name its members are documented under
