@@ -22,6 +22,7 @@ from paynb._version import __version__
 if TYPE_CHECKING:
     from paynb import errors, forms, models, plots, sandbox
     from paynb.client import Client, connect
+    from paynb.history import History
     from paynb.results import ExportFile, RouteCheck
 
 __all__ = [
@@ -35,6 +36,7 @@ __all__ = [
     "models",
     "plots",
     "sandbox",
+    "History",
 ]
 
 _LAZY_ATTRIBUTES = {
@@ -42,6 +44,7 @@ _LAZY_ATTRIBUTES = {
     "connect": "paynb.client",
     "ExportFile": "paynb.results",
     "RouteCheck": "paynb.results",
+    "History": "paynb.history",
 }
 _LAZY_MODULES = {"errors", "forms", "models", "plots", "sandbox"}
 

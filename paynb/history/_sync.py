@@ -14,9 +14,9 @@ can have changed:
    sends; the store keeps its own watermark, because the journal's moves on when
    the user polls, and the store must not skip what it has not stored).
 3. **Items still waiting.** A status change W -> S or W -> V is visible in no
-   filter the service documents. The tail walk goes on while more than
-   :data:`GET_LIMIT` of the items the store holds as waiting have not been seen on
-   a page; the few left are read one by one (``GET`` by id).
+   filter the service documents. The tail walk goes on while the items the store
+   holds as waiting that no page has shown yet are more than :data:`GET_LIMIT`, or
+   more than the pages left; the few left are read one by one (``GET`` by id).
 
 So a daily sync costs a few pages for the new items, the poll's pages, and the
 items created since the oldest still waiting one; ``sync(rebuild=True)`` reads
@@ -287,7 +287,10 @@ class _KindSync:
                 frame = self._frame(records)
                 if self.id_field in frame.columns:
                     open_ids.difference_update(frame[self.id_field].tolist())
-                if records and self._settled(frame, index) and len(open_ids) <= GET_LIMIT:
+                # Stop once the waiting items not seen yet cost fewer requests one by one
+                # than the pages left.
+                if records and self._settled(frame, index) \
+                        and len(open_ids) <= min(GET_LIMIT, number - 1):
                     break
                 number -= 1
         walked = [record for records in gathered for record in records]
