@@ -164,7 +164,6 @@ class History:
                returned_to: Any, columns: list[str] | None) -> pd.DataFrame:
         import numpy as np
 
-        from paynb import frames
 
         low, high = _range(start, end, ("start", "end"))
         r_low, r_high = _range(returned_from, returned_to, ("returned_from", "returned_to"))
