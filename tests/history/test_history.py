@@ -24,8 +24,8 @@ def resource(client, name):
     return getattr(client, name)
 
 
-def assert_same_as_lists(client, history: History) -> None:
-    for name in KINDS:
+def assert_same_as_lists(client, history: History, kinds: tuple[str, ...] = KINDS) -> None:
+    for name in kinds:
         live = resource(client, name).list(progress=False)
         pd.testing.assert_frame_equal(getattr(history, name)(), live, obj=name)
 
