@@ -13,15 +13,17 @@ can have changed:
    (the poll :meth:`client.ach.changes() <paynb.resources._items.ItemResource.changes>`
    sends; the store keeps its own watermark, because the journal's moves on when
    the user polls, and the store must not skip what it has not stored).
-3. **Items still waiting.** A status change W -> S or W -> V is visible in no
-   filter the service documents. The tail walk goes on while the items the store
-   holds as waiting that no page has shown yet are more than :data:`GET_LIMIT`, or
-   more than the pages left; the few left are read one by one (``GET`` by id).
+3. **Quiet changes.** W -> S (an RCC item deposited) and W -> V (voided) set no
+   return date, so no documented filter finds them by date. The service's count of
+   S and of V items (a list of one record each gives its ``total``) is compared with
+   the store's; only when the service counts more is that status's list read, from
+   its end, until the items missing are found.
 
-So a daily sync costs a few pages for the new items, the poll's pages, and the
-items created since the oldest still waiting one; ``sync(rebuild=True)`` reads
-everything again (also what a list out of creation order or a change of an old
-instant payment would hide from the tail walk).
+So a sync with nothing new costs about five requests, and one with changes adds
+the pages that hold them. ``sync(rebuild=True)`` reads everything again: it is the
+remedy where these assumptions fail (a list out of creation order; a change to an
+instant payment, an RTP payment or a NOC already stored, which the tail walk does
+not look back for).
 
 Everything a sync writes becomes visible in one commit (see
 :mod:`paynb.history._store`); an interrupted sync leaves the store as the last
@@ -37,7 +39,6 @@ import logging
 import math
 import time
 from collections.abc import Iterable, Sequence
-from concurrent.futures import ThreadPoolExecutor
 from typing import TYPE_CHECKING, Any
 
 from paynb.history._store import (
@@ -66,14 +67,12 @@ __all__ = ["KIND_NAMES", "history_path", "kind_of", "row_hash", "sync", "when"]
 
 logger = logging.getLogger("paynb.history")
 
-#: Items the store holds as waiting that a sync reads one by one (``GET``) rather
-#: than walking further back through the list to find them.
-GET_LIMIT = 50
+#: Statuses an item reaches with no return date, so that the returns poll misses them.
+QUIET_STATUSES = ("S", "V")
 #: Records per frame and per file while backfilling.
 BATCH = 100_000
 #: The names of the kinds as the client, the readers and the SQL views call them.
 KIND_NAMES = {"ach": "ach", "rcc": "rcc", "instant": "instant", "rtp": "rtp", "nocs": "noc"}
-_OPEN = frozenset({"W"})
 _PRIME = 0x100000001B3
 
 
@@ -269,37 +268,11 @@ class _KindSync:
         import pandas as pd
 
         index = self._index()
-        open_ids = set(index.index[index["status"].isin(_OPEN)]) if self.status_field \
-            else set()
-        size = self.client.page_size
-        fetch = self._fetcher([], size)
-        first = fetch(0)
-        gathered: list[list[dict[str, Any]]] = []
-        if first.total is None:
-            logger.warning("history %s: the list gives no total, so its last pages cannot be "
-                           "found; reading every page", self.kind)
-            gathered = list(self._pages([], f"history {self.kind} pages"))
-        else:
-            number = max(0, math.ceil(first.total / size) - 1)
-            while number >= 0:
-                records = first.records if number == 0 else fetch(number).records
-                gathered.insert(0, records)
-                frame = self._frame(records)
-                if self.id_field in frame.columns:
-                    open_ids.difference_update(frame[self.id_field].tolist())
-                # Stop once the waiting items not seen yet cost fewer requests one by one
-                # than the pages left.
-                if records and self._settled(frame, index) \
-                        and len(open_ids) <= min(GET_LIMIT, number - 1):
-                    break
-                number -= 1
-        walked = [record for records in gathered for record in records]
-        extra: list[dict[str, Any]] = []
+        fetched = self._walk([], lambda frame: self._settled(frame, index))
         if self.kind in ("ach", "rcc"):
-            extra += self._poll()
-            polled_ids = set(self._frame(extra)[self.id_field].tolist()) if extra else set()
-            extra += self._get_each(sorted(open_ids - polled_ids))
-        frame = self._frame(walked + extra)
+            fetched += self._poll()
+            fetched += self._quiet_changes(index, fetched)
+        frame = self._frame(fetched)
         if frame.empty:
             return
         ids = frame[self.id_field]
@@ -317,6 +290,27 @@ class _KindSync:
         previous = pd.Series(stored["status"].to_numpy()[keep])
         self._write(frame.iloc[keep].reset_index(drop=True), orders[keep], new=~known[keep],
                     previous=previous, hashes=hashes[keep])
+
+    def _walk(self, params: list[tuple[str, Any]], done: Any) -> list[dict[str, Any]]:
+        """Pages of a list from its last one backwards, until ``done(frame of the page)``;
+        their records in list order."""
+        size = self.client.page_size
+        fetch = self._fetcher(params, size)
+        first = fetch(0)
+        if first.total is None:
+            logger.warning("history %s: the list gives no total, so its last pages cannot be "
+                           "found; reading every page", self.kind)
+            return [r for records in self._pages(params, f"history {self.kind} pages")
+                    for r in records]
+        gathered: list[list[dict[str, Any]]] = []
+        number = max(0, math.ceil(first.total / size) - 1)
+        while number >= 0:
+            records = first.records if number == 0 else fetch(number).records
+            gathered.insert(0, records)
+            if records and done(self._frame(records)):
+                break
+            number -= 1
+        return [record for records in gathered for record in records]
 
     def _settled(self, frame: pd.DataFrame, index: pd.DataFrame) -> bool:
         """Whether every item of a page is stored unchanged (or out of scope)."""
@@ -340,26 +334,43 @@ class _KindSync:
         return [record for records in self._pages(params, f"history {self.kind} returns")
                 for record in records]
 
-    def _get_each(self, item_ids: list[Any]) -> list[dict[str, Any]]:
-        """The items still waiting in the store that no page showed, read one by one."""
-        from paynb.errors import NotFoundError
+    def _quiet_changes(self, index: pd.DataFrame, fetched: list[dict[str, Any]]
+                       ) -> list[dict[str, Any]]:
+        """Items that went W -> S or W -> V: no filter of the service shows them by date.
 
-        def get(item_id: Any) -> dict[str, Any] | None:
-            self.requests += 1
-            path = self.resource._path(f"/{int(item_id)}")
-            try:
-                return self.resource._record("GET", path)
-            except NotFoundError:
-                logger.warning("history %s: item %s is stored as waiting but the service no "
-                               "longer finds it; it is kept as it was", self.kind, item_id)
-                return None
+        The service's count of each of these statuses (one request of one record) is
+        compared with the store's, as the pages and the poll above leave it; where the
+        service counts more, that status's list is read from its end (the items that
+        changed last are the newest ones) until the missing items are found.
+        """
+        import pandas as pd
 
-        if not item_ids:
+        status = index["status"].copy()
+        if fetched:
+            seen = self._frame(fetched)
+            status = pd.concat([status[~status.index.isin(seen[self.id_field])],
+                                pd.Series(seen[self.status_field].astype(object).to_numpy(),
+                                          index=seen[self.id_field].to_numpy())])
+        if self.since is not None:
+            # Items before ``since`` are not stored, so the service's counts cannot be met.
             return []
-        with ThreadPoolExecutor(max_workers=self.client.max_workers,
-                                thread_name_prefix="paynb-history") as pool:
-            found = list(pool.map(get, item_ids))
-        return [record for record in found if record is not None]
+        found: list[dict[str, Any]] = []
+        for code in QUIET_STATUSES:
+            params = [("itemStatus", code)]
+            total = self._fetcher(params, 1)(0).total
+            have = int((status == code).sum())
+            if total is None or total <= have:
+                continue
+            missing = [total - have]
+
+            def done(frame: pd.DataFrame, code: str = code, missing: list[int] = missing,
+                     ) -> bool:
+                before = status.reindex(frame[self.id_field]).to_numpy()
+                missing[0] -= int((before != code).sum())
+                return missing[0] <= 0
+
+            found += self._walk(params, done)
+        return found
 
     # ------------------------------------------------------------------ writing
 

@@ -152,27 +152,27 @@ def test_bad_sync_arguments_are_named(client, tmp_path):
 
 # --------------------------------------------------------------------------- incremental
 
-def test_incremental_sync_catches_new_items_returns_and_settlements(private, tmp_path):
+def test_incremental_sync_catches_new_items_returns_settlements_and_voids(private, tmp_path):
     client = private.connect(journal=None, page_size=25)
-    waiting = client.ach.list(status="W", progress=False)["achItemId"].tolist()
-    oldest, returned = waiting[0], waiting[-1]
-    for item_id in waiting[1:]:  # a day later: all but the oldest went to the bank
-        private.simulate.force_status(item_id, "S")
     first = client.sync(path=tmp_path, progress=False)
     ach = first.set_index("kind").loc["ach"]
     assert ach["written"] == ach["events"] == len(client.ach.list(progress=False))
 
-    # Nothing changed: the last page, the returns poll, and the one waiting item.
+    # Nothing changed: the list's total, its last page, the returns poll, the S and V counts.
     again = client.sync(progress=False).set_index("kind")
     assert again["written"].sum() == 0 and again["events"].sum() == 0
-    assert again.loc["ach", "requests"] == 4  # total, last page, poll, GET of the oldest
+    assert again.loc["ach", "requests"] == 5
+    assert again.loc["noc", "requests"] == 1
 
-    private.simulate.force_status(oldest, "S")                 # deep in the list: the GET
+    waiting = client.ach.list(status="W", progress=False)["achItemId"].tolist()
+    oldest, returned, voided = waiting[0], waiting[-1], waiting[len(waiting) // 2]
+    private.simulate.force_status(oldest, "S")                 # quiet: found by the S count
+    client.ach.void(voided)                                    # quiet: found by the V count
     private.simulate.force_status(returned, "R", code="R01")   # the returns poll
     new = client.ach.submit(ach_item("HIST-NEW-1", 1))         # the tail
     private.simulate.create_noc(waiting[1])
     result = client.sync(progress=False).set_index("kind")
-    assert result.loc["ach", "written"] == 3 and result.loc["ach", "events"] == 3
+    assert result.loc["ach", "written"] == 4 and result.loc["ach", "events"] == 4
     assert result.loc["noc", "written"] == 1
     assert_same_as_lists(client, client.history)
 
@@ -182,20 +182,28 @@ def test_incremental_sync_catches_new_items_returns_and_settlements(private, tmp
     assert events["seenAt"].is_monotonic_increasing and events["kind"].eq("ach").all()
     assert client.history.events("ach", item_id=int(new["achItemId"]))["itemStatus"] \
         .tolist() == ["W"]
-    assert client.history.events("ach", item_id=[returned])["itemStatus"].tolist() \
-        == ["S", "R"]
+    assert client.history.events("ach", item_id=[returned, voided])["itemStatus"].tolist() \
+        == ["W", "W", "R", "V"]
     later = client.history.events("ach", start=events["seenAt"].iloc[-1])
-    assert set(later["itemId"]) == {str(oldest), str(returned), str(new["achItemId"])}
+    assert set(later["itemId"]) == {str(i) for i in (oldest, returned, voided,
+                                                      new["achItemId"])}
 
 
-def test_a_sync_of_mostly_waiting_items_reads_the_list_once(private, tmp_path):
-    client = private.connect(journal=None, page_size=25)
-    client.sync(path=tmp_path, kinds="ach", progress=False)
-    total = len(client.ach.list(progress=False))
-    again = client.sync(kinds="ach", progress=False)
-    # Every item is waiting: walking every page is cheaper than reading them one by one.
-    assert again["requests"].iloc[0] == -(-total // 25) + 1  # every page once, the poll
-    assert again["written"].iloc[0] == 0
+def test_rcc_deposits_are_synced(private, tmp_path):
+    client = private.connect(journal=None, page_size=10)
+    for n in range(3):
+        client.rcc.submit({
+            "firstSignerFirstName": "Sam", "firstSignerLastName": "Lee", "address1": "1 Main",
+            "city": "Springfield", "state": "IL", "zip": "62701",
+            "yourReferenceNumber": f"HIST-RCC-{n}", "bankRoutingNumber": "021000021",
+            "bankAccountNumber": "000987654321", "amount": Decimal("49.99")})
+    client.sync(path=tmp_path, kinds="rcc", progress=False)
+    assert (client.history.rcc()["itemStatus"] == "W").sum() == 3
+    private.simulate.advance_clock(days=2)  # the waiting RCC items are deposited: W -> S
+    moved = client.sync(kinds="rcc", progress=False)
+    assert moved["events"].iloc[0] == 3
+    pd.testing.assert_frame_equal(client.history.rcc(), client.rcc.list(progress=False))
+    assert client.sync(kinds="rcc", progress=False)["written"].iloc[0] == 0
 
 
 def test_many_syncs_compact_partitions_and_stay_equal(private, tmp_path):
