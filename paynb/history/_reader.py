@@ -190,9 +190,11 @@ class History:
         info = self._store.info(files)
         frame = self._pandas(table, kind, info)
         keep = np.ones(len(frame), dtype=bool)
-        if len(files) > 1 and len(frame):
+        partitions = {(f.company, f.month) for f in files}
+        if len(partitions) < len(files) and len(frame):
             # Newer versions of an item are in later files of its partition.
-            key = ["companyCode", id_field] if "companyCode" in frame else [id_field]
+            key = [id_field] if len({f.company for f in files}) == 1 \
+                else ["companyCode", id_field]
             keep &= ~frame.duplicated(key, keep="last").to_numpy()
         for column, lo, hi in ((month_field, low, high), ("returnDate", r_low, r_high)):
             if (lo is not None or hi is not None) and column in frame:
@@ -269,10 +271,13 @@ class History:
                 continue
             values = frame[name]
             if isinstance(target, pd.CategoricalDtype):
-                present = pd.unique(values.dropna().astype(object))
+                if not isinstance(values.dtype, pd.CategoricalDtype):
+                    values = values.astype("category")
+                # As to_frame sets them: the known categories, then the others present.
+                present = values.cat.remove_unused_categories().cat.categories
                 extra = sorted(set(present) - set(target.categories))
-                values = values.astype(object).astype(pd.CategoricalDtype(
-                    [*target.categories, *extra], ordered=target.ordered))
+                values = values.cat.set_categories([*target.categories, *extra],
+                                                   ordered=target.ordered)
             elif values.dtype != target:
                 values = values.astype(target)
             columns[name] = values.array

@@ -183,6 +183,7 @@ class _KindSync:
         self.since = since
         self.superseded: list[str] = []
         self.requests = 0
+        self.latest_return: dt.datetime | None = None
         self.written = 0
         self.events = 0
 
@@ -394,6 +395,11 @@ class _KindSync:
         for month, part in rows.groupby(months, sort=True):
             self._append(str(month), part.reset_index(drop=True), info)
         self.written += len(rows)
+        if "returnDate" in rows:
+            latest = rows["returnDate"].max()
+            if latest is not pd.NaT and latest == latest and (
+                    self.latest_return is None or latest > self.latest_return):
+                self.latest_return = latest.to_pydatetime()
         status = None
         moved = np.asarray(new, dtype=bool).copy()
         if self.status_field:
@@ -448,18 +454,15 @@ class _KindSync:
         self.events += len(events)
 
     def watermark(self) -> str | None:
-        """The latest return date the store holds (for the next returns poll)."""
-        if self.kind not in ("ach", "rcc"):
-            return None
-        files = self.store.files("items", kind=self.kind, company=self.company,
-                                 meta={"version": self.version, "superseded": self.superseded})
-        table = self.store.read(files, ["returnDate"])
-        if table.num_columns == 0 or table.num_rows == 0:
-            return self.state.get("watermark")
-        import pyarrow.compute as pc
-
-        latest = pc.max(table.column("returnDate")).as_py()
-        return latest.isoformat() if latest is not None else self.state.get("watermark")
+        """The latest return date the store holds (where the next returns poll starts):
+        the previous one, or a later one among the rows this sync wrote."""
+        previous = self.state.get("watermark")
+        if self.latest_return is None:
+            return previous
+        latest = self.latest_return.isoformat()
+        if previous is None or self.latest_return > dt.datetime.fromisoformat(previous):
+            return latest
+        return previous
 
 
 def _with_info(table: Any, older: dict[str, Any]) -> Any:
