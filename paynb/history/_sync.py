@@ -7,7 +7,7 @@ can have changed:
 1. **The tail of the list.** The service lists items oldest first (the sandbox
    does; the real service's documented examples agree), so new items are at the
    end. Pages are read from the last one backwards until a whole page is items
-   the store already holds, unchanged.
+   the store already holds.
 2. **The returns poll.** Items that became B, I or R, by return date from the
    store's own watermark minus :data:`~paynb.resources._items.CHANGES_OVERLAP`
    (the poll :meth:`client.ach.changes() <paynb.resources._items.ItemResource.changes>`
@@ -58,6 +58,7 @@ from paynb.history._store import (
 if TYPE_CHECKING:
     import numpy as np
     import pandas as pd
+    import pyarrow as pa
 
     from paynb.client import Client
     from paynb.paging import Page
@@ -198,11 +199,14 @@ class _KindSync:
             columns.append(self.status_field)
         frame = self.store.read(self.files, columns).to_pandas()
         if frame.empty:
-            return pd.DataFrame(columns=["_hash", "_order", "status"])
-        frame = frame.drop_duplicates(self.id_field, keep="last").set_index(self.id_field)
-        status = frame[self.status_field].astype(object) if self.status_field else None
-        return pd.DataFrame({"_hash": frame["_hash"], "_order": frame["_order"],
-                             "status": status}, index=frame.index)
+            return pd.DataFrame({"_hash": [], "_order": [], "status": []})
+        if len({f.month for f in self.files}) < len(self.files):
+            frame = frame.drop_duplicates(self.id_field, keep="last")
+        status = frame[self.status_field] if self.status_field else None
+        return pd.DataFrame({"_hash": frame["_hash"].to_numpy(),
+                             "_order": frame["_order"].to_numpy(),
+                             "status": None if status is None else status.to_numpy()},
+                            index=pd.Index(frame[self.id_field].to_numpy()))
 
     # ------------------------------------------------------------------ fetching
 
@@ -269,11 +273,14 @@ class _KindSync:
         import pandas as pd
 
         index = self._index()
-        fetched = self._walk([], lambda frame: self._settled(frame, index))
+        fetched = self._walk([], lambda frame: self._known(frame, index))
         if self.kind in ("ach", "rcc"):
             fetched += self._poll()
-            fetched += self._quiet_changes(index, fetched)
         frame = self._frame(fetched)
+        if self.kind in ("ach", "rcc"):
+            quiet = self._quiet_changes(index, frame)
+            if quiet:
+                frame = self._frame(fetched + quiet)
         if frame.empty:
             return
         ids = frame[self.id_field]
@@ -313,14 +320,14 @@ class _KindSync:
             number -= 1
         return [record for records in gathered for record in records]
 
-    def _settled(self, frame: pd.DataFrame, index: pd.DataFrame) -> bool:
-        """Whether every item of a page is stored unchanged (or out of scope)."""
-        ids = frame[self.id_field]
-        stored = index["_hash"].reindex(ids).to_numpy()
-        same = stored == row_hash(frame)
+    def _known(self, frame: pd.DataFrame, index: pd.DataFrame) -> bool:
+        """Whether the store holds every item of a page (or leaves it out, before
+        ``since``): the pages before it hold no new item. Changes of known items are
+        the poll's and the counts' to find."""
+        known = frame[self.id_field].isin(index.index).to_numpy()
         if self.since is not None:
-            same |= ~(frame[self.month_field] >= self.since).fillna(False).to_numpy()
-        return bool(same.all())
+            known |= ~(frame[self.month_field] >= self.since).fillna(False).to_numpy()
+        return bool(known.all())
 
     def _poll(self) -> list[dict[str, Any]]:
         """Items that became B, I or R since the watermark (minus the overlap)."""
@@ -335,7 +342,7 @@ class _KindSync:
         return [record for records in self._pages(params, f"history {self.kind} returns")
                 for record in records]
 
-    def _quiet_changes(self, index: pd.DataFrame, fetched: list[dict[str, Any]]
+    def _quiet_changes(self, index: pd.DataFrame, seen: pd.DataFrame
                        ) -> list[dict[str, Any]]:
         """Items that went W -> S or W -> V: no filter of the service shows them by date.
 
@@ -346,28 +353,32 @@ class _KindSync:
         """
         import pandas as pd
 
-        status = index["status"].copy()
-        if fetched:
-            seen = self._frame(fetched)
-            status = pd.concat([status[~status.index.isin(seen[self.id_field])],
-                                pd.Series(seen[self.status_field].astype(object).to_numpy(),
-                                          index=seen[self.id_field].to_numpy())])
         if self.since is not None:
             # Items before ``since`` are not stored, so the service's counts cannot be met.
             return []
+        stored = index["status"]
+        ids = seen[self.id_field].to_numpy()
+        fresh = pd.Series(seen[self.status_field].astype(object).to_numpy(), index=ids)
+        replaced = stored.reindex(ids).astype(object)
+        counts = stored.value_counts()
+
+        def status_of(page_ids: Any) -> np.ndarray:
+            now = fresh.reindex(page_ids)
+            return now.where(now.notna(), stored.reindex(page_ids).astype(object)).to_numpy()
+
         found: list[dict[str, Any]] = []
         for code in QUIET_STATUSES:
             params = [("itemStatus", code)]
             total = self._fetcher(params, 1)(0).total
-            have = int((status == code).sum())
+            have = int(counts.get(code, 0)) - int((replaced == code).sum()) \
+                + int((fresh == code).sum())
             if total is None or total <= have:
                 continue
             missing = [total - have]
 
             def done(frame: pd.DataFrame, code: str = code, missing: list[int] = missing,
                      ) -> bool:
-                before = status.reindex(frame[self.id_field]).to_numpy()
-                missing[0] -= int((before != code).sum())
+                missing[0] -= int((status_of(frame[self.id_field].to_numpy()) != code).sum())
                 return missing[0] <= 0
 
             found += self._walk(params, done)
@@ -390,10 +401,15 @@ class _KindSync:
         rows["_order"] = np.asarray(orders, dtype=np.int64)
         rows["_hash"] = row_hash(frame) if hashes is None else hashes
         rows["_seenAt"] = pd.Timestamp(self.now).tz_convert("UTC").as_unit("ns")
-        months = rows[self.month_field].map(month_of).to_numpy()
-        info = {"kind": self.kind, "company": self.company, "masked": self.masked}
-        for month, part in rows.groupby(months, sort=True):
-            self._append(str(month), part.reset_index(drop=True), info)
+        import pyarrow as pa
+
+        months = rows[self.month_field].map(month_of).to_numpy(dtype=object)
+        # One conversion to Arrow, then a slice per partition (converting each slice from
+        # pandas cost most of a small sync).
+        table = table_of(rows, {"kind": self.kind, "company": self.company,
+                                "masked": self.masked})
+        for month in sorted(set(months)):
+            self._append(str(month), table.filter(pa.array(months == month)))
         self.written += len(rows)
         if "returnDate" in rows:
             latest = rows["returnDate"].max()
@@ -410,14 +426,13 @@ class _KindSync:
         self._log_events(frame[self.id_field][moved],
                          None if status is None else status[moved])
 
-    def _append(self, month: str, part: pd.DataFrame, info: dict[str, Any]) -> None:
-        """Write ``part`` into its partition; compact the partition when it has too many
+    def _append(self, month: str, table: pa.Table) -> None:
+        """Write ``table`` into its partition; compact the partition when it has too many
         files (the old files are superseded by the commit)."""
         import pandas as pd
         import pyarrow as pa
 
         folder = self.store.items_folder(self.kind, self.company, month)
-        table = table_of(part, info)
         existing = [f for f in self.files if f.month == month]
         if len(existing) + 1 > MAX_FILES:
             old = self.store.read(existing)
