@@ -10,7 +10,7 @@
 
 The store is plain hive-partitioned Parquet (``kind``, ``company``, ``month``), so
 DuckDB, Polars, Spark and Dask read the same files; see ``docs/history.md``.
-pyarrow.dataset and DuckDB load only when a store is read.
+pandas, pyarrow and DuckDB load only when a store is synced or read.
 """
 
 from __future__ import annotations

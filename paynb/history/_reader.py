@@ -241,7 +241,8 @@ class History:
                masked: bool) -> pd.DataFrame:
         """``frame`` with exactly the columns and dtypes ``to_frame`` gives its items.
 
-        Stored columns keep their types, so this is cheap: categories are set as the
+        A field that none of the items read carries (all empty) is left out, as a list
+        of those items would not have it. Stored columns keep their types, so this is cheap: categories are set as the
         frames set them (the known ones, then the others present, sorted). When the
         frames of this paynb type a column differently from the files (a newer paynb
         knows a field an older one kept as text), or when an unmasked store is read
@@ -320,6 +321,8 @@ class History:
             frame = table.to_pandas()[columns]
         keep = np.ones(len(frame), dtype=bool)
         if item_id is not None:
+            if hasattr(item_id, "item") and not isinstance(item_id, str | bytes):
+                item_id = item_id.item()  # a numpy or pandas scalar
             wanted = [item_id] if isinstance(item_id, str | int) else list(item_id)
             keep &= frame["itemId"].isin([str(v) for v in wanted]).to_numpy()
         if low is not None:
@@ -351,7 +354,11 @@ class History:
             raise HistoryError(f"the history at {self.path} holds whole account numbers "
                                "(synced with mask=False); open it with "
                                "History(path, mask=False) to query it in SQL")
-        import duckdb
+        try:
+            import duckdb
+        except ImportError:
+            raise HistoryError("history.sql needs DuckDB: pip install 'paynb[history]' "
+                               "(or duckdb)") from None
 
         connection = duckdb.connect()
         try:
