@@ -19,6 +19,7 @@ from paynb.history._store import (
     HistoryError,
     Store,
     event_columns,
+    latest,
 )
 from paynb.history._sync import KIND_NAMES, kind_of, when
 
@@ -163,7 +164,7 @@ class History:
     def _items(self, kind: str, start: Any, end: Any, status: Any, returned_from: Any,
                returned_to: Any, columns: list[str] | None) -> pd.DataFrame:
         import numpy as np
-
+        import pyarrow as pa
 
         low, high = _range(start, end, ("start", "end"))
         r_low, r_high = _range(returned_from, returned_to, ("returned_from", "returned_to"))
@@ -186,16 +187,23 @@ class History:
                 wanted.append(STATUS_FIELDS[kind] or "")
             if r_low is not None or r_high is not None:
                 wanted.append("returnDate")
-        table = self._store.read(files, wanted)
+        where: list[tuple[str, str, Any]] = []
+        if codes and STATUS_FIELDS[kind]:
+            where.append((STATUS_FIELDS[kind] or "", "isin", codes))
+        for column, lo, hi in ((month_field, low, high), ("returnDate", r_low, r_high)):
+            if lo is not None:
+                where.append((column, ">=", lo))
+            if hi is not None:
+                where.append((column, "<=", hi))
+        tables = []
+        for company in sorted({f.company for f in files}):
+            mine = [f for f in files if f.company == company]
+            tables.append(latest(self._read(mine, wanted, where, id_field), id_field))
+        table = tables[0] if len(tables) == 1 else \
+            pa.concat_tables(tables, promote_options="permissive") if tables else pa.table({})
         info = self._store.info(files)
         frame = self._pandas(table, kind, info)
         keep = np.ones(len(frame), dtype=bool)
-        partitions = {(f.company, f.month) for f in files}
-        if len(partitions) < len(files) and len(frame):
-            # Newer versions of an item are in later files of its partition.
-            key = [id_field] if len({f.company for f in files}) == 1 \
-                else ["companyCode", id_field]
-            keep &= ~frame.duplicated(key, keep="last").to_numpy()
         for column, lo, hi in ((month_field, low, high), ("returnDate", r_low, r_high)):
             if (lo is not None or hi is not None) and column in frame:
                 values = frame[column]
@@ -208,12 +216,27 @@ class History:
         if not keep.all():
             frame = frame[keep]
         if "_order" in frame and not frame["_order"].is_monotonic_increasing:
+            # Several companies, or items moved in the list: the slow way.
             frame = frame.sort_values("_order", kind="stable")
         frame = frame.drop(columns=[c for c in INTERNAL if c in frame]).reset_index(drop=True)
         frame = self._typed(frame, kind, info, bool(meta.get("masked")))
         if columns is not None:
             frame = frame[[c for c in dict.fromkeys([id_field, *columns]) if c in frame]]
         return frame
+
+    def _read(self, files: list[DataFile], columns: list[str] | None,
+              where: list[tuple[str, str, Any]], id_field: str) -> Any:
+        """The rows of one company's ``files`` that may meet ``where``, with every version
+        of the items that have several (a condition may hold for an old version only)."""
+        import pandas as pd
+
+        months = [f.month for f in files]
+        again: list[Any] = []
+        if where and len(set(months)) < len(months):
+            ids = self._store.read([f for f in files if months.count(f.month) > 1],
+                                   [id_field]).column(id_field).to_numpy(zero_copy_only=False)
+            again = pd.unique(ids[pd.Series(ids).duplicated(keep=False).to_numpy()]).tolist()
+        return self._store.read(files, columns, where=where, also=(id_field, again))
 
     @staticmethod
     def _pandas(table: Any, kind: str, info: dict[str, Any]) -> pd.DataFrame:
@@ -242,12 +265,12 @@ class History:
         """``frame`` with exactly the columns and dtypes ``to_frame`` gives its items.
 
         A field that none of the items read carries (all empty) is left out, as a list
-        of those items would not have it. Stored columns keep their types, so this is cheap: categories are set as the
-        frames set them (the known ones, then the others present, sorted). When the
-        frames of this paynb type a column differently from the files (a newer paynb
-        knows a field an older one kept as text), or when an unmasked store is read
-        masked, the rows go through :func:`paynb.frames.to_frame` again, which gives
-        the same frame a list would.
+        of those items would not have it. Stored columns keep their types, so this is
+        cheap: categories are set as the frames set them (the known ones, then the others
+        present, sorted). When the frames of this paynb type a column differently from
+        the files (a newer paynb knows a field an older one kept as text), or when an
+        unmasked store is read masked, the rows go through
+        :func:`paynb.frames.to_frame` again, which gives the same frame a list would.
         """
         import pandas as pd
 

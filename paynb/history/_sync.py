@@ -50,6 +50,7 @@ from paynb.history._store import (
     HistoryCorruptError,
     Store,
     default_path,
+    latest,
     month_of,
     now_utc,
     table_of,
@@ -197,11 +198,9 @@ class _KindSync:
         columns = [self.id_field, "_hash", "_order"]
         if self.status_field:
             columns.append(self.status_field)
-        frame = self.store.read(self.files, columns).to_pandas()
+        frame = latest(self.store.read(self.files, columns), self.id_field).to_pandas()
         if frame.empty:
             return pd.DataFrame({"_hash": [], "_order": [], "status": []})
-        if len({f.month for f in self.files}) < len(self.files):
-            frame = frame.drop_duplicates(self.id_field, keep="last")
         status = frame[self.status_field] if self.status_field else None
         return pd.DataFrame({"_hash": frame["_hash"].to_numpy(),
                              "_order": frame["_order"].to_numpy(),

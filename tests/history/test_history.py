@@ -175,6 +175,13 @@ def test_incremental_sync_catches_new_items_returns_settlements_and_voids(privat
     assert result.loc["ach", "written"] == 4 and result.loc["ach", "events"] == 4
     assert result.loc["noc", "written"] == 1
     assert_same_as_lists(client, client.history)
+    # Filters see only the latest version: the returned item is no longer waiting.
+    for status in ("W", "R", "S", "V"):
+        pd.testing.assert_frame_equal(client.history.ach(status=status),
+                                      client.ach.list(status=status, progress=False))
+    day = client.ach.list(status="R", progress=False)["returnDate"].max()
+    pd.testing.assert_frame_equal(client.history.ach(returned_from=day),
+                                  client.ach.list(returned_from=day, progress=False))
 
     events = client.history.events("ach", item_id=oldest)
     assert events["itemStatus"].tolist() == ["W", "S"]
