@@ -187,6 +187,7 @@ class History:
                 wanted.append(STATUS_FIELDS[kind] or "")
             if r_low is not None or r_high is not None:
                 wanted.append("returnDate")
+            wanted = list(dict.fromkeys(wanted))
         where: list[tuple[str, str, Any]] = []
         if codes and STATUS_FIELDS[kind]:
             where.append((STATUS_FIELDS[kind] or "", "isin", codes))

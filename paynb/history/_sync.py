@@ -164,6 +164,32 @@ def _fetcher(resource: Resource, params: list[tuple[str, Any]], size: int) -> An
     return fetch
 
 
+class _Index:
+    """The stored items of one kind and company, read month by month as a sync needs
+    them: an incremental sync over a million items reads only the months its changes
+    fall in."""
+
+    def __init__(self, job: _KindSync) -> None:
+        import pandas as pd
+
+        self.job = job
+        self.months: set[str] = set()
+        self.frame = pd.DataFrame({"_hash": [], "_order": [], "status": []})
+
+    def load(self, months: set[str]) -> pd.DataFrame:
+        import pandas as pd
+
+        missing = months - self.months
+        if missing:
+            part = self.job._read_index([f for f in self.job.files if f.month in missing])
+            self.frame = part if self.frame.empty else pd.concat([self.frame, part])
+            self.months |= missing
+        return self.frame
+
+    def everything(self) -> pd.DataFrame:
+        return self.load({f.month or "" for f in self.job.files})
+
+
 class _KindSync:
     """One sync of one kind of one company into ``store``."""
 
@@ -186,26 +212,35 @@ class _KindSync:
         self.superseded: list[str] = []
         self.requests = 0
         self.latest_return: dt.datetime | None = None
+        #: Items per status (the quiet changes compare them with the service's) and the
+        #: next list position, kept in the metadata so that a sync need not read them.
+        self.counts: dict[str, int] = dict(self.state.get("counts") or {})
+        self.next_order = int(self.state.get("nextOrder") or 0)
         self.written = 0
         self.events = 0
 
     # ------------------------------------------------------------------ the index
 
-    def _index(self) -> pd.DataFrame:
-        """Status, fingerprint and list position of every stored item, by id."""
+    def _read_index(self, files: list[Any]) -> pd.DataFrame:
+        """Status, fingerprint and list position of the items of ``files``, by id."""
         import pandas as pd
 
         columns = [self.id_field, "_hash", "_order"]
         if self.status_field:
             columns.append(self.status_field)
-        frame = latest(self.store.read(self.files, columns), self.id_field).to_pandas()
+        frame = latest(self.store.read(files, columns), self.id_field).to_pandas()
         if frame.empty:
             return pd.DataFrame({"_hash": [], "_order": [], "status": []})
         status = frame[self.status_field] if self.status_field else None
         return pd.DataFrame({"_hash": frame["_hash"].to_numpy(),
                              "_order": frame["_order"].to_numpy(),
-                             "status": None if status is None else status.to_numpy()},
+                             "status": None if status is None
+                             else status.astype(object).to_numpy()},
                             index=pd.Index(frame[self.id_field].to_numpy()))
+
+    def _months(self, frame: pd.DataFrame) -> set[str]:
+        """The partitions the items of ``frame`` live in."""
+        return set(frame[self.month_field].map(month_of).tolist()) if len(frame) else set()
 
     # ------------------------------------------------------------------ fetching
 
@@ -271,8 +306,13 @@ class _KindSync:
         import numpy as np
         import pandas as pd
 
-        index = self._index()
-        fetched = self._walk([], lambda frame: self._known(frame, index))
+        index = _Index(self)
+        if "counts" not in self.state or "nextOrder" not in self.state:
+            # A store written before these were kept: count once.
+            every = index.everything()
+            self.counts = {str(k): int(v) for k, v in every["status"].value_counts().items()}
+            self.next_order = int(every["_order"].max()) + 1 if len(every) else 0
+        fetched = self._walk([], lambda page: self._known(page, index.load(self._months(page))))
         if self.kind in ("ach", "rcc"):
             fetched += self._poll()
         frame = self._frame(fetched)
@@ -282,16 +322,16 @@ class _KindSync:
                 frame = self._frame(fetched + quiet)
         if frame.empty:
             return
+        stored_index = index.load(self._months(frame))
         ids = frame[self.id_field]
-        stored = index.reindex(ids)
+        stored = stored_index.reindex(ids)
         hashes = row_hash(frame)
         changed = stored["_hash"].isna().to_numpy() | (stored["_hash"].to_numpy() != hashes)
-        known = ids.isin(index.index).to_numpy()
+        known = ids.isin(stored_index.index).to_numpy()
         if self.since is not None:
             stamps = frame[self.month_field]
             changed &= known | (stamps >= self.since).fillna(False).to_numpy()
-        start = int(index["_order"].max()) + 1 if len(index) else 0
-        new_orders = start + np.cumsum(~known) - 1
+        new_orders = self.next_order + np.cumsum(~known) - 1
         orders = np.where(known, stored["_order"].fillna(0).to_numpy(np.int64), new_orders)
         keep = np.flatnonzero(changed)
         previous = pd.Series(stored["status"].to_numpy()[keep])
@@ -341,8 +381,7 @@ class _KindSync:
         return [record for records in self._pages(params, f"history {self.kind} returns")
                 for record in records]
 
-    def _quiet_changes(self, index: pd.DataFrame, seen: pd.DataFrame
-                       ) -> list[dict[str, Any]]:
+    def _quiet_changes(self, index: _Index, seen: pd.DataFrame) -> list[dict[str, Any]]:
         """Items that went W -> S or W -> V: no filter of the service shows them by date.
 
         The service's count of each of these statuses (one request of one record) is
@@ -355,29 +394,29 @@ class _KindSync:
         if self.since is not None:
             # Items before ``since`` are not stored, so the service's counts cannot be met.
             return []
-        stored = index["status"]
         ids = seen[self.id_field].to_numpy()
         fresh = pd.Series(seen[self.status_field].astype(object).to_numpy(), index=ids)
-        replaced = stored.reindex(ids).astype(object)
-        counts = stored.value_counts()
+        replaced = index.load(self._months(seen))["status"].reindex(ids)
 
-        def status_of(page_ids: Any) -> np.ndarray:
+        def status_of(page: pd.DataFrame) -> Any:
+            page_ids = page[self.id_field].to_numpy()
+            stored = index.load(self._months(page))["status"].reindex(page_ids)
             now = fresh.reindex(page_ids)
-            return now.where(now.notna(), stored.reindex(page_ids).astype(object)).to_numpy()
+            return now.where(now.notna(), stored).to_numpy()
 
         found: list[dict[str, Any]] = []
         for code in QUIET_STATUSES:
             params = [("itemStatus", code)]
             total = self._fetcher(params, 1)(0).total
-            have = int(counts.get(code, 0)) - int((replaced == code).sum()) \
+            have = self.counts.get(code, 0) - int((replaced == code).sum()) \
                 + int((fresh == code).sum())
             if total is None or total <= have:
                 continue
             missing = [total - have]
 
-            def done(frame: pd.DataFrame, code: str = code, missing: list[int] = missing,
+            def done(page: pd.DataFrame, code: str = code, missing: list[int] = missing,
                      ) -> bool:
-                missing[0] -= int((status_of(frame[self.id_field].to_numpy()) != code).sum())
+                missing[0] -= int((status_of(page) != code).sum())
                 return missing[0] <= 0
 
             found += self._walk(params, done)
@@ -415,11 +454,17 @@ class _KindSync:
             if latest is not pd.NaT and latest == latest and (
                     self.latest_return is None or latest > self.latest_return):
                 self.latest_return = latest.to_pydatetime()
+        self.next_order = max(self.next_order, int(rows["_order"].max()) + 1)
         status = None
         moved = np.asarray(new, dtype=bool).copy()
         if self.status_field:
             status = frame[self.status_field].astype(object)
             status = status.where(status.notna(), None)
+            before = [] if previous is None else \
+                previous.to_numpy(dtype=object)[~np.asarray(new, dtype=bool)]
+            for sign, codes in ((-1, pd.Series(before, dtype=object)), (1, status)):
+                for code, n in codes.dropna().value_counts().items():
+                    self.counts[str(code)] = self.counts.get(str(code), 0) + sign * int(n)
             if previous is not None:
                 moved |= previous.to_numpy(dtype=object) != status.to_numpy()
         self._log_events(frame[self.id_field][moved],
@@ -566,6 +611,8 @@ def sync(client: Client, *, kinds: Any = None, since: Any = None, rebuild: bool 
                 "since": None if kind_since is None else kind_since.isoformat(),
                 "watermark": job.watermark(),
                 "syncedAt": now.isoformat(),
+                "counts": job.counts,
+                "nextOrder": job.next_order,
             }
             rows.append({"kind": kind, "requests": job.requests, "written": job.written,
                          "events": job.events, "seconds": time.perf_counter() - began})

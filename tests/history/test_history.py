@@ -86,6 +86,9 @@ def test_columns_keeps_the_id_and_the_columns_asked(synced):
     frame = synced.ach(columns=["amount", "itemStatus"])
     assert list(frame.columns) == ["achItemId", "amount", "itemStatus"]
     assert str(frame["amount"].dtype) == "decimal128(18, 2)[pyarrow]"
+    returned = synced.ach(status="R", returned_from="2020-01-01", columns=["itemStatus"])
+    assert list(returned.columns) == ["achItemId", "itemStatus"]
+    assert len(returned) == (synced.ach()["itemStatus"] == "R").sum()
 
 
 def test_plots_take_history_frames(synced):
@@ -175,6 +178,9 @@ def test_incremental_sync_catches_new_items_returns_settlements_and_voids(privat
     assert result.loc["ach", "written"] == 4 and result.loc["ach", "events"] == 4
     assert result.loc["noc", "written"] == 1
     assert_same_as_lists(client, client.history)
+    counts = client.history.info()["kinds"]["ach"][private.company_code]["counts"]
+    live = client.ach.list(progress=False)["itemStatus"].astype(str).value_counts()
+    assert {k: v for k, v in counts.items() if v} == live.to_dict()
     # Filters see only the latest version: the returned item is no longer waiting.
     for status in ("W", "R", "S", "V"):
         pd.testing.assert_frame_equal(client.history.ach(status=status),
