@@ -406,11 +406,9 @@ def latest(table: pa.Table, id_field: str) -> pa.Table:
                              for a, b in zip(starts, ends, strict=True)])
 
 
-def month_of(value: Any) -> str:
-    """The partition name of a timestamp (``2026-11``), or ``none``."""
-    if value is None or value != value:
-        return NO_MONTH
-    return f"{value:%Y-%m}"
+def months_of(stamps: pd.Series) -> Any:
+    """The partition name of each timestamp (``2026-11``, or ``none``), as an array."""
+    return stamps.dt.strftime("%Y-%m").fillna(NO_MONTH).to_numpy(dtype=object)
 
 
 def event_columns() -> tuple[str, ...]:

@@ -51,7 +51,7 @@ from paynb.history._store import (
     Store,
     default_path,
     latest,
-    month_of,
+    months_of,
     now_utc,
     table_of,
 )
@@ -240,7 +240,7 @@ class _KindSync:
 
     def _months(self, frame: pd.DataFrame) -> set[str]:
         """The partitions the items of ``frame`` live in."""
-        return set(frame[self.month_field].map(month_of).tolist()) if len(frame) else set()
+        return set(months_of(frame[self.month_field]).tolist()) if len(frame) else set()
 
     # ------------------------------------------------------------------ fetching
 
@@ -441,7 +441,7 @@ class _KindSync:
         rows["_seenAt"] = pd.Timestamp(self.now).tz_convert("UTC").as_unit("ns")
         import pyarrow as pa
 
-        months = rows[self.month_field].map(month_of).to_numpy(dtype=object)
+        months = months_of(rows[self.month_field])
         # One conversion to Arrow, then a slice per partition (converting each slice from
         # pandas cost most of a small sync).
         table = table_of(rows, {"kind": self.kind, "company": self.company,
