@@ -153,10 +153,7 @@ def test_when_the_clients_check_has_expired_the_form_asks_for_a_new_one(
     form.check_button.click()
     fill(form, **card_values)
     # Another client has no record of that check, as this one after its checks expire.
-    creds = sandbox.credentials
-    with type(client)(sandbox.base_url, sandbox.auth_url, sandbox.company_code,
-                      creds.client_id, creds.client_secret, creds.username, creds.password,
-                      journal=None) as fresh:
+    with sandbox.connect(journal=None) as fresh:
         form.resource = fresh.instant
         form.submit_button.click()
     assert form.result is None
