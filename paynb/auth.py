@@ -45,13 +45,13 @@ def no_answer_reason(exc: BaseException) -> str:
     return f"{found.group(1).strip().lower()} ({name})" if found else name
 
 
-def _advice(reason: str, host: str, setting: str, url: str) -> str:
-    """What to check after no answer came from ``host`` (for ``reason``)."""
+def _advice(reason: str, setting: str, url: str) -> str:
+    """What to check after no answer came from ``url`` (for ``reason``)."""
     if reason.startswith(_TLS_FAILED):
         return (f"Check the CA bundle (REQUESTS_CA_BUNDLE, or verify= of the session you "
                 f"passed) and that {setting} {url} is the right address.")
     return (f"Check that the VPN or network connection is up, that the proxy (HTTPS_PROXY, "
-            f"or proxies= of the session you passed) lets {host} through, and that "
+            f"or proxies= of the session you passed) lets the call through, and that "
             f"{setting} {url} is the right address.")
 
 
@@ -64,7 +64,7 @@ def gave_up(what: str, method: str, url: str, *, reason: str, attempts: int, sec
     tries = f"{attempts} attempt{'s' if attempts != 1 else ''} over {seconds:.1f} s"
     return TransportError(
         f"no answer from {host} to the {what} ({method} {parts.path}): {reason}; "
-        f"{tries}.{outcome} {_advice(reason, host, setting, base)}",
+        f"{tries}.{outcome} {_advice(reason, setting, base)}",
         method=method, path=parts.path, host=host, request=what, attempts=attempts,
         seconds=seconds, reason=reason)
 
