@@ -41,8 +41,13 @@ def no_answer_reason(exc: BaseException) -> str:
         return f"{_TLS_FAILED} ({name})"
     if isinstance(exc, requests.exceptions.ProxyError):
         return f"the proxy did not connect ({name})"
-    found = _ERRNO.search(str(exc))
-    return f"{found.group(1).strip().lower()} ({name})" if found else name
+    text = str(exc)
+    found = _ERRNO.search(text)
+    if found:
+        return f"{found.group(1).strip().lower()} ({name})"
+    if "Connection aborted" in text or "RemoteDisconnected" in text:
+        return f"the connection was dropped without an answer ({name})"
+    return name
 
 
 def _advice(reason: str, setting: str, url: str) -> str:

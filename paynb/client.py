@@ -42,7 +42,9 @@ if TYPE_CHECKING:
 
     from paynb.resources._base import Resource
 
-__all__ = ["Client", "Environment", "connect"]
+# Environment is the type of Client.environment, documented with the client (its own page
+# entry is paynb.client.Environment); it is not built by users.
+__all__ = ["Client", "connect"]
 
 logger = logging.getLogger("paynb")
 

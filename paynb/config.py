@@ -196,6 +196,9 @@ def _missing_error(missing: list[str], *, where: str, profile: str | None,
                       for name in missing)
     message = (f"{said}{where} lacks {', '.join(label[name] for name in missing)}. "
                f"Each can come from:\n{lines}")
+    if profile is None:
+        message += (f"\nA profile holds all seven settings (the variables are then not "
+                    f"used): name it with {PROFILE_VARIABLE} or paynb.connect('<name>').")
     return ValidationError({label[name]: ["is not set"] for name in missing}, message=message)
 
 

@@ -182,7 +182,7 @@ class Form:
         environment = self.environment
         css, background, color = _ENV_STYLES[bool(environment.is_sandbox)]
         header = widgets.HTML(
-            f'<div class="paynb-env-header {css}" style="background:{background};'
+            f'<div style="background:{background};'
             f'color:{color};padding:0.3em 0.6em;border-left:6px solid {color}">'
             f"<b>{escape(environment.label)}</b> &middot; company "
             f"<b>{escape(self.client.company_code)}</b></div>")
