@@ -146,7 +146,6 @@ class Environment:
         return hash(self.name)
 
 
-_CREDENTIAL_NAMES = ("client_id", "client_secret", "username", "password")
 _REWRITE = ("paynb.Client(base_url=..., auth_url=..., company_code=..., "
             "credentials=paynb.Credentials(client_id=..., client_secret=..., username=..., "
             "password=...)), or paynb.connect(), Client.from_env() or Client.from_profile()")
@@ -161,7 +160,7 @@ class _KeywordsOnly:
             raise TypeError(
                 f"paynb.Client takes keyword arguments only ({len(args)} positional "
                 f"value{'s' if len(args) != 1 else ''} given, not shown): write {_REWRITE}")
-        loose = [name for name in _CREDENTIAL_NAMES if name in kwargs]
+        loose = [name for name in config.CREDENTIALS if name in kwargs]
         if loose:
             raise TypeError(
                 f"paynb.Client takes the credentials as one object, not {', '.join(loose)}: "
