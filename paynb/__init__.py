@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING, Any
 from paynb._version import __version__
 
 if TYPE_CHECKING:
-    from paynb import errors, forms, models, plots, sandbox
+    from paynb import calendar, errors, forms, models, plots, sandbox
     from paynb.client import Client, connect
     from paynb.config import Credentials
     from paynb.results import ExportFile, RouteCheck
@@ -31,6 +31,7 @@ __all__ = [
     "ExportFile",
     "RouteCheck",
     "__version__",
+    "calendar",
     "connect",
     "errors",
     "forms",
@@ -46,7 +47,7 @@ _LAZY_ATTRIBUTES = {
     "ExportFile": "paynb.results",
     "RouteCheck": "paynb.results",
 }
-_LAZY_MODULES = {"errors", "forms", "models", "plots", "sandbox"}
+_LAZY_MODULES = {"calendar", "errors", "forms", "models", "plots", "sandbox"}
 
 
 def __getattr__(name: str) -> Any:
