@@ -261,6 +261,7 @@ class Client(_KeywordsOnly):
         """A client from ``PAYNB_BASE_URL``, ``PAYNB_AUTH_URL``, ``PAYNB_COMPANY_CODE``,
         ``PAYNB_CLIENT_ID``, ``PAYNB_CLIENT_SECRET``, ``PAYNB_USERNAME`` and
         ``PAYNB_PASSWORD``; ``options`` are the keyword options of :class:`Client`."""
+        config.check_names()
         settings = config.from_env()
         if settings is None:
             raise ValidationError({config.ENV_VARIABLES["base_url"]: ["is not set"]},

@@ -120,9 +120,7 @@ class PaymentForm(Form):
         super()._changed()
 
     def _untick(self) -> None:
-        # Without notifying: the caller validates once afterwards.
-        with self.confirm.hold_trait_notifications():
-            self.confirm.value = False
+        self.confirm.value = False
 
     def _refresh(self) -> None:
         item, errors = self._validate()

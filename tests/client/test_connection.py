@@ -176,6 +176,9 @@ def test_a_misspelt_variable_gets_did_you_mean(monkeypatch, no_sandbox):
                                          "ignored: did you mean PAYNB_BASE_URL?"), \
             pytest.raises(ValidationError, match="PAYNB_BASE_URL"):
         paynb.connect(journal=None)
+    with pytest.warns(UserWarning, match="did you mean PAYNB_BASE_URL"), \
+            pytest.raises(ValidationError, match="PAYNB_BASE_URL"):
+        paynb.Client.from_env(journal=None)
 
 
 def test_paynbs_other_variables_are_known(monkeypatch):
