@@ -178,7 +178,14 @@ class Form:
         return f"company {self.client.company_code} on the {self.environment.label}"
 
     def _env_header(self) -> widgets.HTML:
-        """The header naming the environment and the company (red for the real service)."""
+        """The header naming the environment and the company (red for the real service);
+        a form with no client (a view of a result) says that it acts nowhere."""
+        if self.client is None:
+            header = widgets.HTML("<div style=\"padding:0.3em 0.6em\"><b>No client</b>: "
+                                  "this view sends nothing</div>")
+            header.add_class("paynb-env-header")
+            header.add_class("paynb-env-none")
+            return header
         environment = self.environment
         css, background, color = _ENV_STYLES[bool(environment.is_sandbox)]
         header = widgets.HTML(
