@@ -45,12 +45,15 @@ REFERENCE = {
     "paynb.sandbox": ("reference/sandbox", "paynb.sandbox", None),
     "paynb.frames": ("reference/frames", "paynb.frames", None),
     "paynb.codes": ("reference/codes", "paynb.codes", None),
+    "paynb.calendar": ("reference/calendar", "paynb.calendar", None),
     "paynb.journal": ("reference/journal", "paynb.journal", None),
     "paynb.history": ("reference/history", "paynb.history", None),
     "paynb.auth": ("reference/internals", "paynb.auth", None),
     "paynb.transport": ("reference/internals", "paynb.transport", None),
     "paynb.paging": ("reference/internals", "paynb.paging", None),
     "paynb.cli": ("reference/internals", "paynb.cli", None),
+    "paynb.compliance": ("reference/compliance", "paynb.compliance", None),
+    "paynb.matching": ("reference/matching", "paynb.matching", None),
 }
 #: What every form has from its (private) base class, documented on each form.
 FORM_MEMBERS = ["result", "widget", "status_text", "client"]
@@ -68,7 +71,7 @@ def public_modules() -> list[str]:
 
 
 PAGES = ["getting-started", "real-service", "client", "forms", "plots", "sandbox", "journal",
-         "safety", "history"]
+         "safety", "compliance", "history"]
 
 
 @pytest.fixture(scope="module")
@@ -146,7 +149,7 @@ def test_notebooks_are_rendered_executed(site: Path):
     assert "connect" in quickstart
     assert "<img" in quickstart, "the executed quickstart shows its chart"
     for name in ["02_returns_and_polling", "03_submit_and_void", "04_instant_payments",
-                 "05_nocs_and_exports", "08_history"]:
+                 "05_nocs_and_exports", "06_compliance", "08_history"]:
         assert "jp-OutputArea" in _page(site, f"notebooks/{name}"), name
 
 

@@ -115,8 +115,15 @@ def when(value: Any, argument: str, *, end: bool = False) -> pd.Timestamp | None
 
 def history_path(client: Client) -> Any:
     """The store folder of ``client``: the one its last ``sync(path=...)`` named, else the
-    default of its environment."""
-    return getattr(client, "_history_path", None) or default_path(client.environment)
+    default of its environment (``sandbox``, or the profile's name and the host)."""
+    given = getattr(client, "_history_path", None)
+    if given is not None:
+        return given
+    where = client.environment
+    # One store per service: the sandbox's port changes from run to run, a real
+    # service's host does not.
+    name = where.name if where.is_sandbox else f"{where.name}-{where.host}"
+    return default_path(name)
 
 
 def row_hash(frame: pd.DataFrame) -> np.ndarray:

@@ -267,9 +267,11 @@ def test_a_masked_store_cannot_be_read_whole(synced):
         History(synced.path, mask=False).ach()
 
 
-def test_the_default_store_is_in_the_user_data_folder(client, monkeypatch, tmp_path):
+def test_the_default_store_is_in_the_user_data_folder(sandbox, monkeypatch, tmp_path):
     import platformdirs
 
     monkeypatch.setattr(platformdirs, "user_data_dir", lambda *a, **k: str(tmp_path))
     fresh = paynb.history.default_path("sandbox")
     assert fresh == Path(tmp_path) / "history" / "sandbox"
+    with sandbox.connect(journal=None) as client:
+        assert client.history.path == Path(tmp_path) / "history" / "sandbox"

@@ -115,9 +115,10 @@ def test_ctrl_c_after_some_kinds_were_written_commits_nothing(private, tmp_path,
 
 _CHILD = """
 import sys, paynb
+credentials = paynb.Credentials(client_id=sys.argv[4], client_secret=sys.argv[5],
+                                username=sys.argv[6], password=sys.argv[7])
 client = paynb.Client(base_url=sys.argv[1], auth_url=sys.argv[2], company_code=sys.argv[3],
-                      client_id=sys.argv[4], client_secret=sys.argv[5], username=sys.argv[6],
-                      password=sys.argv[7], journal=None, page_size=10, max_workers=1)
+                      credentials=credentials, journal=None, page_size=10, max_workers=1)
 client.sync(path=sys.argv[8], progress=False)
 """
 
