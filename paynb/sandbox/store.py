@@ -27,7 +27,7 @@ from decimal import Decimal
 from typing import Any
 
 from paynb.codes import NOC_CODES, RETURN_CODES, STATUS_NAMES, STATUS_ORDER
-from paynb.sandbox import rules
+from paynb.sandbox import processing, rules
 from paynb.sandbox.wire import dumps
 
 __all__ = ["KINDS", "Kind", "ListQuery", "Store", "VoidError", "new_unique_id"]
@@ -184,9 +184,11 @@ class VoidError(Exception):
 class Store:
     """Every item the sandbox holds, the sandbox clock and business processing."""
 
-    def __init__(self, path: str | None = None, *, seed: int = 1):
+    def __init__(self, path: str | None = None, *, seed: int = 1,
+                 config: processing.Config | None = None):
         self.path = path
         self.seed = seed
+        self.config = config or processing.Config()
         self._lock = threading.RLock()
         self._db = sqlite3.connect(path or ":memory:", check_same_thread=False,
                                    isolation_level=None)
@@ -704,7 +706,7 @@ class Store:
         """True when ``key`` had a successful route check within the allowed window."""
         with self._lock:
             at = self._route_checks.get((scope, key))
-        return at is not None and self.now() - at <= rules.ROUTE_CHECK_VALID_MS
+        return at is not None and self.now() - at <= self.config.route_check_valid_ms
 
     def close(self) -> None:
         """Close the database."""
