@@ -23,7 +23,7 @@ from paynb.sandbox.routers._common import (
     parse,
     validation,
 )
-from paynb.sandbox.store import KINDS, ListQuery, VoidError
+from paynb.sandbox.store import KINDS, ListQuery, Store, VoidError
 from paynb.sandbox.wire import iso
 
 __all__ = ["add_item_routes", "add_read_routes", "submit_one"]
@@ -34,7 +34,7 @@ _MEDIA = {
     "xlsx": "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet",
 }
 
-Row = Callable[[Any, int, int], items.Build]
+Row = Callable[[Any, int, Store], items.Build]
 
 
 def _get_item(ctx: Ctx, kind: str, company_code: str, key: int | str) -> Response:
@@ -86,7 +86,7 @@ def _submit_many(ctx: Ctx, kind: str, company_code: str, data: Any,
     store = ctx.store
     now = store.now()
     builds = [items.invalid_row(kind, raw, KINDS[kind].fields, now) if i in per_item
-              else row(item_model.model_validate(raw), now, store.seed)
+              else row(item_model.model_validate(raw), now, store)
               for i, raw in enumerate(raw_items)]
     records = store.insert(kind, company_code, builds)
     for index, problems in per_item.items():
@@ -138,7 +138,7 @@ def add_item_routes(router: APIRouter, kind: str, prefix: str, bulk_paths: list[
                  openapi_extra=body_doc(item_model))
     def submit(ctx: Ctx, company_code: Company, data: Body) -> Response:
         item = parse(item_model, data)
-        return submit_one(ctx, kind, company_code, row(item, ctx.store.now(), ctx.store.seed))
+        return submit_one(ctx, kind, company_code, row(item, ctx.store.now(), ctx.store))
 
     for path in bulk_paths:
         @router.post(path, tags=[tag], summary=f"Add several {tag} items",
