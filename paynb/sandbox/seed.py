@@ -124,7 +124,8 @@ Sparse = tuple[tuple[str, ...], list[tuple[Any, ...]]]
 #: R10, R11, R29) with this probability, rising over the demo period as
 #: ``(share of the period, probability)`` points, so DEMO2's unauthorized return rate
 #: crosses NACHA's 0.4 % warning level and then its 0.5 % threshold (docs/sandbox.md).
-UNAUTHORIZED_RAMP = ((0.0, 0.0), (0.35, 0.0), (0.6, 0.005), (0.8, 0.009), (1.0, 0.009))
+UNAUTHORIZED_RAMP = ((0.0, 0.0), (0.15, 0.0), (0.25, 0.0025), (0.5, 0.0025), (0.6, 0.006),
+                     (1.0, 0.006))
 RAMP_COMPANY = "DEMO2"
 
 _BANKS = {  # routing number -> (bank, city, state, zip)
@@ -201,11 +202,17 @@ def _ach_rows(d: _Draw, first_id: int, config: processing.Config, seed: int, sta
     same_day = (d.uniform() < 0.03) & (kind != 2)
     plan = processing.schedule(config, d.received, same_day=same_day)
     companies = np.array(d.company, dtype=object)
-    unauthorized = np.where(companies == RAMP_COMPANY, _ramp((d.received - start) / span), 0.0)
+    u_fates = np.stack([d.uniform() for _ in range(5)])
+    rate = np.where((companies == RAMP_COMPANY) & (kind == 0),
+                    _ramp((d.received - start) / span), 0.0)
+    # Quota, not chance: the n-th unauthorized return comes when the ramp's running sum
+    # passes n, so every 60-day window holds the ramp's share whatever the seed (a few
+    # returns more or less would decide whether DEMO2 crosses the threshold).
+    running = np.cumsum(rate)
+    u_fates[4] = np.where(np.floor(running) > np.floor(running - rate), 0.0, 1.0)
     fates = processing.ach_fates(
         config, kinds=kinds, states=states, accounts=np.array(accounts, dtype=object),
-        received=d.received, settle=plan.settle,
-        u=np.stack([d.uniform() for _ in range(5)]), unauthorized_rate=unauthorized)
+        received=d.received, settle=plan.settle, u=u_fates, unauthorized_rate=rate)
     ids = np.arange(first_id, first_id + d.count)
     noc_at, noc_code = processing.noc_events(
         config, eligible=np.isin(fates.status, ["", "R"]), settle=plan.settle,
