@@ -140,9 +140,14 @@ def rcc_row(item: models.RccItem, now: int, store: Store) -> Build:
         fates = processing.rcc_fates(
             config, states=np.array([item.state]), accounts=np.array([item.bank_account_number]),
             received=np.array([now]), deposit=plan.send, u=u)
-        return {"rccItemId": item_id, "flexBatchId": batch, **_wire(item, wire),
-                "amount": _cents(item.amount), "itemStatus": "W", "itemSource": API_SOURCE,
-                "receivedDateTime": now, "_send_at": int(plan.send[0]),
+        bank = rules.BANKS.get(item.bank_routing_number)
+        bank_fields = dict(zip(("bankName", "bankCity", "bankState", "bankZip"), bank,
+                               strict=True)) if bank else {}
+        return {"rccItemId": item_id, "flexBatchId": batch, **bank_fields,
+                # The check the service draws on the account: numbered, dated today.
+                "checkNumber": 1001 + item_id % 8999, "checkDate": rules.day_start(now),
+                **_wire(item, wire), "amount": _cents(item.amount), "itemStatus": "W",
+                "itemSource": API_SOURCE, "receivedDateTime": now, "_send_at": int(plan.send[0]),
                 "_settle_at": int(plan.settle[0]), **_fate_columns(fates)}
 
     return build

@@ -29,9 +29,11 @@ __all__ = [
     "HOUR_MS",
     "RTP_BANKS",
     "RTP_FAILURES",
+    "BANKS",
     "BLOCKED_ACCOUNT_PREFIX",
     "MERCHANT_IDS",
     "ODFI_BANK_ID",
+    "PAYEES",
     "CardRoute",
     "RtpBank",
     "card_outcome",
@@ -58,12 +60,45 @@ def day_start(ms: int) -> int:
 #: The demo companies' merchant ids at the service, and the id of their bank (ODFI).
 MERCHANT_IDS = {"DEMO1": 310_001, "DEMO2": 310_002}
 ODFI_BANK_ID = 42
+#: Who the demo companies' checks (RCC) are payable to: name and phone.
+PAYEES = {"DEMO1": ("Demo One Utilities", "8005550101"),
+          "DEMO2": ("Demo Two Lending", "8005550102")}
 
 
 def company_fields(company: str) -> dict[str, Any]:
-    """``merchantId`` and ``bankId`` of a company's items."""
+    """What the service fills in from the company: ``merchantId``, ``bankId`` (ACH and
+    RCC), ``payeeName`` and ``payeePhone`` (RCC)."""
     merchant = MERCHANT_IDS.get(company, 310_000 + zlib.crc32(company.encode()) % 1000)
-    return {"merchantId": merchant, "bankId": ODFI_BANK_ID}
+    payee, phone = PAYEES.get(company, (company, None))
+    return {"merchantId": merchant, "bankId": ODFI_BANK_ID, "payeeName": payee,
+            "payeePhone": phone}
+
+
+#: Banks of the demo's routing numbers: routing number -> (name, city, state, zip), as
+#: the service fills them into RCC records.
+BANKS = {
+    "021000021": ("JPMorgan Chase Bank", "New York", "NY", "10017"),
+    "026009593": ("Bank of America", "Charlotte", "NC", "28255"),
+    "121000248": ("Wells Fargo Bank", "San Francisco", "CA", "94104"),
+    "011000138": ("Bank of America", "Boston", "MA", "02110"),
+    "031176110": ("Capital One", "McLean", "VA", "22102"),
+    "111000025": ("Federal Reserve Bank", "Dallas", "TX", "75201"),
+    "122000247": ("Wells Fargo Bank", "Los Angeles", "CA", "90017"),
+    "061000052": ("Bank of America", "Atlanta", "GA", "30303"),
+    "071000013": ("JPMorgan Chase Bank", "Chicago", "IL", "60603"),
+    "091000019": ("Wells Fargo Bank", "Minneapolis", "MN", "55479"),
+    "044000037": ("JPMorgan Chase Bank", "Columbus", "OH", "43215"),
+    "053000196": ("Bank of America", "Charlotte", "NC", "28255"),
+    "021200339": ("Bank of America", "Newark", "NJ", "07102"),
+    "011401533": ("Citizens Bank", "Providence", "RI", "02903"),
+    "256074974": ("Navy Federal Credit Union", "Vienna", "VA", "22180"),
+    "322271627": ("JPMorgan Chase Bank", "Tampa", "FL", "33602"),
+    "031000503": ("Wells Fargo Bank", "Philadelphia", "PA", "19106"),
+    "063100277": ("Bank of America", "Tampa", "FL", "33602"),
+    "101000019": ("Commerce Bank", "Kansas City", "MO", "64106"),
+    "021000089": ("Citibank", "New York", "NY", "10043"),
+}
+
 
 
 # -- instant card routes --------------------------------------------------------------

@@ -19,10 +19,10 @@ import numpy as np
 
 from paynb.calendar import BUSDAY_CALENDAR
 from paynb.codes import NOC_CODES, RETURN_CODES
-from paynb.sandbox import items, processing, rules
-from paynb.sandbox.store import RETURN_ITEM_BASE, Store
+from paynb.sandbox import items, processing
+from paynb.sandbox.store import RETURN_ITEM_BASE, ListQuery, Store
 
-__all__ = ["COMPANY", "SCENARIOS", "Attempt", "Scenario", "add"]
+__all__ = ["COMPANY", "SCENARIOS", "Attempt", "Scenario", "add", "describe"]
 
 COMPANY = "DEMO1"
 
@@ -110,12 +110,11 @@ def add(store: Store, today: int) -> None:
     config = store.config
     last = np.busday_offset(np.datetime64(today // processing.DAY_MS - 1, "D"), 0,
                             roll="backward", busdaycal=BUSDAY_CALENDAR)
-    merchant = rules.company_fields(COMPANY)
     builds, nocs = [], []
     for scenario in SCENARIOS:
         for number, attempt in enumerate(scenario.attempts):
             builds.append(_build(scenario, number, attempt, _banking_day(last, attempt.sent),
-                                 config, merchant))
+                                 config))
         if scenario.noc:
             nocs.append((len(builds) - 1, scenario, _banking_day(last, scenario.noc[2])))
     records = store.insert("ach", COMPANY, builds)
@@ -123,8 +122,36 @@ def add(store: Store, today: int) -> None:
                                   for i, scenario, day in nocs])
 
 
+def describe(store: Store) -> list[dict[str, Any]]:
+    """Each scenario as stored: what it demonstrates, its account, its items and its NOC
+    (``/sandbox/scenarios``, ``sb.simulate.scenarios()``). A sandbox without demo data
+    answers an empty list."""
+    out = []
+    for scenario in SCENARIOS:
+        found = []
+        for number in range(len(scenario.attempts)):
+            reference = scenario.reference if number == 0 else f"{scenario.reference}-{number}"
+            found += store.list("ach", COMPANY, ListQuery(reference=reference))["transactions"]
+        if not found:
+            continue
+        nocs = [n for n in store.list("noc", COMPANY, ListQuery(
+            reference=scenario.reference, page_size=10))["transactions"]
+            if n["achItemId"] == found[0]["achItemId"]]
+        out.append({
+            "reference": scenario.reference, "demonstrates": scenario.demonstrates,
+            "companyCode": COMPANY, "bankRoutingNumber": scenario.routing,
+            "bankAccountNumber": scenario.account, "amount": scenario.amount,
+            "items": [{k: r[k] for k in ("achItemId", "yourReferenceNumber", "itemStatus",
+                                         "returnReason", "returnDate", "sendDate",
+                                         "settleDate", "achCompanyEntryDescription")}
+                      for r in found],
+            "noc": nocs[0] if nocs else None,
+        })
+    return out
+
+
 def _build(scenario: Scenario, number: int, attempt: Attempt, send_day: int,
-           config: processing.Config, merchant: dict[str, Any]) -> items.Build:
+           config: processing.Config) -> items.Build:
     send = send_day + config.cutoff_ms
     settle = _forward(send_day, 1)
     reference = scenario.reference if number == 0 else f"{scenario.reference}-{number}"
@@ -132,7 +159,7 @@ def _build(scenario: Scenario, number: int, attempt: Attempt, send_day: int,
     def build(item_id: int, seq: int) -> dict[str, Any]:
         row = {
             "achItemId": item_id, "flexBatchId": str(uuid.uuid5(uuid.NAMESPACE_URL, reference)),
-            **merchant, "itemStatus": "S", "firstSignerFirstName": "Scenario",
+            "itemStatus": "S", "firstSignerFirstName": "Scenario",
             "firstSignerLastName": scenario.reference.split("-", 1)[1].replace("-", " ").title(),
             "address1": "1 Main St", "city": "Springfield", "state": "IL", "zip": "62701",
             "countryCode": "US", "yourReferenceNumber": reference,

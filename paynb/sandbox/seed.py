@@ -128,28 +128,6 @@ UNAUTHORIZED_RAMP = ((0.0, 0.0), (0.15, 0.0), (0.25, 0.0025), (0.5, 0.0025), (0.
                      (1.0, 0.006))
 RAMP_COMPANY = "DEMO2"
 
-_BANKS = {  # routing number -> (bank, city, state, zip)
-    "021000021": ("JPMorgan Chase Bank", "New York", "NY", "10017"),
-    "026009593": ("Bank of America", "Charlotte", "NC", "28255"),
-    "121000248": ("Wells Fargo Bank", "San Francisco", "CA", "94104"),
-    "011000138": ("Bank of America", "Boston", "MA", "02110"),
-    "031176110": ("Capital One", "McLean", "VA", "22102"),
-    "111000025": ("Federal Reserve Bank", "Dallas", "TX", "75201"),
-    "122000247": ("Wells Fargo Bank", "Los Angeles", "CA", "90017"),
-    "061000052": ("Bank of America", "Atlanta", "GA", "30303"),
-    "071000013": ("JPMorgan Chase Bank", "Chicago", "IL", "60603"),
-    "091000019": ("Wells Fargo Bank", "Minneapolis", "MN", "55479"),
-    "044000037": ("JPMorgan Chase Bank", "Columbus", "OH", "43215"),
-    "053000196": ("Bank of America", "Charlotte", "NC", "28255"),
-    "021200339": ("Bank of America", "Newark", "NJ", "07102"),
-    "011401533": ("Citizens Bank", "Providence", "RI", "02903"),
-    "256074974": ("Navy Federal Credit Union", "Vienna", "VA", "22180"),
-    "322271627": ("JPMorgan Chase Bank", "Tampa", "FL", "33602"),
-    "031000503": ("Wells Fargo Bank", "Philadelphia", "PA", "19106"),
-    "063100277": ("Bank of America", "Tampa", "FL", "33602"),
-    "101000019": ("Commerce Bank", "Kansas City", "MO", "64106"),
-    "021000089": ("Citibank", "New York", "NY", "10043"),
-}
 _SOURCES = ["API"] * 17 + ["Portal", "Portal", "File"]
 _DESCRIPTIONS = {"Debit": "PAYMENT", "Credit": "PAYROLL", "Prenote": "PRENOTE"}
 
@@ -251,8 +229,6 @@ _RCC_COLUMNS = (
     "bankRoutingNumber", "bankAccountNumber", "bankCity", "bankState", "bankZip",
     "checkNumber", "payeeName", "payeeAccountNumber", "payeePhone", "itemSource", "amount",
     "checkDate", "receivedDateTime", "_send_at", "_settle_at")
-_PAYEES = {"DEMO1": ("Demo One Utilities", "8005550101"),
-           "DEMO2": ("Demo Two Lending", "8005550102")}
 
 
 def _rcc_rows(d: _Draw, first_id: int, config: processing.Config, seed: int, start: int,
@@ -266,8 +242,8 @@ def _rcc_rows(d: _Draw, first_id: int, config: processing.Config, seed: int, sta
     second = d.uniform() < 0.3
     address1, address2, cities = _addresses(d)
     routing = d.pick(_ROUTING)
-    banks = [_BANKS[r] for r in routing]
-    payees = [_PAYEES.get(c, (c, None)) for c in d.company]
+    banks = [rules.BANKS[r] for r in routing]
+    payees = {c: rules.company_fields(c) for c, _ in COMPANIES}
     rows = zip(
         ids.tolist(), d.company, d.seq,
         _batches(seed, d.company, d.received // processing.DAY_MS),
@@ -277,9 +253,10 @@ def _rcc_rows(d: _Draw, first_id: int, config: processing.Config, seed: int, sta
         address1, address2, cities, states.tolist(), d.zips(0.3, " "),
         [b[0] for b in banks], routing, accounts, [b[1] for b in banks],
         [b[2] for b in banks], [b[3] for b in banks],
-        d.rng.integers(1001, 9999, d.count).tolist(), [p[0] for p in payees],
+        d.rng.integers(1001, 9999, d.count).tolist(),
+        [payees[c]["payeeName"] for c in d.company],
         [f"ACCT-{n:07d}" for n in d.rng.integers(0, 10**7, d.count).tolist()],
-        [p[1] for p in payees], d.pick(_SOURCES), d.cents(10.0, 1.0).tolist(),
+        [payees[c]["payeePhone"] for c in d.company], d.pick(_SOURCES), d.cents(10.0, 1.0).tolist(),
         (d.received - d.received % processing.DAY_MS).tolist(), d.received.tolist(),
         plan.send.tolist(), plan.settle.tolist(), strict=True)
     return rows, [(_FATE_COLUMNS, fates.rows(ids))]

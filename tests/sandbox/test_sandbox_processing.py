@@ -4,13 +4,12 @@ from __future__ import annotations
 
 import datetime as dt
 
+import numpy as np
 import pytest
 from sandbox_helpers import ACH, NOCS, RCC, Api, ach_item, problem, rcc_item
 
 from paynb.codes import NOC_CODES, RETURN_CODES
 from paynb.errors import BadRequestError, NotFoundError
-import numpy as np
-
 from paynb.sandbox import processing, rules, serve
 
 

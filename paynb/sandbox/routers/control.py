@@ -15,7 +15,7 @@ from fastapi.responses import Response
 
 from paynb._version import __version__
 from paynb.codes import NOC_CODES, RETURN_CODES, STATUS_ORDER
-from paynb.sandbox import processing
+from paynb.sandbox import processing, scenarios
 from paynb.sandbox.faults import FaultSettings
 from paynb.sandbox.routers._common import Body, Ctx, Problem, json_response, validation
 from paynb.sandbox.wire import iso, parse_timestamp
@@ -179,6 +179,12 @@ def create_noc(ctx: Ctx, companyCode: str, itemId: str, data: Body) -> Response:
     if record is None:
         raise Problem(404, "Not Found", f"No ACH item {itemId} for company {companyCode}.")
     return json_response({"transaction": record})
+
+
+@router.get("/scenarios", summary="The named demo items: NOCs and retried accounts")
+def list_scenarios(ctx: Ctx) -> Response:
+    """What each named demo item demonstrates, with its ids, statuses and NOC."""
+    return json_response({"scenarios": scenarios.describe(ctx.store)})
 
 
 @router.get("/faults", summary="Current fault settings")
