@@ -15,9 +15,9 @@ The life of an ACH item, as the NACHA rules and the service's docs describe it:
   cut-off), ``achEffectiveDate`` and ``settleDate`` (the next banking day, or
   the same day for same-day ACH, or a later requested effective date).
 * Returns (``S -> R``) and NOCs come on banking days after settlement: most
-  within two banking days (NACHA Rules, Article Three, Subsection 3.8.3.1),
-  unauthorized ones (R05, R07, R10, R11, R29) up to 60 calendar days
-  (Subsection 3.8.3.2).
+  within two banking days (NACHA Operating Rules, Article Three, Subsection
+  3.8.3.1), unauthorized ones (R05, R07, R10, R11, R29) up to 60 calendar days
+  (Subsection 3.13, extended return entries).
 
 Every function works on numpy arrays (one element for an HTTP submission,
 a million for the demo data), so both paths follow the same rules.
