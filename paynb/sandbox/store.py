@@ -645,6 +645,11 @@ class Store:
         names = list(records[0]) if records else self._record_names(kind)
         if filetype == "json":
             return dumps(records)
+        for record in records:
+            # A cell holds text: an object (iatAddenda) goes in as its JSON.
+            for name in kind.objects:
+                if record[name] is not None:
+                    record[name] = dumps(record[name]).decode()
         if filetype == "csv":
             out = io.StringIO()
             writer = csv.writer(out, lineterminator="\r\n")

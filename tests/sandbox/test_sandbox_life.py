@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import datetime as dt
 import io
+import json
 import uuid
 from collections.abc import Iterator
 from decimal import Decimal
@@ -213,6 +214,12 @@ def test_the_store_keeps_every_documented_request_field() -> None:
         _check_full_record(record)
         page = store.list("ach", "DEMO1", ListQuery())["transactions"]
         assert page == [record]  # the SQL rendering of the list gives the same record
+        # Exports hold the object as JSON text in a cell.
+        table = pd.read_csv(io.BytesIO(store.export("ach", "DEMO1", ListQuery(), "csv")))
+        assert json.loads(table.loc[0, "iatAddenda"]) == _DOCUMENTED_ACH["iatAddenda"]
+        sheet = pd.read_excel(io.BytesIO(store.export("ach", "DEMO1", ListQuery(), "xlsx")))
+        assert json.loads(sheet.loc[0, "iatAddenda"]) == _DOCUMENTED_ACH["iatAddenda"]
+        assert bool(sheet.loc[0, "sameDayAchRequested"]) is True
         # Same-day with a requested send and effective date: sent on (or after) the
         # requested day, effective and settled on the requested effective date.
         store.advance_clock(15 * processing.DAY_MS)
