@@ -132,7 +132,7 @@ def rcc_row(item: models.RccItem, now: int, store: Store) -> Build:
     """A new RCC item in W; it is deposited (S) at the next banking day's cut-off."""
     config = store.config
     plan = processing.schedule(config, [now])
-    wire = item.to_wire()
+    wire = _wire(item, "rcc")
     batch = _batch_id()
 
     def build(item_id: int, seq: int) -> dict[str, Any]:
@@ -146,17 +146,17 @@ def rcc_row(item: models.RccItem, now: int, store: Store) -> Build:
         return {"rccItemId": item_id, "flexBatchId": batch, **bank_fields,
                 # The check the service draws on the account: numbered, dated today.
                 "checkNumber": 1001 + item_id % 8999, "checkDate": rules.day_start(now),
-                **_wire(item, wire), "amount": _cents(item.amount), "itemStatus": "W",
+                **wire, "amount": _cents(item.amount), "itemStatus": "W",
                 "itemSource": API_SOURCE, "receivedDateTime": now, "_send_at": int(plan.send[0]),
                 "_settle_at": int(plan.settle[0]), **_fate_columns(fates)}
 
     return build
 
 
-def _wire(item: models.RequestModel, wire: Mapping[str, Any] | None = None) -> dict[str, Any]:
-    kind = {models.RccItem: "rcc", models.RtpTransaction: "rtp"}.get(type(item), "rcc")
+def _wire(item: models.RequestModel, kind: str) -> dict[str, Any]:
+    """The request's fields that ``kind``'s records hold (the amount is stored apart)."""
     columns = set(KINDS[kind].fields)
-    return {k: v for k, v in (wire or item.to_wire()).items() if k != "amount" and k in columns}
+    return {k: v for k, v in item.to_wire().items() if k != "amount" and k in columns}
 
 
 def _loose(value: Any) -> str | None:
@@ -216,7 +216,8 @@ def rtp_row(item: models.RtpTransaction, now: int) -> Build:
     status, code, description = rules.rtp_outcome(amount, item.account_number)
 
     def build(row_id: int, seq: int) -> dict[str, Any]:
-        return {"_id": row_id, "uniqueId": str(uuid.uuid4()), **_wire(item), "amount": amount,
+        return {"_id": row_id, "uniqueId": str(uuid.uuid4()), **_wire(item, "rtp"),
+                "amount": amount,
                 "status": status, "statusCode": code, "statusDescription": description,
                 "receivedDateTime": now, "completedDateTime": now + 500 + row_id % 1500}
 

@@ -25,7 +25,6 @@ a million for the demo data), so both paths follow the same rules.
 
 from __future__ import annotations
 
-import bisect
 import itertools
 from collections.abc import Mapping
 from dataclasses import dataclass, field
@@ -41,6 +40,7 @@ __all__ = [
     "DAY_MS",
     "HOUR_MS",
     "RESTRICTED_MESSAGE",
+    "TRANSITIONS",
     "Config",
     "Fates",
     "Schedule",
@@ -61,6 +61,7 @@ BLOCKED_MESSAGE = "Account is blocked"
 
 
 def _weights(**weights: float) -> dict[str, float]:
+    """A code -> weight table written as keywords (``R01=46, R02=14``)."""
     return weights
 
 
@@ -321,8 +322,8 @@ def noc_corrected_data(code: str, u: float, *, savings: bool = False) -> str:
     checking, 32/37 savings), account and code (C06), all three (C07), an individual
     id (C09), a company name (C10)... Synthetic, fixed by the draw ``u``."""
     account = f"{int(u * 10**10):010d}"
-    routing = _CORRECTED_ROUTING[bisect.bisect(
-        [i / len(_CORRECTED_ROUTING) for i in range(1, len(_CORRECTED_ROUTING))], u)]
+    routing = _CORRECTED_ROUTING[min(int(u * len(_CORRECTED_ROUTING)),
+                                     len(_CORRECTED_ROUTING) - 1)]
     transaction_code = "27" if savings else "37"  # the account type was the other one
     return {
         "C01": account,
