@@ -28,7 +28,7 @@ from __future__ import annotations
 import itertools
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Literal
 
 import numpy as np
 
@@ -167,8 +167,14 @@ def _ms(days: np.ndarray) -> np.ndarray:
     return days.astype(np.int64) * DAY_MS
 
 
-def _offset(days: np.ndarray, n: Any, roll: str) -> np.ndarray:
-    return np.busday_offset(days, n, roll=roll, busdaycal=BUSDAY_CALENDAR)
+def _offset(days: np.ndarray, n: Any, roll: Literal["forward", "backward"]) -> np.ndarray:
+    return np.busday_offset(days, np.asarray(n, dtype=np.int64), roll=roll,
+                            busdaycal=BUSDAY_CALENDAR)
+
+
+def _none(like: np.ndarray) -> np.ndarray:
+    """An object array of None shaped like ``like``: the "no code" of np.where."""
+    return np.full(like.shape, None, dtype=object)
 
 
 @dataclass(frozen=True)
@@ -254,7 +260,7 @@ def _fates(config: Config, restricted: np.ndarray, blocked: np.ndarray,
     status = np.where(restricted, "I", np.where(blocked, "B", np.where(returned, "R", "")))
     at = np.where(returned & ~restricted & ~blocked, return_at,
                   received + config.processing_delay_ms)
-    code = np.where(status == "R", code, None)
+    code = np.where(status == "R", code, _none(code))
     messages = np.array([RETURN_CODES.get(c, "") if c else "" for c in code.tolist()],
                         dtype=object)
     message = np.where(status == "I", RESTRICTED_MESSAGE,
@@ -309,7 +315,7 @@ def noc_events(config: Config, *, eligible: np.ndarray, settle: np.ndarray,
     steps = np.where(u[2] < config.noc_first_day_share, 1, 2)
     at = _event_at(config, _offset(_days(settle), steps, "forward"), u[2])
     code = _pick(config.noc_table(), u[1])
-    return np.where(chosen, at, -1), np.where(chosen, code, None)
+    return np.where(chosen, at, -1), np.where(chosen, code, _none(code))
 
 
 #: Valid routing numbers that corrected data of a NOC may name.

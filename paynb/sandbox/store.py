@@ -12,6 +12,7 @@ processing will do to an item and when (see :mod:`paynb.sandbox.rules`).
 
 from __future__ import annotations
 
+import builtins
 import csv
 import functools
 import io
@@ -517,7 +518,8 @@ class Store:
     @staticmethod
     def _clauses(company: str, query: ListQuery) -> tuple[str, list[Any]]:
         """The ``WHERE`` conditions of ``query`` for ``company``, and their parameters."""
-        clauses, params = ["companyCode = ?"], [company]
+        clauses: builtins.list[str] = ["companyCode = ?"]
+        params: builtins.list[Any] = [company]
         if query.statuses:
             clauses.append(f"itemStatus IN ({', '.join('?' * len(query.statuses))})")
             params += query.statuses
@@ -574,9 +576,9 @@ class Store:
         if cached and cached[0] == self._versions[kind.name]:
             return cached[1]
         where, params = self._where(kind, company, query)
-        credit, debit = self._total_expressions(kind)
+        credit_sql, debit_sql = self._total_expressions(kind)
         n, c, d = self._db.execute(
-            f"SELECT COUNT(*), {credit}, {debit} FROM {where}",
+            f"SELECT COUNT(*), {credit_sql}, {debit_sql} FROM {where}",
             params).fetchone()
         if len(self._aggregates) > 10_000:
             self._aggregates.clear()
@@ -659,13 +661,14 @@ class Store:
         return _xlsx(kind.name, names, records)
 
     @staticmethod
-    def _record_names(kind: Kind) -> list[str]:
+    def _record_names(kind: Kind) -> builtins.list[str]:
         return list(_record_shape(kind)[0])
 
     # -- voids and simulation ---------------------------------------------------------
 
     def void(self, kind_name: str, company: str, *, ids: Sequence[int] = (),
-             references: Sequence[str] = (), field_name: str) -> list[dict[str, Any]]:
+             references: Sequence[str] = (),
+             field_name: str) -> builtins.list[dict[str, Any]]:  # (Store.list shadows list)
         """Void items (W -> V), all or none; :class:`VoidError` names each refusal.
 
         Items are chosen by id (``ids``) or by reference number (every W item with

@@ -78,8 +78,8 @@ def _submit_many(ctx: Ctx, kind: str, company_code: str, data: Any,
     commit_valid = models.BulkRequest.model_validate(head).always_commit_valid
     per_item: dict[int, dict[str, list[str]]] = {}
     for key, messages in errors.items():
-        index, _, rest = key[len("items["):].partition("]")
-        per_item.setdefault(int(index), {})[rest.lstrip(".") or "item"] = messages
+        number, _, rest = key[len("items["):].partition("]")
+        per_item.setdefault(int(number), {})[rest.lstrip(".") or "item"] = messages
     if not processing.bulk_stores_anything(len(per_item), commit_valid):
         raise validation(errors, f"{len(per_item)} of {len(raw_items)} items are "
                                  "invalid; nothing was stored.")
