@@ -313,3 +313,57 @@ def test_simulate_lists_the_scenarios(sandbox) -> None:
     assert closed[1]["sendDate"] > closed[0]["returnDate"]  # tried again after the return
     noc = found["SCN-NOC-C07"]["noc"]
     assert (noc["changeCode"], noc["correctedData"]) == ("C07", "026009593 5550001097 37")
+
+
+def _ms(text: str) -> int:
+    return int(pd.Timestamp(text, tz="UTC").timestamp() * 1000)
+
+
+def _day(ms: int) -> str:
+    return str(pd.Timestamp(ms, unit="ms").date())
+
+
+@pytest.mark.parametrize(("received", "send", "settle"), [
+    ("2026-11-23 10:00", "2026-11-24", "2026-11-25"),  # Monday: Tuesday's cut-off
+    ("2026-11-23 23:59", "2026-11-24", "2026-11-25"),
+    ("2026-11-25 09:00", "2026-11-27", "2026-11-30"),  # Thanksgiving (Thu 26) is skipped
+    ("2026-11-27 09:00", "2026-11-30", "2026-12-01"),  # Friday: Monday
+    ("2026-11-28 09:00", "2026-11-30", "2026-12-01"),  # Saturday: Monday
+    ("2026-07-02 09:00", "2026-07-03", "2026-07-06"),  # 4 July on a Saturday: Friday is open
+    ("2026-12-24 09:00", "2026-12-28", "2026-12-29"),  # Christmas Friday
+])
+def test_schedule_on_banking_days(received: str, send: str, settle: str) -> None:
+    config = processing.Config()
+    plan = processing.schedule(config, [_ms(received)])
+    assert _day(int(plan.send[0])) == send
+    assert int(plan.send[0]) % processing.DAY_MS == config.cutoff_ms  # at the cut-off
+    assert _day(int(plan.settle[0])) == _day(int(plan.effective[0])) == settle
+
+
+def test_schedule_same_day_and_requested_dates() -> None:
+    config = processing.Config()
+    same = processing.schedule(config, [_ms("2026-11-23 10:00")], same_day=[True])
+    assert _day(int(same.send[0])) == _day(int(same.settle[0])) == "2026-11-24"
+    later = processing.schedule(config, [_ms("2026-11-23 10:00")],
+                                requested_send=[_ms("2026-12-05")],  # a Saturday
+                                requested_effective=[_ms("2026-12-09")])
+    assert _day(int(later.send[0])) == "2026-12-07"  # rolled forward to Monday
+    assert _day(int(later.settle[0])) == "2026-12-09"
+    early = processing.schedule(config, [_ms("2026-11-23 10:00")],
+                                requested_send=[_ms("2026-01-01")],
+                                requested_effective=[-1])
+    assert _day(int(early.send[0])) == "2026-11-24"  # a past date cannot send earlier
+
+
+def test_unauthorized_returns_land_on_a_banking_day_within_60_days() -> None:
+    config = processing.Config()
+    settle = np.full(200, _ms("2026-11-24"))
+    u = np.linspace(0, 0.999, 200)
+    late = processing._return_days(config, settle, np.ones(200, dtype=bool), u)
+    assert is_banking_day(late.astype("datetime64[ns]")).all()
+    assert (late > np.datetime64("2026-11-24")).all()
+    assert (late <= np.datetime64("2026-11-24") + 60).all()
+    standard = processing._return_days(config, settle, np.zeros(200, dtype=bool), u)
+    assert str(standard.min()) == "2026-11-25" and is_banking_day(
+        standard.astype("datetime64[ns]")).all()
+    assert (standard == np.datetime64("2026-11-27")).any()  # two banking days: not Thanksgiving
