@@ -12,8 +12,10 @@ from collections.abc import Callable
 from datetime import UTC, datetime
 
 from benchmarks import (
+    case_compliance,
     case_import,
     case_list,
+    case_match,
     case_memory,
     case_plots,
     case_sandbox,
@@ -29,6 +31,8 @@ CASES: dict[str, tuple[str, Callable[[Config], list[Row]]]] = {
     "5": ("validation", case_validation.run),
     "6": ("plots", case_plots.run),
     "7": ("sandbox", case_sandbox.run),
+    "8": ("compliance", case_compliance.run),
+    "9": ("match", case_match.run),
 }
 
 
