@@ -139,3 +139,25 @@ def test_an_answer_of_blocked_is_a_red_line(client, fill, ach_values, monkeypatc
     assert form.status_text.startswith("Not accepted: ")
     assert "status B (Blocked)" in form.status_text and "Restricted state" in form.status_text
     assert form.submit_button.disabled  # stored: not sent again from this form
+
+
+def test_bulk_form_takes_the_documented_columns(client, ref) -> None:
+    """A spreadsheet with same-day and entry-description columns: every column is a field
+    (none ignored), text cells are read as the model reads them, and the limit holds."""
+    import pandas as pd
+
+    from paynb.forms import BulkSubmitForm
+
+    base = {"firstSignerFirstName": "Jane", "firstSignerLastName": "Doe", "state": "NY",
+            "zip": "10001", "bankRoutingNumber": "021000021",
+            "bankAccountNumber": "000123456789", "achTransactionType": "Credit",
+            "achCompanyEntryDescription": "PAYROLL", "achEffectiveDate": "2030-01-07"}
+    batch = pd.DataFrame([{**base, "yourReferenceNumber": ref("sd1"), "amount": "10.00",
+                           "sameDayAchRequested": "true"},
+                          {**base, "yourReferenceNumber": ref("sd2"), "amount": "1500000.00",
+                           "same_day_ach_requested": "TRUE"}], dtype=str)
+    form = BulkSubmitForm(client, items=batch)
+    assert form._ignored == []
+    assert form._rows[0]["sameDayAchRequested"] == "true"
+    assert form.preview.value.count("paynb-row-valid") == 1
+    assert "same-day entry" in form.preview.value  # the second row breaks the limit
