@@ -132,6 +132,7 @@ def test_an_answer_of_blocked_is_a_red_line(client, fill, ach_values, monkeypatc
     monkeypatch.setattr(client.ach, "submit", answered_blocked)
     form = AchForm(client)
     fill(form, **ach_values)
+    form.confirm.value = True
     with warnings.catch_warnings():
         warnings.simplefilter("error")  # nothing printed under the cell: the form says it
         form.submit_button.click()
