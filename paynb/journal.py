@@ -8,10 +8,15 @@ and settled with the service's answer afterwards:
 - ``rejected``  the service refused it (400): nothing was stored, it may be sent again;
 - ``failed``    it never left (an error before sending): it may be sent again;
 - ``unknown``   it left but no answer came back: it may or may not be stored, so it
-  blocks a second submission until :meth:`paynb.Client.reconcile` settles it.
+  blocks a second submission until :meth:`paynb.Client.reconcile` settles it;
+- ``invalid``   the service answered with status ``I``: the item is stored but invalid
+  and will not be processed (no money moves); it may be sent again, corrected;
+- ``blocked``   the service answered with status ``B`` (state, routing or account
+  restrictions): stored and locked, no money moves; it may be sent again.
 
 A submission of a reference number that the same company already has in the journal
-for the same kind, in any state but ``rejected`` or ``failed``, is refused with
+for the same kind, in any state but ``rejected``, ``failed``, ``invalid`` or ``blocked``,
+is refused with
 :class:`~paynb.errors.DuplicateSubmissionError` unless the caller allows it. The check
 and the record are one ``BEGIN IMMEDIATE`` transaction, so two threads or two processes
 sharing the file cannot both pass it; a unique partial index guards the same rule.
@@ -63,9 +68,10 @@ KINDS = ("ach", "rcc", "instant", "rtp")
 OPERATIONS = ("submit", "submit_many", "send", "void", "void_many", "void_references")
 SUBMISSIONS = frozenset({"submit", "submit_many", "send"})
 #: Entry states, in the order an entry usually goes through them.
-STATES = ("pending", "sent", "rejected", "unknown", "failed")
-# States after which the same reference may be submitted again: nothing was stored.
-_RETRYABLE = ("rejected", "failed")
+STATES = ("pending", "sent", "rejected", "unknown", "failed", "invalid", "blocked")
+# States after which the same reference may be submitted again: nothing was stored, or
+# what was stored will never move money (answered I or B).
+_RETRYABLE = ("rejected", "failed", "invalid", "blocked")
 _LIVE = ("pending", "sent", "unknown")
 _VOIDS_BY_ID = frozenset({"void", "void_many"})
 
