@@ -16,7 +16,8 @@ The tree::
     ├── ResponseFormatError        an answer paynb cannot read (HTML, broken JSON, ...)
     ├── RouteNotCheckedError       instant send without a recent successful route check
     ├── RouteUnavailableError      the route check said no, or the amount is above its limit
-    └── DuplicateSubmissionError   the journal already holds this reference number
+    ├── DuplicateSubmissionError   the journal already holds this reference number
+    └── SubmissionRefusedError     a NACHA guard refused the entry (paynb.compliance)
 
 No exception text ever holds a password, secret, token, one-time password or
 full card number: messages name fields, not values.
@@ -40,6 +41,7 @@ __all__ = [
     "RouteNotCheckedError",
     "RouteUnavailableError",
     "ServerError",
+    "SubmissionRefusedError",
     "TransportError",
     "ValidationError",
 ]
@@ -200,4 +202,18 @@ class DuplicateSubmissionError(PaynbError):
                  previous: dict[str, Any] | None = None):
         self.reference_number = reference_number
         self.previous = previous or {}
+        super().__init__(message)
+
+
+class SubmissionRefusedError(PaynbError):
+    """A submission guard (:mod:`paynb.compliance`) refused one or more entries before
+    anything was sent: an overdue NOC on the account, a last entry returned for a reason
+    that needs a new authorization, or a reinitiation over NACHA's limits.
+
+    ``verdicts`` holds one :class:`paynb.compliance.Verdict` per refused entry (its
+    ``row`` is the entry's position in a bulk submission, ``reasons`` what the rule says).
+    """
+
+    def __init__(self, message: str, *, verdicts: list[Any] | None = None):
+        self.verdicts = verdicts or []
         super().__init__(message)
