@@ -50,6 +50,7 @@ from paynb.compliance._nocs import (
     account_key,
     as_of_time,
     get,
+    index,
     ledger,
     records_of,
 )
@@ -175,10 +176,12 @@ class _History:
         self.entries = sorted((Entry(record) for record in items),
                               key=lambda entry: entry.received or epoch)
         self.nocs = nocs
-        self.by_key: dict[str, list[Entry]] = {}
-        for entry in self.entries:
-            if entry.key is not None and entry.went_out:
-                self.by_key.setdefault(entry.key, []).append(entry)
+        self.indexed = index(self.entries)
+        self.by_key = self.indexed[1]
+        by_id = self.indexed[0]
+        #: Accounts with a NOC (whose entry this client has seen).
+        self.noc_keys = {by_id[str(get(noc, "achItemId"))].key for noc in nocs
+                         if str(get(noc, "achItemId")) in by_id} - {None}
         received = [entry.received for entry in self.entries if entry.received is not None]
         self.empty = not self.entries and not nocs
         if self.empty:
@@ -191,7 +194,8 @@ class _History:
 
     def obligations(self, as_of: dt.datetime,
                     applied: Mapping[str, Mapping[str, Any]]) -> dict[str, list[dict[str, Any]]]:
-        rows = ledger(self.nocs, self.entries, as_of=as_of, applied=applied)
+        rows = ledger(self.nocs, self.entries, as_of=as_of, applied=applied,
+                      indexed=self.indexed)
         by_key: dict[str, list[dict[str, Any]]] = {}
         for row in rows:
             if row["accountKey"] is not None:
@@ -391,9 +395,15 @@ def judge(client: Client, bodies: Mapping[int, Mapping[str, Any]], *,
           new_authorization: bool = False, now: dt.datetime | None = None) -> dict[int, Verdict]:
     """The verdict on each body (wire-named ACH request fields), by row; no side effects."""
     seen = history(client)
-    when = now or service_now(client)
+    keys = {row: account_key(body.get("bankRoutingNumber"), body.get("bankAccountNumber"))
+            for row, body in bodies.items()}
+    # The service's clock is asked only when some account has a history to judge by:
+    # an entry to an account never seen before costs no request.
+    relevant = any(key in seen.by_key or key in seen.noc_keys for key in keys.values())
+    when = now or (service_now(client) if relevant else dt.datetime.now(dt.UTC))
     today = when.date()
-    by_noc_key = seen.obligations(when, applied_marks(client)) if seen.nocs else {}
+    by_noc_key = seen.obligations(when, applied_marks(client)) if seen.noc_keys and relevant \
+        else {}
     verdicts: dict[int, Verdict] = {}
     for row, body in bodies.items():
         verdict = Verdict(row=row, reference=body.get("yourReferenceNumber"),
@@ -402,8 +412,8 @@ def judge(client: Client, bodies: Mapping[int, Mapping[str, Any]], *,
             verdict.warnings.append(
                 "cannot check NOCs, returns and reinitiations: this client has listed no ACH "
                 "items or NOCs (list them first, e.g. client.ach.list() and client.nocs.list())")
-        key = account_key(body.get("bankRoutingNumber"), body.get("bankAccountNumber"))
-        if key is not None:
+        key = keys[row]
+        if key is not None and relevant:
             entries = seen.by_key.get(key, [])
             _noc_rule(verdict, body, by_noc_key.get(key, []), today)
             _returned_rule(verdict, entries, new_authorization=new_authorization)

@@ -385,18 +385,26 @@ def _day(value: dt.datetime) -> dt.date:
     return value.astimezone(dt.UTC).date()
 
 
-def ledger(nocs: Any, entries: list[Entry], *, as_of: dt.datetime,
-           applied: Mapping[str, Mapping[str, Any]],
-           due_soon: int = DUE_SOON_DAYS) -> list[dict[str, Any]]:
-    """One obligation per NOC, as dicts (with the private ``accountKey``); the work of
-    :func:`noc_obligations`, shared with the submission guards."""
-    from paynb import calendar
-
+def index(entries: list[Entry]) -> tuple[dict[str, Entry], dict[str, list[Entry]]]:
+    """``entries`` by id, and those that went out by account key (in the order received)."""
     by_id = {str(entry.id): entry for entry in entries if entry.id is not None}
     by_key: dict[str, list[Entry]] = {}
     for entry in entries:
         if entry.key is not None and entry.went_out:
             by_key.setdefault(entry.key, []).append(entry)
+    return by_id, by_key
+
+
+def ledger(nocs: Any, entries: list[Entry], *, as_of: dt.datetime,
+           applied: Mapping[str, Mapping[str, Any]], due_soon: int = DUE_SOON_DAYS,
+           indexed: tuple[dict[str, Entry], dict[str, list[Entry]]] | None = None,
+           ) -> list[dict[str, Any]]:
+    """One obligation per NOC, as dicts (with the private ``accountKey``); the work of
+    :func:`noc_obligations`, shared with the submission guards (which pass ``indexed``,
+    the :func:`index` of ``entries`` they keep)."""
+    from paynb import calendar
+
+    by_id, by_key = indexed or index(entries)
     today = _day(as_of)
     rows = []
     for noc in records_of(nocs, "nocs"):

@@ -17,6 +17,7 @@ from paynb.forms.builder import FieldSet, FieldWidget
 from paynb.forms.bulk import BulkSubmitForm
 from paynb.forms.explorer import StatusExplorer
 from paynb.forms.instant import InstantCardForm, RtpForm
+from paynb.forms.nocs import NocForm
 from paynb.forms.single import AchForm, PaymentForm, RccForm
 from paynb.forms.void import VoidForm
 
@@ -26,6 +27,7 @@ __all__ = [
     "FieldSet",
     "FieldWidget",
     "InstantCardForm",
+    "NocForm",
     "PaymentForm",
     "RccForm",
     "RtpForm",

@@ -17,6 +17,7 @@ from paynb.errors import (
     ResponseFormatError,
     RouteNotCheckedError,
     RouteUnavailableError,
+    SubmissionRefusedError,
     TransportError,
     ValidationError,
 )
@@ -28,7 +29,8 @@ __all__ = ["AchForm", "PaymentForm", "RccForm"]
 
 #: Errors raised before anything is sent (the payment certainly did not leave): the
 #: secret inputs are kept, so that only the mistake needs retyping.
-_BEFORE_SENDING = (ValidationError, RouteNotCheckedError, RouteUnavailableError)
+_BEFORE_SENDING = (ValidationError, RouteNotCheckedError, RouteUnavailableError,
+                   SubmissionRefusedError)
 
 
 class PaymentForm(Form):
@@ -210,8 +212,42 @@ class AchForm(_ItemForm):
     css_name = "ach"
 
     def __init__(self, client: Any) -> None:
+        from paynb.forms.nocs import new_authorization_box
+
+        #: The NACHA guards' verdict on the entry as typed (see paynb.forms.nocs).
+        self._verdict: Any = None
+        self.new_authorization = new_authorization_box()
         super().__init__(client)
         self.fields["achTransactionSubType"].input.observe(self._prenote, names="value")
+        self.new_authorization.observe(self._changed, names="value")
+        self.buttons.children = (self.new_authorization, *self.buttons.children)
+
+    def prefill(self, record: Any) -> None:
+        """Fill the fields from ``record``: a :class:`paynb.compliance.Correction` (a NOC's
+        corrected account record) or a mapping of wire names; fields this form lacks are
+        left out, the others are typed in as if by hand."""
+        values = record.to_dict() if hasattr(record, "to_dict") else dict(record)
+        for wire, value in values.items():
+            if wire in self.fields.fields and value is not None:
+                self.fields[wire].value = value
+
+    def _blocked(self) -> str | None:
+        from paynb.forms.nocs import guard_verdicts
+
+        self._verdict = None
+        item, _errors = self.fields.check()
+        if item is None:
+            return None
+        verdicts, problem = guard_verdicts(self.client, {0: item.to_wire()},
+                                           new_authorization=self.new_authorization.value)
+        if problem:
+            return problem
+        self._verdict = verdicts[0]
+        return "Refused: " + "; ".join(self._verdict.reasons) if self._verdict.reasons else None
+
+    def _deliver(self, payload: dict[str, Any], *, allow_duplicate: bool) -> Any:
+        return self.resource.submit(payload, allow_duplicate=allow_duplicate,
+                                    new_authorization=self.new_authorization.value)
 
     def _prenote(self, change: dict[str, Any]) -> None:
         prenote = change["new"] == "Prenote"
@@ -223,9 +259,14 @@ class AchForm(_ItemForm):
         kind.disabled = amount.disabled = prenote
 
     def _summary(self, item: Any) -> str:
+        from paynb.forms.nocs import guard_text
+
         what = "a debit prenote" if item.ach_transaction_sub_type else (
             f"a {item.ach_transaction_type.lower()} of {item.amount}")
-        return f"{what}, reference {item.your_reference_number}"
+        summary = f"{what}, reference {item.your_reference_number}"
+        checks = guard_text(self._verdict) if self._verdict is not None else ""
+        # The form ends the line with a full stop; the checks end with their own.
+        return f"{summary}. {checks.removesuffix('.')}" if checks else summary
 
 
 class RccForm(_ItemForm):
