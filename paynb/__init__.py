@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING, Any
 from paynb._version import __version__
 
 if TYPE_CHECKING:
-    from paynb import calendar, errors, forms, models, plots, sandbox
+    from paynb import calendar, compliance, errors, forms, models, plots, sandbox
     from paynb.client import Client, connect
     from paynb.results import ExportFile, RouteCheck
 
@@ -30,6 +30,7 @@ __all__ = [
     "RouteCheck",
     "__version__",
     "calendar",
+    "compliance",
     "connect",
     "errors",
     "forms",
@@ -44,7 +45,7 @@ _LAZY_ATTRIBUTES = {
     "ExportFile": "paynb.results",
     "RouteCheck": "paynb.results",
 }
-_LAZY_MODULES = {"calendar", "errors", "forms", "models", "plots", "sandbox"}
+_LAZY_MODULES = {"calendar", "compliance", "errors", "forms", "models", "plots", "sandbox"}
 
 
 def __getattr__(name: str) -> Any:

@@ -34,7 +34,7 @@ REFERENCE = {
         *(f"RccResource.{name}" for name in _ITEMS),
         *(f"InstantResource.{name}" for name in _PAYMENTS),
         *(f"RtpResource.{name}" for name in _PAYMENTS),
-        "NocResource.list", "NocResource.export",
+        "NocResource.list", "NocResource.export", "NocResource.obligations", "NocResource.apply",
     ]),
     "paynb.config": ("reference/config", "paynb.config", None),
     "paynb.errors": ("reference/errors", "paynb.errors", None),
@@ -51,6 +51,7 @@ REFERENCE = {
     "paynb.transport": ("reference/internals", "paynb.transport", None),
     "paynb.paging": ("reference/internals", "paynb.paging", None),
     "paynb.cli": ("reference/internals", "paynb.cli", None),
+    "paynb.compliance": ("reference/compliance", "paynb.compliance", None),
 }
 #: What every form has from its (private) base class, documented on each form.
 FORM_MEMBERS = ["result", "widget", "status_text", "client"]

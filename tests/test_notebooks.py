@@ -29,6 +29,7 @@ EXPECTED = [
     "03_submit_and_void.ipynb",
     "04_instant_payments.ipynb",
     "05_nocs_and_exports.ipynb",
+    "07_acting_on_nocs_and_returns.ipynb",
 ]
 NOTEBOOKS = run_notebooks.notebook_paths()
 # A kernel start and a sandbox seeding each take a while on a busy machine.
