@@ -49,10 +49,13 @@ from paynb.compliance._nocs import (
     Entry,
     account_key,
     as_of_time,
+    camel,
     get,
     index,
     ledger,
+    present,
     records_of,
+    when,
 )
 from paynb.errors import SubmissionRefusedError
 
@@ -169,34 +172,66 @@ def current_user() -> str:
 
 
 class _History:
-    """The entries and NOC obligations a client has seen, indexed by account."""
+    """The ACH entries and NOCs a client has seen, indexed by account.
 
-    def __init__(self, items: list[dict[str, Any]], nocs: list[dict[str, Any]]) -> None:
-        epoch = dt.datetime.min.replace(tzinfo=dt.UTC)
-        self.entries = sorted((Entry(record) for record in items),
-                              key=lambda entry: entry.received or epoch)
+    Built in one light pass (an account key per record); the entries of an account are
+    read in full only when an entry to that account is judged, so that a history of
+    100,000 items costs a fraction of a second, once per change of what was seen.
+    """
+
+    def __init__(self, items: list[Mapping[str, Any]], nocs: list[Mapping[str, Any]]) -> None:
         self.nocs = nocs
-        self.indexed = index(self.entries)
-        self.by_key = self.indexed[1]
-        by_id = self.indexed[0]
+        wanted = {str(get(noc, "achItemId")) for noc in nocs}
+        self._raw: dict[int, list[Mapping[str, Any]]] = {}
+        self._entries: dict[int, list[Entry]] = {}
+        noc_items: list[Entry] = []
+        received: list[Any] = []
+        for record in items:
+            fields = camel(record)
+            key = account_key(present(fields.get("bankRoutingNumber")),
+                              present(fields.get("bankAccountNumber")))
+            if key is not None:
+                self._raw.setdefault(key, []).append(fields)
+            if (at := present(fields.get("receivedDateTime"))) is not None:
+                received.append(at)
+            if wanted and str(present(fields.get("achItemId"))) in wanted:
+                noc_items.append(Entry(fields))
         #: Accounts with a NOC (whose entry this client has seen).
-        self.noc_keys = {by_id[str(get(noc, "achItemId"))].key for noc in nocs
-                         if str(get(noc, "achItemId")) in by_id} - {None}
-        received = [entry.received for entry in self.entries if entry.received is not None]
-        self.empty = not self.entries and not nocs
+        self.noc_keys = {entry.key for entry in noc_items} - {None}
+        #: The entries the NOC ledger needs: the NOCs' own, and those of their accounts.
+        self.noc_entries = [entry for entry in noc_items if entry.key is None] + \
+            [entry for key in self.noc_keys for entry in self.entries(key, went_out=False)]
+        self.noc_indexed = index(self.noc_entries)
+        self.empty = not items and not nocs
         if self.empty:
             self.checked = "nothing: this client has seen no ACH items or NOCs"
         else:
-            span = (f"received {min(received):%Y-%m-%d} to {max(received):%Y-%m-%d}"
-                    if received else "")
-            self.checked = (f"{len(self.entries):,} ACH items {span} and {len(nocs):,} NOCs "
-                            "seen by this client")
+            first, last = (when(min(received, key=str)), when(max(received, key=str))) \
+                if received else (None, None)
+            span = f"received {first:%Y-%m-%d} to {last:%Y-%m-%d} " if first and last else ""
+            self.checked = (f"{len(items):,} ACH items {span}and {len(nocs):,} NOCs seen by "
+                            "this client")
+
+    def has(self, key: int | None) -> bool:
+        """Whether the account has some history (entries, or a NOC)."""
+        return key is not None and (key in self._raw or key in self.noc_keys)
+
+    def entries(self, key: int, *, went_out: bool = True) -> list[Entry]:
+        """The entries to the account, in the order the service received them (only
+        those that went to the bank, unless ``went_out`` is False)."""
+        if key not in self._entries:
+            epoch = dt.datetime.min.replace(tzinfo=dt.UTC)
+            self._entries[key] = sorted((Entry(record) for record in self._raw.get(key, ())),
+                                        key=lambda entry: entry.received or epoch)
+        found = self._entries[key]
+        return [entry for entry in found if entry.went_out] if went_out else found
 
     def obligations(self, as_of: dt.datetime,
-                    applied: Mapping[str, Mapping[str, Any]]) -> dict[str, list[dict[str, Any]]]:
-        rows = ledger(self.nocs, self.entries, as_of=as_of, applied=applied,
-                      indexed=self.indexed)
-        by_key: dict[str, list[dict[str, Any]]] = {}
+                    applied: Mapping[str, Mapping[str, Any]]) -> dict[int, list[dict[str, Any]]]:
+        """The ledger rows of the NOCs, by account key."""
+        rows = ledger(self.nocs, self.noc_entries, as_of=as_of, applied=applied,
+                      indexed=self.noc_indexed)
+        by_key: dict[int, list[dict[str, Any]]] = {}
         for row in rows:
             if row["accountKey"] is not None:
                 by_key.setdefault(row["accountKey"], []).append(row)
@@ -399,22 +434,22 @@ def judge(client: Client, bodies: Mapping[int, Mapping[str, Any]], *,
             for row, body in bodies.items()}
     # The service's clock is asked only when some account has a history to judge by:
     # an entry to an account never seen before costs no request.
-    relevant = any(key in seen.by_key or key in seen.noc_keys for key in keys.values())
-    when = now or (service_now(client) if relevant else dt.datetime.now(dt.UTC))
-    today = when.date()
-    by_noc_key = seen.obligations(when, applied_marks(client)) if seen.noc_keys and relevant \
+    relevant = any(seen.has(key) for key in keys.values())
+    at = now or (service_now(client) if relevant else dt.datetime.now(dt.UTC))
+    today = at.date()
+    by_noc_key = seen.obligations(at, applied_marks(client)) if seen.noc_keys and relevant \
         else {}
     verdicts: dict[int, Verdict] = {}
     for row, body in bodies.items():
         verdict = Verdict(row=row, reference=body.get("yourReferenceNumber"),
-                          checked=f"{seen.checked}, as of {when:%Y-%m-%d %H:%M} UTC")
+                          checked=f"{seen.checked}, as of {at:%Y-%m-%d %H:%M} UTC")
         if seen.empty:
             verdict.warnings.append(
                 "cannot check NOCs, returns and reinitiations: this client has listed no ACH "
                 "items or NOCs (list them first, e.g. client.ach.list() and client.nocs.list())")
         key = keys[row]
         if key is not None and relevant:
-            entries = seen.by_key.get(key, [])
+            entries = seen.entries(key)
             _noc_rule(verdict, body, by_noc_key.get(key, []), today)
             _returned_rule(verdict, entries, new_authorization=new_authorization)
             _reinitiation_rule(verdict, body, entries, today=today,

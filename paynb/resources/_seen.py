@@ -58,16 +58,24 @@ class SeenRecords:
 
     def add(self, records: Iterable[Mapping[str, Any]]) -> None:
         """Remember ``records`` (those without an id are skipped: they cannot be told apart)."""
-        fresh = [(key, record) for record in records if isinstance(record, Mapping)
-                 and (key := _id(record, self._field, self._id)) is not None]
-        if not fresh:
-            return
+        field, lowered = self._field, self._id
         with self._lock:
-            for key, record in fresh:
-                self._records.pop(key, None)  # re-inserted last: dicts keep insertion order
-                self._records[key] = record
-            while len(self._records) > MAX_RECORDS:
-                del self._records[next(iter(self._records))]
+            store = self._records
+            for record in records:
+                # Plain lookups: this runs on every list page, 100,000 records included.
+                key = record.get(field) if type(record) is dict else (
+                    _id(record, field, lowered) if isinstance(record, Mapping) else None)
+                if key is None:
+                    if type(record) is not dict:
+                        continue
+                    key = _id(record, field, lowered)
+                    if key is None:
+                        continue
+                if key in store:
+                    del store[key]  # re-inserted last: dicts keep insertion order
+                store[key] = record
+            while len(store) > MAX_RECORDS:
+                del store[next(iter(store))]
             self.version += 1
 
     def records(self) -> list[dict[str, Any]]:

@@ -46,8 +46,8 @@ class NocResource(Resource):
         when = as_of_time(as_of) if as_of is not None else service_now(self._client)
         self.list(progress=progress)
         seen = history(self._client)
-        rows = ledger(seen.nocs, seen.entries, as_of=when, applied=applied_marks(self._client),
-                      indexed=seen.indexed)
+        rows = ledger(seen.nocs, seen.noc_entries, as_of=when,
+                      applied=applied_marks(self._client), indexed=seen.noc_indexed)
         return obligations_frame(rows)
 
     def apply(self, noc_id: Any, *, by: str | None = None,
