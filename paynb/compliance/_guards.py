@@ -39,7 +39,7 @@ import os
 import threading
 import warnings
 import weakref
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from decimal import Decimal
 from typing import TYPE_CHECKING, Any
@@ -179,7 +179,8 @@ class _History:
     100,000 items costs a fraction of a second, once per change of what was seen.
     """
 
-    def __init__(self, items: list[Mapping[str, Any]], nocs: list[Mapping[str, Any]]) -> None:
+    def __init__(self, items: Sequence[Mapping[str, Any]],
+                 nocs: Sequence[Mapping[str, Any]]) -> None:
         self.nocs = nocs
         wanted = {str(get(noc, "achItemId")) for noc in nocs}
         self._raw: dict[int, list[Mapping[str, Any]]] = {}
@@ -197,7 +198,7 @@ class _History:
             if wanted and str(present(fields.get("achItemId"))) in wanted:
                 noc_items.append(Entry(fields))
         #: Accounts with a NOC (whose entry this client has seen).
-        self.noc_keys = {entry.key for entry in noc_items} - {None}
+        self.noc_keys: set[int] = {entry.key for entry in noc_items if entry.key is not None}
         #: The entries the NOC ledger needs: the NOCs' own, and those of their accounts.
         self.noc_entries = [entry for entry in noc_items if entry.key is None] + \
             [entry for key in self.noc_keys for entry in self.entries(key, went_out=False)]
@@ -447,6 +448,9 @@ def judge(client: Client, bodies: Mapping[int, Mapping[str, Any]], *,
             verdict.warnings.append(
                 "cannot check NOCs, returns and reinitiations: this client has listed no ACH "
                 "items or NOCs (list them first, e.g. client.ach.list() and client.nocs.list())")
+        if "*" in str(body.get("bankAccountNumber") or ""):
+            verdict.warnings.append("the account number is masked (****): cannot match it "
+                                    "against the history; give the full number")
         key = keys[row]
         if key is not None and relevant:
             entries = seen.entries(key)

@@ -46,7 +46,7 @@ class SeenRecords:
         self._field = id_field
         self._id = id_field.lower()
         self._lock = threading.Lock()
-        self._records: dict[Any, dict[str, Any]] = {}
+        self._records: dict[Any, Mapping[str, Any]] = {}
         #: Bumped on every change, so that an index built from the records knows it is stale.
         self.version = 0
 
@@ -78,7 +78,7 @@ class SeenRecords:
                 del store[next(iter(store))]
             self.version += 1
 
-    def records(self) -> list[dict[str, Any]]:
+    def records(self) -> list[Mapping[str, Any]]:
         """A snapshot of the stored records, oldest first."""
         with self._lock:
             return list(self._records.values())
