@@ -386,6 +386,11 @@ def _reinitiation_rule(verdict: Verdict, body: Mapping[str, Any], entries: list[
     original = _original(chain, returned[-1])
     later = [e for e in chain if e.received is not None and original.returned is not None
              and e.received > original.returned]
+    if any(e.status == "S" and e.settled_from == "settleDate" and e.settled is not None
+           and e.settled.date() < today for e in later):
+        # A reinitiation settled and was not returned: the original is paid, and a new
+        # debit of the same amount is a new entry (the next instalment), not a retry.
+        return
     what = (f"a debit of {amount} to an account whose debit of that amount (item "
             f"{original.id}) was returned {original.code} on {_day(original.returned)}")
     if new_authorization:

@@ -192,6 +192,15 @@ def test_the_second_reinitiation_passes_and_the_third_is_refused(client: Any) ->
     assert verdict(client, entry(), "2026-01-30", new_authorization=True)["allowed"]
 
 
+def test_once_a_reinitiation_settles_the_next_debit_is_a_new_entry(client: Any) -> None:
+    _returned_debit(client)
+    seen(client, [record("2026-01-12T10:00:00Z", status="S", settle="2026-01-14",
+                         achCompanyEntryDescription="RETRY PYMT")])
+    assert verdict(client, entry(), "2026-01-14")["changes"] != {}   # settles today: pending
+    paid = verdict(client, entry(), "2026-02-12")
+    assert paid["verdict"] == "ok" and paid["changes"] == {} and paid["notes"] == []
+
+
 @pytest.mark.parametrize(("as_of", "allowed"), [
     ("2026-07-01", True),    # settled 2026-01-02 + 180 days
     ("2026-07-02", False),   # the 181st day
