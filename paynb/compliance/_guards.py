@@ -57,7 +57,7 @@ from paynb.compliance._nocs import (
     records_of,
     when,
 )
-from paynb.errors import SubmissionRefusedError
+from paynb.errors import PaynbError, SubmissionRefusedError
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -96,6 +96,8 @@ _DESCRIPTION_FIELD = "achCompanyEntryDescription"
 _RETURN_NAMES = {**RETURN_CODES, "R51": "Item related to RCK entry is ineligible or improper"}
 #: Item kinds the NACHA guards apply to.
 GUARDED_KINDS = frozenset({"ach"})
+#: Unseen entries of NOCs fetched one by one; more are found by listing the ACH items once.
+FETCH_ONE_BY_ONE = 20
 
 
 class GuardWarning(UserWarning):
@@ -270,12 +272,16 @@ def history(client: Client) -> _History:
         # NOCs about entries this client has not seen: fetch those entries (few), so the
         # NOC's account is known. get() records them in the history as it goes.
         known = {str(get(record, "achItemId")) for record in items.records()}
-        missing = {get(noc, "achItemId") for noc in nocs.records()} - {None}
-        for item_id in sorted(i for i in missing if str(i) not in known):
-            try:
-                client.ach.get(int(item_id))
-            except Exception as exc:  # the NOC stays unmatched, and the verdict says so
-                logger.warning("guards: cannot fetch ACH item %s of a NOC: %s", item_id, exc)
+        missing = sorted(str(i) for i in {get(noc, "achItemId") for noc in nocs.records()}
+                         if i is not None and str(i) not in known)
+        if len(missing) > FETCH_ONE_BY_ONE:
+            client.ach.list(progress=False)   # one list beats hundreds of single gets
+        else:
+            for item_id in missing:
+                try:
+                    client.ach.get(item_id)
+                except PaynbError as exc:  # the NOC stays unmatched: the ledger shows no account
+                    logger.warning("guards: cannot fetch ACH item %s of a NOC: %s", item_id, exc)
         versions = (items.version, nocs.version)
         if state.history is None or state.versions != versions:
             state.history = _History(items.records(), nocs.records())

@@ -300,3 +300,22 @@ def test_a_reinitiation_reaches_the_sandbox_with_retry_pymt(sb: Any, client: Any
     sent = client.ach.submit(entry(bankAccountNumber=account))
     stored = client.ach.get(int(sent["achItemId"]))
     assert stored["achCompanyEntryDescription"] == "RETRY PYMT"
+
+
+def test_the_ledger_fetches_the_entries_of_nocs_it_has_not_seen(sb: Any, tmp_path: Any) -> None:
+    account = _fresh_account()
+    with sb.connect(journal=None) as other:
+        sent = other.ach.submit(entry(bankAccountNumber=account))
+    noc = sb.simulate.create_noc(int(sent["achItemId"]), change_code="C05",
+                                 corrected_data="37")
+    with sb.connect(journal=tmp_path / "j.sqlite") as fresh:
+        ledger = fresh.nocs.obligations(progress=False)
+        row = ledger[ledger["nocId"] == noc["nocId"]].iloc[0]
+        assert row["bankAccountNumber"] == f"****{account[-4:]}"
+        assert row["mustChange"] == "transaction code to 37 (savings debit)"
+        assert row["state"] == "open"
+        assert row["correction"].to_dict()["achAccountType"] == "Savings"
+        fresh.nocs.apply(noc["nocId"])
+        again = fresh.nocs.obligations(progress=False)
+        applied = again[again["nocId"] == noc["nocId"]].iloc[0]
+        assert applied["state"] == "applied" and applied["appliedBy"]
