@@ -490,15 +490,19 @@ def obligations_frame(rows: list[dict[str, Any]]) -> pd.DataFrame:
 
     frame = pd.DataFrame([{column: row[column] for column in COLUMNS} for row in rows],
                          columns=list(COLUMNS), dtype=object)
+    # One dtype per column whatever the rows (nanoseconds, UTC, like the frames' times).
     for column in ("received", "nextEntry", "appliedAt"):
-        frame[column] = pd.to_datetime(frame[column], utc=True)
+        frame[column] = pd.to_datetime(frame[column], utc=True).astype("datetime64[ns, UTC]")
     for column in ("sixthBankingDay", "dueDate"):
-        frame[column] = pd.to_datetime(frame[column]).dt.tz_localize("UTC")
-    frame = frame.astype({"nocId": "Int64" if all(isinstance(v, int) for v in frame["nocId"]
-                                                  if v is not None) else "string",
-                          "achItemId": "Int64" if all(isinstance(v, int) for v in
-                                                      frame["achItemId"] if v is not None)
-                          else "string",
+        frame[column] = pd.to_datetime(frame[column]).dt.tz_localize("UTC") \
+            .astype("datetime64[ns, UTC]")
+
+    def whole(column: str) -> str:
+        ints = all(isinstance(v, int) and not isinstance(v, bool) or hasattr(v, "is_integer")
+                   and float(v).is_integer() for v in frame[column] if v is not None)
+        return "Int64" if ints else "string"
+
+    frame = frame.astype({"nocId": whole("nocId"), "achItemId": whole("achItemId"),
                           "yourReferenceNumber": "string", "changeCode": "string",
                           "changeReason": "string", "bankRoutingNumber": "string",
                           "bankAccountNumber": "string", "mustChange": "string",

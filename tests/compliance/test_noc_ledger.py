@@ -173,3 +173,12 @@ def test_bad_arguments_name_themselves() -> None:
     with pytest.raises(ValidationError, match="due_soon"):
         noc_obligations([], due_soon=-1)
     assert list(noc_obligations([]).columns)[:3] == ["nocId", "achItemId", "yourReferenceNumber"]
+
+
+def test_the_same_dtypes_with_zero_or_some_rows() -> None:
+    empty = noc_obligations([])
+    some = noc_obligations(frames.to_frame([noc(1, 10, RECEIPT)], "noc", mask=False),
+                           items=frames.to_frame([item(10, "2026-06-25T10:00:00Z")], "ach",
+                                                 mask=False), as_of="2026-07-01")
+    assert empty.dtypes.to_dict() == some.dtypes.to_dict()
+    assert str(some["dueDate"].dtype) == "datetime64[ns, UTC]"
