@@ -488,13 +488,16 @@ def guard_submission(resource: Resource, bodies: dict[int, dict[str, Any]], *,
         return {}
     client = resource._client
     verdicts = judge(client, bodies, new_authorization=new_authorization)
+    logger.info("guards: %d entries judged against %s", len(verdicts),
+                next(iter(verdicts.values())).checked)
     refused = {row: v for row, v in verdicts.items() if not v.allowed}
     if refused and all_or_nothing:
         first = refused[min(refused)]
         where = f"row {first.row}: " if len(bodies) > 1 else ""
         more = f" (and {len(refused) - 1} more rows)" if len(refused) > 1 else ""
-        raise SubmissionRefusedError(f"not sent: {where}{first.reasons[0]}{more}",
-                                     verdicts=list(refused.values()))
+        raise SubmissionRefusedError(
+            f"not sent: {where}{first.reasons[0]}{more} (checked: {first.checked})",
+            verdicts=list(refused.values()))
     for row in refused:
         del bodies[row]
     state = _state(client)

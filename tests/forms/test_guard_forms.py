@@ -192,3 +192,44 @@ def test_the_bulk_preview_gives_each_row_its_verdict(client, ref, account, now) 
     assert again.submit_button.disabled and "All or nothing" in again.status_text
     again.new_authorization.value = True
     assert "paynb-row-invalid" not in again.preview.value
+
+
+def _receipts_around_the_deadline(today: dt.date) -> tuple[dt.date, dt.date]:
+    """The latest NOC receipt whose sixth banking day is today or later (still allowed), and
+    the latest whose sixth banking day is before today (refused): the two sides of the edge."""
+    from paynb import calendar
+
+    def sixth(day: dt.date) -> dt.date:
+        return calendar.add_banking_days(calendar.next_banking_day(day), 6).date()
+
+    days = [today - dt.timedelta(days=n) for n in range(30)]
+    allowed = max(day for day in days if sixth(day) >= today)
+    refused = max(day for day in days if sixth(day) < today)
+    return allowed, refused
+
+
+def test_the_noc_deadline_edge_through_the_form(client, fill, ach_values, now) -> None:
+    allowed, refused = _receipts_around_the_deadline(now.date())
+    for receipt, blocked in ((allowed, False), (refused, True)):
+        account = f"6{uuid.uuid4().int % 10**11:011d}"
+        _noc(client, account, dt.datetime.combine(receipt, dt.time(12), dt.UTC))
+        form = AchForm(client)
+        fill(form, **{**ach_values, "bankAccountNumber": account})
+        assert form.submit_button.disabled is blocked, (receipt, form.status_text)
+        assert ("Refused: NOC" if blocked else "Warning: NOC") in form.status_text
+
+
+@pytest.mark.parametrize(("days", "blocked"), [(180, False), (181, True)])
+def test_the_180_days_edge_through_the_form(client, fill, ach_values, account, now, days,
+                                            blocked) -> None:
+    settled = dt.datetime.combine(now.date() - dt.timedelta(days=days), dt.time(), dt.UTC)
+    client.ach._seen.add([_record(account, settled - dt.timedelta(days=1), itemStatus="R",
+                                  returnReason="R01", settleDate=settled.isoformat(),
+                                  returnDate=(settled + dt.timedelta(days=2)).isoformat())])
+    form = AchForm(client)
+    fill(form, **{**ach_values, "bankAccountNumber": account})
+    assert form.submit_button.disabled is blocked
+    if blocked:
+        assert f"{days} days ago" in form.status_text and "within 180 days" in form.status_text
+    else:
+        assert "reinitiation 1 of 2" in form.status_text and "RETRY PYMT" in form.status_text
