@@ -21,6 +21,7 @@ from paynb.forms._base import (
     table_box,
     table_html,
 )
+from paynb.forms.nocs import guard_text, guard_verdicts, new_authorization_box
 from paynb.models import AchItem, RccItem, RequestModel, check
 
 __all__ = ["BulkSubmitForm"]
@@ -133,8 +134,6 @@ class BulkSubmitForm(Form):
         self.commit.observe(self._recheck, names="value")
         self.confirm.observe(self._changed, names="value")
         self.upload.observe(self._on_upload, names="value")
-        from paynb.forms.nocs import new_authorization_box
-
         self.new_authorization = new_authorization_box()
         self.new_authorization.observe(self._recheck, names="value")
         #: Per row: the NACHA guards' warnings and notes (refusals are in the row's errors).
@@ -223,8 +222,6 @@ class BulkSubmitForm(Form):
     def _guard_rows(self, model: type[RequestModel]) -> None:
         """Ask the NACHA guards about the valid ACH rows: a refused row becomes invalid
         (its reasons in the preview), the others keep their warnings and notes."""
-        from paynb.forms.nocs import guard_text, guard_verdicts
-
         self._guard_notes = {}
         if self.kind.value != "ach":
             return

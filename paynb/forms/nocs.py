@@ -167,6 +167,7 @@ class NocForm(Form):
         self._announce(f"NOC {mark['noc_id']} marked applied by {mark['by']}{again}.", "ok")
 
     def _correct(self) -> None:
+        # Imported here: paynb.forms.single imports this module for the guards' helpers.
         from paynb.forms.single import AchForm
 
         row = self._row()

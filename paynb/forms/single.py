@@ -23,6 +23,7 @@ from paynb.errors import (
 )
 from paynb.forms._base import Form, describe_error, previous_html, record_html
 from paynb.forms.builder import FieldSet
+from paynb.forms.nocs import guard_text, guard_verdicts, new_authorization_box
 from paynb.models import AchItem, RccItem, RequestModel
 
 __all__ = ["AchForm", "PaymentForm", "RccForm"]
@@ -212,8 +213,6 @@ class AchForm(_ItemForm):
     css_name = "ach"
 
     def __init__(self, client: Any) -> None:
-        from paynb.forms.nocs import new_authorization_box
-
         #: The NACHA guards' verdict on the entry as typed (see paynb.forms.nocs).
         self._verdict: Any = None
         self.new_authorization = new_authorization_box()
@@ -232,8 +231,6 @@ class AchForm(_ItemForm):
                 self.fields[wire].value = value
 
     def _blocked(self) -> str | None:
-        from paynb.forms.nocs import guard_verdicts
-
         self._verdict = None
         item, _errors = self.fields.check()
         if item is None:
@@ -259,8 +256,6 @@ class AchForm(_ItemForm):
         kind.disabled = amount.disabled = prenote
 
     def _summary(self, item: Any) -> str:
-        from paynb.forms.nocs import guard_text
-
         what = "a debit prenote" if item.ach_transaction_sub_type else (
             f"a {item.ach_transaction_type.lower()} of {item.amount}")
         summary = f"{what}, reference {item.your_reference_number}"
