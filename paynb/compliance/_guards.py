@@ -534,7 +534,9 @@ def check_entries(client: Client, items: Any, *, new_authorization: bool = False
     import pandas as pd
 
     rows = [items] if isinstance(items, Mapping) else records_of(items, "items")
-    bodies = {n: {str(k): v for k, v in row.items()} for n, row in enumerate(rows)}
+    # Empty cells of a frame (NaN, NA) are fields left out, as submit_many reads them.
+    bodies = {n: {str(k): v for k, v in row.items() if present(v) is not None}
+              for n, row in enumerate(rows)}
     now = as_of_time(as_of) if as_of is not None else None
     verdicts = judge(client, bodies, new_authorization=new_authorization, now=now)
     columns = ["row", "yourReferenceNumber", "verdict", "allowed", "rules", "reasons",

@@ -171,6 +171,16 @@ def test_a_reinitiation_gets_retry_pymt(client: Any) -> None:
     assert verdict(client, entry(kind="Credit"), "2026-01-10")["changes"] == {}
 
 
+def test_rows_of_a_frame_are_judged_like_mappings(client: Any) -> None:
+    import pandas as pd
+
+    _returned_debit(client)
+    rows = pd.DataFrame([entry(), {**entry(), "achTransactionSubType": "Prenote",
+                                   "amount": "0"}])   # the first row's sub-type: NaN
+    found = check_entries(client, rows, as_of="2026-01-10")
+    assert list(found["changes"]) == [{"achCompanyEntryDescription": "RETRY PYMT"}, {}]
+
+
 def test_a_reinitiation_saying_something_else_is_refused(client: Any) -> None:
     _returned_debit(client)
     found = verdict(client, entry(achCompanyEntryDescription="PAYMENT"), "2026-01-10")
