@@ -181,8 +181,8 @@ class _History:
     100,000 items costs a fraction of a second, once per change of what was seen.
     """
 
-    def __init__(self, items: Sequence[Mapping[str, Any]],
-                 nocs: Sequence[Mapping[str, Any]]) -> None:
+    def __init__(self, items: Sequence[Mapping[str, Any]], nocs: Sequence[Mapping[str, Any]],
+                 wholes: Mapping[str, Mapping[str, Any]]) -> None:
         self.nocs = nocs
         wanted = {str(get(noc, "achItemId")) for noc in nocs}
         self._raw: dict[int, list[Mapping[str, Any]]] = {}
@@ -197,13 +197,16 @@ class _History:
                 self._raw.setdefault(key, []).append(fields)
             if (at := present(fields.get("receivedDateTime"))) is not None:
                 received.append(at)
-            if wanted and str(present(fields.get("achItemId"))) in wanted:
-                noc_items.append(Entry(fields))
+            if wanted and (item_id := str(present(fields.get("achItemId")))) in wanted:
+                # The whole record, when known, gives the corrected record its fields.
+                noc_items.append(Entry(wholes.get(item_id) or fields))
         #: Accounts with a NOC (whose entry this client has seen).
         self.noc_keys: set[int] = {entry.key for entry in noc_items if entry.key is not None}
         #: The entries the NOC ledger needs: the NOCs' own, and those of their accounts.
+        whole = {str(entry.id): entry for entry in noc_items}
         self.noc_entries = [entry for entry in noc_items if entry.key is None] + \
-            [entry for key in self.noc_keys for entry in self.entries(key, went_out=False)]
+            [whole.get(str(entry.id), entry) for key in self.noc_keys
+             for entry in self.entries(key, went_out=False)]
         self.noc_indexed = index(self.noc_entries)
         self.empty = not items and not nocs
         if self.empty:
@@ -263,17 +266,24 @@ def _state(client: Client) -> _State:
         return state
 
 
-def history(client: Client) -> _History:
-    """The client's history, indexed once per change of what it has seen."""
+def history(client: Client, *, whole: bool = False) -> _History:
+    """The client's history, indexed once per change of what it has seen.
+
+    NOCs about entries this client has not seen get those entries fetched (a get each,
+    up to :data:`FETCH_ONE_BY_ONE`, else one list of the ACH items), so that each NOC's
+    account is known; ``whole`` also fetches the entries known only by the guards'
+    fields, for the corrected records of the ledger.
+    """
     items, nocs = client.ach._seen, client.nocs._seen
     assert items is not None and nocs is not None
     state = _state(client)
     with state.lock:
-        # NOCs about entries this client has not seen: fetch those entries (few), so the
-        # NOC's account is known. get() records them in the history as it goes.
-        known = {str(get(record, "achItemId")) for record in items.records()}
-        missing = sorted(str(i) for i in {get(noc, "achItemId") for noc in nocs.records()}
-                         if i is not None and str(i) not in known)
+        wanted = sorted({i for i in (get(noc, "achItemId") for noc in nocs.records())
+                         if i is not None}, key=str)
+        if whole:
+            items.keep_whole.update(str(i) for i in wanted)
+        missing = [i for i in wanted
+                   if (items.whole(i) is None if whole else i not in items)]
         if len(missing) > FETCH_ONE_BY_ONE:
             client.ach.list(progress=False)   # one list beats hundreds of single gets
         else:
@@ -284,7 +294,9 @@ def history(client: Client) -> _History:
                     logger.warning("guards: cannot fetch ACH item %s of a NOC: %s", item_id, exc)
         versions = (items.version, nocs.version)
         if state.history is None or state.versions != versions:
-            state.history = _History(items.records(), nocs.records())
+            items.compact()   # the guards read a dozen fields: let the rest go
+            wholes = {str(i): record for i in wanted if (record := items.whole(i)) is not None}
+            state.history = _History(items.records(), nocs.records(), wholes)
             state.versions = versions
         return state.history
 

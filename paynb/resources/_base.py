@@ -21,7 +21,7 @@ from paynb.errors import (
 )
 from paynb.models import RequestModel, check
 from paynb.paging import Page, iter_pages
-from paynb.resources._seen import SeenRecords
+from paynb.resources._seen import GUARD_FIELDS, SeenRecords
 from paynb.results import ExportFile
 from paynb.transport import parse_json, preview
 
@@ -187,7 +187,8 @@ class Resource:
         self._client = client
         #: The raw ACH items and NOCs this client has seen: the history the submission
         #: guards of :mod:`paynb.compliance` check an entry against.
-        self._seen = SeenRecords(self.id_field) if self.kind in ("ach", "noc") else None
+        self._seen = (SeenRecords(self.id_field, GUARD_FIELDS) if self.kind == "ach" else
+                      SeenRecords(self.id_field) if self.kind == "noc" else None)
 
     def __repr__(self) -> str:
         return f"<{type(self).__name__} of {self._client!r}>"

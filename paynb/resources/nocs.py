@@ -45,7 +45,7 @@ class NocResource(Resource):
 
         when = as_of_time(as_of) if as_of is not None else service_now(self._client)
         self.list(progress=progress)
-        seen = history(self._client)
+        seen = history(self._client, whole=True)
         rows = ledger(seen.nocs, seen.noc_entries, as_of=when,
                       applied=applied_marks(self._client), indexed=seen.noc_indexed)
         return obligations_frame(rows)

@@ -324,8 +324,16 @@ def test_the_ledger_fetches_the_entries_of_nocs_it_has_not_seen(sb: Any, tmp_pat
         assert row["bankAccountNumber"] == f"****{account[-4:]}"
         assert row["mustChange"] == "transaction code to 37 (savings debit)"
         assert row["state"] == "open"
-        assert row["correction"].to_dict()["achAccountType"] == "Savings"
-        fresh.nocs.apply(noc["nocId"])
-        again = fresh.nocs.obligations(progress=False)
+        record = row["correction"].to_dict()
+        assert record["achAccountType"] == "Savings"
+        assert record["bankAccountNumber"] == account and record["firstSignerLastName"] == "Doe"
+    with sb.connect(journal=tmp_path / "j.sqlite") as listed:
+        listed.ach.list(progress=False)   # the guards keep a dozen fields of each item...
+        ledger = listed.nocs.obligations(progress=False)
+        row = ledger[ledger["nocId"] == noc["nocId"]].iloc[0]
+        # ...and the ledger fetches the whole entry of a NOC for its corrected record.
+        assert row["correction"].to_dict()["firstSignerLastName"] == "Doe"
+        listed.nocs.apply(noc["nocId"])
+        again = listed.nocs.obligations(progress=False)
         applied = again[again["nocId"] == noc["nocId"]].iloc[0]
         assert applied["state"] == "applied" and applied["appliedBy"]

@@ -43,6 +43,9 @@ def _noc(client: Any, account: str, received: dt.datetime, code: str = "C01",
     """A NOC on ``account``, received ``received``, as if the client had listed it."""
     original = _record(account, received - dt.timedelta(days=5))
     noc_id = next(_ids)
+    # Kept whole, as a list would keep it once the NOC is known (the service has no such
+    # item to fetch it from).
+    client.ach._seen.keep_whole.add(str(original["achItemId"]))
     client.ach._seen.add([original])
     client.nocs._seen.add([{"nocId": noc_id, "achItemId": original["achItemId"],
                             "changeCode": code, "correctedData": data,
