@@ -19,6 +19,7 @@ from paynb.errors import (
     RouteNotCheckedError,
     RouteUnavailableError,
     SubmissionNotAcceptedWarning,
+    SubmissionRefusedError,
     TransportError,
     ValidationError,
 )
@@ -31,13 +32,15 @@ from paynb.forms._base import (
     record_html,
 )
 from paynb.forms.builder import FieldSet
+from paynb.forms.nocs import guard_text, guard_verdicts, new_authorization_box
 from paynb.models import AchItem, RccItem, RequestModel
 
 __all__ = ["AchForm", "PaymentForm", "RccForm"]
 
 #: Errors raised before anything is sent (the payment certainly did not leave): the
 #: secret inputs are kept, so that only the mistake needs retyping.
-_BEFORE_SENDING = (ValidationError, RouteNotCheckedError, RouteUnavailableError)
+_BEFORE_SENDING = (ValidationError, RouteNotCheckedError, RouteUnavailableError,
+                   SubmissionRefusedError)
 
 
 class PaymentForm(Form):
@@ -298,8 +301,13 @@ class AchForm(_ItemForm):
     css_name = "ach"
 
     def __init__(self, client: Any) -> None:
+        #: The NACHA guards' verdict on the entry as typed (see paynb.forms.nocs).
+        self._verdict: Any = None
+        self.new_authorization = new_authorization_box()
         super().__init__(client)
         self.fields["achTransactionSubType"].input.observe(self._prenote, names="value")
+        self.new_authorization.observe(self._changed, names="value")
+        self.buttons.children = (self.new_authorization, *self.buttons.children)
         self.fields["achEntryClass"].input.observe(self._entry_class, names="value")
         self._entry_class()
 
@@ -308,6 +316,31 @@ class AchForm(_ItemForm):
         entry_class = (self.fields["achEntryClass"].value or "").upper()
         self._show_group("iatAddenda", entry_class == "IAT")
         self._refresh()
+
+    def prefill(self, record: Any) -> None:
+        """Fill the fields from ``record``: a :class:`paynb.compliance.Correction` (a NOC's
+        corrected account record) or a mapping of wire names; fields this form lacks are
+        left out, the others are typed in as if by hand."""
+        values = record.to_dict() if hasattr(record, "to_dict") else dict(record)
+        for wire, value in values.items():
+            if wire in self.fields.fields and value is not None:
+                self.fields[wire].value = value
+
+    def _blocked(self) -> str | None:
+        self._verdict = None
+        item, _errors = self.fields.check()
+        if item is None:
+            return None
+        verdicts, problem = guard_verdicts(self.client, {0: item.to_wire()},
+                                           new_authorization=self.new_authorization.value)
+        if problem:
+            return problem
+        self._verdict = verdicts[0]
+        return "Refused: " + "; ".join(self._verdict.reasons) if self._verdict.reasons else None
+
+    def _deliver(self, payload: dict[str, Any], *, allow_duplicate: bool) -> Any:
+        return self.resource.submit(payload, allow_duplicate=allow_duplicate,
+                                    new_authorization=self.new_authorization.value)
 
     def _prenote(self, change: dict[str, Any]) -> None:
         prenote = str(change["new"] or "").strip().lower() == "prenote"
@@ -325,7 +358,10 @@ class AchForm(_ItemForm):
             f"{item.ach_transaction_type.lower()} of {item.amount}"
         described = f" ({item.ach_company_entry_description})" \
             if item.ach_company_entry_description else ""
-        return f"{what}{described}, reference {item.your_reference_number}"
+        summary = f"{what}{described}, reference {item.your_reference_number}"
+        checks = guard_text(self._verdict) if self._verdict is not None else ""
+        # The form ends the line with a full stop; the checks end with their own.
+        return f"{summary}. {checks.removesuffix('.')}" if checks else summary
 
     def _movement(self, item: Any) -> str:
         account = (f"account {last_four(item.bank_account_number)} at routing "
