@@ -35,24 +35,12 @@ def _one_at_a_time(rows: list[dict[str, Any]]) -> set[int]:
 
 def _client() -> Any:
     """A client that never connects: checking happens before any request."""
-    import os
-
     import paynb
 
-    env = {"PAYNB_BASE_URL": "http://127.0.0.1:9", "PAYNB_AUTH_URL": "http://127.0.0.1:9",
-           "PAYNB_COMPANY_CODE": "DEMO1", "PAYNB_CLIENT_ID": "id",
-           "PAYNB_CLIENT_SECRET": "secret", "PAYNB_USERNAME": "user",
-           "PAYNB_PASSWORD": "password"}
-    saved = {name: os.environ.get(name) for name in env}
-    os.environ.update(env)
-    try:
-        return paynb.Client.from_env(journal=None)
-    finally:
-        for name, value in saved.items():
-            if value is None:
-                os.environ.pop(name, None)
-            else:
-                os.environ[name] = value
+    return paynb.Client(base_url="http://127.0.0.1:9", auth_url="http://127.0.0.1:9",
+                        company_code="DEMO1",
+                        credentials=paynb.Credentials("id", "secret", "user", "password"),
+                        journal=None)
 
 
 def run(cfg: Config) -> list[Row]:

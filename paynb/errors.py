@@ -16,7 +16,8 @@ The tree::
     ├── ResponseFormatError        an answer paynb cannot read (HTML, broken JSON, ...)
     ├── RouteNotCheckedError       instant send without a recent successful route check
     ├── RouteUnavailableError      the route check said no, or the amount is above its limit
-    └── DuplicateSubmissionError   the journal already holds this reference number
+    ├── DuplicateSubmissionError   the journal already holds this reference number
+    └── SubmissionRefusedError     a NACHA guard refused the entry (paynb.compliance)
 
 Warnings (sent anyway, or answered without error, but worth a look)::
 
@@ -49,6 +50,7 @@ __all__ = [
     "RouteUnavailableError",
     "ServerError",
     "SubmissionNotAcceptedWarning",
+    "SubmissionRefusedError",
     "TransportError",
     "UnknownValueWarning",
     "ValidationError",
@@ -188,11 +190,24 @@ class TransportError(PaynbError):
 
     For a POST this means the outcome is unknown; the journal marks the submission
     ``unknown`` until :meth:`paynb.Client.reconcile` settles it.
+
+    The message names the request that got no answer and its host once, says how
+    many attempts were made over how long, and what to check (VPN, proxy, the
+    address). The same facts are attributes: ``method``, ``path``, ``host``,
+    ``request`` (``token request``, ``list page 3``, ``submission``...),
+    ``attempts``, ``seconds`` and ``reason`` (``connection refused (ConnectionError)``).
     """
 
-    def __init__(self, message: str, *, method: str | None = None, path: str | None = None):
+    def __init__(self, message: str, *, method: str | None = None, path: str | None = None,
+                 host: str | None = None, request: str | None = None, attempts: int = 1,
+                 seconds: float | None = None, reason: str | None = None):
         self.method = method
         self.path = path
+        self.host = host
+        self.request = request
+        self.attempts = attempts
+        self.seconds = seconds
+        self.reason = reason
         super().__init__(message)
 
 
@@ -253,4 +268,15 @@ class SubmissionNotAcceptedWarning(PaynbWarning):
         self.reasons = reasons or {}
         self.reference_number = reference_number
         self.item_id = item_id
+class SubmissionRefusedError(PaynbError):
+    """A submission guard (:mod:`paynb.compliance`) refused one or more entries before
+    anything was sent: an overdue NOC on the account, a last entry returned for a reason
+    that needs a new authorization, or a reinitiation over NACHA's limits.
+
+    ``verdicts`` holds one :class:`paynb.compliance.Verdict` per refused entry (its
+    ``row`` is the entry's position in a bulk submission, ``reasons`` what the rule says).
+    """
+
+    def __init__(self, message: str, *, verdicts: list[Any] | None = None):
+        self.verdicts = verdicts or []
         super().__init__(message)

@@ -339,3 +339,21 @@ def check_tot_password(value: str) -> str | None:
     if not _DIGITS.fullmatch(value) or not 4 <= len(value) <= 10:
         return "must be 4 to 10 digits"
     return None
+
+
+def parse_item_id(text: str) -> int | None:
+    """An integer item id from text such as a URL path segment, or None.
+
+    Only ASCII digits count: ``str.isdigit()`` also accepts digits like ``"³"``
+    that ``int()`` then refuses, and ``int()`` accepts ``"٣"``, spaces, signs and
+    underscores. More than 19 digits, or a value past a 64-bit signed integer
+    (the largest id SQLite stores), is no id either.
+    """
+    if not (0 < len(text) <= 19 and text.isascii() and text.isdigit()):
+        return None
+    value = int(text)
+    return value if value < 2**63 else None
+
+
+# Appended (not inserted in the list above) so concurrent edits of this module merge cleanly.
+__all__ += ["parse_item_id"]

@@ -22,6 +22,7 @@ from paynb.forms._base import (
     table_box,
     table_html,
 )
+from paynb.forms.nocs import guard_text, guard_verdicts, new_authorization_box
 from paynb.models import AchItem, RccItem, RequestModel
 from paynb.validation import to_decimal
 
@@ -144,9 +145,7 @@ class BulkSubmitForm(Form):
         self.commit.add_class("paynb-field-alwaysCommitValid")
         self.preview = table_box()
         self.preview.add_class("paynb-preview")
-        self.confirm = widgets.Checkbox(value=False, indent=False, description="",
-                                        layout=widgets.Layout(width="auto"))
-        self.confirm.add_class("paynb-confirm")
+        self.confirm = self._confirmation(self._changed)
         self.submit_button = self._button("Submit", "paynb-submit", style="primary",
                                           icon="paper-plane")
         self.anyway_button = self._button("Submit anyway", "paynb-submit-anyway",
@@ -156,8 +155,11 @@ class BulkSubmitForm(Form):
             lambda: self._submit(allow_duplicate=True), self._busy_text))
         self.kind.observe(self._recheck, names="value")
         self.commit.observe(self._recheck, names="value")
-        self.confirm.observe(self._changed, names="value")
         self.upload.observe(self._on_upload, names="value")
+        self.new_authorization = new_authorization_box()
+        self.new_authorization.observe(self._recheck, names="value")
+        #: Per row: the NACHA guards' warnings and notes (refusals are in the row's errors).
+        self._guard_notes: dict[int, str] = {}
         self._frame: pd.DataFrame | None = None
         self._rows: list[dict[str, Any]] = []
         self._errors: list[dict[str, list[str]]] = []
@@ -169,7 +171,8 @@ class BulkSubmitForm(Form):
             widgets.HBox([self.kind, self.upload]),
             widgets.HTML("<b>If some rows are invalid:</b>"), self.commit,
             widgets.HTML(f"<div style='color:#555;font-size:90%'>{_CHOICE_HELP}</div>"),
-            self.preview, self.confirm, widgets.HBox([self.submit_button, self.anyway_button]))
+            self.preview, self.confirm, widgets.HBox([self.new_authorization,
+                                                      self.submit_button, self.anyway_button]))
         if items is not None:
             self.set_items(items, kind=kind)
         else:
@@ -220,7 +223,8 @@ class BulkSubmitForm(Form):
             self._rows, self._ignored = normalise_rows(self._frame, model)
         # Column by column, the models only for the rows the columns cannot vouch for:
         # the same verdicts and messages as one model per row, in a fraction of the time.
-        checked = check_rows(model, self._rows, bodies=False)
+        # The guards judge ACH wire bodies: built here too, for the rows the columns vouch for.
+        checked = check_rows(model, self._rows, bodies=self.kind.value == "ach")
         self._errors = [checked.errors.get(n, {}) for n in range(len(self._rows))]
         # A valid row's amount is what the model reads (rules.to_decimal), exactly.
         self._amounts = [None if n in checked.errors else to_decimal(row.get("amount"))
@@ -237,11 +241,33 @@ class BulkSubmitForm(Form):
                 self._amounts[number - 1] = None
             else:
                 seen[str(ref)] = number
+        self._guard_rows(model, checked.bodies)
         self._done = False
         self._duplicate = False
         self.confirm.value = False
         self._render_preview()
         self._changed()
+
+    def _guard_rows(self, model: type[RequestModel], checked: Mapping[int, dict[str, Any]]
+                    ) -> None:
+        """Ask the NACHA guards about the valid ACH rows (``checked``: their wire bodies):
+        a refused row becomes invalid (its reasons in the preview), the others keep their
+        warnings and notes."""
+        self._guard_notes = {}
+        if self.kind.value != "ach":
+            return
+        bodies = {n: checked[n] for n in range(len(self._rows)) if self._amounts[n] is not None}
+        if not bodies:
+            return
+        verdicts, problem = guard_verdicts(self.client, bodies,
+                                           new_authorization=self.new_authorization.value)
+        for n in bodies:
+            verdict = verdicts.get(n)
+            if problem or not verdict.allowed:
+                self._errors[n]["guard"] = [problem] if problem else verdict.reasons
+                self._amounts[n] = None
+            elif guard_text(verdict):
+                self._guard_notes[n] = guard_text(verdict)
 
     def _render_preview(self, service_rows: Mapping[int, Mapping[str, list[str]]] | None = None
                         ) -> None:
@@ -255,7 +281,8 @@ class BulkSubmitForm(Form):
             errors = {**self._errors[index], **((service_rows or {}).get(index) or {})}
             problem = "; ".join(f"{key}: {', '.join(msgs)}" for key, msgs in errors.items())
             css = "paynb-row-invalid" if problem else "paynb-row-valid"
-            color = "#b00020" if problem else "#1b7f3b"
+            color = "#b00020" if problem else "#a15c00" if index in self._guard_notes \
+                else "#1b7f3b"
             name = " ".join(str(row.get(k, "")) for k in ("firstSignerFirstName",
                                                           "firstSignerLastName")).strip()
             lines.append(
@@ -263,7 +290,7 @@ class BulkSubmitForm(Form):
                 f"<td>{escape(row.get('yourReferenceNumber'))}</td><td>{escape(name)}</td>"
                 f"<td style='text-align:right'>"
                 f"{escape(row.get('amount'))}</td><td style='color:{color}'>"
-                f"{escape(problem or 'valid')}</td></tr>")
+                f"{escape(problem or self._guard_notes.get(index) or 'valid')}</td></tr>")
         if len(shown) < len(self._rows):
             lines.append(f"<tr class='paynb-rows-not-shown'><td colspan='5'>{len(self._rows):,} "
                          f"rows: the {len(shown):,} shown are every invalid one (up to "
@@ -317,7 +344,7 @@ class BulkSubmitForm(Form):
         if invalid and self.commit_valid:
             what += f" ({invalid} invalid row{'s' if invalid != 1 else ''} reported, not paid)"
         blocked = self._blocked()
-        self.confirm.description = f"I confirm: submit {what}"
+        self.confirm.description = self._confirm_text(f"submit {what}")
         self.confirm.disabled = bool(blocked) or self._done or self.busy
         self._show(self.confirm, not blocked)
         ready = not blocked and self.confirm.value and not self._done
@@ -354,7 +381,8 @@ class BulkSubmitForm(Form):
         try:
             result = resource.submit_many(list(self._rows), commit_valid=self.commit_valid,
                                           allow_duplicate=allow_duplicate,
-                                          on_chunk=self._chunk_answered)
+                                          on_chunk=self._chunk_answered,
+                                          new_authorization=self.new_authorization.value)
         except BulkRejectedError as exc:
             self._render_preview(exc.rows)
             self._announce("The service rejected the whole set (all or nothing): nothing was "
@@ -381,7 +409,8 @@ class BulkSubmitForm(Form):
         self.result = result
         id_column = _KINDS[self.kind.value][1]
         shown = [c for c in ("row", "yourReferenceNumber", id_column, "itemStatus",
-                             "itemStatusName", "amount", "errors") if c in result.columns]
+                             "itemStatusName", "amount", "errors", "guard")
+                 if c in result.columns]
         self.output.value = (table_html(result[shown])
                              + csv_link(result, f"bulk-{self.kind.value}-result.csv"))
         statuses = result["itemStatus"].astype("string") if "itemStatus" in result else None

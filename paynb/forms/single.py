@@ -19,22 +19,36 @@ from paynb.errors import (
     RouteNotCheckedError,
     RouteUnavailableError,
     SubmissionNotAcceptedWarning,
+    SubmissionRefusedError,
     TransportError,
     ValidationError,
 )
-from paynb.forms._base import Form, describe_error, previous_html, record_html
+from paynb.forms._base import (
+    Form,
+    describe_error,
+    last_four,
+    money,
+    previous_html,
+    record_html,
+)
 from paynb.forms.builder import FieldSet
+from paynb.forms.nocs import guard_text, guard_verdicts, new_authorization_box
 from paynb.models import AchItem, RccItem, RequestModel
 
 __all__ = ["AchForm", "PaymentForm", "RccForm"]
 
 #: Errors raised before anything is sent (the payment certainly did not leave): the
 #: secret inputs are kept, so that only the mistake needs retyping.
-_BEFORE_SENDING = (ValidationError, RouteNotCheckedError, RouteUnavailableError)
+_BEFORE_SENDING = (ValidationError, RouteNotCheckedError, RouteUnavailableError,
+                   SubmissionRefusedError)
 
 
 class PaymentForm(Form):
     """One payment, checked as it is typed, sent once.
+
+    Nothing is sent before the confirmation is ticked: its text states the
+    amount, the direction, the account (last four digits), the company and the
+    environment. Any edit withdraws the tick, and so does each send.
 
     A duplicate reference number (the client's journal refuses it) shows the
     earlier submission and offers an explicit *submit anyway*; a 400 puts the
@@ -63,13 +77,16 @@ class PaymentForm(Form):
         self.submit_button.on_click(self._guarded(self._submit, self.busy_text))
         self.anyway_button.on_click(self._guarded(self._submit_anyway, self.busy_text))
         self.another_button.on_click(lambda _b: self.reset())
+        # Ticking re-validates only: the duplicate question and the last notice stay.
+        self.confirm = self._confirmation(lambda _change: self._refresh())
+        """The confirmation tick (CSS class ``paynb-confirm``): Submit waits for it."""
         self.fields.observe(self._changed)
         #: The checked item waiting for an explicit "submit anyway" after a duplicate warning.
         self._pending: RequestModel | None = None
         self._service_errors: dict[str, list[str]] = {}
         self._done = False
-        self.buttons = widgets.HBox([self.submit_button, self.anyway_button,
-                                     self.another_button])
+        self.buttons = widgets.VBox([self.confirm, widgets.HBox(
+            [self.submit_button, self.anyway_button, self.another_button])])
 
     # -- hooks for subclasses ---------------------------------------------------------
 
@@ -87,6 +104,10 @@ class PaymentForm(Form):
     def _summary(self, item: Any) -> str:
         return f"{item.amount}, reference {item.your_reference_number}"
 
+    def _movement(self, item: Any) -> str:
+        """What sending ``item`` does, for the confirmation: amount, direction, account."""
+        return f"{self.verb.lower()} {money(item.amount)}, reference {item.your_reference_number}"
+
     def _sent(self, record: Any) -> str:
         """Status text after a successful send."""
         return (f"Submitted: item {record.get(self.id_column)}, status "
@@ -96,10 +117,15 @@ class PaymentForm(Form):
     # -- validation -------------------------------------------------------------------
 
     def _changed(self, *_args: Any) -> None:
-        # Any edit withdraws a pending duplicate question and the service's old complaints.
+        # Any edit withdraws a pending duplicate question, the service's old complaints and
+        # the confirmation (it was given for what the inputs said before).
         self._pending = None
         self._service_errors = {}
+        self._untick()
         super()._changed()
+
+    def _untick(self) -> None:
+        self.confirm.value = False
 
     def _refresh(self) -> None:
         item, errors = self._validate()
@@ -108,16 +134,24 @@ class PaymentForm(Form):
             self.fields[wire].show_error(messages)
         blocked = self._blocked()
         ready = item is not None and not self._service_errors and not blocked
-        self.submit_button.disabled = self.busy or self._done or not ready or bool(self._pending)
-        self.anyway_button.disabled = self.busy or self._pending is None
+        if item is not None:
+            self.confirm.description = self._confirm_text(self._movement(item))
+        self._show(self.confirm, ready and not self._done)
+        self.confirm.disabled = self.busy or self._done or not ready
+        ticked = ready and self.confirm.value
+        self.submit_button.disabled = (self.busy or self._done or not ticked
+                                       or bool(self._pending))
+        self.anyway_button.disabled = self.busy or self._pending is None or not ticked
         self._show(self.anyway_button, self._pending is not None)
         self._show(self.another_button, self._done)
+        summary = self._summary(item) if item is not None else ""
         advice = self._advice(item)
         self._report(
             (bool(blocked), blocked or "", "warn"),
             (item is None, self.fields.problems(errors), "warn"),
-            (item is not None, f"Ready to {self.verb.lower()} "
-             f"{self._summary(item) if item is not None else ''}.{advice}",
+            (not self.confirm.value, f"Ready to {self.verb.lower()} {summary}: tick the "
+             f"confirmation to send it.{advice}", "warn" if advice else "info"),
+            (True, f"Ready to {self.verb.lower()} {summary}.{advice}",
              "warn" if advice else "ok"))
 
     def _advice(self, item: RequestModel | None) -> str:
@@ -136,14 +170,15 @@ class PaymentForm(Form):
 
     def _submit(self) -> None:
         item, errors = self._validate()
-        if item is None or self._done or self._pending or self._blocked():
+        if (item is None or self._done or self._pending or self._blocked()
+                or not self.confirm.value):
             # The button was disabled: a programmatic click gets no further.
             self.fields.show(errors, everywhere=True)
             return
         self._send(item, allow_duplicate=False)
 
     def _submit_anyway(self) -> None:
-        if self._pending is None or self._done or self._blocked():
+        if self._pending is None or self._done or self._blocked() or not self.confirm.value:
             return
         self._send(self._pending, allow_duplicate=True)
 
@@ -164,8 +199,10 @@ class PaymentForm(Form):
             self._announce(f"Duplicate reference {exc.reference_number}: not sent.", "warn")
             return
         except ApiError as exc:
-            # Sent and refused. Emptied first: the edit it makes withdraws old complaints.
+            # Sent and refused. Emptied first: the edit it makes withdraws old complaints
+            # (and the tick: a second attempt is confirmed again).
             self._forget_secrets()
+            self._untick()
             on_fields, elsewhere = self.fields.service_errors(exc.errors)
             self._service_errors = on_fields
             text = describe_error(exc)
@@ -179,17 +216,20 @@ class PaymentForm(Form):
             self._done = True
             self._pending = None
             self._forget_secrets()
+            self._untick()
             self._announce(describe_error(exc), "error")
             return
         except Exception as exc:
             # Anything else may have come after the payment left: when in doubt, empty.
             if not isinstance(exc, _BEFORE_SENDING):
                 self._forget_secrets()
+                self._untick()
             raise
         self._pending = None
         self._done = True
         self.result = record
         self._forget_secrets()
+        self._untick()
         self.output.value = record_html(record)
         refused = [w.message for w in caught
                    if isinstance(w.message, SubmissionNotAcceptedWarning)]
@@ -261,8 +301,13 @@ class AchForm(_ItemForm):
     css_name = "ach"
 
     def __init__(self, client: Any) -> None:
+        #: The NACHA guards' verdict on the entry as typed (see paynb.forms.nocs).
+        self._verdict: Any = None
+        self.new_authorization = new_authorization_box()
         super().__init__(client)
         self.fields["achTransactionSubType"].input.observe(self._prenote, names="value")
+        self.new_authorization.observe(self._changed, names="value")
+        self.buttons.children = (self.new_authorization, *self.buttons.children)
         self.fields["achEntryClass"].input.observe(self._entry_class, names="value")
         self._entry_class()
 
@@ -271,6 +316,31 @@ class AchForm(_ItemForm):
         entry_class = (self.fields["achEntryClass"].value or "").upper()
         self._show_group("iatAddenda", entry_class == "IAT")
         self._refresh()
+
+    def prefill(self, record: Any) -> None:
+        """Fill the fields from ``record``: a :class:`paynb.compliance.Correction` (a NOC's
+        corrected account record) or a mapping of wire names; fields this form lacks are
+        left out, the others are typed in as if by hand."""
+        values = record.to_dict() if hasattr(record, "to_dict") else dict(record)
+        for wire, value in values.items():
+            if wire in self.fields.fields and value is not None:
+                self.fields[wire].value = value
+
+    def _blocked(self) -> str | None:
+        self._verdict = None
+        item, _errors = self.fields.check()
+        if item is None:
+            return None
+        verdicts, problem = guard_verdicts(self.client, {0: item.to_wire()},
+                                           new_authorization=self.new_authorization.value)
+        if problem:
+            return problem
+        self._verdict = verdicts[0]
+        return "Refused: " + "; ".join(self._verdict.reasons) if self._verdict.reasons else None
+
+    def _deliver(self, payload: dict[str, Any], *, allow_duplicate: bool) -> Any:
+        return self.resource.submit(payload, allow_duplicate=allow_duplicate,
+                                    new_authorization=self.new_authorization.value)
 
     def _prenote(self, change: dict[str, Any]) -> None:
         prenote = str(change["new"] or "").strip().lower() == "prenote"
@@ -288,7 +358,22 @@ class AchForm(_ItemForm):
             f"{item.ach_transaction_type.lower()} of {item.amount}"
         described = f" ({item.ach_company_entry_description})" \
             if item.ach_company_entry_description else ""
-        return f"{what}{described}, reference {item.your_reference_number}"
+        summary = f"{what}{described}, reference {item.your_reference_number}"
+        checks = guard_text(self._verdict) if self._verdict is not None else ""
+        # The form ends the line with a full stop; the checks end with their own.
+        return f"{summary}. {checks.removesuffix('.')}" if checks else summary
+
+    def _movement(self, item: Any) -> str:
+        account = (f"account {last_four(item.bank_account_number)} at routing "
+                   f"{item.bank_routing_number}")
+        if item.ach_transaction_sub_type:
+            return (f"send a debit prenote (amount 0, no money moves) for {account}, "
+                    f"reference {item.your_reference_number}")
+        if item.ach_transaction_type == "Credit":
+            direction = f"credit {money(item.amount)} (pay out) to {account}"
+        else:
+            direction = f"debit {money(item.amount)} (collect) from {account}"
+        return f"{direction}, reference {item.your_reference_number}"
 
 
 class RccForm(_ItemForm):
@@ -299,3 +384,8 @@ class RccForm(_ItemForm):
     id_column = "rccItemId"
     title = "RCC item"
     css_name = "rcc"
+
+    def _movement(self, item: Any) -> str:
+        return (f"debit {money(item.amount)} (collect, by remotely created check) from "
+                f"account {last_four(item.bank_account_number)} at routing "
+                f"{item.bank_routing_number}, reference {item.your_reference_number}")

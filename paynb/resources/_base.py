@@ -21,6 +21,7 @@ from paynb.errors import (
 )
 from paynb.models import RequestModel, check
 from paynb.paging import Page, iter_pages
+from paynb.resources._seen import GUARD_FIELDS, SeenRecords
 from paynb.results import ExportFile
 from paynb.transport import parse_json, preview
 
@@ -201,6 +202,10 @@ class Resource:
 
     def __init__(self, client: Client) -> None:
         self._client = client
+        #: The raw ACH items and NOCs this client has seen: the history the submission
+        #: guards of :mod:`paynb.compliance` check an entry against.
+        self._seen = (SeenRecords(self.id_field, GUARD_FIELDS) if self.kind == "ach" else
+                      SeenRecords(self.id_field) if self.kind == "noc" else None)
 
     def __repr__(self) -> str:
         return f"<{type(self).__name__} of {self._client!r}>"
@@ -234,6 +239,8 @@ class Resource:
     # ------------------------------------------------------------------ frames
 
     def _frame(self, records: Sequence[Mapping[str, Any]] | pd.DataFrame) -> pd.DataFrame:
+        if self._seen is not None and not hasattr(records, "columns"):
+            self._seen.add(records)  # every list page, get, poll and submission answer
         return frames.to_frame(records, self.kind, mask=self._client.mask)
 
     def _row(self, record: Mapping[str, Any]) -> pd.Series:

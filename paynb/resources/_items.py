@@ -83,7 +83,7 @@ def _warn_advisories(advice: list[tuple[int | None, Advisory]]) -> None:
     for number, ((field, message, category), rows) in enumerate(grouped.items()):
         if number == _MAX_BULK_WARNINGS:
             warnings.warn(f"{len(grouped) - number} more kinds of advisories; see "
-                          "client.<kind>.check_rows()", category, stacklevel=4)
+                          "client.<kind>.check_many()", category, stacklevel=4)
             break
         where = f" (rows {', '.join(map(str, rows[:20]))}{', ...' if len(rows) > 20 else ''})" \
             if rows else ""
@@ -233,7 +233,7 @@ class ItemResource(Resource):
     # ------------------------------------------------------------------ submitting
 
     def submit(self, item: Any, *, allow_duplicate: bool = False,
-               validate: bool = True) -> pd.Series:
+               validate: bool = True, new_authorization: bool = False) -> pd.Series:
         """Submit one item; returns the stored item as the service answered it.
 
         ``item`` is a mapping (camelCase or snake_case names), a pandas Series or
@@ -256,8 +256,20 @@ class ItemResource(Resource):
         :class:`~paynb.errors.DuplicateSubmissionError` unless ``allow_duplicate``.
         The POST is sent once: when its answer is lost the journal marks it
         ``unknown`` (see :meth:`paynb.Client.reconcile`).
+
+        ACH entries pass NACHA's submission guards first (:mod:`paynb.compliance`):
+        an overdue NOC on the account, a last entry returned for a reason that needs a
+        new authorization, or a reinitiation over its limits raises
+        :class:`~paynb.errors.SubmissionRefusedError` with nothing sent;
+        ``new_authorization=True`` says the receiver authorized again (recorded in the
+        journal). A reinitiation gets company entry description ``RETRY PYMT``.
         """
         body = wire_body(self.model, as_mapping(item, "item"), validate=validate)
+        # Lazy: compliance sits above the resources (see paynb.compliance._guards).
+        from paynb.compliance._guards import guard_submission
+
+        guard_submission(self, {0: body}, new_authorization=new_authorization,
+                         all_or_nothing=True)
         if validate:
             _warn_advisories([(None, a) for a in self.model.model_validate(body).advisories()])
         row = self._post_one("submit", body, allow_duplicate=allow_duplicate)
@@ -379,7 +391,8 @@ class ItemResource(Resource):
 
     def submit_many(self, items: Any, *, commit_valid: bool = True,
                     allow_duplicate: bool = False, validate: bool = True,
-                    on_chunk: Callable[[int, int], None] | None = None) -> pd.DataFrame:
+                    on_chunk: Callable[[int, int], None] | None = None,
+                    new_authorization: bool = False) -> pd.DataFrame:
         """Submit several items in bulk; one result row per input row, in input order.
 
         ``items`` is a DataFrame or a list of mappings. Every row is checked first,
@@ -411,6 +424,12 @@ class ItemResource(Resource):
         ``on_chunk(answered, requests)`` is called before the first request
         (``answered`` 0) and after each answered one, so that a caller can show
         progress; an exception it raises is logged, never stops the submission.
+
+        ACH rows pass NACHA's submission guards (see :meth:`submit`), each row on its
+        own: the result's ``guard`` column holds each row's verdict; a refused row is
+        not sent (``itemStatus`` ``I``, the reasons in ``errors``), and with
+        ``commit_valid=False`` any refusal raises
+        :class:`~paynb.errors.SubmissionRefusedError` with nothing sent.
         """
         if on_chunk is not None and not callable(on_chunk):
             raise invalid("on_chunk", "must be a function of (answered, requests) or None")
@@ -438,7 +457,17 @@ class ItemResource(Resource):
                 rows=bad, status=400, method="POST", path=path,
                 errors={f"items[{n}].{field}": messages for n, fields in bad.items()
                         for field, messages in fields.items()})
+        # Lazy: compliance sits above the resources (see paynb.compliance._guards).
+        from paynb.compliance._guards import guard_submission
+
+        verdicts = guard_submission(self, bodies, new_authorization=new_authorization,
+                                    all_or_nothing=not commit_valid)
         results: list[dict[str, Any] | None] = [None] * len(rows)
+        for n, verdict in verdicts.items():
+            if not verdict.allowed:
+                results[n] = {"yourReferenceNumber": rows[n].get("yourReferenceNumber"),
+                              "itemStatus": "I", "errors": {"guard": verdict.reasons},
+                              "itemStatusDescription": "not sent: refused by paynb's guards"}
         for n, errors in bad.items():
             results[n] = {"yourReferenceNumber": rows[n].get("yourReferenceNumber"),
                           "itemStatus": "I", "errors": errors,
@@ -447,11 +476,17 @@ class ItemResource(Resource):
         if order:
             self._send_bulk(order, bodies, results, path, commit_valid=commit_valid,
                             allow_duplicate=allow_duplicate, on_chunk=on_chunk)
-        sent = [r for n, r in enumerate(results) if r is not None and n not in bad]
+        # Only rows the service answered: those paynb refused itself were never sent.
+        refused = {n for n, verdict in verdicts.items() if not verdict.allowed}
+        sent = [r for n, r in enumerate(results)
+                if r is not None and n not in bad and n not in refused]
         self._warn_not_accepted(sent, total=len(rows))
         frame = self._frame([r if r is not None else {} for r in results])
         if "errors" not in frame.columns:
             frame["errors"] = None
+        if verdicts:
+            frame["guard"] = [str(verdicts[n]) if n in verdicts else None
+                              for n in range(len(rows))]
         return frame
 
     def _send_bulk(self, order: list[int], bodies: dict[int, dict[str, Any]],

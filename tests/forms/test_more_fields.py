@@ -34,7 +34,7 @@ def test_more_fields_are_collapsed_and_the_everyday_ones_in_view(client) -> None
             "achPaymentTypeCode", "achCheckNumber", "achIdentificationNumber",
             "achCompanyDiscretionaryData", "achTransactionDiscretionaryData",
             "achAddendaText", "sendDate"} == set(hidden)
-    shown = _rows_of(form.widget.children[1])
+    shown = set(_rows_of(form.widget)) - set(hidden)
     for wire in ("sameDayAchRequested", "achCompanyEntryDescription", "achEffectiveDate",
                  "amount", "achEntryClass"):
         assert wire in shown and wire not in hidden
@@ -52,16 +52,16 @@ def test_iat_addenda_show_only_for_entry_class_iat(client, fill, ach_values) -> 
     assert "paynb-group-iatAddenda" in box._dom_classes
     assert box.layout.display == "none"
     fill(form, **ach_values)
-    assert not form.submit_button.disabled
+    assert not form.confirm.disabled
     form.fields["achEntryClass"].value = "IAT"
     assert box.layout.display is None
     # NACHA: an IAT entry carries the IAT addenda; refused until they are given.
-    assert form.submit_button.disabled
+    assert form.confirm.disabled
     assert "IAT addenda (is required for an IAT entry" in form.status_text
     fill(form, **{"iatAddenda.transactionTypeCode": "SAL",
                   "iatAddenda.foreignBeneficiaryPayer.name": "Acme GmbH",
                   "iatAddenda.foreignBeneficiaryPayer.countryCode": "de"})
-    assert not form.submit_button.disabled, form.status_text
+    assert not form.confirm.disabled, form.status_text
     item, _ = form._validate()
     assert item.to_wire()["iatAddenda"] == {
         "transactionTypeCode": "SAL",
@@ -76,12 +76,12 @@ def test_iat_addenda_show_only_for_entry_class_iat(client, fill, ach_values) -> 
 def test_same_day_over_the_limit_is_refused_as_typed(client, fill, ach_values) -> None:
     form = AchForm(client)
     fill(form, **{**ach_values, "amount": "1000000.01"})
-    assert not form.submit_button.disabled  # a next-day entry may carry it
+    assert not form.confirm.disabled  # a next-day entry may carry it
     form.fields["sameDayAchRequested"].value = True
-    assert form.submit_button.disabled
+    assert form.confirm.disabled
     assert "1,000,000.00 for a same-day entry" in form.status_text
     form.fields["amount"].value = "1000000.00"
-    assert not form.submit_button.disabled
+    assert not form.confirm.disabled
     assert form.status_text.startswith("Ready to submit a same-day debit of 1000000.00")
 
 
@@ -96,16 +96,18 @@ def test_a_past_effective_date_is_a_note_not_a_refusal(client, fill, ach_values)
     form = AchForm(client)
     fill(form, **ach_values, achCompanyEntryDescription="PAYROLL")
     form.fields["achEffectiveDate"].value = dt.date(2020, 1, 6)
-    assert not form.submit_button.disabled
+    assert not form.confirm.disabled
     assert "Note (sent anyway): Effective date: 2020-01-06 is in the past" in form.status_text
     assert "paynb-status-warn" in form.status.value
     assert "(PAYROLL)" in form.status_text
+    form.confirm.value = True
+    assert not form.submit_button.disabled  # a note, not a refusal
 
 
 def test_an_unknown_account_type_is_a_note(client, fill, ach_values) -> None:
     form = AchForm(client)
     fill(form, **ach_values, achAccountType="Brokerage")
-    assert not form.submit_button.disabled
+    assert not form.confirm.disabled
     assert "Account type: 'Brokerage' is not an account type paynb knows" in form.status_text
     form.fields["achAccountType"].value = "personalchecking"  # known, in any casing
     assert form.status_text.startswith("Ready to submit") and "Note" not in form.status_text
@@ -132,6 +134,7 @@ def test_an_answer_of_blocked_is_a_red_line(client, fill, ach_values, monkeypatc
     monkeypatch.setattr(client.ach, "submit", answered_blocked)
     form = AchForm(client)
     fill(form, **ach_values)
+    form.confirm.value = True
     with warnings.catch_warnings():
         warnings.simplefilter("error")  # nothing printed under the cell: the form says it
         form.submit_button.click()
@@ -139,3 +142,25 @@ def test_an_answer_of_blocked_is_a_red_line(client, fill, ach_values, monkeypatc
     assert form.status_text.startswith("Not accepted: ")
     assert "status B (Blocked)" in form.status_text and "Restricted state" in form.status_text
     assert form.submit_button.disabled  # stored: not sent again from this form
+
+
+def test_bulk_form_takes_the_documented_columns(client, ref) -> None:
+    """A spreadsheet with same-day and entry-description columns: every column is a field
+    (none ignored), text cells are read as the model reads them, and the limit holds."""
+    import pandas as pd
+
+    from paynb.forms import BulkSubmitForm
+
+    base = {"firstSignerFirstName": "Jane", "firstSignerLastName": "Doe", "state": "NY",
+            "zip": "10001", "bankRoutingNumber": "021000021",
+            "bankAccountNumber": "000123456789", "achTransactionType": "Credit",
+            "achCompanyEntryDescription": "PAYROLL", "achEffectiveDate": "2030-01-07"}
+    batch = pd.DataFrame([{**base, "yourReferenceNumber": ref("sd1"), "amount": "10.00",
+                           "sameDayAchRequested": "true"},
+                          {**base, "yourReferenceNumber": ref("sd2"), "amount": "1500000.00",
+                           "same_day_ach_requested": "TRUE"}], dtype=str)
+    form = BulkSubmitForm(client, items=batch)
+    assert form._ignored == []
+    assert form._rows[0]["sameDayAchRequested"] == "true"
+    assert form.preview.value.count("paynb-row-valid") == 1
+    assert "same-day entry" in form.preview.value  # the second row breaks the limit
