@@ -102,10 +102,14 @@ def _check_freq(freq: str) -> str:
     return freq.upper()
 
 
+def _naive_utc(dates: pd.Series) -> pd.Series:
+    """UTC times without their zone: how paynb's date columns already are (see frames)."""
+    return dates.dt.tz_convert("UTC").dt.tz_localize(None) if dates.dt.tz is not None else dates
+
+
 def _periods(dates: pd.Series, freq: str) -> pd.Series:
     """Each UTC date's period (a naive UTC PeriodIndex-backed Series)."""
-    naive = dates.dt.tz_convert("UTC").dt.tz_localize(None) if dates.dt.tz is not None else dates
-    return naive.dt.to_period(freq)
+    return _naive_utc(dates).dt.to_period(freq)
 
 
 def _date_axis(ax: Axes) -> None:
@@ -465,7 +469,8 @@ def returns_calendar(df: pd.DataFrame, ax: Axes | None = None, *, title: str | N
     returns = _returns(df)
     if returns.empty:
         return _no_items(ax, title, "no items returned")
-    days = returns["returnDate"].dt.tz_convert("UTC").dt.tz_localize(None).dt.normalize()
+    # returnDate is a date (zone-less) when the service sends midnights, else UTC times.
+    days = _naive_utc(returns["returnDate"]).dt.normalize()
     per_day = days.value_counts()
     first_monday = per_day.index.min() - pd.Timedelta(days=per_day.index.min().day_of_week)
     column = ((per_day.index - first_monday).days // 7).to_numpy()
