@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING, Any
 from paynb._version import __version__
 
 if TYPE_CHECKING:
-    from paynb import errors, forms, models, plots, sandbox
+    from paynb import calendar, errors, forms, models, plots, sandbox
     from paynb.client import Client, connect
     from paynb.results import ExportFile, RouteCheck
 
@@ -29,6 +29,7 @@ __all__ = [
     "ExportFile",
     "RouteCheck",
     "__version__",
+    "calendar",
     "connect",
     "errors",
     "forms",
@@ -43,7 +44,7 @@ _LAZY_ATTRIBUTES = {
     "ExportFile": "paynb.results",
     "RouteCheck": "paynb.results",
 }
-_LAZY_MODULES = {"errors", "forms", "models", "plots", "sandbox"}
+_LAZY_MODULES = {"calendar", "errors", "forms", "models", "plots", "sandbox"}
 
 
 def __getattr__(name: str) -> Any:

@@ -45,6 +45,7 @@ REFERENCE = {
     "paynb.sandbox": ("reference/sandbox", "paynb.sandbox", None),
     "paynb.frames": ("reference/frames", "paynb.frames", None),
     "paynb.codes": ("reference/codes", "paynb.codes", None),
+    "paynb.calendar": ("reference/calendar", "paynb.calendar", None),
     "paynb.journal": ("reference/journal", "paynb.journal", None),
     "paynb.auth": ("reference/internals", "paynb.auth", None),
     "paynb.transport": ("reference/internals", "paynb.transport", None),

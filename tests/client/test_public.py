@@ -11,8 +11,8 @@ import paynb
 
 def test_paynb_all_is_exactly_the_public_names():
     assert sorted(paynb.__all__) == sorted([
-        "Client", "ExportFile", "RouteCheck", "__version__", "connect", "errors", "forms",
-        "models", "plots", "sandbox"])
+        "Client", "ExportFile", "RouteCheck", "__version__", "calendar", "connect", "errors",
+        "forms", "models", "plots", "sandbox"])
     for name in ("Client", "connect", "ExportFile", "RouteCheck"):
         assert getattr(paynb, name) is not None
 
