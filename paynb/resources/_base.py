@@ -361,17 +361,17 @@ class Resource:
     # ------------------------------------------------------------------ filters
 
     def _status_codes(self, status: str | Iterable[str]) -> list[str]:
-        """The status codes asked for, checked (``status`` names the argument)."""
-        from paynb.frames import INSTANT_STATUSES
-
+        """The status codes asked for, checked (``status`` names the argument); this is
+        the instant card and RTP rule (ACH and RCC items override it)."""
+        known = frames.INSTANT_STATUSES
         given = [status] if isinstance(status, str) else list(status)
         codes = []
         for one in given:
             text = str(one).strip()
-            code = next((s for s in INSTANT_STATUSES if s.lower() == text.lower()), None)
+            code = next((s for s in known if s.lower() == text.lower()), None)
             if code is None:
                 raise invalid("status", f"holds {text!r}, not a status of {self.kind} "
-                              f"transactions; use {' or '.join(INSTANT_STATUSES)}")
+                              f"transactions; use {' or '.join(known)}")
             codes.append(code)
         return codes
 
