@@ -12,6 +12,7 @@ from collections.abc import Callable
 from datetime import UTC, datetime
 
 from benchmarks import (
+    case_compliance,
     case_import,
     case_list,
     case_memory,
@@ -29,6 +30,7 @@ CASES: dict[str, tuple[str, Callable[[Config], list[Row]]]] = {
     "5": ("validation", case_validation.run),
     "6": ("plots", case_plots.run),
     "7": ("sandbox", case_sandbox.run),
+    "8": ("compliance", case_compliance.run),
 }
 
 

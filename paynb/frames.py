@@ -1011,3 +1011,15 @@ class PaynbAccessor:
         from paynb import plots
 
         return plots.returns_calendar(self._df, ax, **options)
+
+    def return_rate_thresholds(self, ax: Any = None, **options: Any) -> Any:
+        """:func:`paynb.plots.return_rate_thresholds` of this frame."""
+        from paynb import plots
+
+        return plots.return_rate_thresholds(self._df, ax, **options)
+
+    def return_exposure(self, ax: Any = None, **options: Any) -> Any:
+        """:func:`paynb.plots.return_exposure` of this frame."""
+        from paynb import plots
+
+        return plots.return_exposure(self._df, ax, **options)

@@ -39,6 +39,8 @@ __all__ = [
     "return_trend",
     "returns_calendar",
     "status_summary",
+    "return_rate_thresholds",
+    "return_exposure",
 ]
 
 RETURN_STATUSES: tuple[str, ...] = ("R", "I", "B")
@@ -593,3 +595,46 @@ def returns_calendar(df: pd.DataFrame, ax: Axes | None = None, *, title: str | N
     ax.set_ylabel("Weekday")
     ax.set_title(title)
     return ax
+
+
+# --------------------------------------------------------------------------- compliance
+# Drawn by paynb.compliance (same layer); imported on first use so that plotting a
+# status summary does not load the compliance package.
+
+def return_rate_thresholds(df: pd.DataFrame, ax: Axes | None = None, *, window: str = "60D",
+                           category: str | None = None, start: Any = None, end: Any = None,
+                           warning_share: float = 0.8, title: str | None = None) -> Axes:
+    """The rolling NACHA return rates (unauthorized, administrative, overall) against their
+    thresholds, with the warning band and the days over a threshold marked.
+
+    See :func:`paynb.compliance.rolling_return_rates` for the figures. ``category=None``
+    draws the three as a percentage of their own threshold; a category name draws that
+    rate in percent against its threshold line. ``start``/``end`` bound the days drawn.
+
+    Returns:
+        The Axes.
+    """
+    from paynb.compliance._plots import return_rate_thresholds as draw
+
+    return draw(df, ax, window=window, category=category, start=start, end=end,
+                warning_share=warning_share, title=title)
+
+
+def return_exposure(df: pd.DataFrame, ax: Axes | None = None, *, as_of: Any = None,
+                    consumer_classes: Sequence[str] | None = None,
+                    title: str | None = None) -> Axes:
+    """Debit amounts still returnable as of ``as_of``, per settlement day, stacked by return
+    window (standard: two banking days; unauthorized consumer debits: 60 calendar days).
+
+    See :func:`paynb.compliance.return_exposure` for the figures; ``consumer_classes``
+    None means :data:`paynb.compliance.CONSUMER_ENTRY_CLASSES`.
+
+    Returns:
+        The Axes.
+    """
+    from paynb.compliance import CONSUMER_ENTRY_CLASSES
+    from paynb.compliance._plots import return_exposure as draw
+
+    return draw(df, ax, as_of=as_of, title=title,
+                consumer_classes=CONSUMER_ENTRY_CLASSES if consumer_classes is None
+                else consumer_classes)

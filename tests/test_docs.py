@@ -51,6 +51,7 @@ REFERENCE = {
     "paynb.transport": ("reference/internals", "paynb.transport", None),
     "paynb.paging": ("reference/internals", "paynb.paging", None),
     "paynb.cli": ("reference/internals", "paynb.cli", None),
+    "paynb.compliance": ("reference/compliance", "paynb.compliance", None),
 }
 #: What every form has from its (private) base class, documented on each form.
 FORM_MEMBERS = ["result", "widget", "status_text", "client"]
@@ -68,7 +69,7 @@ def public_modules() -> list[str]:
 
 
 PAGES = ["getting-started", "real-service", "client", "forms", "plots", "sandbox", "journal",
-         "safety"]
+         "safety", "compliance"]
 
 
 @pytest.fixture(scope="module")
@@ -146,7 +147,7 @@ def test_notebooks_are_rendered_executed(site: Path):
     assert "connect" in quickstart
     assert "<img" in quickstart, "the executed quickstart shows its chart"
     for name in ["02_returns_and_polling", "03_submit_and_void", "04_instant_payments",
-                 "05_nocs_and_exports"]:
+                 "05_nocs_and_exports", "06_compliance"]:
         assert "jp-OutputArea" in _page(site, f"notebooks/{name}"), name
 
 

@@ -1,0 +1,225 @@
+"""NACHA return rates of debit entries against their thresholds, now and over time."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from fractions import Fraction
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from paynb.compliance._items import Prepared, as_day, prepare, to_dates, today
+from paynb.compliance._rules import CATEGORIES, WARNING_SHARE, WINDOWS
+
+__all__ = ["LEVELS", "return_rates", "rolling_return_rates"]
+
+#: Levels of a rate, mildest first (an ordered categorical in every result).
+LEVELS: tuple[str, ...] = ("no entries", "ok", "warning", "over")
+_LEVEL_DTYPE = pd.CategoricalDtype(list(LEVELS), ordered=True)
+_CATEGORY_DTYPE = pd.CategoricalDtype([c.name for c in CATEGORIES], ordered=True)
+_FREQS = {"D": "D", "W": "W-SUN", "M": "ME"}
+
+
+def _check_window(window: str) -> str:
+    if window not in WINDOWS:
+        raise ValueError(f"window must be one of {', '.join(map(repr, WINDOWS))}; got {window!r}")
+    return window
+
+
+def _share(warning_share: float) -> Fraction:
+    if isinstance(warning_share, bool) or not isinstance(warning_share, int | float) or not (
+            0 < warning_share <= 1):
+        raise ValueError(f"warning_share must be a number in (0, 1]; got {warning_share!r}")
+    # From its text: 0.8 is exactly 4/5, not the float nearest it.
+    return Fraction(str(warning_share))
+
+
+def window_bounds(days: Any, window: str) -> tuple[np.ndarray, np.ndarray]:
+    """First and last day (inclusive) of the window of each as-of day.
+
+    ``"60D"``: the 60 calendar days ending on the as-of day, both included.
+    ``"2M"``: the two calendar months before the as-of day's month (1 Sep - 31 Oct
+    for any day of November).
+    """
+    days = np.asarray(days, dtype=np.int64)
+    if window == "60D":
+        return days - 59, days
+    month = days.astype("datetime64[D]").astype("datetime64[M]")
+    first = (month - 2).astype("datetime64[D]").astype(np.int64)
+    last = month.astype("datetime64[D]").astype(np.int64) - 1
+    return first, last
+
+
+def _levels(returns: np.ndarray, entries: np.ndarray, bp: np.ndarray, share: Fraction
+            ) -> pd.Categorical:
+    """Exact integer comparisons: over when returns/entries > bp/10000 ("exceeds"),
+    warning from ``share`` of the threshold on."""
+    returns = returns.astype(np.int64)
+    entries = entries.astype(np.int64)
+    scaled = returns * 10_000 * share.denominator
+    over = returns * 10_000 > bp * entries
+    warning = scaled >= share.numerator * bp * entries
+    codes = np.where(entries == 0, 0, np.where(over, 3, np.where(warning, 2, 1)))
+    return pd.Categorical.from_codes(codes, dtype=_LEVEL_DTYPE)
+
+
+def _table(labels: pd.DataFrame, groups: np.ndarray, returns: np.ndarray, entries: np.ndarray,
+           share: Fraction, extra: dict[str, Any]) -> pd.DataFrame:
+    """Rows of (group, category) from flat arrays whose category runs fastest."""
+    k = len(CATEGORIES)
+    bp = np.tile([c.threshold_bp for c in CATEGORIES], len(groups) // k)
+    thresholds = bp / 10_000
+    with np.errstate(divide="ignore", invalid="ignore"):
+        rate = np.where(entries > 0, returns / np.where(entries > 0, entries, 1), np.nan)
+    columns: dict[str, Any] = dict(extra)
+    for name in labels.columns:
+        columns[name] = labels[name].to_numpy()[groups]
+    columns |= {
+        "category": pd.Categorical.from_codes(np.tile(np.arange(k), len(groups) // k),
+                                              dtype=_CATEGORY_DTYPE),
+        "returns": returns.astype(np.int64),
+        "entries": entries.astype(np.int64),
+        "rate": rate,
+        "threshold": thresholds,
+        "share_of_threshold": rate / thresholds,
+        "level": _levels(returns, entries, bp, share),
+    }
+    frame = pd.DataFrame(columns)
+    for name in labels.columns:  # keep the group columns' dtypes (categoricals, str)
+        frame[name] = frame[name].astype(labels[name].dtype)
+    return frame
+
+
+def _counts(prep: Prepared, lo: int, hi: int) -> tuple[np.ndarray, np.ndarray]:
+    """(returns per group and category, entries per group) in one window."""
+    size = len(prep.labels)
+    inside = prep.entry & (prep.origination >= lo) & (prep.origination <= hi)
+    entries = np.bincount(prep.groups[inside], minlength=size)
+    returned = prep.returned & (prep.return_day >= lo) & (prep.return_day <= hi)
+    returns = np.empty((size, len(CATEGORIES)), dtype=np.int64)
+    for index in range(len(CATEGORIES)):
+        picked = returned & prep.in_category(index)
+        returns[:, index] = np.bincount(prep.groups[picked], minlength=size)
+    return returns, entries
+
+
+def return_rates(items: pd.DataFrame, *, as_of: Any = None, window: str = "60D",
+                 by: str | Sequence[str] | None = None,
+                 warning_share: float = WARNING_SHARE) -> pd.DataFrame:
+    """The three NACHA return rates of the debit entries in ``items``, against their thresholds.
+
+    Args:
+        items: ACH items as the client returns them (``client.ach.list()``, an export, a
+            concatenation of several): ``itemStatus``, ``achTransactionType``,
+            ``returnDate``, ``returnReason``, and the origination dates ``sendDate``
+            (else ``achEffectiveDate``, else ``receivedDateTime``).
+        as_of: the last day measured (a date, datetime or ISO text, read in UTC);
+            None for today (UTC).
+        window: ``"60D"``: the 60 calendar days ending on ``as_of``, both ends
+            included; ``"2M"``: the two calendar months before the month of ``as_of``.
+        by: a column (or list of columns) to split by, such as ``"companyCode"`` or
+            ``"achEntryClass"``: one set of rows per value the items hold.
+        warning_share: the share of a threshold from which the level is ``"warning"``.
+
+    Returns:
+        One row per category (``unauthorized``, ``administrative``, ``overall``) and
+        ``by`` group: ``returns`` (debit returns whose return date is in the window),
+        ``entries`` (debit entries originated in the window), ``rate`` (NaN without
+        entries), ``threshold``, ``share_of_threshold``, ``level`` (``no entries``,
+        ``ok``, ``warning`` from ``warning_share`` of the threshold, ``over`` when the
+        rate exceeds the threshold), then ``window_start`` and ``window_end``.
+
+    Raises:
+        ValueError: an unknown window, a warning share outside (0, 1], an as-of that
+            is no date, or a frame without the columns above.
+    """
+    window = _check_window(window)
+    share = _share(warning_share)
+    day = as_day(as_of)
+    prep = prepare(items, by)
+    (lo,), (hi,) = window_bounds([day], window)
+    returns, entries = _counts(prep, int(lo), int(hi))
+    size, k = len(prep.labels), len(CATEGORIES)
+    groups = np.repeat(np.arange(size), k)
+    return _table(prep.labels, groups, returns.ravel(), np.repeat(entries, k), share, {}).assign(
+        window_start=pd.Timestamp(to_dates(lo)), window_end=pd.Timestamp(to_dates(hi)))
+
+
+def _evaluation_days(prep: Prepared, freq: str, start: Any, end: Any) -> np.ndarray:
+    if not isinstance(freq, str) or freq.upper() not in _FREQS:
+        raise ValueError(f"freq must be one of {', '.join(_FREQS)}; got {freq!r}")
+    last = today() if end is None else as_day(end, "end")
+    if start is None:
+        known = prep.origination[prep.entry]
+        first = int(known.min()) if known.size else last
+        first = min(first, last)
+    else:
+        first = as_day(start, "start")
+    if first > last:
+        raise ValueError(f"start ({to_dates(first)}) is after end ({to_dates(last)})")
+    dates = pd.date_range(pd.Timestamp(to_dates(first)), pd.Timestamp(to_dates(last)),
+                          freq=_FREQS[freq.upper()])
+    return dates.to_numpy().astype("datetime64[D]").astype(np.int64)
+
+
+def rolling_return_rates(items: pd.DataFrame, freq: str = "D", *, window: str = "60D",
+                         start: Any = None, end: Any = None,
+                         by: str | Sequence[str] | None = None,
+                         warning_share: float = WARNING_SHARE) -> pd.DataFrame:
+    """:func:`return_rates` as a time series: each day's figures over its trailing window.
+
+    Computed from daily counts and their cumulative sums (one ``bincount`` per
+    category, then two look-ups per day), so a year of days costs about one
+    :func:`return_rates` call.
+
+    Args:
+        items: ACH items, as for :func:`return_rates`.
+        freq: ``"D"`` every day, ``"W"`` every Sunday, ``"M"`` every month's last day.
+        window: ``"60D"`` or ``"2M"``, as for :func:`return_rates`.
+        start, end: the first and last as-of day (UTC dates); by default the first
+            origination day in the items and today.
+        by: a column (or columns) to split by.
+        warning_share: the share of a threshold from which the level is ``"warning"``.
+
+    Returns:
+        The columns of :func:`return_rates` (without the window bounds) after a
+        ``date`` column (the as-of day, naive, UTC): one row per date, ``by`` group and
+        category.
+
+    Raises:
+        ValueError: ``start`` after ``end``, an unknown ``freq`` or ``window``.
+    """
+    window = _check_window(window)
+    share = _share(warning_share)
+    prep = prepare(items, by)
+    days = _evaluation_days(prep, freq, start, end)
+    size, k = len(prep.labels), len(CATEGORIES)
+    if not days.size:
+        return _table(prep.labels, np.zeros(0, np.int64), np.zeros(0, np.int64),
+                      np.zeros(0, np.int64), share, {"date": pd.DatetimeIndex([])})
+    lo, hi = window_bounds(days, window)
+    base, top = int(lo.min()), int(hi.max())
+    span = top - base + 1
+
+    def cumulative(mask: np.ndarray, when: np.ndarray) -> np.ndarray:
+        """Per group, counts up to each day: shape (groups, span + 1), column 0 zero."""
+        inside = mask & (when >= base) & (when <= top)
+        flat = prep.groups[inside] * span + (when[inside] - base)
+        counts = np.bincount(flat, minlength=size * span).reshape(size, span)
+        out = np.zeros((size, span + 1), dtype=np.int64)
+        np.cumsum(counts, axis=1, out=out[:, 1:])
+        return out
+
+    def windowed(table: np.ndarray) -> np.ndarray:
+        """(days, groups) counts over each day's window."""
+        return (table[:, hi - base + 1] - table[:, lo - base]).T
+
+    entries = windowed(cumulative(prep.entry, prep.origination))
+    returns = np.stack([windowed(cumulative(prep.in_category(i), prep.return_day))
+                        for i in range(k)], axis=-1)  # (days, groups, categories)
+    n_days = len(days)
+    groups = np.tile(np.repeat(np.arange(size), k), n_days)
+    dates = np.repeat(days.astype("datetime64[D]").astype("datetime64[ns]"), size * k)
+    return _table(prep.labels, groups, returns.ravel(), np.repeat(entries.ravel(), k), share,
+                  {"date": dates})
