@@ -15,6 +15,7 @@ from benchmarks import (
     case_compliance,
     case_import,
     case_list,
+    case_match,
     case_memory,
     case_plots,
     case_sandbox,
@@ -31,6 +32,7 @@ CASES: dict[str, tuple[str, Callable[[Config], list[Row]]]] = {
     "6": ("plots", case_plots.run),
     "7": ("sandbox", case_sandbox.run),
     "8": ("compliance", case_compliance.run),
+    "9": ("match", case_match.run),
 }
 
 

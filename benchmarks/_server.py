@@ -42,10 +42,13 @@ class Served:
     ready_s: float
     options: dict[str, Any] = field(default_factory=dict)
 
-    def client_kwargs(self) -> dict[str, str]:
-        """Positional-by-name arguments of ``paynb.Client`` for this sandbox."""
+    def client_kwargs(self) -> dict[str, Any]:
+        """The connection arguments of ``paynb.Client`` for this sandbox."""
+        import paynb
+
         return {"base_url": self.base_url, "auth_url": self.auth_url,
-                "company_code": self.company_code, **self.credentials}
+                "company_code": self.company_code,
+                "credentials": paynb.Credentials(**self.credentials)}
 
     def set_latency(self, ms: float) -> None:
         """Added latency of every read and write from now on (``PUT /sandbox/faults``)."""

@@ -44,8 +44,10 @@ def run(cfg: Config) -> list[Row]:
             raise AssertionError(f"{name} found other invalid rows")
 
     # A client that never connects: validation happens before any request.
-    client = paynb.Client("http://127.0.0.1:9", "http://127.0.0.1:9", "DEMO1", "id", "secret",
-                          "user", "password", journal=None)
+    client = paynb.Client(base_url="http://127.0.0.1:9", auth_url="http://127.0.0.1:9",
+                          company_code="DEMO1",
+                          credentials=paynb.Credentials("id", "secret", "user", "password"),
+                          journal=None)
     med = interleave({"paynb": lambda: set(client.ach._check_rows(rows)[1]),
                       "baseline": lambda: _one_at_a_time(rows)},
                      cfg.rounds, warmup=cfg.warmup, check=same_rows)

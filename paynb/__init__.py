@@ -22,10 +22,13 @@ from paynb._version import __version__
 if TYPE_CHECKING:
     from paynb import calendar, errors, forms, models, plots, sandbox
     from paynb.client import Client, connect
+    from paynb.config import Credentials
+    from paynb.matching import MatchResult, match
     from paynb.results import ExportFile, RouteCheck
 
 __all__ = [
     "Client",
+    "Credentials",
     "ExportFile",
     "RouteCheck",
     "__version__",
@@ -36,13 +39,18 @@ __all__ = [
     "models",
     "plots",
     "sandbox",
+    "match",
+    "MatchResult",
 ]
 
 _LAZY_ATTRIBUTES = {
     "Client": "paynb.client",
     "connect": "paynb.client",
+    "Credentials": "paynb.config",
     "ExportFile": "paynb.results",
     "RouteCheck": "paynb.results",
+    "match": "paynb.matching",
+    "MatchResult": "paynb.matching",
 }
 _LAZY_MODULES = {"calendar", "errors", "forms", "models", "plots", "sandbox"}
 

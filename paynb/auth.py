@@ -9,6 +9,7 @@ repr, a log line or an exception.
 from __future__ import annotations
 
 import logging
+import re
 import threading
 import time
 from typing import Any
@@ -18,13 +19,59 @@ import requests
 
 from paynb.errors import AuthenticationError, TransportError
 
-__all__ = ["PasswordAuth"]
+__all__ = ["PasswordAuth", "gave_up", "no_answer_reason"]
 
 logger = logging.getLogger("paynb.auth")
 
 #: Renew when less than this share of the token's lifetime is left (at most 60 s before).
 _RENEW_SHARE = 0.1
 _RENEW_MAX_MARGIN = 60.0
+# The operating system's words in a connection error ("[Errno 111] Connection refused"),
+# without the URL around them (its query string may hold references).
+_ERRNO = re.compile(r"\[Errno -?\d+\] ([^'\"()\[\]]+)")
+_TLS_FAILED = "the TLS handshake failed"
+
+
+def no_answer_reason(exc: BaseException) -> str:
+    """Why no answer came, in a few words (no URL, no query string)."""
+    name = type(exc).__name__
+    if isinstance(exc, requests.Timeout):
+        return f"timed out ({name})"
+    if isinstance(exc, requests.exceptions.SSLError):
+        return f"{_TLS_FAILED} ({name})"
+    if isinstance(exc, requests.exceptions.ProxyError):
+        return f"the proxy did not connect ({name})"
+    text = str(exc)
+    found = _ERRNO.search(text)
+    if found:
+        return f"{found.group(1).strip().lower()} ({name})"
+    if "Connection aborted" in text or "RemoteDisconnected" in text:
+        return f"the connection was dropped without an answer ({name})"
+    return name
+
+
+def _advice(reason: str, setting: str, url: str) -> str:
+    """What to check after no answer came from ``url`` (for ``reason``)."""
+    if reason.startswith(_TLS_FAILED):
+        return (f"Check the CA bundle (REQUESTS_CA_BUNDLE, or verify= of the session you "
+                f"passed) and that {setting} {url} is the right address.")
+    return (f"Check that the VPN or network connection is up, that the proxy (HTTPS_PROXY, "
+            f"or proxies= of the session you passed) lets the call through, and that "
+            f"{setting} {url} is the right address.")
+
+
+def gave_up(what: str, method: str, url: str, *, reason: str, attempts: int, seconds: float,
+            setting: str, outcome: str = "") -> TransportError:
+    """The final :class:`TransportError` after ``attempts`` tries without an answer."""
+    parts = urlsplit(url)
+    host = parts.netloc
+    base = f"{parts.scheme}://{host}"
+    tries = f"{attempts} attempt{'s' if attempts != 1 else ''} over {seconds:.1f} s"
+    return TransportError(
+        f"no answer from {host} to the {what} ({method} {parts.path}): {reason}; "
+        f"{tries}.{outcome} {_advice(reason, setting, base)}",
+        method=method, path=parts.path, host=host, request=what, attempts=attempts,
+        seconds=seconds, reason=reason)
 
 
 class PasswordAuth:
@@ -71,11 +118,14 @@ class PasswordAuth:
             return self._token
 
     def _fetch(self) -> None:
+        started = time.monotonic()
         try:
             response = self._session.post(self.token_url, data=self._form, timeout=self._timeout)
         except requests.RequestException as exc:
-            raise TransportError(f"token endpoint unreachable ({type(exc).__name__})",
-                                 method="POST", path="/connect/token") from None
+            # One attempt: Transport.token() retries, and its final error counts them all.
+            raise gave_up("token request", "POST", self.token_url,
+                          reason=no_answer_reason(exc), attempts=1,
+                          seconds=time.monotonic() - started, setting="auth_url") from None
         answer: Any
         try:
             answer = response.json()

@@ -22,11 +22,14 @@ import html
 import logging
 import math
 import os
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
+from urllib.parse import urlsplit
 
 from paynb import config
 from paynb.auth import PasswordAuth
+from paynb.config import Credentials
 from paynb.errors import PaynbError, ValidationError
 from paynb.journal import SUBMISSIONS, Journal
 from paynb.resources import AchResource, InstantResource, NocResource, RccResource, RtpResource
@@ -35,9 +38,12 @@ from paynb.transport import DEFAULT_MAX_RETRIES, Transport, make_session
 
 if TYPE_CHECKING:
     import pandas as pd
+    import requests
 
     from paynb.resources._base import Resource
 
+# Environment is the type of Client.environment, documented with the client (its own page
+# entry is paynb.client.Environment); it is not built by users.
 __all__ = ["Client", "connect"]
 
 logger = logging.getLogger("paynb")
@@ -89,22 +95,100 @@ def _seconds(value: Any, argument: str) -> float:
     return float(value)
 
 
+def _is_session(value: Any) -> bool:
+    import requests
+
+    return isinstance(value, requests.Session)
+
+
 def _text(value: Any, argument: str) -> str:
     if not isinstance(value, str) or not value.strip():
         raise invalid(argument, "must be a non-empty string")
     return value.strip()
 
 
-class Client:
+@dataclass(frozen=True)
+class Environment:
+    """Where a client's calls go: the embedded sandbox, or the real service.
+
+    ``name`` is ``"sandbox"``, the profile's name, ``"env"`` (the ``PAYNB_*``
+    variables) or ``"custom"`` (arguments given in code); ``host`` is the
+    service's host. Compares equal to its ``name`` (``client.environment ==
+    "sandbox"``); :attr:`label` is what reprs and form headers show.
+    """
+
+    name: str
+    host: str
+    is_sandbox: bool
+
+    @property
+    def label(self) -> str:
+        """``sandbox (simulated, nothing is paid)``, or ``REAL SERVICE <host> (profile
+        <name>)``: what the repr, the form headers and the confirmations say."""
+        if self.is_sandbox:
+            return "sandbox (simulated, nothing is paid)"
+        source = {"env": "PAYNB_* variables", "custom": "settings given in code"}.get(
+            self.name, f"profile {self.name}")
+        return f"REAL SERVICE {self.host} ({source})"
+
+    def __str__(self) -> str:
+        return self.label
+
+    def __eq__(self, other: object) -> bool:
+        if isinstance(other, str):
+            return self.name == other
+        if isinstance(other, Environment):
+            return (self.name, self.host, self.is_sandbox) == (
+                other.name, other.host, other.is_sandbox)
+        return NotImplemented
+
+    def __hash__(self) -> int:
+        return hash(self.name)
+
+
+_REWRITE = ("paynb.Client(base_url=..., auth_url=..., company_code=..., "
+            "credentials=paynb.Credentials(client_id=..., client_secret=..., username=..., "
+            "password=...)), or paynb.connect(), Client.from_env() or Client.from_profile()")
+
+
+class _KeywordsOnly:
+    """Refuses the old positional (and loose-credential) calls of :class:`Client` with a
+    message saying what to write instead. The values are never echoed: some are secrets."""
+
+    def __new__(cls, *args: Any, **kwargs: Any) -> Any:
+        if args:
+            raise TypeError(
+                f"paynb.Client takes keyword arguments only ({len(args)} positional "
+                f"value{'s' if len(args) != 1 else ''} given, not shown): write {_REWRITE}")
+        loose = [name for name in config.CREDENTIALS if name in kwargs]
+        if loose:
+            raise TypeError(
+                f"paynb.Client takes the credentials as one object, not {', '.join(loose)}: "
+                f"write {_REWRITE}")
+        return super().__new__(cls)
+
+
+class Client(_KeywordsOnly):
     """A connection to the payment item service for one company.
+
+    Every argument is a keyword: ``paynb.Client(base_url=..., auth_url=...,
+    company_code=..., credentials=paynb.Credentials(...))``.
 
     Args:
         base_url: the service address (``{base_url}`` of the spec).
         auth_url: the token server address; the token comes from
             ``{auth_url}/connect/token``.
         company_code: the company every call acts for.
-        client_id, client_secret, username, password: the password-grant
-            credentials. They are kept only by the token fetcher and never shown.
+        credentials: the password-grant credentials, a :class:`paynb.Credentials`
+            (from code, :meth:`~paynb.Credentials.from_env`, a profile or the keyring).
+            They are kept only by the token fetcher and never shown.
+        session: a ``requests.Session`` of your own, e.g. with ``proxies``, ``verify``
+            (a CA bundle), ``cert`` (mTLS) or extra headers: paynb keeps all of those,
+            mounts its pooled adapter for ``http://`` and ``https://`` (no retries of its
+            own: paynb retries reads itself) unless you mounted an adapter of your own
+            class there, and sets ``Accept: application/json`` unless you set an Accept.
+            It adds the bearer token to each request. You keep the session: closing the
+            client does not close it. Default: a new session.
         timeout: seconds every HTTP call may take.
         max_retries: how often a read (GET) is retried after a connection error,
             408, 429 or 5xx (default 5; backoff doubles from 0.25 s, capped at 8 s).
@@ -116,20 +200,23 @@ class Client:
             directory; ``None`` turns the journal (and its duplicate guard) off.
         mask: show account numbers as ``****6789`` in frames (card numbers are
             always shown as their last four digits).
-        environment: a label for the repr (``"sandbox"``, a profile name...).
+        environment: where the settings came from, for :attr:`environment`:
+            ``"sandbox"`` (what :func:`connect` and ``Sandbox.connect()`` pass), a
+            profile name, ``"env"``; default ``"custom"``. Anything but ``"sandbox"``
+            is shown as the real service.
     """
 
-    def __init__(self, base_url: str, auth_url: str, company_code: str, client_id: str,
-                 client_secret: str, username: str, password: str, *, timeout: float = 30.0,
-                 max_retries: int = DEFAULT_MAX_RETRIES, page_size: int = 200, max_workers: int = 8,
-                 journal: Any = DEFAULT_JOURNAL, mask: bool = True,
-                 environment: str | None = None) -> None:
+    def __init__(self, *, base_url: str, auth_url: str, company_code: str,
+                 credentials: Credentials, session: requests.Session | None = None,
+                 timeout: float = 30.0, max_retries: int = DEFAULT_MAX_RETRIES,
+                 page_size: int = 200, max_workers: int = 8, journal: Any = DEFAULT_JOURNAL,
+                 mask: bool = True, environment: str | None = None) -> None:
         self.base_url = _url(base_url, "base_url")
         self.auth_url = _url(auth_url, "auth_url")
         self.company_code = _text(company_code, "company_code")
-        for name, value in (("client_id", client_id), ("client_secret", client_secret),
-                            ("username", username), ("password", password)):
-            _text(value, name)
+        if not isinstance(credentials, Credentials):
+            raise invalid("credentials", "must be a paynb.Credentials(client_id=..., "
+                          "client_secret=..., username=..., password=...)")
         if isinstance(timeout, bool) or not isinstance(timeout, int | float) or timeout <= 0:
             raise invalid("timeout", "must be a positive number of seconds")
         self.page_size = positive_int(page_size, "page_size")
@@ -138,12 +225,19 @@ class Client:
         if not isinstance(mask, bool):
             raise invalid("mask", "must be True or False")
         self.mask = mask
-        self.environment = environment or "custom"
-        session = make_session(self.max_workers + 2)
-        auth = PasswordAuth(self.auth_url, client_id, client_secret, username, password,
+        name = _text(environment, "environment") if environment is not None else "custom"
+        self.environment = Environment(name=name, host=urlsplit(self.base_url).netloc,
+                                       is_sandbox=name == "sandbox")
+        """Where the calls go (:class:`Environment`: ``is_sandbox``, ``label``, ``host``)."""
+        owned = session is None
+        if not owned and not _is_session(session):
+            raise invalid("session", "must be a requests.Session (or None)")
+        session = make_session(self.max_workers + 2, session)
+        auth = PasswordAuth(self.auth_url, **credentials.as_dict(),
                             session=session, timeout=float(timeout))
         self._transport = Transport(self.base_url, auth, session=session,
-                                    timeout=float(timeout), max_retries=max_retries)
+                                    timeout=float(timeout), max_retries=max_retries,
+                                    owns_session=owned)
         self._journal = _open_journal(journal)
         # Polling state when there is no journal to keep it.
         self._marks: dict[str, dt.datetime] = {}
@@ -167,6 +261,7 @@ class Client:
         """A client from ``PAYNB_BASE_URL``, ``PAYNB_AUTH_URL``, ``PAYNB_COMPANY_CODE``,
         ``PAYNB_CLIENT_ID``, ``PAYNB_CLIENT_SECRET``, ``PAYNB_USERNAME`` and
         ``PAYNB_PASSWORD``; ``options`` are the keyword options of :class:`Client`."""
+        config.check_names()
         settings = config.from_env()
         if settings is None:
             raise ValidationError({config.ENV_VARIABLES["base_url"]: ["is not set"]},
@@ -194,20 +289,28 @@ class Client:
         self.close()
 
     def __repr__(self) -> str:
-        return (f"<paynb.Client {self.environment}: {self.base_url}, "
+        return (f"<paynb.Client {self.environment.label}: {self.base_url}, "
                 f"company {self.company_code}>")
 
     def _repr_html_(self) -> str:
-        rows = [("environment", self.environment), ("service", self.base_url),
+        rows = [("environment", self.environment.label), ("service", self.base_url),
                 ("company", self.company_code),
                 ("journal", str(self._journal.path) if self._journal else "off"),
                 ("masking", "on" if self.mask else "off")]
         body = "".join(f"<tr><th style='text-align:left'>{html.escape(k)}</th>"
                        f"<td style='text-align:left'>{html.escape(v)}</td></tr>"
                        for k, v in rows)
-        note = ("<p><b>Sandbox</b>: simulated service with fake data; nothing is paid.</p>"
-                if self.environment == "sandbox" else "")
-        return f"<div><b>paynb.Client</b>{note}<table>{body}</table></div>"
+        if self.environment.is_sandbox:
+            css, color, note = ("paynb-env-sandbox", "#e8f1fb",
+                                "<b>Sandbox</b>: simulated service with fake data; "
+                                "nothing is paid.")
+        else:
+            css, color, note = ("paynb-env-real", "#fde8e8",
+                                f"<b>Real service</b> at {html.escape(self.environment.host)}: "
+                                "submissions move real money.")
+        return (f"<div class='paynb-client {css}' style='background:{color};padding:0.4em'>"
+                f"<b>paynb.Client</b> &middot; company <b>{html.escape(self.company_code)}"
+                f"</b><p style='margin:0.2em 0'>{note}</p><table>{body}</table></div>")
 
     # ------------------------------------------------------------------ journal
 
@@ -441,7 +544,8 @@ def connect(profile: str | None = None, **options: Any) -> Client:
     and a warning says so plainly: its data is fake and nothing is paid.
     ``options`` are the keyword options of :class:`Client`.
     """
-    named = profile or os.environ.get("PAYNB_PROFILE")
+    config.check_names()
+    named = profile or os.environ.get(config.PROFILE_VARIABLE)
     settings = config.from_profile(named) if named else (
         config.from_env() or config.from_profile())
     if settings is not None:
@@ -452,9 +556,8 @@ def connect(profile: str | None = None, **options: Any) -> Client:
     from paynb import sandbox
 
     handle = sandbox.ensure_running()
-    logger.warning("no profile and no PAYNB_* variables: connected to the embedded SANDBOX "
-                   "at %s (simulated service, fake data, nothing is paid). To use the real "
-                   "service, set PAYNB_* variables or a profile (docs/real-service.md).",
-                   handle.base_url)
-    return Client(handle.base_url, handle.auth_url, handle.company_code,
-                  **handle.credentials.as_dict(), environment="sandbox", **options)
+    logger.warning("no profile and no PAYNB_* connection variables: connected to the "
+                   "embedded SANDBOX at %s (simulated service, fake data, nothing is paid). "
+                   "To use the real service, set PAYNB_* variables or a profile "
+                   "(docs/real-service.md).", handle.base_url)
+    return handle.connect(**options)

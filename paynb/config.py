@@ -29,11 +29,13 @@ turns it off).
 from __future__ import annotations
 
 import configparser
+import difflib
 import logging
 import os
 import tomllib
+import warnings
 from collections.abc import Mapping
-from dataclasses import dataclass, field, fields
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -42,8 +44,12 @@ from paynb.errors import ValidationError
 __all__ = [
     "ENV_VARIABLES",
     "KEYRING_SERVICE",
+    "OTHER_VARIABLES",
+    "Credentials",
     "Settings",
+    "check_names",
     "config_path",
+    "connection_variables_set",
     "from_env",
     "from_profile",
     "profile_names",
@@ -62,8 +68,82 @@ ENV_VARIABLES: dict[str, str] = {
     "username": "PAYNB_USERNAME",
     "password": "PAYNB_PASSWORD",
 }
+#: The variable naming the profile :func:`paynb.connect` uses (a connection setting too).
+PROFILE_VARIABLE = "PAYNB_PROFILE"
+#: ``PAYNB_*`` variables that are not connection settings: where paynb keeps its files,
+#: and what its tests and scripts read. Known, so they get no did-you-mean warning.
+OTHER_VARIABLES = frozenset({
+    "PAYNB_CONFIG", "PAYNB_JOURNAL", "PAYNB_SANDBOX_FILE", "PAYNB_SANDBOX_DB",
+    "PAYNB_CHROMIUM", "PAYNB_DOCS_NOTEBOOKS",
+})
 SECRETS = ("client_secret", "password")
+CREDENTIALS = ("client_id", "client_secret", "username", "password")
 KEYRING_SERVICE = "paynb"
+
+
+@dataclass(frozen=True)
+class Credentials:
+    """The password-grant credentials of one user: ``client_id``, ``client_secret``,
+    ``username`` and ``password``.
+
+    One object, so that a client secret and a password cannot be swapped by
+    position. The repr shows the client id and the user name only: the client
+    secret and the password never show. Build it directly (``paynb.Credentials(
+    client_id=..., client_secret=getpass(), username=..., password=getpass())``),
+    or with :meth:`from_env`, :meth:`from_profile` or :meth:`from_keyring`.
+    """
+
+    client_id: str
+    client_secret: str
+    username: str
+    password: str
+
+    def __post_init__(self) -> None:
+        bad = [name for name in CREDENTIALS
+               if not isinstance(getattr(self, name), str) or not getattr(self, name).strip()]
+        if bad:
+            raise ValidationError({name: ["must be a non-empty string"] for name in bad})
+
+    def __repr__(self) -> str:
+        return (f"Credentials(client_id={self.client_id!r}, client_secret=<hidden>, "
+                f"username={self.username!r}, password=<hidden>)")
+
+    __str__ = __repr__
+
+    def as_dict(self) -> dict[str, str]:
+        """The four values by name (secrets included: hand them only to the token request)."""
+        return {name: getattr(self, name) for name in CREDENTIALS}
+
+    @classmethod
+    def from_env(cls, environ: Mapping[str, str] | None = None) -> Credentials:
+        """From ``PAYNB_CLIENT_ID``, ``PAYNB_CLIENT_SECRET``, ``PAYNB_USERNAME`` and
+        ``PAYNB_PASSWORD``; an error names every one that is missing."""
+        environ = os.environ if environ is None else environ
+        values = {name: environ.get(ENV_VARIABLES[name]) for name in CREDENTIALS}
+        missing = [name for name in CREDENTIALS if not values[name]]
+        if missing:
+            raise _missing_error(missing, where="the environment", profile=None)
+        return cls(**{name: str(values[name]) for name in CREDENTIALS})
+
+    @classmethod
+    def from_keyring(cls, profile: str, *, client_id: str, username: str) -> Credentials:
+        """``client_id`` and ``username`` as given, the client secret and password from the
+        OS keyring entries of ``profile`` (what :func:`store_secrets` wrote)."""
+        values = {"client_id": client_id, "username": username,
+                  **{secret: _keyring_secret(profile, secret) for secret in SECRETS}}
+        missing = [name for name in CREDENTIALS if not values[name]]
+        if missing:
+            raise _missing_error(missing, where=f"the keyring for profile {profile!r}",
+                                 profile=profile, keyring_checked=True)
+        return cls(**{name: str(values[name]) for name in CREDENTIALS})
+
+    @classmethod
+    def from_profile(cls, name: str | None = None, *, path: Path | None = None) -> Credentials:
+        """The credentials of profile ``name`` (secrets from the file or the keyring)."""
+        settings = from_profile(name, path=path)
+        if settings is None:
+            raise ValidationError({"profile": [f"no profile in {path or config_path()}"]})
+        return settings.credentials
 
 
 @dataclass(frozen=True)
@@ -79,33 +159,98 @@ class Settings:
     password: str = field(repr=False)
     environment: str = "custom"
 
-    def client_arguments(self) -> dict[str, str]:
-        """The positional settings of :class:`paynb.Client`, by name."""
-        return {f.name: getattr(self, f.name) for f in fields(self) if f.name in ENV_VARIABLES}
+    @property
+    def credentials(self) -> Credentials:
+        """The four credentials as one :class:`Credentials`."""
+        return Credentials(**{name: getattr(self, name) for name in CREDENTIALS})
+
+    def client_arguments(self) -> dict[str, Any]:
+        """The connection settings of :class:`paynb.Client`, by name: ``base_url``,
+        ``auth_url``, ``company_code`` and ``credentials``."""
+        return {"base_url": self.base_url, "auth_url": self.auth_url,
+                "company_code": self.company_code, "credentials": self.credentials}
+
+
+def _sources(name: str, profile: str | None, *, keyring_checked: bool = False) -> str:
+    """Where setting ``name`` can come from, in words."""
+    where = [f"the environment variable {ENV_VARIABLES[name]}",
+             f"the key {name!r} of profile {profile or '<name>'!r} in {config_path()}"]
+    if name in SECRETS:
+        call = (f"paynb.config.store_secrets({profile or '<profile>'!r}, "
+                f"{name}=getpass.getpass())")
+        held = f"the keyring holds none for profile {profile!r}; " if keyring_checked else ""
+        where.append(f"the OS keyring ({held}store it with {call})")
+    return f"{name}: " + ", or ".join(where)
+
+
+def _missing_error(missing: list[str], *, where: str, profile: str | None,
+                   keyring_checked: bool = False, given: list[str] | None = None
+                   ) -> ValidationError:
+    """One error naming every missing setting and where each can come from (its fields
+    are the variable names when the settings came from the environment)."""
+    said = (f"{', '.join(given)} {'is' if len(given) == 1 else 'are'} set, so paynb connects "
+            "to the real service and will not fall back to the sandbox; but "
+            if given else "")
+    label = ENV_VARIABLES if profile is None else {name: name for name in ENV_VARIABLES}
+    lines = "\n".join(f"  - {_sources(name, profile, keyring_checked=keyring_checked)}"
+                      for name in missing)
+    message = (f"{said}{where} lacks {', '.join(label[name] for name in missing)}. "
+               f"Each can come from:\n{lines}")
+    if profile is None:
+        message += (f"\nA profile holds all seven settings (the variables are then not "
+                    f"used): name it with {PROFILE_VARIABLE} or paynb.connect('<name>').")
+    return ValidationError({label[name]: ["is not set"] for name in missing}, message=message)
 
 
 def _complete(values: Mapping[str, Any], *, environment: str, where: str,
-              labels: Mapping[str, str] | None = None) -> Settings:
-    labels = labels or {name: name for name in ENV_VARIABLES}
-    missing = [labels[name] for name in ENV_VARIABLES if not values.get(name)]
+              profile: str | None = None, keyring_checked: bool = False,
+              given: list[str] | None = None) -> Settings:
+    missing = [name for name in ENV_VARIABLES if not values.get(name)]
     if missing:
-        raise ValidationError({label: ["is not set"] for label in missing},
-                              message=f"{where} lacks {', '.join(missing)}")
+        raise _missing_error(missing, where=where, profile=profile,
+                             keyring_checked=keyring_checked, given=given)
     return Settings(**{name: str(values[name]) for name in ENV_VARIABLES},
                     environment=environment)
 
 
-def from_env(environ: Mapping[str, str] | None = None) -> Settings | None:
-    """Settings from the ``PAYNB_*`` variables; ``None`` when ``PAYNB_BASE_URL`` is not set.
+def connection_variables_set(environ: Mapping[str, str] | None = None) -> list[str]:
+    """The connection settings set in the environment (any of them means "not the sandbox")."""
+    environ = os.environ if environ is None else environ
+    return [name for name in (*ENV_VARIABLES.values(), PROFILE_VARIABLE) if environ.get(name)]
 
-    Raises :class:`~paynb.errors.ValidationError` naming each variable that is
-    missing when some are set and others are not.
+
+def check_names(environ: Mapping[str, str] | None = None) -> list[str]:
+    """Warn about each ``PAYNB_*`` variable paynb does not know, with the known name it
+    most resembles (``PAYNB_BASEURL``: did you mean ``PAYNB_BASE_URL``?).
+
+    Returns the unknown names. A misspelt setting is otherwise simply not seen.
     """
     environ = os.environ if environ is None else environ
-    if not environ.get(ENV_VARIABLES["base_url"]):
+    known = {*ENV_VARIABLES.values(), PROFILE_VARIABLE, *OTHER_VARIABLES}
+    unknown = sorted(name for name in environ
+                     if name.upper().startswith("PAYNB_") and name not in known)
+    for name in unknown:
+        close = difflib.get_close_matches(name.upper(), sorted(known), n=1, cutoff=0.6)
+        hint = f"did you mean {close[0]}?" if close else f"known: {', '.join(sorted(known))}"
+        warnings.warn(f"{name} is not a paynb setting and is ignored: {hint}",
+                      UserWarning, stacklevel=3)
+    return unknown
+
+
+def from_env(environ: Mapping[str, str] | None = None) -> Settings | None:
+    """Settings from the ``PAYNB_*`` variables; ``None`` when none of the seven is set.
+
+    When some are set and others are not, raises one
+    :class:`~paynb.errors.ValidationError` naming each missing variable and
+    where else it can come from (never ``None``: a half-set environment is a
+    configuration for the real service, not the sandbox).
+    """
+    environ = os.environ if environ is None else environ
+    given = [variable for variable in ENV_VARIABLES.values() if environ.get(variable)]
+    if not given:
         return None
     values = {name: environ.get(variable) for name, variable in ENV_VARIABLES.items()}
-    return _complete(values, environment="env", where="environment", labels=ENV_VARIABLES)
+    return _complete(values, environment="env", where="the environment", given=given)
 
 
 def config_path(environ: Mapping[str, str] | None = None) -> Path:
@@ -171,10 +316,11 @@ def from_profile(name: str | None = None, *, path: Path | None = None) -> Settin
             raise ValidationError({"profile": [f"{asked!r} is not in {path} (profiles: {known})"]})
         return None
     values = dict(profiles[chosen])
-    for secret in SECRETS:
-        if not values.get(secret):
-            values[secret] = _keyring_secret(chosen, secret)
-    return _complete(values, environment=chosen, where=f"profile {chosen!r} of {path}")
+    looked_up = [secret for secret in SECRETS if not values.get(secret)]
+    for secret in looked_up:
+        values[secret] = _keyring_secret(chosen, secret)
+    return _complete(values, environment=chosen, where=f"profile {chosen!r} of {path}",
+                     profile=chosen, keyring_checked=bool(looked_up))
 
 
 def store_secrets(profile: str, *, client_secret: str | None = None,

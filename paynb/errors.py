@@ -168,11 +168,24 @@ class TransportError(PaynbError):
 
     For a POST this means the outcome is unknown; the journal marks the submission
     ``unknown`` until :meth:`paynb.Client.reconcile` settles it.
+
+    The message names the request that got no answer and its host once, says how
+    many attempts were made over how long, and what to check (VPN, proxy, the
+    address). The same facts are attributes: ``method``, ``path``, ``host``,
+    ``request`` (``token request``, ``list page 3``, ``submission``...),
+    ``attempts``, ``seconds`` and ``reason`` (``connection refused (ConnectionError)``).
     """
 
-    def __init__(self, message: str, *, method: str | None = None, path: str | None = None):
+    def __init__(self, message: str, *, method: str | None = None, path: str | None = None,
+                 host: str | None = None, request: str | None = None, attempts: int = 1,
+                 seconds: float | None = None, reason: str | None = None):
         self.method = method
         self.path = path
+        self.host = host
+        self.request = request
+        self.attempts = attempts
+        self.seconds = seconds
+        self.reason = reason
         super().__init__(message)
 
 

@@ -52,6 +52,7 @@ __all__ = [
     "Journal",
     "JournalError",
     "scrub",
+    "MATCH_ACTIONS",
 ]
 
 logger = logging.getLogger("paynb.journal")
@@ -75,6 +76,26 @@ SCHEMA_VERSION = 1
 _BUSY_TIMEOUT_SECONDS = 30.0
 # SQLite builds before 3.32 allow at most 999 parameters in one statement.
 _CHUNK = 500
+
+# Decisions an analyst took on paynb.match results (manual pairs, resolved exceptions);
+# also created on first use in a journal made before the table existed.
+_MATCH_SCHEMA = """
+CREATE TABLE IF NOT EXISTS match_decisions (
+    id        INTEGER PRIMARY KEY,
+    created   TEXT NOT NULL,
+    ledger    TEXT NOT NULL,
+    action    TEXT NOT NULL,
+    method    TEXT NOT NULL,
+    expected  TEXT NOT NULL,
+    items     TEXT NOT NULL,
+    reason    TEXT,
+    note      TEXT,
+    withdrawn TEXT
+);
+CREATE INDEX IF NOT EXISTS match_decisions_ledger ON match_decisions (ledger, withdrawn);
+"""
+#: What a match decision can be: a pair made by hand, or an exception marked resolved.
+MATCH_ACTIONS = ("pair", "resolve")
 
 _SCHEMA = f"""
 CREATE TABLE IF NOT EXISTS entries (
@@ -112,7 +133,7 @@ CREATE TABLE IF NOT EXISTS seen_changes (
     seen    TEXT NOT NULL,
     PRIMARY KEY (company, kind, key)
 ) WITHOUT ROWID;
-"""
+{_MATCH_SCHEMA}"""
 
 _ENTRY_COLUMNS = ("id", "batch", "created", "updated", "company", "kind", "operation",
                   "reference", "state", "item_id", "item_status", "detail", "summary",
@@ -717,6 +738,62 @@ class Journal:
             conn.executemany("INSERT OR IGNORE INTO seen_changes (company, kind, key, seen)"
                              " VALUES (?, ?, ?, ?)", rows)
             return conn.total_changes - before
+
+    # ------------------------------------------------------------------ match decisions
+
+    def _match_table(self, conn: sqlite3.Connection) -> None:
+        # A journal made before the table existed gets it here (same schema version).
+        for statement in _MATCH_SCHEMA.split(";"):
+            if statement.strip():
+                conn.execute(statement)
+
+    def record_match_decision(self, ledger: str, action: str, *, expected: Sequence[str],
+                              items: Sequence[str], method: str = "manual",
+                              reason: str | None = None, note: str | None = None) -> int:
+        """Keep a decision taken on a :func:`paynb.match` result; returns its id.
+
+        ``action`` is ``pair`` (``expected`` line keys paired with ``items`` keys by hand)
+        or ``resolve`` (the exception ``reason`` of that pair marked resolved, with a
+        ``note``). ``ledger`` names the expected ledger, so several can share a journal.
+        The note is scrubbed like every stored text.
+        """
+        ledger = _name(ledger, "ledger")
+        action = _name(action, "action", MATCH_ACTIONS)
+        if isinstance(expected, str) or isinstance(items, str):
+            raise TypeError("expected and items are lists of keys, not one string")
+        with self._write() as conn:
+            self._match_table(conn)
+            (decision,) = conn.execute(
+                "INSERT INTO match_decisions (created, ledger, action, method, expected,"
+                " items, reason, note) VALUES (?, ?, ?, ?, ?, ?, ?, ?) RETURNING id",
+                (_stamp(), ledger, action, _name(method, "method"),
+                 json.dumps([str(k) for k in expected]), json.dumps([str(k) for k in items]),
+                 reason, None if note is None else _scrub_text(str(note)))).fetchone()
+        return int(decision)
+
+    def withdraw_match_decision(self, decision_id: int) -> None:
+        """Take back a match decision (it stays in the log, marked withdrawn)."""
+        with self._write() as conn:
+            self._match_table(conn)
+            done = conn.execute("UPDATE match_decisions SET withdrawn = ? WHERE id = ?"
+                                " AND withdrawn IS NULL", (_stamp(), int(decision_id)))
+            if done.rowcount != 1:
+                raise KeyError(f"no match decision {decision_id} in force")
+
+    def match_decisions(self, ledger: str | None = None) -> list[dict[str, Any]]:
+        """The match decisions in force (not withdrawn), oldest first: dicts with ``id,
+        when, ledger, action, method, expected, items, reason, note``."""
+        with self._write() as conn:
+            self._match_table(conn)
+            where = " AND ledger = ?" if ledger is not None else ""
+            rows = conn.execute(
+                "SELECT id, created, ledger, action, method, expected, items, reason, note"
+                f" FROM match_decisions WHERE withdrawn IS NULL{where} ORDER BY id",
+                (_name(ledger, "ledger"),) if ledger is not None else ()).fetchall()
+        return [{"id": row[0], "when": _parse_stamp(row[1]), "ledger": row[2],
+                 "action": row[3], "method": row[4], "expected": json.loads(row[5]),
+                 "items": json.loads(row[6]), "reason": row[7], "note": row[8]}
+                for row in rows]
 
 
 @contextmanager

@@ -20,13 +20,13 @@ import re
 import time
 from collections.abc import Mapping, Sequence
 from typing import Any
-from urllib.parse import urlencode
+from urllib.parse import urlencode, urlsplit
 
 import requests
 from requests.adapters import HTTPAdapter
 
 from paynb._json import loads
-from paynb.auth import PasswordAuth
+from paynb.auth import PasswordAuth, gave_up, no_answer_reason
 from paynb.errors import (
     ApiError,
     AuthenticationError,
@@ -41,7 +41,7 @@ from paynb.errors import (
 from paynb.journal import scrub
 from paynb.results import lookup
 
-__all__ = ["DEFAULT_MAX_RETRIES", "Transport", "make_session", "preview"]
+__all__ = ["DEFAULT_MAX_RETRIES", "Transport", "describe_request", "make_session", "preview"]
 
 logger = logging.getLogger("paynb.transport")
 
@@ -60,13 +60,29 @@ _TAGS = re.compile(r"<[^>]*>")
 Params = Mapping[str, Any] | Sequence[tuple[str, Any]] | None
 
 
-def make_session(pool_size: int) -> requests.Session:
-    """A session whose connection pool holds ``pool_size`` connections per host."""
-    session = requests.Session()
+def make_session(pool_size: int, session: requests.Session | None = None) -> requests.Session:
+    """A session whose connection pool holds ``pool_size`` connections per host.
+
+    ``session``, when given, is configured rather than replaced: its proxies,
+    ``verify`` (CA bundle), ``cert`` (mTLS), headers and cookies stay as they are.
+    paynb's pooled adapter (no retries of its own: :class:`Transport` retries reads)
+    goes on ``http://`` and ``https://`` unless an adapter of the user's own class
+    (a subclass of ``HTTPAdapter``, e.g. with its own SSL context) is mounted there;
+    adapters mounted on longer prefixes are untouched. ``Accept: application/json`` is
+    set unless the user set an Accept header.
+    """
+    if session is None:
+        session = requests.Session()
     adapter = HTTPAdapter(pool_connections=4, pool_maxsize=max(pool_size, 2), max_retries=0)
-    session.mount("http://", adapter)
-    session.mount("https://", adapter)
-    session.headers["Accept"] = "application/json"
+    for prefix in ("http://", "https://"):
+        mounted = session.adapters.get(prefix)
+        if mounted is None or type(mounted) is HTTPAdapter:
+            session.mount(prefix, adapter)
+        else:
+            logger.debug("keeping the session's own %s adapter for %s",
+                         type(mounted).__name__, prefix)
+    if session.headers.get("Accept") in (None, "*/*"):
+        session.headers["Accept"] = "application/json"
     return session
 
 
@@ -179,6 +195,28 @@ def api_error(response: requests.Response, method: str, path: str,
                errors=errors, body=scrub(body), **extra)
 
 
+def _param(params: Params, name: str) -> Any:
+    if not params:
+        return None
+    pairs = params.items() if isinstance(params, Mapping) else params
+    return next((value for key, value in pairs if key == name), None)
+
+
+def describe_request(method: str, path: str, params: Params = None) -> str:
+    """What a request is for, in words for log lines and errors: ``token request``,
+    ``list page 3``, ``export``, ``read``, ``submission`` or ``void``."""
+    if path.endswith("/connect/token"):
+        return "token request"
+    if method in _SAFE_METHODS:
+        page = _param(params, "page")
+        if "/export/" in path:
+            return "export"
+        return f"list page {page}" if page is not None else "read"
+    if method == "PUT" or "/void" in path.lower():
+        return "void"
+    return "submission"
+
+
 def _query(params: Params) -> str | None:
     """The query string; ``:`` stays literal so timestamps read as the spec writes them
     (``returnDateStart=2026-11-01T00:00:00.000``)."""
@@ -195,7 +233,8 @@ class Transport:
 
     def __init__(self, base_url: str, auth: PasswordAuth | None, *, session: requests.Session,
                  timeout: float = 30.0, max_retries: int = DEFAULT_MAX_RETRIES,
-                 backoff: float = 0.25, max_backoff: float = 8.0, max_retry_wait: float = 30.0):
+                 backoff: float = 0.25, max_backoff: float = 8.0, max_retry_wait: float = 30.0,
+                 owns_session: bool = True):
         if timeout <= 0:
             raise ValueError("timeout must be a positive number of seconds")
         if max_retries < 0:
@@ -208,10 +247,13 @@ class Transport:
         self.backoff = backoff
         self.max_backoff = max_backoff
         self.max_retry_wait = max_retry_wait
+        #: False for a session the user passed in: it is theirs to close.
+        self.owns_session = owns_session
 
     def close(self) -> None:
-        """Close the pooled connections."""
-        self.session.close()
+        """Close the pooled connections (of a session paynb made)."""
+        if self.owns_session:
+            self.session.close()
 
     def _wait(self, attempt: int, response: requests.Response | None) -> float:
         asked = _retry_after(response) if response is not None else None
@@ -220,14 +262,47 @@ class Transport:
         delay = min(self.max_backoff, self.backoff * 2 ** attempt)
         return delay / 2 + random.uniform(0, delay / 2)
 
+    def token(self, stale: str | None = None) -> str | None:
+        """A bearer token (a new one when the service refused ``stale``), ``None`` without
+        auth. The token request is retried like a read (it pays nothing): no answer, 408,
+        429 or 5xx; each retry line and the final error name the token request and its
+        host, not the request that needed the token."""
+        if self.auth is None:
+            return None
+        auth = self.auth
+        started = time.monotonic()
+        for attempt in range(self.max_retries + 1):
+            last = attempt == self.max_retries
+            try:
+                return auth.renew(stale) if stale else auth.token()
+            except TransportError as exc:
+                if last:
+                    raise gave_up("token request", "POST", auth.token_url,
+                                  reason=exc.reason or "no answer", attempts=attempt + 1,
+                                  seconds=time.monotonic() - started,
+                                  setting="auth_url") from None
+                wait, said = self._wait(attempt, None), f"no answer ({exc.reason})"
+            except AuthenticationError as exc:
+                if exc.status not in RETRY_STATUSES or last:
+                    raise
+                wait, said = self._wait(attempt, None), f"HTTP {exc.status}"
+            logger.warning("token request to %s: %s; retry %d of %d in %.1f s",
+                           urlsplit(auth.token_url).netloc, said, attempt + 1,
+                           self.max_retries, wait)
+            self.sleep(wait)
+        raise AssertionError("unreachable: the last attempt returns or raises")
+
     def _send(self, method: str, path: str, params: Params, body: str | None,
               headers: Mapping[str, str] | None) -> requests.Response:
-        """One request (plus one resend after a 401 and a renewed token)."""
+        """One request (plus one resend after a 401 and a renewed token).
+
+        No answer raises :class:`_NoAnswer`; :meth:`request` decides whether to retry.
+        """
         url = self.base_url + path
         all_headers = dict(headers or {})
         if body is not None:
             all_headers["Content-Type"] = "application/json"
-        token = self.auth.token() if self.auth else None
+        token = self.token()
         for renewed in (False, True):
             if token:
                 all_headers["Authorization"] = f"Bearer {token}"
@@ -238,19 +313,13 @@ class Transport:
                     data=body.encode() if body is not None else None,
                     headers=all_headers, timeout=self.timeout)
             except requests.RequestException as exc:
-                kind = "timed out" if isinstance(exc, requests.Timeout) else "failed"
-                outcome = "" if method in _SAFE_METHODS else (
-                    "; the service may or may not have processed it, and paynb does not "
-                    "send it again (client.reconcile() finds out)")
-                raise TransportError(f"{method} {path} {kind}: no answer "
-                                     f"({type(exc).__name__}){outcome}",
-                                     method=method, path=path) from None
+                raise _NoAnswer(exc) from None
             logger.debug("%s %s -> %s in %.3f s", method, path, response.status_code,
                          time.perf_counter() - started)
             if response.status_code != 401 or self.auth is None or renewed:
                 break
             assert token is not None
-            token = self.auth.renew(token)
+            token = self.token(stale=token)
         if response.status_code == 401:
             refused = api_error(response, method, path)
             raise AuthenticationError(
@@ -268,16 +337,25 @@ class Transport:
         HEAD are retried.
         """
         method = method.upper()
+        what = describe_request(method, path, params)
         attempts = self.max_retries + 1 if method in _SAFE_METHODS else 1
+        started = time.monotonic()
         for attempt in range(attempts):
             last = attempt == attempts - 1
             try:
                 response = self._send(method, path, params, body, headers)
-            except TransportError:
+            except _NoAnswer as lost:
+                reason = no_answer_reason(lost.cause)
                 if last:
-                    raise
+                    outcome = "" if method in _SAFE_METHODS else (
+                        " The service may or may not have processed it, and paynb does not "
+                        "send it again (client.reconcile() finds out).")
+                    raise gave_up(what, method, self.base_url + path, reason=reason,
+                                  attempts=attempt + 1, seconds=time.monotonic() - started,
+                                  setting="base_url", outcome=outcome) from None
                 wait = self._wait(attempt, None)
-                logger.warning("%s %s: no answer; retry %d of %d in %.1f s", method, path,
+                logger.warning("%s (%s %s) to %s: no answer (%s); retry %d of %d in %.1f s",
+                               what, method, path, urlsplit(self.base_url).netloc, reason,
                                attempt + 1, self.max_retries, wait)
                 self.sleep(wait)
                 continue
@@ -285,8 +363,8 @@ class Transport:
                 return response
             if response.status_code in RETRY_STATUSES and not last:
                 wait = self._wait(attempt, response)
-                logger.warning("%s %s: HTTP %d; retry %d of %d in %.1f s", method, path,
-                               response.status_code, attempt + 1, self.max_retries, wait)
+                logger.warning("%s (%s %s): HTTP %d; retry %d of %d in %.1f s", what, method,
+                               path, response.status_code, attempt + 1, self.max_retries, wait)
                 response.close()
                 self.sleep(wait)
                 continue
@@ -298,6 +376,15 @@ class Transport:
         """Send a request and parse its JSON answer (``None`` for an empty answer)."""
         response = self.request(method, path, params=params, body=body)
         return parse_json(response, method, path)
+
+
+class _NoAnswer(Exception):
+    """No answer to one attempt (``cause``: the requests exception); internal to
+    :meth:`Transport.request`, which retries or raises the final TransportError."""
+
+    def __init__(self, cause: requests.RequestException):
+        super().__init__(type(cause).__name__)
+        self.cause = cause
 
 
 def parse_json(response: requests.Response, method: str, path: str) -> Any:

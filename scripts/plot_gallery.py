@@ -73,14 +73,10 @@ def synthetic_records(n: int, seed: int = 7) -> tuple[list[dict], list[dict]]:
 
 def sandbox_frames(items: int) -> tuple[pd.DataFrame, pd.DataFrame]:
     """ACH items and NOCs listed from a freshly seeded embedded sandbox."""
-    import paynb
     from paynb import sandbox
 
     with sandbox.serve(port=0, seed_items=items) as sb:
-        creds = sb.credentials
-        client = paynb.Client(sb.base_url, sb.auth_url, sb.company_code, creds.client_id,
-                              creds.client_secret, creds.username, creds.password,
-                              journal=None)
+        client = sb.connect(journal=None)
         return client.ach.list(progress=False), client.nocs.list(progress=False)
 
 

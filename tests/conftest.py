@@ -46,7 +46,5 @@ def sandbox() -> Iterator[Sandbox]:
 def client(sandbox: Sandbox) -> Iterator[Client]:
     """A client of the shared sandbox without a journal, for tests that read (folders with
     other needs, such as tests/forms and tests/client, define their own)."""
-    creds = sandbox.credentials
-    with Client(sandbox.base_url, sandbox.auth_url, sandbox.company_code, creds.client_id,
-                creds.client_secret, creds.username, creds.password, journal=None) as opened:
+    with sandbox.connect(journal=None) as opened:
         yield opened

@@ -52,6 +52,7 @@ REFERENCE = {
     "paynb.paging": ("reference/internals", "paynb.paging", None),
     "paynb.cli": ("reference/internals", "paynb.cli", None),
     "paynb.compliance": ("reference/compliance", "paynb.compliance", None),
+    "paynb.matching": ("reference/matching", "paynb.matching", None),
 }
 #: What every form has from its (private) base class, documented on each form.
 FORM_MEMBERS = ["result", "widget", "status_text", "client"]

@@ -17,6 +17,7 @@ from paynb.forms.builder import FieldSet, FieldWidget
 from paynb.forms.bulk import BulkSubmitForm
 from paynb.forms.explorer import StatusExplorer
 from paynb.forms.instant import InstantCardForm, RtpForm
+from paynb.forms.matching import ExceptionsView
 from paynb.forms.single import AchForm, PaymentForm, RccForm
 from paynb.forms.void import VoidForm
 
@@ -31,4 +32,5 @@ __all__ = [
     "RtpForm",
     "StatusExplorer",
     "VoidForm",
+    "ExceptionsView",
 ]

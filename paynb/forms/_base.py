@@ -9,6 +9,14 @@ An action (submit, void, route check...) runs through :meth:`Form._guarded`:
 while it runs the form is busy, every action button is disabled, and a second
 click (a double click, or a click queued while the kernel was busy) is ignored
 in Python, not only in the browser.
+
+Every form says where it acts: a header under its title names the environment
+(the sandbox, or the real service's host and profile, on a red background) and
+the company code (CSS classes ``paynb-env-header`` and ``paynb-env-sandbox`` or
+``paynb-env-real``). Every action that moves money or voids items waits for a
+confirmation tick (:meth:`Form._confirmation`, CSS class ``paynb-confirm``) whose
+text states what will happen, for which company, where; any change of the
+inputs withdraws the tick, and so does each send.
 """
 
 from __future__ import annotations
@@ -31,6 +39,11 @@ __all__ = ["Form"]
 logger = logging.getLogger("paynb.forms")
 
 _LEVEL_COLORS = {"info": "#333", "ok": "#1b7f3b", "warn": "#a15c00", "error": "#b00020"}
+# Header colours: the real service must not look like the sandbox at a glance.
+_ENV_STYLES = {
+    True: ("paynb-env-sandbox", "#e8f1fb", "#1d4f91"),
+    False: ("paynb-env-real", "#fde8e8", "#8a1c1c"),
+}
 
 
 def escape(value: Any) -> str:
@@ -97,6 +110,12 @@ def csv_link(frame: Any, filename: str) -> str:
             f'href="data:text/csv;base64,{data}">Download as CSV ({escape(filename)})</a>')
 
 
+def last_four(value: Any) -> str:
+    """An account, card or token as ``****6789``: its last four characters only."""
+    text = "" if value is None else str(value).strip()
+    return "****" + text[-4:] if len(text) > 4 else "****"
+
+
 def money(amount: Decimal) -> str:
     """An exact amount with thousands separators: ``1,234.50``."""
     return f"{amount:,.2f}" if amount == amount.quantize(Decimal("0.01")) else f"{amount:,}"
@@ -146,9 +165,55 @@ class Form:
 
     # -- building -------------------------------------------------------------------
 
+    @property
+    def environment(self) -> Any:
+        """Where the form acts: the client's :class:`~paynb.client.Environment`."""
+        return self.client.environment
+
+    @property
+    def where(self) -> str:
+        """``company DEMO1 on the sandbox (simulated, nothing is paid)``, or ``company
+        ACME1 on the REAL SERVICE payments.example.com (profile prod)``: the end of every
+        confirmation."""
+        return f"company {self.client.company_code} on the {self.environment.label}"
+
+    def _env_header(self) -> widgets.HTML:
+        """The header naming the environment and the company (red for the real service);
+        a form with no client (a view of a result) says that it acts nowhere."""
+        if self.client is None:
+            header = widgets.HTML("<div style=\"padding:0.3em 0.6em\"><b>No client</b>: "
+                                  "this view sends nothing</div>")
+            header.add_class("paynb-env-header")
+            header.add_class("paynb-env-none")
+            return header
+        environment = self.environment
+        css, background, color = _ENV_STYLES[bool(environment.is_sandbox)]
+        header = widgets.HTML(
+            f'<div style="background:{background};'
+            f'color:{color};padding:0.3em 0.6em;border-left:6px solid {color}">'
+            f"<b>{escape(environment.label)}</b> &middot; company "
+            f"<b>{escape(self.client.company_code)}</b></div>")
+        header.add_class("paynb-env-header")
+        header.add_class(css)
+        return header
+
+    def _confirmation(self, on_change: Callable[..., None]) -> widgets.Checkbox:
+        """The tick an action waits for (``on_change`` runs when it is ticked or not);
+        its text is set with :meth:`_confirm_text`."""
+        box = widgets.Checkbox(value=False, indent=False, description="",
+                               layout=widgets.Layout(width="auto"))
+        box.add_class("paynb-confirm")
+        box.observe(on_change, names="value")
+        return box
+
+    def _confirm_text(self, what: str) -> str:
+        """``I confirm: <what>, for company DEMO1 on the sandbox (...)``."""
+        return f"I confirm: {what}, for {self.where}"
+
     def _assemble(self, *children: widgets.Widget) -> None:
         header = widgets.HTML(f"<h3 style='margin:0.2em 0'>{escape(self.title)}</h3>")
-        self.widget.children = (header, *children, self.status, self.output)
+        self.widget.children = (header, self._env_header(), *children, self.status,
+                                self.output)
         self.widget.add_class("paynb-form")
         self.widget.add_class(f"paynb-form-{self.css_name}")
 

@@ -119,9 +119,7 @@ class BulkSubmitForm(Form):
         self.commit.add_class("paynb-field-alwaysCommitValid")
         self.preview = table_box()
         self.preview.add_class("paynb-preview")
-        self.confirm = widgets.Checkbox(value=False, indent=False, description="",
-                                        layout=widgets.Layout(width="auto"))
-        self.confirm.add_class("paynb-confirm")
+        self.confirm = self._confirmation(self._changed)
         self.submit_button = self._button("Submit", "paynb-submit", style="primary",
                                           icon="paper-plane")
         self.anyway_button = self._button("Submit anyway", "paynb-submit-anyway",
@@ -131,7 +129,6 @@ class BulkSubmitForm(Form):
             lambda: self._submit(allow_duplicate=True), self._busy_text))
         self.kind.observe(self._recheck, names="value")
         self.commit.observe(self._recheck, names="value")
-        self.confirm.observe(self._changed, names="value")
         self.upload.observe(self._on_upload, names="value")
         self._frame: pd.DataFrame | None = None
         self._rows: list[dict[str, Any]] = []
@@ -266,7 +263,7 @@ class BulkSubmitForm(Form):
         if invalid and self.commit_valid:
             what += f" ({invalid} invalid row{'s' if invalid != 1 else ''} reported, not paid)"
         blocked = self._blocked()
-        self.confirm.description = f"I confirm: submit {what}"
+        self.confirm.description = self._confirm_text(f"submit {what}")
         self.confirm.disabled = bool(blocked) or self._done or self.busy
         self._show(self.confirm, not blocked)
         ready = not blocked and self.confirm.value and not self._done

@@ -15,7 +15,7 @@ from typing import Any
 import ipywidgets as widgets
 
 from paynb.errors import RouteNotCheckedError, RouteUnavailableError
-from paynb.forms._base import escape, record_html
+from paynb.forms._base import escape, last_four, record_html
 from paynb.forms.single import PaymentForm
 from paynb.models import (
     CardRouteCheck,
@@ -163,6 +163,12 @@ class _InstantForm(PaymentForm):
     def _summary(self, item: Any) -> str:
         return f"{item.amount}, reference {item.your_reference_number}"
 
+    @staticmethod
+    def _amount(item: Any) -> str:
+        # A whole number in the service's own unit (the spec does not say which): no
+        # currency sign or decimals that would guess one.
+        return f"{item.amount} (amount in the service's unit)"
+
 
 class InstantCardForm(_InstantForm):
     """Send an instant card payment: check the route (card number, or token and
@@ -206,6 +212,13 @@ class InstantCardForm(_InstantForm):
     def _route_wires(self) -> tuple[str, ...]:
         return ("cardNumber",) if self.route_by.value == "card" else self._token_fields
 
+    def _movement(self, item: Any) -> str:
+        to = (f"card {last_four(item.card_number)}" if item.card_number else
+              f"the card of token {last_four(item.token_id)} (sub-client "
+              f"{item.your_sub_client_id})")
+        return (f"send {self._amount(item)}, paid out to {to}, reference "
+                f"{item.your_reference_number}")
+
     def _route_errors(self) -> dict[str, list[str]]:
         # Its own models: the transaction's cross-field rules only run once every field is valid.
         model = CardRouteCheck if self.route_by.value == "card" else TokenRouteCheck
@@ -244,6 +257,11 @@ class RtpForm(_InstantForm):
 
     def _route_wires(self) -> tuple[str, ...]:
         return ("routingNumber",)
+
+    def _movement(self, item: Any) -> str:
+        return (f"send {self._amount(item)}, paid out to account "
+                f"{last_four(item.account_number)} at routing {item.routing_number} "
+                f"({item.first_name} {item.last_name}), reference {item.your_reference_number}")
 
     def _call_route_check(self, values: dict[str, Any]) -> Any:
         return self.resource.check_route(values["routingNumber"])

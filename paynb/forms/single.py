@@ -20,7 +20,14 @@ from paynb.errors import (
     TransportError,
     ValidationError,
 )
-from paynb.forms._base import Form, describe_error, previous_html, record_html
+from paynb.forms._base import (
+    Form,
+    describe_error,
+    last_four,
+    money,
+    previous_html,
+    record_html,
+)
 from paynb.forms.builder import FieldSet
 from paynb.models import AchItem, RccItem, RequestModel
 
@@ -33,6 +40,10 @@ _BEFORE_SENDING = (ValidationError, RouteNotCheckedError, RouteUnavailableError)
 
 class PaymentForm(Form):
     """One payment, checked as it is typed, sent once.
+
+    Nothing is sent before the confirmation is ticked: its text states the
+    amount, the direction, the account (last four digits), the company and the
+    environment. Any edit withdraws the tick, and so does each send.
 
     A duplicate reference number (the client's journal refuses it) shows the
     earlier submission and offers an explicit *submit anyway*; a 400 puts the
@@ -61,13 +72,16 @@ class PaymentForm(Form):
         self.submit_button.on_click(self._guarded(self._submit, self.busy_text))
         self.anyway_button.on_click(self._guarded(self._submit_anyway, self.busy_text))
         self.another_button.on_click(lambda _b: self.reset())
+        # Ticking re-validates only: the duplicate question and the last notice stay.
+        self.confirm = self._confirmation(lambda _change: self._refresh())
+        """The confirmation tick (CSS class ``paynb-confirm``): Submit waits for it."""
         self.fields.observe(self._changed)
         #: The checked item waiting for an explicit "submit anyway" after a duplicate warning.
         self._pending: RequestModel | None = None
         self._service_errors: dict[str, list[str]] = {}
         self._done = False
-        self.buttons = widgets.HBox([self.submit_button, self.anyway_button,
-                                     self.another_button])
+        self.buttons = widgets.VBox([self.confirm, widgets.HBox(
+            [self.submit_button, self.anyway_button, self.another_button])])
 
     # -- hooks for subclasses ---------------------------------------------------------
 
@@ -85,6 +99,10 @@ class PaymentForm(Form):
     def _summary(self, item: Any) -> str:
         return f"{item.amount}, reference {item.your_reference_number}"
 
+    def _movement(self, item: Any) -> str:
+        """What sending ``item`` does, for the confirmation: amount, direction, account."""
+        return f"{self.verb.lower()} {money(item.amount)}, reference {item.your_reference_number}"
+
     def _sent(self, record: Any) -> str:
         """Status text after a successful send."""
         return (f"Submitted: item {record.get(self.id_column)}, status "
@@ -94,10 +112,15 @@ class PaymentForm(Form):
     # -- validation -------------------------------------------------------------------
 
     def _changed(self, *_args: Any) -> None:
-        # Any edit withdraws a pending duplicate question and the service's old complaints.
+        # Any edit withdraws a pending duplicate question, the service's old complaints and
+        # the confirmation (it was given for what the inputs said before).
         self._pending = None
         self._service_errors = {}
+        self._untick()
         super()._changed()
+
+    def _untick(self) -> None:
+        self.confirm.value = False
 
     def _refresh(self) -> None:
         item, errors = self._validate()
@@ -106,28 +129,37 @@ class PaymentForm(Form):
             self.fields[wire].show_error(messages)
         blocked = self._blocked()
         ready = item is not None and not self._service_errors and not blocked
-        self.submit_button.disabled = self.busy or self._done or not ready or bool(self._pending)
-        self.anyway_button.disabled = self.busy or self._pending is None
+        if item is not None:
+            self.confirm.description = self._confirm_text(self._movement(item))
+        self._show(self.confirm, ready and not self._done)
+        self.confirm.disabled = self.busy or self._done or not ready
+        ticked = ready and self.confirm.value
+        self.submit_button.disabled = (self.busy or self._done or not ticked
+                                       or bool(self._pending))
+        self.anyway_button.disabled = self.busy or self._pending is None or not ticked
         self._show(self.anyway_button, self._pending is not None)
         self._show(self.another_button, self._done)
+        summary = self._summary(item) if item is not None else ""
         self._report(
             (bool(blocked), blocked or "", "warn"),
             (item is None, self.fields.problems(errors), "warn"),
-            (item is not None, f"Ready to {self.verb.lower()} "
-             f"{self._summary(item) if item is not None else ''}.", "ok"))
+            (not self.confirm.value, f"Ready to {self.verb.lower()} {summary}: tick the "
+             "confirmation to send it.", "info"),
+            (True, f"Ready to {self.verb.lower()} {summary}.", "ok"))
 
     # -- actions ----------------------------------------------------------------------
 
     def _submit(self) -> None:
         item, errors = self._validate()
-        if item is None or self._done or self._pending or self._blocked():
+        if (item is None or self._done or self._pending or self._blocked()
+                or not self.confirm.value):
             # The button was disabled: a programmatic click gets no further.
             self.fields.show(errors, everywhere=True)
             return
         self._send(item, allow_duplicate=False)
 
     def _submit_anyway(self) -> None:
-        if self._pending is None or self._done or self._blocked():
+        if self._pending is None or self._done or self._blocked() or not self.confirm.value:
             return
         self._send(self._pending, allow_duplicate=True)
 
@@ -144,8 +176,10 @@ class PaymentForm(Form):
             self._announce(f"Duplicate reference {exc.reference_number}: not sent.", "warn")
             return
         except ApiError as exc:
-            # Sent and refused. Emptied first: the edit it makes withdraws old complaints.
+            # Sent and refused. Emptied first: the edit it makes withdraws old complaints
+            # (and the tick: a second attempt is confirmed again).
             self._forget_secrets()
+            self._untick()
             on_fields, elsewhere = self.fields.service_errors(exc.errors)
             self._service_errors = on_fields
             text = describe_error(exc)
@@ -159,17 +193,20 @@ class PaymentForm(Form):
             self._done = True
             self._pending = None
             self._forget_secrets()
+            self._untick()
             self._announce(describe_error(exc), "error")
             return
         except Exception as exc:
             # Anything else may have come after the payment left: when in doubt, empty.
             if not isinstance(exc, _BEFORE_SENDING):
                 self._forget_secrets()
+                self._untick()
             raise
         self._pending = None
         self._done = True
         self.result = record
         self._forget_secrets()
+        self._untick()
         self.output.value = record_html(record)
         self._announce(self._sent(record), "ok")
 
@@ -227,6 +264,18 @@ class AchForm(_ItemForm):
             f"a {item.ach_transaction_type.lower()} of {item.amount}")
         return f"{what}, reference {item.your_reference_number}"
 
+    def _movement(self, item: Any) -> str:
+        account = (f"account {last_four(item.bank_account_number)} at routing "
+                   f"{item.bank_routing_number}")
+        if item.ach_transaction_sub_type:
+            return (f"send a debit prenote (amount 0, no money moves) for {account}, "
+                    f"reference {item.your_reference_number}")
+        if item.ach_transaction_type == "Credit":
+            direction = f"credit {money(item.amount)} (pay out) to {account}"
+        else:
+            direction = f"debit {money(item.amount)} (collect) from {account}"
+        return f"{direction}, reference {item.your_reference_number}"
+
 
 class RccForm(_ItemForm):
     """Submit one RCC item. ``form.result`` is the stored item (a Series)."""
@@ -236,3 +285,8 @@ class RccForm(_ItemForm):
     id_column = "rccItemId"
     title = "RCC item"
     css_name = "rcc"
+
+    def _movement(self, item: Any) -> str:
+        return (f"debit {money(item.amount)} (collect, by remotely created check) from "
+                f"account {last_four(item.bank_account_number)} at routing "
+                f"{item.bank_routing_number}, reference {item.your_reference_number}")

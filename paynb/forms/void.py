@@ -58,16 +58,13 @@ class VoidForm(Form):
                                          icon="search")
         self.preview = table_box()
         self.preview.add_class("paynb-preview")
-        self.confirm = widgets.Checkbox(value=False, indent=False, description="",
-                                        layout=widgets.Layout(width="auto"))
-        self.confirm.add_class("paynb-confirm")
+        self.confirm = self._confirmation(self._changed)
         self.void_button = self._button("Void", "paynb-submit", style="danger", icon="ban")
         self.fetch_button.on_click(self._guarded(self._fetch, "Fetching the items…"))
         self.void_button.on_click(self._guarded(
             self._void, lambda: f"Voiding {len(self._voidable())} items…"))
         for widget in (self.kind, self.by, self.entry):
             widget.observe(self._invalidate, names="value")
-        self.confirm.observe(self._changed, names="value")
         #: One row per requested item, as fetched; ``None`` until fetched.
         self.targets: pd.DataFrame | None = None
         self._done = False
@@ -127,8 +124,8 @@ class VoidForm(Form):
         count = len(self._voidable())
         skipped = 0 if self.targets is None else len(self.targets) - count
         noun = f"{count} {self.kind.value.upper()} item{'s' if count != 1 else ''}"
-        self.confirm.description = f"I confirm: void {noun}" + (
-            f" ({skipped} cannot be voided and will be left alone)" if skipped else "")
+        self.confirm.description = self._confirm_text(f"void {noun}" + (
+            f" ({skipped} cannot be voided and will be left alone)" if skipped else ""))
         self._show(self.confirm, count > 0 and not self._done)
         self.confirm.disabled = self.busy
         self.fetch_button.disabled = self.busy or not values or bool(bad)

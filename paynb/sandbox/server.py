@@ -46,7 +46,7 @@ class Credentials:
     password: str = field(repr=False)
 
     def as_dict(self) -> dict[str, str]:
-        """The four values by name, e.g. for ``Client(**creds.as_dict())``."""
+        """The four values by name, e.g. for ``paynb.Credentials(**creds.as_dict())``."""
         return {"client_id": self.client_id, "client_secret": self.client_secret,
                 "username": self.username, "password": self.password}
 
@@ -89,10 +89,12 @@ class Sandbox:
     def connect(self, **options: Any) -> Any:
         """A :class:`paynb.Client` signed in to this sandbox (``options`` go to the client)."""
         from paynb.client import Client
+        from paynb.config import Credentials as ClientCredentials
 
         options.setdefault("environment", "sandbox")
-        return Client(self.base_url, self.auth_url, self.company_code,
-                      **self.credentials.as_dict(), **options)
+        return Client(base_url=self.base_url, auth_url=self.auth_url,
+                      company_code=self.company_code,
+                      credentials=ClientCredentials(**self.credentials.as_dict()), **options)
 
     def close(self) -> None:
         """Stop the server (if this process runs it) and close its database."""

@@ -103,7 +103,13 @@ def test_ach_form_submits_through_the_page(notebook03: labdriver.Lab):
         form.locator(f".paynb-field-{wire} select").select_option(label=label)
 
     status = form.locator(".paynb-status")
+    expect(form.locator(".paynb-env-header.paynb-env-sandbox")).to_contain_text(
+        "sandbox (simulated, nothing is paid) · company DEMO1")
     expect(status).to_contain_text(f"Ready to submit a credit of 123.45, reference {reference}")
+    expect(submit).to_be_disabled()  # not before the confirmation
+    confirm = form.locator(".paynb-confirm")
+    expect(confirm).to_contain_text("I confirm: credit 123.45 (pay out) to account ****6789")
+    confirm.locator("input[type=checkbox]").check()
     expect(submit).to_be_enabled()
     # A double click, as impatient people do: both clicks reach the kernel, one pays.
     submit.dblclick()
@@ -186,6 +192,10 @@ def test_instant_card_form_checks_the_route_and_sends(notebook04: labdriver.Lab)
         expect(field).to_be_enabled()
         field.fill(text)
     expect(status).to_contain_text(f"Ready to send 2000, reference {reference}")
+    expect(send).to_be_disabled()  # not before the confirmation
+    confirm = form.locator(".paynb-confirm")
+    expect(confirm).to_contain_text("paid out to card ****5100")
+    confirm.locator("input[type=checkbox]").check()
     send.click()
     expect(status).to_contain_text("Sent: uniqueId")
     expect(status).to_contain_text("status Success")

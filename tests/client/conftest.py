@@ -17,6 +17,7 @@ import pytest
 import responses
 
 from paynb.client import Client
+from paynb.config import Credentials
 
 BASE = "https://svc.test"
 AUTH = "https://auth.test"
@@ -49,7 +50,8 @@ def stub() -> Iterator[responses.RequestsMock]:
 @pytest.fixture
 def stub_client(stub: responses.RequestsMock, journal_path: Path) -> Iterator[Client]:
     """A client of the stubbed service, with a journal in the test's folder."""
-    client = Client(BASE, AUTH, "DEMO1", "stub-client", SECRETS[0], "stub-user", SECRETS[1],
+    client = Client(base_url=BASE, auth_url=AUTH, company_code="DEMO1",
+                    credentials=Credentials("stub-client", SECRETS[0], "stub-user", SECRETS[1]),
                     journal=journal_path, max_retries=3)
     client._transport.sleep = lambda seconds: None  # backoff without waiting
     yield client

@@ -21,8 +21,10 @@ GOOD: dict[str, Any] = {
 
 
 def test_each_row_judged_alone_in_one_pass() -> None:
-    client = paynb.Client("http://127.0.0.1:9", "http://127.0.0.1:9", "DEMO1", "id", "secret",
-                          "user", "password", journal=None)
+    client = paynb.Client(base_url="http://127.0.0.1:9", auth_url="http://127.0.0.1:9",
+                          company_code="DEMO1",
+                          credentials=paynb.Credentials("id", "secret", "user", "password"),
+                          journal=None)
     rows: list[Any] = [
         GOOD,
         dict(GOOD, yourReferenceNumber="CHK-2", bankAccountNumber="12'34"),

@@ -118,24 +118,31 @@ def test_no_usable_keyring_is_not_an_error(profiles, monkeypatch, caplog):
     assert "keyring unavailable" in caplog.text
 
 
+GOOD = {"base_url": "https://svc.test", "auth_url": "https://auth.test",
+        "company_code": "ACME1"}
+CREDS = paynb.Credentials(client_id="nb", client_secret="s", username="jane", password="p")
+
+
 def test_bad_client_arguments_are_named():
-    good = ("https://svc.test", "https://auth.test", "ACME1", "nb", "s", "jane", "p")
     with pytest.raises(ValidationError, match="base_url"):
-        paynb.Client("svc.test", *good[1:], journal=None)
+        paynb.Client(**{**GOOD, "base_url": "svc.test"}, credentials=CREDS, journal=None)
     with pytest.raises(ValidationError, match="company_code"):
-        paynb.Client(*good[:2], " ", *good[3:], journal=None)
+        paynb.Client(**{**GOOD, "company_code": " "}, credentials=CREDS, journal=None)
     with pytest.raises(ValidationError, match="max_workers"):
-        paynb.Client(*good, max_workers=0, journal=None)
+        paynb.Client(**GOOD, credentials=CREDS, max_workers=0, journal=None)
     with pytest.raises(ValidationError, match="timeout"):
-        paynb.Client(*good, timeout=0, journal=None)
+        paynb.Client(**GOOD, credentials=CREDS, timeout=0, journal=None)
+    with pytest.raises(ValidationError, match="credentials must be a paynb.Credentials"):
+        paynb.Client(**GOOD, credentials=("nb", "s", "jane", "p"), journal=None)
+    with pytest.raises(ValidationError, match="session must be a requests.Session"):
+        paynb.Client(**GOOD, credentials=CREDS, session="https://proxy", journal=None)
 
 
 def test_the_default_journal_follows_paynb_journal(monkeypatch, tmp_path):
-    good = ("https://svc.test", "https://auth.test", "ACME1", "nb", "s", "jane", "p")
     monkeypatch.setenv("PAYNB_JOURNAL", str(tmp_path / "j.sqlite3"))
-    assert paynb.Client(*good)._journal.path == tmp_path / "j.sqlite3"
+    assert paynb.Client(**GOOD, credentials=CREDS)._journal.path == tmp_path / "j.sqlite3"
     monkeypatch.setenv("PAYNB_JOURNAL", "off")
-    assert paynb.Client(*good)._journal is None
+    assert paynb.Client(**GOOD, credentials=CREDS)._journal is None
 
 
 def test_profiles_in_ini_form(tmp_path, monkeypatch, keyring_store):

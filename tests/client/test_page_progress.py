@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import pytest
 
-from paynb.client import Client
 from paynb.paging import Page, iter_pages, page_progress
 
 
@@ -52,10 +51,8 @@ def test_no_report_outside_the_block_and_a_bad_callback_is_refused():
 
 
 def test_a_client_list_reports_its_pages(sandbox):
-    creds = sandbox.credentials
     seen: list[tuple[int, int | None]] = []
-    with Client(sandbox.base_url, sandbox.auth_url, sandbox.company_code, creds.client_id,
-                creds.client_secret, creds.username, creds.password, journal=None) as client, \
+    with sandbox.connect(journal=None) as client, \
             page_progress(lambda done, total: seen.append((done, total))):
         frame = client.ach.list(page_size=500, progress=False)
     pages = -(-len(frame) // 500)

@@ -11,9 +11,10 @@ import paynb
 
 def test_paynb_all_is_exactly_the_public_names():
     assert sorted(paynb.__all__) == sorted([
-        "Client", "ExportFile", "RouteCheck", "__version__", "calendar", "connect", "errors",
-        "forms", "models", "plots", "sandbox"])
-    for name in ("Client", "connect", "ExportFile", "RouteCheck"):
+        "Client", "Credentials", "ExportFile", "RouteCheck", "__version__", "calendar", "connect",
+        "errors", "forms", "models", "plots", "sandbox", "match", "MatchResult"])
+    for name in ("Client", "Credentials", "connect", "ExportFile", "RouteCheck", "match",
+                 "MatchResult"):
         assert getattr(paynb, name) is not None
 
 
@@ -32,9 +33,10 @@ def test_signatures_of_design_section_2():
     from paynb.client import Client
 
     client_sig = inspect.signature(Client)
-    assert list(client_sig.parameters)[:7] == [
-        "base_url", "auth_url", "company_code", "client_id", "client_secret", "username",
-        "password"]
+    assert list(client_sig.parameters)[:5] == [
+        "base_url", "auth_url", "company_code", "credentials", "session"]
+    assert all(p.kind is inspect.Parameter.KEYWORD_ONLY for p in client_sig.parameters.values())
+    assert client_sig.parameters["session"].default is None
     for name, default in (("page_size", 200), ("max_workers", 8), ("mask", True)):
         assert client_sig.parameters[name].default == default
         assert client_sig.parameters[name].kind is inspect.Parameter.KEYWORD_ONLY

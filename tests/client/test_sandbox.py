@@ -521,8 +521,11 @@ def test_token_renewed_before_expiry_with_a_short_ttl(journal_path, monkeypatch)
 
 
 def test_wrong_credentials_name_the_oauth_error(sandbox, journal_path):
-    client = paynb.Client(sandbox.base_url, sandbox.auth_url, "DEMO1", "paynb-sandbox",
-                          "sandbox-secret", "analyst", "wrong-password", journal=journal_path)
+    client = paynb.Client(base_url=sandbox.base_url, auth_url=sandbox.auth_url,
+                          company_code="DEMO1",
+                          credentials=paynb.Credentials("paynb-sandbox", "sandbox-secret",
+                                                        "analyst", "wrong-password"),
+                          journal=journal_path)
     with pytest.raises(AuthenticationError) as caught:
         client.ach.list(page=0)
     assert caught.value.error == "invalid_grant" and "wrong-password" not in str(caught.value)
@@ -531,8 +534,11 @@ def test_wrong_credentials_name_the_oauth_error(sandbox, journal_path):
 
 
 def test_a_company_the_user_does_not_hold(sandbox, journal_path):
-    client = paynb.Client(sandbox.base_url, sandbox.auth_url, "DEMO1", "paynb-sandbox",
-                          "sandbox-secret", "other", "other-password", journal=journal_path)
+    client = paynb.Client(base_url=sandbox.base_url, auth_url=sandbox.auth_url,
+                          company_code="DEMO1",
+                          credentials=paynb.Credentials("paynb-sandbox", "sandbox-secret",
+                                                        "other", "other-password"),
+                          journal=journal_path)
     with pytest.raises(PermissionDeniedError) as caught:
         client.ach.list(page=0)
     assert caught.value.status == 403

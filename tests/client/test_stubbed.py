@@ -12,6 +12,7 @@ import pytest
 import requests
 import responses
 
+from paynb.config import Credentials
 from paynb.errors import (
     AuthenticationError,
     BadRequestError,
@@ -114,7 +115,8 @@ def test_a_refused_token_names_the_oauth_error(error, journal_path):
     with responses.RequestsMock() as stub:
         stub.post(f"{AUTH}/connect/token", status=400,
                   json={"error": error, "error_description": "nope"})
-        client = Client(BASE, AUTH, "DEMO1", "c", "stub-client-secret", "u", "stub-password",
+        client = Client(base_url=BASE, auth_url=AUTH, company_code="DEMO1",
+                        credentials=Credentials("c", "stub-client-secret", "u", "stub-password"),
                         journal=journal_path)
         with pytest.raises(AuthenticationError) as caught:
             client.ach.get(1)
@@ -171,8 +173,9 @@ def test_get_gives_up_after_max_retries(stub, stub_client):
 def test_reads_are_retried_five_times_by_default(stub, journal_path):
     from paynb.client import Client
 
-    client = Client(BASE, AUTH, "DEMO1", "stub-client", "stub-client-secret", "stub-user",
-                    "stub-password", journal=journal_path)
+    client = Client(base_url=BASE, auth_url=AUTH, company_code="DEMO1",
+                    credentials=Credentials("stub-client", "stub-client-secret", "stub-user",
+                                            "stub-password"), journal=journal_path)
     waits: list[float] = []
     client._transport.sleep = waits.append
     stub.get(ACH + "/7", status=503)

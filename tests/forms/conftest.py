@@ -18,10 +18,7 @@ _counter = itertools.count()
 @pytest.fixture
 def client(sandbox: Any, tmp_path: Any) -> Iterator[paynb.Client]:
     """A client of the sandbox whose journal is this test's own."""
-    creds = sandbox.credentials
-    with paynb.Client(sandbox.base_url, sandbox.auth_url, sandbox.company_code,
-                      creds.client_id, creds.client_secret, creds.username, creds.password,
-                      journal=tmp_path / "journal.sqlite", environment="sandbox") as client:
+    with sandbox.connect(journal=tmp_path / "journal.sqlite") as client:
         yield client
 
 

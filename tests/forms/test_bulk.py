@@ -39,7 +39,8 @@ def test_commit_valid_stores_the_valid_rows_and_reports_the_invalid(client, batc
     assert form.preview.value.count("paynb-row-valid") == 2
     # The confirmation names the count and the exact total of what will be paid.
     assert form.confirm.description == ("I confirm: submit 2 ACH items totalling 30.55 "
-                                        "(1 invalid row reported, not paid)")
+                                        "(1 invalid row reported, not paid), for company "
+                                        "DEMO1 on the sandbox (simulated, nothing is paid)")
     assert form.submit_button.disabled  # until confirmed
     form.submit_button.click()
     assert form.result is None

@@ -27,6 +27,7 @@ def test_sending_before_a_route_check_is_impossible(client, fill, card_values) -
     assert all(form.fields[w].disabled for w in card_values)  # step 2 is locked
     assert form.submit_button.disabled
     assert form.status_text.startswith("Step 1: check the route first")
+    form.confirm.value = True
     form.submit_button.click()
     assert form.result is None and client.journal().empty
 
@@ -41,7 +42,8 @@ def test_check_then_send_a_card_payment(client, fill, card_values) -> None:
     assert form.status_text.startswith("Route available up to 5000000")
     assert not form.fields["amount"].disabled
     fill(form, **card_values)
-    assert not form.submit_button.disabled
+    assert not form.confirm.disabled and form.submit_button.disabled  # ready to tick
+    form.confirm.value = True
     form.submit_button.click()
     form.submit_button.click()  # a double click sends once
 
@@ -63,6 +65,7 @@ def test_a_failed_payment_says_why(client, fill, card_values) -> None:
     fill(form, cardNumber=VISA)
     form.check_button.click()
     fill(form, **{**card_values, "amount": "1551"})  # ...51: insufficient funds
+    form.confirm.value = True
     form.submit_button.click()
     assert form.result["status"] == "Failed"
     assert "status Failed (Insufficient funds)" in form.status_text
@@ -77,7 +80,7 @@ def test_the_amount_is_checked_against_the_rails_limit(client, fill, card_values
     assert "must be at most 1000000 (the rail's limit)" in form.status_text
     assert "must be at most 1000000" in form.fields["amount"].error.value
     form.fields["amount"].value = "1000000"
-    assert not form.submit_button.disabled
+    assert not form.confirm.disabled
 
 
 def test_an_unreachable_route_keeps_step_two_locked(client, fill, card_values) -> None:
@@ -109,6 +112,7 @@ def test_route_check_by_token(client, fill, ref) -> None:
     form.check_button.click()
     assert form.route.ok
     fill(form, amount="2000", yourReferenceNumber=ref("tok"))
+    form.confirm.value = True
     form.submit_button.click()
     assert form.result["status"] == "Success"
 
@@ -121,6 +125,7 @@ def test_rtp_check_then_send(client, fill, ref) -> None:
     reference = ref("rtp")
     fill(form, name="Jane Doe", firstName="Jane", lastName="Doe",
          accountNumber="000123456789", amount="2500", yourReferenceNumber=reference)
+    form.confirm.value = True
     form.submit_button.click()
     sent = client.rtp.get(str(form.result["uniqueId"]))
     assert sent["yourReferenceNumber"] == reference and sent["status"] == "Success"
@@ -142,6 +147,7 @@ def test_a_card_number_typed_in_groups(client, fill, card_values) -> None:
     fill(form, cardNumber="4111 1111 1111 1111")
     form.check_button.click()
     fill(form, **card_values)
+    form.confirm.value = True
     form.submit_button.click()
     assert form.result["status"] == "Success"
 
@@ -153,11 +159,9 @@ def test_when_the_clients_check_has_expired_the_form_asks_for_a_new_one(
     form.check_button.click()
     fill(form, **card_values)
     # Another client has no record of that check, as this one after its checks expire.
-    creds = sandbox.credentials
-    with type(client)(sandbox.base_url, sandbox.auth_url, sandbox.company_code,
-                      creds.client_id, creds.client_secret, creds.username, creds.password,
-                      journal=None) as fresh:
+    with sandbox.connect(journal=None) as fresh:
         form.resource = fresh.instant
+        form.confirm.value = True
         form.submit_button.click()
     assert form.result is None
     assert "call check_route first" in form.status_text
@@ -196,5 +200,5 @@ def test_the_status_line_names_the_modes_missing_fields(client, fill, ref) -> No
     assert form.status_text == "Missing: Name on card, Expiration"
     assert form.submit_button.disabled
     fill(form, nameOnCard="JANE DOE", cardExpiration="12/2099")
-    assert not form.submit_button.disabled  # no one-time password needed
+    assert not form.confirm.disabled  # no one-time password needed: ready to tick
     assert form.status_text.startswith("Ready to send 1500")

@@ -21,9 +21,21 @@ def test_a_valid_ach_item_is_submitted_and_shown(client, fill, ach_values) -> No
     form = AchForm(client)
     assert form.submit_button.disabled
     fill(form, **ach_values)
+    # Nothing leaves before the tick, whose text says what moves, from where, for whom.
+    assert form.submit_button.disabled
+    assert form.status_text.startswith("Ready to submit a debit of 125.10")
+    assert form.status_text.endswith(": tick the confirmation to send it.")
+    assert form.confirm.description == (
+        "I confirm: debit 125.10 (collect) from account ****6789 at routing 021000021, "
+        f"reference {ach_values['yourReferenceNumber']}, for company DEMO1 on the sandbox "
+        "(simulated, nothing is paid)")
+    form.submit_button.click()  # a click from code goes past the browser's disabled state
+    assert form.result is None and _journal_rows(client).empty
+    form.confirm.value = True
     assert not form.submit_button.disabled
     assert form.status_text.startswith("Ready to submit a debit of 125.10")
     form.submit_button.click()
+    assert form.confirm.value is False  # each send needs its own tick
 
     stored = client.ach.get(int(form.result["achItemId"]))
     assert stored["yourReferenceNumber"] == ach_values["yourReferenceNumber"]
@@ -45,6 +57,7 @@ def test_invalid_input_keeps_the_button_disabled_and_sends_nothing(client, fill,
     assert form.submit_button.disabled
     assert "Routing number (is not a valid ABA routing number" in form.status_text
     assert "checksum" in form.fields["bankRoutingNumber"].error.value
+    form.confirm.value = True
     form.submit_button.click()  # a click from code goes past the browser's disabled state
     assert form.result is None
     assert _journal_rows(client).empty
@@ -55,6 +68,7 @@ def test_invalid_input_keeps_the_button_disabled_and_sends_nothing(client, fill,
 def test_a_double_click_sends_once(client, fill, ach_values) -> None:
     form = AchForm(client)
     fill(form, **ach_values)
+    form.confirm.value = True
     form.submit_button.click()
     form.submit_button.click()
     assert len(_journal_rows(client)) == 1
@@ -76,10 +90,11 @@ def test_a_click_while_the_first_is_running_is_ignored(client, fill, ach_values,
         return real_submit(*args, **kwargs)
 
     monkeypatch.setattr(client.ach, "submit", slow_submit)
+    form.confirm.value = True
     first = threading.Thread(target=form.submit_button.click)
     first.start()
     inside.wait()
-    assert form.busy and form.submit_button.disabled
+    assert form.busy and form.submit_button.disabled and form.confirm.disabled
     form.submit_button.click()  # the second click of a double click
     release.set()
     first.join()
@@ -93,6 +108,7 @@ def _submitted_twice(client, fill, values) -> tuple[AchForm, AchForm]:
     for _ in range(2):
         form = AchForm(client)
         fill(form, **values)
+        form.confirm.value = True
         form.submit_button.click()
         forms.append(form)
     return forms[0], forms[1]
@@ -106,7 +122,6 @@ def test_a_duplicate_reference_shows_the_earlier_one_and_asks(client, fill,
     assert str(first.result["achItemId"]) in again.output.value  # the earlier item
     assert again.result is None and len(_journal_rows(client)) == 1
     assert again.submit_button.disabled and not again.anyway_button.disabled
-
     again.anyway_button.click()
     assert again.result["achItemId"] != first.result["achItemId"]
     listed = client.ach.list(progress=False)
@@ -117,6 +132,8 @@ def test_an_edit_withdraws_the_duplicate_question(client, fill, ach_values, ref)
     _, again = _submitted_twice(client, fill, ach_values)
     again.fields["yourReferenceNumber"].value = ref("new")
     assert again.anyway_button.layout.display == "none"
+    assert again.confirm.value is False and again.submit_button.disabled  # a new tick
+    again.confirm.value = True
     assert not again.submit_button.disabled
 
 
@@ -127,6 +144,7 @@ def test_prenote_fixes_the_amount_at_zero(client, fill, ach_values) -> None:
     assert form.fields["amount"].value == "0" and form.fields["amount"].disabled
     assert form.fields["achTransactionType"].value == "Debit"
     assert "a debit prenote" in form.status_text
+    form.confirm.value = True
     form.submit_button.click()
     stored = client.ach.get(int(form.result["achItemId"]))
     assert Decimal(str(stored["amount"])) == 0
@@ -146,18 +164,23 @@ def test_the_services_field_messages_land_on_the_fields(client, fill, ach_values
     monkeypatch.setattr(client.ach, "submit", refuse)
     form = AchForm(client)
     fill(form, **ach_values)
+    form.confirm.value = True
     form.submit_button.click()
     assert "account is closed" in form.fields["bankAccountNumber"].error.value
     assert "HTTP 400" in form.status_text
     assert form.submit_button.disabled  # until the field is changed
     form.fields["bankAccountNumber"].value = "99887766"
     assert form.fields["bankAccountNumber"].error.value == ""
+    assert form.submit_button.disabled and not form.confirm.value  # confirmed again
+    assert "account ****7766 at routing" in form.confirm.description
+    form.confirm.value = True
     assert not form.submit_button.disabled
 
 
 def test_submit_another_resets_the_form(client, fill, ach_values) -> None:
     form = AchForm(client)
     fill(form, **ach_values)
+    form.confirm.value = True
     form.submit_button.click()
     assert form.another_button.layout.display is None
     form.another_button.click()
@@ -175,6 +198,7 @@ def test_rcc_form(client, fill, ref) -> None:
     form.fields["zip"].value = "62701-1234"  # RCC wants a space before the extension
     assert form.submit_button.disabled
     form.fields["zip"].value = "62701 1234"
+    form.confirm.value = True
     form.submit_button.click()
     stored = client.rcc.get(int(form.result["rccItemId"]))
     assert stored["yourReferenceNumber"] == reference
@@ -195,6 +219,7 @@ def test_the_form_displays_as_its_widget(client) -> None:
 def test_amounts_reach_the_service_exactly(client, fill, ach_values, amount) -> None:
     form = AchForm(client)
     fill(form, **{**ach_values, "amount": amount})
+    form.confirm.value = True
     form.submit_button.click()
     stored = client.ach.get(int(form.result["achItemId"]))
     assert Decimal(str(stored["amount"])) == Decimal(amount)

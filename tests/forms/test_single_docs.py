@@ -26,9 +26,20 @@ def test_the_status_line_of_missing_and_wrong_fields(client, fill, ach_values) -
     _quoted(form.status_text)
 
 
+def test_the_single_confirmation_and_header(client, fill, ach_values) -> None:
+    form = AchForm(client)
+    fill(form, **ach_values)
+    _quoted(form.confirm.description.replace(ach_values["yourReferenceNumber"],
+                                             "INV-2026-0001"))
+    _quoted(form.status_text.replace(ach_values["yourReferenceNumber"], "INV-2026-0001"))
+    _quoted(form.environment.label)
+    _quoted(form.where)
+
+
 def test_the_status_line_after_a_submission(client, fill, ach_values) -> None:
     form = AchForm(client)
     fill(form, **ach_values)
+    form.confirm.value = True
     form.submit_button.click()
     shown = (form.status_text
              .replace(f"item {form.result['achItemId']},", "item 2001,")
@@ -57,5 +68,6 @@ def test_the_status_line_after_an_instant_payment(client, fill, ref) -> None:
     form.check_button.click()
     fill(form, nameOnCard="JANE DOE", cardExpiration="12/2099", totPassword="123456",
          amount="1500", yourReferenceNumber=ref("doc"))
+    form.confirm.value = True
     form.submit_button.click()
     _quoted(form.status_text.replace(str(form.result["uniqueId"]), "IC-…"))

@@ -45,6 +45,7 @@ def test_a_lost_answer_empties_the_secrets_and_locks_the_form(client, fill, ach_
     form = AchForm(client)
     fill(form, **ach_values)
     fault("drop_after_commit")  # stored, then the connection drops before the answer
+    form.confirm.value = True
     form.submit_button.click()
     assert form.status_text.startswith("No answer from the service")
     assert "client.reconcile()" in form.status_text
@@ -52,6 +53,7 @@ def test_a_lost_answer_empties_the_secrets_and_locks_the_form(client, fill, ach_
     assert account.input.value == "" and account.value is None
     assert form.fields["bankRoutingNumber"].value == "021000021"  # not a secret: kept
     assert form.submit_button.disabled and form.result is None
+    form.confirm.value = True
     form.submit_button.click()  # locked: the payment may exist, it is not sent again
     assert _stored(client, "ach", ach_values["yourReferenceNumber"]) == 1
     assert "000123456789" not in repr(form) and "000123456789" not in form.output.value
@@ -61,12 +63,13 @@ def test_a_refusal_after_sending_empties_the_secrets(client, fill, ach_values, f
     form = AchForm(client)
     fill(form, **ach_values)
     fault("503")  # the service answers 503 to the POST (a write is never retried)
+    form.confirm.value = True
     form.submit_button.click()
     assert "HTTP 503" in form.status_text
     assert form.fields["bankAccountNumber"].input.value == ""
     assert form.submit_button.disabled  # the account number must be typed again
     form.fields["bankAccountNumber"].value = "000123456789"
-    assert not form.submit_button.disabled
+    assert not form.confirm.disabled
 
 
 def test_any_other_failure_once_sent_empties_them_too(client, fill, ach_values,
@@ -79,6 +82,7 @@ def test_any_other_failure_once_sent_empties_them_too(client, fill, ach_values,
     monkeypatch.setattr(client.ach, "submit", refuse)
     form = AchForm(client)
     fill(form, **ach_values)
+    form.confirm.value = True
     form.submit_button.click()
     assert form.status_text == "the service kept answering 401"
     assert form.fields["bankAccountNumber"].input.value == ""
@@ -87,14 +91,17 @@ def test_any_other_failure_once_sent_empties_them_too(client, fill, ach_values,
 def test_a_check_that_fails_before_sending_keeps_the_secrets(client, fill, ach_values) -> None:
     form = AchForm(client)
     fill(form, **{**ach_values, "bankRoutingNumber": "021000022"})
+    form.confirm.value = True
     form.submit_button.click()  # disabled: a click from code gets nowhere
     assert form.fields["bankAccountNumber"].input.value == "000123456789"
     # A duplicate reference stops in the journal, before sending: kept too.
     first = AchForm(client)
     fill(first, **ach_values)
+    first.confirm.value = True
     first.submit_button.click()
     again = AchForm(client)
     fill(again, **ach_values)
+    again.confirm.value = True
     again.submit_button.click()
     assert again.status_text.startswith("Duplicate reference")
     assert again.fields["bankAccountNumber"].input.value == "000123456789"
@@ -107,6 +114,7 @@ def test_an_instant_card_payment_whose_answer_is_lost(client, fill, ref, fault) 
     fill(form, nameOnCard="JANE DOE", cardExpiration="12/2099", totPassword="123456",
          amount="15", yourReferenceNumber=ref("ic-lost"))
     fault("drop")  # the connection drops before the service handles the payment
+    form.confirm.value = True
     form.submit_button.click()
     assert form.status_text.startswith("No answer from the service")
     for wire in ("cardNumber", "totPassword"):
@@ -121,6 +129,7 @@ def test_an_rtp_payment_refused_after_sending(client, fill, ref, fault) -> None:
     fill(form, firstName="Jane", lastName="Doe", accountNumber="12345678", amount="10",
          yourReferenceNumber=ref("rtp-refused"))
     fault("503")
+    form.confirm.value = True
     form.submit_button.click()
     assert "HTTP 503" in form.status_text
     assert form.fields["accountNumber"].input.value == ""
@@ -134,11 +143,13 @@ def test_after_a_503_a_second_click_is_held_by_the_journal_not_sent_blind(
     form = AchForm(client)
     fill(form, **ach_values)
     fault("503")
+    form.confirm.value = True
     form.submit_button.click()
     reference = ach_values["yourReferenceNumber"]
     (entry,) = client.journal().query("reference == @reference").to_dict("records")
     assert entry["state"] == "unknown" and "503" in entry["detail"]
     form.fields["bankAccountNumber"].value = "000123456789"
+    form.confirm.value = True
     form.submit_button.click()
     assert form.status_text == f"Duplicate reference {reference}: not sent."
     assert not form.anyway_button.disabled and form.anyway_button.layout.display != "none"

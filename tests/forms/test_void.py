@@ -35,7 +35,8 @@ def test_void_by_ids_flags_the_non_voidable_and_voids_the_rest(client, submitted
     assert checks[1].startswith("cannot be voided: status V (Voided)")
     assert "cannot be voided" in form.preview.value
     assert form.confirm.description == ("I confirm: void 2 ACH items (1 cannot be voided "
-                                        "and will be left alone)")
+                                        "and will be left alone), for company DEMO1 on the "
+                                        "sandbox (simulated, nothing is paid)")
     assert form.void_button.disabled
     form.void_button.click()  # not confirmed: nothing happens
     assert _status(client, submitted[0]) == "W"

@@ -10,6 +10,7 @@ from typing import Any
 from urllib.parse import urlsplit
 
 from paynb.client import Client
+from paynb.config import Credentials
 
 
 class WireSpy:
@@ -71,8 +72,9 @@ def make_client(sb: Any, *, journal: Any = None, company_code: str | None = None
     given = sb.credentials.as_dict()
     given.update(credentials or {})
     options.setdefault("max_workers", 4)
-    return Client(sb.base_url, sb.auth_url, company_code or sb.company_code, **given,
-                  journal=journal, **options)
+    return Client(base_url=sb.base_url, auth_url=sb.auth_url,
+                  company_code=company_code or sb.company_code,
+                  credentials=Credentials(**given), journal=journal, **options)
 
 
 @contextlib.contextmanager

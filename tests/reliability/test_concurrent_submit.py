@@ -16,6 +16,7 @@ from typing import Any
 import pytest
 
 from paynb import sandbox
+from paynb.config import Credentials
 
 from .faultrun import service_records
 from .race import race, race_in_process
@@ -31,7 +32,8 @@ def sb() -> Iterator[Any]:
 
 def _settings(sb: Any) -> dict[str, Any]:
     return {"base_url": sb.base_url, "auth_url": sb.auth_url,
-            "company_code": sb.company_code, **sb.credentials.as_dict()}
+            "company_code": sb.company_code,
+            "credentials": Credentials(**sb.credentials.as_dict())}
 
 
 def _check(sb: Any, references: list[str], first: list[str], second: list[str]) -> None:

@@ -18,6 +18,7 @@ import pytest
 import responses
 
 from paynb.client import Client
+from paynb.config import Credentials
 from paynb.errors import PaynbError, ResponseFormatError, ServerError
 
 from .faultrun import ach_item
@@ -69,7 +70,8 @@ def stub() -> Iterator[responses.RequestsMock]:
 
 @pytest.fixture
 def client(tmp_path: Path) -> Iterator[Client]:
-    made = Client(BASE, BASE, "DEMO1", "odd-client", SECRET, "odd-user", PASSWORD,
+    made = Client(base_url=BASE, auth_url=BASE, company_code="DEMO1",
+                  credentials=Credentials("odd-client", SECRET, "odd-user", PASSWORD),
                   journal=tmp_path / "journal.sqlite3", max_retries=1)
     made._transport.sleep = lambda seconds: None  # no waiting between retries
     yield made

@@ -1,0 +1,212 @@
+"""The exceptions workflow of :func:`paynb.match`: look at what needs a look, pair by hand,
+resolve with a note, void an item that should not exist."""
+
+from __future__ import annotations
+
+import logging
+from typing import Any
+
+import ipywidgets as widgets
+import numpy as np
+import pandas as pd
+import pyarrow as pa
+
+from paynb.forms._base import Form
+
+__all__ = ["ExceptionsView"]
+
+logger = logging.getLogger("paynb.forms")
+
+_ITEM_SHOWN = ("achItemId", "rccItemId", "uniqueId", "yourReferenceNumber", "amount",
+               "itemStatus", "sendDate", "depositDateTime", "receivedDateTime",
+               "bankAccountNumber", "firstSignerLastName", "tied_with")
+
+
+def grid_frame(frame: pd.DataFrame) -> pd.DataFrame:
+    """``frame`` as a data grid can show it: amounts as numbers (for sorting and a two-decimal
+    format; the result keeps the exact decimals), times as UTC text, categories as text."""
+    shown = frame.copy()
+    for column in shown.columns:
+        values = shown[column]
+        dtype = values.dtype
+        if isinstance(dtype, pd.ArrowDtype) and pa.types.is_decimal(dtype.pyarrow_dtype):
+            shown[column] = values.astype("float64")
+        elif isinstance(dtype, pd.DatetimeTZDtype) or pd.api.types.is_datetime64_dtype(dtype):
+            shown[column] = values.dt.strftime("%Y-%m-%d").fillna("")
+        elif not pd.api.types.is_numeric_dtype(dtype) or pd.api.types.is_bool_dtype(dtype):
+            shown[column] = values.astype("string").fillna("").astype(object)
+    return shown.reset_index(drop=True)
+
+
+def data_grid(frame: pd.DataFrame, css: str) -> Any:
+    """A sortable, filterable :class:`ipydatagrid.DataGrid` of ``frame`` (rows selectable)."""
+    from ipydatagrid import DataGrid, TextRenderer
+
+    shown = grid_frame(frame)
+    money = {column: TextRenderer(format=",.2f", horizontal_alignment="right")
+             for column, dtype in frame.dtypes.items()
+             if isinstance(dtype, pd.ArrowDtype) and pa.types.is_decimal(dtype.pyarrow_dtype)}
+    grid = DataGrid(shown, selection_mode="row", base_column_size=110, renderers=money,
+                    layout=widgets.Layout(height="220px", width="100%"))
+    grid.add_class(css)
+    return grid
+
+
+class ExceptionsView(Form):
+    """The exceptions and unmatched rows of a :class:`paynb.MatchResult`, as sortable,
+    filterable tables, with three actions:
+
+    - **Pair by hand**: choose an unmatched expected line and an unmatched item (click
+      their rows, or pick them in ``expected_choice`` and ``item_choice``), then
+      ``pair_button``;
+    - **Resolve**: choose an exception (``exception_choice``), write a ``note`` saying
+      why, then ``resolve_button``;
+    - **Void**: for an unmatched item that should not exist, ``void_button`` opens a
+      :class:`paynb.forms.VoidForm` for it below (needs a ``client``).
+
+    Decisions go to the result's journal (see :meth:`paynb.MatchResult.pair`), so the
+    next run of :func:`paynb.match` with that journal keeps them; the tables show the
+    result brought up to date. ``form.result`` is the :class:`paynb.MatchResult`.
+    """
+
+    title = "Match exceptions"
+    css_name = "match"
+
+    def __init__(self, result: Any, client: Any = None) -> None:
+        super().__init__(client)
+        self.result = result
+        self.summary = widgets.HTML("")
+        self.summary.add_class("paynb-match-summary")
+        self.exceptions_grid = data_grid(result.exceptions, "paynb-match-exceptions")
+        self.expected_grid = data_grid(result.unmatched_expected, "paynb-match-expected")
+        self.items_grid = data_grid(self._items(), "paynb-match-items")
+        self.exception_choice = widgets.Dropdown(description="Exception")
+        self.exception_choice.add_class("paynb-field-exception")
+        self.note = widgets.Text(description="Note", placeholder="why it is fine")
+        self.note.add_class("paynb-field-note")
+        self.resolve_button = self._button("Resolve", "paynb-match-resolve", icon="check")
+        self.expected_choice = widgets.Dropdown(description="Expected")
+        self.expected_choice.add_class("paynb-field-expected")
+        self.item_choice = widgets.Dropdown(description="Item")
+        self.item_choice.add_class("paynb-field-item")
+        self.pair_button = self._button("Pair", "paynb-match-pair", style="primary",
+                                        icon="link")
+        self.void_button = self._button("Void this item…", "paynb-match-void", style="danger",
+                                        icon="ban")
+        self.void_area = widgets.VBox()
+        self.void_area.add_class("paynb-match-void-form")
+        self.void_form: Any = None
+        self.resolve_button.on_click(self._guarded(self._resolve, "Recording the resolution…"))
+        self.pair_button.on_click(self._guarded(self._pair, "Recording the pair…"))
+        self.void_button.on_click(self._guarded(self._open_void, "Opening the void form…"))
+        for widget in (self.exception_choice, self.note, self.expected_choice, self.item_choice):
+            widget.observe(self._changed, names="value")
+        self._fill()
+        # A click on a grid row chooses it for the action below.
+        for grid, column, choice in (
+                (self.exceptions_grid, "exception_id", self.exception_choice),
+                (self.expected_grid, "expected_row", self.expected_choice),
+                (self.items_grid, self._item_column(), self.item_choice)):
+            grid.observe(self._picked(grid, column, choice), names="selections")
+        self._assemble(
+            self.summary,
+            widgets.HTML("<b>Exceptions</b>"), self.exceptions_grid,
+            widgets.HBox([self.exception_choice, self.note, self.resolve_button]),
+            widgets.HTML("<b>Unmatched expected lines</b>"), self.expected_grid,
+            widgets.HTML("<b>Unmatched items</b>"), self.items_grid,
+            widgets.HBox([self.expected_choice, self.item_choice, self.pair_button,
+                          self.void_button]),
+            self.void_area)
+        self._refresh()
+
+    # -- contents ---------------------------------------------------------------------
+
+    def _items(self) -> pd.DataFrame:
+        frame = self.result.unmatched_items
+        return frame[[c for c in _ITEM_SHOWN if c in frame.columns]]
+
+    def _item_column(self) -> str:
+        return next(c for c in ("achItemId", "rccItemId", "uniqueId")
+                    if c in self.result.unmatched_items.columns)
+
+    def _fill(self) -> None:
+        result = self.result
+        self.summary.value = result._repr_html_()
+        self.exceptions_grid.data = grid_frame(result.exceptions)
+        self.expected_grid.data = grid_frame(result.unmatched_expected)
+        self.items_grid.data = grid_frame(self._items())
+        open_ = result.exceptions[~result.exceptions["resolved"]]
+        self.exception_choice.options = [("", None)] + [
+            (f"#{row.exception_id} {row.reason}: items {row.item_ids}", int(row.exception_id))
+            for row in open_.itertuples()]
+        self.expected_choice.options = [("", None)] + [
+            (f"row {label}", label) for label in result.unmatched_expected.index.tolist()]
+        ids = result.unmatched_items[self._item_column()].tolist()
+        self.item_choice.options = [("", None)] + [(f"item {i}", i) for i in ids]
+        self.exception_choice.value = self.expected_choice.value = None
+        self.item_choice.value = None
+        self.note.value = ""
+
+    def _picked(self, grid: Any, column: str, choice: widgets.Dropdown) -> Any:
+        """A handler choosing, in ``choice``, the row last clicked in ``grid``."""
+
+        def picked(change: dict[str, Any]) -> None:
+            selections = change["new"] or []
+            if not selections:
+                return
+            row = int(selections[-1]["r1"])
+            data = grid.data
+            if column not in data.columns or row >= len(data):
+                return
+            wanted = data[column].iloc[row]
+            values = [value for _, value in choice.options if value is not None]
+            for value in values:
+                if str(value) == str(wanted):
+                    choice.value = value
+
+        return picked
+
+    # -- validation ---------------------------------------------------------------------
+
+    def _refresh(self) -> None:
+        exception = self.exception_choice.value
+        note = self.note.value.strip()
+        expected, item = self.expected_choice.value, self.item_choice.value
+        self.resolve_button.disabled = self.busy or exception is None or not note
+        self.pair_button.disabled = self.busy or expected is None or item is None
+        self.void_button.disabled = self.busy or item is None or self.client is None
+        self._report(
+            (exception is not None and not note,
+             "Write a note saying why the exception is resolved.", "info"),
+            (exception is not None, f"Ready to resolve exception #{exception}.", "info"),
+            (expected is not None and item is not None,
+             f"Ready to pair expected row {expected} with item {item}.", "info"),
+            (item is not None and self.client is None,
+             "Voiding needs a client: ExceptionsView(result, client).", "info"),
+            (True, "Pick an exception to resolve, or an expected line and an item to pair.",
+             "info"))
+
+    # -- actions --------------------------------------------------------------------------
+
+    def _resolve(self) -> None:
+        exception = self.exception_choice.value
+        self.result.resolve(exception, self.note.value)
+        self._fill()
+        self._announce(f"Exception #{exception} resolved; kept in the journal.", "ok")
+
+    def _pair(self) -> None:
+        expected, item = self.expected_choice.value, self.item_choice.value
+        self.result.pair(expected, item)
+        self._fill()
+        self._announce(f"Expected row {expected} paired with item {item} by hand; kept in the "
+                       "journal.", "ok")
+
+    def _open_void(self) -> None:
+        from paynb.forms.void import VoidForm
+
+        item = self.item_choice.value
+        kind = "rcc" if self._item_column() == "rccItemId" else "ach"
+        self.void_form = VoidForm(self.client, items=[int(np.int64(item))], kind=kind)
+        self.void_area.children = (self.void_form.widget,)
+        self._announce(f"The void form for item {item} is below: it shows the item first "
+                       "and voids only after you confirm.", "ok")

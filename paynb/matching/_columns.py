@@ -1,0 +1,385 @@
+"""The two sides as matching sees them: checked column mapping, exact cents, dates, keys.
+
+Both the analyst's expected ledger and the paynb item frame become a *side*: a
+DataFrame with one row per input row and the columns ``row`` (position in the
+input), ``reference``, ``account``, ``routing``, ``cents`` (exact amount as an
+int64 count of cents), ``date`` (``datetime64[D]``) and ``name``. Rules
+(:class:`paynb.matching.Rule`) receive sides.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Mapping
+from dataclasses import dataclass
+from decimal import Decimal, InvalidOperation
+from typing import Any
+
+import numpy as np
+import pandas as pd
+import pyarrow as pa
+import pyarrow.compute as pc
+
+__all__ = ["ITEM_COLUMNS", "ROLES", "Side", "expected_side", "item_side"]
+
+logger = logging.getLogger("paynb.matching")
+
+#: The roles a column of the expected ledger can play, and what each is used for.
+ROLES: dict[str, str] = {
+    "reference": "your reference number (yourReferenceNumber): the exact-reference pass",
+    "account": "bank account number: the account passes and splits (last four digits "
+               "when the items are masked)",
+    "routing": "bank routing number: compared with the account when mapped",
+    "amount": "amount (required): compared exactly, as decimals",
+    "date": "date the payment was meant for: compared within the banking-day window",
+    "name": "payer or payee name: the name-similarity rule",
+    "id": "a column naming each expected line across runs (default: a fingerprint of "
+          "the mapped values), used to keep manual decisions",
+}
+
+#: The columns of a paynb item frame used for each role, first present wins.
+ITEM_COLUMNS: dict[str, tuple[str, ...]] = {
+    "id": ("achItemId", "rccItemId", "uniqueId"),
+    "reference": ("yourReferenceNumber",),
+    "account": ("bankAccountNumber",),
+    "routing": ("bankRoutingNumber",),
+    "amount": ("amount",),
+    # ACH: the day it goes to the bank; RCC: the deposit; instant and RTP: received.
+    "date": ("sendDate", "depositDateTime", "receivedDateTime"),
+    "name": ("name", "nameOnCard"),
+}
+_ITEM_KINDS = {"achItemId": "ach", "rccItemId": "rcc", "uniqueId": "payment"}
+_SIGNER = ("firstSignerFirstName", "firstSignerLastName")
+
+
+@dataclass
+class Side:
+    """One side of the matching: its input frame and its normalised columns."""
+
+    frame: pd.DataFrame
+    norm: pd.DataFrame
+    #: The roles present on this side.
+    roles: frozenset[str]
+    #: Input column of each role (items: the paynb column used).
+    columns: dict[str, str]
+    _keys: np.ndarray | None = None
+    #: Items only: the kind of item (ach, rcc, payment) of each key.
+    kind: str = ""
+    #: The references as a pyarrow array (for the reference pass's hash lookup).
+    references: pa.Array | None = None
+
+    def __len__(self) -> int:
+        return len(self.norm)
+
+    def read_names(self, rows: np.ndarray) -> None:
+        """Fill the ``name`` column of the rows chosen by the mask ``rows`` (lower case,
+        single spaces); left empty when the side has no name."""
+        column = self.columns.get("name")
+        if column is None or not rows.any():
+            return
+        needed = [column] if column in self.frame.columns else list(_SIGNER)
+        chosen = self.frame[needed].iloc[np.flatnonzero(rows)]
+        if column in self.frame.columns:
+            values = chosen[column]
+        else:  # an item's name: its first signer's first and last name
+            first, last = (chosen[c].astype("string").fillna("") for c in _SIGNER)
+            values = first + " " + last
+        names = self.norm["name"].to_numpy(dtype=object, copy=True)
+        names[rows] = _names(values)
+        self.norm["name"] = names
+
+    def keys(self) -> np.ndarray:
+        """A stable text key per row, for decisions kept across runs."""
+        if self._keys is None:
+            self._keys = self._make_keys()
+        return self._keys
+
+    def _make_keys(self) -> np.ndarray:
+        if "id" in self.columns and self.kind:
+            ids = self.frame[self.columns["id"]].astype("string").fillna("")
+            return (self.kind + ":" + ids).to_numpy(dtype=object)
+        if "id" in self.columns:
+            return self.frame[self.columns["id"]].astype("string").fillna("").to_numpy(
+                dtype=object)
+        # The mapped values as read, so that tomorrow's run (masked or not) finds the same.
+        text = pd.Series("", index=self.frame.index, dtype="string")
+        for role in ("reference", "account", "routing", "amount", "date", "name"):
+            if role in self.columns:
+                text = text + "|" + self.frame[self.columns[role]].astype("string").fillna("")
+        # Two identical lines (say the same rent twice) get #1, #2 by their order.
+        occurrence = text.groupby(text).cumcount() + 1
+        return (text + "#" + occurrence.astype(str)).to_numpy(dtype=object)
+
+
+def _missing_column(column: str, role: str, frame: pd.DataFrame, which: str) -> KeyError:
+    existing = ", ".join(repr(str(c)) for c in frame.columns) or "(none)"
+    return KeyError(f"columns: the {role} column {column!r} is not in the {which} frame; "
+                    f"its columns are {existing}")
+
+
+def check_columns(expected: pd.DataFrame, columns: Mapping[str, str]) -> dict[str, str]:
+    """``columns`` checked: known roles, existing columns, an amount."""
+    if not isinstance(expected, pd.DataFrame):
+        raise TypeError(f"expected must be a pandas DataFrame, not {type(expected).__name__}")
+    if not isinstance(columns, Mapping):
+        raise TypeError("columns must map roles to column names, like "
+                        "{'amount': 'Amount', 'date': 'Due date'}")
+    checked: dict[str, str] = {}
+    for role, column in columns.items():
+        if role not in ROLES:
+            raise ValueError(f"columns: unknown role {role!r}; the roles are "
+                             f"{', '.join(ROLES)}")
+        if column not in expected.columns:
+            raise _missing_column(column, role, expected, "expected")
+        checked[role] = column
+    if "amount" not in checked:
+        raise ValueError("columns: the 'amount' role is required (the column of the "
+                         "expected amounts)")
+    return checked
+
+
+# --------------------------------------------------------------------------- amounts
+
+def _row_label(frame: pd.DataFrame, position: int) -> str:
+    label = frame.index[position]
+    return f"row {label!r}" if not isinstance(label, int | np.integer) else f"row {label}"
+
+
+def _bad_amount(frame: pd.DataFrame, column: str, position: int, value: Any, why: str,
+                which: str) -> ValueError:
+    return ValueError(f"{which} {_row_label(frame, position)}, column {column!r}: "
+                      f"amount {value!r} {why}")
+
+
+def _decimal_cents(value: Any, frame: pd.DataFrame, column: str, position: int,
+                   which: str) -> int:
+    """One amount (str, int, float, Decimal) as exact cents, or an error naming its row."""
+    if value is None or value is pd.NA or (isinstance(value, float) and np.isnan(value)):
+        raise _bad_amount(frame, column, position, value, "is missing", which)
+    if isinstance(value, bool):
+        raise _bad_amount(frame, column, position, value, "is not an amount", which)
+    if isinstance(value, float | np.floating):
+        # The float read from a CSV stands for its shortest decimal text ("0.1").
+        text = repr(float(value))
+    elif isinstance(value, int | np.integer | Decimal):
+        text = str(value)
+    elif isinstance(value, str):
+        text = value.strip()
+    else:
+        raise _bad_amount(frame, column, position, value, "is not an amount", which)
+    try:
+        amount = Decimal(text)
+    except InvalidOperation:
+        raise _bad_amount(frame, column, position, value, "is not a number", which) from None
+    if not amount.is_finite():
+        raise _bad_amount(frame, column, position, value, "is not a finite number", which)
+    cents = amount * 100
+    if cents != cents.to_integral_value():
+        raise _bad_amount(frame, column, position, value, "has more than two decimals", which)
+    return int(cents)
+
+
+def _decimal_array_cents(array: pa.Array | pa.ChunkedArray) -> np.ndarray | None:
+    """Cents of a decimal128 array with at most two decimals (None when it has more)."""
+    scale = array.type.scale
+    if scale > 2:
+        try:
+            array = array.cast(pa.decimal128(array.type.precision, 2))
+        except pa.ArrowInvalid:
+            return None
+        scale = 2
+    if isinstance(array, pa.ChunkedArray):
+        array = array.combine_chunks()
+    if array.null_count:
+        return None
+    # decimal128 values are 16-byte two's complement integers (low word first): read the
+    # unscaled integers straight from the buffer, no float and no Python object on the way.
+    words = np.frombuffer(array.buffers()[1], dtype=np.int64)
+    words = words[2 * array.offset:2 * (array.offset + len(array))]
+    low, high = words[0::2], words[1::2]
+    if not (high == (low >> 63)).all():  # beyond int64: not an amount
+        return None
+    return low * 10 ** (2 - scale)
+
+
+def amount_cents(frame: pd.DataFrame, column: str, which: str = "expected") -> np.ndarray:
+    """The amounts of ``frame[column]`` as exact int64 cents.
+
+    Strings, ints, Decimals, decimal128 and floats (taken as their shortest decimal
+    text: ``0.1`` is 10 cents) are accepted; a missing amount, a value that is no
+    number, or one with more than two decimals is an error naming its row.
+    """
+    values = frame[column]
+    dtype = values.dtype
+    fast: np.ndarray | None = None
+    if isinstance(dtype, pd.ArrowDtype) and pa.types.is_decimal(dtype.pyarrow_dtype):
+        fast = _decimal_array_cents(pa.array(values))
+    elif pd.api.types.is_integer_dtype(dtype) and not values.isna().any():
+        fast = values.to_numpy(dtype=np.int64) * 100
+    elif pd.api.types.is_float_dtype(dtype):
+        floats = values.to_numpy(dtype=np.float64, na_value=np.nan)
+        scaled = np.round(floats * 100)
+        # n / 100 == x exactly when x's shortest text has at most two decimals.
+        if np.isfinite(floats).all() and (scaled / 100 == floats).all():
+            fast = scaled.astype(np.int64)
+    elif (pd.api.types.is_string_dtype(dtype) or dtype is np.dtype(object)) and len(values):
+        strings = values.to_numpy(dtype=object)
+        if all(type(v) is str for v in strings[:1000]):
+            try:
+                array = pa.array(strings, type=pa.string()).cast(pa.decimal128(38, 2))
+                fast = _decimal_array_cents(array)
+            except (pa.ArrowInvalid, pa.ArrowTypeError):
+                fast = None
+    if fast is not None:
+        return fast
+    # The slow way finds and names the offending row (or accepts what Arrow would not,
+    # such as " 12.50" or a column mixing ints, Decimals and strings).
+    raw = values.to_numpy(dtype=object)
+    return np.fromiter((_decimal_cents(v, frame, column, i, which) for i, v in enumerate(raw)),
+                       dtype=np.int64, count=len(raw))
+
+
+# --------------------------------------------------------------------------- other roles
+
+def _dates(values: pd.Series, which: str, column: str) -> np.ndarray:
+    """``values`` as ``datetime64[D]`` (UTC days for zoned times); NaT stays NaT."""
+    if isinstance(values.dtype, pd.DatetimeTZDtype):
+        parsed = values.dt.tz_convert("UTC").dt.tz_localize(None)
+    elif pd.api.types.is_datetime64_dtype(values.dtype):
+        parsed = values
+    else:
+        parsed = pd.to_datetime(values, errors="coerce", utc=True).dt.tz_localize(None)
+        bad = parsed.isna() & values.notna()
+        if bad.any():
+            position = int(np.flatnonzero(bad.to_numpy())[0])
+            raise ValueError(f"{which} {_row_label(values.to_frame(), position)}, column "
+                             f"{column!r}: {values.iloc[position]!r} is not a date")
+    return parsed.to_numpy(dtype="datetime64[ns]").astype("datetime64[D]")
+
+
+# Text columns go through pyarrow compute (vectorised, RE2), not Python's re per value.
+
+def _arrow_text(values: pd.Series) -> pa.Array:
+    array = pa.array(values.astype("string[pyarrow]").array)
+    return array.combine_chunks() if isinstance(array, pa.ChunkedArray) else array
+
+
+def _blank_to_null(array: pa.Array) -> pa.Array:
+    return pc.if_else(pc.equal(array, ""), pa.scalar(None, pa.string()), array)
+
+
+def _objects(array: pa.Array) -> np.ndarray:
+    """Strings as a numpy object array, missing values ``None``."""
+    return array.to_numpy(zero_copy_only=False)
+
+
+def _texts(values: pd.Series) -> pa.Array:
+    return _blank_to_null(pc.utf8_trim_whitespace(_arrow_text(values)))
+
+
+def _all_digits(array: pa.Array) -> bool:
+    return bool(pc.all(pc.utf8_is_digit(array)).as_py() is not False)
+
+
+def _number_digits(values: pd.Series) -> pa.Array:
+    """The digits of each value (a number a CSV reader made a float loses its ``.0``).
+    Columns of digits only, the usual case, skip the regular expressions."""
+    text = _arrow_text(values)
+    if _all_digits(text):
+        return _blank_to_null(text)
+    text = pc.replace_substring_regex(text, r"\.0$", "")
+    return _blank_to_null(pc.replace_substring_regex(text, r"\D", ""))
+
+
+def _account_keys(values: pd.Series, last_four: bool) -> np.ndarray:
+    if last_four:
+        # Masked items show ****6789: only the last four digits can be compared.
+        tail = pc.utf8_slice_codeunits(_arrow_text(values), -4)
+        if not _all_digits(tail):
+            tail = pc.utf8_slice_codeunits(_number_digits(values), -4)
+        return _objects(pc.utf8_lpad(_blank_to_null(tail), 4, "0"))
+    # Leading zeros dropped: a CSV reader turns 000123 into 123.
+    return _objects(_blank_to_null(pc.utf8_ltrim(_number_digits(values), "0")))
+
+
+def _routing(values: pd.Series) -> np.ndarray:
+    return _objects(pc.utf8_lpad(_number_digits(values), 9, "0"))
+
+
+def _names(values: pd.Series) -> np.ndarray:
+    text = pc.replace_substring_regex(pc.utf8_lower(_arrow_text(values)), r"\s+", " ")
+    return _objects(_blank_to_null(pc.utf8_trim_whitespace(text)))
+
+
+def _empty(n: int) -> pd.Series:
+    return pd.Series([None] * n, dtype=object)
+
+
+def items_masked(items: pd.DataFrame, column: str | None) -> bool:
+    """True when the items' account numbers are masked (``****6789``)."""
+    if column is None:
+        return False
+    return bool(items[column].astype("string").str.contains("*", regex=False).any())
+
+
+def item_side(items: pd.DataFrame, overrides: Mapping[str, str] | None = None) -> Side:
+    """The item frame as a side; its columns come from :data:`ITEM_COLUMNS`."""
+    if not isinstance(items, pd.DataFrame):
+        raise TypeError(f"items must be a paynb item DataFrame, not {type(items).__name__}")
+    columns: dict[str, str] = {}
+    for role, candidates in ITEM_COLUMNS.items():
+        found = next((c for c in candidates if c in items.columns), None)
+        if found is not None:
+            columns[role] = found
+    for role, column in (overrides or {}).items():
+        if role not in ITEM_COLUMNS:
+            raise ValueError(f"item_columns: unknown role {role!r}; the roles are "
+                             f"{', '.join(ITEM_COLUMNS)}")
+        if column not in items.columns:
+            raise _missing_column(column, role, items, "items")
+        columns[role] = column
+    for role in ("id", "amount"):
+        if role not in columns:
+            wanted = " or ".join(repr(c) for c in ITEM_COLUMNS[role])
+            existing = ", ".join(repr(str(c)) for c in items.columns) or "(none)"
+            raise KeyError(f"items: no {role} column ({wanted}); its columns are {existing}. "
+                           "Pass a frame from the paynb client, or item_columns=")
+    return _side(items, columns, "items", kind=_ITEM_KINDS.get(columns["id"], "item"))
+
+
+def expected_side(expected: pd.DataFrame, columns: Mapping[str, str]) -> Side:
+    """The expected ledger as a side (``columns`` already checked)."""
+    return _side(expected, dict(columns), "expected")
+
+
+def _side(frame: pd.DataFrame, columns: dict[str, str], which: str, *, kind: str = "") -> Side:
+    n = len(frame)
+    norm = pd.DataFrame({"row": np.arange(n, dtype=np.int64)})
+    col = columns.get
+    references = _texts(frame[col("reference")]) if col("reference") else None
+    norm["reference"] = _objects(references) if references is not None else _empty(n)
+    # Account keys are finished by :func:`account_keys` once both sides are known.
+    norm["account"] = frame[columns["account"]].to_numpy() if col("account") else _empty(n)
+    norm["routing"] = _routing(frame[columns["routing"]]) if col("routing") else _empty(n)
+    norm["cents"] = amount_cents(frame, columns["amount"], which)
+    norm["date"] = _dates(frame[columns["date"]], which, columns["date"]) if col("date") \
+        else np.full(n, np.datetime64("NaT"), dtype="datetime64[D]")
+    # Names are read only for the rows left to the fuzzy rules (Side.read_names).
+    norm["name"] = _empty(n)
+    if not col("name") and which == "items" and all(c in frame.columns for c in _SIGNER):
+        columns["name"] = " + ".join(_SIGNER)
+    roles = frozenset(role for role in ("reference", "account", "routing", "amount", "date",
+                                        "name") if role in columns)
+    return Side(frame=frame, norm=norm, roles=roles, columns=columns, kind=kind,
+                references=references)
+
+
+def finish_accounts(expected: Side, items: Side) -> bool:
+    """Turn both sides' raw account values into comparable keys; True when only the last
+    four digits can be compared (the items are masked)."""
+    last_four = items_masked(items.frame, items.columns.get("account"))
+    for side in (expected, items):
+        if "account" in side.columns:
+            side.norm["account"] = _account_keys(side.frame[side.columns["account"]],
+                                                 last_four)
+    return last_four

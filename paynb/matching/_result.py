@@ -1,0 +1,546 @@
+"""The outcome of :func:`paynb.match`: frames, summary, plot, Excel export, decisions."""
+
+from __future__ import annotations
+
+import html
+import logging
+import os
+from decimal import Decimal
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+import pandas as pd
+import pyarrow as pa
+
+from paynb.codes import STATUS_NAMES
+from paynb.matching._columns import Side
+from paynb.matching._rules import banking_index
+
+if TYPE_CHECKING:
+    from matplotlib.axes import Axes
+
+    from paynb.journal import Journal
+    from paynb.matching._engine import Settings, State
+    from paynb.matching._rules import Context
+
+__all__ = ["MatchResult"]
+
+logger = logging.getLogger("paynb.matching")
+
+_AMOUNT = pa.decimal128(18, 2)
+_RETURNED = ("R", "I", "B")  # the statuses the return charts count as returns
+#: Exception reasons, in the order they are listed.
+REASONS = ("returned", "voided", "amount differs")
+_CATEGORIES = ("matched", "matched by hand", "exceptions open", "exceptions resolved",
+               "unmatched expected", "unmatched items", "tied")
+
+
+def decimals(cents: np.ndarray) -> pd.api.extensions.ExtensionArray:
+    """Exact int64 cents as a decimal128(18, 2) array (no float, no Python loop)."""
+    cents = np.ascontiguousarray(cents, dtype=np.int64)
+    # decimal128 is a 16-byte two's complement integer: low word, then the sign.
+    words = np.empty((len(cents), 2), dtype=np.int64)
+    words[:, 0] = cents
+    words[:, 1] = np.where(cents < 0, -1, 0)
+    array = pa.Array.from_buffers(_AMOUNT, len(cents), [None, pa.py_buffer(words.tobytes())])
+    return pd.arrays.ArrowExtensionArray(array)
+
+
+def _money(cents: int) -> Decimal:
+    return Decimal(int(cents)).scaleb(-2)
+
+
+def _labels(frame: pd.DataFrame, rows: np.ndarray) -> np.ndarray:
+    return frame.index.to_numpy()[rows]
+
+
+class MatchResult:
+    """What :func:`paynb.match` found.
+
+    Frames (all amounts exact ``decimal128(18, 2)``):
+
+    - ``matched``: one row per expected line and item matched (a split has one row per
+      item, a combination one per expected line): ``match_id``, ``rule`` (the pass
+      that matched it: ``reference``, ``account+amount+date``, a fuzzy rule's name,
+      ``split``, ``combined`` or ``manual``), ``manual``, ``expected_row`` (the label
+      in the expected frame), ``item_id``, both references, amounts and dates,
+      ``amount_difference`` (items minus expected, over the whole match) and
+      ``date_difference`` (banking days from the expected date to the item's);
+    - ``exceptions``: matches that need a look: ``returned`` (the item was returned,
+      invalid or blocked after matching), ``voided``, ``amount differs``; with
+      ``resolved``, ``note`` and ``decided`` from the decisions kept in the journal;
+    - ``unmatched_expected``, ``unmatched_items``: the rows of the inputs nobody
+      matched (all their columns), with ``tied_with`` naming the equally good
+      candidates of a tie;
+    - ``ties``: the pairs left out because another was equally good;
+    - ``summary``: counts and exact sums per category.
+
+    Decisions: :meth:`pair` and :meth:`resolve` record a decision in the journal and
+    bring the result up to date; a later :func:`paynb.match` with the same journal
+    and ledger applies them again.
+    """
+
+    matched: pd.DataFrame
+    exceptions: pd.DataFrame
+    unmatched_expected: pd.DataFrame
+    unmatched_items: pd.DataFrame
+    ties: pd.DataFrame
+    summary: pd.DataFrame
+    #: The decisions of the journal this run applied (pairs and resolutions).
+    decisions: pd.DataFrame
+    #: Decisions the journal holds that no longer fit the data (a row gone, or already
+    #: matched another way); they are kept in the journal.
+    stale_decisions: pd.DataFrame
+    #: How accounts were compared: "full account number", "last four digits" (masked
+    #: items), or "not compared" (no account column mapped).
+    account_match: str
+    journal: Journal
+
+    # ------------------------------------------------------------------ building
+
+    @classmethod
+    def _build(cls, expected: Side, items: Side, state: State, context: Context,
+               settings: Settings, journal: Journal, decisions: list[dict[str, Any]],
+               stale: list[dict[str, Any]], expected_frame: pd.DataFrame,
+               items_frame: pd.DataFrame) -> MatchResult:
+        self = cls.__new__(cls)
+        self._expected, self._items, self._state = expected, items, state
+        self._settings, self._inputs = settings, (expected_frame, items_frame)
+        self.journal = journal
+        if "account" not in context.roles:
+            self.account_match = "not compared"
+        elif context.last_four:
+            self.account_match = "last four digits" + (
+                " + routing number" if "routing" in context.roles else "")
+        else:
+            self.account_match = "full account number" + (
+                " + routing number" if "routing" in context.roles else "")
+        self.matched = self._matched_frame()
+        self.exceptions = self._exceptions_frame(decisions)
+        self.unmatched_expected = self._unmatched(expected, state.e_group, "expected")
+        self.unmatched_items = self._unmatched(items, state.i_group, "items")
+        self.ties = self._ties_frame()
+        self.decisions = pd.DataFrame(decisions, columns=["id", "when", "ledger", "action",
+                                                          "method", "expected", "items",
+                                                          "reason", "note"])
+        self.stale_decisions = self.decisions[self.decisions["id"].isin(
+            [d["id"] for d in stale])].reset_index(drop=True)
+        if stale:
+            logger.warning("match: %d kept decision(s) no longer fit the data (see "
+                           "result.stale_decisions)", len(stale))
+        self.summary = self._summary_frame()
+        return self
+
+    def _item_ids(self, rows: np.ndarray) -> pd.Series:
+        ids = self._items.frame[self._items.columns["id"]]
+        return ids.take(rows).reset_index(drop=True)
+
+    def _matched_frame(self) -> pd.DataFrame:
+        state, e_norm, i_norm = self._state, self._expected.norm, self._items.norm
+        count = state.count
+        rules = np.array(state.rule_of, dtype=object)
+        manual = np.array(state.manual_of, dtype=bool)
+        e_first = np.array(state.e_first, dtype=np.int64)
+        i_first = np.array(state.i_first, dtype=np.int64)
+        e_cents = e_norm["cents"].to_numpy()
+        i_cents = i_norm["cents"].to_numpy()
+        # Per match: items minus expected, summed over its rows.
+        group_difference = i_cents[i_first] - e_cents[e_first]
+        match_ids = np.arange(count, dtype=np.int64)
+        e_rows, i_rows = e_first, i_first
+        if state.multi:
+            extra_ids, extra_e, extra_i = [], [], []
+            for group, (e_set, i_set) in state.multi.items():
+                group_difference[group] = i_cents[list(i_set)].sum() - e_cents[list(e_set)].sum()
+                # One row per part: the single side repeats beside each part of the other.
+                parts = max(len(e_set), len(i_set))
+                extra_ids += [group] * (parts - 1)
+                extra_e += list(e_set[1:]) if len(e_set) > 1 else [e_set[0]] * (parts - 1)
+                extra_i += list(i_set[1:]) if len(i_set) > 1 else [i_set[0]] * (parts - 1)
+            order = np.argsort(np.concatenate([match_ids, extra_ids]), kind="stable")
+            match_ids = np.concatenate([match_ids, extra_ids]).astype(np.int64)[order]
+            e_rows = np.concatenate([e_rows, extra_e]).astype(np.int64)[order]
+            i_rows = np.concatenate([i_rows, extra_i]).astype(np.int64)[order]
+        self._group_difference = group_difference
+        e_dates = e_norm["date"].to_numpy()[e_rows]
+        i_dates = i_norm["date"].to_numpy()[i_rows]
+        present = ~(np.isnat(e_dates) | np.isnat(i_dates))
+        gaps = banking_index(i_dates) - banking_index(e_dates)
+        items = self._items.frame
+        # Codes into the few rule names: a categorical, not 100,000 strings.
+        codes, names = pd.factorize(rules, sort=False)
+        references = {}
+        for name, side, rows in (("expected_reference", self._expected, e_rows),
+                                 ("item_reference", self._items, i_rows)):
+            column = side.columns.get("reference")
+            references[name] = (side.frame[column].take(rows).astype("string")
+                                .reset_index(drop=True) if column else
+                                pd.Series(pd.NA, index=range(len(rows)), dtype="string"))
+        frame = pd.DataFrame({
+            "match_id": match_ids,
+            "rule": pd.Categorical.from_codes(codes[match_ids], categories=names)
+            if len(names) else pd.Categorical([]),
+            "manual": manual[match_ids],
+            "expected_row": _labels(self._expected.frame, e_rows),
+            "item_id": self._item_ids(i_rows),
+            **references,
+            "expected_amount": decimals(e_cents[e_rows]),
+            "item_amount": decimals(i_cents[i_rows]),
+            "amount_difference": decimals(group_difference[match_ids]),
+            "expected_date": e_dates.astype("datetime64[ns]"),
+            "item_date": i_dates.astype("datetime64[ns]"),
+            "date_difference": pd.array(np.where(present, gaps, 0), dtype="Int64"),
+        })
+        frame.loc[~present, "date_difference"] = pd.NA
+        for column in ("itemStatus", "bankAccountNumber"):
+            if column in items.columns:
+                frame[column] = items[column].take(i_rows).reset_index(drop=True)
+        return frame
+
+    def _exceptions_frame(self, decisions: list[dict[str, Any]]) -> pd.DataFrame:
+        state, items = self._state, self._items.frame
+        count = state.count
+        status = items["itemStatus"].astype("string").to_numpy(dtype=object, na_value=None) \
+            if "itemStatus" in items.columns else np.full(len(items), None, dtype=object)
+        returns = items["returnReason"].astype("string").to_numpy(dtype=object, na_value=None) \
+            if "returnReason" in items.columns else np.full(len(items), None, dtype=object)
+        e_cents = self._expected.norm["cents"].to_numpy()
+        i_cents = self._items.norm["cents"].to_numpy()
+        e_first = np.array(state.e_first, dtype=np.int64)
+        i_first = np.array(state.i_first, dtype=np.int64)
+        # Per match, vectorised over the one-to-one ones; the few others one by one.
+        e_sum, i_sum = e_cents[e_first], i_cents[i_first]
+        first_status = status[i_first] if count else np.array([], dtype=object)
+        returned = np.isin(first_status, _RETURNED)
+        voided = first_status == "V"
+        for group, (e_set, i_set) in state.multi.items():
+            e_sum[group], i_sum[group] = e_cents[list(e_set)].sum(), i_cents[list(i_set)].sum()
+            returned[group] = any(status[i] in _RETURNED for i in i_set)
+            voided[group] = any(status[i] == "V" for i in i_set)
+        differs = self._group_difference != 0
+        labels = self._expected.frame.index.to_numpy()
+        ids = items[self._items.columns["id"]].to_numpy(dtype=object)
+
+        def rows_text(group: int) -> tuple[str, str]:
+            _, _, e_set, i_set = state.group(group)
+            return (", ".join(str(labels[e]) for e in e_set),
+                    ", ".join(str(ids[i]) for i in i_set))
+
+        def returned_detail(group: int) -> str:
+            _, _, _, i_set = state.group(group)
+            return ", ".join(STATUS_NAMES.get(status[i], str(status[i]))
+                             + (f" {returns[i]}" if returns[i] else "")
+                             for i in i_set if status[i] in _RETURNED)
+
+        parts = []
+        for reason, flags in (("returned", returned), ("voided", voided),
+                              ("amount differs", differs)):
+            groups = np.flatnonzero(flags)
+            if reason == "returned":
+                detail = [returned_detail(g) for g in groups.tolist()]
+            elif reason == "voided":
+                detail = ["the item was voided"] * len(groups)
+            else:
+                detail = [f"items minus expected: {_money(d)}"
+                          for d in (i_sum[groups] - e_sum[groups]).tolist()]
+            parts.append(pd.DataFrame({"match_id": groups, "reason": reason, "detail": detail}))
+        found = pd.concat(parts, ignore_index=True)
+        found["order"] = found["reason"].map({r: n for n, r in enumerate(REASONS)})
+        found = found.sort_values(["match_id", "order"], kind="stable").reset_index(drop=True)
+        groups = found["match_id"].to_numpy(dtype=np.int64)
+        one_e = np.array([g not in state.multi for g in groups.tolist()], dtype=bool)
+        expected_rows = np.where(one_e, labels[e_first[groups]].astype(str) if len(groups)
+                                 else np.array([], dtype=str), "")
+        item_ids = ids[i_first[groups]].astype(str) if len(groups) else np.array([], dtype=str)
+        expected_rows, item_ids = expected_rows.astype(object), item_ids.astype(object)
+        for position in np.flatnonzero(~one_e).tolist():
+            expected_rows[position], item_ids[position] = rows_text(int(groups[position]))
+        resolved_flags, notes, decided = self._resolutions(found, decisions)
+        frame = pd.DataFrame({
+            "exception_id": np.arange(len(found), dtype=np.int64),
+            "match_id": groups,
+            "reason": pd.Categorical(found["reason"], categories=REASONS),
+            "detail": found["detail"].astype(object),
+            "rule": pd.Series(np.array(state.rule_of, dtype=object)[groups] if len(groups)
+                              else [], dtype="string"),
+            "manual": np.array(state.manual_of, dtype=bool)[groups] if len(groups)
+            else np.array([], dtype=bool),
+            "expected_rows": expected_rows,
+            "item_ids": item_ids,
+            "expected_amount": decimals(e_sum[groups]),
+            "item_amount": decimals(i_sum[groups]),
+            "amount_difference": decimals(i_sum[groups] - e_sum[groups]),
+            "resolved": resolved_flags,
+            "note": notes,
+            "decided": pd.to_datetime(pd.Series(decided, dtype=object), utc=True),
+        })
+        return frame
+
+    def _resolutions(self, found: pd.DataFrame, decisions: list[dict[str, Any]]
+                     ) -> tuple[np.ndarray, list[str | None], list[Any]]:
+        """Which exceptions a kept ``resolve`` decision covers: same reason, same rows."""
+        resolved = {(d["reason"], tuple(d["expected"]), tuple(d["items"])): d
+                    for d in decisions if d["action"] == "resolve"}
+        flags = np.zeros(len(found), dtype=bool)
+        notes: list[str | None] = [None] * len(found)
+        decided: list[Any] = [None] * len(found)
+        if not resolved:
+            return flags, notes, decided
+        # Keys tie a resolution to its match across runs; without one they are not needed.
+        e_keys, i_keys = self._expected.keys(), self._items.keys()
+        for position, (group, reason) in enumerate(zip(found["match_id"].tolist(),
+                                                       found["reason"].tolist(), strict=True)):
+            _, _, e_set, i_set = self._state.group(group)
+            decision = resolved.get((reason, tuple(e_keys[e] for e in e_set),
+                                     tuple(i_keys[i] for i in i_set)))
+            if decision is not None:
+                flags[position] = True
+                notes[position] = decision["note"]
+                decided[position] = decision["when"]
+        return flags, notes, decided
+
+    def _unmatched(self, side: Side, groups: np.ndarray, which: str) -> pd.DataFrame:
+        rows = np.flatnonzero(groups < 0)
+        frame = side.frame.iloc[rows].copy()
+        others: dict[int, list[str]] = {}
+        ids = self._items.frame[self._items.columns["id"]].to_numpy(dtype=object)
+        labels = self._expected.frame.index.to_numpy()
+        for _, e, i in self._state.ties:
+            if which == "expected":
+                others.setdefault(e, []).append(str(ids[i]))
+            else:
+                others.setdefault(i, []).append(str(labels[e]))
+        frame["tied_with"] = pd.Series([", ".join(dict.fromkeys(others.get(r, [])))
+                                        for r in rows.tolist()], index=frame.index,
+                                       dtype="string")
+        if which == "expected":
+            frame.insert(0, "expected_row", frame.index)
+        return frame
+
+    def _ties_frame(self) -> pd.DataFrame:
+        ties = self._state.ties
+        e_rows = np.array([t[1] for t in ties], dtype=np.int64)
+        i_rows = np.array([t[2] for t in ties], dtype=np.int64)
+        return pd.DataFrame({
+            "rule": pd.Series([t[0] for t in ties], dtype="string"),
+            "expected_row": _labels(self._expected.frame, e_rows),
+            "item_id": self._item_ids(i_rows),
+            "expected_amount": decimals(self._expected.norm["cents"].to_numpy()[e_rows]),
+            "item_amount": decimals(self._items.norm["cents"].to_numpy()[i_rows]),
+        })
+
+    def _summary_frame(self) -> pd.DataFrame:
+        state = self._state
+        e_cents = self._expected.norm["cents"].to_numpy()
+        i_cents = self._items.norm["cents"].to_numpy()
+        manual_groups = np.array(state.manual_of, dtype=bool)
+        e_matched, i_matched = state.e_group >= 0, state.i_group >= 0
+        e_manual = e_matched & manual_groups[np.maximum(state.e_group, 0)] if len(
+            manual_groups) else np.zeros(len(e_cents), dtype=bool)
+        i_manual = i_matched & manual_groups[np.maximum(state.i_group, 0)] if len(
+            manual_groups) else np.zeros(len(i_cents), dtype=bool)
+        exceptions = self.exceptions
+        open_ = exceptions[~exceptions["resolved"]]
+        closed = exceptions[exceptions["resolved"]]
+
+        def exception_rows(frame: pd.DataFrame) -> tuple[np.ndarray, np.ndarray]:
+            groups = np.isin(np.arange(state.count), frame["match_id"].to_numpy())
+            return (e_matched & groups[np.maximum(state.e_group, 0)] if len(groups) else
+                    np.zeros(len(e_cents), dtype=bool),
+                    i_matched & groups[np.maximum(state.i_group, 0)] if len(groups) else
+                    np.zeros(len(i_cents), dtype=bool))
+
+        masks = {
+            "matched": (e_matched, i_matched),
+            "matched by hand": (e_manual, i_manual),
+            "exceptions open": exception_rows(open_),
+            "exceptions resolved": exception_rows(closed),
+            "unmatched expected": (~e_matched, np.zeros(len(i_cents), dtype=bool)),
+            "unmatched items": (np.zeros(len(e_cents), dtype=bool), ~i_matched),
+            "tied": (state.e_tied & ~e_matched, state.i_tied & ~i_matched),
+        }
+        summary = pd.DataFrame({
+            "expected_lines": [int(m[0].sum()) for m in masks.values()],
+            "expected_amount": decimals(np.array([e_cents[m[0]].sum() for m in masks.values()],
+                                                 dtype=np.int64)),
+            "items": [int(m[1].sum()) for m in masks.values()],
+            "item_amount": decimals(np.array([i_cents[m[1]].sum() for m in masks.values()],
+                                             dtype=np.int64)),
+        }, index=pd.Index(list(masks), name="category"))
+        return summary
+
+    # ------------------------------------------------------------------ display
+
+    def __repr__(self) -> str:
+        s = self.summary
+        return (f"<MatchResult: {s.loc['matched', 'expected_lines']:,} of "
+                f"{len(self._expected):,} expected lines matched, "
+                f"{s.loc['exceptions open', 'expected_lines']:,} in open exceptions, "
+                f"{s.loc['unmatched items', 'items']:,} items unmatched>")
+
+    def _repr_html_(self) -> str:
+        shown = self.summary.copy()
+        for column in ("expected_amount", "item_amount"):
+            shown[column] = [f"{value:,.2f}" for value in shown[column]]
+        table = shown.to_html(escape=True, border=0, classes="paynb-table paynb-match-summary")
+        return (f"<div class='paynb-match-result'><b>Match of {len(self._expected):,} "
+                f"expected lines against {len(self._items):,} items</b> (accounts compared "
+                f"by {html.escape(self.account_match)}; dates within "
+                f"{self._settings.date_window} banking days){table}</div>")
+
+    def plot(self, ax: Axes | None = None) -> Axes:
+        """Matched and unmatched amounts by day, as stacked bars (expected lines by their
+        date, unmatched items by theirs); returns the Axes."""
+        from paynb.plots import _date_axis, _new_axes, _no_items, _thousands
+
+        ax = _new_axes(ax)
+        title = "Matched and unmatched amounts by day"
+        e_norm, i_norm, state = self._expected.norm, self._items.norm, self._state
+        parts = {
+            "matched": (e_norm["date"][state.e_group >= 0], e_norm["cents"][state.e_group >= 0]),
+            "unmatched expected": (e_norm["date"][state.e_group < 0],
+                                   e_norm["cents"][state.e_group < 0]),
+            "unmatched items": (i_norm["date"][state.i_group < 0],
+                                i_norm["cents"][state.i_group < 0]),
+        }
+        # Cents to currency units for drawing only; the frames keep exact amounts.
+        table = pd.DataFrame({name: pd.Series(cents.to_numpy() / 100,
+                                              index=pd.DatetimeIndex(dates)).groupby(level=0).sum()
+                              for name, (dates, cents) in parts.items()}).fillna(0).sort_index()
+        table = table[table.index.notna()]
+        if table.empty:
+            return _no_items(ax, title, "no dated rows")
+        colors = {"matched": "#55A868", "unmatched expected": "#DD8452",
+                  "unmatched items": "#C44E52"}
+        bottom = np.zeros(len(table))
+        for name in table.columns:
+            ax.bar(table.index, table[name], bottom=bottom, width=0.8, label=name,
+                   color=colors[name])
+            bottom += table[name].to_numpy()
+        ax.set_title(title)
+        ax.set_ylabel("amount")
+        _date_axis(ax)
+        _thousands(ax)
+        ax.legend(frameon=False)
+        return ax
+
+    # ------------------------------------------------------------------ export
+
+    def to_excel(self, path: str | os.PathLike[str]) -> None:
+        """Write one sheet per frame (summary, matched, exceptions, unmatched expected,
+        unmatched items, ties): amounts as numbers shown with two decimals, times in UTC
+        without their zone (Excel has none), account numbers masked ``****6789``."""
+        sheets = {"summary": self.summary.reset_index(), "matched": self.matched,
+                  "exceptions": self.exceptions, "unmatched expected": self.unmatched_expected,
+                  "unmatched items": self.unmatched_items, "ties": self.ties}
+        account = self._settings.columns.get("account")
+        with pd.ExcelWriter(path, engine="openpyxl") as writer:
+            for name, frame in sheets.items():
+                sheet, money_columns = _for_excel(frame, account)
+                sheet.to_excel(writer, sheet_name=name, index=False)
+                worksheet = writer.sheets[name]
+                for position in money_columns:
+                    for (cell,) in worksheet.iter_rows(min_row=2, min_col=position + 1,
+                                                       max_col=position + 1):
+                        cell.number_format = "#,##0.00"
+
+    # ------------------------------------------------------------------ decisions
+
+    def pair(self, expected_rows: Any, item_ids: Any, *, note: str | None = None) -> None:
+        """Pair unmatched expected line(s) with unmatched item(s) by hand: one line with
+        one or more items, or several lines with one item. ``expected_rows`` are labels of
+        the expected frame (``expected_row``), ``item_ids`` the items' ids. The decision
+        is kept in the journal and the result is brought up to date (the pair shows with
+        ``rule`` ``manual``)."""
+        e_rows = self._rows(expected_rows, self._expected, "expected_rows")
+        i_rows = self._rows(item_ids, self._items, "item_ids")
+        if len(e_rows) > 1 and len(i_rows) > 1:
+            raise ValueError("pair one expected line with items, or expected lines with one "
+                             "item, not several with several")
+        state = self._state
+        taken = [f"expected row {side_label(self._expected.frame, e)}" for e in e_rows
+                 if state.e_group[e] >= 0]
+        taken += [f"item {self._item_ids(np.array([i])).iloc[0]}" for i in i_rows
+                  if state.i_group[i] >= 0]
+        if taken:
+            raise ValueError(f"already matched: {', '.join(taken)}; a row is matched once")
+        self.journal.record_match_decision(
+            self._settings.ledger, "pair", note=note,
+            expected=[self._expected.keys()[e] for e in e_rows],
+            items=[self._items.keys()[i] for i in i_rows])
+        self._rerun()
+
+    def resolve(self, exception_id: int, note: str) -> None:
+        """Mark exception ``exception_id`` (a row of ``exceptions``) resolved with a note
+        saying why; kept in the journal, so the next run shows it resolved too."""
+        if not isinstance(note, str) or not note.strip():
+            raise ValueError("note: say why the exception is resolved")
+        found = self.exceptions[self.exceptions["exception_id"] == exception_id]
+        if found.empty:
+            raise KeyError(f"no exception {exception_id!r}; exception_id is one of "
+                           f"{self.exceptions['exception_id'].tolist()}")
+        row = found.iloc[0]
+        _, _, e_set, i_set = self._state.group(int(row["match_id"]))
+        self.journal.record_match_decision(
+            self._settings.ledger, "resolve", reason=str(row["reason"]), note=note.strip(),
+            expected=[self._expected.keys()[e] for e in e_set],
+            items=[self._items.keys()[i] for i in i_set])
+        self._rerun()
+
+    def _rows(self, labels: Any, side: Side, argument: str) -> list[int]:
+        values = [labels] if np.isscalar(labels) else list(labels)
+        if not values:
+            raise ValueError(f"{argument}: name at least one row")
+        if side is self._expected:
+            lookup = {label: row for row, label in enumerate(side.frame.index)}
+        else:
+            ids = side.frame[side.columns["id"]]
+            lookup = {str(value): row for row, value in enumerate(ids.tolist())}
+            values = [str(v) for v in values]
+        missing = [v for v in values if v not in lookup]
+        if missing:
+            raise KeyError(f"{argument}: {missing[0]!r} is not in the "
+                           f"{'expected frame' if side is self._expected else 'items'}")
+        return [lookup[v] for v in values]
+
+    def _rerun(self) -> None:
+        from paynb.matching._engine import match
+
+        s = self._settings
+        fresh = match(*self._inputs, columns=s.columns, date_window=s.date_window,
+                      amount_tolerance=s.amount_tolerance, rules=s.rules, journal=self.journal,
+                      ledger=s.ledger, item_columns=s.item_columns, max_parts=s.max_parts,
+                      max_candidates=s.max_candidates)
+        self.__dict__.update(fresh.__dict__)
+
+
+def side_label(frame: pd.DataFrame, row: int) -> Any:
+    """The index label of row position ``row``."""
+    return frame.index[row]
+
+
+def _mask_account(values: pd.Series) -> pd.Series:
+    text = values.astype("string")
+    masked = "****" + text.str.replace(r"\D", "", regex=True).str[-4:]
+    return masked.where(text.notna() & ~text.str.startswith("*"), text)
+
+
+def _for_excel(frame: pd.DataFrame, account: str | None) -> tuple[pd.DataFrame, list[int]]:
+    """A copy Excel can hold, and the positions of its money columns."""
+    out = frame.copy()
+    money: list[int] = []
+    for position, column in enumerate(out.columns):
+        values = out[column]
+        dtype = values.dtype
+        if isinstance(dtype, pd.ArrowDtype) and pa.types.is_decimal(dtype.pyarrow_dtype):
+            # Excel stores numbers as doubles; two-decimal amounts below 10**13 are exact.
+            out[column] = values.astype("float64")
+            money.append(position)
+        elif isinstance(dtype, pd.DatetimeTZDtype):
+            out[column] = values.dt.tz_convert("UTC").dt.tz_localize(None)
+        elif column == account or str(column).lower().endswith("accountnumber"):
+            out[column] = _mask_account(values)
+        elif dtype is np.dtype(object):
+            out[column] = values.map(lambda v: v if v is None or isinstance(
+                v, str | int | float | bool) else str(v))
+    return out, money

@@ -1,0 +1,238 @@
+"""paynb.match: each pass, splits and combinations, ties, exact decimals, checked columns."""
+
+from __future__ import annotations
+
+from decimal import Decimal
+
+import numpy as np
+import pandas as pd
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+import paynb
+from paynb.matching import AmountWithin, NameSimilar, Rule
+from tests.matching.conftest import ach_items
+
+COLUMNS = {"reference": "ref", "account": "acct", "routing": "routing", "amount": "amount",
+           "date": "date", "name": "payee"}
+
+
+def ledger(*rows: dict) -> pd.DataFrame:
+    base = {"ref": None, "acct": "123456789", "routing": "021000021", "amount": "10.00",
+            "date": "2026-07-06", "payee": "John Smith"}
+    return pd.DataFrame([{**base, **row} for row in rows])
+
+
+def pairs(result) -> set[tuple[int, int, str]]:
+    m = result.matched
+    return {(int(e), int(i), str(r)) for e, i, r in zip(m["expected_row"], m["item_id"],
+                                                        m["rule"], strict=True)}
+
+
+def test_reference_pass_matches_even_with_another_amount_and_reports_it():
+    items = ach_items([{"amount": "10.00"}, {"amount": "20.00", "bankAccountNumber": "999"}])
+    expected = ledger({"ref": "REF-2", "amount": "25.00", "acct": "555"})
+    result = paynb.match(expected, items, columns=COLUMNS)
+    assert pairs(result) == {(0, 2, "reference")}
+    exception = result.exceptions.iloc[0]
+    assert exception["reason"] == "amount differs"
+    assert exception["amount_difference"] == Decimal("-5.00")
+    assert result.unmatched_items["achItemId"].tolist() == [1]
+
+
+def test_account_amount_date_pass_counts_banking_days():
+    # Fri 2026-07-03 is a banking day (Independence Day falls on Saturday and is not
+    # moved); Mon 07-06 is one banking day after it, Wed 07-08 three.
+    items = ach_items([{"sendDate": "2026-07-06", "amount": "10.00"},
+                       {"sendDate": "2026-07-08", "amount": "30.00"}])
+    expected = ledger({"date": "2026-07-03", "amount": "10.00"},
+                      {"date": "2026-07-03", "amount": "30.00"})
+    result = paynb.match(expected, items, columns=COLUMNS, date_window=2)
+    assert pairs(result) == {(0, 1, "account+amount+date")}
+    assert result.matched["date_difference"].tolist() == [1]
+    wider = paynb.match(expected, items, columns=COLUMNS, date_window=3)
+    assert pairs(wider) == {(0, 1, "account+amount+date"), (1, 2, "account+amount+date")}
+
+
+def test_the_closer_date_wins_and_equal_ones_tie():
+    items = ach_items([{"sendDate": "2026-07-06"}, {"sendDate": "2026-07-07"}])
+    closer = paynb.match(ledger({"date": "2026-07-07"}), items, columns=COLUMNS)
+    assert pairs(closer) == {(0, 2, "account+amount+date")}
+    tie = ach_items([{"sendDate": "2026-07-06"}, {"sendDate": "2026-07-06"}])
+    result = paynb.match(ledger({}), tie, columns=COLUMNS)
+    assert result.matched.empty
+    assert sorted(result.ties["item_id"].tolist()) == [1, 2]
+    assert result.unmatched_expected["tied_with"].tolist() == ["1, 2"]
+    assert result.unmatched_items["tied_with"].tolist() == ["0", "0"]
+    assert result.summary.loc["tied", "items"] == 2
+
+
+def test_two_items_with_one_reference_tie():
+    items = ach_items([{"yourReferenceNumber": "R"}, {"yourReferenceNumber": "R"}])
+    result = paynb.match(ledger({"ref": "R", "date": "2026-08-03"}), items, columns=COLUMNS)
+    assert result.matched.empty and len(result.ties) == 2
+
+
+def test_amount_tolerance_is_a_fuzzy_pass_after_the_exact_ones():
+    items = ach_items([{"amount": "100.30"}])
+    expected = ledger({"amount": "100.00"})
+    assert paynb.match(expected, items, columns=COLUMNS).matched.empty
+    result = paynb.match(expected, items, columns=COLUMNS, amount_tolerance="0.50")
+    assert pairs(result) == {(0, 1, "amount within tolerance")}
+    assert result.exceptions["reason"].tolist() == ["amount differs"]
+    with pytest.raises(TypeError, match="amount_tolerance"):
+        paynb.match(expected, items, columns=COLUMNS, amount_tolerance=0.5)
+    with pytest.raises(ValueError, match="two decimals"):
+        paynb.match(expected, items, columns=COLUMNS, amount_tolerance="0.001")
+
+
+def test_name_similarity_matches_a_line_from_another_account():
+    items = ach_items([{"firstSignerFirstName": "John", "firstSignerLastName": "Smith"}])
+    expected = ledger({"acct": "777777", "payee": "SMITH, JOHN"})
+    result = paynb.match(expected, items, columns=COLUMNS)
+    assert pairs(result) == {(0, 1, "name similarity")}
+    stricter = {k: v for k, v in COLUMNS.items() if k != "name"}
+    assert paynb.match(expected, items, columns=stricter).matched.empty
+
+
+def test_split_one_line_paid_as_several_items():
+    items = ach_items([{"amount": "0.10"}, {"amount": "0.20"}, {"amount": "5.00"}])
+    result = paynb.match(ledger({"amount": "0.30"}), items, columns=COLUMNS)
+    assert pairs(result) == {(0, 1, "split"), (0, 2, "split")}
+    assert set(result.matched["amount_difference"]) == {Decimal("0.00")}
+    assert result.unmatched_items["achItemId"].tolist() == [3]
+
+
+def test_combined_several_lines_collected_as_one_item():
+    # 0.1 + 0.2 is 0.30000000000000004 in floats: read as decimals, they make 0.30.
+    items = ach_items([{"amount": "0.30"}])
+    expected = pd.DataFrame({"amount": [0.1, 0.2], "acct": ["123456789"] * 2,
+                             "date": ["2026-07-06", "2026-07-07"]})
+    result = paynb.match(expected, items, columns={"amount": "amount", "account": "acct",
+                                                    "date": "date"})
+    assert pairs(result) == {(0, 1, "combined"), (1, 1, "combined")}
+    assert result.summary.loc["matched", "expected_amount"] == Decimal("0.30")
+
+
+def test_two_ways_to_make_a_sum_are_a_tie():
+    items = ach_items([{"amount": "1.00"}, {"amount": "2.00"}, {"amount": "2.00"}])
+    result = paynb.match(ledger({"amount": "3.00"}), items, columns=COLUMNS)
+    assert result.matched.empty and not result.ties.empty
+
+
+def test_masked_items_match_on_last_four_and_unmasked_on_the_whole_number():
+    expected = ledger({"acct": "000056789"})
+    masked = ach_items([{"bankAccountNumber": "99956789"}])
+    result = paynb.match(expected, masked, columns=COLUMNS)
+    assert result.account_match == "last four digits + routing number"
+    assert len(result.matched) == 1
+    clear = ach_items([{"bankAccountNumber": "99956789"}], mask=False)
+    no_name = {k: v for k, v in COLUMNS.items() if k != "name"}
+    exact = paynb.match(expected, clear, columns=no_name)
+    assert exact.account_match == "full account number + routing number"
+    assert exact.matched.empty
+    # Leading zeros lost by a CSV reader do not matter.
+    zero = paynb.match(expected, ach_items([{"bankAccountNumber": "56789"}], mask=False),
+                       columns=COLUMNS)
+    assert len(zero.matched) == 1
+
+
+@pytest.mark.parametrize("amount", ["10", 10, Decimal("10.00"), 10.0, " 10.00 "])
+def test_expected_amounts_of_every_type(amount):
+    result = paynb.match(ledger({"amount": amount}), ach_items([{}]), columns=COLUMNS)
+    assert result.matched["expected_amount"].tolist() == [Decimal("10.00")]
+
+
+@pytest.mark.parametrize("amount", [10.005, "10.001", Decimal("0.125")])
+def test_more_than_two_decimals_is_refused_naming_the_row(amount):
+    expected = ledger({}, {"amount": amount})
+    with pytest.raises(ValueError, match=r"row 1, column 'amount'.*more than two decimals"):
+        paynb.match(expected, ach_items([{}]), columns=COLUMNS)
+
+
+def test_column_mapping_is_checked():
+    with pytest.raises(KeyError, match=r"'Amt'.*its columns are 'ref', 'acct'"):
+        paynb.match(ledger({}), ach_items([{}]), columns={"amount": "Amt"})
+    with pytest.raises(ValueError, match="unknown role 'iban'"):
+        paynb.match(ledger({}), ach_items([{}]), columns={"amount": "amount", "iban": "acct"})
+    with pytest.raises(ValueError, match="'amount' role is required"):
+        paynb.match(ledger({}), ach_items([{}]), columns={"reference": "ref"})
+    with pytest.raises(ValueError, match="row 0, column 'date'.*not a date"):
+        paynb.match(ledger({"date": "soon"}), ach_items([{}]), columns=COLUMNS)
+    with pytest.raises(ValueError, match="date_window"):
+        paynb.match(ledger({}), ach_items([{}]), columns=COLUMNS, date_window=-1)
+
+
+def test_a_custom_rule_runs_after_the_built_in_ones():
+    class SameMemo:
+        name = "memo"
+
+        def candidates(self, expected, items, context):
+            ok = expected.merge(items, on="cents", suffixes=("_e", "_i"))
+            return pd.DataFrame({"expected": ok["row_e"], "item": ok["row_i"], "score": 1.0})
+
+    assert isinstance(SameMemo(), Rule)
+    items = ach_items([{"bankAccountNumber": "1", "firstSignerLastName": "Other"}])
+    result = paynb.match(ledger({"acct": "2"}), items, columns=COLUMNS, rules=[SameMemo()])
+    assert pairs(result) == {(0, 1, "memo")}
+    with pytest.raises(TypeError, match=r"rules\[0\]"):
+        paynb.match(ledger({}), items, columns=COLUMNS, rules=["memo"])
+    assert isinstance(AmountWithin("1"), Rule) and isinstance(NameSimilar(), Rule)
+
+
+def test_returned_and_voided_items_are_exceptions():
+    items = ach_items([{"itemStatus": "R", "returnReason": "R01", "returnDate": "2026-07-08"},
+                       {"itemStatus": "V", "amount": "11.00"}])
+    result = paynb.match(ledger({"ref": "REF-1"}, {"ref": "REF-2", "amount": "11.00"}), items,
+                         columns=COLUMNS)
+    assert result.exceptions[["reason", "detail"]].values.tolist() == [
+        ["returned", "Returned R01"], ["voided", "the item was voided"]]
+    assert result.summary.loc["exceptions open", "items"] == 2
+
+
+def test_every_planted_match_is_found():
+    from paynb.matching._demo import demo_items
+
+    items = demo_items(2000, seed=3)
+    planted = paynb.matching.expected_ledger(items, seed=4)
+    assert set(planted.planted["kind"]) == {"reference", "account", "amount within", "name",
+                                            "split", "combined"}
+    result = paynb.match(planted.ledger, items, columns=planted.columns,
+                         amount_tolerance=planted.amount_tolerance)
+    found = {(tuple(sorted(g["expected_row"].unique())), tuple(sorted(g["item_id"].unique())))
+             for _, g in result.matched.groupby("match_id")}
+    for plant in planted.planted.itertuples():
+        assert (tuple(sorted(plant.ledger_rows)), tuple(sorted(plant.item_ids))) in found, plant
+    assert sorted(result.unmatched_expected.index) == sorted(planted.missing_items)
+    assert sorted(result.unmatched_items["achItemId"]) == sorted(planted.extra_items)
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.lists(st.tuples(st.sampled_from(["1.00", "2.00", "3.00", "0.10", "0.20", "0.30"]),
+                          st.integers(0, 3), st.integers(0, 2)), min_size=1, max_size=12),
+       st.lists(st.tuples(st.sampled_from(["1.00", "2.00", "3.00", "0.10", "0.20", "0.30"]),
+                          st.integers(0, 3), st.integers(0, 2)), min_size=1, max_size=12))
+def test_no_row_is_matched_twice(expected_rows, item_rows):
+    days = ["2026-07-06", "2026-07-07", "2026-07-10", "2026-07-20"]
+    items = ach_items([{"amount": a, "sendDate": days[d], "bankAccountNumber": f"10{acct}",
+                        "yourReferenceNumber": f"R{acct}{d}"} for a, d, acct in item_rows])
+    expected = pd.DataFrame({"amount": [a for a, _, _ in expected_rows],
+                             "date": [days[d] for _, d, _ in expected_rows],
+                             "acct": [f"10{acct}" for _, _, acct in expected_rows],
+                             "ref": [f"R{acct}{d}" for _, d, acct in expected_rows]})
+    result = paynb.match(expected, items, columns={"amount": "amount", "date": "date",
+                                                   "account": "acct", "reference": "ref"},
+                         amount_tolerance="1.00")
+    m = result.matched
+    # A row is in one match only, and matched rows are not also unmatched.
+    assert (m.groupby("expected_row")["match_id"].nunique() <= 1).all()
+    assert (m.groupby("item_id")["match_id"].nunique() <= 1).all()
+    assert not set(m["expected_row"]) & set(result.unmatched_expected.index)
+    assert not set(m["item_id"]) & set(result.unmatched_items["achItemId"])
+    assert len(set(m["expected_row"])) + len(result.unmatched_expected) == len(expected)
+    assert len(set(m["item_id"])) + len(result.unmatched_items) == len(items)
+    total = result.summary.loc["matched", "expected_amount"] + \
+        result.summary.loc["unmatched expected", "expected_amount"]
+    assert total == sum(Decimal(a) for a, _, _ in expected_rows)
+    assert np.all(result.summary[["expected_lines", "items"]].to_numpy() >= 0)

@@ -1,0 +1,115 @@
+"""The result: decisions kept in the journal across runs, summary, plot, Excel export."""
+
+from __future__ import annotations
+
+from decimal import Decimal
+from pathlib import Path
+
+import matplotlib.pyplot as plt
+import openpyxl
+import pandas as pd
+import pytest
+
+import paynb
+from paynb.journal import Journal
+from tests.matching.conftest import ach_items
+
+COLUMNS = {"reference": "ref", "account": "acct", "amount": "amount", "date": "date"}
+
+
+def _inputs():
+    items = ach_items([{"amount": "10.00"}, {"amount": "20.00", "itemStatus": "R",
+                                             "returnReason": "R01"},
+                       {"amount": "33.00", "bankAccountNumber": "4444"}], mask=False)
+    expected = pd.DataFrame({"ref": [None, "REF-2", None],
+                             "acct": ["123456789", "123456789", "5555"],
+                             "amount": ["10.00", "20.00", "33.10"],
+                             "date": ["2026-07-06"] * 3})
+    return expected, items
+
+
+def test_manual_pairs_and_resolutions_are_kept_for_the_next_run(tmp_path: Path):
+    expected, items = _inputs()
+    journal = Journal(tmp_path / "journal.sqlite3")
+    result = paynb.match(expected, items, columns=COLUMNS, journal=journal, ledger="billing")
+    assert result.unmatched_expected.index.tolist() == [2]
+    assert result.exceptions["reason"].tolist() == ["returned"]
+    result.pair(2, 3, note="paid from the new account")
+    # The manual pair brought its own exception (amount differs): ids follow the matches.
+    returned = result.exceptions.set_index("reason").loc["returned", "exception_id"]
+    result.resolve(int(returned), "customer paid again by wire")
+    assert result.matched.set_index("expected_row").loc[2, "rule"] == "manual"
+    # The next day: a new process, the same ledger read again.
+    tomorrow = paynb.match(expected.copy(), items.copy(), columns=COLUMNS,
+                           journal=Journal(tmp_path / "journal.sqlite3"), ledger="billing")
+    manual = tomorrow.matched[tomorrow.matched["manual"]]
+    assert manual[["expected_row", "item_id"]].values.tolist() == [[2, 3]]
+    assert manual["amount_difference"].tolist() == [Decimal("-0.10")]
+    reasons = tomorrow.exceptions.set_index("reason")
+    assert bool(reasons.loc["returned", "resolved"])
+    assert reasons.loc["returned", "note"] == "customer paid again by wire"
+    assert not bool(reasons.loc["amount differs", "resolved"])  # the manual pair's own
+    assert tomorrow.summary.loc["matched by hand", "expected_lines"] == 1
+    assert tomorrow.summary.loc["exceptions resolved", "items"] == 1
+    assert tomorrow.decisions["action"].tolist() == ["pair", "resolve"]
+    # Another ledger in the same journal starts clean.
+    other = paynb.match(expected, items, columns=COLUMNS, journal=journal, ledger="payroll")
+    assert not other.matched["manual"].any()
+
+
+def test_a_pair_of_rows_already_matched_is_refused():
+    expected, items = _inputs()
+    result = paynb.match(expected, items, columns=COLUMNS)
+    with pytest.raises(ValueError, match="already matched: expected row 0"):
+        result.pair(0, 3)
+    with pytest.raises(KeyError, match="'99'"):
+        result.pair(2, 99)
+    with pytest.raises(ValueError, match="note"):
+        result.resolve(0, " ")
+
+
+def test_a_decision_whose_rows_are_gone_is_reported_stale(tmp_path: Path):
+    expected, items = _inputs()
+    journal = Journal(tmp_path / "j.sqlite3")
+    paynb.match(expected, items, columns=COLUMNS, journal=journal).pair(2, 3)
+    later = paynb.match(expected.iloc[:2], items, columns=COLUMNS, journal=journal)
+    assert len(later.stale_decisions) == 1 and not later.matched["manual"].any()
+
+
+def test_summary_html_and_plot():
+    expected, items = _inputs()
+    result = paynb.match(expected, items, columns=COLUMNS)
+    assert result.summary.loc["matched", "expected_amount"] == Decimal("30.00")
+    assert result.summary.loc["unmatched expected", "expected_amount"] == Decimal("33.10")
+    html = result._repr_html_()
+    assert "paynb-match-summary" in html and "33.10" in html and "full account number" in html
+    ax = result.plot()
+    try:
+        assert ax.get_title() == "Matched and unmatched amounts by day"
+        heights = sorted(round(p.get_height(), 2) for p in ax.patches if p.get_height())
+        assert heights == [30.0, 33.0, 33.1]
+    finally:
+        plt.close(ax.figure)
+
+
+def test_to_excel_numbers_with_two_decimals_and_masked_accounts(tmp_path: Path):
+    expected, items = _inputs()
+    result = paynb.match(expected, items, columns=COLUMNS)
+    path = tmp_path / "match.xlsx"
+    result.to_excel(path)
+    book = openpyxl.load_workbook(path)
+    assert book.sheetnames == ["summary", "matched", "exceptions", "unmatched expected",
+                               "unmatched items", "ties"]
+    matched = book["matched"]
+    header = [c.value for c in matched[1]]
+    amount = matched.cell(row=2, column=header.index("expected_amount") + 1)
+    assert amount.value == 20.0 and amount.number_format == "#,##0.00"  # reference first
+    accounts = [row[header.index("bankAccountNumber")] for row in
+                matched.iter_rows(min_row=2, values_only=True)]
+    assert accounts == ["****6789", "****6789"]
+    sheet = book["unmatched expected"]
+    header = [c.value for c in sheet[1]]
+    assert [r[header.index("acct")] for r in sheet.iter_rows(min_row=2, values_only=True)] == \
+        ["****5555"]
+    items_sheet = book["unmatched items"]
+    assert "123456789" not in str(list(items_sheet.values))
