@@ -38,9 +38,10 @@ most response shapes "not shown"):
      a field that is a date in meaning is a *date*: zone-less ``datetime64[ns]``
      at midnight (the UTC day), which prints as ``2026-11-23``, keeps ``.dt``,
      arithmetic and comparisons with ``"2026-11-23"`` or a ``date``.
-     :data:`DATE_FIELDS` (``settleDate``, ``achEffectiveDate``) always are;
-     :data:`DAY_FIELDS` (``returnDate``, ``sendDate``, ``depositDateTime``,
-     ``nocDate``) are when the service sends every value at midnight UTC.
+     :data:`DATE_FIELDS` (``settleDate``, ``achEffectiveDate``, ``nocDate``)
+     always are; :data:`DAY_FIELDS` (``returnDate``, ``sendDate``,
+     ``depositDateTime``) are when the service sends every value at midnight UTC
+     (so that a frame of them has the dtype of an empty one).
      A real time of day (``receivedDateTime``, ``completedDateTime``, a
      ``returnDate`` at 15:30) is kept as a ``datetime64[ns, UTC]`` timestamp.
      (Compare a date column with a UTC one through ``.dt.tz_localize("UTC")``.);
@@ -512,10 +513,10 @@ def _parse_timestamps(values: Sequence[Any]) -> tuple[pd.Series, int]:
 
 
 DATE_FIELDS: frozenset[str] = frozenset({"settleDate", "achEffectiveDate",
-                                         "requestedAchEffectiveDate"})
-"""Fields that are dates in meaning: always a date (the UTC day of what the service sends)."""
-DAY_FIELDS: frozenset[str] = frozenset({"returnDate", "sendDate", "depositDateTime",
-                                        "nocDate"})
+                                         "requestedAchEffectiveDate", "nocDate"})
+"""Fields that are dates in meaning: always a date (the UTC day of what the service sends).
+A NOC's date is the day of its entry, whatever time a test or the sandbox attaches."""
+DAY_FIELDS: frozenset[str] = frozenset({"returnDate", "sendDate", "depositDateTime"})
 """Fields that are dates when the service sends every value at midnight UTC, and keep their
 time of day (UTC timestamps) when it sends one."""
 

@@ -504,3 +504,11 @@ def test_instant_amounts_with_fractions_stay_exact_with_a_warning(caplog):
     df = frames.to_frame([{"uniqueId": "a", "amount": 15.25}], "instant")
     assert df["amount"].tolist() == [Decimal("15.25")]
     assert "not whole numbers" in caplog.text
+
+
+def test_a_noc_date_is_a_date_whatever_time_it_carries():
+    # A NOC made "now" (the sandbox's simulate.create_noc) must not change the column's
+    # dtype: a frame of NOCs keeps the dtype of an empty one.
+    df = frames.to_frame([{"nocId": 1, "nocDate": "2026-11-23T13:59:18.123Z"}], "noc")
+    assert df["nocDate"].tolist() == [pd.Timestamp("2026-11-23")]
+    assert df.dtypes.to_dict() == frames.empty_frame("noc").dtypes.to_dict()
