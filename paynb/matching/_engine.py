@@ -32,6 +32,12 @@ __all__ = ["match"]
 
 logger = logging.getLogger("paynb.matching")
 
+#: From this many rows (both sides together) a run takes about a second or more, and
+#: ``progress=None`` shows a progress bar.
+PROGRESS_ROWS = 100_000
+#: The steps the progress bar counts.
+_STEPS = ("reading", "reference", "account+amount+date", "fuzzy rules", "splits", "result")
+
 #: Rule names of the passes that are not rules.
 MANUAL, SPLIT, COMBINED = "manual", "split", "combined"
 
@@ -364,11 +370,35 @@ def _apply_pairs(decisions: list[dict[str, Any]], expected: Side, items: Side,
 
 # --------------------------------------------------------------------------- match
 
+class _Progress:
+    """A tqdm.auto bar over the steps of one run, or nothing when it is off."""
+
+    def __init__(self, progress: bool | None, rows: int) -> None:
+        if progress is not None and not isinstance(progress, bool):
+            raise TypeError(f"progress must be True, False or None, got {progress!r}")
+        self._bar = None
+        if progress or (progress is None and rows >= PROGRESS_ROWS):
+            from tqdm.auto import tqdm
+
+            self._bar = tqdm(total=len(_STEPS), desc="matching", unit="step", leave=False)
+
+    def step(self, name: str) -> None:
+        """``name`` (one of :data:`_STEPS`) starts; the one before it is done."""
+        if self._bar is not None:
+            self._bar.n = _STEPS.index(name)
+            self._bar.set_postfix_str(name)
+
+    def close(self) -> None:
+        if self._bar is not None:
+            self._bar.close()
+
+
+
 def match(expected: pd.DataFrame, items: pd.DataFrame, *, columns: Mapping[str, str],
           date_window: int = 2, amount_tolerance: Decimal | str | int = 0,
           rules: Iterable[Rule] = (), journal: Any = None, ledger: str = "default",
           item_columns: Mapping[str, str] | None = None, max_parts: int = 4,
-          max_candidates: int = 12) -> Any:
+          max_candidates: int = 12, progress: bool | None = None) -> Any:
     """Match the analyst's expected ledger against paynb items, strictest pass first.
 
     Args:
@@ -393,6 +423,9 @@ def match(expected: pd.DataFrame, items: pd.DataFrame, *, columns: Mapping[str, 
         max_parts, max_candidates: the bound of the split and combined search: at
             most ``max_parts`` rows add up to one, chosen among the
             ``max_candidates`` of the same account closest in date.
+        progress: a progress bar (tqdm.auto) over the passes: ``None`` shows it for
+            large inputs (100,000 rows on both sides together, about a second or more),
+            ``True`` always, ``False`` never.
 
     The passes: the manual pairs kept in the journal; the same reference number;
     the same account + exact amount + dates within the window; the fuzzy rules
@@ -421,33 +454,43 @@ def match(expected: pd.DataFrame, items: pd.DataFrame, *, columns: Mapping[str, 
         journal = Journal(journal)
     decisions = journal.match_decisions(settings.ledger)
 
-    e_side = expected_side(expected, checked)
-    i_side = item_side(items, settings.item_columns)
-    last_four = finish_accounts(e_side, i_side)
-    roles = frozenset((e_side.roles & i_side.roles) | {"amount"})
-    context = Context(date_window=settings.date_window, last_four=last_four, roles=roles)
-    if last_four and "account" in roles:
-        logger.info("match: the items' account numbers are masked, so accounts compare by "
-                    "their last four digits%s", " and the routing number"
-                    if "routing" in roles else "")
-    state = State(len(e_side), len(i_side))
-    stale = _apply_pairs(decisions, e_side, i_side, state)
-    if "reference" in roles:
-        _unique_references(e_side, i_side, state)
-    for rule in (Reference(), AccountAmountDate()):
-        _run_rule(rule, e_side, i_side, state, context)
-    fuzzy: list[Rule] = []
-    if settings.amount_tolerance > 0:
-        fuzzy.append(AmountWithin(settings.amount_tolerance))
-    if "name" in roles:
-        fuzzy.append(NameSimilar())
-    fuzzy.extend(settings.rules)
-    if fuzzy:
-        # Only the rows left by the exact passes need their names read.
-        e_side.read_names(state.e_live())
-        i_side.read_names(state.i_live())
-    for rule in fuzzy:
-        _run_rule(rule, e_side, i_side, state, context)
-    _split_pass(e_side, i_side, state, context, settings.max_parts, settings.max_candidates)
-    return MatchResult._build(e_side, i_side, state, context, settings, journal, decisions,
-                              stale, expected, items)
+    bar = _Progress(progress, len(expected) + len(items))
+    try:
+        bar.step("reading")
+        e_side = expected_side(expected, checked)
+        i_side = item_side(items, settings.item_columns)
+        last_four = finish_accounts(e_side, i_side)
+        roles = frozenset((e_side.roles & i_side.roles) | {"amount"})
+        context = Context(date_window=settings.date_window, last_four=last_four, roles=roles)
+        if last_four and "account" in roles:
+            logger.info("match: the items' account numbers are masked, so accounts compare by "
+                        "their last four digits%s", " and the routing number"
+                        if "routing" in roles else "")
+        state = State(len(e_side), len(i_side))
+        stale = _apply_pairs(decisions, e_side, i_side, state)
+        bar.step("reference")
+        if "reference" in roles:
+            _unique_references(e_side, i_side, state)
+        _run_rule(Reference(), e_side, i_side, state, context)
+        bar.step("account+amount+date")
+        _run_rule(AccountAmountDate(), e_side, i_side, state, context)
+        bar.step("fuzzy rules")
+        fuzzy: list[Rule] = []
+        if settings.amount_tolerance > 0:
+            fuzzy.append(AmountWithin(settings.amount_tolerance))
+        if "name" in roles:
+            fuzzy.append(NameSimilar())
+        fuzzy.extend(settings.rules)
+        if fuzzy:
+            # Only the rows left by the exact passes need their names read.
+            e_side.read_names(state.e_live())
+            i_side.read_names(state.i_live())
+        for rule in fuzzy:
+            _run_rule(rule, e_side, i_side, state, context)
+        bar.step("splits")
+        _split_pass(e_side, i_side, state, context, settings.max_parts, settings.max_candidates)
+        bar.step("result")
+        return MatchResult._build(e_side, i_side, state, context, settings, journal,
+                                  decisions, stale, expected, items)
+    finally:
+        bar.close()
