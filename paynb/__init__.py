@@ -20,9 +20,10 @@ from typing import TYPE_CHECKING, Any
 from paynb._version import __version__
 
 if TYPE_CHECKING:
-    from paynb import calendar, errors, forms, models, plots, sandbox
+    from paynb import calendar, compliance, errors, forms, models, plots, sandbox
     from paynb.client import Client, connect
     from paynb.config import Credentials
+    from paynb.history import History
     from paynb.matching import MatchResult, match
     from paynb.results import ExportFile, RouteCheck
 
@@ -33,6 +34,7 @@ __all__ = [
     "RouteCheck",
     "__version__",
     "calendar",
+    "compliance",
     "connect",
     "errors",
     "forms",
@@ -41,6 +43,7 @@ __all__ = [
     "sandbox",
     "match",
     "MatchResult",
+    "History",
 ]
 
 _LAZY_ATTRIBUTES = {
@@ -51,8 +54,9 @@ _LAZY_ATTRIBUTES = {
     "RouteCheck": "paynb.results",
     "match": "paynb.matching",
     "MatchResult": "paynb.matching",
+    "History": "paynb.history",
 }
-_LAZY_MODULES = {"calendar", "errors", "forms", "models", "plots", "sandbox"}
+_LAZY_MODULES = {"calendar", "compliance", "errors", "forms", "models", "plots", "sandbox"}
 
 
 def __getattr__(name: str) -> Any:

@@ -12,7 +12,8 @@ most response shapes "not shown"):
    ``creditAmount``, ``debitAmount`` ...).
 2. :func:`to_frame` turns records into an analyst-ready DataFrame whose columns
    and dtypes depend only on the kind (``ach``, ``rcc``, ``instant``, ``rtp``,
-   ``noc``), never on the number of rows:
+   ``noc``), never on the number of rows (one exception, below: a
+   ``returnDate``, ``sendDate``... sent with a time of day keeps it):
 
    - names in camelCase as the service spells them (``ItemStatus``,
      ``item_status`` -> ``itemStatus``); every field paynb does not know is kept
@@ -30,13 +31,26 @@ most response shapes "not shown"):
      :data:`INSTANT_STATUSES`, extended the same way. An instant card's
      ``cardBrand`` is a categorical over :data:`CARD_BRANDS` (read in any
      casing), extended with any other brand without a warning;
-   - timestamps ``datetime64[ns, UTC]``: ``2025-06-11T20:50:04.032Z``, the
-     spec's zone-less ``2026-11-01T00:00:00.000`` (read as UTC), date-only
-     values and explicit offsets. Values that are no timestamp, or lie outside
-     1677-2262 (like .NET's "no date" ``0001-01-01``), are empty, with a warning;
-   - ``amount`` exact, as pyarrow ``decimal128(18, 2)``. Amounts with more than
-     two decimals are never rounded: the column then gets the scale they need
-     (``decimal128(16 + scale, scale)``) and a warning is logged;
+   - times read from ``2025-06-11T20:50:04.032Z``, the spec's zone-less
+     ``2026-11-01T00:00:00.000`` (read as UTC), date-only values and explicit
+     offsets. Values that are no timestamp, or lie outside 1677-2262 (like
+     .NET's "no date" ``0001-01-01``), are empty, with a warning. **The rule:**
+     a field that is a date in meaning is a *date*: zone-less ``datetime64[ns]``
+     at midnight (the UTC day), which prints as ``2026-11-23``, keeps ``.dt``,
+     arithmetic and comparisons with ``"2026-11-23"`` or a ``date``.
+     :data:`DATE_FIELDS` (``settleDate``, ``achEffectiveDate``, ``nocDate``)
+     always are; :data:`DAY_FIELDS` (``returnDate``, ``sendDate``,
+     ``depositDateTime``) are when the service sends every value at midnight UTC
+     (so that a frame of them has the dtype of an empty one).
+     A real time of day (``receivedDateTime``, ``completedDateTime``, a
+     ``returnDate`` at 15:30) is kept as a ``datetime64[ns, UTC]`` timestamp.
+     (Compare a date column with a UTC one through ``.dt.tz_localize("UTC")``.);
+   - ACH and RCC ``amount`` exact, as pyarrow ``decimal128(18, 2)``. Amounts with
+     more than two decimals are never rounded: the column then gets the scale they
+     need (``decimal128(16 + scale, scale)``) and a warning is logged. Instant card
+     and RTP ``amount`` is the wire integer as sent, nullable ``Int64``: its unit is
+     not stated by the service (cents or dollars?), so it is not shown as dollars;
+     ``df.attrs["amountUnit"]`` says so (:data:`INSTANT_AMOUNT_UNIT`);
    - ``returnReasonDescription`` beside ``returnReason`` (R01...), and
      ``changeReason`` filled from the NOC code (C01...) where the service left it
      out;
@@ -69,11 +83,23 @@ import pandas as pd
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from paynb.codes import NOC_CODES, RETURN_CODES, STATUS_NAMES, STATUS_ORDER
+from paynb.codes import (
+    ACH_ACCOUNT_TYPES,
+    ACH_ENTRY_CLASSES,
+    ACH_TRANSACTION_CODES,
+    ACH_TRANSACTION_SUBTYPES,
+    NOC_CODES,
+    RETURN_CODES,
+    STATUS_NAMES,
+    STATUS_ORDER,
+)
 from paynb.errors import ResponseFormatError
 
 __all__ = [
     "CARD_BRANDS",
+    "DATE_FIELDS",
+    "DAY_FIELDS",
+    "INSTANT_AMOUNT_UNIT",
     "INSTANT_STATUSES",
     "KINDS",
     "PaynbAccessor",
@@ -495,13 +521,34 @@ def _parse_timestamps(values: Sequence[Any]) -> tuple[pd.Series, int]:
     return parsed, int(series.notna().sum() - parsed.notna().sum())
 
 
+DATE_FIELDS: frozenset[str] = frozenset({"settleDate", "achEffectiveDate",
+                                         "requestedAchEffectiveDate", "nocDate"})
+"""Fields that are dates in meaning: always a date (the UTC day of what the service sends).
+A NOC's date is the day of its entry, whatever time a test or the sandbox attaches."""
+DAY_FIELDS: frozenset[str] = frozenset({"returnDate", "sendDate", "depositDateTime"})
+"""Fields that are dates when the service sends every value at midnight UTC, and keep their
+time of day (UTC timestamps) when it sends one."""
+
+
+def _dated(name: str, parsed: pd.Series) -> pd.api.extensions.ExtensionArray | np.ndarray:
+    """A column of UTC timestamps as paynb shows it (see :data:`DATE_FIELDS`): dates are
+    zone-less ``datetime64[ns]`` at midnight, which print as ``2026-11-23`` and keep
+    ``.dt`` and comparisons; any other time stays ``datetime64[ns, UTC]``."""
+    stamps = parsed.astype(_UTC_NS)
+    if name in DATE_FIELDS or (
+            name in DAY_FIELDS and (stamps.dropna() == stamps.dropna().dt.normalize()).all()):
+        return stamps.dt.tz_localize(None).dt.normalize().to_numpy()
+    return stamps.array
+
+
 def _timestamps(name: str, values: Sequence[Any]) -> pd.api.extensions.ExtensionArray:
-    """UTC timestamps from ISO 8601 text (``...Z``, zone-less = UTC, date-only, offsets)."""
+    """UTC timestamps from ISO 8601 text (``...Z``, zone-less = UTC, date-only, offsets);
+    dates for the fields that are dates (:func:`_dated`)."""
     parsed, lost = _parse_timestamps(values)
     if lost:
         logger.warning("column %s: %d values are not ISO 8601 timestamps between 1677 "
                        "and 2262; left empty", name, lost)
-    return parsed.astype(_UTC_NS).array
+    return _dated(name, parsed)
 
 
 def _lookup(codes: pd.api.extensions.ExtensionArray, table: Mapping[str, str]
@@ -612,6 +659,26 @@ def _conv_amount(name: str, raw: Columns, ctx: _Context) -> Columns:
     return {name: _amounts(name, _get(raw, name, ctx))}
 
 
+INSTANT_AMOUNT_UNIT = ("the service's own whole-number unit, not stated by the spec "
+                       "(cents or dollars); the wire integer, unconverted")
+"""What ``df.attrs["amountUnit"]`` says of instant card and RTP amounts."""
+
+
+def _conv_wire_integer(name: str, raw: Columns, ctx: _Context) -> Columns:
+    """Instant and RTP amounts: the wire integer as nullable ``Int64`` (their unit is not
+    stated, so they are not shown as dollars); exact decimals, with a warning, should the
+    service send fractions."""
+    values = _get(raw, name, ctx)
+    numbers = pd.to_numeric(pd.Series(values, dtype=object), errors="coerce")
+    present = np.array([not _missing(v) and v != "" for v in values], dtype=bool)
+    whole = numbers.notna().to_numpy() & (numbers.fillna(0) % 1 == 0).to_numpy()
+    if not (present & ~whole).any() and not (numbers.abs() >= 2.0 ** 63).any():
+        return {name: _ids(name, values)}
+    logger.warning("column %s holds amounts that are not whole numbers; kept as exact "
+                   "decimals (instant amounts are whole numbers in the spec)", name)
+    return {name: _amounts(name, values)}
+
+
 def _conv_time(name: str, raw: Columns, ctx: _Context) -> Columns:
     return {name: _timestamps(name, _get(raw, name, ctx))}
 
@@ -639,6 +706,67 @@ def _conv_instant_status(name: str, raw: Columns, ctx: _Context) -> Columns:
 def _conv_card_brand(name: str, raw: Columns, ctx: _Context) -> Columns:
     return {name: _categorical(name, _get(raw, name, ctx), CARD_BRANDS, _card_brand,
                                ordered=False, warn=False)}
+
+
+_TRUE = frozenset({"true", "t", "yes", "y", "1"})
+_FALSE = frozenset({"false", "f", "no", "n", "0"})
+
+
+def _flag(value: Any) -> bool | None:
+    if _missing(value) or value is pd.NA:
+        return None
+    if isinstance(value, bool | np.bool_):
+        return bool(value)
+    if isinstance(value, int | float) and value in (0, 1):
+        return bool(value)
+    text = str(value).strip().lower()
+    return True if text in _TRUE else False if text in _FALSE else None
+
+
+def _conv_bool(name: str, raw: Columns, ctx: _Context) -> Columns:
+    """A flag as pandas' nullable ``boolean`` (JSON true/false, or an export's text)."""
+    values = _get(raw, name, ctx)
+    try:
+        return {name: pd.array(values, dtype="boolean")}
+    except (TypeError, ValueError):
+        flags = [_flag(value) for value in values]
+        unreadable = sum(1 for v, f in zip(values, flags, strict=True)
+                         if f is None and not _missing(v) and v != "")
+        if unreadable:
+            logger.warning("column %s: %d values are not true or false; left empty", name,
+                           unreadable)
+        return {name: pd.array(flags, dtype="boolean")}
+
+
+def _open_code(value: Any) -> str | None:
+    """A code of an open set as sent; blank (the docs' sub-type ``" "``) is absent."""
+    if _missing(value):
+        return None
+    return str(value).strip() or None
+
+
+def _open_set(known: Mapping[str, str], *, described: str | None = None
+              ) -> Callable[[str, Columns, _Context], Columns]:
+    """A converter to a categorical over the ``known`` codes (others appended, no warning:
+    the set is open), with their meanings in the column ``described`` when given."""
+    def convert(name: str, raw: Columns, ctx: _Context) -> Columns:
+        codes = _categorical(name, _get(raw, name, ctx), tuple(known), _open_code,
+                             ordered=False, warn=False)
+        out: Columns = {name: codes}
+        if described:
+            out[described] = _lookup(pd.array(codes.astype(object), dtype=_STRING_DTYPE),
+                                     {k.upper(): v for k, v in known.items()})
+        return out
+
+    return convert
+
+
+def _conv_transaction_code(name: str, raw: Columns, ctx: _Context) -> Columns:
+    codes = _ids(name, _get(raw, name, ctx))
+    meanings = {str(code): meaning for code, meaning in ACH_TRANSACTION_CODES.items()}
+    return {name: codes, "achTransactionCodeDescription": _lookup(
+        pd.array([None if pd.isna(c) else str(c) for c in codes], dtype=_STRING_DTYPE),
+        meanings)}
 
 
 def _conv_return_reason(name: str, raw: Columns, ctx: _Context) -> Columns:
@@ -716,9 +844,14 @@ def _conv_extra(name: str, raw: Columns, ctx: _Context) -> Columns:
         if folded.endswith(_TIME_SUFFIXES) or name.endswith("At"):
             parsed, lost = _parse_timestamps(values)
             if not lost:  # a date only when every value is one
-                return {name: parsed.astype(_UTC_NS).array}
+                return {name: _dated(name, parsed)}
         return {name: _strings(values)}
     return {name: _objects(values)}
+
+
+def _conv_object(name: str, raw: Columns, ctx: _Context) -> Columns:
+    """A nested object (``iatAddenda``) kept as sent, one dict per row."""
+    return {name: _objects(_get(raw, name, ctx))}
 
 
 def _objects(values: Sequence[Any]) -> np.ndarray:
@@ -742,7 +875,7 @@ _STATUS_FIELDS: list[tuple[str, Callable[..., Columns]]] = [
     ("returnMessage", _conv_str),
 ]
 _INSTANT_TAIL: list[tuple[str, Callable[..., Columns]]] = [
-    ("amount", _conv_amount),
+    ("amount", _conv_wire_integer),
     ("status", _conv_instant_status),
     ("statusCode", _conv_str),
     ("statusDescription", _conv_str),
@@ -756,10 +889,27 @@ _SCHEMAS: dict[str, list[tuple[str, Callable[..., Columns]]]] = {
         ("firstSignerFirstName", _conv_str), ("firstSignerLastName", _conv_str),
         ("state", _conv_str), ("zip", _conv_str), ("bankRoutingNumber", _conv_str),
         ("bankAccountNumber", _conv_account), *_COMMON_TAIL,
-        ("achAccountType", _conv_str), ("achTransactionType", _conv_str),
-        ("achTransactionSubType", _conv_str), ("achEntryClass", _conv_str),
+        ("achAccountType", _open_set(ACH_ACCOUNT_TYPES)),
+        ("achTransactionType", _conv_str),
+        ("achTransactionSubType", _open_set(ACH_TRANSACTION_SUBTYPES)),
+        ("achEntryClass", _open_set(ACH_ENTRY_CLASSES, described="achEntryClassDescription")),
         *_STATUS_FIELDS,
         ("receivedDateTime", _conv_time), ("sendDate", _conv_time), ("settleDate", _conv_time),
+        # The rest of the service's documented ACH record (real-service.md), in its order.
+        ("flexBatchId", _conv_str), ("merchantId", _conv_id),
+        ("address1", _conv_str), ("address2", _conv_str), ("city", _conv_str),
+        ("countryCode", _conv_str), ("itemSource", _conv_str), ("returnItemId", _conv_id),
+        ("reportStatus", _conv_str), ("achEffectiveDate", _conv_time),
+        ("depositDateTime", _conv_time), ("apiReportDateTime", _conv_time),
+        ("bankId", _conv_id), ("achTransactionCode", _conv_transaction_code),
+        ("achPaymentTypeCode", _conv_str), ("achCheckNumber", _conv_id),
+        ("achIdentificationNumber", _conv_str), ("achCompanyEntryDescription", _conv_str),
+        ("achCompanyDiscretionaryData", _conv_str),
+        ("achTransactionDiscretionaryData", _conv_str), ("achAddendaText", _conv_str),
+        ("sameDayAchRequested", _conv_bool), ("returnFileName", _conv_str),
+        ("settlementReportFileName", _conv_str), ("returnReportFileName", _conv_str),
+        ("iatAddenda", _conv_object), ("requestedSendDate", _conv_time),
+        ("requestedAchEffectiveDate", _conv_time),
     ],
     "rcc": [
         ("rccItemId", _conv_id), ("companyCode", _conv_str), ("yourReferenceNumber", _conv_str),
@@ -771,6 +921,13 @@ _SCHEMAS: dict[str, list[tuple[str, Callable[..., Columns]]]] = {
         *_STATUS_FIELDS,
         ("depositDateTime", _conv_time), ("receivedDateTime", _conv_time),
         ("sendDate", _conv_time), ("settleDate", _conv_time),
+        # The rest of the service's documented RCC record (real-service.md).
+        ("flexBatchId", _conv_str), ("bankName", _conv_str), ("bankCity", _conv_str),
+        ("bankState", _conv_str), ("bankZip", _conv_str), ("checkNumber", _conv_id),
+        ("checkDate", _conv_time), ("payeeName", _conv_str),
+        ("payeeAccountNumber", _conv_account), ("payeePhone", _conv_str),
+        ("itemSource", _conv_str), ("returnItemId", _conv_id), ("reportStatus", _conv_str),
+        ("bankId", _conv_id), ("apiReportDateTime", _conv_time),
     ],
     "instant": [
         ("uniqueId", _conv_str), ("companyCode", _conv_str), ("yourReferenceNumber", _conv_str),
@@ -781,6 +938,11 @@ _SCHEMAS: dict[str, list[tuple[str, Callable[..., Columns]]]] = {
         ("uniqueId", _conv_str), ("companyCode", _conv_str), ("yourReferenceNumber", _conv_str),
         ("name", _conv_str), ("firstName", _conv_str), ("lastName", _conv_str),
         ("routingNumber", _conv_str), ("accountNumber", _conv_account), *_INSTANT_TAIL,
+        # A request for return of the payment (real-service.md's RTP record).
+        ("requestReturnReceivedDateTime", _conv_time),
+        ("requestReturnCompletedDateTime", _conv_time),
+        ("requestReturnStatus", _conv_instant_status),
+        ("requestReturnStatusCode", _conv_str), ("requestReturnStatusDescription", _conv_str),
     ],
     "noc": [
         ("nocId", _conv_id), ("achItemId", _conv_id), ("companyCode", _conv_str),
@@ -788,6 +950,8 @@ _SCHEMAS: dict[str, list[tuple[str, Callable[..., Columns]]]] = {
         ("correctedData", _conv_corrected_data), ("nocDate", _conv_time),
     ],
 }
+#: Kinds whose ``amount`` is the wire integer in an unstated unit.
+_WIRE_INTEGER_KINDS = frozenset({"instant", "rtp"})
 _KIND_ALIASES = {"nocs": "noc", "achnoc": "noc", "achnocs": "noc", "card": "instant",
                  "instantrtp": "rtp"}
 KINDS: tuple[str, ...] = tuple(_SCHEMAS)
@@ -801,8 +965,12 @@ _FIELD_ALIASES: dict[str, dict[str, str]] = {
     "rtp": {"id": "uniqueId"},
     "noc": {"id": "nocId", "itemid": "achItemId"},
 }
+#: Fields whose converter reads other fields too (so their column is not empty just
+#: because the field itself is absent).
+_USES_OTHER_FIELDS = frozenset({"cardLastFour", "changeCode", "correctedData"})
 #: Fields that a converter of another field writes; they are not converted on their own.
-_CONSUMED = {"itemStatusName", "returnReasonDescription", "changeReason", "cardNumber"}
+_CONSUMED = {"itemStatusName", "returnReasonDescription", "changeReason", "cardNumber",
+             "achEntryClassDescription", "achTransactionCodeDescription"}
 
 _KNOWN_NAMES: dict[str, str] = {
     _fold(name): name
@@ -810,6 +978,7 @@ _KNOWN_NAMES: dict[str, str] = {
 }
 _KNOWN_NAMES.update({_fold(n): n for n in (
     "itemStatusName", "returnReasonDescription", "changeReason", "cardNumber", "cardLastFour",
+    "achEntryClassDescription", "achTransactionCodeDescription",
     "total", "creditAmount", "debitAmount", "validCount", "invalidCount", "errors",
     "itemId", "uniqueId", "pageSize", "page",
 )})
@@ -888,7 +1057,14 @@ def to_frame(records: Iterable[Mapping[str, Any]] | pd.DataFrame, kind: str, *,
     columns: dict[str, Any] = {}
     schema = _SCHEMAS[kind]
     for name, convert in schema:
-        for out, values in convert(name, raw, ctx).items():
+        if name in raw or name in _USES_OTHER_FIELDS or not n:
+            converted = convert(name, raw, ctx)
+        else:
+            # A documented field this answer left out: its typed empty column, without
+            # converting n missing values (most records carry few of the ~50 fields).
+            converted = {out: pd.Series(values).reindex(range(n)).array
+                         for out, values in convert(name, {}, _Context(0, mask)).items()}
+        for out, values in converted.items():
             columns.setdefault(out, values)
     known = {name for name, _ in schema} | _CONSUMED
     for name in raw:
@@ -899,7 +1075,10 @@ def to_frame(records: Iterable[Mapping[str, Any]] | pd.DataFrame, kind: str, *,
         columns[name] = _conv_extra(name, raw, ctx)[name]
     if "cardNumber" in raw and "cardLastFour" not in columns:
         columns["cardLastFour"] = _conv_card("cardLastFour", raw, ctx)["cardLastFour"]
-    return pd.DataFrame(columns, index=pd.RangeIndex(n))
+    frame = pd.DataFrame(columns, index=pd.RangeIndex(n))
+    if kind in _WIRE_INTEGER_KINDS:
+        frame.attrs["amountUnit"] = INSTANT_AMOUNT_UNIT
+    return frame
 
 
 def empty_frame(kind: str) -> pd.DataFrame:

@@ -77,8 +77,10 @@ def expected_ledger(items: pd.DataFrame, *, seed: int = 0, missing: int = 5) -> 
         dtype=object)
     cents = (frame["amount"].astype("string").str.replace(".", "", regex=False)
              .astype("int64").to_numpy())
-    dates = pd.to_datetime(frame[date_column]).dt.tz_convert(None).dt.normalize().to_numpy(
-        dtype="datetime64[D]")
+    stamps = pd.to_datetime(frame[date_column])
+    if stamps.dt.tz is not None:  # a date column of paynb.frames is already a zone-less day
+        stamps = stamps.dt.tz_convert(None)
+    dates = stamps.dt.normalize().to_numpy(dtype="datetime64[D]")
     first = frame["firstSignerFirstName"].astype("string").fillna("").to_numpy(dtype=object)
     last = frame["firstSignerLastName"].astype("string").fillna("").to_numpy(dtype=object)
     refs = frame["yourReferenceNumber"].astype("string").to_numpy(dtype=object)

@@ -5,24 +5,31 @@ from __future__ import annotations
 import datetime as dt
 import logging
 import re
+import warnings
 from collections.abc import Callable, Iterable, Mapping
 from typing import TYPE_CHECKING, Any, ClassVar
 
 from pydantic import ValidationError as PydanticValidationError
 
 from paynb.codes import STATUS_NAMES, STATUS_ORDER
-from paynb.errors import BadRequestError, BulkRejectedError, ValidationError
-from paynb.models import BulkRequest, RequestModel, check, field_errors
+from paynb.errors import (
+    ESCAPE_HATCH,
+    BadRequestError,
+    BulkRejectedError,
+    SubmissionNotAcceptedWarning,
+    ValidationError,
+)
+from paynb.models import Advisory, BulkRequest, RequestModel, check, field_errors
 from paynb.resources._base import (
     Resource,
     as_mapping,
     chunked,
+    date_range,
     failure_state,
     id_of,
     invalid,
     positive_int,
     wire_body,
-    wire_time,
 )
 
 if TYPE_CHECKING:
@@ -41,6 +48,49 @@ CHANGES_OVERLAP = dt.timedelta(days=1)
 CHANGE_STATUSES = ("B", "I", "R")
 _ROW_KEY = re.compile(r"^(?:items)?\[(\d+)\]\.?(.*)$")
 _STATUS_BY_NAME = {name.lower(): code for code, name in STATUS_NAMES.items()}
+#: Journal states of a submission answered with these statuses: stored, never processed.
+_NOT_ACCEPTED = {"I": "invalid", "B": "blocked"}
+#: The service's fields that say why an item is not accepted.
+_REASON_FIELDS = ("itemStatusDescription", "returnReason", "returnMessage", "errors")
+#: Distinct advisories of one bulk submission warned about one by one; the rest are counted.
+_MAX_BULK_WARNINGS = 10
+
+
+def _present(value: Any) -> bool:
+    if value is None:
+        return False
+    try:
+        return not bool(value != value)  # NaN, NaT
+    except (TypeError, ValueError):  # pd.NA, arrays
+        return True
+
+
+def _reasons(record: Mapping[str, Any]) -> dict[str, Any]:
+    """The service's reason fields of a record that are filled in."""
+    found = {}
+    for field in _REASON_FIELDS:
+        value = id_of(record, field)
+        if _present(value) and value not in ("", [], {}):
+            found[field] = value
+    return found
+
+
+def _warn_advisories(advice: list[tuple[int | None, Advisory]]) -> None:
+    """One warning per distinct advisory, naming the rows it applies to (bulk)."""
+    grouped: dict[tuple[str, str, type[Warning]], list[int]] = {}
+    for row, advisory in advice:
+        rows = grouped.setdefault((advisory.field, advisory.message, advisory.category), [])
+        if row is not None:
+            rows.append(row)
+    for number, ((field, message, category), rows) in enumerate(grouped.items()):
+        if number == _MAX_BULK_WARNINGS:
+            warnings.warn(f"{len(grouped) - number} more kinds of advisories; see "
+                          "client.<kind>.check_rows()", category, stacklevel=4)
+            break
+        where = f" (rows {', '.join(map(str, rows[:20]))}{', ...' if len(rows) > 20 else ''})" \
+            if rows else ""
+        warnings.warn(f"{field}: {message}{where}; sent anyway (docs/validation.md)", category,
+                      stacklevel=4)
 
 
 def _tell(on_chunk: Callable[[int, int], None] | None, answered: int, requests: int) -> None:
@@ -114,31 +164,55 @@ class ItemResource(Resource):
     void_ids_segment: ClassVar[str]
     #: Path prefix of the bulk submission (the spec writes ``/apiv3`` for RCC's).
     bulk_prefix: ClassVar[str] = "/api/v3"
+    status_field = "itemStatus"
+    range_fields: ClassVar[dict[str, str]] = {
+        "returned": "returnDate", "received": "receivedDateTime", "settled": "settleDate"}
+    server_filters = frozenset({"status", "returned"})
 
     # ------------------------------------------------------------------ reading
 
     def list(self, status: str | Iterable[str] | None = None, returned_from: Any = None,
-             returned_to: Any = None, *, page: int | None = None, page_size: int | None = None,
-             max_items: int | None = None, progress: bool | None = None) -> pd.DataFrame:
+             returned_to: Any = None, *, received_from: Any = None, received_to: Any = None,
+             settled_from: Any = None, settled_to: Any = None, page: int | None = None,
+             page_size: int | None = None, max_items: int | None = None,
+             progress: bool | None = None) -> pd.DataFrame:
         """Items as a DataFrame, every page of them unless ``page`` is given.
+
+        Filters the service documents a query parameter for (spec 4.5) are **sent**;
+        the others are **applied here**, to the records that come back. Every range
+        takes dates, datetimes or ISO text (UTC when zone-less); a bare date as the
+        ``_to`` end takes in that whole day; a range whose start is after its end is a
+        :class:`~paynb.errors.ValidationError` naming both arguments.
 
         Args:
             status: one status code or several (``"R"``, ``["B", "I", "R"]``; names
-                like ``"Returned"`` work too), sent as repeated ``itemStatus``.
-            returned_from, returned_to: range of the return date (date, datetime or
-                ISO text; sent as ``2026-11-01T00:00:00.000``, UTC).
+                like ``"Returned"`` work too). Sent as repeated ``itemStatus``.
+            returned_from, returned_to: range of ``returnDate``. Sent as
+                ``returnDateStart``/``returnDateEnd`` (``2026-11-01T00:00:00.000``, UTC).
+            received_from, received_to: range of ``receivedDateTime``, when the item
+                was submitted. Applied here (the service documents no parameter).
+            settled_from, settled_to: range of ``settleDate``. Applied here (the
+                service documents no parameter). Items without the date (not yet
+                settled) are left out.
             page: fetch only this zero-based page.
             page_size: records per page (default: the client's ``page_size``).
-            max_items: stop after this many records.
+            max_items: stop after this many records, counted before the filters
+                applied here.
             progress: False hides the progress bar shown for lists of several pages.
+
+        ``frame.attrs`` holds the envelope's totals of the whole list the service
+        matched (not only the rows fetched when ``page`` or ``max_items`` is given):
+        ``total`` (an int), ``creditAmount`` and ``debitAmount`` (exact ``Decimal``),
+        each when the service sent it.
         """
-        params: list[tuple[str, Any]] = [("itemStatus", code) for code in _statuses(status)]
-        if returned_from is not None:
-            params.append(("returnDateStart", wire_time(returned_from, "returned_from")))
-        if returned_to is not None:
-            params.append(("returnDateEnd", wire_time(returned_to, "returned_to")))
-        return self._list(params, page=page, page_size=page_size, max_items=max_items,
-                          progress=progress)
+        filters = self._filters(status, returned_from=returned_from, returned_to=returned_to,
+                                received_from=received_from, received_to=received_to,
+                                settled_from=settled_from, settled_to=settled_to)
+        return self._filtered_list(filters, page=page, page_size=page_size,
+                                   max_items=max_items, progress=progress)
+
+    def _status_codes(self, status: str | Iterable[str]) -> list[str]:
+        return _statuses(status)
 
     def get(self, item_id: int) -> pd.Series:
         """One item by its id."""
@@ -148,41 +222,131 @@ class ItemResource(Resource):
     # ------------------------------------------------------------------ submitting
 
     def submit(self, item: Any, *, allow_duplicate: bool = False,
-               validate: bool = True) -> pd.Series:
-        """Submit one item; returns the stored item (status ``W``).
+               validate: bool = True, new_authorization: bool = False) -> pd.Series:
+        """Submit one item; returns the stored item as the service answered it.
 
         ``item`` is a mapping (camelCase or snake_case names), a pandas Series or
-        a :mod:`paynb.models` instance. It is checked before anything is sent
-        (:class:`~paynb.errors.ValidationError` names every bad field;
-        ``validate=False`` leaves the checking to the service). A reference
+        a :mod:`paynb.models` instance; every field of the service's documented
+        request may be given (``sameDayAchRequested``, ``achCompanyEntryDescription``,
+        ``achEffectiveDate``, ``iatAddenda`` ...). It is checked before anything is
+        sent: :class:`~paynb.errors.ValidationError` names every field that is
+        certainly wrong and the rule it breaks; ``validate=False`` sends it as given
+        and leaves the checking to the service (docs/validation.md). What is only
+        unusual (an unknown account type, an effective date in the past) is sent
+        with a :class:`~paynb.errors.PaynbWarning`.
+
+        The status in the answer says what happens next: ``W`` (waiting) is the only
+        one that means the item goes ahead. ``I`` (invalid) or ``B`` (blocked: state,
+        routing or account restrictions) means it is stored and locked and will not
+        be processed: a :class:`~paynb.errors.SubmissionNotAcceptedWarning` names the
+        status and the service's reasons, and the journal records the entry
+        ``invalid`` or ``blocked`` (not ``sent``). A reference
         number already in the journal for this company is refused with
         :class:`~paynb.errors.DuplicateSubmissionError` unless ``allow_duplicate``.
         The POST is sent once: when its answer is lost the journal marks it
         ``unknown`` (see :meth:`paynb.Client.reconcile`).
+
+        ACH entries pass NACHA's submission guards first (:mod:`paynb.compliance`):
+        an overdue NOC on the account, a last entry returned for a reason that needs a
+        new authorization, or a reinitiation over its limits raises
+        :class:`~paynb.errors.SubmissionRefusedError` with nothing sent;
+        ``new_authorization=True`` says the receiver authorized again (recorded in the
+        journal). A reinitiation gets company entry description ``RETRY PYMT``.
         """
         body = wire_body(self.model, as_mapping(item, "item"), validate=validate)
-        return self._post_one("submit", body, allow_duplicate=allow_duplicate)
+        # Lazy: compliance sits above the resources (see paynb.compliance._guards).
+        from paynb.compliance._guards import guard_submission
+
+        guard_submission(self, {0: body}, new_authorization=new_authorization,
+                         all_or_nothing=True)
+        if validate:
+            _warn_advisories([(None, a) for a in self.model.model_validate(body).advisories()])
+        row = self._post_one("submit", body, allow_duplicate=allow_duplicate)
+        self._warn_not_accepted([row])
+        return row
+
+    def _warn_not_accepted(self, records: Iterable[Mapping[str, Any]], *,
+                           total: int | None = None) -> None:
+        """A :class:`~paynb.errors.SubmissionNotAcceptedWarning` when the service answered
+        items with ``I`` or ``B``: stored, but they will not be processed."""
+        refused = [record for record in records
+                   if str(id_of(record, "itemStatus") or "").upper() in _NOT_ACCEPTED]
+        if not refused:
+            return
+        lines = []
+        for record in refused[:5]:
+            status = str(id_of(record, "itemStatus")).upper()
+            reasons = _reasons(record)
+            said = "; ".join(f"{k}: {v}" for k, v in reasons.items()) or "no reason given"
+            lines.append(f"reference {id_of(record, 'yourReferenceNumber')}, item "
+                         f"{id_of(record, self.id_field)}: status {status} "
+                         f"({STATUS_NAMES[status]}) - {said}")
+        first = refused[0]
+        status = str(id_of(first, "itemStatus")).upper()
+        count = (f"{len(refused)} of {total} items were" if total is not None
+                 else f"the {self.kind.upper()} item was")
+        more = f"; and {len(refused) - 5} more" if len(refused) > 5 else ""
+        message = (f"{count} answered I (invalid) or B (blocked), not W: stored but will not "
+                   f"be processed (the journal records them invalid/blocked). "
+                   f"{' | '.join(lines)}{more}")
+        warnings.warn(SubmissionNotAcceptedWarning(
+            message, status=status, reasons=_reasons(first),
+            reference_number=id_of(first, "yourReferenceNumber"),
+            item_id=id_of(first, self.id_field)), stacklevel=3)
+
+    def _settle_records(self, entries: Any, records: Any) -> None:
+        """Settle each entry with its answer: ``invalid``/``blocked`` for an item answered
+        ``I``/``B`` (stored, never processed), else as every resource does."""
+        journal = self._client._journal
+        if journal is None:
+            return
+        plain_entries, plain_records, outcomes = [], [], []
+        for entry, record in zip(entries, records, strict=True):
+            status = str(id_of(record, "itemStatus") or "").upper() if record else ""
+            if status in _NOT_ACCEPTED:
+                errors = id_of(record, "errors")
+                detail = "; ".join(f"{k}: {v}" for k, v in _reasons(record).items()) or None
+                outcomes.append((entry, _NOT_ACCEPTED[status], id_of(record, self.id_field),
+                                 status, detail if errors is None else str(errors)))
+            else:
+                plain_entries.append(entry)
+                plain_records.append(record)
+        if outcomes:
+            journal.settle_many(outcomes)
+        if plain_entries:
+            super()._settle_records(plain_entries, plain_records)
 
     def _check_rows(self, rows: list[dict[str, Any]]
                     ) -> tuple[dict[int, dict[str, Any]], dict[int, dict[str, list[str]]]]:
         """Wire bodies of the valid rows and errors of the others, in one validation pass."""
         # Row by row rather than one TypeAdapter over the list: a list's error aborts the
         # whole list, and validating the good rows again made one bad row double the time.
+        bodies, bad, _ = self._check_rows_advice(rows)
+        return bodies, bad
+
+    def _check_rows_advice(self, rows: list[dict[str, Any]]
+                           ) -> tuple[dict[int, dict[str, Any]], dict[int, dict[str, list[str]]],
+                                      list[tuple[int | None, Advisory]]]:
+        """:meth:`_check_rows`, plus the advisories of the valid rows."""
         validate = self.model.model_validate
         bodies: dict[int, dict[str, Any]] = {}
         bad: dict[int, dict[str, list[str]]] = {}
+        advice: list[tuple[int | None, Advisory]] = []
         for n, row in enumerate(rows):
             try:
-                bodies[n] = validate(row).to_wire()
+                item = validate(row)
+                bodies[n] = item.to_wire()
+                advice.extend((n, advisory) for advisory in item.advisories())
             except PydanticValidationError as exc:
                 # A row that is not an object at all is reported under "item".
                 bad[n] = {"item" if key == "body" else key: messages
                           for key, messages in field_errors(exc).items()}
-        return bodies, bad
+        return bodies, bad, advice
 
     def submit_many(self, items: Any, *, commit_valid: bool = True,
                     allow_duplicate: bool = False, validate: bool = True,
-                    on_chunk: Callable[[int, int], None] | None = None) -> pd.DataFrame:
+                    on_chunk: Callable[[int, int], None] | None = None,
+                    new_authorization: bool = False) -> pd.DataFrame:
         """Submit several items in bulk; one result row per input row, in input order.
 
         ``items`` is a DataFrame or a list of mappings. Every row is checked first,
@@ -191,6 +355,12 @@ class ItemResource(Resource):
         invalid, its ``I`` entry and the service's errors; for a row that failed
         paynb's own checks, ``itemStatus`` ``I``, no id and the errors -- such a
         row is not sent.
+
+        Rows answered ``I`` or ``B`` by the service are stored but will not be
+        processed: one :class:`~paynb.errors.SubmissionNotAcceptedWarning` names them,
+        and the journal records them ``invalid`` or ``blocked``. Advisories of valid
+        rows (an unknown entry class, a past effective date) are warned once each,
+        naming the rows.
 
         ``commit_valid=True`` (the service's ``alwaysCommitValid``) stores the
         valid items. ``commit_valid=False`` is all or nothing: when any row is
@@ -208,6 +378,12 @@ class ItemResource(Resource):
         ``on_chunk(answered, requests)`` is called before the first request
         (``answered`` 0) and after each answered one, so that a caller can show
         progress; an exception it raises is logged, never stops the submission.
+
+        ACH rows pass NACHA's submission guards (see :meth:`submit`), each row on its
+        own: the result's ``guard`` column holds each row's verdict; a refused row is
+        not sent (``itemStatus`` ``I``, the reasons in ``errors``), and with
+        ``commit_valid=False`` any refusal raises
+        :class:`~paynb.errors.SubmissionRefusedError` with nothing sent.
         """
         if on_chunk is not None and not callable(on_chunk):
             raise invalid("on_chunk", "must be a function of (answered, requests) or None")
@@ -220,7 +396,8 @@ class ItemResource(Resource):
         if not rows:
             raise invalid("items", "must hold at least one item")
         if validate:
-            bodies, bad = self._check_rows(rows)
+            bodies, bad, advice = self._check_rows_advice(rows)
+            _warn_advisories(advice)
         else:
             bodies = {n: wire_body(self.model, row, validate=False, where=f"items[{n}].")
                       for n, row in enumerate(rows)}
@@ -230,11 +407,21 @@ class ItemResource(Resource):
             raise BulkRejectedError(
                 f"{len(bad)} of {len(rows)} rows are invalid (rows "
                 f"{', '.join(str(n) for n in sorted(bad)[:20])}"
-                f"{', ...' if len(bad) > 20 else ''}); nothing was sent",
+                f"{', ...' if len(bad) > 20 else ''}); nothing was sent. {ESCAPE_HATCH}",
                 rows=bad, status=400, method="POST", path=path,
                 errors={f"items[{n}].{field}": messages for n, fields in bad.items()
                         for field, messages in fields.items()})
+        # Lazy: compliance sits above the resources (see paynb.compliance._guards).
+        from paynb.compliance._guards import guard_submission
+
+        verdicts = guard_submission(self, bodies, new_authorization=new_authorization,
+                                    all_or_nothing=not commit_valid)
         results: list[dict[str, Any] | None] = [None] * len(rows)
+        for n, verdict in verdicts.items():
+            if not verdict.allowed:
+                results[n] = {"yourReferenceNumber": rows[n].get("yourReferenceNumber"),
+                              "itemStatus": "I", "errors": {"guard": verdict.reasons},
+                              "itemStatusDescription": "not sent: refused by paynb's guards"}
         for n, errors in bad.items():
             results[n] = {"yourReferenceNumber": rows[n].get("yourReferenceNumber"),
                           "itemStatus": "I", "errors": errors,
@@ -243,9 +430,17 @@ class ItemResource(Resource):
         if order:
             self._send_bulk(order, bodies, results, path, commit_valid=commit_valid,
                             allow_duplicate=allow_duplicate, on_chunk=on_chunk)
+        # Only rows the service answered: those paynb refused itself were never sent.
+        refused = {n for n, verdict in verdicts.items() if not verdict.allowed}
+        sent = [r for n, r in enumerate(results)
+                if r is not None and n not in bad and n not in refused]
+        self._warn_not_accepted(sent, total=len(rows))
         frame = self._frame([r if r is not None else {} for r in results])
         if "errors" not in frame.columns:
             frame["errors"] = None
+        if verdicts:
+            frame["guard"] = [str(verdicts[n]) if n in verdicts else None
+                              for n in range(len(rows))]
         return frame
 
     def _send_bulk(self, order: list[int], bodies: dict[int, dict[str, Any]],
@@ -366,7 +561,10 @@ class ItemResource(Resource):
 
     # ------------------------------------------------------------------ polling
 
-    def changes(self, since: Any = "last", until: Any = None) -> pd.DataFrame:
+    def changes(self, since: Any = "last", until: Any = None, *,
+                status: str | Iterable[str] | None = None, received_from: Any = None,
+                received_to: Any = None, settled_from: Any = None,
+                settled_to: Any = None) -> pd.DataFrame:
         """Items that became blocked, invalid or returned: the polling call (spec 4.5).
 
         Asks for ``itemStatus`` B, I and R by return date. ``since="last"`` (the
@@ -374,22 +572,42 @@ class ItemResource(Resource):
         (remembered in the journal, or by this client without one) and returns
         only changes not reported before; the first poll returns them all.
         A date, datetime or ISO text for ``since`` returns every change from
-        then on (``None``: since ever). ``until`` bounds the return date.
+        then on (``None``: since ever). ``until`` bounds the return date; an
+        ``until`` before ``since`` is an error naming both.
+
+        ``status`` narrows B, I, R to some of them (sent as ``itemStatus``); the
+        received and settled ranges are applied here, as in :meth:`list`. A change
+        that a filter leaves out is not marked as reported, so a later poll
+        without it still returns it.
         """
+        statuses = list(CHANGE_STATUSES)
+        if status is not None:
+            statuses = _statuses(status)
+            other = [code for code in statuses if code not in CHANGE_STATUSES]
+            if other:
+                raise invalid("status", f"holds {', '.join(other)}: changes() reports "
+                              f"{', '.join(CHANGE_STATUSES)} only")
         client = self._client
         if isinstance(since, str) and since == "last":
             mark = client._watermark(self.kind)
             start = mark - CHANGES_OVERLAP if mark is not None else None
         else:
             start = since
-        frame = self.list(status=CHANGE_STATUSES, returned_from=start, returned_to=until)
+            date_range(since, until, "since", "until")
+        filters = self._filters(statuses, returned_from=start, returned_to=until,
+                                received_from=received_from, received_to=received_to,
+                                settled_from=settled_from, settled_to=settled_to)
+        frame = self._filtered_list(filters, page=None, page_size=None, max_items=None,
+                                    progress=None)
         keys = list(zip(frame[self.id_field].tolist(), frame["itemStatus"].astype(str).tolist(),
                         frame["returnDate"].tolist(), strict=True))
         seen = client._seen_changes(self.kind, keys)
         client._mark_seen(self.kind, [key for key in keys if key not in seen])
         dates = frame["returnDate"].dropna()
-        if len(dates):
-            latest = dates.max().to_pydatetime()
+        # A narrowed poll leaves the watermark alone: the changes it left out are older
+        # than its newest one and must still be found by the next poll.
+        if len(dates) and not filters.local and status is None:
+            latest = _utc(dates.max())
             mark = client._watermark(self.kind)
             if mark is None or latest > mark:
                 client._set_watermark(self.kind, latest)
@@ -397,3 +615,10 @@ class ItemResource(Resource):
             fresh = [key not in seen for key in keys]
             frame = frame[fresh].reset_index(drop=True)
         return frame
+
+
+def _utc(moment: Any) -> dt.datetime:
+    """A Timestamp of a date column (zone-less, UTC by paynb's rule) or a UTC one, as an
+    aware UTC datetime (the form of the watermark)."""
+    value = moment.to_pydatetime()
+    return value.replace(tzinfo=dt.UTC) if value.tzinfo is None else value
