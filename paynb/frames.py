@@ -40,10 +40,11 @@ most response shapes "not shown"):
      arithmetic and comparisons with ``"2026-11-23"`` or a ``date``.
      :data:`DATE_FIELDS` (``settleDate``, ``achEffectiveDate``, ``nocDate``)
      always are; :data:`DAY_FIELDS` (``returnDate``, ``sendDate``,
-     ``depositDateTime``) are when the service sends every value at midnight UTC
-     (so that a frame of them has the dtype of an empty one).
-     A real time of day (``receivedDateTime``, ``completedDateTime``, a
-     ``returnDate`` at 15:30) is kept as a ``datetime64[ns, UTC]`` timestamp.
+     ``depositDateTime``) are zone-less UTC too, printing as dates when the service
+     sends midnight and keeping a time of day when it sends one (a ``returnDate``
+     at 15:30 reads ``2026-11-23 15:30:00``), so that their dtype never depends on
+     the data. Every other time (``receivedDateTime``, ``completedDateTime``) is a
+     ``datetime64[ns, UTC]`` timestamp.
      (Compare a date column with a UTC one through ``.dt.tz_localize("UTC")``.);
    - ACH and RCC ``amount`` exact, as pyarrow ``decimal128(18, 2)``. Amounts with
      more than two decimals are never rounded: the column then gets the scale they
@@ -526,18 +527,22 @@ DATE_FIELDS: frozenset[str] = frozenset({"settleDate", "achEffectiveDate",
 """Fields that are dates in meaning: always a date (the UTC day of what the service sends).
 A NOC's date is the day of its entry, whatever time a test or the sandbox attaches."""
 DAY_FIELDS: frozenset[str] = frozenset({"returnDate", "sendDate", "depositDateTime"})
-"""Fields that are dates when the service sends every value at midnight UTC, and keep their
-time of day (UTC timestamps) when it sends one."""
+"""Fields that are usually dates but may carry a time of day: zone-less UTC like the
+:data:`DATE_FIELDS` (so they print as ``2026-11-23`` when the service sends midnight), with
+the time kept when it sends one. The dtype never depends on the data: an empty list and a
+full one have the same columns and dtypes."""
 
 
 def _dated(name: str, parsed: pd.Series) -> pd.api.extensions.ExtensionArray | np.ndarray:
     """A column of UTC timestamps as paynb shows it (see :data:`DATE_FIELDS`): dates are
     zone-less ``datetime64[ns]`` at midnight, which print as ``2026-11-23`` and keep
-    ``.dt`` and comparisons; any other time stays ``datetime64[ns, UTC]``."""
+    ``.dt`` and comparisons; day fields are zone-less UTC with their time kept; any
+    other time stays ``datetime64[ns, UTC]``."""
     stamps = parsed.astype(_UTC_NS)
-    if name in DATE_FIELDS or (
-            name in DAY_FIELDS and (stamps.dropna() == stamps.dropna().dt.normalize()).all()):
+    if name in DATE_FIELDS:
         return stamps.dt.tz_localize(None).dt.normalize().to_numpy()
+    if name in DAY_FIELDS:
+        return stamps.dt.tz_localize(None).to_numpy()
     return stamps.array
 
 

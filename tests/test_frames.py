@@ -237,13 +237,20 @@ def test_more_than_two_decimals_widen_the_scale_never_round(amounts, caplog):
 def test_timestamps_of_every_form():
     values = ["2025-06-11T20:50:04.032Z", "2026-11-01T00:00:00.000", "2026-11-01",
               "2025-06-11T15:50:04.032-05:00", None]
-    df = frames.to_frame([ach_record(i, returnDate=v) for i, v in enumerate(values)], "ach")
-    got = df["returnDate"].tolist()
+    df = frames.to_frame([ach_record(i, receivedDateTime=v, returnDate=v)
+                          for i, v in enumerate(values)], "ach")
+    got = df["receivedDateTime"].tolist()
     assert got[0] == pd.Timestamp("2025-06-11T20:50:04.032", tz="UTC")
     assert got[1] == pd.Timestamp("2026-11-01", tz="UTC")
     assert got[2] == pd.Timestamp("2026-11-01", tz="UTC")
     assert got[3] == got[0]
     assert pd.isna(got[4])
+    # A day field reads the same instants as zone-less UTC, its time of day kept.
+    assert str(df["returnDate"].dtype) == "datetime64[ns]"
+    assert df["returnDate"].tolist()[:4] == [pd.Timestamp("2025-06-11T20:50:04.032"),
+                                             pd.Timestamp("2026-11-01"),
+                                             pd.Timestamp("2026-11-01"),
+                                             pd.Timestamp("2025-06-11T20:50:04.032")]
 
 
 def test_unreadable_timestamps_are_empty_and_logged(caplog):
