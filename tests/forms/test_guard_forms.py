@@ -19,6 +19,18 @@ _ids = itertools.count(900_000)
 
 
 @pytest.fixture
+def fill(fill: Any) -> Any:
+    """Type the values, then tick the confirmation, so that a disabled button means the
+    guards said no (the tick alone would keep it disabled, and the test could not fail)."""
+
+    def typer(form: Any, **values: Any) -> None:
+        fill(form, **values)
+        form.confirm.value = True
+
+    return typer
+
+
+@pytest.fixture
 def account() -> str:
     """An account no other test sends to."""
     return f"8{uuid.uuid4().int % 10**11:011d}"
@@ -71,6 +83,7 @@ def test_an_overdue_noc_blocks_the_ach_form(client, fill, ach_values, account, n
     assert form.result is None and _count(client) == before
     # The new-authorization box does not lift a NOC: the change must be made.
     form.new_authorization.value = True
+    form.confirm.value = True
     assert form.submit_button.disabled
 
 
@@ -124,6 +137,7 @@ def test_a_return_needing_authorization_and_the_checkbox(client, fill, ach_value
     assert form.submit_button.disabled
     assert "returned R07" in form.status_text and "new_authorization" in form.status_text
     form.new_authorization.value = True
+    form.confirm.value = True
     assert not form.submit_button.disabled
     form.submit_button.click()
     assert form.result["itemStatus"] == "W" and _count(client) == before + 1
