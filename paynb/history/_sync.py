@@ -225,6 +225,9 @@ class _KindSync:
         self.next_order = int(self.state.get("nextOrder") or 0)
         self.written = 0
         self.events = 0
+        #: The returns poll's records, and the stored window it counted instead of reading.
+        self.polled: list[dict[str, Any]] | None = None
+        self.kept: dict[str, Any] | None = None
 
     # ------------------------------------------------------------------ the index
 
@@ -319,14 +322,21 @@ class _KindSync:
             every = index.everything()
             self.counts = {str(k): int(v) for k, v in every["status"].value_counts().items()}
             self.next_order = int(every["_order"].max()) + 1 if len(every) else 0
-        fetched = self._walk([], lambda page: self._known(page, index.load(self._months(page))))
-        if self.kind in ("ach", "rcc"):
-            fetched += self._poll()
-        frame = self._frame(fetched)
-        if self.kind in ("ach", "rcc"):
-            quiet = self._quiet_changes(index, frame)
-            if quiet:
-                frame = self._frame(fetched + quiet)
+        from concurrent.futures import ThreadPoolExecutor
+
+        with ThreadPoolExecutor(max_workers=len(QUIET_STATUSES) + len(_window_codes()),
+                                thread_name_prefix="paynb-history") as pool:
+            # The counts need no answer of the walk: asked meanwhile, they cost no time.
+            counts = self._counts(pool) if self.kind in ("ach", "rcc") else {}
+            fetched = self._walk([], lambda page: self._known(page,
+                                                              index.load(self._months(page))))
+            if self.kind in ("ach", "rcc"):
+                fetched += self._poll(counts)
+            frame = self._frame(fetched)
+            if self.kind in ("ach", "rcc"):
+                quiet = self._quiet_changes(index, frame, counts)
+                if quiet:
+                    frame = self._frame(fetched + quiet)
         if frame.empty:
             return
         stored_index = index.load(self._months(frame))
@@ -375,20 +385,98 @@ class _KindSync:
             known |= ~(frame[self.month_field] >= self.since).fillna(False).to_numpy()
         return bool(known.all())
 
-    def _poll(self) -> list[dict[str, Any]]:
-        """Items that became B, I or R since the watermark (minus the overlap)."""
+    def _window(self) -> dict[str, Any] | None:
+        """The stored returns of the overlap before the watermark, when they fill a page
+        (so that counting them costs less than reading them again), else None."""
+        window = self.state.get("window")
+        mark = self.state.get("watermark")
+        if not isinstance(window, dict) or mark is None or window.get("mark") != mark:
+            return None
+        if len(window.get("ids", ())) < self.client.page_size:
+            return None
+        return window
+
+    def _counts(self, pool: Any) -> dict[Any, Any]:
+        """The service's totals the sync compares with the store, asked on ``pool``: of
+        the quiet statuses, and of each return status within the overlap window."""
+        from paynb.resources._base import wire_time
+        from paynb.resources._items import CHANGES_OVERLAP
+
+        asked: dict[Any, list[tuple[str, Any]]] = {}
+        if self.since is None:
+            asked.update({code: [("itemStatus", code)] for code in QUIET_STATUSES})
+        window = self._window()
+        if window is not None:
+            mark = dt.datetime.fromisoformat(window["mark"])
+            span = [("returnDateStart", wire_time(mark - CHANGES_OVERLAP, "watermark")),
+                    ("returnDateEnd", wire_time(mark, "watermark"))]
+            asked.update({("window", code): [("itemStatus", code), *span]
+                          for code in _window_codes()})
+        return {key: pool.submit(lambda params: self._fetcher(params, 1)(0).total, params)
+                for key, params in asked.items()}
+
+    def _poll(self, counts: dict[Any, Any]) -> list[dict[str, Any]]:
+        """Items that became B, I or R since the watermark (minus the overlap).
+
+        The overlap (a day before the watermark, as ``changes()`` polls) is read again
+        only when it may hold something new: when the store knows the returns it held at
+        the last sync (``window`` in the metadata) and the service counts as many of
+        each return status there, the poll starts just after the watermark.
+        """
         from paynb.resources._base import wire_time
         from paynb.resources._items import CHANGE_STATUSES, CHANGES_OVERLAP
 
         params: list[tuple[str, Any]] = [("itemStatus", code) for code in CHANGE_STATUSES]
         mark = self.state.get("watermark")
+        window = self._window()
+        self.kept = None
         if mark is not None:
             start = dt.datetime.fromisoformat(mark) - CHANGES_OVERLAP
+            if window is not None and all(
+                    counts[("window", code)].result() == window["status"].count(code)
+                    for code in _window_codes()):
+                # Nothing came into the window: from just after the watermark (the
+                # filter is inclusive, to the millisecond).
+                start = dt.datetime.fromisoformat(mark) + dt.timedelta(milliseconds=1)
+                self.kept = window
             params.append(("returnDateStart", wire_time(start, "watermark")))
-        return [record for records in self._pages(params, f"history {self.kind} returns")
-                for record in records]
+        self.polled = [record for records in self._pages(params, f"history {self.kind} returns")
+                       for record in records]
+        return self.polled
 
-    def _quiet_changes(self, index: _Index, seen: pd.DataFrame) -> list[dict[str, Any]]:
+    def window(self) -> dict[str, Any] | None:
+        """The returns in the overlap before the new watermark, as the service holds
+        them now (what the last poll read, and what it skipped because it was counted
+        unchanged): the next sync counts them instead of reading them again."""
+        import pandas as pd
+
+        from paynb.resources._items import CHANGES_OVERLAP
+
+        mark = self.watermark()
+        polled = self.polled
+        if mark is None or polled is None:
+            return None
+        ids = [r.get(self.id_field) for r in polled]
+        status = [r.get(self.status_field or "") for r in polled]
+        stamps = pd.to_datetime(pd.Series([r.get("returnDate") for r in polled], dtype=object),
+                                utc=True, errors="coerce")
+        ms = [None if s is pd.NaT else int(s.value // 1_000_000) for s in stamps]
+        if self.kept is not None:
+            again = set(ids)
+            for i, item in enumerate(self.kept["ids"]):
+                if item not in again:
+                    ids.append(item)
+                    status.append(self.kept["status"][i])
+                    ms.append(self.kept["ms"][i])
+        top = pd.Timestamp(dt.datetime.fromisoformat(mark)).tz_convert("UTC")
+        low = int((top - CHANGES_OVERLAP).value // 1_000_000)
+        high = int(top.value // 1_000_000)
+        keep = [i for i, m in enumerate(ms) if m is not None and low <= m <= high]
+        return {"mark": mark, "ids": [ids[i] for i in keep],
+                "status": [status[i] for i in keep], "ms": [ms[i] for i in keep]}
+
+    def _quiet_changes(self, index: _Index, seen: pd.DataFrame, counts: dict[Any, Any],
+                       ) -> list[dict[str, Any]]:
         """Items that went W -> S or W -> V: no filter of the service shows them by date.
 
         The service's count of each of these statuses (one request of one record) is
@@ -414,7 +502,7 @@ class _KindSync:
         found: list[dict[str, Any]] = []
         for code in QUIET_STATUSES:
             params = [("itemStatus", code)]
-            total = self._fetcher(params, 1)(0).total
+            total = counts[code].result()
             have = self.counts.get(code, 0) - int((replaced == code).sum()) \
                 + int((fresh == code).sum())
             if total is None or total <= have:
@@ -531,6 +619,13 @@ class _KindSync:
         return previous
 
 
+def _window_codes() -> tuple[str, ...]:
+    """The statuses the returns poll asks for (counted one by one in its window)."""
+    from paynb.resources._items import CHANGE_STATUSES
+
+    return CHANGE_STATUSES
+
+
 def _with_info(table: Any, older: dict[str, Any]) -> Any:
     """``table`` whose ``paynb`` metadata also keeps the dtypes and JSON columns of the
     ``older`` files it was compacted with."""
@@ -617,6 +712,7 @@ def sync(client: Client, *, kinds: Any = None, since: Any = None, rebuild: bool 
             new_meta.setdefault("kinds", {}).setdefault(kind, {})[client.company_code] = {
                 "since": None if kind_since is None else kind_since.isoformat(),
                 "watermark": job.watermark(),
+                "window": job.window(),
                 "syncedAt": now.isoformat(),
                 "counts": job.counts,
                 "nextOrder": job.next_order,

@@ -275,3 +275,37 @@ def test_the_default_store_is_in_the_user_data_folder(sandbox, monkeypatch, tmp_
     assert fresh == Path(tmp_path) / "history" / "sandbox"
     with sandbox.connect(journal=None) as client:
         assert client.history.path == Path(tmp_path) / "history" / "sandbox"
+
+
+def test_the_returns_window_is_counted_and_read_again_only_when_it_changed(private, tmp_path):
+    """Returns of the day before the watermark: read again only when the service counts
+    other numbers of them than the store knows (a late return dated back, a status
+    change), else the poll starts after the watermark."""
+    client = private.connect(journal=None, page_size=5)
+    client.sync(path=tmp_path, kinds="ach", progress=False)
+    waiting = client.ach.list(status="W", progress=False)["achItemId"].tolist()
+    day = dt.date(2030, 1, 10)
+    for item in waiting[:12]:                  # more than two pages of returns on one day
+        private.simulate.force_status(item, "R", code="R01", date=day)
+    first = client.sync(progress=False).set_index("kind").loc["ach"]
+    assert first["events"] == 12
+    state = client.history.info()["kinds"]["ach"][private.company_code]
+    assert sorted(state["window"]["ids"]) == sorted(waiting[:12])
+
+    # Nothing new: the list's total and last page, three window counts, one page of the
+    # poll after the watermark, the S and V counts; the 12 returns are not read again.
+    quiet = client.sync(progress=False).set_index("kind").loc["ach"]
+    assert (quiet["written"], quiet["events"], quiet["requests"]) == (0, 0, 8)
+
+    # A late return dated inside the window, and a status change within it: counted.
+    private.simulate.force_status(waiting[20], "R", code="R02", date=day)
+    private.simulate.force_status(waiting[0], "I", date=day)
+    late = client.sync(progress=False).set_index("kind").loc["ach"]
+    assert late["events"] == 2
+    assert_same_as_lists(client, client.history, ("ach",))
+    # A new return after the watermark: the poll alone finds it.
+    private.simulate.force_status(waiting[21], "B", date=day + dt.timedelta(days=2))
+    assert client.sync(progress=False).set_index("kind").loc["ach", "events"] == 1
+    assert_same_as_lists(client, client.history, ("ach",))
+    assert client.history.events("ach", item_id=waiting[0])["itemStatus"].tolist() \
+        == ["W", "R", "I"]
