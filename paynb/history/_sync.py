@@ -46,6 +46,8 @@ from paynb.history._store import (
     INTERNAL,
     MAX_FILES,
     MONTH_FIELDS,
+    NO_MONTH,
+    RETURN_KINDS,
     STATUS_FIELDS,
     HistoryCorruptError,
     Store,
@@ -213,6 +215,7 @@ class _KindSync:
         self.status_field = STATUS_FIELDS[kind]
         self.masked, self.version, self.now, self.progress = masked, version, now, progress
         self.files = store.files("items", kind=kind, company=self.company, meta=meta)
+        self.return_files = store.files("returns", kind=kind, company=self.company, meta=meta)
         self.state: dict[str, Any] = copy.deepcopy(
             meta.get("kinds", {}).get(kind, {}).get(self.company, {}))
         self.since = since
@@ -543,6 +546,13 @@ class _KindSync:
                                 "masked": self.masked})
         for month in sorted(set(months)):
             self._append(str(month), table.filter(pa.array(months == month)))
+        if self.kind in RETURN_KINDS and "returnDate" in rows:
+            # The returned rows again, by return month (the returns of a month are then
+            # one small partition's read).
+            returned = months_of(rows["returnDate"])
+            for month in sorted(set(returned) - {NO_MONTH}):
+                self._append(str(month), table.filter(pa.array(returned == month)),
+                             area="returns")
         self.written += len(rows)
         if "returnDate" in rows:
             latest = rows["returnDate"].max()
@@ -565,14 +575,20 @@ class _KindSync:
         self._log_events(frame[self.id_field][moved],
                          None if status is None else status[moved])
 
-    def _append(self, month: str, table: pa.Table) -> None:
-        """Write ``table`` into its partition; compact the partition when it has too many
-        files (the old files are superseded by the commit)."""
+    def _append(self, month: str, table: pa.Table, area: str = "items") -> None:
+        """Write ``table`` into its partition of ``area`` (``items`` or ``returns``);
+        compact the partition when it has too many files (the old files are superseded
+        by the commit)."""
         import pandas as pd
         import pyarrow as pa
 
-        folder = self.store.items_folder(self.kind, self.company, month)
-        existing = [f for f in self.files if f.month == month]
+        if area == "returns":
+            folder = self.store.returns_folder(self.kind, self.company, month)
+            files = self.return_files
+        else:
+            folder = self.store.items_folder(self.kind, self.company, month)
+            files = self.files
+        existing = [f for f in files if f.month == month]
         if len(existing) + 1 > MAX_FILES:
             old = self.store.read(existing)
             merged = pa.concat_tables([old, table], promote_options="permissive")
@@ -584,7 +600,7 @@ class _KindSync:
             self.store.write_table(merged, folder, self.version)
             self.superseded += [f.path.relative_to(self.store.path).as_posix()
                                 for f in existing]
-            self.files = [f for f in self.files if f.month != month]
+            files[:] = [f for f in files if f.month != month]
         else:
             self.store.write_table(table, folder, self.version)
 
@@ -706,13 +722,17 @@ def sync(client: Client, *, kinds: Any = None, since: Any = None, rebuild: bool 
                             version=version, now=now, progress=progress)
             if state is None or not job.files:
                 job.backfill()
+                # Every returned row went to ``returns`` too: readers may rely on it.
+                copied = kind in RETURN_KINDS
             else:
                 job.incremental()
+                copied = bool(state.get("returns"))
             new_meta["superseded"] += job.superseded
             new_meta.setdefault("kinds", {}).setdefault(kind, {})[client.company_code] = {
                 "since": None if kind_since is None else kind_since.isoformat(),
                 "watermark": job.watermark(),
                 "window": job.window(),
+                "returns": copied,
                 "syncedAt": now.isoformat(),
                 "counts": job.counts,
                 "nextOrder": job.next_order,

@@ -4,6 +4,8 @@ events, SQL, offline opening, masking and argument checks."""
 from __future__ import annotations
 
 import datetime as dt
+import json
+import shutil
 from collections.abc import Iterator
 from decimal import Decimal
 from pathlib import Path
@@ -309,3 +311,43 @@ def test_the_returns_window_is_counted_and_read_again_only_when_it_changed(priva
     assert_same_as_lists(client, client.history, ("ach",))
     assert client.history.events("ach", item_id=waiting[0])["itemStatus"].tolist() \
         == ["W", "R", "I"]
+
+
+def test_returns_by_date_read_their_own_partitions_and_only_latest_versions(private,
+                                                                           tmp_path):
+    client = private.connect(journal=None, page_size=50)
+    client.sync(path=tmp_path, kinds="ach", progress=False)
+    waiting = client.ach.list(status="W", progress=False)["achItemId"].tolist()
+    march, april = dt.date(2030, 3, 31), dt.date(2030, 4, 1)
+    for item in waiting[:4]:
+        private.simulate.force_status(item, "R", code="R01", date=march)
+    client.sync(progress=False)
+    # Stored again: one moved to April, one returned no more, one now Invalid.
+    private.simulate.force_status(waiting[0], "R", code="R03", date=april)
+    private.simulate.force_status(waiting[1], "S")
+    private.simulate.force_status(waiting[2], "I", date=march)
+    client.sync(progress=False)
+    copies = list((tmp_path / "returns" / "kind=ach").rglob("*.parquet"))
+    assert {f.parent.name for f in copies} >= {"month=2030-03", "month=2030-04"}
+    for status, start, end in (("R", march, march), (None, march, march), ("R", march, april),
+                               (("R", "I"), march, None), (None, None, april)):
+        got = client.history.ach(status=status, returned_from=start, returned_to=end)
+        live = client.ach.list(status=status, returned_from=start, progress=False,
+                               returned_to=None if end is None else
+                               dt.datetime.combine(end, dt.time(23, 59, 59, 999000)))
+        pd.testing.assert_frame_equal(got, live)
+    got = client.history.ach(status="R", returned_from=march, returned_to=march)
+    assert got["achItemId"].tolist() == [waiting[3]]
+
+    # A store written before the copies were kept reads its returns the old way.
+    meta_path = tmp_path / "paynb-history.json"
+    meta = json.loads(meta_path.read_text())
+    for state in meta["kinds"]["ach"].values():
+        del state["returns"]
+    meta_path.write_text(json.dumps(meta))
+    shutil.rmtree(tmp_path / "returns")
+    pd.testing.assert_frame_equal(client.history.ach(status="R", returned_from=march,
+                                                     returned_to=april),
+                                  client.ach.list(status="R", returned_from=march,
+                                                  returned_to=dt.date(2030, 4, 2),
+                                                  progress=False))
