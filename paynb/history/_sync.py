@@ -12,15 +12,21 @@ can have changed:
    store's own watermark minus :data:`~paynb.resources._items.CHANGES_OVERLAP`
    (the poll :meth:`client.ach.changes() <paynb.resources._items.ItemResource.changes>`
    sends; the store keeps its own watermark, because the journal's moves on when
-   the user polls, and the store must not skip what it has not stored).
+   the user polls, and the store must not skip what it has not stored). The
+   overlap is counted rather than read again when the store knows the returns it
+   holds there (``window`` in the metadata) and they fill a page: when the
+   service counts as many of each return status in the overlap, the poll starts
+   just after the watermark (:meth:`_KindSync._poll`).
 3. **Quiet changes.** W -> S (an RCC item deposited) and W -> V (voided) set no
    return date, so no documented filter finds them by date. The service's count of
    S and of V items (a list of one record each gives its ``total``) is compared with
    the store's; only when the service counts more is that status's list read, from
    its end, until the items missing are found.
 
-So a sync with nothing new costs about five requests, and one with changes adds
-the pages that hold them. ``sync(rebuild=True)`` reads everything again: it is the
+So a sync with nothing new costs about five requests (the counts are asked while
+the list's end is read), and one with changes adds the pages that hold them. Rows
+with a return date are also written to ``returns/`` by return month (see
+:mod:`paynb.history._store`). ``sync(rebuild=True)`` reads everything again: it is the
 remedy where these assumptions fail (a list out of creation order; a change to an
 instant payment, an RTP payment or a NOC already stored, which the tail walk does
 not look back for).
