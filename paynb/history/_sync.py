@@ -333,12 +333,16 @@ class _KindSync:
             self.next_order = int(every["_order"].max()) + 1 if len(every) else 0
         from concurrent.futures import ThreadPoolExecutor
 
-        with ThreadPoolExecutor(max_workers=len(QUIET_STATUSES) + len(_window_codes()),
+        with ThreadPoolExecutor(max_workers=len(QUIET_STATUSES) + len(_window_codes()) + 1,
                                 thread_name_prefix="paynb-history") as pool:
             # The counts need no answer of the walk: asked meanwhile, they cost no time.
             counts = self._counts(pool) if self.kind in ("ach", "rcc") else {}
+            # The last page if nothing was added (the items stored): asked with the first.
+            guess = None if self.since is not None else \
+                max(0, math.ceil(self.next_order / self.client.page_size) - 1)
             fetched = self._walk([], lambda page: self._known(page,
-                                                              index.load(self._months(page))))
+                                                              index.load(self._months(page))),
+                                 pool=pool, guess=guess)
             if self.kind in ("ach", "rcc"):
                 fetched += self._poll(counts)
             frame = self._frame(fetched)
@@ -364,11 +368,14 @@ class _KindSync:
         self._write(frame.iloc[keep].reset_index(drop=True), orders[keep], new=~known[keep],
                     previous=previous, hashes=hashes[keep])
 
-    def _walk(self, params: list[tuple[str, Any]], done: Any) -> list[dict[str, Any]]:
+    def _walk(self, params: list[tuple[str, Any]], done: Any, *, pool: Any = None,
+              guess: int | None = None) -> list[dict[str, Any]]:
         """Pages of a list from its last one backwards, until ``done(frame of the page)``;
-        their records in list order."""
+        their records in list order. Page ``guess``, the likely last one, is asked on
+        ``pool`` at the same time as the first (whose total says which is the last)."""
         size = self.client.page_size
         fetch = self._fetcher(params, size)
+        ahead = pool.submit(fetch, guess) if pool is not None and guess else None
         first = fetch(0)
         if first.total is None:
             logger.warning("history %s: the list gives no total, so its last pages cannot be "
@@ -378,7 +385,13 @@ class _KindSync:
         gathered: list[list[dict[str, Any]]] = []
         number = max(0, math.ceil(first.total / size) - 1)
         while number >= 0:
-            records = first.records if number == 0 else fetch(number).records
+            if number == 0:
+                records = first.records
+            elif ahead is not None and number == guess and ahead.result().total == first.total:
+                # The same total: nothing was added between the two answers.
+                records = ahead.result().records
+            else:
+                records = fetch(number).records
             gathered.insert(0, records)
             if records and done(self._frame(records)):
                 break
