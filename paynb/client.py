@@ -518,7 +518,7 @@ def _reconcile_entry(lookup: _Lookup, entry: dict[str, Any]) -> tuple[str, Any, 
         item = lookup.by_id(int(entry["item_id"] or entry["reference"]))
         if item is None:
             return "failed", None, None, "reconcile: the item does not exist"
-        status = str(item["itemStatus"])
+        status: str | None = str(item["itemStatus"])
         done = status == "V"
         return ("sent" if done else "failed", item[id_field], status,
                 "reconcile: voided" if done else f"reconcile: the item is {status}, not voided")
