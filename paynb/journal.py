@@ -67,7 +67,8 @@ STATES = ("pending", "sent", "rejected", "unknown", "failed")
 # States after which the same reference may be submitted again: nothing was stored.
 _RETRYABLE = ("rejected", "failed")
 _LIVE = ("pending", "sent", "unknown")
-_VOIDS_BY_ID = frozenset({"void", "void_many"})
+# Voids recorded by item id (their reference is the id); the others go by reference number.
+VOIDS_BY_ID = frozenset({"void", "void_many"})
 
 # Values of $PAYNB_JOURNAL that turn the journal off.
 _OFF = frozenset({"off", "none", "false", "0"})
@@ -495,7 +496,7 @@ class Journal:
                 repeated = self._blocking(conn, company, kind, refs)
             ids: list[int] = []
             for ref, original, one_summary in zip(refs, given, summaries, strict=True):
-                item_id = _scalar(original) if operation in _VOIDS_BY_ID else None
+                item_id = _scalar(original) if operation in VOIDS_BY_ID else None
                 try:
                     (entry_id,) = conn.execute(
                         "INSERT INTO entries (batch, created, updated, company, kind, operation,"

@@ -51,6 +51,7 @@ REFERENCE = {
     "paynb.transport": ("reference/internals", "paynb.transport", None),
     "paynb.paging": ("reference/internals", "paynb.paging", None),
     "paynb.cli": ("reference/internals", "paynb.cli", None),
+    "paynb.reconcile": ("reference/internals", "paynb.reconcile", None),
     "paynb.compliance": ("reference/compliance", "paynb.compliance", None),
     "paynb.matching": ("reference/matching", "paynb.matching", None),
 }
