@@ -69,6 +69,7 @@ import pandas as pd
 import pyarrow as pa
 import pyarrow.compute as pc
 
+from paynb._redact import hide_numbers
 from paynb.codes import NOC_CODES, RETURN_CODES, STATUS_NAMES, STATUS_ORDER
 from paynb.errors import ResponseFormatError
 
@@ -105,12 +106,6 @@ _RECORD_MARKERS = frozenset({
     "achitemid", "rccitemid", "uniqueid", "nocid", "itemid", "itemstatus",
     "yourreferencenumber", "changecode",
 })
-_SECRET_VALUE = re.compile(
-    r'("?(?:access_token|refresh_token|id_token|token|password|client_secret|totpassword|'
-    r'cardnumber)"?\s*[:=]\s*)("[^"]*"|[^\s,&}]+)',
-    re.IGNORECASE,
-)
-_LONG_DIGITS = re.compile(r"\d{5,}")
 _SNIPPET_LENGTH = 200
 
 
@@ -149,11 +144,6 @@ def _fold(name: str) -> str:
 
 # --------------------------------------------------------------------------- envelopes
 
-def _mask_text(text: str) -> str:
-    text = _SECRET_VALUE.sub(lambda m: m.group(1) + '"***"', text)
-    return _LONG_DIGITS.sub(lambda m: "*" * len(m.group()), text)
-
-
 def _snippet(body: Any) -> str:
     if isinstance(body, bytes | bytearray):
         text = bytes(body[: _SNIPPET_LENGTH * 4]).decode("utf-8", errors="replace")
@@ -164,7 +154,7 @@ def _snippet(body: Any) -> str:
             text = json.dumps(body, default=str)[: _SNIPPET_LENGTH * 4]
         except (TypeError, ValueError):
             text = repr(body)[: _SNIPPET_LENGTH * 4]
-    text = _mask_text(" ".join(text.split()))
+    text = hide_numbers(" ".join(text.split()))
     return text if len(text) <= _SNIPPET_LENGTH else text[:_SNIPPET_LENGTH] + "..."
 
 

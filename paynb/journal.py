@@ -27,19 +27,17 @@ import json
 import logging
 import os
 import random
-import re
 import sqlite3
 import threading
 import time
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
-from datetime import UTC, date, datetime
-from decimal import Decimal
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from paynb._redact import mask_card_numbers, redact
 from paynb.errors import DuplicateSubmissionError, PaynbError
-from paynb.validation import luhn_ok
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -148,78 +146,9 @@ class JournalError(PaynbError):
 
 # ---------------------------------------------------------------------------- scrubbing
 
-def _normal_key(key: object) -> str:
-    return re.sub(r"[^a-z0-9]", "", str(key).lower())
-
-
-_DROP_KEYS = frozenset({
-    "password", "totpassword", "secret", "clientsecret", "token", "accesstoken",
-    "refreshtoken", "idtoken", "authorization", "apikey", "cvv", "cvv2", "cvc",
-    "securitycode", "pin", "cardexpiration",
-})
-_CARD_KEYS = frozenset({"cardnumber", "pan", "primaryaccountnumber"})
-_CARD_LIKE = re.compile(r"(?<!\d)\d(?:[ -]?\d){12,18}(?!\d)")
-
-
-def _mask(value: object) -> str:
-    text = str(value)
-    return "****" + text[-4:] if len(text) > 4 else "****"
-
-
-def _scrub_text(text: str) -> str:
-    """Mask anything in free text that looks like a full card number (13-19 digits, Luhn)."""
-
-    def replace(match: re.Match[str]) -> str:
-        digits = re.sub(r"\D", "", match.group())
-        return _mask(digits) if luhn_ok(digits) else match.group()
-
-    return _CARD_LIKE.sub(replace, text)
-
-
-def scrub(value: Any) -> Any:
-    """A copy of ``value`` that is safe to store: no secret, no full card or account number.
-
-    In mappings (at any depth), keys naming a password, secret, token, one-time password,
-    security code or card expiration are dropped (any spelling: ``totPassword``,
-    ``tot_password``, ``client_secret``); a card number becomes ``cardLastFour``; an
-    account number (any key ending in ``accountNumber``) is masked to ``****6789``. Any
-    string that looks like a full card number is masked too. ``Decimal`` becomes its exact
-    string, dates their ISO form, pydantic models their wire dict, numpy scalars Python
-    ones, missing values (NaN, NaT, NA) ``None``.
-    """
-    if hasattr(value, "to_wire"):
-        value = value.to_wire()
-    if isinstance(value, Mapping):
-        clean: dict[str, Any] = {}
-        for key, item in value.items():
-            name = _normal_key(key)
-            if name in _DROP_KEYS or "password" in name or "secret" in name:
-                continue
-            if name in _CARD_KEYS:
-                if item:
-                    clean.setdefault("cardLastFour", re.sub(r"\D", "", str(item))[-4:])
-                continue
-            if name.endswith("accountnumber") and item is not None:
-                clean[str(key)] = _mask(item)
-                continue
-            clean[str(key)] = scrub(item)
-        return clean
-    if isinstance(value, list | tuple | set | frozenset):
-        return [scrub(item) for item in value]
-    if type(value).__module__ == "numpy":  # values read from a DataFrame row
-        value = value.item()
-    if _missing(value):
-        return None
-    if isinstance(value, str):
-        return _scrub_text(value)
-    if isinstance(value, Decimal):
-        return format(value, "f")
-    if isinstance(value, datetime | date):
-        return value.isoformat()
-    if value is None or isinstance(value, bool | int | float):
-        return value
-    # Unknown objects (SecretStr and friends) are stored by their (safe) str, scrubbed.
-    return _scrub_text(str(value))
+#: A copy of a value that is safe to store (:func:`paynb._redact.redact`: the one rule
+#: for what a secret looks like, shared with the transport, errors and results).
+scrub = redact
 
 
 # ---------------------------------------------------------------------------- helpers
@@ -594,7 +523,7 @@ class Journal:
             _name(state, "state", STATES)
             rows.append({"id": int(entry_id), "state": state, "item_id": _scalar(item_id),
                          "item_status": None if item_status is None else str(item_status),
-                         "detail": None if detail is None else _scrub_text(str(detail)),
+                         "detail": None if detail is None else mask_card_numbers(str(detail)),
                          "live": state in _LIVE, "now": now})
         if not rows:
             return
@@ -769,7 +698,7 @@ class Journal:
                 " items, reason, note) VALUES (?, ?, ?, ?, ?, ?, ?, ?) RETURNING id",
                 (_stamp(), ledger, action, _name(method, "method"),
                  json.dumps([str(k) for k in expected]), json.dumps([str(k) for k in items]),
-                 reason, None if note is None else _scrub_text(str(note)))).fetchone()
+                 reason, None if note is None else mask_card_numbers(str(note)))).fetchone()
         return int(decision)
 
     def withdraw_match_decision(self, decision_id: int) -> None:
