@@ -69,6 +69,7 @@ import pandas as pd
 import pyarrow as pa
 import pyarrow.compute as pc
 
+import paynb.accessor  # noqa: F401  (df.paynb on every frame, the client's included)
 from paynb._redact import hide_numbers
 from paynb.codes import NOC_CODES, RETURN_CODES, STATUS_NAMES, STATUS_ORDER
 from paynb.errors import ResponseFormatError
@@ -77,7 +78,6 @@ __all__ = [
     "CARD_BRANDS",
     "INSTANT_STATUSES",
     "KINDS",
-    "PaynbAccessor",
     "camel_case",
     "empty_frame",
     "extract_record",
@@ -895,59 +895,3 @@ def to_frame(records: Iterable[Mapping[str, Any]] | pd.DataFrame, kind: str, *,
 def empty_frame(kind: str) -> pd.DataFrame:
     """The frame of no records of ``kind``: every known column with its dtype."""
     return to_frame([], kind)
-
-
-@pd.api.extensions.register_dataframe_accessor("paynb")
-class PaynbAccessor:
-    """``df.paynb.<chart>(...)``: the :mod:`paynb.plots` helpers on any DataFrame.
-
-    Registered with the frames module (which every client list goes through), so
-    the charts are at hand on any frame the client returns; matplotlib loads on
-    the first chart drawn.
-    """
-
-    def __init__(self, df: pd.DataFrame):
-        self._df = df
-
-    def status_summary(self, ax: Any = None, **options: Any) -> Any:
-        """:func:`paynb.plots.status_summary` of this frame."""
-        from paynb import plots
-
-        return plots.status_summary(self._df, ax, **options)
-
-    def return_trend(self, freq: str = "W", by: str | None = "status", ax: Any = None,
-                     **options: Any) -> Any:
-        """:func:`paynb.plots.return_trend` of this frame."""
-        from paynb import plots
-
-        return plots.return_trend(self._df, freq, by, ax, **options)
-
-    def return_rate(self, freq: str = "W", ax: Any = None, **options: Any) -> Any:
-        """:func:`paynb.plots.return_rate` of this frame."""
-        from paynb import plots
-
-        return plots.return_rate(self._df, freq, ax, **options)
-
-    def return_reasons(self, top: int = 10, ax: Any = None, **options: Any) -> Any:
-        """:func:`paynb.plots.return_reasons` of this frame."""
-        from paynb import plots
-
-        return plots.return_reasons(self._df, top, ax, **options)
-
-    def returns_calendar(self, ax: Any = None, **options: Any) -> Any:
-        """:func:`paynb.plots.returns_calendar` of this frame."""
-        from paynb import plots
-
-        return plots.returns_calendar(self._df, ax, **options)
-
-    def return_rate_thresholds(self, ax: Any = None, **options: Any) -> Any:
-        """:func:`paynb.plots.return_rate_thresholds` of this frame."""
-        from paynb import plots
-
-        return plots.return_rate_thresholds(self._df, ax, **options)
-
-    def return_exposure(self, ax: Any = None, **options: Any) -> Any:
-        """:func:`paynb.plots.return_exposure` of this frame."""
-        from paynb import plots
-
-        return plots.return_exposure(self._df, ax, **options)

@@ -44,6 +44,7 @@ REFERENCE = {
     "paynb.forms": ("reference/forms", "paynb.forms", None),
     "paynb.sandbox": ("reference/sandbox", "paynb.sandbox", None),
     "paynb.frames": ("reference/frames", "paynb.frames", None),
+    "paynb.accessor": ("reference/frames", "paynb.accessor", None),
     "paynb.codes": ("reference/codes", "paynb.codes", None),
     "paynb.calendar": ("reference/calendar", "paynb.calendar", None),
     "paynb.journal": ("reference/journal", "paynb.journal", None),
