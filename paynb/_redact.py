@@ -27,6 +27,7 @@ from datetime import date, datetime
 from decimal import Decimal
 from typing import Any
 
+from paynb._coerce import missing
 from paynb.validation import luhn_ok
 
 __all__ = [
@@ -144,15 +145,6 @@ def hide_numbers(text: str) -> str:
     return _DIGIT_RUN.sub(lambda match: "*" * len(match.group()), text)
 
 
-def _missing(value: Any) -> bool:
-    # NaN and NaT are the values not equal to themselves; pandas NA answers NA, whose
-    # truth is undecidable (TypeError).
-    try:
-        return bool(value != value)
-    except TypeError:
-        return True
-
-
 def redact(value: Any) -> Any:
     """A copy of ``value`` that is safe to store: no secret, no full card or account number.
 
@@ -184,7 +176,7 @@ def redact(value: Any) -> Any:
         return [redact(item) for item in value]
     if type(value).__module__ == "numpy":  # values read from a DataFrame row
         value = value.item()
-    if value is None or _missing(value):
+    if missing(value):
         return None
     if isinstance(value, str):
         return mask_card_numbers(value)

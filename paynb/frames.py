@@ -70,6 +70,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 import paynb.accessor  # noqa: F401  (df.paynb on every frame, the client's included)
+from paynb._coerce import STATUS_BY_NAME
 from paynb._redact import hide_numbers
 from paynb.codes import NOC_CODES, RETURN_CODES, STATUS_NAMES, STATUS_ORDER
 from paynb.errors import ResponseFormatError
@@ -525,16 +526,13 @@ def _categorical(name: str, values: Sequence[Any], known: Sequence[str],
     return pd.Categorical.from_codes(remap[positions], categories=categories, ordered=ordered)
 
 
-_STATUS_BY_NAME = {value.lower(): code for code, value in STATUS_NAMES.items()}
-
-
 def _status_code(value: Any) -> str | None:
     if _missing(value):
         return None
     text = str(value).strip()
     if not text:
         return None
-    return _STATUS_BY_NAME.get(text.lower(), text.upper() if len(text) <= 2 else text)
+    return STATUS_BY_NAME.get(text.lower(), text.upper() if len(text) <= 2 else text)
 
 
 def _instant_status(value: Any) -> str | None:

@@ -36,6 +36,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from paynb._coerce import missing
 from paynb._redact import mask_card_numbers, redact
 from paynb.errors import DuplicateSubmissionError, PaynbError
 
@@ -194,21 +195,11 @@ def _placeholders(count: int) -> str:
     return ", ".join("?" * count)
 
 
-def _missing(value: Any) -> bool:
-    """None, NaN, pandas NaT or NA (the values not equal to themselves, or undecidable)."""
-    if value is None:
-        return True
-    try:
-        return bool(value != value)
-    except TypeError:  # pandas NA: its comparisons are NA too
-        return True
-
-
 def _key_text(key: object) -> str:
     parts = key if isinstance(key, tuple) else (key,)
     texts = []
     for part in parts:
-        if _missing(part):
+        if missing(part):
             texts.append("")
         elif isinstance(part, datetime):
             texts.append(_stamp(part))
@@ -222,7 +213,7 @@ def _scalar(value: Any) -> str | int | None:
     DataFrame) become Python ints, missing values ``None``, anything else its text."""
     if hasattr(value, "item") and not isinstance(value, str | bytes):
         value = value.item()
-    if _missing(value):
+    if missing(value):
         return None
     if isinstance(value, bool):
         return int(value)

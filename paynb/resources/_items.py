@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING, Any, ClassVar
 
 from pydantic import ValidationError as PydanticValidationError
 
+from paynb._coerce import STATUS_BY_NAME
 from paynb.codes import STATUS_NAMES, STATUS_ORDER
 from paynb.errors import BadRequestError, BulkRejectedError, ValidationError
 from paynb.models import BulkRequest, RequestModel, check, field_errors
@@ -40,7 +41,6 @@ BULK_CHUNK = 1000
 CHANGES_OVERLAP = dt.timedelta(days=1)
 CHANGE_STATUSES = ("B", "I", "R")
 _ROW_KEY = re.compile(r"^(?:items)?\[(\d+)\]\.?(.*)$")
-_STATUS_BY_NAME = {name.lower(): code for code, name in STATUS_NAMES.items()}
 
 
 def _tell(on_chunk: Callable[[int, int], None] | None, answered: int, requests: int) -> None:
@@ -60,7 +60,7 @@ def _statuses(status: str | Iterable[str] | None) -> list[str]:
     codes = []
     for one in given:
         text = str(one).strip()
-        code = _STATUS_BY_NAME.get(text.lower(), text.upper())
+        code = STATUS_BY_NAME.get(text.lower(), text.upper())
         if code not in STATUS_ORDER:
             raise invalid("status", f"holds {text!r}, not a status; use some of "
                           f"{', '.join(STATUS_ORDER)} ({', '.join(STATUS_NAMES.values())})")
