@@ -13,6 +13,7 @@ from datetime import UTC, datetime
 
 from benchmarks import (
     case_compliance,
+    case_history,
     case_import,
     case_list,
     case_match,
@@ -33,6 +34,7 @@ CASES: dict[str, tuple[str, Callable[[Config], list[Row]]]] = {
     "7": ("sandbox", case_sandbox.run),
     "8": ("compliance", case_compliance.run),
     "9": ("match", case_match.run),
+    "10": ("history", case_history.run),
 }
 
 

@@ -23,6 +23,7 @@ if TYPE_CHECKING:
     from paynb import calendar, errors, forms, models, plots, sandbox
     from paynb.client import Client, connect
     from paynb.config import Credentials
+    from paynb.history import History
     from paynb.matching import MatchResult, match
     from paynb.results import ExportFile, RouteCheck
 
@@ -41,6 +42,7 @@ __all__ = [
     "sandbox",
     "match",
     "MatchResult",
+    "History",
 ]
 
 _LAZY_ATTRIBUTES = {
@@ -51,6 +53,7 @@ _LAZY_ATTRIBUTES = {
     "RouteCheck": "paynb.results",
     "match": "paynb.matching",
     "MatchResult": "paynb.matching",
+    "History": "paynb.history",
 }
 _LAZY_MODULES = {"calendar", "errors", "forms", "models", "plots", "sandbox"}
 

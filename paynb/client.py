@@ -370,6 +370,43 @@ class Client(_KeywordsOnly):
         elif keys:
             self._journal.mark_seen(self.company_code, kind, keys)
 
+    # ------------------------------------------------------------------ local history
+
+    @property
+    def history(self) -> Any:
+        """The local history of this company (:class:`paynb.History`), read with this
+        client's masking: ``client.history.ach(...)``, ``.sql(...)``, ``.events(...)``,
+        ``.path``. Filled by :meth:`sync`."""
+        from paynb.history import History
+        from paynb.history._sync import history_path
+
+        return History(history_path(self), company=self.company_code, mask=self.mask)
+
+    def sync(self, kinds: Any = None, since: Any = None, rebuild: bool = False,
+             progress: bool | None = None, *, path: Any = None,
+             mask: bool | None = None) -> pd.DataFrame:
+        """Bring the local history (Parquet files) up to date; see ``docs/history.md``.
+
+        Args:
+            kinds: some of ``ach``, ``rcc``, ``instant``, ``rtp``, ``nocs`` (default all).
+            since: the first sync keeps items received from then on (default: all).
+            rebuild: throw the store away and fetch everything again.
+            progress: False hides the progress bars.
+            path: the store's folder (default: ``history/<environment>`` in the user's
+                data folder); remembered for :attr:`history`.
+            mask: keep account numbers masked in the files (default: as this client
+                shows them; fixed when the store is first written).
+
+        The first sync of a kind lists every item; later ones fetch only the new and
+        changed items. An interrupted sync leaves the last complete one in place, and
+        the next one finishes the job. Returns one row per kind: requests sent, item
+        versions written, status changes recorded, seconds.
+        """
+        from paynb.history import sync
+
+        return sync(self, kinds=kinds, since=since, rebuild=rebuild, progress=progress,
+                    path=path, mask=mask)
+
 
 def connect(profile: str | None = None, **options: Any) -> Client:
     """A ready client: the named ``profile`` (or the one ``PAYNB_PROFILE`` names), else

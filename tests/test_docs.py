@@ -48,6 +48,7 @@ REFERENCE = {
     "paynb.codes": ("reference/codes", "paynb.codes", None),
     "paynb.calendar": ("reference/calendar", "paynb.calendar", None),
     "paynb.journal": ("reference/journal", "paynb.journal", None),
+    "paynb.history": ("reference/history", "paynb.history", None),
     "paynb.auth": ("reference/internals", "paynb.auth", None),
     "paynb.transport": ("reference/internals", "paynb.transport", None),
     "paynb.paging": ("reference/internals", "paynb.paging", None),
@@ -72,7 +73,7 @@ def public_modules() -> list[str]:
 
 
 PAGES = ["getting-started", "real-service", "client", "forms", "plots", "sandbox", "journal",
-         "safety", "compliance"]
+         "safety", "compliance", "history"]
 
 
 @pytest.fixture(scope="module")
@@ -150,7 +151,7 @@ def test_notebooks_are_rendered_executed(site: Path):
     assert "connect" in quickstart
     assert "<img" in quickstart, "the executed quickstart shows its chart"
     for name in ["02_returns_and_polling", "03_submit_and_void", "04_instant_payments",
-                 "05_nocs_and_exports", "06_compliance"]:
+                 "05_nocs_and_exports", "06_compliance", "08_history"]:
         assert "jp-OutputArea" in _page(site, f"notebooks/{name}"), name
 
 

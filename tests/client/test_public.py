@@ -12,9 +12,9 @@ import paynb
 def test_paynb_all_is_exactly_the_public_names():
     assert sorted(paynb.__all__) == sorted([
         "Client", "Credentials", "ExportFile", "RouteCheck", "__version__", "calendar", "connect",
-        "errors", "forms", "models", "plots", "sandbox", "match", "MatchResult"])
+        "errors", "forms", "models", "plots", "sandbox", "match", "MatchResult", "History"])
     for name in ("Client", "Credentials", "connect", "ExportFile", "RouteCheck", "match",
-                 "MatchResult"):
+                 "MatchResult", "History"):
         assert getattr(paynb, name) is not None
 
 

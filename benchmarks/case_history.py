@@ -1,0 +1,150 @@
+"""Case 10: the local history (issue 17) against listing from the sandbox.
+
+With the benchmark company's ACH items (1,000,000 and a few more) synced into a
+store: reading them all back, one month of returned items, an incremental sync of
+1,000 changes, and the store's size per item beside the frame's memory per item.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import shutil
+import statistics
+import tempfile
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+from typing import Any
+
+import requests
+
+from benchmarks._harness import Config, Row, fmt_bytes, fmt_s, interleave, timed
+from benchmarks._paynb import paynb_client, paynb_list
+from benchmarks._server import Served
+from benchmarks.case_list import _sandbox
+
+__all__ = ["run"]
+
+
+def _force_returns(served: Served, item_ids: list[int], day: dt.date) -> None:
+    """Put ``item_ids`` into R with return date ``day`` (the sandbox's simulation API)."""
+    session = requests.Session()
+    url = f"{served.base_url}/sandbox/companycode/{served.company_code}/ach/{{}}/status"
+
+    def force(item_id: int) -> None:
+        answer = session.post(url.format(item_id), timeout=60,
+                              json={"status": "R", "code": "R01", "date": day.isoformat()})
+        answer.raise_for_status()
+
+    with ThreadPoolExecutor(max_workers=8) as pool:
+        list(pool.map(force, item_ids))
+    session.close()
+
+
+def _store_bytes(path: Path) -> int:
+    return sum(f.stat().st_size for f in (path / "items").rglob("*.parquet"))
+
+
+def run(cfg: Config) -> list[Row]:
+    """Case 10 (see the module's description)."""
+    import paynb
+
+    items = cfg.size(1_000_000, 2_000)
+    changes = cfg.size(1_000, 50)
+    rounds = max(1, min(cfg.rounds, 3)) if not cfg.quick else 1
+    served = _sandbox(cfg, items, 0)
+    folder = Path(tempfile.mkdtemp(prefix="paynb-bench-history-"))
+    rows: list[Row] = []
+    try:
+        client = paynb_client(served)
+        backfill, summary = timed(lambda: client.sync(path=folder, kinds="ach",
+                                                      progress=False))
+        stored = int(summary["written"].iloc[0])
+
+        def check(name: str, frame: Any) -> None:
+            if name in ("history", "baseline") and len(frame) != stored:
+                raise AssertionError(f"{name} returned {len(frame):,} rows, not {stored:,}")
+
+        medians = interleave({"history": lambda: paynb.History(folder).ach(),
+                              "baseline": lambda: paynb_list(served)},
+                             rounds, warmup=cfg.warmup, check=check)
+        listing = medians["baseline"]
+        ratio = medians["history"] / listing
+        rows.append(Row(f"10 history.ach() of {stored:,} stored items vs list, no latency",
+                        fmt_s(medians["history"]), fmt_s(listing), ratio,
+                        target="ratio <= 0.1", met=ratio <= 0.1,
+                        notes=[f"first sync (backfill) of the {stored:,} items: "
+                               f"{fmt_s(backfill)} ({backfill / listing:.2f}x the list)"]))
+
+        frame = paynb.History(folder).ach(columns=["returnDate", "itemStatus"])
+        months = frame.loc[frame["itemStatus"] == "R", "returnDate"].dt.strftime("%Y-%m")
+        month = months.value_counts().idxmax()
+        first = dt.date.fromisoformat(f"{month}-01")
+        last = (first + dt.timedelta(days=32)).replace(day=1) - dt.timedelta(days=1)
+        one_month = {
+            # The returns of the items received in one month: one partition is read.
+            "received": lambda: paynb.History(folder).ach(start=first, end=last, status="R"),
+            # The returns dated in one month: items received over several months.
+            "returned": lambda: paynb.History(folder).ach(
+                status="R", returned_from=first, returned_to=last),
+            "service filter": lambda: client.ach.list(
+                status="R", returned_from=first,
+                returned_to=dt.datetime.combine(last, dt.time(23, 59, 59)), progress=False)}
+        got: dict[str, int] = {}
+        month_medians = interleave(one_month, rounds, warmup=cfg.warmup,
+                                   check=lambda name, f: got.setdefault(name, len(f)))
+        if got["returned"] != got["service filter"]:
+            raise AssertionError(f"one month of returns: history {got['returned']} rows, "
+                                 f"the service's filtered list {got['service filter']}")
+        for name, label in (("received", f"returns of the items received in {month}"),
+                            ("returned", f"returns dated in {month}")):
+            ratio = month_medians[name] / listing
+            notes = [] if name == "received" else [
+                f"the service's own filtered list of the same {got[name]:,} returns (status "
+                f"R, returnDate range): {fmt_s(month_medians['service filter'])}"]
+            rows.append(Row(f"10 history: {label} ({got[name]:,}) vs list all",
+                            fmt_s(month_medians[name]), fmt_s(listing), ratio,
+                            target="ratio <= 0.02", met=ratio <= 0.02, notes=notes))
+
+        # Returns come back days to weeks after an item is sent: the changes fall on the
+        # most recent items still waiting (a random sample of the last 50,000).
+        waiting = paynb.History(folder).ach(status="W", columns=["itemStatus"])["achItemId"]
+        pool = waiting.iloc[-50 * changes:].sample(n=changes * rounds, random_state=8).tolist()
+        sync_times, list_times = [], []
+        for number in range(rounds):
+            day = dt.date(2030, 1, 1) + dt.timedelta(days=3 * number)
+            chosen = [int(i) for i in pool[number * changes:(number + 1) * changes]]
+            _force_returns(served, chosen, day)
+            seconds, result = timed(lambda: client.sync(kinds="ach", progress=False))
+            if int(result["events"].iloc[0]) != changes:
+                raise AssertionError(f"the sync recorded {result['events'].iloc[0]} changes, "
+                                     f"not {changes}")
+            sync_times.append(seconds)
+            listed, frame = timed(lambda day=day: paynb_client(served).ach.list(
+                status="R", returned_from=day, progress=False))
+            if len(frame) != changes:
+                raise AssertionError(f"the list of the changes gave {len(frame)} rows")
+            list_times.append(listed)
+        sync_s, list_s = statistics.median(sync_times), statistics.median(list_times)
+        ratio = sync_s / list_s
+        rows.append(Row(f"10 incremental sync of {changes:,} changes over {stored:,} stored",
+                        fmt_s(sync_s), fmt_s(list_s), ratio, target="ratio <= 2",
+                        met=ratio <= 2,
+                        notes=["baseline: a fresh client listing exactly the changed items "
+                               "(status R, their return date). The sync also reads the list's "
+                               "total and last page, the S and V counts, and the returns "
+                               "poll from the watermark minus one day, which holds the "
+                               "previous round's returns again (changes() polls the "
+                               "same way); it reads the stored items of the months the "
+                               "changes fall in"]))
+
+        everything = paynb.History(folder).ach()
+        memory = everything.memory_usage(deep=True).sum() / len(everything)
+        size = _store_bytes(folder) / stored
+        rows.append(Row(f"10 store bytes/item vs frame bytes/item, {stored:,} items",
+                        fmt_bytes(size), fmt_bytes(memory), size / memory,
+                        notes=[f"store {fmt_bytes(_store_bytes(folder))} on disk "
+                               "(Parquet, snappy), frame memory by memory_usage(deep=True)"]))
+        client.close()
+    finally:
+        shutil.rmtree(folder, ignore_errors=True)
+    return rows

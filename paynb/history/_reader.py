@@ -1,0 +1,424 @@
+"""``paynb.History``: read a history store back as the frames the client lists, or in SQL."""
+
+from __future__ import annotations
+
+import json
+import logging
+import os
+from collections.abc import Iterable
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from paynb.history._store import (
+    ID_FIELDS,
+    INTERNAL,
+    MONTH_FIELDS,
+    NO_MONTH,
+    STATUS_FIELDS,
+    DataFile,
+    HistoryError,
+    Store,
+    event_columns,
+    latest,
+)
+from paynb.history._sync import KIND_NAMES, kind_of, when
+
+if TYPE_CHECKING:
+    import pandas as pd
+
+__all__ = ["History"]
+
+logger = logging.getLogger("paynb.history")
+
+
+def _statuses(status: str | Iterable[str] | None, kind: str) -> list[str]:
+    """Status codes (or names) as the frames write them; an unknown one is an error."""
+    from paynb.codes import STATUS_NAMES, STATUS_ORDER
+    from paynb.frames import INSTANT_STATUSES
+    from paynb.resources._base import invalid
+
+    if status is None:
+        return []
+    given = [status] if isinstance(status, str) else list(status)
+    if kind in ("ach", "rcc"):
+        by_name = {name.lower(): code for code, name in STATUS_NAMES.items()}
+        known = {code.lower(): code for code in STATUS_ORDER} | by_name
+        choices = f"{', '.join(STATUS_ORDER)} ({', '.join(STATUS_NAMES.values())})"
+    else:
+        known = {name.lower(): name for name in INSTANT_STATUSES}
+        choices = ", ".join(INSTANT_STATUSES)
+    codes = []
+    for one in given:
+        code = known.get(str(one).strip().lower())
+        if code is None:
+            raise invalid("status", f"holds {one!r}, not a status; use some of {choices}")
+        codes.append(code)
+    return codes
+
+
+def _range(start: Any, end: Any, names: tuple[str, str]) -> tuple[Any, Any]:
+    from paynb.resources._base import invalid
+
+    low, high = when(start, names[0]), when(end, names[1], end=True)
+    if low is not None and high is not None and high < low:
+        raise invalid(names[1], f"({end}) is before {names[0]} ({start})")
+    return low, high
+
+
+class History:
+    """A local history of payment items: Parquet files written by :meth:`paynb.Client.sync`.
+
+    Opens with no client and no network (``paynb.History(path)``), so a notebook can
+    be rerun offline or the folder shared. Each reader returns the frame the client's
+    list returns for the same items: the same columns, dtypes and masking.
+
+    Args:
+        path: the store's folder (``client.history.path``).
+        company: read only this company's items (default: every company in the store).
+        mask: show account numbers masked (``****6789``). A store synced with
+            ``mask=False`` keeps them whole and masks them on reading unless
+            ``mask=False`` here too; a masked store cannot show them whole.
+    """
+
+    def __init__(self, path: str | os.PathLike[str], *, company: str | None = None,
+                 mask: bool = True) -> None:
+        from paynb.resources._base import invalid
+
+        if not isinstance(path, str | os.PathLike):
+            raise invalid("path", "must be the folder of a history store")
+        if not isinstance(mask, bool):
+            raise invalid("mask", "must be True or False")
+        if company is not None and (not isinstance(company, str) or not company.strip()):
+            raise invalid("company", "must be a company code or None")
+        self._store = Store(path)
+        self.company = company.strip() if company else None
+        self.mask = mask
+        self._store.meta()  # a broken metadata file is reported on opening
+
+    def __repr__(self) -> str:
+        return f"<paynb.History at {self.path}>"
+
+    @property
+    def path(self) -> Path:
+        """The store's folder."""
+        return self._store.path
+
+    @property
+    def masked(self) -> bool | None:
+        """Whether the store keeps account numbers masked (None: nothing synced yet)."""
+        return self._store.meta().get("masked")
+
+    def info(self) -> dict[str, Any]:
+        """The store's metadata: format, last version, masking, and per kind and company
+        the ``since`` it starts at, the return-date ``watermark`` and the last sync time."""
+        return self._store.meta()
+
+    # ------------------------------------------------------------------ frames
+
+    def ach(self, start: Any = None, end: Any = None, *, status: Any = None,
+            returned_from: Any = None, returned_to: Any = None,
+            columns: list[str] | None = None) -> pd.DataFrame:
+        """ACH items as ``client.ach.list`` returns them.
+
+        Args:
+            start, end: range of ``receivedDateTime`` (a date alone covers its whole
+                day); only the months in it are read.
+            status: one status or several (codes or names, as ``list`` takes them).
+            returned_from, returned_to: range of ``returnDate``.
+            columns: only these columns (the id always comes along).
+        """
+        return self._items("ach", start, end, status, returned_from, returned_to, columns)
+
+    def rcc(self, start: Any = None, end: Any = None, *, status: Any = None,
+            returned_from: Any = None, returned_to: Any = None,
+            columns: list[str] | None = None) -> pd.DataFrame:
+        """RCC items as ``client.rcc.list`` returns them (arguments as :meth:`ach`)."""
+        return self._items("rcc", start, end, status, returned_from, returned_to, columns)
+
+    def instant(self, start: Any = None, end: Any = None, *, status: Any = None,
+                columns: list[str] | None = None) -> pd.DataFrame:
+        """Instant card payments as ``client.instant.list`` returns them (``status``
+        ``Success`` or ``Failed``; other arguments as :meth:`ach`)."""
+        return self._items("instant", start, end, status, None, None, columns)
+
+    def rtp(self, start: Any = None, end: Any = None, *, status: Any = None,
+            columns: list[str] | None = None) -> pd.DataFrame:
+        """Instant RTP payments as ``client.rtp.list`` returns them (see :meth:`instant`)."""
+        return self._items("rtp", start, end, status, None, None, columns)
+
+    def nocs(self, start: Any = None, end: Any = None, *,
+             columns: list[str] | None = None) -> pd.DataFrame:
+        """NOCs as ``client.nocs.list`` returns them; ``start`` and ``end`` bound
+        ``nocDate``."""
+        return self._items("noc", start, end, None, None, None, columns)
+
+    def _files(self, area: str, kind: str, low: Any = None, high: Any = None
+               ) -> list[DataFile]:
+        files = self._store.files(area, kind=kind, company=self.company)
+        if low is None and high is None:
+            return files
+        first = "0000-00" if low is None else f"{low:%Y-%m}"
+        last = "9999-99" if high is None else f"{high:%Y-%m}"
+        return [f for f in files if f.month != NO_MONTH and first <= (f.month or "") <= last]
+
+    def _items(self, kind: str, start: Any, end: Any, status: Any, returned_from: Any,
+               returned_to: Any, columns: list[str] | None) -> pd.DataFrame:
+        import numpy as np
+        import pyarrow as pa
+
+        low, high = _range(start, end, ("start", "end"))
+        r_low, r_high = _range(returned_from, returned_to, ("returned_from", "returned_to"))
+        codes = _statuses(status, kind)
+        meta = self._store.meta()
+        if meta.get("masked") is True and not self.mask:
+            raise HistoryError(f"the history at {self.path} keeps account numbers masked (it "
+                               "was synced so); History(mask=False) cannot show them whole")
+        files = self._files("items", kind, low, high)
+        id_field, month_field = ID_FIELDS[kind], MONTH_FIELDS[kind]
+        wanted = None
+        if columns is not None:
+            if isinstance(columns, str) or not all(isinstance(c, str) for c in columns):
+                from paynb.resources._base import invalid
+
+                raise invalid("columns", "must be a list of column names")
+            wanted = list(dict.fromkeys([id_field, *columns, "companyCode", month_field,
+                                         "_order", "_version"]))
+            if codes:
+                wanted.append(STATUS_FIELDS[kind] or "")
+            if r_low is not None or r_high is not None:
+                wanted.append("returnDate")
+            wanted = list(dict.fromkeys(wanted))
+        where: list[tuple[str, str, Any]] = []
+        if codes and STATUS_FIELDS[kind]:
+            where.append((STATUS_FIELDS[kind] or "", "isin", codes))
+        for column, lo, hi in ((month_field, low, high), ("returnDate", r_low, r_high)):
+            if lo is not None:
+                where.append((column, ">=", lo))
+            if hi is not None:
+                where.append((column, "<=", hi))
+        tables = []
+        for company in sorted({f.company for f in files}):
+            mine = [f for f in files if f.company == company]
+            tables.append(latest(self._read(mine, wanted, where, id_field), id_field))
+        table = tables[0] if len(tables) == 1 else \
+            pa.concat_tables(tables, promote_options="permissive") if tables else pa.table({})
+        info = self._store.info(files)
+        frame = self._pandas(table, kind, info)
+        keep = np.ones(len(frame), dtype=bool)
+        for column, lo, hi in ((month_field, low, high), ("returnDate", r_low, r_high)):
+            if (lo is not None or hi is not None) and column in frame:
+                values = frame[column]
+                if lo is not None:
+                    keep &= (values >= lo).fillna(False).to_numpy()
+                if hi is not None:
+                    keep &= (values <= hi).fillna(False).to_numpy()
+        if codes and STATUS_FIELDS[kind] in frame:
+            keep &= frame[STATUS_FIELDS[kind]].astype(object).isin(codes).to_numpy()
+        if not keep.all():
+            frame = frame[keep]
+        if "_order" in frame and not frame["_order"].is_monotonic_increasing:
+            # Several companies, or items moved in the list: the slow way.
+            frame = frame.sort_values("_order", kind="stable")
+        frame = frame.drop(columns=[c for c in INTERNAL if c in frame]).reset_index(drop=True)
+        frame = self._typed(frame, kind, info, bool(meta.get("masked")))
+        if columns is not None:
+            frame = frame[[c for c in dict.fromkeys([id_field, *columns]) if c in frame]]
+        return frame
+
+    def _read(self, files: list[DataFile], columns: list[str] | None,
+              where: list[tuple[str, str, Any]], id_field: str) -> Any:
+        """The rows of one company's ``files`` that may meet ``where``, with every version
+        of the items that have several (a condition may hold for an old version only)."""
+        import pandas as pd
+
+        months = [f.month for f in files]
+        again: list[Any] = []
+        if where and len(set(months)) < len(months):
+            ids = self._store.read([f for f in files if months.count(f.month) > 1],
+                                   [id_field]).column(id_field).to_numpy(zero_copy_only=False)
+            again = pd.unique(ids[pd.Series(ids).duplicated(keep=False).to_numpy()]).tolist()
+        return self._store.read(files, columns, where=where, also=(id_field, again))
+
+    @staticmethod
+    def _pandas(table: Any, kind: str, info: dict[str, Any]) -> pd.DataFrame:
+        import pandas as pd
+        import pyarrow as pa
+
+        from paynb import frames
+
+        if table.num_columns == 0:
+            return frames.empty_frame(kind)
+
+        def arrow_types(kind_of_column: pa.DataType) -> Any:
+            # Exact decimals stay pyarrow decimals, as the frames hold them.
+            return pd.ArrowDtype(kind_of_column) if pa.types.is_decimal(kind_of_column) \
+                else None
+
+        frame = table.to_pandas(types_mapper=arrow_types)
+        for name in info.get("json", []):
+            if name in frame:
+                frame[name] = [None if v is None or v != v else json.loads(v)
+                               for v in frame[name]]
+        return frame
+
+    def _typed(self, frame: pd.DataFrame, kind: str, info: dict[str, Any],
+               masked: bool) -> pd.DataFrame:
+        """``frame`` with exactly the columns and dtypes ``to_frame`` gives its items.
+
+        A field that none of the items read carries (all empty) is left out, as a list
+        of those items would not have it. Stored columns keep their types, so this is
+        cheap: categories are set as the frames set them (the known ones, then the others
+        present, sorted). When the frames of this paynb type a column differently from
+        the files (a newer paynb knows a field an older one kept as text), or when an
+        unmasked store is read masked, the rows go through
+        :func:`paynb.frames.to_frame` again, which gives the same frame a list would.
+        """
+        import pandas as pd
+
+        from paynb import frames
+
+        template = frames.empty_frame(kind)
+        stored = info.get("dtypes", {})
+        drifted = [name for name in template.columns
+                   if name in stored and stored[name] != str(template[name].dtype)]
+        if drifted or (self.mask and not masked):
+            if drifted:
+                logger.info("history %s: columns %s were stored with other types than this "
+                            "paynb gives them; converting (sync(rebuild=True) stores them "
+                            "anew)", kind, ", ".join(drifted))
+            return frames.to_frame(frame, kind, mask=self.mask)
+        columns: dict[str, Any] = {}
+        n = len(frame)
+        for name in template.columns:
+            target = template[name].dtype
+            if name not in frame:
+                columns[name] = template[name].reindex(range(n)).array
+                continue
+            values = frame[name]
+            if isinstance(target, pd.CategoricalDtype):
+                if not isinstance(values.dtype, pd.CategoricalDtype):
+                    values = values.astype("category")
+                # As to_frame sets them: the known categories, then the others present.
+                present = values.cat.remove_unused_categories().cat.categories
+                extra = sorted(set(present) - set(target.categories))
+                values = values.cat.set_categories([*target.categories, *extra],
+                                                   ordered=target.ordered)
+            elif values.dtype != target:
+                values = values.astype(target)
+            columns[name] = values.array
+        for name in frame.columns:
+            if name in columns:
+                continue
+            values = frame[name]
+            if values.isna().all():
+                # A field none of these items carries: the list of them would not have it.
+                continue
+            dtype = stored.get(name)
+            if dtype in ("Int64", "boolean", "float64") and str(values.dtype) != dtype:
+                values = values.astype(dtype)
+            columns[name] = values.array if dtype != "object" else values.to_numpy()
+        return pd.DataFrame(columns, index=pd.RangeIndex(n))
+
+    # ------------------------------------------------------------------ events
+
+    def events(self, kind: str = "ach", *, item_id: Any = None, start: Any = None,
+               end: Any = None) -> pd.DataFrame:
+        """The status changes the syncs saw, oldest first.
+
+        One row per item and status it was first seen in: columns ``kind``,
+        ``itemId`` (text), ``itemStatus`` and ``seenAt`` (UTC, the sync's time).
+        ``item_id`` keeps one item's (or several items') rows; ``start`` and ``end``
+        bound ``seenAt``.
+        """
+        import numpy as np
+        import pandas as pd
+
+        name = kind_of(kind, "kind")
+        low, high = _range(start, end, ("start", "end"))
+        table = self._store.read(self._files("events", name))
+        columns = list(event_columns())
+        if table.num_rows == 0:
+            frame = pd.DataFrame({c: pd.Series(dtype="str") for c in columns[:3]})
+            frame["seenAt"] = pd.Series(dtype="datetime64[ns, UTC]")
+            frame["kind"] = frame["kind"].astype("str")
+        else:
+            frame = table.to_pandas()[columns]
+        keep = np.ones(len(frame), dtype=bool)
+        if item_id is not None:
+            if hasattr(item_id, "item") and not isinstance(item_id, str | bytes):
+                item_id = item_id.item()  # a numpy or pandas scalar
+            wanted = [item_id] if isinstance(item_id, str | int) else list(item_id)
+            keep &= frame["itemId"].isin([str(v) for v in wanted]).to_numpy()
+        if low is not None:
+            keep &= (frame["seenAt"] >= low).to_numpy()
+        if high is not None:
+            keep &= (frame["seenAt"] <= high).to_numpy()
+        frame = frame[keep].sort_values("seenAt", kind="stable").reset_index(drop=True)
+        reverse = {v: k for k, v in KIND_NAMES.items()}
+        frame["kind"] = frame["kind"].map(lambda k: reverse.get(k, k)).astype("str")
+        return frame
+
+    # ------------------------------------------------------------------ SQL
+
+    def sql(self, query: str) -> pd.DataFrame:
+        """Run a DuckDB query over the store; returns a DataFrame.
+
+        Views: ``ach``, ``rcc``, ``instant``, ``rtp``, ``nocs`` (the latest version of
+        each item, with the partition columns ``company`` and ``month``) and
+        ``events`` (``kind, itemId, itemStatus, seenAt``)::
+
+            history.sql("select month, count(*) from ach where itemStatus = 'R' group by 1")
+        """
+        from paynb.resources._base import invalid
+
+        if not isinstance(query, str) or not query.strip():
+            raise invalid("query", "must be SQL text")
+        meta = self._store.meta()
+        if self.mask and meta.get("masked") is False:
+            raise HistoryError(f"the history at {self.path} holds whole account numbers "
+                               "(synced with mask=False); open it with "
+                               "History(path, mask=False) to query it in SQL")
+        try:
+            import duckdb
+        except ImportError:
+            raise HistoryError("history.sql needs DuckDB: pip install 'paynb[history]' "
+                               "(or duckdb)") from None
+
+        connection = duckdb.connect()
+        try:
+            for name, kind in KIND_NAMES.items():
+                connection.execute(f"CREATE VIEW {name} AS {self._view(kind)}")
+            events = [str(f.path) for k in KIND_NAMES.values()
+                      for f in self._files("events", k)]
+            if events:
+                connection.execute(
+                    "CREATE VIEW events AS SELECT kind, itemId, itemStatus, seenAt FROM "
+                    f"read_parquet({_sql_list(events)}, union_by_name = true, "
+                    "hive_partitioning = false)")
+            else:
+                connection.execute("CREATE VIEW events AS SELECT NULL::VARCHAR AS kind, "
+                                   "NULL::VARCHAR AS itemId, NULL::VARCHAR AS itemStatus, "
+                                   "NULL::TIMESTAMPTZ AS seenAt WHERE false")
+            return connection.execute(query).df()
+        finally:
+            connection.close()
+
+    def _view(self, kind: str) -> str:
+        files = self._files("items", kind)
+        id_field = ID_FIELDS[kind]
+        if not files:
+            from paynb import frames
+
+            template = frames.empty_frame(kind)
+            nulls = ", ".join(f'NULL AS "{name}"' for name in template.columns)
+            return f"SELECT {nulls} WHERE false"
+        internal = ", ".join(INTERNAL)
+        return (f"SELECT * EXCLUDE ({internal}, _latest) FROM (SELECT *, row_number() OVER "
+                f'(PARTITION BY company, "{id_field}" ORDER BY _version DESC) AS _latest '
+                f"FROM read_parquet({_sql_list([str(f.path) for f in files])}, "
+                "union_by_name = true, hive_partitioning = true)) WHERE _latest = 1 "
+                "ORDER BY _order")
+
+
+def _sql_list(paths: list[str]) -> str:
+    return "[" + ", ".join("'" + p.replace("'", "''") + "'" for p in paths) + "]"

@@ -1,0 +1,635 @@
+"""``client.sync()``: bring a history store up to date from the service.
+
+The first sync of a kind lists every item (all pages, concurrently, with the
+listing's progress bar) and writes them in batches. Later syncs fetch only what
+can have changed:
+
+1. **The tail of the list.** The service lists items oldest first (the sandbox
+   does; the real service's documented examples agree), so new items are at the
+   end. Pages are read from the last one backwards until a whole page is items
+   the store already holds.
+2. **The returns poll.** Items that became B, I or R, by return date from the
+   store's own watermark minus :data:`~paynb.resources._items.CHANGES_OVERLAP`
+   (the poll :meth:`client.ach.changes() <paynb.resources._items.ItemResource.changes>`
+   sends; the store keeps its own watermark, because the journal's moves on when
+   the user polls, and the store must not skip what it has not stored).
+3. **Quiet changes.** W -> S (an RCC item deposited) and W -> V (voided) set no
+   return date, so no documented filter finds them by date. The service's count of
+   S and of V items (a list of one record each gives its ``total``) is compared with
+   the store's; only when the service counts more is that status's list read, from
+   its end, until the items missing are found.
+
+So a sync with nothing new costs about five requests, and one with changes adds
+the pages that hold them. ``sync(rebuild=True)`` reads everything again: it is the
+remedy where these assumptions fail (a list out of creation order; a change to an
+instant payment, an RTP payment or a NOC already stored, which the tail walk does
+not look back for).
+
+Everything a sync writes becomes visible in one commit (see
+:mod:`paynb.history._store`); an interrupted sync leaves the store as the last
+commit left it, and the next one fetches its changes again: every item is stored
+exactly once, and every status change is recorded once.
+"""
+
+from __future__ import annotations
+
+import copy
+import datetime as dt
+import logging
+import math
+import time
+from collections.abc import Iterable, Sequence
+from typing import TYPE_CHECKING, Any
+
+from paynb.history._store import (
+    ID_FIELDS,
+    INTERNAL,
+    MAX_FILES,
+    MONTH_FIELDS,
+    STATUS_FIELDS,
+    HistoryCorruptError,
+    Store,
+    default_path,
+    latest,
+    months_of,
+    now_utc,
+    table_of,
+)
+
+if TYPE_CHECKING:
+    import numpy as np
+    import pandas as pd
+    import pyarrow as pa
+
+    from paynb.client import Client
+    from paynb.paging import Page
+    from paynb.resources._base import Resource
+
+__all__ = ["KIND_NAMES", "history_path", "kind_of", "row_hash", "sync", "when"]
+
+logger = logging.getLogger("paynb.history")
+
+#: Statuses an item reaches with no return date, so that the returns poll misses them.
+QUIET_STATUSES = ("S", "V")
+#: Records per frame and per file while backfilling.
+BATCH = 100_000
+#: The names of the kinds as the client, the readers and the SQL views call them.
+KIND_NAMES = {"ach": "ach", "rcc": "rcc", "instant": "instant", "rtp": "rtp", "nocs": "noc"}
+_PRIME = 0x100000001B3
+
+
+def kind_of(name: Any, argument: str = "kinds") -> str:
+    """The frames kind of ``ach``, ``rcc``, ``instant``, ``rtp`` or ``nocs`` (``noc``)."""
+    from paynb.resources._base import invalid
+
+    text = str(name).strip().lower() if isinstance(name, str) else None
+    if text == "noc":
+        text = "nocs"
+    if text not in KIND_NAMES:
+        raise invalid(argument, f"holds {name!r}; use some of {', '.join(KIND_NAMES)}")
+    return KIND_NAMES[text]
+
+
+def when(value: Any, argument: str, *, end: bool = False) -> pd.Timestamp | None:
+    """A date or time argument as a UTC timestamp; a date alone as its first (or, for
+    ``end``, last) instant."""
+    import pandas as pd
+
+    from paynb.resources._base import invalid
+
+    if value is None:
+        return None
+    whole_day = isinstance(value, dt.date) and not isinstance(value, dt.datetime) or (
+        isinstance(value, str) and len(value.strip()) == 10)
+    try:
+        stamp = pd.Timestamp(value)
+    except (TypeError, ValueError):
+        raise invalid(argument, "must be a date or an ISO 8601 date-time") from None
+    if stamp is pd.NaT:
+        raise invalid(argument, "must be a date or an ISO 8601 date-time")
+    stamp = stamp.tz_localize("UTC") if stamp.tzinfo is None else stamp.tz_convert("UTC")
+    if whole_day and end:
+        stamp = stamp + pd.Timedelta(days=1) - pd.Timedelta(1, "ns")
+    return stamp
+
+
+def history_path(client: Client) -> Any:
+    """The store folder of ``client``: the one its last ``sync(path=...)`` named, else the
+    default of its environment (``sandbox``, or the profile's name and the host)."""
+    given = getattr(client, "_history_path", None)
+    if given is not None:
+        return given
+    where = client.environment
+    # One store per service: the sandbox's port changes from run to run, a real
+    # service's host does not.
+    name = where.name if where.is_sandbox else f"{where.name}-{where.host}"
+    return default_path(name)
+
+
+def row_hash(frame: pd.DataFrame) -> np.ndarray:
+    """A 64-bit fingerprint of each row, the same whatever batch the row came in.
+
+    Summed per column (so the column order does not count), and a column that is null
+    in a row adds nothing (so a field that only some batches carry does not count
+    where it is empty).
+    """
+    import numpy as np
+    import pandas as pd
+
+    total = np.zeros(len(frame), dtype=np.uint64)
+    with np.errstate(over="ignore"):
+        for name in frame.columns:
+            if name in INTERNAL:
+                continue
+            column = frame[name]
+            try:
+                hashed = pd.util.hash_pandas_object(column, index=False).to_numpy(np.uint64)
+            except TypeError:  # lists or objects: their text
+                hashed = pd.util.hash_pandas_object(column.astype(str), index=False) \
+                    .to_numpy(np.uint64)
+            salt = np.uint64(int.from_bytes(name.encode("utf-8")[:8].ljust(8, b"\0"),
+                                            "little") | 1)
+            mixed = (hashed ^ salt) * np.uint64(_PRIME)
+            total += np.where(column.notna().to_numpy(), mixed, np.uint64(0))
+    return total.view(np.int64)
+
+
+def _fetcher(resource: Resource, params: list[tuple[str, Any]], size: int) -> Any:
+    """``fetch(n)`` -> :class:`~paynb.paging.Page` of the kind's list (as ``list`` pages)."""
+    from paynb import frames
+    from paynb.paging import Page
+
+    path = resource._path()
+
+    def fetch(number: int) -> Page:
+        answer = resource._call("GET", path, params=[*params, ("page", number),
+                                                      ("pageSize", size)])
+        total = frames.list_metadata(answer).get("total")
+        return Page(frames.extract_records(answer, method="GET", path=path),
+                    total if isinstance(total, int) else None)
+
+    return fetch
+
+
+class _Index:
+    """The stored items of one kind and company, read month by month as a sync needs
+    them: an incremental sync over a million items reads only the months its changes
+    fall in."""
+
+    def __init__(self, job: _KindSync) -> None:
+        import pandas as pd
+
+        self.job = job
+        self.months: set[str] = set()
+        self.frame = pd.DataFrame({"_hash": [], "_order": [], "status": []})
+
+    def load(self, months: set[str]) -> pd.DataFrame:
+        import pandas as pd
+
+        missing = months - self.months
+        if missing:
+            part = self.job._read_index([f for f in self.job.files if f.month in missing])
+            self.frame = part if self.frame.empty else pd.concat([self.frame, part])
+            self.months |= missing
+        return self.frame
+
+    def everything(self) -> pd.DataFrame:
+        return self.load({f.month or "" for f in self.job.files})
+
+
+class _KindSync:
+    """One sync of one kind of one company into ``store``."""
+
+    def __init__(self, client: Client, store: Store, meta: dict[str, Any], kind: str, *,
+                 since: pd.Timestamp | None, masked: bool, version: int, now: dt.datetime,
+                 progress: bool | None) -> None:
+        self.client, self.store, self.kind = client, store, kind
+        self.company = client.company_code
+        self.resource: Resource = {"ach": client.ach, "rcc": client.rcc,
+                                   "instant": client.instant, "rtp": client.rtp,
+                                   "noc": client.nocs}[kind]
+        self.id_field = ID_FIELDS[kind]
+        self.month_field = MONTH_FIELDS[kind]
+        self.status_field = STATUS_FIELDS[kind]
+        self.masked, self.version, self.now, self.progress = masked, version, now, progress
+        self.files = store.files("items", kind=kind, company=self.company, meta=meta)
+        self.state: dict[str, Any] = copy.deepcopy(
+            meta.get("kinds", {}).get(kind, {}).get(self.company, {}))
+        self.since = since
+        self.superseded: list[str] = []
+        self.requests = 0
+        self.latest_return: dt.datetime | None = None
+        #: Items per status (the quiet changes compare them with the service's) and the
+        #: next list position, kept in the metadata so that a sync need not read them.
+        self.counts: dict[str, int] = dict(self.state.get("counts") or {})
+        self.next_order = int(self.state.get("nextOrder") or 0)
+        self.written = 0
+        self.events = 0
+
+    # ------------------------------------------------------------------ the index
+
+    def _read_index(self, files: list[Any]) -> pd.DataFrame:
+        """Status, fingerprint and list position of the items of ``files``, by id."""
+        import pandas as pd
+
+        columns = [self.id_field, "_hash", "_order"]
+        if self.status_field:
+            columns.append(self.status_field)
+        frame = latest(self.store.read(files, columns), self.id_field).to_pandas()
+        if frame.empty:
+            return pd.DataFrame({"_hash": [], "_order": [], "status": []})
+        status = frame[self.status_field] if self.status_field else None
+        return pd.DataFrame({"_hash": frame["_hash"].to_numpy(),
+                             "_order": frame["_order"].to_numpy(),
+                             "status": None if status is None
+                             else status.astype(object).to_numpy()},
+                            index=pd.Index(frame[self.id_field].to_numpy()))
+
+    def _months(self, frame: pd.DataFrame) -> set[str]:
+        """The partitions the items of ``frame`` live in."""
+        return set(months_of(frame[self.month_field]).tolist()) if len(frame) else set()
+
+    # ------------------------------------------------------------------ fetching
+
+    def _frame(self, records: Sequence[dict[str, Any]]) -> pd.DataFrame:
+        from paynb import frames
+
+        frame = frames.to_frame(records, self.kind, mask=self.masked)
+        if self.id_field in frame.columns:
+            ids = frame[self.id_field]
+            frame = frame[~(ids.duplicated(keep="last") & ids.notna())]
+        return frame.reset_index(drop=True)
+
+    def _pages(self, params: list[tuple[str, Any]], desc: str) -> Iterable[list[dict[str, Any]]]:
+        from paynb.paging import iter_pages
+
+        size = self.client.page_size
+        fetch = self._fetcher(params, size)
+        return iter_pages(fetch, page_size=size, max_workers=self.client.max_workers,
+                          progress=self.progress, desc=desc)
+
+    def _fetcher(self, params: list[tuple[str, Any]], size: int) -> Any:
+        fetch = _fetcher(self.resource, params, size)
+
+        def counted(number: int) -> Page:
+            self.requests += 1
+            return fetch(number)
+
+        return counted
+
+    def backfill(self) -> None:
+        """Every item of the kind, written batch by batch as the pages come."""
+        batch: list[dict[str, Any]] = []
+        seen: set[Any] = set()
+        order = 0
+        for records in self._pages([], f"history {self.kind} pages"):
+            batch.extend(records)
+            if len(batch) >= BATCH:
+                order = self._write_new(batch, seen, order)
+                batch = []
+        self._write_new(batch, seen, order)
+
+    def _write_new(self, records: list[dict[str, Any]], seen: set[Any], order: int) -> int:
+        import numpy as np
+
+        frame = self._frame(records)
+        if self.id_field in frame.columns:
+            fresh = ~frame[self.id_field].isin(seen)
+            frame = frame[fresh.to_numpy()].reset_index(drop=True)
+            seen.update(frame[self.id_field].dropna().tolist())
+        frame = self._in_scope(frame)
+        orders = np.arange(order, order + len(frame), dtype=np.int64)
+        self._write(frame, orders, new=np.ones(len(frame), dtype=bool), previous=None)
+        return order + len(frame)
+
+    def _in_scope(self, frame: pd.DataFrame) -> pd.DataFrame:
+        if self.since is None or frame.empty:
+            return frame
+        stamps = frame[self.month_field]
+        return frame[(stamps >= self.since).fillna(False).to_numpy()].reset_index(drop=True)
+
+    def incremental(self) -> None:
+        """New and changed items since the last commit (see the module's description)."""
+        import numpy as np
+        import pandas as pd
+
+        index = _Index(self)
+        if "counts" not in self.state or "nextOrder" not in self.state:
+            # A store written before these were kept: count once.
+            every = index.everything()
+            self.counts = {str(k): int(v) for k, v in every["status"].value_counts().items()}
+            self.next_order = int(every["_order"].max()) + 1 if len(every) else 0
+        fetched = self._walk([], lambda page: self._known(page, index.load(self._months(page))))
+        if self.kind in ("ach", "rcc"):
+            fetched += self._poll()
+        frame = self._frame(fetched)
+        if self.kind in ("ach", "rcc"):
+            quiet = self._quiet_changes(index, frame)
+            if quiet:
+                frame = self._frame(fetched + quiet)
+        if frame.empty:
+            return
+        stored_index = index.load(self._months(frame))
+        ids = frame[self.id_field]
+        stored = stored_index.reindex(ids)
+        hashes = row_hash(frame)
+        changed = stored["_hash"].isna().to_numpy() | (stored["_hash"].to_numpy() != hashes)
+        known = ids.isin(stored_index.index).to_numpy()
+        if self.since is not None:
+            stamps = frame[self.month_field]
+            changed &= known | (stamps >= self.since).fillna(False).to_numpy()
+        new_orders = self.next_order + np.cumsum(~known) - 1
+        orders = np.where(known, stored["_order"].fillna(0).to_numpy(np.int64), new_orders)
+        keep = np.flatnonzero(changed)
+        previous = pd.Series(stored["status"].to_numpy()[keep])
+        self._write(frame.iloc[keep].reset_index(drop=True), orders[keep], new=~known[keep],
+                    previous=previous, hashes=hashes[keep])
+
+    def _walk(self, params: list[tuple[str, Any]], done: Any) -> list[dict[str, Any]]:
+        """Pages of a list from its last one backwards, until ``done(frame of the page)``;
+        their records in list order."""
+        size = self.client.page_size
+        fetch = self._fetcher(params, size)
+        first = fetch(0)
+        if first.total is None:
+            logger.warning("history %s: the list gives no total, so its last pages cannot be "
+                           "found; reading every page", self.kind)
+            return [r for records in self._pages(params, f"history {self.kind} pages")
+                    for r in records]
+        gathered: list[list[dict[str, Any]]] = []
+        number = max(0, math.ceil(first.total / size) - 1)
+        while number >= 0:
+            records = first.records if number == 0 else fetch(number).records
+            gathered.insert(0, records)
+            if records and done(self._frame(records)):
+                break
+            number -= 1
+        return [record for records in gathered for record in records]
+
+    def _known(self, frame: pd.DataFrame, index: pd.DataFrame) -> bool:
+        """Whether the store holds every item of a page (or leaves it out, before
+        ``since``): the pages before it hold no new item. Changes of known items are
+        the poll's and the counts' to find."""
+        known = frame[self.id_field].isin(index.index).to_numpy()
+        if self.since is not None:
+            known |= ~(frame[self.month_field] >= self.since).fillna(False).to_numpy()
+        return bool(known.all())
+
+    def _poll(self) -> list[dict[str, Any]]:
+        """Items that became B, I or R since the watermark (minus the overlap)."""
+        from paynb.resources._base import wire_time
+        from paynb.resources._items import CHANGE_STATUSES, CHANGES_OVERLAP
+
+        params: list[tuple[str, Any]] = [("itemStatus", code) for code in CHANGE_STATUSES]
+        mark = self.state.get("watermark")
+        if mark is not None:
+            start = dt.datetime.fromisoformat(mark) - CHANGES_OVERLAP
+            params.append(("returnDateStart", wire_time(start, "watermark")))
+        return [record for records in self._pages(params, f"history {self.kind} returns")
+                for record in records]
+
+    def _quiet_changes(self, index: _Index, seen: pd.DataFrame) -> list[dict[str, Any]]:
+        """Items that went W -> S or W -> V: no filter of the service shows them by date.
+
+        The service's count of each of these statuses (one request of one record) is
+        compared with the store's, as the pages and the poll above leave it; where the
+        service counts more, that status's list is read from its end (the items that
+        changed last are the newest ones) until the missing items are found.
+        """
+        import pandas as pd
+
+        if self.since is not None:
+            # Items before ``since`` are not stored, so the service's counts cannot be met.
+            return []
+        ids = seen[self.id_field].to_numpy()
+        fresh = pd.Series(seen[self.status_field].astype(object).to_numpy(), index=ids)
+        replaced = index.load(self._months(seen))["status"].reindex(ids)
+
+        def status_of(page: pd.DataFrame) -> Any:
+            page_ids = page[self.id_field].to_numpy()
+            stored = index.load(self._months(page))["status"].reindex(page_ids)
+            now = fresh.reindex(page_ids)
+            return now.where(now.notna(), stored).to_numpy()
+
+        found: list[dict[str, Any]] = []
+        for code in QUIET_STATUSES:
+            params = [("itemStatus", code)]
+            total = self._fetcher(params, 1)(0).total
+            have = self.counts.get(code, 0) - int((replaced == code).sum()) \
+                + int((fresh == code).sum())
+            if total is None or total <= have:
+                continue
+            missing = [total - have]
+
+            def done(page: pd.DataFrame, code: str = code, missing: list[int] = missing,
+                     ) -> bool:
+                missing[0] -= int((status_of(page) != code).sum())
+                return missing[0] <= 0
+
+            found += self._walk(params, done)
+        return found
+
+    # ------------------------------------------------------------------ writing
+
+    def _write(self, frame: pd.DataFrame, orders: np.ndarray, *, new: np.ndarray,
+               previous: pd.Series | None, hashes: np.ndarray | None = None) -> None:
+        """Append the rows of ``frame`` to their month partitions, and their status changes
+        (and first sights) to the events. ``new`` marks the rows never stored before;
+        ``previous`` holds the stored status of the others."""
+        import numpy as np
+        import pandas as pd
+
+        if frame.empty:
+            return
+        rows = frame.copy()
+        rows["_version"] = np.int64(self.version)
+        rows["_order"] = np.asarray(orders, dtype=np.int64)
+        rows["_hash"] = row_hash(frame) if hashes is None else hashes
+        rows["_seenAt"] = pd.Timestamp(self.now).tz_convert("UTC").as_unit("ns")
+        import pyarrow as pa
+
+        months = months_of(rows[self.month_field])
+        # One conversion to Arrow, then a slice per partition (converting each slice from
+        # pandas cost most of a small sync).
+        table = table_of(rows, {"kind": self.kind, "company": self.company,
+                                "masked": self.masked})
+        for month in sorted(set(months)):
+            self._append(str(month), table.filter(pa.array(months == month)))
+        self.written += len(rows)
+        if "returnDate" in rows:
+            latest = rows["returnDate"].max()
+            if latest is not pd.NaT and latest == latest and (
+                    self.latest_return is None or latest > self.latest_return):
+                self.latest_return = latest.to_pydatetime()
+        self.next_order = max(self.next_order, int(rows["_order"].max()) + 1)
+        status = None
+        moved = np.asarray(new, dtype=bool).copy()
+        if self.status_field:
+            status = frame[self.status_field].astype(object)
+            status = status.where(status.notna(), None)
+            before = [] if previous is None else \
+                previous.to_numpy(dtype=object)[~np.asarray(new, dtype=bool)]
+            for sign, codes in ((-1, pd.Series(before, dtype=object)), (1, status)):
+                for code, n in codes.dropna().value_counts().items():
+                    self.counts[str(code)] = self.counts.get(str(code), 0) + sign * int(n)
+            if previous is not None:
+                moved |= previous.to_numpy(dtype=object) != status.to_numpy()
+        self._log_events(frame[self.id_field][moved],
+                         None if status is None else status[moved])
+
+    def _append(self, month: str, table: pa.Table) -> None:
+        """Write ``table`` into its partition; compact the partition when it has too many
+        files (the old files are superseded by the commit)."""
+        import pandas as pd
+        import pyarrow as pa
+
+        folder = self.store.items_folder(self.kind, self.company, month)
+        existing = [f for f in self.files if f.month == month]
+        if len(existing) + 1 > MAX_FILES:
+            old = self.store.read(existing)
+            merged = pa.concat_tables([old, table], promote_options="permissive")
+            ids = pd.Series(merged.column(self.id_field).to_pandas())
+            keep = ~ids.duplicated(keep="last").to_numpy()
+            merged = merged.filter(pa.array(keep)).replace_schema_metadata(
+                table.schema.metadata)
+            merged = _with_info(merged, self.store.info(existing))
+            self.store.write_table(merged, folder, self.version)
+            self.superseded += [f.path.relative_to(self.store.path).as_posix()
+                                for f in existing]
+            self.files = [f for f in self.files if f.month != month]
+        else:
+            self.store.write_table(table, folder, self.version)
+
+    def _log_events(self, ids: pd.Series, status: pd.Series | None) -> None:
+        import pandas as pd
+
+        if ids.empty:
+            return
+        events = pd.DataFrame({
+            "kind": self.kind,
+            "itemId": ids.astype(str).to_numpy(),
+            "itemStatus": None if status is None else status.to_numpy(),
+            "seenAt": pd.Timestamp(self.now).tz_convert("UTC").as_unit("ns"),
+        })
+        events["itemId"] = events["itemId"].astype("str")
+        events["itemStatus"] = events["itemStatus"].astype("str") \
+            .where(events["itemStatus"].notna(), None)
+        table = table_of(events, {"kind": self.kind, "company": self.company})
+        self.store.write_table(table, self.store.events_folder(self.kind, self.company),
+                               self.version)
+        self.events += len(events)
+
+    def watermark(self) -> str | None:
+        """The latest return date the store holds (where the next returns poll starts):
+        the previous one, or a later one among the rows this sync wrote."""
+        previous = self.state.get("watermark")
+        if self.latest_return is None:
+            return previous
+        latest = self.latest_return.isoformat()
+        if previous is None or self.latest_return > dt.datetime.fromisoformat(previous):
+            return latest
+        return previous
+
+
+def _with_info(table: Any, older: dict[str, Any]) -> Any:
+    """``table`` whose ``paynb`` metadata also keeps the dtypes and JSON columns of the
+    ``older`` files it was compacted with."""
+    import json
+
+    info = json.loads((table.schema.metadata or {}).get(b"paynb", b"{}"))
+    info["dtypes"] = {**older.get("dtypes", {}), **info.get("dtypes", {})}
+    info["json"] = sorted({*older.get("json", []), *info.get("json", [])})
+    return table.replace_schema_metadata({**(table.schema.metadata or {}),
+                                          b"paynb": json.dumps(info).encode("utf-8")})
+
+
+def sync(client: Client, *, kinds: Any = None, since: Any = None, rebuild: bool = False,
+         progress: bool | None = None, path: Any = None, mask: bool | None = None,
+         ) -> pd.DataFrame:
+    """Bring the history store up to date; see :meth:`paynb.Client.sync`."""
+    import pandas as pd
+
+    from paynb.resources._base import invalid
+
+    if kinds is None:
+        chosen = list(KIND_NAMES.values())
+    else:
+        given = [kinds] if isinstance(kinds, str) else list(kinds)
+        if not given:
+            raise invalid("kinds", "must name at least one kind")
+        chosen = list(dict.fromkeys(kind_of(k) for k in given))
+    start = when(since, "since")
+    if not isinstance(rebuild, bool):
+        raise invalid("rebuild", "must be True or False")
+    if progress is not None and not isinstance(progress, bool):
+        raise invalid("progress", "must be True, False or None")
+    if mask is not None and not isinstance(mask, bool):
+        raise invalid("mask", "must be True, False or None")
+    if path is not None:
+        client._history_path = path  # type: ignore[attr-defined]
+    store = Store(history_path(client))
+    rows = []
+    with store.locked():
+        if rebuild:
+            try:
+                last = int(store.meta().get("version", 0))
+            except HistoryCorruptError:
+                last = 0
+            store.remove_all_data()
+            store.meta_path.unlink(missing_ok=True)
+            meta = store.meta()
+            meta["version"] = last
+        else:
+            meta = store.meta()
+            store.remove_uncommitted(meta)
+        masked = meta.get("masked")
+        wanted = client.mask if mask is None else mask
+        if masked is None:
+            masked = wanted
+        elif mask is not None and mask != masked:
+            raise invalid("mask", f"is {mask}, but the history at {store.path} keeps account "
+                          f"numbers {'masked' if masked else 'unmasked'}; use "
+                          "sync(rebuild=True, mask=...) to build it again the other way")
+        version = int(meta["version"]) + 1
+        now = now_utc()
+        new_meta = copy.deepcopy(meta)
+        new_meta["superseded"] = []
+        for kind in chosen:
+            began = time.perf_counter()
+            state = meta.get("kinds", {}).get(kind, {}).get(client.company_code)
+            kind_since = start
+            if state is not None and state.get("since") is not None:
+                stored = when(state["since"], "since")
+                if start is not None and start < stored:
+                    raise invalid("since", f"is before {stored:%Y-%m-%d}, where the history of "
+                                  f"{kind} starts; use sync(rebuild=True, since=...) to fetch "
+                                  "the earlier items")
+                kind_since = stored
+            elif state is not None:
+                kind_since = None
+            job = _KindSync(client, store, meta, kind, since=kind_since, masked=masked,
+                            version=version, now=now, progress=progress)
+            if state is None or not job.files:
+                job.backfill()
+            else:
+                job.incremental()
+            new_meta["superseded"] += job.superseded
+            new_meta.setdefault("kinds", {}).setdefault(kind, {})[client.company_code] = {
+                "since": None if kind_since is None else kind_since.isoformat(),
+                "watermark": job.watermark(),
+                "syncedAt": now.isoformat(),
+                "counts": job.counts,
+                "nextOrder": job.next_order,
+            }
+            rows.append({"kind": kind, "requests": job.requests, "written": job.written,
+                         "events": job.events, "seconds": time.perf_counter() - began})
+        new_meta.update(version=version, masked=masked, syncedAt=now.isoformat())
+        from paynb._version import __version__
+
+        new_meta["paynb"] = __version__
+        store.commit(new_meta)
+        for relative in new_meta["superseded"]:
+            (store.path / relative).unlink(missing_ok=True)
+    logger.info("history: synced %s into %s (version %d)", ", ".join(chosen), store.path,
+                version)
+    return pd.DataFrame(rows, columns=["kind", "requests", "written", "events", "seconds"])

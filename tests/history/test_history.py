@@ -1,0 +1,277 @@
+"""The local history against the sandbox: frames equal to the lists, incremental syncs,
+events, SQL, offline opening, masking and argument checks."""
+
+from __future__ import annotations
+
+import datetime as dt
+from collections.abc import Iterator
+from decimal import Decimal
+from pathlib import Path
+
+import pandas as pd
+import pyarrow.parquet as pq
+import pytest
+
+import paynb
+from paynb.errors import ValidationError
+from paynb.history import History, HistoryError
+from paynb.sandbox import Sandbox, serve
+
+KINDS = ("ach", "rcc", "instant", "rtp", "nocs")
+
+
+def resource(client, name):
+    return getattr(client, name)
+
+
+def assert_same_as_lists(client, history: History, kinds: tuple[str, ...] = KINDS) -> None:
+    for name in kinds:
+        live = resource(client, name).list(progress=False)
+        pd.testing.assert_frame_equal(getattr(history, name)(), live, obj=name)
+
+
+@pytest.fixture(scope="module")
+def synced(client, tmp_path_factory) -> History:
+    """The shared sandbox synced once (reads only: the sandbox is not changed)."""
+    path = tmp_path_factory.mktemp("history")
+    summary = client.sync(path=path, progress=False)
+    assert list(summary["kind"]) == ["ach", "rcc", "instant", "rtp", "noc"]
+    return client.history
+
+
+@pytest.fixture
+def private() -> Iterator[Sandbox]:
+    """A sandbox of this test alone (it changes items and the clock)."""
+    with serve(port=0, seed_items=300, seed=3) as sb:
+        yield sb
+
+
+def ach_item(reference: str, n: int) -> dict:
+    return {"firstSignerFirstName": "Hist", "firstSignerLastName": f"Ory{n}", "state": "NY",
+            "zip": "10001", "yourReferenceNumber": reference, "bankRoutingNumber": "021000021",
+            "bankAccountNumber": f"{987650000 + n}", "achTransactionType": "Debit",
+            "amount": Decimal("12.34")}
+
+
+# --------------------------------------------------------------------------- equal frames
+
+def test_every_kind_reads_back_as_the_list_frame(client, synced):
+    assert synced.path == client.history.path
+    assert_same_as_lists(client, synced)
+
+
+def test_filtered_reads_equal_the_filtered_lists(client, synced):
+    returned = client.ach.list(status=["R", "B", "I"], progress=False)
+    pd.testing.assert_frame_equal(synced.ach(status=["R", "Blocked", "i"]), returned)
+    day = returned["returnDate"].dropna().sort_values().iloc[len(returned) // 2]
+    since = client.ach.list(returned_from=day, progress=False)
+    pd.testing.assert_frame_equal(synced.ach(returned_from=day), since)
+    rcc = client.rcc.list(status="R", progress=False)
+    pd.testing.assert_frame_equal(synced.rcc(status="R"), rcc)
+
+
+def test_a_received_range_reads_only_its_months_and_bounds_whole_days(client, synced):
+    every = client.ach.list(progress=False)
+    received = every["receivedDateTime"]
+    first_day = received.min().date()
+    expected = every[received.dt.date == first_day].reset_index(drop=True)
+    got = synced.ach(start=first_day, end=first_day)
+    pd.testing.assert_frame_equal(got, expected)
+    # Day before: nothing; the day itself, as a date, holds the items of its last hour too.
+    assert synced.ach(end=first_day - dt.timedelta(days=1)).empty
+    assert len(synced.ach(start=first_day)) == len(every)
+
+
+def test_columns_keeps_the_id_and_the_columns_asked(synced):
+    frame = synced.ach(columns=["amount", "itemStatus"])
+    assert list(frame.columns) == ["achItemId", "amount", "itemStatus"]
+    assert str(frame["amount"].dtype) == "decimal128(18, 2)[pyarrow]"
+    returned = synced.ach(status="R", returned_from="2020-01-01", columns=["itemStatus"])
+    assert list(returned.columns) == ["achItemId", "itemStatus"]
+    assert len(returned) == (synced.ach()["itemStatus"] == "R").sum()
+
+
+def test_plots_take_history_frames(synced):
+    import matplotlib.pyplot as plt
+
+    ax = paynb.plots.return_trend(synced.ach(status="R"))
+    assert ax.has_data()
+    plt.close("all")
+
+
+def test_sql_views_hold_the_latest_version_of_each_item(client, synced):
+    counts = synced.sql("select itemStatus, count(*) as n from ach group by 1 order by 1")
+    live = client.ach.list(progress=False)["itemStatus"].astype(str).value_counts()
+    assert dict(zip(counts["itemStatus"], counts["n"], strict=True)) == live.to_dict()
+    months = synced.sql("select distinct month from rcc order by 1")["month"].tolist()
+    assert months == sorted(months) and months
+    nocs = synced.sql("select count(*) as n from nocs")["n"].iloc[0]
+    assert nocs == len(client.nocs.list(progress=False))
+    events = synced.sql("select count(*) as n from events where kind = 'ach'")["n"].iloc[0]
+    assert events == live.sum()
+
+
+def test_history_opens_offline_with_no_client(synced):
+    offline = paynb.History(synced.path)
+    pd.testing.assert_frame_equal(offline.ach(), synced.ach())
+    assert offline.masked is True
+    assert "DEMO" in repr(offline) or str(synced.path) in repr(offline)
+
+
+def test_the_files_hold_masked_account_numbers(synced):
+    accounts = set()
+    for file in (synced.path / "items" / "kind=ach").rglob("*.parquet"):
+        accounts.update(pq.read_table(file, columns=["bankAccountNumber"])
+                        .column(0).to_pylist())
+    assert accounts and all(a is None or a.startswith("****") for a in accounts)
+    assert synced.info()["masked"] is True
+
+
+# --------------------------------------------------------------------------- argument checks
+
+@pytest.mark.parametrize(("call", "argument"), [
+    (lambda h: h.ach(start="2026-02-01", end="2026-01-01"), "end"),
+    (lambda h: h.ach(returned_from="2026-02-01", returned_to="2026-01-31"), "returned_to"),
+    (lambda h: h.ach(status="Z"), "status"),
+    (lambda h: h.instant(status="R"), "status"),
+    (lambda h: h.ach(start="soon"), "start"),
+    (lambda h: h.events("wire"), "kind"),
+    (lambda h: h.sql(""), "query"),
+])
+def test_bad_arguments_are_named(synced, call, argument):
+    with pytest.raises(ValidationError) as caught:
+        call(synced)
+    assert argument in caught.value.errors
+
+
+def test_bad_sync_arguments_are_named(client, tmp_path):
+    for options, argument in (({"kinds": ["ach", "wire"]}, "kinds"), ({"since": "later"}, "since"),
+                              ({"rebuild": "yes"}, "rebuild"), ({"mask": "no"}, "mask")):
+        with pytest.raises(ValidationError) as caught:
+            client.sync(path=tmp_path, progress=False, **options)
+        assert argument in caught.value.errors
+    assert not (tmp_path / "items").exists()
+
+
+# --------------------------------------------------------------------------- incremental
+
+def test_incremental_sync_catches_new_items_returns_settlements_and_voids(private, tmp_path):
+    client = private.connect(journal=None, page_size=25)
+    first = client.sync(path=tmp_path, progress=False)
+    ach = first.set_index("kind").loc["ach"]
+    assert ach["written"] == ach["events"] == len(client.ach.list(progress=False))
+
+    # Nothing changed: the list's total, its last page, the returns poll, the S and V counts.
+    again = client.sync(progress=False).set_index("kind")
+    assert again["written"].sum() == 0 and again["events"].sum() == 0
+    assert again.loc["ach", "requests"] == 5
+    assert again.loc["noc", "requests"] == 1
+
+    waiting = client.ach.list(status="W", progress=False)["achItemId"].tolist()
+    oldest, returned, voided = waiting[0], waiting[-1], waiting[len(waiting) // 2]
+    private.simulate.force_status(oldest, "S")                 # quiet: found by the S count
+    client.ach.void(voided)                                    # quiet: found by the V count
+    private.simulate.force_status(returned, "R", code="R01")   # the returns poll
+    new = client.ach.submit(ach_item("HIST-NEW-1", 1))         # the tail
+    private.simulate.create_noc(waiting[1])
+    result = client.sync(progress=False).set_index("kind")
+    assert result.loc["ach", "written"] == 4 and result.loc["ach", "events"] == 4
+    assert result.loc["noc", "written"] == 1
+    assert_same_as_lists(client, client.history)
+    counts = client.history.info()["kinds"]["ach"][private.company_code]["counts"]
+    live = client.ach.list(progress=False)["itemStatus"].astype(str).value_counts()
+    assert {k: v for k, v in counts.items() if v} == live.to_dict()
+    # Filters see only the latest version: the returned item is no longer waiting.
+    for status in ("W", "R", "S", "V"):
+        pd.testing.assert_frame_equal(client.history.ach(status=status),
+                                      client.ach.list(status=status, progress=False))
+    day = client.ach.list(status="R", progress=False)["returnDate"].max()
+    pd.testing.assert_frame_equal(client.history.ach(returned_from=day),
+                                  client.ach.list(returned_from=day, progress=False))
+
+    events = client.history.events("ach", item_id=oldest)
+    assert events["itemStatus"].tolist() == ["W", "S"]
+    assert list(events.columns) == ["kind", "itemId", "itemStatus", "seenAt"]
+    assert events["seenAt"].is_monotonic_increasing and events["kind"].eq("ach").all()
+    assert client.history.events("ach", item_id=int(new["achItemId"]))["itemStatus"] \
+        .tolist() == ["W"]
+    assert client.history.events("ach", item_id=[returned, voided])["itemStatus"].tolist() \
+        == ["W", "W", "R", "V"]
+    later = client.history.events("ach", start=events["seenAt"].iloc[-1])
+    assert set(later["itemId"]) == {str(i) for i in (oldest, returned, voided,
+                                                      new["achItemId"])}
+
+
+def test_rcc_deposits_are_synced(private, tmp_path):
+    client = private.connect(journal=None, page_size=10)
+    for n in range(3):
+        client.rcc.submit({
+            "firstSignerFirstName": "Sam", "firstSignerLastName": "Lee", "address1": "1 Main",
+            "city": "Springfield", "state": "IL", "zip": "62701",
+            "yourReferenceNumber": f"HIST-RCC-{n}", "bankRoutingNumber": "021000021",
+            "bankAccountNumber": "000987654321", "amount": Decimal("49.99")})
+    client.sync(path=tmp_path, kinds="rcc", progress=False)
+    assert (client.history.rcc()["itemStatus"] == "W").sum() == 3
+    private.simulate.advance_clock(days=2)  # the waiting RCC items are deposited: W -> S
+    moved = client.sync(kinds="rcc", progress=False)
+    assert moved["events"].iloc[0] == 3
+    pd.testing.assert_frame_equal(client.history.rcc(), client.rcc.list(progress=False))
+    assert client.sync(kinds="rcc", progress=False)["written"].iloc[0] == 0
+
+
+def test_many_syncs_compact_partitions_and_stay_equal(private, tmp_path):
+    client = private.connect(journal=None)
+    client.sync(path=tmp_path, kinds="ach", progress=False)
+    ids = client.ach.list(status="W", progress=False)["achItemId"].tolist()
+    for n in range(10):
+        private.simulate.force_status(ids[n], "R", code="R02")
+        client.sync(kinds=["ach"], progress=False)
+    files = list((tmp_path / "items").rglob("*.parquet"))
+    months = {f.parent for f in files}
+    assert len(files) <= len(months) * 8
+    pd.testing.assert_frame_equal(client.history.ach(), client.ach.list(progress=False))
+    counts = client.history.events("ach").groupby("itemId").size()
+    assert counts.max() == 2 and (counts == 2).sum() == 10
+
+
+def test_since_keeps_later_items_and_refuses_an_earlier_start(private, tmp_path):
+    client = private.connect(journal=None)
+    every = client.ach.list(progress=False)
+    cut = every["receivedDateTime"].sort_values().iloc[len(every) // 2]
+    client.sync(path=tmp_path, kinds="ach", since=cut, progress=False)
+    expected = every[every["receivedDateTime"] >= cut].reset_index(drop=True)
+    pd.testing.assert_frame_equal(client.history.ach(), expected)
+    assert client.sync(kinds="ach", progress=False)["written"].sum() == 0
+    with pytest.raises(ValidationError, match="rebuild=True"):
+        client.sync(kinds="ach", since=cut - pd.Timedelta(days=30), progress=False)
+
+
+def test_an_unmasked_store_is_masked_on_reading_unless_asked(private, tmp_path):
+    open_client = private.connect(journal=None, mask=False)
+    open_client.sync(path=tmp_path, kinds=["ach", "nocs"], progress=False)
+    whole = History(tmp_path, mask=False)
+    assert whole.masked is False
+    pd.testing.assert_frame_equal(whole.ach(), open_client.ach.list(progress=False))
+    masked_client = private.connect(journal=None)
+    pd.testing.assert_frame_equal(History(tmp_path).ach(), masked_client.ach.list(progress=False))
+    pd.testing.assert_frame_equal(History(tmp_path).nocs(),
+                                  masked_client.nocs.list(progress=False))
+    with pytest.raises(HistoryError, match="mask=False"):
+        History(tmp_path).sql("select * from ach")
+    with pytest.raises(ValidationError, match="rebuild=True"):
+        masked_client.sync(path=tmp_path, kinds="ach", mask=True, progress=False)
+
+
+def test_a_masked_store_cannot_be_read_whole(synced):
+    with pytest.raises(HistoryError, match="masked"):
+        History(synced.path, mask=False).ach()
+
+
+def test_the_default_store_is_in_the_user_data_folder(sandbox, monkeypatch, tmp_path):
+    import platformdirs
+
+    monkeypatch.setattr(platformdirs, "user_data_dir", lambda *a, **k: str(tmp_path))
+    fresh = paynb.history.default_path("sandbox")
+    assert fresh == Path(tmp_path) / "history" / "sandbox"
+    with sandbox.connect(journal=None) as client:
+        assert client.history.path == Path(tmp_path) / "history" / "sandbox"

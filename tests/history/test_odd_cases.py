@@ -1,0 +1,281 @@
+"""Interrupted syncs (a dropped connection, a killed process), the lock, corrupt and foreign
+files, a new field in the service's records, and frames that type a field anew."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import pandas as pd
+import pytest
+
+import paynb
+from paynb import frames
+from paynb.errors import PaynbError
+from paynb.history import History, HistoryCorruptError, HistoryLockedError
+from paynb.history import _sync as sync_module
+from paynb.history._store import Store
+from paynb.sandbox import Sandbox, serve
+
+from .test_history import KINDS, assert_same_as_lists
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+@pytest.fixture
+def private() -> Iterator[Sandbox]:
+    with serve(port=0, seed_items=400, seed=5) as sb:
+        yield sb
+
+
+def every_event_once(history: History) -> None:
+    """Each item has one event per status it was seen in, and the last is its status now."""
+    for name, status in (("ach", "itemStatus"), ("rcc", "itemStatus"), ("instant", "status")):
+        events = history.events(name)
+        assert not events.duplicated(["itemId", "itemStatus"]).any(), name
+        frame = getattr(history, name)()
+        id_field = "uniqueId" if name == "instant" else f"{name}ItemId"
+        last = events.drop_duplicates("itemId", keep="last").set_index("itemId")["itemStatus"]
+        now = pd.Series(frame[status].astype(str).to_numpy(),
+                        index=frame[id_field].astype(str))
+        assert last.sort_index().to_dict() == now.sort_index().to_dict(), name
+
+
+def committed_files(path: Path) -> set[Path]:
+    store = Store(path)
+    return {f.path for area in ("items", "events") for f in store.files(area)}
+
+
+# --------------------------------------------------------------------------- interruptions
+
+def test_a_dropped_connection_leaves_the_last_commit_and_the_next_sync_completes(private,
+                                                                                  tmp_path):
+    client = private.connect(journal=None, page_size=20, max_retries=0)
+    client.sync(path=tmp_path, kinds=["ach", "rcc"], progress=False)
+    before = client.history.ach()
+    version = client.history.info()["version"]
+    for item_id in client.ach.list(status="W", progress=False)["achItemId"].tolist()[-30:]:
+        private.simulate.force_status(item_id, "R", code="R03")
+    client.ach.submit({"firstSignerFirstName": "A", "firstSignerLastName": "B", "state": "NY",
+                       "zip": "10001", "yourReferenceNumber": "HIST-DROP-1",
+                       "bankRoutingNumber": "021000021", "bankAccountNumber": "123456789",
+                       "achTransactionType": "Debit", "amount": "1.00"})
+    private.simulate.script_fault("drop", count=1, on="reads")
+    with pytest.raises(PaynbError):
+        client.sync(kinds=["ach", "rcc"], progress=False)
+    assert client.history.info()["version"] == version
+    pd.testing.assert_frame_equal(client.history.ach(), before)
+    with private.simulate.faults(reads={"error_rate": 0.2, "drop_rate": 0.1}, seed=3):
+        for _ in range(20):  # with retries off, some syncs fail; none may break the store
+            try:
+                client.sync(kinds=["ach", "rcc", "instant"], progress=False)
+            except PaynbError:
+                continue
+    client.sync(progress=False)
+    assert_same_as_lists(private.connect(journal=None), client.history)
+    every_event_once(client.history)
+    assert not (tmp_path / ".tmp").exists() or not any((tmp_path / ".tmp").iterdir())
+
+
+def test_ctrl_c_after_some_kinds_were_written_commits_nothing(private, tmp_path, monkeypatch):
+    client = private.connect(journal=None)
+    client.sync(path=tmp_path, kinds=["ach", "rcc"], progress=False)
+    before = client.history.ach()
+    waiting = client.ach.list(status="W", progress=False)["achItemId"].tolist()
+    private.simulate.force_status(waiting[-1], "B")
+    original = sync_module._KindSync.incremental
+
+    def interrupted(job):
+        if job.kind == "rcc":
+            raise KeyboardInterrupt
+        original(job)
+
+    monkeypatch.setattr(sync_module._KindSync, "incremental", interrupted)
+    with pytest.raises(KeyboardInterrupt):
+        client.sync(kinds=["ach", "rcc"], progress=False)
+    # The ACH file of the interrupted sync is on disk, and no reader sees it.
+    on_disk = set((tmp_path / "items").rglob("*.parquet")) | set(
+        (tmp_path / "events").rglob("*.parquet"))
+    assert len(on_disk - committed_files(tmp_path)) == 2  # the ACH item and its event
+    pd.testing.assert_frame_equal(client.history.ach(), before)
+    assert client.history.sql("select count(*) as n from ach where itemStatus = 'B'")["n"][0] \
+        == (before["itemStatus"] == "B").sum()
+    monkeypatch.undo()
+    result = client.sync(kinds=["ach", "rcc"], progress=False).set_index("kind")
+    assert result.loc["ach", "written"] == 1 and result.loc["ach", "events"] == 1
+    assert_same_as_lists(client, client.history, ("ach", "rcc"))
+    assert client.history.events("ach", item_id=waiting[-1])["itemStatus"].tolist() == ["W", "B"]
+
+
+_CHILD = """
+import sys, paynb
+credentials = paynb.Credentials(client_id=sys.argv[4], client_secret=sys.argv[5],
+                                username=sys.argv[6], password=sys.argv[7])
+client = paynb.Client(base_url=sys.argv[1], auth_url=sys.argv[2], company_code=sys.argv[3],
+                      credentials=credentials, journal=None, page_size=10, max_workers=1)
+client.sync(path=sys.argv[8], progress=False)
+"""
+
+
+def test_a_sync_killed_midway_is_invisible_and_the_next_one_completes(private, tmp_path):
+    creds = private.credentials
+    env = dict(os.environ, PYTHONPATH=str(ROOT))
+    private.simulate.set_faults(reads={"latency_ms": 5})
+    child = subprocess.Popen(
+        [sys.executable, "-c", _CHILD, private.base_url, private.auth_url,
+         private.company_code, creds.client_id, creds.client_secret, creds.username,
+         creds.password, str(tmp_path)], env=env)
+    try:
+        deadline = time.monotonic() + 60
+        # Killed once the ACH files are in place, while the later kinds are fetched.
+        while not list((tmp_path / "items").rglob("*.parquet")):
+            assert child.poll() is None, "the sync ended before it could be killed"
+            assert time.monotonic() < deadline
+            time.sleep(0.01)
+        child.send_signal(signal.SIGKILL)
+        child.wait(30)
+    finally:
+        if child.poll() is None:
+            child.kill()
+    private.simulate.clear_faults()
+    written = list((tmp_path / "items").rglob("*.parquet"))
+    assert written and not committed_files(tmp_path)
+    # A reader sees the store as it was before the killed sync: empty.
+    assert History(tmp_path).ach().empty and History(tmp_path).events("ach").empty
+    client = private.connect(journal=None)
+    client.sync(path=tmp_path, progress=False)  # the lock died with the process
+    assert not any(path.exists() for path in written)
+    assert_same_as_lists(client, client.history)
+    every_event_once(client.history)
+
+
+# --------------------------------------------------------------------------- the lock
+
+def test_a_second_sync_meets_the_lock_with_a_clear_message(private, tmp_path):
+    client = private.connect(journal=None)
+    holder = subprocess.Popen(
+        [sys.executable, "-c", "import sys, time; from paynb.history._store import Store\n"
+         "with Store(sys.argv[1]).locked():\n    print('held', flush=True); time.sleep(60)",
+         str(tmp_path)], env=dict(os.environ, PYTHONPATH=str(ROOT)),
+        stdout=subprocess.PIPE, text=True)
+    try:
+        assert holder.stdout.readline().strip() == "held"
+        with pytest.raises(HistoryLockedError, match=f"pid {holder.pid}.*syncing"):
+            client.sync(path=tmp_path, progress=False)
+    finally:
+        holder.kill()
+        holder.wait(30)
+    client.sync(path=tmp_path, kinds="nocs", progress=False)
+    assert client.history.info()["version"] == 1
+
+
+# --------------------------------------------------------------------------- bad files
+
+@pytest.fixture
+def synced(private, tmp_path) -> tuple[paynb.Client, Path]:
+    client = private.connect(journal=None)
+    client.sync(path=tmp_path, kinds=["ach", "nocs"], progress=False)
+    return client, tmp_path
+
+
+def test_a_corrupt_file_is_named_and_rebuild_recovers(synced):
+    client, path = synced
+    victim = sorted((path / "items" / "kind=ach").rglob("*.parquet"))[0]
+    victim.write_bytes(b"PAR1 this is not parquet")
+    with pytest.raises(HistoryCorruptError) as caught:
+        client.history.ach()
+    assert str(victim) in str(caught.value) and "sync(rebuild=True)" in str(caught.value)
+    client.sync(rebuild=True, progress=False, kinds=["ach", "nocs"])
+    pd.testing.assert_frame_equal(client.history.ach(), client.ach.list(progress=False))
+    assert client.history.info()["version"] == 2
+
+
+def test_a_foreign_file_is_named(synced):
+    client, path = synced
+    stray = path / "items" / "kind=ach" / "notes.csv"
+    stray.write_text("a,b\n")
+    with pytest.raises(HistoryCorruptError, match="notes.csv.*does not belong"):
+        client.history.ach()
+    with pytest.raises(HistoryCorruptError, match="notes.csv"):
+        client.history.sql("select count(*) from ach")
+    client.sync(rebuild=True, progress=False, kinds="ach")
+    assert not stray.exists() and len(client.history.ach())
+
+
+def test_broken_metadata_is_named(synced):
+    client, path = synced
+    (path / "paynb-history.json").write_text("{not json")
+    with pytest.raises(HistoryCorruptError, match="paynb-history.json.*rebuild=True"):
+        History(path)
+    client.sync(rebuild=True, progress=False, kinds="ach")
+    assert History(path).info()["version"] >= 1
+
+
+# --------------------------------------------------------------------------- schema changes
+
+def test_a_new_field_in_the_records_widens_the_store(private, tmp_path, monkeypatch):
+    client = private.connect(journal=None, page_size=50)
+    client.sync(path=tmp_path, kinds="ach", progress=False)
+    original = sync_module._fetcher
+
+    def with_trace(resource, params, size):
+        fetch = original(resource, params, size)
+
+        def fetch_more(number):
+            page = fetch(number)
+            for record in page.records:
+                record["traceNumber"] = 5_000_000 + record["achItemId"]
+            return page
+
+        return fetch_more
+
+    monkeypatch.setattr(sync_module, "_fetcher", with_trace)
+    last = client.ach.list(progress=False)["achItemId"].iloc[-1]
+    private.simulate.force_status(int(last), "R", code="R01")
+    client.sync(kinds="ach", progress=False)
+    frame = client.history.ach()
+    assert str(frame["traceNumber"].dtype) == "Int64"
+    traced = frame.dropna(subset=["traceNumber"])
+    assert len(traced) >= 1
+    assert (traced["traceNumber"] == 5_000_000 + traced["achItemId"]).all()
+    assert frame.columns[-1] == "traceNumber"
+    base = frame.drop(columns="traceNumber")
+    pd.testing.assert_frame_equal(base, client.ach.list(progress=False))
+    widened = client.history.sql("select count(traceNumber) as n from ach")["n"].iloc[0]
+    assert widened == len(traced)
+
+
+def test_frames_that_type_a_field_anew_still_give_the_list_frame(private, tmp_path,
+                                                                 monkeypatch):
+    """Another paynb types ``zip`` as a categorical: stored files keep text, reads follow."""
+    client = private.connect(journal=None)
+    client.sync(path=tmp_path, kinds=["ach", "rcc"], progress=False)
+
+    def zip_category(name, raw, ctx):
+        return {name: pd.Categorical(frames._strings(frames._get(raw, name, ctx)))}
+
+    schema = [(name, zip_category if name == "zip" else convert)
+              for name, convert in frames._SCHEMAS["ach"]]
+    monkeypatch.setitem(frames._SCHEMAS, "ach", schema)
+    live = client.ach.list(progress=False)
+    assert isinstance(live["zip"].dtype, pd.CategoricalDtype)
+    pd.testing.assert_frame_equal(client.history.ach(), live)
+    pd.testing.assert_frame_equal(client.history.rcc(), client.rcc.list(progress=False))
+
+
+def test_history_reads_kinds_never_synced_as_empty_list_frames(private, tmp_path):
+    client = private.connect(journal=None)
+    client.sync(path=tmp_path, kinds="nocs", progress=False)
+    for name in KINDS[:-1]:
+        got = getattr(client.history, name)()
+        pd.testing.assert_frame_equal(got, frames.empty_frame(
+            "instant" if name == "instant" else name))
+    assert client.history.sql("select count(*) as n from ach")["n"].iloc[0] == 0
+    meta = json.loads((tmp_path / "paynb-history.json").read_text())
+    assert meta["masked"] is True and list(meta["kinds"]) == ["noc"]
