@@ -432,4 +432,5 @@ def connect(profile: str | None = None, **options: Any) -> Client:
                    "embedded SANDBOX at %s (simulated service, fake data, nothing is paid). "
                    "To use the real service, set PAYNB_* variables or a profile "
                    "(docs/real-service.md).", handle.base_url)
-    return handle.connect(**options)
+    client: Client = handle.connect(**options)
+    return client

@@ -229,7 +229,7 @@ class Transport:
         asked = _retry_after(response) if response is not None else None
         if asked is not None:
             return min(asked, self.max_retry_wait)
-        delay = min(self.max_backoff, self.backoff * 2 ** attempt)
+        delay = min(self.max_backoff, self.backoff * 2.0 ** attempt)
         return delay / 2 + random.uniform(0, delay / 2)
 
     def token(self, stale: str | None = None) -> str | None:
