@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING, Any
 from paynb._version import __version__
 
 if TYPE_CHECKING:
-    from paynb import calendar, errors, forms, models, plots, sandbox
+    from paynb import calendar, compliance, errors, forms, models, plots, sandbox
     from paynb.client import Client, connect
     from paynb.config import Credentials
     from paynb.history import History
@@ -34,6 +34,7 @@ __all__ = [
     "RouteCheck",
     "__version__",
     "calendar",
+    "compliance",
     "connect",
     "errors",
     "forms",
@@ -55,7 +56,7 @@ _LAZY_ATTRIBUTES = {
     "MatchResult": "paynb.matching",
     "History": "paynb.history",
 }
-_LAZY_MODULES = {"calendar", "errors", "forms", "models", "plots", "sandbox"}
+_LAZY_MODULES = {"calendar", "compliance", "errors", "forms", "models", "plots", "sandbox"}
 
 
 def __getattr__(name: str) -> Any:

@@ -1,4 +1,6 @@
-"""Codes the service uses, and their meanings: item statuses, ACH return codes, NOC change codes.
+"""Codes the service uses, and their meanings: item statuses, ACH return codes, NOC change
+codes, and the ACH request's open sets (account types, entry classes, transaction codes,
+payment type codes, IAT transaction type codes).
 
 Frames put the meaning in a column beside each code (``itemStatusName``,
 ``returnReasonDescription``, ``changeReason``); the plots use the same names and
@@ -8,6 +10,12 @@ colours so that a status looks the same in every chart.
 from __future__ import annotations
 
 __all__ = [
+    "ACH_ACCOUNT_TYPES",
+    "ACH_ENTRY_CLASSES",
+    "ACH_PAYMENT_TYPE_CODES",
+    "ACH_TRANSACTION_CODES",
+    "ACH_TRANSACTION_SUBTYPES",
+    "IAT_TRANSACTION_TYPE_CODES",
     "NOC_CODES",
     "RETURN_CODES",
     "STATUS_COLORS",
@@ -86,4 +94,92 @@ NOC_CODES: dict[str, str] = {
     "C11": "Incorrect company identification",
     "C12": "Incorrect company name and company identification",
     "C13": "Addenda format error",
+}
+
+
+# The ACH request's open sets. The service's docs show some values (Checking,
+# PersonalChecking; PPD, IAT; Prenote) and no allowed set, so these tables give a
+# meaning to the values paynb knows; any other value is sent with a warning
+# (docs/validation.md), never refused.
+
+#: Account types: the two the docs show, and the usual checking/savings variants.
+ACH_ACCOUNT_TYPES: dict[str, str] = {
+    "Checking": "Checking account",
+    "Savings": "Savings account",
+    "PersonalChecking": "Personal (consumer) checking account",
+    "PersonalSavings": "Personal (consumer) savings account",
+    "BusinessChecking": "Business checking account",
+    "BusinessSavings": "Business savings account",
+}
+
+#: NACHA Standard Entry Class codes (NACHA Operating Rules, Appendix Three).
+ACH_ENTRY_CLASSES: dict[str, str] = {
+    "PPD": "Prearranged Payment and Deposit (consumer)",
+    "CCD": "Corporate Credit or Debit",
+    "WEB": "Internet-initiated / mobile entry",
+    "TEL": "Telephone-initiated entry",
+    "IAT": "International ACH Transaction",
+    "CTX": "Corporate Trade Exchange",
+    "CIE": "Customer-initiated entry",
+    "ARC": "Accounts Receivable conversion",
+    "BOC": "Back Office conversion",
+    "POP": "Point-of-Purchase conversion",
+    "RCK": "Re-presented check entry",
+}
+
+#: Sub-types of an ACH request. The docs show ``Prenote`` and a single blank; a blank
+#: (or no sub-type) is an ordinary entry.
+ACH_TRANSACTION_SUBTYPES: dict[str, str] = {
+    "Prenote": "Prenotification: a zero-amount entry that tests the account",
+}
+
+#: NACHA transaction codes (Entry Detail Record, field 2) of demand and savings accounts.
+ACH_TRANSACTION_CODES: dict[int, str] = {
+    21: "Checking credit: return or NOC",
+    22: "Checking credit",
+    23: "Checking credit prenote",
+    24: "Checking credit: zero dollar with remittance data",
+    26: "Checking debit: return or NOC",
+    27: "Checking debit",
+    28: "Checking debit prenote",
+    29: "Checking debit: zero dollar with remittance data",
+    31: "Savings credit: return or NOC",
+    32: "Savings credit",
+    33: "Savings credit prenote",
+    34: "Savings credit: zero dollar with remittance data",
+    36: "Savings debit: return or NOC",
+    37: "Savings debit",
+    38: "Savings debit prenote",
+    39: "Savings debit: zero dollar with remittance data",
+}
+
+#: NACHA payment type codes of WEB and TEL entries.
+ACH_PAYMENT_TYPE_CODES: dict[str, str] = {
+    "R": "Recurring",
+    "S": "Single entry",
+    "ST": "Standing authorization",
+}
+
+#: NACHA IAT transaction type codes (IAT addenda record 1, field 3).
+IAT_TRANSACTION_TYPE_CODES: dict[str, str] = {
+    "ANN": "Annuity",
+    "BUS": "Business / commercial",
+    "DEP": "Deposit",
+    "LOA": "Loan",
+    "MIS": "Miscellaneous",
+    "MOR": "Mortgage",
+    "PEN": "Pension",
+    "REM": "Remittance",
+    "RLS": "Rent / lease",
+    "SAL": "Salary / payroll",
+    "TAX": "Tax",
+    "ARC": "Accounts receivable check",
+    "BOC": "Back office conversion",
+    "MTE": "Machine transfer entry",
+    "POP": "Point of purchase",
+    "POS": "Point of sale",
+    "RCK": "Re-presented check",
+    "SHR": "Shared network transaction",
+    "TEL": "Telephone-initiated",
+    "WEB": "Internet-initiated",
 }

@@ -16,7 +16,15 @@ The tree::
     ├── ResponseFormatError        an answer paynb cannot read (HTML, broken JSON, ...)
     ├── RouteNotCheckedError       instant send without a recent successful route check
     ├── RouteUnavailableError      the route check said no, or the amount is above its limit
-    └── DuplicateSubmissionError   the journal already holds this reference number
+    ├── DuplicateSubmissionError   the journal already holds this reference number
+    └── SubmissionRefusedError     a NACHA guard refused the entry (paynb.compliance)
+
+Warnings (sent anyway, or answered without error, but worth a look)::
+
+    PaynbWarning (UserWarning)
+    ├── UnknownValueWarning            a value of an open set paynb does not know (sent as given)
+    ├── ValidationWarning              unusual but not certainly wrong (a past effective date)
+    └── SubmissionNotAcceptedWarning   the service answered 200 with status I or B
 
 No exception text ever holds a password, secret, token, one-time password or
 full card number: messages name fields, not values.
@@ -34,14 +42,19 @@ __all__ = [
     "DuplicateSubmissionError",
     "NotFoundError",
     "PaynbError",
+    "PaynbWarning",
     "PermissionDeniedError",
     "RateLimitError",
     "ResponseFormatError",
     "RouteNotCheckedError",
     "RouteUnavailableError",
     "ServerError",
+    "SubmissionNotAcceptedWarning",
+    "SubmissionRefusedError",
     "TransportError",
+    "UnknownValueWarning",
     "ValidationError",
+    "ValidationWarning",
 ]
 
 
@@ -93,16 +106,25 @@ def _format_field_errors(errors: dict[str, list[str]]) -> str:
     return "; ".join(f"{field}: {', '.join(messages)}" for field, messages in errors.items())
 
 
+#: How to send anyway what paynb's own checks refuse (docs/validation.md).
+ESCAPE_HATCH = ("paynb refuses only what is certainly wrong (docs/validation.md); to let "
+                "the service judge instead, pass validate=False")
+
+
 class ValidationError(PaynbError, ValueError):
     """Input that breaks the service's rules, found before anything was sent.
 
     ``errors`` maps each bad field (wire spelling, e.g. ``bankRoutingNumber`` or
-    ``items[3].amount``) to its messages.
+    ``items[3].amount``) to its messages, each naming the rule it breaks. When the
+    refusal comes from paynb's checks of a request body (``skippable``), the message
+    also says how to send it anyway: ``validate=False``.
     """
 
-    def __init__(self, errors: dict[str, list[str]], *, message: str | None = None):
+    def __init__(self, errors: dict[str, list[str]], *, message: str | None = None,
+                 skippable: bool = False):
         self.errors = errors
-        super().__init__(message or f"invalid input: {_format_field_errors(errors)}")
+        text = message or f"invalid input: {_format_field_errors(errors)}"
+        super().__init__(f"{text}. {ESCAPE_HATCH}" if skippable else text)
 
 
 class ApiError(_ServiceAnswer, PaynbError):
@@ -213,4 +235,48 @@ class DuplicateSubmissionError(PaynbError):
                  previous: dict[str, Any] | None = None):
         self.reference_number = reference_number
         self.previous = previous or {}
+        super().__init__(message)
+
+
+class PaynbWarning(UserWarning):
+    """Base of every warning paynb gives: something worth a look, nothing refused."""
+
+
+class UnknownValueWarning(PaynbWarning):
+    """A value of an open set (account type, entry class, sub-type, payment type code,
+    transaction code) that paynb does not know: sent as given, the service decides."""
+
+
+class ValidationWarning(PaynbWarning):
+    """Input that is unusual but not certainly wrong (an effective date in the past, text
+    longer than its NACHA field): sent as given."""
+
+
+class SubmissionNotAcceptedWarning(PaynbWarning):
+    """The service answered a submission 200 but with status ``I`` (invalid) or ``B``
+    (blocked): the item is stored and will not be processed. Only ``W`` means it goes
+    ahead.
+
+    ``status`` is the item's status, ``reasons`` the service's reason fields
+    (``itemStatusDescription``, ``returnReason``, ``returnMessage``, ``errors``),
+    ``reference_number`` and ``item_id`` name the item.
+    """
+
+    def __init__(self, message: str, *, status: str, reasons: dict[str, Any] | None = None,
+                 reference_number: Any = None, item_id: Any = None):
+        self.status = status
+        self.reasons = reasons or {}
+        self.reference_number = reference_number
+        self.item_id = item_id
+class SubmissionRefusedError(PaynbError):
+    """A submission guard (:mod:`paynb.compliance`) refused one or more entries before
+    anything was sent: an overdue NOC on the account, a last entry returned for a reason
+    that needs a new authorization, or a reinitiation over NACHA's limits.
+
+    ``verdicts`` holds one :class:`paynb.compliance.Verdict` per refused entry (its
+    ``row`` is the entry's position in a bulk submission, ``reasons`` what the rule says).
+    """
+
+    def __init__(self, message: str, *, verdicts: list[Any] | None = None):
+        self.verdicts = verdicts or []
         super().__init__(message)

@@ -72,7 +72,16 @@ import pyarrow.compute as pc
 import paynb.accessor  # noqa: F401  (df.paynb on every frame, the client's included)
 from paynb._coerce import STATUS_BY_NAME
 from paynb._redact import hide_numbers
-from paynb.codes import NOC_CODES, RETURN_CODES, STATUS_NAMES, STATUS_ORDER
+from paynb.codes import (
+    ACH_ACCOUNT_TYPES,
+    ACH_ENTRY_CLASSES,
+    ACH_TRANSACTION_CODES,
+    ACH_TRANSACTION_SUBTYPES,
+    NOC_CODES,
+    RETURN_CODES,
+    STATUS_NAMES,
+    STATUS_ORDER,
+)
 from paynb.errors import ResponseFormatError
 
 __all__ = [
@@ -629,6 +638,67 @@ def _conv_card_brand(name: str, raw: Columns, ctx: _Context) -> Columns:
                                ordered=False, warn=False)}
 
 
+_TRUE = frozenset({"true", "t", "yes", "y", "1"})
+_FALSE = frozenset({"false", "f", "no", "n", "0"})
+
+
+def _flag(value: Any) -> bool | None:
+    if _missing(value) or value is pd.NA:
+        return None
+    if isinstance(value, bool | np.bool_):
+        return bool(value)
+    if isinstance(value, int | float) and value in (0, 1):
+        return bool(value)
+    text = str(value).strip().lower()
+    return True if text in _TRUE else False if text in _FALSE else None
+
+
+def _conv_bool(name: str, raw: Columns, ctx: _Context) -> Columns:
+    """A flag as pandas' nullable ``boolean`` (JSON true/false, or an export's text)."""
+    values = _get(raw, name, ctx)
+    try:
+        return {name: pd.array(values, dtype="boolean")}
+    except (TypeError, ValueError):
+        flags = [_flag(value) for value in values]
+        unreadable = sum(1 for v, f in zip(values, flags, strict=True)
+                         if f is None and not _missing(v) and v != "")
+        if unreadable:
+            logger.warning("column %s: %d values are not true or false; left empty", name,
+                           unreadable)
+        return {name: pd.array(flags, dtype="boolean")}
+
+
+def _open_code(value: Any) -> str | None:
+    """A code of an open set as sent; blank (the docs' sub-type ``" "``) is absent."""
+    if _missing(value):
+        return None
+    return str(value).strip() or None
+
+
+def _open_set(known: Mapping[str, str], *, described: str | None = None
+              ) -> Callable[[str, Columns, _Context], Columns]:
+    """A converter to a categorical over the ``known`` codes (others appended, no warning:
+    the set is open), with their meanings in the column ``described`` when given."""
+    def convert(name: str, raw: Columns, ctx: _Context) -> Columns:
+        codes = _categorical(name, _get(raw, name, ctx), tuple(known), _open_code,
+                             ordered=False, warn=False)
+        out: Columns = {name: codes}
+        if described:
+            out[described] = _lookup(pd.array(codes.astype(object), dtype=_STRING_DTYPE),
+                                     {k.upper(): v for k, v in known.items()})
+        return out
+
+    return convert
+
+
+def _conv_transaction_code(name: str, raw: Columns, ctx: _Context) -> Columns:
+    codes = _ids(name, _get(raw, name, ctx))
+    meanings = {str(code): meaning for code, meaning in ACH_TRANSACTION_CODES.items()}
+    return {name: codes, "achTransactionCodeDescription": _lookup(
+        pd.array([None if pd.isna(c) else str(c) for c in codes], dtype=_STRING_DTYPE),
+        meanings)}
+
+
 def _conv_return_reason(name: str, raw: Columns, ctx: _Context) -> Columns:
     codes = _strings(_get(raw, name, ctx))
     return {name: codes, "returnReasonDescription": _lookup(codes, RETURN_CODES)}
@@ -709,6 +779,11 @@ def _conv_extra(name: str, raw: Columns, ctx: _Context) -> Columns:
     return {name: _objects(values)}
 
 
+def _conv_object(name: str, raw: Columns, ctx: _Context) -> Columns:
+    """A nested object (``iatAddenda``) kept as sent, one dict per row."""
+    return {name: _objects(_get(raw, name, ctx))}
+
+
 def _objects(values: Sequence[Any]) -> np.ndarray:
     """An object column kept as sent (lists and dicts stay one value per row)."""
     array = np.empty(len(values), dtype=object)
@@ -744,10 +819,27 @@ _SCHEMAS: dict[str, list[tuple[str, Callable[..., Columns]]]] = {
         ("firstSignerFirstName", _conv_str), ("firstSignerLastName", _conv_str),
         ("state", _conv_str), ("zip", _conv_str), ("bankRoutingNumber", _conv_str),
         ("bankAccountNumber", _conv_account), *_COMMON_TAIL,
-        ("achAccountType", _conv_str), ("achTransactionType", _conv_str),
-        ("achTransactionSubType", _conv_str), ("achEntryClass", _conv_str),
+        ("achAccountType", _open_set(ACH_ACCOUNT_TYPES)),
+        ("achTransactionType", _conv_str),
+        ("achTransactionSubType", _open_set(ACH_TRANSACTION_SUBTYPES)),
+        ("achEntryClass", _open_set(ACH_ENTRY_CLASSES, described="achEntryClassDescription")),
         *_STATUS_FIELDS,
         ("receivedDateTime", _conv_time), ("sendDate", _conv_time), ("settleDate", _conv_time),
+        # The rest of the service's documented ACH record (real-service.md), in its order.
+        ("flexBatchId", _conv_str), ("merchantId", _conv_id),
+        ("address1", _conv_str), ("address2", _conv_str), ("city", _conv_str),
+        ("countryCode", _conv_str), ("itemSource", _conv_str), ("returnItemId", _conv_id),
+        ("reportStatus", _conv_str), ("achEffectiveDate", _conv_time),
+        ("depositDateTime", _conv_time), ("apiReportDateTime", _conv_time),
+        ("bankId", _conv_id), ("achTransactionCode", _conv_transaction_code),
+        ("achPaymentTypeCode", _conv_str), ("achCheckNumber", _conv_id),
+        ("achIdentificationNumber", _conv_str), ("achCompanyEntryDescription", _conv_str),
+        ("achCompanyDiscretionaryData", _conv_str),
+        ("achTransactionDiscretionaryData", _conv_str), ("achAddendaText", _conv_str),
+        ("sameDayAchRequested", _conv_bool), ("returnFileName", _conv_str),
+        ("settlementReportFileName", _conv_str), ("returnReportFileName", _conv_str),
+        ("iatAddenda", _conv_object), ("requestedSendDate", _conv_time),
+        ("requestedAchEffectiveDate", _conv_time),
     ],
     "rcc": [
         ("rccItemId", _conv_id), ("companyCode", _conv_str), ("yourReferenceNumber", _conv_str),
@@ -759,6 +851,13 @@ _SCHEMAS: dict[str, list[tuple[str, Callable[..., Columns]]]] = {
         *_STATUS_FIELDS,
         ("depositDateTime", _conv_time), ("receivedDateTime", _conv_time),
         ("sendDate", _conv_time), ("settleDate", _conv_time),
+        # The rest of the service's documented RCC record (real-service.md).
+        ("flexBatchId", _conv_str), ("bankName", _conv_str), ("bankCity", _conv_str),
+        ("bankState", _conv_str), ("bankZip", _conv_str), ("checkNumber", _conv_id),
+        ("checkDate", _conv_time), ("payeeName", _conv_str),
+        ("payeeAccountNumber", _conv_account), ("payeePhone", _conv_str),
+        ("itemSource", _conv_str), ("returnItemId", _conv_id), ("reportStatus", _conv_str),
+        ("bankId", _conv_id), ("apiReportDateTime", _conv_time),
     ],
     "instant": [
         ("uniqueId", _conv_str), ("companyCode", _conv_str), ("yourReferenceNumber", _conv_str),
@@ -769,6 +868,11 @@ _SCHEMAS: dict[str, list[tuple[str, Callable[..., Columns]]]] = {
         ("uniqueId", _conv_str), ("companyCode", _conv_str), ("yourReferenceNumber", _conv_str),
         ("name", _conv_str), ("firstName", _conv_str), ("lastName", _conv_str),
         ("routingNumber", _conv_str), ("accountNumber", _conv_account), *_INSTANT_TAIL,
+        # A request for return of the payment (real-service.md's RTP record).
+        ("requestReturnReceivedDateTime", _conv_time),
+        ("requestReturnCompletedDateTime", _conv_time),
+        ("requestReturnStatus", _conv_instant_status),
+        ("requestReturnStatusCode", _conv_str), ("requestReturnStatusDescription", _conv_str),
     ],
     "noc": [
         ("nocId", _conv_id), ("achItemId", _conv_id), ("companyCode", _conv_str),
@@ -789,8 +893,12 @@ _FIELD_ALIASES: dict[str, dict[str, str]] = {
     "rtp": {"id": "uniqueId"},
     "noc": {"id": "nocId", "itemid": "achItemId"},
 }
+#: Fields whose converter reads other fields too (so their column is not empty just
+#: because the field itself is absent).
+_USES_OTHER_FIELDS = frozenset({"cardLastFour", "changeCode", "correctedData"})
 #: Fields that a converter of another field writes; they are not converted on their own.
-_CONSUMED = {"itemStatusName", "returnReasonDescription", "changeReason", "cardNumber"}
+_CONSUMED = {"itemStatusName", "returnReasonDescription", "changeReason", "cardNumber",
+             "achEntryClassDescription", "achTransactionCodeDescription"}
 
 _KNOWN_NAMES: dict[str, str] = {
     _fold(name): name
@@ -798,6 +906,7 @@ _KNOWN_NAMES: dict[str, str] = {
 }
 _KNOWN_NAMES.update({_fold(n): n for n in (
     "itemStatusName", "returnReasonDescription", "changeReason", "cardNumber", "cardLastFour",
+    "achEntryClassDescription", "achTransactionCodeDescription",
     "total", "creditAmount", "debitAmount", "validCount", "invalidCount", "errors",
     "itemId", "uniqueId", "pageSize", "page",
 )})
@@ -876,7 +985,14 @@ def to_frame(records: Iterable[Mapping[str, Any]] | pd.DataFrame, kind: str, *,
     columns: dict[str, Any] = {}
     schema = _SCHEMAS[kind]
     for name, convert in schema:
-        for out, values in convert(name, raw, ctx).items():
+        if name in raw or name in _USES_OTHER_FIELDS or not n:
+            converted = convert(name, raw, ctx)
+        else:
+            # A documented field this answer left out: its typed empty column, without
+            # converting n missing values (most records carry few of the ~50 fields).
+            converted = {out: pd.Series(values).reindex(range(n)).array
+                         for out, values in convert(name, {}, _Context(0, mask)).items()}
+        for out, values in converted.items():
             columns.setdefault(out, values)
     known = {name for name, _ in schema} | _CONSUMED
     for name in raw:

@@ -8,10 +8,15 @@ and settled with the service's answer afterwards:
 - ``rejected``  the service refused it (400): nothing was stored, it may be sent again;
 - ``failed``    it never left (an error before sending): it may be sent again;
 - ``unknown``   it left but no answer came back: it may or may not be stored, so it
-  blocks a second submission until :meth:`paynb.Client.reconcile` settles it.
+  blocks a second submission until :meth:`paynb.Client.reconcile` settles it;
+- ``invalid``   the service answered with status ``I``: the item is stored but invalid
+  and will not be processed (no money moves); it may be sent again, corrected;
+- ``blocked``   the service answered with status ``B`` (state, routing or account
+  restrictions): stored and locked, no money moves; it may be sent again.
 
 A submission of a reference number that the same company already has in the journal
-for the same kind, in any state but ``rejected`` or ``failed``, is refused with
+for the same kind, in any state but ``rejected``, ``failed``, ``invalid`` or ``blocked``,
+is refused with
 :class:`~paynb.errors.DuplicateSubmissionError` unless the caller allows it. The check
 and the record are one ``BEGIN IMMEDIATE`` transaction, so two threads or two processes
 sharing the file cannot both pass it; a unique partial index guards the same rule.
@@ -62,9 +67,10 @@ KINDS = ("ach", "rcc", "instant", "rtp")
 OPERATIONS = ("submit", "submit_many", "send", "void", "void_many", "void_references")
 SUBMISSIONS = frozenset({"submit", "submit_many", "send"})
 #: Entry states, in the order an entry usually goes through them.
-STATES = ("pending", "sent", "rejected", "unknown", "failed")
-# States after which the same reference may be submitted again: nothing was stored.
-_RETRYABLE = ("rejected", "failed")
+STATES = ("pending", "sent", "rejected", "unknown", "failed", "invalid", "blocked")
+# States after which the same reference may be submitted again: nothing was stored, or
+# what was stored will never move money (answered I or B).
+_RETRYABLE = ("rejected", "failed", "invalid", "blocked")
 _LIVE = ("pending", "sent", "unknown")
 # Voids recorded by item id (their reference is the id); the others go by reference number.
 VOIDS_BY_ID = frozenset({"void", "void_many"})
@@ -72,7 +78,9 @@ VOIDS_BY_ID = frozenset({"void", "void_many"})
 # Values of $PAYNB_JOURNAL that turn the journal off.
 _OFF = frozenset({"off", "none", "false", "0"})
 
-SCHEMA_VERSION = 1
+#: 2 added ``noc_applied`` and ``guard_overrides`` (a version-1 file gets them on opening:
+#: every statement of the schema is ``IF NOT EXISTS``).
+SCHEMA_VERSION = 2
 _BUSY_TIMEOUT_SECONDS = 30.0
 # SQLite builds before 3.32 allow at most 999 parameters in one statement.
 _CHUNK = 500
@@ -133,6 +141,24 @@ CREATE TABLE IF NOT EXISTS seen_changes (
     seen    TEXT NOT NULL,
     PRIMARY KEY (company, kind, key)
 ) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS noc_applied (
+    company    TEXT NOT NULL,
+    noc_id     TEXT NOT NULL,
+    applied_by TEXT NOT NULL,
+    applied_at TEXT NOT NULL,
+    note       TEXT,
+    PRIMARY KEY (company, noc_id)
+) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS guard_overrides (
+    id         INTEGER PRIMARY KEY,
+    created    TEXT NOT NULL,
+    company    TEXT NOT NULL,
+    kind       TEXT NOT NULL,
+    reference  TEXT,
+    rule       TEXT NOT NULL,
+    detail     TEXT,
+    by         TEXT NOT NULL
+);
 {_MATCH_SCHEMA}"""
 
 _ENTRY_COLUMNS = ("id", "batch", "created", "updated", "company", "kind", "operation",
@@ -715,6 +741,60 @@ class Journal:
                  "action": row[3], "method": row[4], "expected": json.loads(row[5]),
                  "items": json.loads(row[6]), "reason": row[7], "note": row[8]}
                 for row in rows]
+    # ------------------------------------------------------------------ NOCs and guards
+
+    def apply_noc(self, company: str, noc_id: str | int, *, by: str, note: str | None = None,
+                  when: datetime | None = None) -> dict[str, Any]:
+        """Mark NOC ``noc_id`` of ``company`` applied (the correction is made) by ``by``.
+
+        The first mark stands: marking a NOC again changes nothing and returns the
+        existing mark (``already`` True). Returns ``{noc_id, by, when, note, already}``.
+        """
+        company = _name(company, "company")
+        key = _name(str(noc_id), "noc_id")
+        by = _name(by, "by")
+        stamp = _stamp(when)
+        text = None if note is None else mask_card_numbers(str(note))
+        with self._write() as conn:
+            inserted = conn.execute(
+                "INSERT OR IGNORE INTO noc_applied (company, noc_id, applied_by, applied_at,"
+                " note) VALUES (?, ?, ?, ?, ?)", (company, key, by, stamp, text)).rowcount
+            row = conn.execute("SELECT applied_by, applied_at, note FROM noc_applied"
+                               " WHERE company = ? AND noc_id = ?", (company, key)).fetchone()
+        return {"noc_id": key, "by": row[0], "when": _parse_stamp(row[1]), "note": row[2],
+                "already": not inserted}
+
+    def applied_nocs(self, company: str) -> dict[str, dict[str, Any]]:
+        """The NOCs of ``company`` marked applied: ``{noc_id (text): {by, when, note}}``."""
+        rows = self._read("SELECT noc_id, applied_by, applied_at, note FROM noc_applied"
+                          " WHERE company = ? ORDER BY applied_at",
+                          (_name(company, "company"),))
+        return {noc: {"by": by, "when": _parse_stamp(at), "note": note}
+                for noc, by, at, note in rows}
+
+    def record_override(self, company: str, kind: str, reference: str | None, rule: str,
+                        detail: str, *, by: str) -> int:
+        """Record that ``by`` sent an entry a submission guard would have refused (``rule``,
+        with the guard's ``detail``); returns the record's id."""
+        with self._write() as conn:
+            (row_id,) = conn.execute(
+                "INSERT INTO guard_overrides (created, company, kind, reference, rule, detail,"
+                " by) VALUES (?, ?, ?, ?, ?, ?, ?) RETURNING id",
+                (_stamp(), _name(company, "company"), _name(kind, "kind", KINDS),
+                 None if reference is None else str(reference), _name(rule, "rule"),
+                 mask_card_numbers(str(detail)), _name(by, "by"))).fetchone()
+        return int(row_id)
+
+    def overrides(self, company: str | None = None) -> list[dict[str, Any]]:
+        """The recorded guard overrides, oldest first: ``{id, when, company, kind,
+        reference, rule, detail, by}``."""
+        where, params = ("WHERE company = ?", (_name(company, "company"),)) if company \
+            else ("", ())
+        rows = self._read("SELECT id, created, company, kind, reference, rule, detail, by"
+                          f" FROM guard_overrides {where} ORDER BY id", params)
+        return [{"id": row[0], "when": _parse_stamp(row[1]), "company": row[2],
+                 "kind": row[3], "reference": row[4], "rule": row[5], "detail": row[6],
+                 "by": row[7]} for row in rows]
 
 
 @contextmanager

@@ -6,8 +6,13 @@ never disagree. Each rule returns ``None`` when the value is fine and a short,
 human message when it is not. Messages never quote the value: a card number
 or an account number must not end up in a log line or an exception.
 
-The spec leaves exact lengths and allowed values "not shown"; the choices made
-here are those of the sandbox and are documented in ``docs/sandbox.md``.
+The strictness policy (``docs/validation.md``): refuse only what is certainly
+wrong whatever the service does; for the open sets (account types, entry
+classes, sub-types, payment type codes) a known value has its meaning in
+:mod:`paynb.codes` and an unknown one is sent with a warning. Blank optional
+text means absent. Lengths the service's docs show (two-character country and
+payment type codes) are enforced; lengths they leave unshown are the sandbox's
+choices, documented in ``docs/sandbox.md``.
 """
 
 from __future__ import annotations
@@ -15,39 +20,62 @@ from __future__ import annotations
 import datetime as dt
 import re
 from decimal import Decimal, InvalidOperation
+from typing import Any
+
+from paynb import codes
 
 __all__ = [
     "ACH_ACCOUNT_TYPES",
     "ACH_ENTRY_CLASSES",
+    "ACH_PAYMENT_TYPE_CODES",
     "ACH_TRANSACTION_SUBTYPES",
     "ACH_TRANSACTION_TYPES",
     "MAX_AMOUNT",
+    "SAME_DAY_LIMIT",
     "US_STATES",
+    "ZERO_DOLLAR_TRANSACTION_CODES",
     "aba_checksum_ok",
+    "blank_is_absent",
     "check_account_number",
     "check_ach_amount",
     "check_ach_zip",
     "check_card_expiration",
     "check_card_number",
+    "check_code",
+    "check_country_code",
     "check_instant_amount",
     "check_name",
     "check_rcc_zip",
     "check_reference_number",
     "check_routing_number",
+    "check_same_day_amount",
     "check_state",
     "check_text",
     "check_tot_password",
     "luhn_ok",
     "to_decimal",
+    "to_utc_datetime",
+    "unknown_value",
+    "wire_datetime",
 ]
 
+#: The one closed set of the ACH request: the spec says "Debit or Credit".
 ACH_TRANSACTION_TYPES: tuple[str, ...] = ("Debit", "Credit")
-ACH_TRANSACTION_SUBTYPES: tuple[str, ...] = ("Prenote",)
-ACH_ACCOUNT_TYPES: tuple[str, ...] = ("Checking", "Savings")
-ACH_ENTRY_CLASSES: tuple[str, ...] = ("PPD", "CCD", "WEB", "TEL")
+#: Known values of the open sets (their meanings are in :mod:`paynb.codes`); other
+#: values are sent with a warning.
+ACH_TRANSACTION_SUBTYPES: tuple[str, ...] = tuple(codes.ACH_TRANSACTION_SUBTYPES)
+ACH_ACCOUNT_TYPES: tuple[str, ...] = tuple(codes.ACH_ACCOUNT_TYPES)
+ACH_ENTRY_CLASSES: tuple[str, ...] = tuple(codes.ACH_ENTRY_CLASSES)
+ACH_PAYMENT_TYPE_CODES: tuple[str, ...] = tuple(codes.ACH_PAYMENT_TYPE_CODES)
+#: Transaction codes of zero-dollar entries that carry remittance data (NACHA): the
+#: only non-prenote entries whose amount is 0.
+ZERO_DOLLAR_TRANSACTION_CODES = frozenset({24, 29, 34, 39})
 
 #: Largest amount an item may carry: ten digits with cents, as an ACH entry holds.
 MAX_AMOUNT = Decimal("99999999.99")
+#: Largest Same Day ACH entry: $1,000,000 per entry since March 18, 2022 (NACHA
+#: Operating Rules, "Expanding Same Day ACH", phase 3).
+SAME_DAY_LIMIT = Decimal("1000000.00")
 
 US_STATES: frozenset[str] = frozenset(
     """AL AK AZ AR CA CO CT DE DC FL GA HI ID IL IN IA KS KY LA ME MD MA MI MN MS MO MT
@@ -109,15 +137,89 @@ def to_decimal(value: object) -> Decimal | None:
     return result if result.is_finite() else None
 
 
-def check_text(value: str, *, max_length: int = 50) -> str | None:
-    """A free-text field: not blank, no control characters, not too long."""
+def check_text(value: str, *, max_length: int | None = 50) -> str | None:
+    """A free-text field: not blank, no control characters, not too long (``None``: no
+    limit, for fields whose length the service's docs leave unshown)."""
     if not value.strip():
         return "must not be blank"
-    if len(value) > max_length:
+    if max_length is not None and len(value) > max_length:
         return f"must be at most {max_length} characters"
     if _CONTROL.search(value):
         return "must not contain control characters"
     return None
+
+
+def blank_is_absent(value: Any) -> Any:
+    """An optional text left blank (empty or only whitespace, like the docs' sub-type
+    ``" "``) is absent: ``None``. Any other value is returned unchanged."""
+    return None if isinstance(value, str) and not value.strip() else value
+
+
+def check_code(value: str, *, width: int) -> str | None:
+    """A short code of at most ``width`` characters, as the service's docs show its width."""
+    if len(value) > width:
+        return f"must be at most {width} characters (the service's documented width)"
+    if _CONTROL.search(value):
+        return "must not contain control characters"
+    return None
+
+
+def check_country_code(value: str) -> str | None:
+    """A two-letter country code (ISO 3166-1 alpha-2, upper case): the documented width."""
+    if len(value) != 2 or not value.isalpha() or not value.isascii():
+        return "must be a two-letter country code, like US"
+    return None
+
+
+def unknown_value(value: Any, known: Any, what: str) -> str | None:
+    """The warning for a value of an open set that paynb does not know (``None``: known).
+
+    Sent anyway: the service documents no allowed set, so an unknown value may be one
+    it accepts (docs/validation.md).
+    """
+    if value is None or value in known:
+        return None
+    shown = ", ".join(str(k) for k in known)
+    return (f"{value!r} is not {what} paynb knows ({shown}); it is sent as given "
+            "and the service decides")
+
+
+def check_same_day_amount(amount: Decimal) -> str | None:
+    """A Same Day ACH entry carries at most $1,000,000 (NACHA, since March 2022)."""
+    if amount > SAME_DAY_LIMIT:
+        return (f"must be at most {SAME_DAY_LIMIT:,} for a same-day entry (NACHA's "
+                "per-entry Same Day ACH limit); send it as a next-day entry instead")
+    return None
+
+
+def to_utc_datetime(value: Any) -> dt.datetime | None:
+    """A date, datetime, pandas ``Timestamp`` or ISO 8601 text as an aware UTC datetime.
+
+    A date is its midnight UTC; a datetime without a zone is read as UTC. ``None``
+    when the value is none of these (a malformed date).
+    """
+    if hasattr(value, "to_pydatetime"):  # pandas Timestamp (numpy datetime64 via pandas)
+        value = value.to_pydatetime()
+    if isinstance(value, str):
+        text = value.strip()
+        try:
+            value = dt.datetime.fromisoformat(text[:-1] + "+00:00" if text.endswith(("Z", "z"))
+                                              else text)
+        except ValueError:
+            return None
+    if isinstance(value, dt.date) and not isinstance(value, dt.datetime):
+        value = dt.datetime.combine(value, dt.time(), tzinfo=dt.UTC)
+    if not isinstance(value, dt.datetime):
+        return None
+    if value.tzinfo is None:
+        return value.replace(tzinfo=dt.UTC)
+    return value.astimezone(dt.UTC)
+
+
+def wire_datetime(value: dt.datetime) -> str:
+    """A datetime as the service's docs write one: ``2025-06-11T18:25:21.435Z`` (UTC, ms)."""
+    value = value.astimezone(dt.UTC) if value.tzinfo else value
+    return f"{value:%Y-%m-%dT%H:%M:%S}.{value.microsecond // 1000:03d}Z"
 
 
 def check_name(value: str) -> str | None:
@@ -181,12 +283,16 @@ def _decimal_places(amount: Decimal) -> int:
     return -exponent if isinstance(exponent, int) and exponent < 0 else 0
 
 
-def check_ach_amount(amount: Decimal, *, prenote: bool = False) -> str | None:
-    """An ACH or RCC amount: above 0 with at most 2 decimals; exactly 0 for a prenote."""
+def check_ach_amount(amount: Decimal, *, prenote: bool = False,
+                     zero_allowed: bool = False) -> str | None:
+    """An ACH or RCC amount: above 0 with at most 2 decimals; exactly 0 for a prenote
+    (and allowed to be 0 for a zero-dollar entry, ``zero_allowed``)."""
     if prenote:
-        return None if amount == 0 else "must be 0 for a prenote"
-    if amount <= 0:
-        return "must be greater than 0"
+        return None if amount == 0 else "must be 0 for a prenote (a prenote carries no money)"
+    if amount < 0:
+        return "must not be negative (the transaction type says debit or credit)"
+    if amount == 0 and not zero_allowed:
+        return "must be greater than 0 (an amount of 0 is a prenote: set the sub-type Prenote)"
     if _decimal_places(amount) > 2:
         return "must have at most 2 decimal places"
     if amount > MAX_AMOUNT:
@@ -233,3 +339,21 @@ def check_tot_password(value: str) -> str | None:
     if not _DIGITS.fullmatch(value) or not 4 <= len(value) <= 10:
         return "must be 4 to 10 digits"
     return None
+
+
+def parse_item_id(text: str) -> int | None:
+    """An integer item id from text such as a URL path segment, or None.
+
+    Only ASCII digits count: ``str.isdigit()`` also accepts digits like ``"³"``
+    that ``int()`` then refuses, and ``int()`` accepts ``"٣"``, spaces, signs and
+    underscores. More than 19 digits, or a value past a 64-bit signed integer
+    (the largest id SQLite stores), is no id either.
+    """
+    if not (0 < len(text) <= 19 and text.isascii() and text.isdigit()):
+        return None
+    value = int(text)
+    return value if value < 2**63 else None
+
+
+# Appended (not inserted in the list above) so concurrent edits of this module merge cleanly.
+__all__ += ["parse_item_id"]

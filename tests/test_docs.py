@@ -34,7 +34,7 @@ REFERENCE = {
         *(f"RccResource.{name}" for name in _ITEMS),
         *(f"InstantResource.{name}" for name in _PAYMENTS),
         *(f"RtpResource.{name}" for name in _PAYMENTS),
-        "NocResource.list", "NocResource.export",
+        "NocResource.list", "NocResource.export", "NocResource.obligations", "NocResource.apply",
     ]),
     "paynb.config": ("reference/config", "paynb.config", None),
     "paynb.errors": ("reference/errors", "paynb.errors", None),

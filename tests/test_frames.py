@@ -444,3 +444,28 @@ def test_card_brand_categorical_known_in_any_casing_others_kept_quietly(caplog):
     assert list(frames.empty_frame("instant")["cardBrand"].cat.categories) == list(
         frames.CARD_BRANDS)
     assert not caplog.records
+
+
+def test_open_sets_are_categoricals_that_keep_unknown_values_quietly(caplog):
+    records = [{"achItemId": 1, "achEntryClass": "PPD", "achAccountType": "Checking",
+                "achTransactionSubType": " "},
+               {"achItemId": 2, "achEntryClass": "XYZ", "achAccountType": "Brokerage",
+                "achTransactionSubType": "Prenote", "achTransactionCode": 28}]
+    with caplog.at_level("WARNING", logger="paynb.frames"):
+        df = frames.to_frame(records, "ach")
+    assert not caplog.records  # an open set: a new value is no surprise
+    assert list(df["achEntryClass"].astype(object)) == ["PPD", "XYZ"]
+    assert "XYZ" in df["achEntryClass"].cat.categories
+    assert df["achEntryClassDescription"].iloc[0].startswith("Prearranged Payment")
+    assert pd.isna(df["achEntryClassDescription"].iloc[1])
+    assert df["achAccountType"].iloc[1] == "Brokerage"
+    assert pd.isna(df["achTransactionSubType"].iloc[0])  # a single blank: ordinary item
+    assert df["achTransactionCodeDescription"].tolist()[1] == "Checking debit prenote"
+
+
+def test_documented_fields_left_out_still_have_their_typed_columns():
+    df = frames.to_frame([{"achItemId": 1, "itemStatus": "W"}] * 3, "ach")
+    empty = frames.empty_frame("ach")
+    assert df.dtypes.to_dict() == empty.dtypes.to_dict()
+    assert df["sameDayAchRequested"].isna().all() and str(df["merchantId"].dtype) == "Int64"
+    assert str(df["achEffectiveDate"].dtype) == "datetime64[ns, UTC]"

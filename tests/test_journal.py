@@ -16,7 +16,7 @@ import pandas as pd
 import pytest
 
 from paynb.errors import DuplicateSubmissionError
-from paynb.journal import STATES, Journal, JournalError, scrub
+from paynb.journal import SCHEMA_VERSION, STATES, Journal, JournalError, scrub
 from paynb.models import AchItem
 
 COMPANY = "DEMO1"
@@ -326,7 +326,7 @@ def test_the_file_is_private_versioned_and_in_wal_mode(journal: Journal, path: P
     if os.name == "posix":
         assert stat.S_IMODE(path.stat().st_mode) == 0o600
     with sqlite3.connect(path) as conn:
-        assert conn.execute("PRAGMA user_version").fetchone()[0] == 1
+        assert conn.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION
         assert conn.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
 
 

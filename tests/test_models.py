@@ -83,12 +83,19 @@ def test_snake_case_input_is_accepted_too() -> None:
         ({"state": "XX"}, "state", "not a US state"),
         ({"zip": "1234"}, "zip", "5 digits"),
         ({"amount": "0"}, "amount", "greater than 0"),
-        ({"amount": "-5"}, "amount", "greater than 0"),
+        ({"amount": "-5"}, "amount", "must not be negative"),
         ({"amount": "1.005"}, "amount", "2 decimal"),
         ({"amount": "ten"}, "amount", "number"),
         ({"amount": True}, "amount", "number"),
         ({"achTransactionType": "Refund"}, "achTransactionType", "Debit"),
-        ({"achEntryClass": "XYZ"}, "achEntryClass", "PPD"),
+        ({"achEntryClass": "P\x01D"}, "achEntryClass", "control characters"),
+        ({"countryCode": "USA"}, "countryCode", "two-letter country code"),
+        ({"achPaymentTypeCode": "RSX"}, "achPaymentTypeCode", "at most 2 characters"),
+        ({"achTransactionDiscretionaryData": "ABC"}, "achTransactionDiscretionaryData",
+         "at most 2 characters"),
+        ({"achTransactionCode": "twenty"}, "achTransactionCode", "whole number"),
+        ({"achCheckNumber": -1}, "achCheckNumber", "greater than or equal to 0"),
+        ({"sendDate": "2025-13-40"}, "sendDate", "ISO 8601"),
         ({"yourReferenceNumber": "   "}, "yourReferenceNumber", "blank"),
         ({"unexpected": 1}, "unexpected", "not a field"),
     ],
@@ -100,13 +107,16 @@ def test_each_bad_ach_field_is_named(change: dict, field: str, message: str) -> 
     assert message in errors[field][0]
 
 
-def test_prenote_is_a_zero_amount_debit() -> None:
+def test_prenote_is_a_zero_amount_entry() -> None:
     prenote = {**ACH, "achTransactionSubType": "Prenote", "amount": 0}
     assert models.check(models.AchItem, prenote)[1] == {}
     assert models.check(models.AchItem, {**prenote, "amount": 5})[1] == {
-        "amount": ["must be 0 for a prenote"]}
-    assert models.check(models.AchItem, {**prenote, "achTransactionType": "Credit"})[1] == {
-        "achTransactionType": ["a prenote must be a Debit"]}
+        "amount": ["must be 0 for a prenote (a prenote carries no money)"]}
+    # A credit prenote is NACHA's (codes 23, 33): sent, with a warning that the service
+    # documents prenotes as debits.
+    credit, errors = models.check(models.AchItem, {**prenote, "achTransactionType": "Credit"})
+    assert errors == {} and credit is not None
+    assert [a.field for a in credit.advisories()] == ["achTransactionType"]
 
 
 def test_every_error_is_reported_at_once_and_values_are_never_quoted() -> None:
@@ -124,7 +134,8 @@ def test_rcc_zip_needs_a_space_before_the_extension() -> None:
 def test_bulk_errors_name_the_row() -> None:
     body = {"alwaysCommitValid": False, "items": [ACH, {**ACH, "amount": -1}]}
     _, errors = models.check(models.AchBulkRequest, body)
-    assert errors == {"items[1].amount": ["must be greater than 0"]}
+    assert errors == {"items[1].amount": [
+        "must not be negative (the transaction type says debit or credit)"]}
     assert models.check(models.AchBulkRequest, {"items": []})[1] == {"items": ["must not be empty"]}
 
 

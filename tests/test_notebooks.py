@@ -30,6 +30,7 @@ EXPECTED = [
     "04_instant_payments.ipynb",
     "05_nocs_and_exports.ipynb",
     "06_compliance.ipynb",
+    "07_acting_on_nocs_and_returns.ipynb",
     "08_history.ipynb",
     "09_match_ledger.ipynb",
 ]

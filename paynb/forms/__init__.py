@@ -18,6 +18,7 @@ from paynb.forms.bulk import BulkSubmitForm
 from paynb.forms.explorer import StatusExplorer
 from paynb.forms.instant import InstantCardForm, RtpForm
 from paynb.forms.matching import ExceptionsView
+from paynb.forms.nocs import NocForm
 from paynb.forms.single import AchForm, PaymentForm, RccForm
 from paynb.forms.void import VoidForm
 
@@ -27,6 +28,7 @@ __all__ = [
     "FieldSet",
     "FieldWidget",
     "InstantCardForm",
+    "NocForm",
     "PaymentForm",
     "RccForm",
     "RtpForm",

@@ -13,6 +13,14 @@ form requires it in its current mode (:meth:`FieldSet.require`): an instant card
 payment's card fields are optional in the model only because a token may be
 used instead, so in card mode they read, and are checked, as required.
 
+An open set (a field whose model lists known values as ``suggestions``: account
+type, entry class, sub-type...) is a combo box offering the known values and
+taking any other; a date-time is a date picker; a field the model marks ``more``
+sits in the form's collapsed "More fields" section (:meth:`FieldSet.more`). A
+nested model (the IAT addenda) becomes its fields, named with dots like the
+errors that name them (``iatAddenda.foreignBeneficiaryPayer.countryCode``), and
+:meth:`FieldSet.values` nests them again.
+
 A field shows its error only once the user has touched it (or when the form
 asks for every error, e.g. after the service refused the request): a message
 that shouts "is required" at a field nobody has reached yet is noise. The
@@ -21,6 +29,7 @@ form's status line still names every missing or wrong field from the start.
 
 from __future__ import annotations
 
+import datetime as dt
 import html
 import types
 import typing
@@ -51,20 +60,30 @@ def _unwrap(annotation: Any) -> tuple[Any, bool]:
     return annotation, False
 
 
+def _nested_model(annotation: Any) -> type[RequestModel] | None:
+    """The request model a field holds (``IatAddenda | None``), else ``None``."""
+    core, _ = _unwrap(annotation)
+    return core if isinstance(core, type) and issubclass(core, RequestModel) else None
+
+
 class FieldWidget:
     """One model field as a row of widgets: label, input, error message, help text.
 
-    ``wire`` is the service's camelCase name; the row carries the CSS class
-    ``paynb-field-<wire>``. :attr:`value` reads the input as the model wants it
-    (``None`` for an empty optional input) and can be set from code.
+    ``wire`` is the service's camelCase name (dotted inside a nested model:
+    ``iatAddenda.transactionTypeCode``); the row carries the CSS class
+    ``paynb-field-<wire>`` (dots as hyphens). :attr:`value` reads the input as the
+    model wants it (``None`` for an empty optional input) and can be set from code.
     """
 
-    def __init__(self, model: type[RequestModel], name: str) -> None:
+    def __init__(self, model: type[RequestModel], name: str, *, prefix: str = "",
+                 group: str = "") -> None:
         info = model.model_fields[name]
         extra = info.json_schema_extra if isinstance(info.json_schema_extra, dict) else {}
         self.name = name
-        self.wire = info.alias or name
-        self.title = info.title or name
+        self.wire = prefix + (info.alias or name)
+        #: Whether the model puts the field in the collapsed "More fields" section.
+        self.more = bool(extra.get("more"))
+        self.title = (f"{group}: " if group else "") + (info.title or name)
         self.description = info.description or ""
         self.secret = bool(extra.get("secret"))
         #: Whether the model lets the field be left out.
@@ -75,6 +94,8 @@ class FieldWidget:
         self.choices: tuple[Any, ...] = ()
         default = None if info.is_required() else info.default
 
+        self.nullable = nullable
+        suggestions = [str(value) for value in extra.get("suggestions") or ()]
         if typing.get_origin(core) is Literal:
             self.kind = "choice"
             self.choices = typing.get_args(core)
@@ -85,6 +106,17 @@ class FieldWidget:
         elif core is bool:
             self.kind = "bool"
             self.input = widgets.Checkbox(value=bool(default), indent=False)
+        elif core is dt.datetime:
+            self.kind = "date"
+            self.input = widgets.DatePicker(value=default)
+        elif suggestions:
+            # An open set: the known values are offered, any other may be typed.
+            self.kind = "text"
+            self.choices = tuple(suggestions)
+            self.input = widgets.Combobox(value="" if default is None else str(default),
+                                          options=suggestions, ensure_option=False,
+                                          placeholder=str(extra.get("placeholder") or ""),
+                                          continuous_update=True)
         else:
             # Decimal stays text: a FloatText would turn 0.1 into 0.1000000000000000055.
             self.kind = "decimal" if core is Decimal else "text"
@@ -110,7 +142,7 @@ class FieldWidget:
                           self.help]),
         ] if self.description else [widgets.HBox([self.label, self.input, self.error])])
         self.row.add_class("paynb-field")
-        self.row.add_class(f"paynb-field-{self.wire}")
+        self.row.add_class(f"paynb-field-{self.wire.replace('.', '-')}")
         self.input.observe(self._on_input, names="value")
 
     def _draw_label(self) -> None:
@@ -141,6 +173,8 @@ class FieldWidget:
         if self.kind in ("text", "decimal"):
             raw = raw.strip()
             return raw or None
+        if self.kind == "bool" and self.nullable and not raw:
+            return None  # an optional flag left unticked is not sent
         return raw
 
     @value.setter
@@ -196,11 +230,24 @@ class FieldSet:
         skip = set(exclude)
         self.model = model
         self.fields: dict[str, FieldWidget] = {}
+        #: Titles of the nested models by wire name (``{"iatAddenda": "IAT addenda"}``).
+        self.groups: dict[str, str] = {}
+        self._add(model, skip, prefix="", group="")
+
+    def _add(self, model: type[RequestModel], skip: set[str], *, prefix: str,
+             group: str) -> None:
         for name, info in model.model_fields.items():
             wire = info.alias or name
             if name in skip or wire in skip:
                 continue
-            self.fields[wire] = FieldWidget(model, name)
+            nested = _nested_model(info.annotation)
+            if nested is not None:
+                title = info.title or wire
+                self.groups[prefix + wire] = title
+                self._add(nested, set(), prefix=f"{prefix}{wire}.",
+                          group=f"{group}: {title}" if group and title != group else title)
+                continue
+            self.fields[prefix + wire] = FieldWidget(model, name, prefix=prefix, group=group)
 
     def __getitem__(self, wire: str) -> FieldWidget:
         return self.fields[wire]
@@ -212,6 +259,20 @@ class FieldSet:
         """The row widgets of ``names`` (all fields when ``None``), in that order."""
         chosen = self.fields if names is None else names
         return [self.fields[name].row for name in chosen]
+
+    def in_group(self, group: str) -> list[str]:
+        """Wire names of the fields of the nested model ``group`` (``"iatAddenda"``)."""
+        return [wire for wire in self.fields if wire.startswith(group + ".")]
+
+    def main(self) -> list[str]:
+        """Wire names of the fields shown open: not ``more``, not in a nested model."""
+        return [wire for wire, field in self.fields.items()
+                if not field.more and "." not in wire]
+
+    def more(self) -> list[str]:
+        """Wire names of the fields of the collapsed "More fields" section."""
+        return [wire for wire, field in self.fields.items()
+                if field.more and "." not in wire]
 
     def observe(self, callback: Callable[[], None]) -> None:
         """Call ``callback()`` after every change of any input."""
@@ -231,8 +292,19 @@ class FieldSet:
             field.required = not field.optional or field.wire in chosen
 
     def values(self) -> dict[str, Any]:
-        """Wire name to value of every visible field that is filled in."""
-        return {f.wire: f.value for f in self if f.visible and f.value is not None}
+        """Wire name to value of every visible field that is filled in; the fields of a
+        nested model as one object (``{"iatAddenda": {"transactionTypeCode": ...}}``),
+        present when any of them is filled in."""
+        data: dict[str, Any] = {}
+        for field in self:
+            if not field.visible or field.value is None:
+                continue
+            *parents, last = field.wire.split(".")
+            target = data
+            for parent in parents:
+                target = target.setdefault(parent, {})
+            target[last] = field.value
+        return data
 
     def check(self, extra: Mapping[str, Any] | None = None
               ) -> tuple[RequestModel | None, dict[str, list[str]]]:
@@ -261,7 +333,7 @@ class FieldSet:
         missing, wrong = [], []
         for wire, messages in errors.items():
             field = self.fields.get(wire)
-            title = field.title if field else wire
+            title = field.title if field else self.groups.get(wire, wire)
             if messages == ["is required"] or (field and field.value is None):
                 missing.append(title)
             else:
@@ -277,7 +349,7 @@ class FieldSet:
                        ) -> tuple[dict[str, list[str]], list[str]]:
         """The service's 400 field errors as messages per field of this set (keys like
         ``$.Amount`` or ``BankRoutingNumber`` matched ignoring case), and the rest as text."""
-        by_name = {wire.lower(): wire for wire in self.fields}
+        by_name = {wire.split(".")[-1].lower(): wire for wire in reversed(self.fields)}
         on_fields: dict[str, list[str]] = {}
         elsewhere: list[str] = []
         for key, messages in errors.items():

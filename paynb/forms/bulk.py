@@ -21,6 +21,7 @@ from paynb.forms._base import (
     table_box,
     table_html,
 )
+from paynb.forms.nocs import guard_text, guard_verdicts, new_authorization_box
 from paynb.models import AchItem, RccItem, RequestModel, check
 
 __all__ = ["BulkSubmitForm"]
@@ -130,6 +131,10 @@ class BulkSubmitForm(Form):
         self.kind.observe(self._recheck, names="value")
         self.commit.observe(self._recheck, names="value")
         self.upload.observe(self._on_upload, names="value")
+        self.new_authorization = new_authorization_box()
+        self.new_authorization.observe(self._recheck, names="value")
+        #: Per row: the NACHA guards' warnings and notes (refusals are in the row's errors).
+        self._guard_notes: dict[int, str] = {}
         self._frame: pd.DataFrame | None = None
         self._rows: list[dict[str, Any]] = []
         self._errors: list[dict[str, list[str]]] = []
@@ -141,7 +146,8 @@ class BulkSubmitForm(Form):
             widgets.HBox([self.kind, self.upload]),
             widgets.HTML("<b>If some rows are invalid:</b>"), self.commit,
             widgets.HTML(f"<div style='color:#555;font-size:90%'>{_CHOICE_HELP}</div>"),
-            self.preview, self.confirm, widgets.HBox([self.submit_button, self.anyway_button]))
+            self.preview, self.confirm, widgets.HBox([self.new_authorization,
+                                                      self.submit_button, self.anyway_button]))
         if items is not None:
             self.set_items(items, kind=kind)
         else:
@@ -203,11 +209,32 @@ class BulkSubmitForm(Form):
                 seen[str(ref)] = number
             self._errors.append(errors)
             self._amounts.append(item.amount if item is not None else None)
+        self._guard_rows(model)
         self._done = False
         self._duplicate = False
         self.confirm.value = False
         self._render_preview()
         self._changed()
+
+    def _guard_rows(self, model: type[RequestModel]) -> None:
+        """Ask the NACHA guards about the valid ACH rows: a refused row becomes invalid
+        (its reasons in the preview), the others keep their warnings and notes."""
+        self._guard_notes = {}
+        if self.kind.value != "ach":
+            return
+        bodies = {n: model.model_validate(row).to_wire()
+                  for n, row in enumerate(self._rows) if self._amounts[n] is not None}
+        if not bodies:
+            return
+        verdicts, problem = guard_verdicts(self.client, bodies,
+                                           new_authorization=self.new_authorization.value)
+        for n in bodies:
+            verdict = verdicts.get(n)
+            if problem or not verdict.allowed:
+                self._errors[n]["guard"] = [problem] if problem else verdict.reasons
+                self._amounts[n] = None
+            elif guard_text(verdict):
+                self._guard_notes[n] = guard_text(verdict)
 
     def _render_preview(self, service_rows: Mapping[int, Mapping[str, list[str]]] | None = None
                         ) -> None:
@@ -219,7 +246,8 @@ class BulkSubmitForm(Form):
             errors = {**errors, **((service_rows or {}).get(index) or {})}
             problem = "; ".join(f"{key}: {', '.join(msgs)}" for key, msgs in errors.items())
             css = "paynb-row-invalid" if problem else "paynb-row-valid"
-            color = "#b00020" if problem else "#1b7f3b"
+            color = "#b00020" if problem else "#a15c00" if index in self._guard_notes \
+                else "#1b7f3b"
             name = " ".join(str(row.get(k, "")) for k in ("firstSignerFirstName",
                                                           "firstSignerLastName")).strip()
             lines.append(
@@ -227,7 +255,7 @@ class BulkSubmitForm(Form):
                 f"<td>{escape(row.get('yourReferenceNumber'))}</td><td>{escape(name)}</td>"
                 f"<td style='text-align:right'>"
                 f"{escape(row.get('amount'))}</td><td style='color:{color}'>"
-                f"{escape(problem or 'valid')}</td></tr>")
+                f"{escape(problem or self._guard_notes.get(index) or 'valid')}</td></tr>")
         note = (f"<p style='color:#a15c00'>Columns ignored (not fields of a "
                 f"{self.kind.value.upper()} item): {escape(', '.join(self._ignored))}</p>"
                 if self._ignored else "")
@@ -300,7 +328,8 @@ class BulkSubmitForm(Form):
         try:
             result = resource.submit_many(list(self._rows), commit_valid=self.commit_valid,
                                           allow_duplicate=allow_duplicate,
-                                          on_chunk=self._chunk_answered)
+                                          on_chunk=self._chunk_answered,
+                                          new_authorization=self.new_authorization.value)
         except BulkRejectedError as exc:
             self._render_preview(exc.rows)
             self._announce("The service rejected the whole set (all or nothing): nothing was "
@@ -327,7 +356,8 @@ class BulkSubmitForm(Form):
         self.result = result
         id_column = _KINDS[self.kind.value][1]
         shown = [c for c in ("row", "yourReferenceNumber", id_column, "itemStatus",
-                             "itemStatusName", "amount", "errors") if c in result.columns]
+                             "itemStatusName", "amount", "errors", "guard")
+                 if c in result.columns]
         self.output.value = (table_html(result[shown])
                              + csv_link(result, f"bulk-{self.kind.value}-result.csv"))
         statuses = result["itemStatus"].astype("string") if "itemStatus" in result else None

@@ -7,6 +7,7 @@ the instant forms (:mod:`paynb.forms.instant`) add a route-check step to the sam
 
 from __future__ import annotations
 
+import warnings
 from typing import Any
 
 import ipywidgets as widgets
@@ -17,6 +18,8 @@ from paynb.errors import (
     ResponseFormatError,
     RouteNotCheckedError,
     RouteUnavailableError,
+    SubmissionNotAcceptedWarning,
+    SubmissionRefusedError,
     TransportError,
     ValidationError,
 )
@@ -29,13 +32,15 @@ from paynb.forms._base import (
     record_html,
 )
 from paynb.forms.builder import FieldSet
+from paynb.forms.nocs import guard_text, guard_verdicts, new_authorization_box
 from paynb.models import AchItem, RccItem, RequestModel
 
 __all__ = ["AchForm", "PaymentForm", "RccForm"]
 
 #: Errors raised before anything is sent (the payment certainly did not leave): the
 #: secret inputs are kept, so that only the mistake needs retyping.
-_BEFORE_SENDING = (ValidationError, RouteNotCheckedError, RouteUnavailableError)
+_BEFORE_SENDING = (ValidationError, RouteNotCheckedError, RouteUnavailableError,
+                   SubmissionRefusedError)
 
 
 class PaymentForm(Form):
@@ -140,12 +145,26 @@ class PaymentForm(Form):
         self._show(self.anyway_button, self._pending is not None)
         self._show(self.another_button, self._done)
         summary = self._summary(item) if item is not None else ""
+        advice = self._advice(item)
         self._report(
             (bool(blocked), blocked or "", "warn"),
             (item is None, self.fields.problems(errors), "warn"),
             (not self.confirm.value, f"Ready to {self.verb.lower()} {summary}: tick the "
-             "confirmation to send it.", "info"),
-            (True, f"Ready to {self.verb.lower()} {summary}.", "ok"))
+             f"confirmation to send it.{advice}", "warn" if advice else "info"),
+            (True, f"Ready to {self.verb.lower()} {summary}.{advice}",
+             "warn" if advice else "ok"))
+
+    def _advice(self, item: RequestModel | None) -> str:
+        """The item's advisories (sent anyway, docs/validation.md) as one sentence."""
+        if item is None:
+            return ""
+        said = []
+        for advisory in item.advisories():
+            field = self.fields.fields.get(advisory.field)
+            title = field.title if field else self.fields.groups.get(advisory.field,
+                                                                     advisory.field)
+            said.append(f"{title}: {advisory.message}")
+        return f" Note (sent anyway): {'; '.join(said)}." if said else ""
 
     # -- actions ----------------------------------------------------------------------
 
@@ -165,7 +184,11 @@ class PaymentForm(Form):
 
     def _send(self, item: RequestModel, *, allow_duplicate: bool) -> None:
         try:
-            record = self._deliver(item.to_wire(), allow_duplicate=allow_duplicate)
+            # The advisories are in the status line already; a submission answered I or
+            # B becomes the red line below, not a warning printed under the cell.
+            with warnings.catch_warnings(record=True) as caught:
+                warnings.simplefilter("always")
+                record = self._deliver(item.to_wire(), allow_duplicate=allow_duplicate)
         except DuplicateSubmissionError as exc:
             self._pending = item
             self.output.value = (
@@ -208,6 +231,11 @@ class PaymentForm(Form):
         self._forget_secrets()
         self._untick()
         self.output.value = record_html(record)
+        refused = [w.message for w in caught
+                   if isinstance(w.message, SubmissionNotAcceptedWarning)]
+        if refused:
+            self._announce(f"Not accepted: {refused[0]}", "error")
+            return
         self._announce(self._sent(record), "ok")
 
     def _forget_secrets(self) -> None:
@@ -225,12 +253,38 @@ class PaymentForm(Form):
 
 
 class _ItemForm(PaymentForm):
-    """An ACH or RCC item: the model's fields in order, then the buttons."""
+    """An ACH or RCC item: the model's main fields in order, each nested model's fields
+    (the IAT addenda) in their own box, the collapsed "More fields", then the buttons."""
 
     def __init__(self, client: Any) -> None:
         super().__init__(client)
-        self._assemble(widgets.VBox(self.fields.rows()), self.buttons)
+        #: One box per nested model of the request, by its wire name (``iatAddenda``).
+        self.groups: dict[str, widgets.VBox] = {}
+        for wire, title in self.fields.groups.items():
+            if "." in wire:
+                continue  # a model inside a nested model shares its parent's box
+            box = widgets.VBox([widgets.HTML(f"<b>{title}</b>"),
+                                *self.fields.rows(self.fields.in_group(wire))])
+            box.add_class("paynb-group")
+            box.add_class(f"paynb-group-{wire}")
+            self.groups[wire] = box
+        parts: list[widgets.Widget] = [widgets.VBox(self.fields.rows(self.fields.main())),
+                                       *self.groups.values()]
+        more = self.fields.more()
+        self.more = widgets.Accordion(children=[widgets.VBox(self.fields.rows(more))],
+                                      titles=("More fields",), selected_index=None)
+        """The collapsed section of the optional fields an analyst rarely needs."""
+        self.more.add_class("paynb-more-fields")
+        if more:
+            parts.append(self.more)
+        self._assemble(*parts, self.buttons)
         self._refresh()
+
+    def _show_group(self, wire: str, visible: bool) -> None:
+        """Show or hide a nested model's box; hidden fields are not sent."""
+        self._show(self.groups[wire], visible)
+        for name in self.fields.in_group(wire):
+            self.fields[name].visible = visible
 
 
 class AchForm(_ItemForm):
@@ -247,11 +301,49 @@ class AchForm(_ItemForm):
     css_name = "ach"
 
     def __init__(self, client: Any) -> None:
+        #: The NACHA guards' verdict on the entry as typed (see paynb.forms.nocs).
+        self._verdict: Any = None
+        self.new_authorization = new_authorization_box()
         super().__init__(client)
         self.fields["achTransactionSubType"].input.observe(self._prenote, names="value")
+        self.new_authorization.observe(self._changed, names="value")
+        self.buttons.children = (self.new_authorization, *self.buttons.children)
+        self.fields["achEntryClass"].input.observe(self._entry_class, names="value")
+        self._entry_class()
+
+    def _entry_class(self, *_change: Any) -> None:
+        # The IAT addenda belong to IAT entries only (NACHA): shown, and sent, for those.
+        entry_class = (self.fields["achEntryClass"].value or "").upper()
+        self._show_group("iatAddenda", entry_class == "IAT")
+        self._refresh()
+
+    def prefill(self, record: Any) -> None:
+        """Fill the fields from ``record``: a :class:`paynb.compliance.Correction` (a NOC's
+        corrected account record) or a mapping of wire names; fields this form lacks are
+        left out, the others are typed in as if by hand."""
+        values = record.to_dict() if hasattr(record, "to_dict") else dict(record)
+        for wire, value in values.items():
+            if wire in self.fields.fields and value is not None:
+                self.fields[wire].value = value
+
+    def _blocked(self) -> str | None:
+        self._verdict = None
+        item, _errors = self.fields.check()
+        if item is None:
+            return None
+        verdicts, problem = guard_verdicts(self.client, {0: item.to_wire()},
+                                           new_authorization=self.new_authorization.value)
+        if problem:
+            return problem
+        self._verdict = verdicts[0]
+        return "Refused: " + "; ".join(self._verdict.reasons) if self._verdict.reasons else None
+
+    def _deliver(self, payload: dict[str, Any], *, allow_duplicate: bool) -> Any:
+        return self.resource.submit(payload, allow_duplicate=allow_duplicate,
+                                    new_authorization=self.new_authorization.value)
 
     def _prenote(self, change: dict[str, Any]) -> None:
-        prenote = change["new"] == "Prenote"
+        prenote = str(change["new"] or "").strip().lower() == "prenote"
         kind, amount = self.fields["achTransactionType"], self.fields["amount"]
         if prenote:
             kind.value, amount.value = "Debit", "0"
@@ -260,9 +352,16 @@ class AchForm(_ItemForm):
         kind.disabled = amount.disabled = prenote
 
     def _summary(self, item: Any) -> str:
-        what = "a debit prenote" if item.ach_transaction_sub_type else (
-            f"a {item.ach_transaction_type.lower()} of {item.amount}")
-        return f"{what}, reference {item.your_reference_number}"
+        what = f"a {item.ach_transaction_type.lower()} prenote" \
+            if item.ach_transaction_sub_type == "Prenote" else \
+            f"a {'same-day ' if item.same_day_ach_requested else ''}" \
+            f"{item.ach_transaction_type.lower()} of {item.amount}"
+        described = f" ({item.ach_company_entry_description})" \
+            if item.ach_company_entry_description else ""
+        summary = f"{what}{described}, reference {item.your_reference_number}"
+        checks = guard_text(self._verdict) if self._verdict is not None else ""
+        # The form ends the line with a full stop; the checks end with their own.
+        return f"{summary}. {checks.removesuffix('.')}" if checks else summary
 
     def _movement(self, item: Any) -> str:
         account = (f"account {last_four(item.bank_account_number)} at routing "

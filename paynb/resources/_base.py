@@ -22,6 +22,7 @@ from paynb.errors import (
 )
 from paynb.models import RequestModel, check
 from paynb.paging import Page, iter_pages
+from paynb.resources._seen import GUARD_FIELDS, SeenRecords
 from paynb.results import ExportFile
 from paynb.transport import parse_json, preview
 
@@ -37,6 +38,8 @@ logger = logging.getLogger("paynb.resources")
 Answer = TypeVar("Answer")
 _FILETYPE = re.compile(r"[A-Za-z0-9]{1,16}")
 _READABLE_EXPORTS = ("csv", "json", "xlsx")
+#: The list envelope's totals that reach ``frame.attrs`` (count, and exact Decimal sums).
+_ENVELOPE_TOTALS = ("total", "creditAmount", "debitAmount")
 #: Records per DataFrame built while later pages are still being fetched.
 FRAME_BATCH = 4000
 
@@ -124,7 +127,7 @@ def wire_body(model: type[RequestModel], data: Mapping[str, Any], *,
     if validate:
         valid, errors = check(model, data)
         if valid is None:
-            raise ValidationError(errors)
+            raise ValidationError(errors, skippable=True)
         return valid.to_wire()
     names = model.wire_names()
     body = {names.get(key, key): value for key, value in data.items()}
@@ -176,6 +179,10 @@ class Resource:
 
     def __init__(self, client: Client) -> None:
         self._client = client
+        #: The raw ACH items and NOCs this client has seen: the history the submission
+        #: guards of :mod:`paynb.compliance` check an entry against.
+        self._seen = (SeenRecords(self.id_field, GUARD_FIELDS) if self.kind == "ach" else
+                      SeenRecords(self.id_field) if self.kind == "noc" else None)
 
     def __repr__(self) -> str:
         return f"<{type(self).__name__} of {self._client!r}>"
@@ -209,6 +216,8 @@ class Resource:
     # ------------------------------------------------------------------ frames
 
     def _frame(self, records: Sequence[Mapping[str, Any]] | pd.DataFrame) -> pd.DataFrame:
+        if self._seen is not None and not hasattr(records, "columns"):
+            self._seen.add(records)  # every list page, get, poll and submission answer
         return frames.to_frame(records, self.kind, mask=self._client.mask)
 
     def _row(self, record: Mapping[str, Any]) -> pd.Series:
@@ -227,12 +236,17 @@ class Resource:
         if progress is not None and not isinstance(progress, bool):
             raise invalid("progress", "must be True, False or None")
         path = self._path()
+        # The envelope's totals of the whole list (every page carries the same ones).
+        envelope: dict[str, Any] = {}
 
         def fetch(number: int) -> Page:
             query = [*params, ("page", number), ("pageSize", size)]
             answer = self._call("GET", path, params=query)
             records = frames.extract_records(answer, method="GET", path=path)
-            total = frames.list_metadata(answer).get("total")
+            meta = frames.list_metadata(answer)
+            if not envelope:
+                envelope.update({key: meta[key] for key in _ENVELOPE_TOTALS if key in meta})
+            total = meta.get("total")
             return Page(records, total if isinstance(total, int) else None)
 
         if page is not None:
@@ -251,6 +265,7 @@ class Resource:
                 # A record that moved to a later page while paging: keep its first sight.
                 logger.info("%s list: dropped %d records seen twice", self.kind, repeats.sum())
                 frame = frame[~repeats].reset_index(drop=True)
+        frame.attrs.update(envelope)
         return frame
 
     def _frame_of_pages(self, pages: Iterable[list[dict[str, Any]]]) -> pd.DataFrame:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import datetime as dt
 import logging
 import re
+import warnings
 from collections.abc import Callable, Iterable, Mapping
 from typing import TYPE_CHECKING, Any, ClassVar
 
@@ -12,8 +13,14 @@ from pydantic import ValidationError as PydanticValidationError
 
 from paynb._coerce import STATUS_BY_NAME
 from paynb.codes import STATUS_NAMES, STATUS_ORDER
-from paynb.errors import BadRequestError, BulkRejectedError, ValidationError
-from paynb.models import BulkRequest, RequestModel, check, field_errors
+from paynb.errors import (
+    ESCAPE_HATCH,
+    BadRequestError,
+    BulkRejectedError,
+    SubmissionNotAcceptedWarning,
+    ValidationError,
+)
+from paynb.models import Advisory, BulkRequest, RequestModel, check, field_errors
 from paynb.resources._base import (
     Resource,
     as_mapping,
@@ -41,6 +48,49 @@ BULK_CHUNK = 1000
 CHANGES_OVERLAP = dt.timedelta(days=1)
 CHANGE_STATUSES = ("B", "I", "R")
 _ROW_KEY = re.compile(r"^(?:items)?\[(\d+)\]\.?(.*)$")
+#: Journal states of a submission answered with these statuses: stored, never processed.
+_NOT_ACCEPTED = {"I": "invalid", "B": "blocked"}
+#: The service's fields that say why an item is not accepted.
+_REASON_FIELDS = ("itemStatusDescription", "returnReason", "returnMessage", "errors")
+#: Distinct advisories of one bulk submission warned about one by one; the rest are counted.
+_MAX_BULK_WARNINGS = 10
+
+
+def _present(value: Any) -> bool:
+    if value is None:
+        return False
+    try:
+        return not bool(value != value)  # NaN, NaT
+    except (TypeError, ValueError):  # pd.NA, arrays
+        return True
+
+
+def _reasons(record: Mapping[str, Any]) -> dict[str, Any]:
+    """The service's reason fields of a record that are filled in."""
+    found = {}
+    for field in _REASON_FIELDS:
+        value = id_of(record, field)
+        if _present(value) and value not in ("", [], {}):
+            found[field] = value
+    return found
+
+
+def _warn_advisories(advice: list[tuple[int | None, Advisory]]) -> None:
+    """One warning per distinct advisory, naming the rows it applies to (bulk)."""
+    grouped: dict[tuple[str, str, type[Warning]], list[int]] = {}
+    for row, advisory in advice:
+        rows = grouped.setdefault((advisory.field, advisory.message, advisory.category), [])
+        if row is not None:
+            rows.append(row)
+    for number, ((field, message, category), rows) in enumerate(grouped.items()):
+        if number == _MAX_BULK_WARNINGS:
+            warnings.warn(f"{len(grouped) - number} more kinds of advisories; see "
+                          "client.<kind>.check_rows()", category, stacklevel=4)
+            break
+        where = f" (rows {', '.join(map(str, rows[:20]))}{', ...' if len(rows) > 20 else ''})" \
+            if rows else ""
+        warnings.warn(f"{field}: {message}{where}; sent anyway (docs/validation.md)", category,
+                      stacklevel=4)
 
 
 def _tell(on_chunk: Callable[[int, int], None] | None, answered: int, requests: int) -> None:
@@ -131,6 +181,11 @@ class ItemResource(Resource):
             page_size: records per page (default: the client's ``page_size``).
             max_items: stop after this many records.
             progress: False hides the progress bar shown for lists of several pages.
+
+        ``frame.attrs`` holds the envelope's totals of the whole list the service
+        matched (not only the rows fetched when ``page`` or ``max_items`` is given):
+        ``total`` (an int), ``creditAmount`` and ``debitAmount`` (exact ``Decimal``),
+        each when the service sent it.
         """
         params: list[tuple[str, Any]] = [("itemStatus", code) for code in _statuses(status)]
         if returned_from is not None:
@@ -148,41 +203,131 @@ class ItemResource(Resource):
     # ------------------------------------------------------------------ submitting
 
     def submit(self, item: Any, *, allow_duplicate: bool = False,
-               validate: bool = True) -> pd.Series:
-        """Submit one item; returns the stored item (status ``W``).
+               validate: bool = True, new_authorization: bool = False) -> pd.Series:
+        """Submit one item; returns the stored item as the service answered it.
 
         ``item`` is a mapping (camelCase or snake_case names), a pandas Series or
-        a :mod:`paynb.models` instance. It is checked before anything is sent
-        (:class:`~paynb.errors.ValidationError` names every bad field;
-        ``validate=False`` leaves the checking to the service). A reference
+        a :mod:`paynb.models` instance; every field of the service's documented
+        request may be given (``sameDayAchRequested``, ``achCompanyEntryDescription``,
+        ``achEffectiveDate``, ``iatAddenda`` ...). It is checked before anything is
+        sent: :class:`~paynb.errors.ValidationError` names every field that is
+        certainly wrong and the rule it breaks; ``validate=False`` sends it as given
+        and leaves the checking to the service (docs/validation.md). What is only
+        unusual (an unknown account type, an effective date in the past) is sent
+        with a :class:`~paynb.errors.PaynbWarning`.
+
+        The status in the answer says what happens next: ``W`` (waiting) is the only
+        one that means the item goes ahead. ``I`` (invalid) or ``B`` (blocked: state,
+        routing or account restrictions) means it is stored and locked and will not
+        be processed: a :class:`~paynb.errors.SubmissionNotAcceptedWarning` names the
+        status and the service's reasons, and the journal records the entry
+        ``invalid`` or ``blocked`` (not ``sent``). A reference
         number already in the journal for this company is refused with
         :class:`~paynb.errors.DuplicateSubmissionError` unless ``allow_duplicate``.
         The POST is sent once: when its answer is lost the journal marks it
         ``unknown`` (see :meth:`paynb.Client.reconcile`).
+
+        ACH entries pass NACHA's submission guards first (:mod:`paynb.compliance`):
+        an overdue NOC on the account, a last entry returned for a reason that needs a
+        new authorization, or a reinitiation over its limits raises
+        :class:`~paynb.errors.SubmissionRefusedError` with nothing sent;
+        ``new_authorization=True`` says the receiver authorized again (recorded in the
+        journal). A reinitiation gets company entry description ``RETRY PYMT``.
         """
         body = wire_body(self.model, as_mapping(item, "item"), validate=validate)
-        return self._post_one("submit", body, allow_duplicate=allow_duplicate)
+        # Lazy: compliance sits above the resources (see paynb.compliance._guards).
+        from paynb.compliance._guards import guard_submission
+
+        guard_submission(self, {0: body}, new_authorization=new_authorization,
+                         all_or_nothing=True)
+        if validate:
+            _warn_advisories([(None, a) for a in self.model.model_validate(body).advisories()])
+        row = self._post_one("submit", body, allow_duplicate=allow_duplicate)
+        self._warn_not_accepted([row])
+        return row
+
+    def _warn_not_accepted(self, records: Iterable[Mapping[str, Any]], *,
+                           total: int | None = None) -> None:
+        """A :class:`~paynb.errors.SubmissionNotAcceptedWarning` when the service answered
+        items with ``I`` or ``B``: stored, but they will not be processed."""
+        refused = [record for record in records
+                   if str(id_of(record, "itemStatus") or "").upper() in _NOT_ACCEPTED]
+        if not refused:
+            return
+        lines = []
+        for record in refused[:5]:
+            status = str(id_of(record, "itemStatus")).upper()
+            reasons = _reasons(record)
+            said = "; ".join(f"{k}: {v}" for k, v in reasons.items()) or "no reason given"
+            lines.append(f"reference {id_of(record, 'yourReferenceNumber')}, item "
+                         f"{id_of(record, self.id_field)}: status {status} "
+                         f"({STATUS_NAMES[status]}) - {said}")
+        first = refused[0]
+        status = str(id_of(first, "itemStatus")).upper()
+        count = (f"{len(refused)} of {total} items were" if total is not None
+                 else f"the {self.kind.upper()} item was")
+        more = f"; and {len(refused) - 5} more" if len(refused) > 5 else ""
+        message = (f"{count} answered I (invalid) or B (blocked), not W: stored but will not "
+                   f"be processed (the journal records them invalid/blocked). "
+                   f"{' | '.join(lines)}{more}")
+        warnings.warn(SubmissionNotAcceptedWarning(
+            message, status=status, reasons=_reasons(first),
+            reference_number=id_of(first, "yourReferenceNumber"),
+            item_id=id_of(first, self.id_field)), stacklevel=3)
+
+    def _settle_records(self, entries: Any, records: Any) -> None:
+        """Settle each entry with its answer: ``invalid``/``blocked`` for an item answered
+        ``I``/``B`` (stored, never processed), else as every resource does."""
+        journal = self._client._journal
+        if journal is None:
+            return
+        plain_entries, plain_records, outcomes = [], [], []
+        for entry, record in zip(entries, records, strict=True):
+            status = str(id_of(record, "itemStatus") or "").upper() if record else ""
+            if status in _NOT_ACCEPTED:
+                errors = id_of(record, "errors")
+                detail = "; ".join(f"{k}: {v}" for k, v in _reasons(record).items()) or None
+                outcomes.append((entry, _NOT_ACCEPTED[status], id_of(record, self.id_field),
+                                 status, detail if errors is None else str(errors)))
+            else:
+                plain_entries.append(entry)
+                plain_records.append(record)
+        if outcomes:
+            journal.settle_many(outcomes)
+        if plain_entries:
+            super()._settle_records(plain_entries, plain_records)
 
     def _check_rows(self, rows: list[dict[str, Any]]
                     ) -> tuple[dict[int, dict[str, Any]], dict[int, dict[str, list[str]]]]:
         """Wire bodies of the valid rows and errors of the others, in one validation pass."""
         # Row by row rather than one TypeAdapter over the list: a list's error aborts the
         # whole list, and validating the good rows again made one bad row double the time.
+        bodies, bad, _ = self._check_rows_advice(rows)
+        return bodies, bad
+
+    def _check_rows_advice(self, rows: list[dict[str, Any]]
+                           ) -> tuple[dict[int, dict[str, Any]], dict[int, dict[str, list[str]]],
+                                      list[tuple[int | None, Advisory]]]:
+        """:meth:`_check_rows`, plus the advisories of the valid rows."""
         validate = self.model.model_validate
         bodies: dict[int, dict[str, Any]] = {}
         bad: dict[int, dict[str, list[str]]] = {}
+        advice: list[tuple[int | None, Advisory]] = []
         for n, row in enumerate(rows):
             try:
-                bodies[n] = validate(row).to_wire()
+                item = validate(row)
+                bodies[n] = item.to_wire()
+                advice.extend((n, advisory) for advisory in item.advisories())
             except PydanticValidationError as exc:
                 # A row that is not an object at all is reported under "item".
                 bad[n] = {"item" if key == "body" else key: messages
                           for key, messages in field_errors(exc).items()}
-        return bodies, bad
+        return bodies, bad, advice
 
     def submit_many(self, items: Any, *, commit_valid: bool = True,
                     allow_duplicate: bool = False, validate: bool = True,
-                    on_chunk: Callable[[int, int], None] | None = None) -> pd.DataFrame:
+                    on_chunk: Callable[[int, int], None] | None = None,
+                    new_authorization: bool = False) -> pd.DataFrame:
         """Submit several items in bulk; one result row per input row, in input order.
 
         ``items`` is a DataFrame or a list of mappings. Every row is checked first,
@@ -191,6 +336,12 @@ class ItemResource(Resource):
         invalid, its ``I`` entry and the service's errors; for a row that failed
         paynb's own checks, ``itemStatus`` ``I``, no id and the errors -- such a
         row is not sent.
+
+        Rows answered ``I`` or ``B`` by the service are stored but will not be
+        processed: one :class:`~paynb.errors.SubmissionNotAcceptedWarning` names them,
+        and the journal records them ``invalid`` or ``blocked``. Advisories of valid
+        rows (an unknown entry class, a past effective date) are warned once each,
+        naming the rows.
 
         ``commit_valid=True`` (the service's ``alwaysCommitValid``) stores the
         valid items. ``commit_valid=False`` is all or nothing: when any row is
@@ -208,6 +359,12 @@ class ItemResource(Resource):
         ``on_chunk(answered, requests)`` is called before the first request
         (``answered`` 0) and after each answered one, so that a caller can show
         progress; an exception it raises is logged, never stops the submission.
+
+        ACH rows pass NACHA's submission guards (see :meth:`submit`), each row on its
+        own: the result's ``guard`` column holds each row's verdict; a refused row is
+        not sent (``itemStatus`` ``I``, the reasons in ``errors``), and with
+        ``commit_valid=False`` any refusal raises
+        :class:`~paynb.errors.SubmissionRefusedError` with nothing sent.
         """
         if on_chunk is not None and not callable(on_chunk):
             raise invalid("on_chunk", "must be a function of (answered, requests) or None")
@@ -220,7 +377,8 @@ class ItemResource(Resource):
         if not rows:
             raise invalid("items", "must hold at least one item")
         if validate:
-            bodies, bad = self._check_rows(rows)
+            bodies, bad, advice = self._check_rows_advice(rows)
+            _warn_advisories(advice)
         else:
             bodies = {n: wire_body(self.model, row, validate=False, where=f"items[{n}].")
                       for n, row in enumerate(rows)}
@@ -230,11 +388,21 @@ class ItemResource(Resource):
             raise BulkRejectedError(
                 f"{len(bad)} of {len(rows)} rows are invalid (rows "
                 f"{', '.join(str(n) for n in sorted(bad)[:20])}"
-                f"{', ...' if len(bad) > 20 else ''}); nothing was sent",
+                f"{', ...' if len(bad) > 20 else ''}); nothing was sent. {ESCAPE_HATCH}",
                 rows=bad, status=400, method="POST", path=path,
                 errors={f"items[{n}].{field}": messages for n, fields in bad.items()
                         for field, messages in fields.items()})
+        # Lazy: compliance sits above the resources (see paynb.compliance._guards).
+        from paynb.compliance._guards import guard_submission
+
+        verdicts = guard_submission(self, bodies, new_authorization=new_authorization,
+                                    all_or_nothing=not commit_valid)
         results: list[dict[str, Any] | None] = [None] * len(rows)
+        for n, verdict in verdicts.items():
+            if not verdict.allowed:
+                results[n] = {"yourReferenceNumber": rows[n].get("yourReferenceNumber"),
+                              "itemStatus": "I", "errors": {"guard": verdict.reasons},
+                              "itemStatusDescription": "not sent: refused by paynb's guards"}
         for n, errors in bad.items():
             results[n] = {"yourReferenceNumber": rows[n].get("yourReferenceNumber"),
                           "itemStatus": "I", "errors": errors,
@@ -243,9 +411,17 @@ class ItemResource(Resource):
         if order:
             self._send_bulk(order, bodies, results, path, commit_valid=commit_valid,
                             allow_duplicate=allow_duplicate, on_chunk=on_chunk)
+        # Only rows the service answered: those paynb refused itself were never sent.
+        refused = {n for n, verdict in verdicts.items() if not verdict.allowed}
+        sent = [r for n, r in enumerate(results)
+                if r is not None and n not in bad and n not in refused]
+        self._warn_not_accepted(sent, total=len(rows))
         frame = self._frame([r if r is not None else {} for r in results])
         if "errors" not in frame.columns:
             frame["errors"] = None
+        if verdicts:
+            frame["guard"] = [str(verdicts[n]) if n in verdicts else None
+                              for n in range(len(rows))]
         return frame
 
     def _send_bulk(self, order: list[int], bodies: dict[int, dict[str, Any]],

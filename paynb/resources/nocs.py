@@ -1,10 +1,10 @@
-"""``client.nocs``: ACH notices of change (spec 4.5)."""
+"""``client.nocs``: ACH notices of change (spec 4.5), and the ledger of what they oblige."""
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
-from paynb.resources._base import Resource
+from paynb.resources._base import Resource, invalid
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -13,7 +13,7 @@ __all__ = ["NocResource"]
 
 
 class NocResource(Resource):
-    """ACH NOCs of the client's company: ``list`` and ``export``.
+    """ACH NOCs of the client's company: ``list``, ``export``, ``obligations``, ``apply``.
 
     A NOC (notice of change) is sent by the receiving bank when account data of
     an item has changed; ``changeCode`` (C01...) comes with its ``changeReason``.
@@ -28,3 +28,45 @@ class NocResource(Resource):
         """NOCs as a DataFrame, every page unless ``page`` is given (see ``client.ach.list``)."""
         return self._list([], page=page, page_size=page_size, max_items=max_items,
                           progress=progress)
+
+    def obligations(self, as_of: Any = None, *, progress: bool | None = None) -> pd.DataFrame:
+        """The NOC correction ledger (:func:`paynb.compliance.noc_obligations`) of every NOC,
+        with the journal's applied marks, judged at ``as_of`` (default: the service's
+        clock, see :func:`paynb.compliance.service_now`).
+
+        Lists the NOCs (all pages) and fetches the entries they are about that this
+        client has not seen; the *next entry* to each account is looked for among the
+        ACH items this client has listed, fetched or submitted in this session. Account
+        numbers are compared in full inside the client and shown masked.
+        """
+        # Lazy: compliance sits above the resources (see paynb.compliance._guards).
+        from paynb.compliance._guards import applied_marks, history, service_now
+        from paynb.compliance._nocs import as_of_time, ledger, obligations_frame
+
+        when = as_of_time(as_of) if as_of is not None else service_now(self._client)
+        self.list(progress=progress)
+        seen = history(self._client, whole=True)
+        rows = ledger(seen.nocs, seen.noc_entries, as_of=when,
+                      applied=applied_marks(self._client), indexed=seen.noc_indexed)
+        return obligations_frame(rows)
+
+    def apply(self, noc_id: Any, *, by: str | None = None,
+              note: str | None = None) -> dict[str, Any]:
+        """Record in the journal that NOC ``noc_id``'s correction is made.
+
+        ``by`` is who made it (default: the OS user); ``note`` a free remark. The
+        mark is kept in the journal, so the ledger survives restarts and is shared
+        by every process using the same journal; the first mark of a NOC stands.
+        Returns ``{noc_id, by, when, note, already}`` (``already``: it was marked before).
+        """
+        from paynb.compliance._guards import current_user
+
+        if noc_id is None or isinstance(noc_id, bool) or not str(noc_id).strip():
+            raise invalid("noc_id", "must be the id of a NOC")
+        if by is not None and (not isinstance(by, str) or not by.strip()):
+            raise invalid("by", "must be a non-empty name, or None for the OS user")
+        if note is not None and not isinstance(note, str):
+            raise invalid("note", "must be text or None")
+        journal = self._client._require_journal()
+        return journal.apply_noc(self._company, str(noc_id).strip(), by=by or current_user(),
+                                 note=note)

@@ -1,75 +1,162 @@
 """Rows for new items: from a validated request model, or from an invalid bulk entry.
 
 Each ``*_row`` function returns ``build(item_id, seq) -> row dict`` for
-:meth:`paynb.sandbox.store.Store.insert`; the item's fate (what business
-processing will do to it) is drawn from the seed and its id, so the same
+:meth:`paynb.sandbox.store.Store.insert`. An item keeps every field of the
+request it came in (the whole documented request, whatever the model accepts);
+its schedule and fate (what business processing will do to it, see
+:mod:`paynb.sandbox.processing`) are drawn from the seed and its id, so the same
 requests against the same seed always end the same way.
 """
 
 from __future__ import annotations
 
+import datetime as dt
+import uuid
 from collections.abc import Callable, Mapping
 from decimal import Decimal
 from typing import Any
 
+import numpy as np
+
 from paynb import models
-from paynb.sandbox import rules
-from paynb.sandbox.store import new_unique_id
+from paynb.sandbox import processing, rules
+from paynb.sandbox.store import KINDS, Store
+from paynb.sandbox.wire import dumps, parse_timestamp
 from paynb.validation import to_decimal
 
-__all__ = ["Build", "ach_row", "invalid_row", "instant_row", "rcc_row", "rtp_row"]
+__all__ = ["Build", "ach_row", "ach_wire_row", "invalid_row", "instant_row", "rcc_row",
+           "rtp_row", "transaction_code"]
 
 Build = Callable[[int, int], dict[str, Any]]
 _CENT = Decimal("0.01")
+#: The item source of everything submitted over the API.
+API_SOURCE = "API"
 
 
 def _cents(value: Any) -> int:
     return int(value * 100)
 
 
-def _fate_columns(fate: rules.Fate | None) -> dict[str, Any]:
-    if fate is None:
+def _fate_columns(fates: processing.Fates) -> dict[str, Any]:
+    if not fates.status[0]:
         return {}
-    return {"_fate_status": fate.status, "_fate_at": fate.at, "_fate_code": fate.code,
-            "_fate_message": fate.message}
+    return {"_fate_status": fates.status[0], "_fate_at": int(fates.at[0]),
+            "_fate_code": fates.code[0], "_fate_message": fates.message[0]}
 
 
-def ach_row(item: models.AchItem, now: int, seed: int) -> Build:
-    """A new ACH item in W; it is sent the next day and settles the day after."""
-    send = rules.day_start(now) + rules.DAY_MS
+def _ms(value: Any) -> int | None:
+    """Epoch ms of a date-time given as text, datetime or date (the model's or the wire's)."""
+    if value is None:
+        return None
+    if isinstance(value, str):
+        return parse_timestamp(value)
+    if isinstance(value, dt.datetime):
+        moment = value if value.tzinfo else value.replace(tzinfo=dt.UTC)
+        return int(moment.timestamp() * 1000)
+    if isinstance(value, dt.date):
+        return int(dt.datetime(value.year, value.month, value.day, tzinfo=dt.UTC).timestamp()
+                   * 1000)
+    return None
+
+
+def transaction_code(transaction_type: str | None, account_type: str | None,
+                     prenote: bool) -> int:
+    """The NACHA transaction code of an entry: 22/27 checking credit/debit, 32/37
+    savings, one more (23/28/33/38) for a prenote."""
+    savings = bool(account_type) and "saving" in str(account_type).lower()
+    code = (32 if savings else 22) + (5 if transaction_type == "Debit" else 0)
+    return code + 1 if prenote else code
+
+
+def _batch_id() -> str:
+    return str(uuid.uuid4())
+
+
+def ach_wire_row(wire: Mapping[str, Any], now: int, store: Store, *,
+                 batch: str | None = None) -> Build:
+    """A new ACH item from a request body in wire names: every documented field it holds
+    is stored and echoed; the requested send and effective dates are kept as
+    ``requestedSendDate`` / ``requestedAchEffectiveDate``. It is W until its cut-off."""
+    columns = set(KINDS["ach"].fields) - {"sendDate", "achEffectiveDate"}
+    stored = {k: v for k, v in wire.items() if k in columns and k != "amount"}
+    if isinstance(stored.get("iatAddenda"), Mapping):
+        stored["iatAddenda"] = dumps(stored["iatAddenda"]).decode()
+    if "sameDayAchRequested" in stored:
+        stored["sameDayAchRequested"] = int(bool(stored["sameDayAchRequested"]))
+    for name in ("achTransactionCode", "achCheckNumber"):
+        if name in stored and stored[name] is not None:
+            stored[name] = int(stored[name])
+    requested_send = _ms(wire.get("sendDate"))
+    requested_effective = _ms(wire.get("achEffectiveDate"))
+    subtype = wire.get("achTransactionSubType")
+    prenote = isinstance(subtype, str) and subtype.strip().lower() == "prenote"
+    kind = "Prenote" if prenote else str(wire.get("achTransactionType"))
+    stored.setdefault("achTransactionCode", transaction_code(
+        wire.get("achTransactionType"), wire.get("achAccountType"), prenote))
+    config = store.config
+    plan = processing.schedule(
+        config, [now], requested_send=[-1 if requested_send is None else requested_send],
+        requested_effective=[-1 if requested_effective is None else requested_effective],
+        same_day=[bool(wire.get("sameDayAchRequested"))])
+    batch = batch or _batch_id()
 
     def build(item_id: int, seq: int) -> dict[str, Any]:
-        u = rules.draws(seed, "ach", item_id, 5)
-        kind = item.ach_transaction_sub_type or item.ach_transaction_type
-        fate = rules.ach_fate(state=item.state, account=item.bank_account_number, kind=kind,
-                              received=now, send=send, u=u)
-        row = {"achItemId": item_id, **_wire(item), "amount": _cents(item.amount),
-               "itemStatus": "W", "receivedDateTime": now, "sendDate": send,
-               "settleDate": send + rules.DAY_MS, **_fate_columns(fate)}
-        noc = rules.noc_for(u[3], u[4]) if fate is None or fate.status == "R" else None
-        if noc:
-            row.update(_noc_at=send + 2 * rules.DAY_MS, _noc_code=noc)
+        u = np.array(rules.draws(store.seed, "ach", item_id, 8)).reshape(8, 1)
+        fates = processing.ach_fates(
+            config, kinds=np.array([kind if kind in config.ach_return_rates else "Debit"]),
+            states=np.array([str(wire.get("state"))]),
+            accounts=np.array([str(wire.get("bankAccountNumber"))]),
+            received=np.array([now]), settle=plan.settle, u=u[:5])
+        row = {"achItemId": item_id, "flexBatchId": batch, **stored,
+               "amount": _cents(wire["amount"]), "itemStatus": "W", "itemSource": API_SOURCE,
+               "receivedDateTime": now, "requestedSendDate": requested_send,
+               "requestedAchEffectiveDate": requested_effective,
+               "_send_at": int(plan.send[0]), "_settle_at": int(plan.settle[0]),
+               "_effective_at": int(plan.effective[0]), **_fate_columns(fates)}
+        if fates.status[0] in ("", "R"):
+            at, code = processing.noc_events(config, eligible=np.array([True]),
+                                             settle=plan.settle, u=u[5:])
+            if code[0] is not None:
+                row.update(_noc_at=int(at[0]), _noc_code=code[0])
         return row
 
     return build
 
 
-def rcc_row(item: models.RccItem, now: int, seed: int) -> Build:
-    """A new RCC item in W; it is deposited (S) the next day."""
-    deposit = rules.day_start(now) + rules.DAY_MS
+def ach_row(item: models.AchItem, now: int, store: Store) -> Build:
+    """A new ACH item from its request model (see :func:`ach_wire_row`)."""
+    return ach_wire_row(item.to_wire(), now, store)
+
+
+def rcc_row(item: models.RccItem, now: int, store: Store) -> Build:
+    """A new RCC item in W; it is deposited (S) at the next banking day's cut-off."""
+    config = store.config
+    plan = processing.schedule(config, [now])
+    wire = _wire(item, "rcc")
+    batch = _batch_id()
 
     def build(item_id: int, seq: int) -> dict[str, Any]:
-        fate = rules.rcc_fate(state=item.state, account=item.bank_account_number,
-                              received=now, send=deposit, u=rules.draws(seed, "rcc", item_id, 3))
-        return {"rccItemId": item_id, **_wire(item), "amount": _cents(item.amount),
-                "itemStatus": "W", "receivedDateTime": now, "depositDateTime": deposit,
-                **_fate_columns(fate)}
+        u = np.array(rules.draws(store.seed, "rcc", item_id, 4)).reshape(4, 1)
+        fates = processing.rcc_fates(
+            config, states=np.array([item.state]), accounts=np.array([item.bank_account_number]),
+            received=np.array([now]), deposit=plan.send, u=u)
+        bank = rules.BANKS.get(item.bank_routing_number)
+        bank_fields = dict(zip(("bankName", "bankCity", "bankState", "bankZip"), bank,
+                               strict=True)) if bank else {}
+        return {"rccItemId": item_id, "flexBatchId": batch, **bank_fields,
+                # The check the service draws on the account: numbered, dated today.
+                "checkNumber": 1001 + item_id % 8999, "checkDate": rules.day_start(now),
+                **wire, "amount": _cents(item.amount), "itemStatus": "W",
+                "itemSource": API_SOURCE, "receivedDateTime": now, "_send_at": int(plan.send[0]),
+                "_settle_at": int(plan.settle[0]), **_fate_columns(fates)}
 
     return build
 
 
-def _wire(item: models.RequestModel) -> dict[str, Any]:
-    return {k: v for k, v in item.to_wire().items() if k != "amount"}
+def _wire(item: models.RequestModel, kind: str) -> dict[str, Any]:
+    """The request's fields that ``kind``'s records hold (the amount is stored apart)."""
+    columns = set(KINDS[kind].fields)
+    return {k: v for k, v in item.to_wire().items() if k != "amount" and k in columns}
 
 
 def _loose(value: Any) -> str | None:
@@ -79,25 +166,31 @@ def _loose(value: Any) -> str | None:
     return str(value)[:100]
 
 
+_NUMERIC = {"achTransactionCode", "achCheckNumber", "checkNumber", "sameDayAchRequested",
+            "merchantId", "bankId", "returnItemId"}
+
+
 def invalid_row(kind: str, data: Any, columns: tuple[str, ...], now: int) -> Build:
     """An I entry for an invalid bulk item: the readable parts of the input, status I."""
     data = data if isinstance(data, Mapping) else {}
+    timestamps = KINDS[kind].timestamps
 
     def build(item_id: int, seq: int) -> dict[str, Any]:
         row: dict[str, Any] = {f"{kind}ItemId": item_id}
         for name in columns:
-            if name in data and name != "amount":
+            # Numbers and dates are kept only by the valid; text is kept as far as it reads.
+            if name in data and name != "amount" and name not in _NUMERIC \
+                    and name not in timestamps and name != "iatAddenda":
                 row[name] = _loose(data[name])
         amount = to_decimal(data.get("amount"))
         # Size first: quantize() raises InvalidOperation on a huge amount like 1e308.
         if amount is not None and abs(amount) < 10**12 and amount == amount.quantize(_CENT):
             row["amount"] = _cents(amount)
         row.update(itemStatus="I", receivedDateTime=now, returnDate=rules.day_start(now),
-                   returnMessage="Failed validation")
+                   returnMessage="Failed validation", itemSource=API_SOURCE)
         return row
 
     return build
-
 
 
 def instant_row(item: models.InstantCardTransaction, now: int, *, brand: str,
@@ -107,7 +200,7 @@ def instant_row(item: models.InstantCardTransaction, now: int, *, brand: str,
     status, code, description = rules.card_outcome(amount)
 
     def build(row_id: int, seq: int) -> dict[str, Any]:
-        return {"_id": row_id, "uniqueId": new_unique_id(),
+        return {"_id": row_id, "uniqueId": str(uuid.uuid4()),
                 "yourReferenceNumber": item.your_reference_number,
                 "nameOnCard": item.name_on_card, "cardBrand": brand, "cardLastFour": last_four,
                 "amount": amount, "status": status, "statusCode": code,
@@ -123,7 +216,8 @@ def rtp_row(item: models.RtpTransaction, now: int) -> Build:
     status, code, description = rules.rtp_outcome(amount, item.account_number)
 
     def build(row_id: int, seq: int) -> dict[str, Any]:
-        return {"_id": row_id, "uniqueId": new_unique_id(), **_wire(item), "amount": amount,
+        return {"_id": row_id, "uniqueId": str(uuid.uuid4()), **_wire(item, "rtp"),
+                "amount": amount,
                 "status": status, "statusCode": code, "statusDescription": description,
                 "receivedDateTime": now, "completedDateTime": now + 500 + row_id % 1500}
 

@@ -21,8 +21,8 @@ from typing import Any
 
 import numpy as np
 
-from paynb.codes import RETURN_CODES
-from paynb.sandbox import rules
+from paynb.sandbox import items as items_
+from paynb.sandbox import processing, rules, scenarios
 from paynb.sandbox.store import Store
 
 __all__ = ["COMPANIES", "HISTORY_DAYS", "seed_demo"]
@@ -62,7 +62,9 @@ _MAX_CENTS = 9_999_999_999
 class _Draw:
     """Column draws of one table from its own seeded stream."""
 
-    def __init__(self, seed: int, table: str, count: int, start: int, span: int):
+    def __init__(self, seed: int, table: str, count: int, start: int, span: int,
+                 config: processing.Config):
+        self.config = config
         self.rng = np.random.default_rng([seed, zlib.crc32(table.encode())])
         self.count = count
         self.received = np.sort(start + (self.rng.random(count) * span).astype(np.int64))
@@ -86,7 +88,7 @@ class _Draw:
 
     def states(self) -> np.ndarray:
         states = np.array(_STATES, dtype=object)[self.rng.integers(0, len(_STATES), self.count)]
-        restricted = sorted(rules.RESTRICTED_STATES)
+        restricted = sorted(self.config.restricted_states)
         rare = self.uniform() < _RESTRICTED_SHARE
         states[rare] = np.array(restricted, dtype=object)[
             self.rng.integers(0, len(restricted), int(rare.sum()))]
@@ -96,7 +98,8 @@ class _Draw:
         numbers = self.rng.integers(10**7, 10**12, self.count)
         blocked = self.uniform() < _BLOCKED_SHARE
         numbers[blocked] = numbers[blocked] % 10**9
-        return [rules.BLOCKED_ACCOUNT_PREFIX + str(n) if b else str(n)
+        prefix = self.config.blocked_account_prefix
+        return [prefix + str(n) if b else str(n)
                 for n, b in zip(numbers.tolist(), blocked.tolist(), strict=True)]
 
     def references(self, label: str) -> list[str]:
@@ -117,96 +120,148 @@ class _Draw:
 _FATE_COLUMNS = ("_fate_status", "_fate_at", "_fate_code", "_fate_message")
 Sparse = tuple[tuple[str, ...], list[tuple[Any, ...]]]
 
+#: The compliance scenario: DEMO2's debits are also returned unauthorized (R05, R07,
+#: R10, R11, R29) with this probability, rising over the demo period as
+#: ``(share of the period, probability)`` points, so DEMO2's unauthorized return rate
+#: crosses NACHA's 0.4 % warning level and then its 0.5 % threshold (docs/sandbox.md).
+UNAUTHORIZED_RAMP = ((0.0, 0.0), (0.15, 0.0), (0.25, 0.0025), (0.5, 0.0025), (0.6, 0.006),
+                     (1.0, 0.006))
+RAMP_COMPANY = "DEMO2"
 
-def _fates(d: _Draw, first_id: int, states: np.ndarray, accounts: list[str],
-           rate: np.ndarray | float, send: np.ndarray, days: tuple[int, int]
-           ) -> tuple[np.ndarray, Sparse]:
-    """Vectorised :func:`rules.ach_fate` / :func:`rules.rcc_fate`.
-
-    Returns the mask of items that stay eligible for a NOC (no fate, or a
-    return), and the fate columns of the few items that have one, by id:
-    loading those apart keeps the bulk insert narrow.
-    """
-    u_rate, u_code, u_delay = d.uniform(), d.uniform(), d.uniform()
-    restricted = np.isin(states, list(rules.RESTRICTED_STATES))
-    blocked = ~restricted & np.array([rules.is_blocked_account(a) for a in accounts], dtype=bool)
-    returned = ~restricted & ~blocked & (u_rate < rate)
-    codes, edges = rules.RETURN_TABLE
-    code = np.array(codes, dtype=object)[np.minimum(
-        np.searchsorted(edges, u_code, side="right"), len(codes) - 1)]
-    at = np.where(returned, send + rules.return_delay(u_delay, days).astype(np.int64),
-                  d.received + rules.PROCESSING_DELAY_MS)
-    fated = np.flatnonzero(restricted | blocked | returned)
-    rows = []
-    for i, is_i, is_b, when, c in zip(fated.tolist(), restricted[fated].tolist(),
-                                      blocked[fated].tolist(), at[fated].tolist(),
-                                      code[fated].tolist(), strict=True):
-        if is_i:
-            rows.append(("I", when, None, rules.RESTRICTED_MESSAGE, first_id + i))
-        elif is_b:
-            rows.append(("B", when, None, rules.BLOCKED_MESSAGE, first_id + i))
-        else:
-            rows.append(("R", when, c, RETURN_CODES[c], first_id + i))
-    return ~(restricted | blocked), (_FATE_COLUMNS, rows)
+_SOURCES = ["API"] * 17 + ["Portal", "Portal", "File"]
+_DESCRIPTIONS = {"Debit": "PAYMENT", "Credit": "PAYROLL", "Prenote": "PRENOTE"}
 
 
-_ACH_COLUMNS = (
-    "achItemId", "companyCode", "_seq", "yourReferenceNumber", "firstSignerFirstName",
-    "firstSignerLastName", "state", "zip", "bankRoutingNumber", "bankAccountNumber", "amount",
-    "achAccountType", "achTransactionType", "achTransactionSubType", "achEntryClass",
-    "receivedDateTime", "sendDate", "settleDate")
+def _ramp(share: np.ndarray) -> np.ndarray:
+    points, values = zip(*UNAUTHORIZED_RAMP, strict=True)
+    return np.interp(share, points, values)
 
 
-def _ach_rows(d: _Draw, first_id: int) -> tuple[Iterator[tuple[Any, ...]], list[Sparse]]:
-    u = d.uniform()
-    kind = np.where(u < 0.60, 0, np.where(u < 0.95, 1, 2))  # Debit, Credit, Prenote
-    amount = np.where(kind == 2, 0, d.cents(10.3, 1.1))
-    states, accounts = d.states(), d.accounts()
-    send = d.received - d.received % rules.DAY_MS + rules.DAY_MS
-    rates = np.array([rules.ACH_RETURN_RATES[k] for k in ("Debit", "Credit", "Prenote")])
-    eligible, fates = _fates(d, first_id, states, accounts, rates[kind], send,
-                             rules.ACH_RETURN_DAYS)
-    with_noc = np.flatnonzero(eligible & (d.uniform() < rules.NOC_RATE))
-    noc_codes, noc_edges = rules.NOC_TABLE
-    picks = np.searchsorted(noc_edges, d.uniform()[with_noc], side="right").tolist()
-    nocs = [(int(send[i]) + 2 * rules.DAY_MS, noc_codes[min(p, len(noc_codes) - 1)],
-             first_id + i) for i, p in zip(with_noc.tolist(), picks, strict=True)]
-    rows = zip(
-        range(first_id, first_id + d.count), d.company, d.seq, d.references("ACH"),
-        d.pick(_FIRST), d.pick(_LAST), states.tolist(), d.zips(0.1, "-"), d.pick(_ROUTING),
-        accounts, amount.tolist(), np.where(d.uniform() < 0.85, "Checking", "Savings").tolist(),
-        np.array(["Debit", "Credit", "Debit"], dtype=object)[kind].tolist(),
-        np.where(kind == 2, "Prenote", None).tolist(), d.pick(_ENTRY_CLASSES),
-        d.received.tolist(), send.tolist(), (send + rules.DAY_MS).tolist(), strict=True)
-    return rows, [fates, (("_noc_at", "_noc_code"), nocs)]
+def _batches(seed: int, companies: list[str], days: np.ndarray) -> list[str]:
+    """One batch (flexBatchId) per company and day of receipt."""
+    cache: dict[tuple[str, int], str] = {}
+    out = []
+    for company, day in zip(companies, days.tolist(), strict=True):
+        key = (company, day)
+        if key not in cache:
+            cache[key] = str(uuid.uuid5(uuid.NAMESPACE_URL, f"paynb-demo:{seed}:{company}:{day}"))
+        out.append(cache[key])
+    return out
 
 
-_RCC_COLUMNS = (
-    "rccItemId", "companyCode", "_seq", "yourReferenceNumber", "firstSignerFirstName",
-    "firstSignerLastName", "secondSignerFirstName", "secondSignerLastName", "address1",
-    "address2", "city", "state", "zip", "bankRoutingNumber", "bankAccountNumber", "amount",
-    "receivedDateTime", "depositDateTime")
-
-
-def _rcc_rows(d: _Draw, first_id: int) -> tuple[Iterator[tuple[Any, ...]], list[Sparse]]:
-    states, accounts = d.states(), d.accounts()
-    deposit = d.received - d.received % rules.DAY_MS + rules.DAY_MS
-    _, fates = _fates(d, first_id, states, accounts, rules.RCC_RETURN_RATE, deposit,
-                      rules.RCC_RETURN_DAYS)
+def _addresses(d: _Draw) -> tuple[list[str], list[str | None], list[str]]:
     numbers = d.rng.integers(1, 9999, d.count).tolist()
     streets = d.pick(_STREETS)
     apartments = d.rng.integers(1, 400, d.count).tolist()
     has_apartment = (d.uniform() < 0.2).tolist()
-    second = d.uniform() < 0.3
+    return ([f"{n} {s} St" for n, s in zip(numbers, streets, strict=True)],
+            [f"Apt {a}" if h else None for a, h in zip(apartments, has_apartment, strict=True)],
+            d.pick(_CITIES))
+
+
+_ACH_COLUMNS = (
+    "achItemId", "companyCode", "_seq", "flexBatchId", "merchantId", "bankId",
+    "yourReferenceNumber", "firstSignerFirstName", "firstSignerLastName", "address1",
+    "address2", "city", "state", "zip", "countryCode", "bankRoutingNumber",
+    "bankAccountNumber", "amount", "itemSource", "achTransactionCode", "achAccountType",
+    "achTransactionType", "achTransactionSubType", "achEntryClass", "achIdentificationNumber",
+    "achCompanyEntryDescription", "achAddendaText", "sameDayAchRequested", "receivedDateTime",
+    "_send_at", "_settle_at", "_effective_at")
+
+
+def _ach_rows(d: _Draw, first_id: int, config: processing.Config, seed: int, start: int,
+              span: int) -> tuple[Iterator[tuple[Any, ...]], list[Sparse]]:
+    u = d.uniform()
+    kind = np.where(u < 0.75, 0, np.where(u < 0.95, 1, 2))  # Debit, Credit, Prenote
+    kinds = np.array(["Debit", "Credit", "Prenote"], dtype=object)[kind]
+    amount = np.where(kind == 2, 0, d.cents(10.3, 1.1))
+    states, accounts = d.states(), d.accounts()
+    savings = d.uniform() >= 0.85
+    same_day = (d.uniform() < 0.03) & (kind != 2)
+    plan = processing.schedule(config, d.received, same_day=same_day)
+    companies = np.array(d.company, dtype=object)
+    u_fates = np.stack([d.uniform() for _ in range(5)])
+    rate = np.where((companies == RAMP_COMPANY) & (kind == 0),
+                    _ramp((d.received - start) / span), 0.0)
+    # Quota, not chance: the n-th unauthorized return comes when the ramp's running sum
+    # passes n, so every 60-day window holds the ramp's share whatever the seed (a few
+    # returns more or less would decide whether DEMO2 crosses the threshold).
+    running = np.cumsum(rate)
+    u_fates[4] = np.where(np.floor(running) > np.floor(running - rate), 0.0, 1.0)
+    fates = processing.ach_fates(
+        config, kinds=kinds, states=states, accounts=np.array(accounts, dtype=object),
+        received=d.received, settle=plan.settle, u=u_fates, unauthorized_rate=rate)
+    ids = np.arange(first_id, first_id + d.count)
+    noc_at, noc_code = processing.noc_events(
+        config, eligible=np.isin(fates.status, ["", "R"]), settle=plan.settle,
+        u=np.stack([d.uniform() for _ in range(3)]))
+    with_noc = np.flatnonzero(noc_at >= 0)
+    nocs = list(zip(noc_at[with_noc].tolist(), noc_code[with_noc].tolist(),
+                    ids[with_noc].tolist(), strict=True))
+    codes = [items_.transaction_code(t, "Savings" if s else "Checking", k == 2)
+             for t, s, k in zip(kinds.tolist(), savings.tolist(), kind.tolist(), strict=True)]
+    company_fields = {c: rules.company_fields(c) for c, _ in COMPANIES}
+    address1, address2, cities = _addresses(d)
+    identification = [f"CUST{n:06d}" if n % 5 else None
+                      for n in d.rng.integers(0, 10**6, d.count).tolist()]
+    addenda = [f"INV {n}" if n < 5000 else None
+               for n in d.rng.integers(0, 100_000, d.count).tolist()]
     rows = zip(
-        range(first_id, first_id + d.count), d.company, d.seq, d.references("RCC"),
+        ids.tolist(), d.company, d.seq,
+        _batches(seed, d.company, d.received // processing.DAY_MS),
+        [company_fields[c]["merchantId"] for c in d.company],
+        [company_fields[c]["bankId"] for c in d.company], d.references("ACH"),
+        d.pick(_FIRST), d.pick(_LAST), address1, address2, cities, states.tolist(),
+        d.zips(0.1, "-"), ["US"] * d.count, d.pick(_ROUTING), accounts, amount.tolist(),
+        d.pick(_SOURCES), codes, np.where(savings, "Savings", "Checking").tolist(),
+        np.array(["Debit", "Credit", "Debit"], dtype=object)[kind].tolist(),
+        np.where(kind == 2, "Prenote", np.full(d.count, None, dtype=object)).tolist(),
+        d.pick(_ENTRY_CLASSES), identification,
+        [_DESCRIPTIONS[k] for k in kinds.tolist()], addenda, same_day.astype(int).tolist(),
+        d.received.tolist(), plan.send.tolist(), plan.settle.tolist(),
+        plan.effective.tolist(), strict=True)
+    return rows, [(_FATE_COLUMNS, fates.rows(ids)), (("_noc_at", "_noc_code"), nocs)]
+
+
+_RCC_COLUMNS = (
+    "rccItemId", "companyCode", "_seq", "flexBatchId", "bankId", "yourReferenceNumber",
+    "firstSignerFirstName", "firstSignerLastName", "secondSignerFirstName",
+    "secondSignerLastName", "address1", "address2", "city", "state", "zip", "bankName",
+    "bankRoutingNumber", "bankAccountNumber", "bankCity", "bankState", "bankZip",
+    "checkNumber", "payeeName", "payeeAccountNumber", "payeePhone", "itemSource", "amount",
+    "checkDate", "receivedDateTime", "_send_at", "_settle_at")
+
+
+def _rcc_rows(d: _Draw, first_id: int, config: processing.Config, seed: int, start: int,
+              span: int) -> tuple[Iterator[tuple[Any, ...]], list[Sparse]]:
+    states, accounts = d.states(), d.accounts()
+    plan = processing.schedule(config, d.received)
+    fates = processing.rcc_fates(
+        config, states=states, accounts=np.array(accounts, dtype=object),
+        received=d.received, deposit=plan.send, u=np.stack([d.uniform() for _ in range(4)]))
+    ids = np.arange(first_id, first_id + d.count)
+    second = d.uniform() < 0.3
+    address1, address2, cities = _addresses(d)
+    routing = d.pick(_ROUTING)
+    banks = [rules.BANKS[r] for r in routing]
+    payees = {c: rules.company_fields(c) for c, _ in COMPANIES}
+    rows = zip(
+        ids.tolist(), d.company, d.seq,
+        _batches(seed, d.company, d.received // processing.DAY_MS),
+        [rules.company_fields(c)["bankId"] for c in d.company], d.references("RCC"),
         d.pick(_FIRST), d.pick(_LAST), d.pick(_FIRST, 0.3),
-        np.where(second, np.array(d.pick(_LAST), dtype=object), None).tolist(),
-        [f"{n} {s} St" for n, s in zip(numbers, streets, strict=True)],
-        [f"Apt {a}" if h else None for a, h in zip(apartments, has_apartment, strict=True)],
-        d.pick(_CITIES), states.tolist(), d.zips(0.3, " "), d.pick(_ROUTING), accounts,
-        d.cents(10.0, 1.0).tolist(), d.received.tolist(), deposit.tolist(), strict=True)
-    return rows, [fates]
+        np.where(second, np.array(d.pick(_LAST), dtype=object),
+                 np.full(d.count, None, dtype=object)).tolist(),
+        address1, address2, cities, states.tolist(), d.zips(0.3, " "),
+        [b[0] for b in banks], routing, accounts, [b[1] for b in banks],
+        [b[2] for b in banks], [b[3] for b in banks],
+        d.rng.integers(1001, 9999, d.count).tolist(),
+        [payees[c]["payeeName"] for c in d.company],
+        [f"ACCT-{n:07d}" for n in d.rng.integers(0, 10**7, d.count).tolist()],
+        [payees[c]["payeePhone"] for c in d.company], d.pick(_SOURCES), d.cents(10.0, 1.0).tolist(),
+        (d.received - d.received % processing.DAY_MS).tolist(), d.received.tolist(),
+        plan.send.tolist(), plan.settle.tolist(), strict=True)
+    return rows, [(_FATE_COLUMNS, fates.rows(ids))]
 
 
 _INSTANT_COLUMNS = (
@@ -215,7 +270,8 @@ _INSTANT_COLUMNS = (
     "completedDateTime")
 
 
-def _instant_rows(d: _Draw, first_id: int) -> tuple[Iterator[tuple[Any, ...]], list[Sparse]]:
+def _instant_rows(d: _Draw, first_id: int, *_: Any
+                  ) -> tuple[Iterator[tuple[Any, ...]], list[Sparse]]:
     amounts = d.rng.integers(100, 500_000, d.count).tolist()
     outcomes = [rules.card_outcome(a) for a in amounts]
     names = [f"{f} {last}".upper() for f, last in zip(d.pick(_FIRST), d.pick(_LAST),
@@ -231,18 +287,36 @@ def _instant_rows(d: _Draw, first_id: int) -> tuple[Iterator[tuple[Any, ...]], l
 _RTP_COLUMNS = (
     "_id", "uniqueId", "companyCode", "_seq", "yourReferenceNumber", "name", "firstName",
     "lastName", "routingNumber", "accountNumber", "amount", "status", "statusCode",
-    "statusDescription", "receivedDateTime", "completedDateTime")
+    "statusDescription", "receivedDateTime", "completedDateTime",
+    "requestReturnReceivedDateTime", "requestReturnCompletedDateTime", "requestReturnStatus",
+    "requestReturnStatusCode", "requestReturnStatusDescription")
+#: Share of successful RTP payments whose sender later asked for the money back, and
+#: the receiving bank's answers (ISO 20022 resolution of investigation).
+RTP_RETURN_REQUEST_SHARE = 0.02
+_RETURN_ANSWERS = (("Accepted", "ACCP", "Return of funds accepted"),
+                   ("Rejected", "RJCT", "Customer refused the return"),
+                   ("Rejected", "NOAS", "No answer from customer"))
 
 
-def _rtp_rows(d: _Draw, first_id: int) -> tuple[Iterator[tuple[Any, ...]], list[Sparse]]:
+def _rtp_rows(d: _Draw, first_id: int, config: processing.Config, seed: int, start: int,
+              span: int) -> tuple[Iterator[tuple[Any, ...]], list[Sparse]]:
     first, last, accounts = d.pick(_FIRST), d.pick(_LAST), d.accounts()
     amounts = d.rng.integers(100, 2_000_000, d.count).tolist()
     outcomes = [rules.rtp_outcome(a, n) for a, n in zip(amounts, accounts, strict=True)]
+    completed = d.received + d.rng.integers(200, 2000, d.count)
+    asked_at = completed + (d.uniform() * 10 * processing.DAY_MS).astype(np.int64)
+    answered_at = asked_at + (d.uniform() * 3 * processing.DAY_MS).astype(np.int64)
+    asked = ((d.uniform() < RTP_RETURN_REQUEST_SHARE)
+             & (np.array([o[0] for o in outcomes]) == "Success")
+             & (answered_at < start + span))  # only requests already answered
+    answers = [_RETURN_ANSWERS[i] for i in d.rng.integers(0, 3, d.count).tolist()]
+    request = [(a, b, *answer) if flag else (None,) * 5 for a, b, answer, flag in zip(
+        asked_at.tolist(), answered_at.tolist(), answers, asked.tolist(), strict=True)]
     return zip(
         range(first_id, first_id + d.count), d.unique_ids(), d.company, d.seq,
         d.references("RTP"), [f"{f} {n}" for f, n in zip(first, last, strict=True)], first,
         last, d.pick(_RTP_ROUTING), accounts, amounts, *zip(*outcomes, strict=True),
-        d.received.tolist(), (d.received + d.rng.integers(200, 2000, d.count)).tolist(),
+        d.received.tolist(), completed.tolist(), *zip(*request, strict=True),
         strict=True), []
 
 
@@ -253,7 +327,7 @@ def seed_demo(store: Store, *, items: int, seed: int | None = None) -> None:
     began = time.perf_counter()
     seed = store.seed if seed is None else seed
     today = rules.day_start(store.now())
-    start, span = today - HISTORY_DAYS * rules.DAY_MS, HISTORY_DAYS * rules.DAY_MS
+    start, span = today - HISTORY_DAYS * processing.DAY_MS, HISTORY_DAYS * processing.DAY_MS
     plan = (("ach", _ACH_COLUMNS, _ach_rows, items),
             ("rcc", _RCC_COLUMNS, _rcc_rows, items // 5),
             ("instant", _INSTANT_COLUMNS, _instant_rows, items // 20),
@@ -261,10 +335,13 @@ def seed_demo(store: Store, *, items: int, seed: int | None = None) -> None:
     with store.bulk_mode():
         for kind, columns, rows, count in plan:
             if count:
-                base, sparse = rows(_Draw(seed, kind, count, start, span), 1)
+                base, sparse = rows(_Draw(seed, kind, count, start, span, store.config), 1,
+                                    store.config, seed, start, span)
                 store.load(kind, columns, base)
                 for names, values in sparse:
                     store.update_many(kind, names, values)
-    store.process()
+        # Everything already due happens now, before the indexes are built.
+        store.process()
+    scenarios.add(store, today)
     logger.info("seeded %d ACH items (seed %d) in %.1f s", items, seed,
                 time.perf_counter() - began)

@@ -129,6 +129,12 @@ class Simulator:
         return self._call("POST", path, {k: v for k, v in body.items() if v is not None})[
             "transaction"]
 
+    def scenarios(self) -> list[dict[str, Any]]:
+        """The named demo items (docs/sandbox.md, "Scenarios"): for each, its reference,
+        what it demonstrates (a NOC to apply, a reinitiation limit, a closed account
+        debited again...), its receiving account, its items and its NOC."""
+        return self._call("GET", "/sandbox/scenarios")["scenarios"]
+
     # -- faults -----------------------------------------------------------------------
 
     def get_faults(self) -> dict[str, Any]:

@@ -12,6 +12,7 @@ processing will do to an item and when (see :mod:`paynb.sandbox.rules`).
 
 from __future__ import annotations
 
+import builtins
 import csv
 import functools
 import io
@@ -19,7 +20,6 @@ import json
 import sqlite3
 import threading
 import time
-import uuid
 from collections.abc import Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
@@ -27,10 +27,10 @@ from decimal import Decimal
 from typing import Any
 
 from paynb.codes import NOC_CODES, RETURN_CODES, STATUS_NAMES, STATUS_ORDER
-from paynb.sandbox import rules
+from paynb.sandbox import processing, rules
 from paynb.sandbox.wire import dumps
 
-__all__ = ["KINDS", "Kind", "ListQuery", "Store", "VoidError", "new_unique_id"]
+__all__ = ["KINDS", "RETURN_ITEM_BASE", "Kind", "ListQuery", "Store", "VoidError"]
 
 
 @dataclass(frozen=True)
@@ -46,6 +46,8 @@ class Kind:
     totals: str  # how creditAmount/debitAmount are summed: "ach", "debit", "credit", "none"
     internal: tuple[str, ...] = ()
     key: str = field(default="")  # the integer primary key column
+    booleans: frozenset[str] = frozenset()  # stored 0/1, sent as true/false
+    objects: frozenset[str] = frozenset()  # stored as JSON text, sent as JSON objects
 
     @property
     def pk(self) -> str:
@@ -54,18 +56,28 @@ class Kind:
 
 
 _ACH_FIELDS = (
-    "achItemId", "companyCode", "yourReferenceNumber", "firstSignerFirstName",
-    "firstSignerLastName", "state", "zip", "bankRoutingNumber", "bankAccountNumber", "amount",
+    "achItemId", "companyCode", "flexBatchId", "merchantId", "itemStatus",
+    "firstSignerFirstName", "firstSignerLastName", "address1", "address2", "city", "state",
+    "zip", "countryCode", "yourReferenceNumber", "amount", "bankRoutingNumber",
+    "bankAccountNumber", "returnReason", "returnMessage", "itemSource", "returnItemId",
+    "reportStatus", "receivedDateTime", "settleDate", "returnDate", "achEffectiveDate",
+    "depositDateTime", "apiReportDateTime", "sendDate", "bankId", "achTransactionCode",
     "achAccountType", "achTransactionType", "achTransactionSubType", "achEntryClass",
-    "itemStatus", "returnDate", "returnReason", "returnMessage", "receivedDateTime", "sendDate",
-    "settleDate",
+    "achPaymentTypeCode", "achCheckNumber", "achIdentificationNumber",
+    "achCompanyEntryDescription", "achCompanyDiscretionaryData",
+    "achTransactionDiscretionaryData", "achAddendaText", "sameDayAchRequested",
+    "returnFileName", "settlementReportFileName", "returnReportFileName", "iatAddenda",
+    "requestedSendDate", "requestedAchEffectiveDate",
 )
 _RCC_FIELDS = (
-    "rccItemId", "companyCode", "yourReferenceNumber", "firstSignerFirstName",
+    "rccItemId", "companyCode", "flexBatchId", "itemStatus", "firstSignerFirstName",
     "firstSignerLastName", "secondSignerFirstName", "secondSignerLastName", "address1",
-    "address2", "city", "state", "zip", "bankRoutingNumber", "bankAccountNumber", "amount",
-    "itemStatus", "returnDate", "returnReason", "returnMessage", "receivedDateTime",
-    "depositDateTime",
+    "address2", "city", "state", "zip", "yourReferenceNumber", "amount", "bankName",
+    "bankRoutingNumber", "bankAccountNumber", "bankCity", "bankState", "bankZip",
+    "checkNumber", "returnReason", "returnMessage", "payeeName", "payeeAccountNumber",
+    "payeePhone", "itemSource", "returnItemId", "reportStatus", "checkDate", "sendDate",
+    "receivedDateTime", "settleDate", "returnDate", "bankId", "depositDateTime",
+    "apiReportDateTime",
 )
 _INSTANT_FIELDS = (
     "uniqueId", "companyCode", "yourReferenceNumber", "nameOnCard", "cardBrand", "cardLastFour",
@@ -74,34 +86,45 @@ _INSTANT_FIELDS = (
 )
 _RTP_FIELDS = (
     "uniqueId", "companyCode", "yourReferenceNumber", "name", "firstName", "lastName",
-    "routingNumber", "accountNumber", "amount", "status", "statusCode", "statusDescription",
-    "receivedDateTime", "completedDateTime",
+    "routingNumber", "accountNumber", "amount", "receivedDateTime", "completedDateTime",
+    "status", "statusCode", "statusDescription", "requestReturnReceivedDateTime",
+    "requestReturnCompletedDateTime", "requestReturnStatus", "requestReturnStatusCode",
+    "requestReturnStatusDescription",
 )
 _NOC_FIELDS = (
     "nocId", "companyCode", "achItemId", "yourReferenceNumber", "changeCode", "changeReason",
     "correctedData", "nocDate",
 )
-_FATE = ("_fate_status", "_fate_at", "_fate_code", "_fate_message")
+# What business processing will do to an item and when (processing.Fates), and its
+# planned schedule (processing.Schedule): copied to the wire fields when the time comes.
+_FATE = ("_fate_status", "_fate_at", "_fate_code", "_fate_message", "_send_at", "_settle_at")
 
 KINDS: dict[str, Kind] = {
     "ach": Kind("ach", "ach", "achItemId", _ACH_FIELDS,
-                frozenset({"returnDate", "receivedDateTime", "sendDate", "settleDate"}),
-                "cents", "ach", (*_FATE, "_noc_at", "_noc_code")),
+                frozenset({"receivedDateTime", "settleDate", "returnDate", "achEffectiveDate",
+                           "depositDateTime", "apiReportDateTime", "sendDate",
+                           "requestedSendDate", "requestedAchEffectiveDate"}),
+                "cents", "ach", (*_FATE, "_effective_at", "_noc_at", "_noc_code"),
+                booleans=frozenset({"sameDayAchRequested"}), objects=frozenset({"iatAddenda"})),
     "rcc": Kind("rcc", "rcc", "rccItemId", _RCC_FIELDS,
-                frozenset({"returnDate", "receivedDateTime", "depositDateTime"}),
+                frozenset({"checkDate", "sendDate", "receivedDateTime", "settleDate",
+                           "returnDate", "depositDateTime", "apiReportDateTime"}),
                 "cents", "debit", _FATE),
     "instant": Kind("instant", "instant", "uniqueId", _INSTANT_FIELDS,
                     frozenset({"receivedDateTime", "completedDateTime"}), "int", "credit",
                     key="_id"),
     "rtp": Kind("rtp", "rtp", "uniqueId", _RTP_FIELDS,
-                frozenset({"receivedDateTime", "completedDateTime"}), "int", "credit",
-                key="_id"),
+                frozenset({"receivedDateTime", "completedDateTime",
+                           "requestReturnReceivedDateTime", "requestReturnCompletedDateTime"}),
+                "int", "credit", key="_id"),
     "noc": Kind("noc", "noc", "nocId", _NOC_FIELDS, frozenset({"nocDate"}), "none", "none"),
 }
 
-_INTEGER_COLUMNS = {"achItemId", "rccItemId", "nocId", "_id", "amount", "returnDate",
-                    "receivedDateTime", "sendDate", "settleDate", "depositDateTime",
-                    "completedDateTime", "nocDate", "_seq", "_fate_at", "_noc_at"}
+_INTEGER_COLUMNS = {"achItemId", "rccItemId", "nocId", "_id", "amount", "merchantId",
+                    "returnItemId", "bankId", "achTransactionCode", "achCheckNumber",
+                    "checkNumber", "sameDayAchRequested", "_seq", "_fate_at", "_noc_at",
+                    "_send_at", "_settle_at", "_effective_at",
+                    *(name for kind in KINDS.values() for name in kind.timestamps)}
 
 
 def _schema() -> tuple[list[str], dict[str, str]]:
@@ -139,7 +162,8 @@ def _schema() -> tuple[list[str], dict[str, str]]:
             indexes[f"{t}_fate"] = (f"INDEX {t}_fate ON {t} (_fate_at) "
                                     "WHERE _fate_status IS NOT NULL")
     indexes["ach_noc"] = "INDEX ach_noc ON ach (_noc_at) WHERE _noc_at IS NOT NULL"
-    indexes["rcc_send"] = "INDEX rcc_send ON rcc (depositDateTime) WHERE itemStatus = 'W'"
+    for t in ("ach", "rcc"):
+        indexes[f"{t}_send"] = f"INDEX {t}_send ON {t} (_send_at) WHERE itemStatus = 'W'"
     return tables, indexes
 
 
@@ -184,9 +208,11 @@ class VoidError(Exception):
 class Store:
     """Every item the sandbox holds, the sandbox clock and business processing."""
 
-    def __init__(self, path: str | None = None, *, seed: int = 1):
+    def __init__(self, path: str | None = None, *, seed: int = 1,
+                 config: processing.Config | None = None):
         self.path = path
         self.seed = seed
+        self.config = config or processing.Config()
         self._lock = threading.RLock()
         self._db = sqlite3.connect(path or ":memory:", check_same_thread=False,
                                    isolation_level=None)
@@ -356,6 +382,9 @@ class Store:
                 row = make(item_id, seq)
                 row["_seq"] = seq
                 row["companyCode"] = company
+                for name, value in rules.company_fields(company).items():
+                    if name in kind.fields:
+                        row.setdefault(name, value)
                 rows.append(row)
             try:
                 with self._transaction() as db:
@@ -377,21 +406,21 @@ class Store:
     # -- business processing ----------------------------------------------------------
 
     def process(self) -> None:
-        """Apply every business event due by the sandbox clock (a no-op until the next one)."""
+        """Apply every business event due by the sandbox clock (a no-op until the next one).
+
+        The transitions of :data:`paynb.sandbox.processing.TRANSITIONS`, in the order
+        they happen to one item: checks (I, B), the cut-off (S), returns (R), NOCs.
+        """
         now = self.now()
         with self._lock:
             if now < self._next_due:
                 return
-            with self._transaction() as db:
+            with self._transaction():
                 changed = {"ach": 0, "rcc": 0, "noc": 0}
-                changed["ach"] += self._apply_fates("ach", now, ("I", "B"), ("W",))
-                # An RCC item received just before midnight is deposited before its check.
-                changed["rcc"] += self._apply_fates("rcc", now, ("I", "B"), ("W", "S"))
-                changed["rcc"] += db.execute(
-                    "UPDATE rcc SET itemStatus = 'S' WHERE itemStatus = 'W' "
-                    "AND depositDateTime <= ?", (now,)).rowcount
-                changed["ach"] += self._apply_fates("ach", now, ("R",), ("W",))
-                changed["rcc"] += self._apply_fates("rcc", now, ("R",), ("S",))
+                for table in ("ach", "rcc"):
+                    changed[table] += self._apply_fates(table, now, ("I", "B"), "W")
+                    changed[table] += self._send(table, now)
+                    changed[table] += self._apply_fates(table, now, ("R",), "S")
                 changed["noc"] += self._emit_nocs(now)
             for kind, count in changed.items():
                 if count:
@@ -400,28 +429,46 @@ class Store:
                 (due for (due,) in (self._db.execute(query).fetchone() for query in _NEXT_DUE)
                  if due is not None), default=_NEVER)
 
-    def _apply_fates(self, table: str, now: int, fates: tuple[str, ...],
-                     current: tuple[str, ...]) -> int:
+    def _send(self, table: str, now: int) -> int:
+        """W -> S at the cut-off: the planned dates become the record's."""
+        ach = table == "ach"
+        return self._db.execute(
+            f"UPDATE {table} SET itemStatus = 'S', sendDate = _send_at, "
+            "depositDateTime = _send_at, apiReportDateTime = _send_at + ?, "
+            "settleDate = _settle_at, reportStatus = 'Sent'"
+            + (", achEffectiveDate = _effective_at, settlementReportFileName = 'SETTLE_' || "
+               f"companyCode || '_' || {_yyyymmdd('_settle_at')} || '.csv'" if ach else "")
+            + " WHERE itemStatus = 'W' AND _send_at <= ?",
+            (self.config.report_delay_ms, now)).rowcount
+
+    def _apply_fates(self, table: str, now: int, fates: tuple[str, ...], current: str) -> int:
+        kind = KINDS[table]
+        files = (", returnFileName = CASE WHEN _fate_status = 'R' THEN 'RET_' || companyCode "
+                 f"|| '_' || {_yyyymmdd('_fate_at')} || '.ach' END, returnReportFileName = "
+                 "CASE WHEN _fate_status = 'R' THEN 'RETRPT_' || companyCode || '_' || "
+                 f"{_yyyymmdd('_fate_at')} || '.csv' END" if table == "ach" else "")
         return self._db.execute(
             f"UPDATE {table} SET itemStatus = _fate_status, "
-            f"returnDate = _fate_at - _fate_at % {rules.DAY_MS}, returnReason = _fate_code, "
-            "returnMessage = _fate_message, _fate_status = NULL, _fate_at = NULL "
+            f"returnDate = _fate_at - _fate_at % {processing.DAY_MS}, returnReason = _fate_code, "
+            "returnMessage = _fate_message, returnItemId = CASE WHEN _fate_status = 'R' THEN "
+            f"{kind.pk} + {RETURN_ITEM_BASE} END, reportStatus = CASE WHEN _fate_status = 'R' "
+            f"THEN 'Returned' ELSE reportStatus END{files}, _fate_status = NULL, _fate_at = NULL "
             f"WHERE _fate_status IS NOT NULL AND _fate_at <= ? AND _fate_status IN {_sql(fates)} "
-            f"AND itemStatus IN {_sql(current)}", (now,)).rowcount
+            "AND itemStatus = ?", (now, current)).rowcount
 
     def _emit_nocs(self, now: int) -> int:
         due = self._db.execute(
-            "SELECT achItemId, companyCode, yourReferenceNumber, _noc_code, _noc_at FROM ach "
-            "WHERE _noc_at IS NOT NULL AND _noc_at <= ? AND itemStatus IN ('W', 'R')",
-            (now,)).fetchall()
-        for ach_id, company, reference, code, at in due:
+            "SELECT achItemId, companyCode, yourReferenceNumber, _noc_code, _noc_at, "
+            "achAccountType FROM ach WHERE _noc_at IS NOT NULL AND _noc_at <= ? "
+            "AND itemStatus IN ('S', 'R')", (now,)).fetchall()
+        for ach_id, company, reference, code, at, account_type in due:
             noc_id, seq = self.allocate("noc", company)
             u = rules.draws(self.seed, "noc", noc_id, 1)[0]
             self._db.execute(
                 "INSERT INTO noc (nocId, companyCode, _seq, achItemId, yourReferenceNumber, "
                 "changeCode, changeReason, correctedData, nocDate) VALUES (?,?,?,?,?,?,?,?,?)",
                 (noc_id, company, seq, ach_id, reference, code, NOC_CODES[code],
-                 rules.noc_corrected_data(code, u), at))
+                 processing.noc_corrected_data(code, u, savings=account_type == "Savings"), at))
         self._db.execute("UPDATE ach SET _noc_at = NULL, _noc_code = NULL "
                          "WHERE _noc_at IS NOT NULL AND _noc_at <= ?", (now,))
         return len(due)
@@ -439,6 +486,12 @@ class Store:
         record = dict(zip(names, row, strict=True))
         if cents:
             record["amount"] = _money(record["amount"])
+        for name in kind.booleans:
+            if record[name] is not None:
+                record[name] = bool(record[name])
+        for name in kind.objects:
+            if record[name] is not None:
+                record[name] = json.loads(record[name], parse_float=Decimal)
         return record
 
     @staticmethod
@@ -465,7 +518,8 @@ class Store:
     @staticmethod
     def _clauses(company: str, query: ListQuery) -> tuple[str, list[Any]]:
         """The ``WHERE`` conditions of ``query`` for ``company``, and their parameters."""
-        clauses, params = ["companyCode = ?"], [company]
+        clauses: builtins.list[str] = ["companyCode = ?"]
+        params: builtins.list[Any] = [company]
         if query.statuses:
             clauses.append(f"itemStatus IN ({', '.join('?' * len(query.statuses))})")
             params += query.statuses
@@ -522,9 +576,9 @@ class Store:
         if cached and cached[0] == self._versions[kind.name]:
             return cached[1]
         where, params = self._where(kind, company, query)
-        credit, debit = self._total_expressions(kind)
+        credit_sql, debit_sql = self._total_expressions(kind)
         n, c, d = self._db.execute(
-            f"SELECT COUNT(*), {credit}, {debit} FROM {where}",
+            f"SELECT COUNT(*), {credit_sql}, {debit_sql} FROM {where}",
             params).fetchone()
         if len(self._aggregates) > 10_000:
             self._aggregates.clear()
@@ -593,6 +647,11 @@ class Store:
         names = list(records[0]) if records else self._record_names(kind)
         if filetype == "json":
             return dumps(records)
+        for record in records:
+            # A cell holds text: an object (iatAddenda) goes in as its JSON.
+            for name in kind.objects:
+                if record[name] is not None:
+                    record[name] = dumps(record[name]).decode()
         if filetype == "csv":
             out = io.StringIO()
             writer = csv.writer(out, lineterminator="\r\n")
@@ -602,13 +661,14 @@ class Store:
         return _xlsx(kind.name, names, records)
 
     @staticmethod
-    def _record_names(kind: Kind) -> list[str]:
+    def _record_names(kind: Kind) -> builtins.list[str]:
         return list(_record_shape(kind)[0])
 
     # -- voids and simulation ---------------------------------------------------------
 
     def void(self, kind_name: str, company: str, *, ids: Sequence[int] = (),
-             references: Sequence[str] = (), field_name: str) -> list[dict[str, Any]]:
+             references: Sequence[str] = (),
+             field_name: str) -> builtins.list[dict[str, Any]]:  # (Store.list shadows list)
         """Void items (W -> V), all or none; :class:`VoidError` names each refusal.
 
         Items are chosen by id (``ids``) or by reference number (every W item with
@@ -625,7 +685,7 @@ class Store:
                     "AND companyCode = ?", (_storable(item_id), company)).fetchone()
                 if row is None:
                     errors[f"{field_name}[{index}]"] = [f"item {item_id} does not exist"]
-                elif row[0] != "W":
+                elif not processing.voidable(row[0]):
                     errors[f"{field_name}[{index}]"] = [_not_voidable(item_id, row[0])]
                 else:
                     chosen.append(item_id)
@@ -633,7 +693,7 @@ class Store:
                 found = self._db.execute(
                     f"SELECT {kind.pk}, itemStatus FROM {kind.table} WHERE companyCode = ? "
                     "AND yourReferenceNumber = ?", (company, reference)).fetchall()
-                waiting = [item_id for item_id, status in found if status == "W"]
+                waiting = [item_id for item_id, status in found if processing.voidable(status)]
                 if not found:
                     errors[f"{field_name}[{index}]"] = ["no item has this reference number"]
                 elif not waiting:
@@ -646,7 +706,8 @@ class Store:
             with self._transaction() as db:
                 db.executemany(
                     f"UPDATE {kind.table} SET itemStatus = 'V', _fate_status = NULL, "
-                    f"_fate_at = NULL {', _noc_at = NULL' if kind.name == 'ach' else ''} "
+                    f"_fate_at = NULL, _send_at = NULL"
+                    f"{', _noc_at = NULL' if kind.name == 'ach' else ''} "
                     f"WHERE {kind.pk} = ?", [(i,) for i in chosen])
             self._changed(kind_name)
             return [self.get(kind_name, company, i) for i in chosen]  # type: ignore[misc]
@@ -655,7 +716,12 @@ class Store:
                      at: int, code: str | None = None, message: str | None = None) -> bool:
         """Simulation: put an item in ``status`` now, with a return code and event time."""
         kind = KINDS[kind_name]
-        noc = ", _noc_at = NULL" if kind.name == "ach" else ""
+        ach = kind.name == "ach"
+        # Sent (S, R): the planned dates become the record's, as at the cut-off.
+        sent = ("sendDate = COALESCE(sendDate, _send_at), depositDateTime = "
+                "COALESCE(depositDateTime, _send_at), settleDate = COALESCE(settleDate, "
+                "_settle_at)" + (", achEffectiveDate = COALESCE(achEffectiveDate, "
+                                 "_effective_at)" if ach else ""))
         with self._lock:
             self.process()
             if status in ("I", "B", "R"):
@@ -664,9 +730,15 @@ class Store:
                 values: tuple[Any, ...] = (status, rules.day_start(at), code, message)
             else:
                 values = (status, None, None, None)
+            extra = {"S": f", {sent}, reportStatus = 'Sent', returnItemId = NULL",
+                     "R": f", {sent}, reportStatus = 'Returned', "
+                          f"returnItemId = {kind.pk} + {RETURN_ITEM_BASE}"}.get(
+                status, ", returnItemId = NULL")
             cursor = self._db.execute(
                 f"UPDATE {kind.table} SET itemStatus = ?, returnDate = ?, returnReason = ?, "
-                f"returnMessage = ?, _fate_status = NULL, _fate_at = NULL{noc} "
+                f"returnMessage = ?{extra}, _fate_status = NULL, _fate_at = NULL"
+                f"{', _noc_at = NULL' if ach else ''}"
+                f"{'' if status == 'W' else ', _send_at = NULL'} "
                 f"WHERE {kind.pk} = ? AND companyCode = ?",
                 (*values, _storable(item_id), company))
             self._changed(kind_name)
@@ -677,7 +749,8 @@ class Store:
         """Simulation: a NOC for an ACH item now; None when the item does not exist."""
         with self._lock:
             row = self._db.execute(
-                "SELECT yourReferenceNumber FROM ach WHERE achItemId = ? AND companyCode = ?",
+                "SELECT yourReferenceNumber, achAccountType FROM ach "
+                "WHERE achItemId = ? AND companyCode = ?",
                 (_storable(ach_item_id), company)).fetchone()
             if row is None:
                 return None
@@ -685,8 +758,9 @@ class Store:
             def make(noc_id: int, seq: int) -> dict[str, Any]:
                 data = corrected_data
                 if data is None:
-                    data = rules.noc_corrected_data(code, rules.draws(self.seed, "noc", noc_id,
-                                                                      1)[0])
+                    data = processing.noc_corrected_data(
+                        code, rules.draws(self.seed, "noc", noc_id, 1)[0],
+                        savings=row[1] == "Savings")
                 return {"nocId": noc_id, "achItemId": ach_item_id,
                         "yourReferenceNumber": row[0], "changeCode": code,
                         "changeReason": NOC_CODES[code], "correctedData": data, "nocDate": at}
@@ -704,7 +778,7 @@ class Store:
         """True when ``key`` had a successful route check within the allowed window."""
         with self._lock:
             at = self._route_checks.get((scope, key))
-        return at is not None and self.now() - at <= rules.ROUTE_CHECK_VALID_MS
+        return at is not None and self.now() - at <= self.config.route_check_valid_ms
 
     def close(self) -> None:
         """Close the database."""
@@ -729,9 +803,16 @@ def _sql(values: tuple[str, ...]) -> str:
 _NEXT_DUE = (
     "SELECT MIN(_fate_at) FROM ach WHERE _fate_status IS NOT NULL",
     "SELECT MIN(_fate_at) FROM rcc WHERE _fate_status IS NOT NULL",
-    "SELECT MIN(depositDateTime) FROM rcc WHERE itemStatus = 'W'",
+    "SELECT MIN(_send_at) FROM ach WHERE itemStatus = 'W'",
+    "SELECT MIN(_send_at) FROM rcc WHERE itemStatus = 'W'",
     "SELECT MIN(_noc_at) FROM ach WHERE _noc_at IS NOT NULL",
 )
+#: A returned item's returnItemId: its own id in the return items' range.
+RETURN_ITEM_BASE = 700_000_000
+
+
+def _yyyymmdd(column: str) -> str:
+    return f"strftime('%Y%m%d', {column} / 1000, 'unixepoch')"
 _NEVER = 2**62
 
 
@@ -763,6 +844,11 @@ def _record_json(kind: Kind) -> str:
         values["amount"] = ("CASE WHEN amount IS NOT NULL THEN json(printf('%s%d.%02d', "
                             "CASE WHEN amount < 0 THEN '-' ELSE '' END, "
                             "abs(amount) / 100, abs(amount) % 100)) END")
+    for name in kind.booleans:
+        values[name] = (f"CASE WHEN {name} IS NULL THEN NULL WHEN {name} THEN json('true') "
+                        "ELSE json('false') END")
+    for name in kind.objects:
+        values[name] = f"json({name})"  # stored as dumps wrote it: the same bytes go out
     if status_at is not None:
         cases = " ".join(f"WHEN {_sql_text(code)} THEN {_sql_text(name)}"
                          for code, name in STATUS_NAMES.items())
@@ -796,9 +882,3 @@ def _xlsx(title: str, names: list[str], records: list[dict[str, Any]]) -> bytes:
     out = io.BytesIO()
     book.save(out)
     return out.getvalue()
-
-
-def new_unique_id() -> str:
-    """A fresh uniqueId for an instant or RTP transaction."""
-    return str(uuid.uuid4())
-

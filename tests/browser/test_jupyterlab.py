@@ -98,9 +98,10 @@ def test_ach_form_submits_through_the_page(notebook03: labdriver.Lab):
              "amount": "123.45"}
     for wire, text in typed.items():
         form.locator(f".paynb-field-{wire} input").fill(text)
-    for wire, label in {"achAccountType": "Checking", "achEntryClass": "PPD",
-                        "achTransactionType": "Credit"}.items():
-        form.locator(f".paynb-field-{wire} select").select_option(label=label)
+    # Account type and entry class are open sets: a text box offering the known values.
+    for wire, text in {"achAccountType": "Checking", "achEntryClass": "PPD"}.items():
+        form.locator(f".paynb-field-{wire} input").fill(text)
+    form.locator(".paynb-field-achTransactionType select").select_option(label="Credit")
 
     status = form.locator(".paynb-status")
     expect(form.locator(".paynb-env-header.paynb-env-sandbox")).to_contain_text(

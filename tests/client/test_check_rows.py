@@ -30,7 +30,7 @@ def test_each_row_judged_alone_in_one_pass() -> None:
         dict(GOOD, yourReferenceNumber="CHK-2", bankAccountNumber="12'34"),
         7,
         dict(GOOD, yourReferenceNumber="CHK-3", achTransactionSubType="Prenote",
-             achTransactionType="Credit", amount="0"),
+             achTransactionType="Debit", amount="5"),
         dict(GOOD, yourReferenceNumber="CHK-4", amount="10.005", state="XX"),
         dict(GOOD, yourReferenceNumber="CHK-5"),
     ]
@@ -39,7 +39,7 @@ def test_each_row_judged_alone_in_one_pass() -> None:
     assert bodies[0] == models.AchItem.model_validate(GOOD).to_wire()
     assert sorted(bad) == [1, 2, 3, 4]
     assert bad[2] == {"item": ["must be an object"]}
-    assert bad[3] == {"achTransactionType": ["a prenote must be a Debit"]}
+    assert bad[3] == {"amount": ["must be 0 for a prenote (a prenote carries no money)"]}
     for n in (1, 3, 4):
         assert bad[n] == models.check(models.AchItem, rows[n])[1]
     assert set(bad[4]) == {"amount", "state"}

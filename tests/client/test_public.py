@@ -11,10 +11,11 @@ import paynb
 
 def test_paynb_all_is_exactly_the_public_names():
     assert sorted(paynb.__all__) == sorted([
-        "Client", "Credentials", "ExportFile", "RouteCheck", "__version__", "calendar", "connect",
-        "errors", "forms", "models", "plots", "sandbox", "match", "MatchResult", "History"])
+        "Client", "Credentials", "ExportFile", "RouteCheck", "__version__", "calendar",
+        "compliance", "connect", "errors", "forms", "models", "plots", "sandbox", "match",
+        "MatchResult", "History"])
     for name in ("Client", "Credentials", "connect", "ExportFile", "RouteCheck", "match",
-                 "MatchResult", "History"):
+                 "MatchResult", "History", "compliance"):
         assert getattr(paynb, name) is not None
 
 

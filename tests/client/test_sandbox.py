@@ -22,6 +22,7 @@ from paynb.errors import (
     RouteNotCheckedError,
     RouteUnavailableError,
     ServerError,
+    SubmissionNotAcceptedWarning,
     TransportError,
     ValidationError,
 )
@@ -214,12 +215,21 @@ def test_submit_many_answers_one_row_per_input_in_order(client, make_ach):
 
 def test_submit_many_service_side_invalid_rows_are_i_entries(client, make_ach):
     refs = [ref("SRVB") for _ in range(3)]
-    frame = client.ach.submit_many(
-        [make_ach(refs[0]), make_ach(refs[1], bankAccountNumber="12'34"), make_ach(refs[2])],
-        validate=False)
+    with pytest.warns(SubmissionNotAcceptedWarning, match="1 of 3 items") as caught:
+        frame = client.ach.submit_many(
+            [make_ach(refs[0]), make_ach(refs[1], bankAccountNumber="12'34"), make_ach(refs[2])],
+            validate=False)
     assert frame["itemStatus"].astype(str).tolist() == ["W", "I", "W"]
     assert frame["achItemId"].notna().all()  # the service keeps an entry for the invalid one
     assert frame["errors"][1]
+    # The warning names the status and the service's reasons; the account is not quoted.
+    warning = caught[0].message
+    assert warning.status == "I" and warning.reference_number == refs[1]
+    assert "bankAccountNumber" in str(warning) and "12'34" not in str(warning)
+    # Stored but never processed: journaled as invalid, not as sent.
+    states = {e["reference"]: e["state"] for e in client._journal.entries("DEMO1")
+              if e["reference"] in refs}
+    assert states == {refs[0]: "sent", refs[1]: "invalid", refs[2]: "sent"}
 
 
 def test_all_or_nothing_rejects_locally_with_the_bad_rows(client, wire, make_ach):

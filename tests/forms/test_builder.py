@@ -13,7 +13,24 @@ from paynb.models import AchItem, InstantCardTransaction, RccItem
 
 def test_widgets_follow_the_field_types_and_metadata() -> None:
     fields = FieldSet(AchItem)
-    assert list(fields.fields) == list(AchItem.wire_names().values())
+    # Every field of the model; a nested model's fields under its name, with dots.
+    wires = [w for w in AchItem.wire_names().values() if w != "iatAddenda"]
+    assert [w for w in fields.fields if "." not in w] == wires
+    assert [w for w in fields.fields if "." in w] == [
+        "iatAddenda.transactionTypeCode", *(f"iatAddenda.foreignBeneficiaryPayer.{w}" for w in
+                                            ("name", "streetAddress", "city", "stateCode",
+                                             "postalCode", "countryCode"))]
+    assert fields.groups == {"iatAddenda": "IAT addenda",
+                             "iatAddenda.foreignBeneficiaryPayer": "Foreign beneficiary or payer"}
+    assert "paynb-field-iatAddenda-transactionTypeCode" in \
+        fields["iatAddenda.transactionTypeCode"].row._dom_classes
+    # Open sets offer the known values and take others; the closed one is a dropdown.
+    assert isinstance(fields["achAccountType"].input, widgets.Combobox)
+    assert "PersonalChecking" in fields["achAccountType"].input.options
+    assert not fields["achAccountType"].input.ensure_option
+    assert isinstance(fields["achEntryClass"].input, widgets.Combobox)
+    assert isinstance(fields["achEffectiveDate"].input, widgets.DatePicker)
+    assert isinstance(fields["sameDayAchRequested"].input, widgets.Checkbox)
     assert isinstance(fields["achTransactionType"].input, widgets.Dropdown)
     assert fields["achTransactionType"].input.options == (("—", None), ("Debit", "Debit"),
                                                           ("Credit", "Credit"))

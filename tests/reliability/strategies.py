@@ -134,4 +134,33 @@ def bad_literal(allowed: tuple[str, ...]) -> st.SearchStrategy[object]:
     )
 
 
+# The open sets (account type, entry class, sub-type, payment type code) take any text: an
+# unknown value is sent with a warning (docs/validation.md). Refused: what is no text at
+# all, or text with control characters.
+bad_open_text = st.one_of(_with_control, st.integers(), st.lists(st.integers(), max_size=2))
+#: Free text of the documented optional fields (length not shown): control characters.
+bad_free_text = bad_open_text
+bad_country_code = st.one_of(
+    st.text("ABCDEFGHIJKLMNOPQRSTUVWXYZ", min_size=3, max_size=4),
+    st.text("ABCDEFGHIJKLMNOPQRSTUVWXYZ", min_size=1, max_size=1), _digits(2, 2),
+    st.integers())
+
+
+def bad_width(width: int) -> st.SearchStrategy[object]:
+    """Text longer than a documented width (non-blank after stripping), or no text."""
+    return st.one_of(
+        st.text(ALNUM, min_size=width + 1, max_size=width + 6),
+        st.integers(), st.lists(st.integers(), max_size=2))
+
+
+#: A whole number that is negative, fractional or no number at all.
+bad_whole = st.one_of(st.integers(max_value=-1), st.sampled_from(["x12", 1.5, "1.5", [1]]))
+bad_flag = st.one_of(st.sampled_from(["maybe", "2", "oui", "-1"]), st.integers(min_value=2),
+                     st.lists(st.booleans(), min_size=1, max_size=2))
+bad_date = st.one_of(
+    st.sampled_from(["2025-13-01", "2025-02-30", "tomorrow", "11/06/2025", "2025-06-11T25:00"]),
+    st.text(ALNUM, min_size=1, max_size=8).filter(lambda s: not s.isdigit()),
+    st.booleans(), st.lists(st.integers(), max_size=2))
+bad_object = st.one_of(st.integers(), st.text(ALNUM, min_size=1, max_size=5),
+                       st.lists(st.integers(), min_size=1, max_size=2))
 bad_item_id = st.one_of(st.integers(max_value=0), st.sampled_from(["abc", None, 1.5, "", [1]]))

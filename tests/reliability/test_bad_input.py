@@ -56,9 +56,29 @@ _NAMES = {"firstSignerFirstName", "firstSignerLastName", "secondSignerFirstName"
           "firstName", "lastName", "tokenId", "yourSubClientId"}
 
 
+_ACH_ADDRESS = {"address1", "address2", "city"}
+
+
+def _is_blank(value: Any) -> bool:
+    return isinstance(value, str) and not value.strip()
+
+
 def _bad_for(field: str, model: type[models.RequestModel]) -> st.SearchStrategy[Any]:
-    """Values that break the rule of ``field`` in ``model`` (wire spelling)."""
-    if field in _NAMES:
+    """Values that break the rule of ``field`` in ``model`` (wire spelling).
+
+    Blank text in an optional field is absent, never an error (docs/validation.md), so it
+    is not among an optional field's bad values.
+    """
+    strategy = _bad_value(field, model)
+    names = {info.alias or name: info for name, info in model.model_fields.items()}
+    if not names[field].is_required():
+        strategy = strategy.filter(lambda value: not _is_blank(value))
+    return strategy
+
+
+def _bad_value(field: str, model: type[models.RequestModel]) -> st.SearchStrategy[Any]:
+    # An ACH item's address is free text of unshown length, an RCC item's a name-like text.
+    if field in _NAMES and not (model is models.AchItem and field in _ACH_ADDRESS):
         return s.bad_name
     by_field: dict[str, st.SearchStrategy[Any]] = {
         "state": s.bad_state,
@@ -66,10 +86,22 @@ def _bad_for(field: str, model: type[models.RequestModel]) -> st.SearchStrategy[
         "yourReferenceNumber": s.bad_reference,
         "bankRoutingNumber": s.bad_routing, "routingNumber": s.bad_routing,
         "bankAccountNumber": s.bad_account, "accountNumber": s.bad_account,
-        "achAccountType": s.bad_literal(validation.ACH_ACCOUNT_TYPES),
-        "achEntryClass": s.bad_literal(validation.ACH_ENTRY_CLASSES),
+        # Open sets: unknown words pass with a warning; only non-text is refused.
+        "achAccountType": s.bad_open_text, "achEntryClass": s.bad_open_text,
+        "achTransactionSubType": s.bad_open_text,
+        "achPaymentTypeCode": s.bad_width(2),
         "achTransactionType": s.bad_literal(validation.ACH_TRANSACTION_TYPES),
-        "achTransactionSubType": s.bad_literal(validation.ACH_TRANSACTION_SUBTYPES),
+        # The documented optional ACH fields.
+        "address1": s.bad_free_text, "address2": s.bad_free_text, "city": s.bad_free_text,
+        "achIdentificationNumber": s.bad_free_text,
+        "achCompanyEntryDescription": s.bad_free_text,
+        "achCompanyDiscretionaryData": s.bad_free_text, "achAddendaText": s.bad_free_text,
+        "countryCode": s.bad_country_code,
+        "achTransactionDiscretionaryData": s.bad_width(2),
+        "achTransactionCode": s.bad_whole, "achCheckNumber": s.bad_whole,
+        "sameDayAchRequested": s.bad_flag,
+        "sendDate": s.bad_date, "achEffectiveDate": s.bad_date,
+        "iatAddenda": s.bad_object,
         "cardNumber": s.bad_card, "cardExpiration": s.bad_expiration,
         "totPassword": s.bad_tot,
         "amount": s.bad_instant_amount if model in (models.InstantCardTransaction,
@@ -271,7 +303,9 @@ _valid_ach = st.fixed_dictionaries({
     "achTransactionType": st.sampled_from(validation.ACH_TRANSACTION_TYPES),
     "amount": s.valid_amount,
 }, optional={"achAccountType": st.sampled_from(validation.ACH_ACCOUNT_TYPES),
-             "achEntryClass": st.sampled_from(validation.ACH_ENTRY_CLASSES)})
+             # IAT needs its addenda: tests/test_validation_policy.py sends those.
+             "achEntryClass": st.sampled_from([c for c in validation.ACH_ENTRY_CLASSES
+                                               if c != "IAT"])})
 _prenote = _valid_ach.map(lambda item: {**item, "achTransactionType": "Debit",
                                         "achTransactionSubType": "Prenote",
                                         "amount": Decimal(0)})

@@ -251,10 +251,12 @@ def test_polling_for_changes_through_faults_misses_nothing_and_repeats_nothing(
         failed_polls = 0
         for step in range(6):
             # New items that business processing will invalidate (restricted state GU)
-            # or block (accounts starting 999), and one returned by hand.
+            # or block (accounts starting 999), and one returned by hand. Accounts differ
+            # per step: the same debit to an account returned R01 would be a reinitiation,
+            # which paynb's guards limit to two.
             fresh = client.ach.submit_many([
                 dict(ach_item(f"POLL-{step}-{n}", n), state="GU" if n % 2 else "NY",
-                     bankAccountNumber=f"999{n:05d}" if n % 3 == 0 else f"1{n:07d}")
+                     bankAccountNumber=f"999{n:05d}" if n % 3 == 0 else f"1{step}{n:06d}")
                 for n in range(12)])
             sb.simulate.force_status(int(fresh["achItemId"].iloc[4]), "R", code="R01")
             sb.simulate.advance_clock(days=4)

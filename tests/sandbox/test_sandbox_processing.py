@@ -4,12 +4,13 @@ from __future__ import annotations
 
 import datetime as dt
 
+import numpy as np
 import pytest
 from sandbox_helpers import ACH, NOCS, RCC, Api, ach_item, problem, rcc_item
 
 from paynb.codes import NOC_CODES, RETURN_CODES
 from paynb.errors import BadRequestError, NotFoundError
-from paynb.sandbox import rules, serve
+from paynb.sandbox import processing, rules, serve
 
 
 def _get(api: Api, path: str, item_id: int) -> dict:
@@ -23,19 +24,37 @@ def test_restricted_state_and_blocked_account(own, own_api):
     own.simulate.advance_clock(hours=2)
     invalid = _get(own_api, ACH, restricted["achItemId"])
     assert invalid["itemStatus"] == "I"
-    assert invalid["returnMessage"] == rules.RESTRICTED_MESSAGE
+    assert invalid["returnMessage"] == processing.RESTRICTED_MESSAGE
     event = dt.datetime.fromisoformat(invalid["receivedDateTime"]) + dt.timedelta(hours=1)
     assert invalid["returnDate"] == f"{event:%Y-%m-%d}T00:00:00.000Z"  # the day of the event
     assert _get(own_api, ACH, blocked["achItemId"])["itemStatus"] == "B"
     problem(own_api.put(ACH + f"/{blocked['achItemId']}/void"), 400)
 
 
+def _cut_off(record: dict) -> dt.datetime:
+    """When the item is sent: the cut-off of the next banking day (processing.schedule)."""
+    received = dt.datetime.fromisoformat(record["receivedDateTime"])
+    ms = int(received.timestamp() * 1000)
+    send = int(processing.schedule(processing.Config(), [ms]).send[0])
+    return dt.datetime.fromtimestamp(send / 1000, dt.UTC)
+
+
+def _advance_to(sb, moment: dt.datetime) -> None:
+    now = sb.simulate.now()
+    if moment > now:
+        sb.simulate.advance_clock(seconds=(moment - now).total_seconds())
+
+
 def test_rcc_is_sent_before_it_can_return(own, own_api):
     records = [own_api.post(RCC, rcc_item()).json()["transaction"] for _ in range(40)]
-    own.simulate.advance_clock(days=1, hours=1)
-    statuses = {_get(own_api, RCC, r["rccItemId"])["itemStatus"] for r in records}
-    assert statuses == {"S"}
-    own.simulate.advance_clock(days=9)
+    cut_off = max(_cut_off(r) for r in records)
+    _advance_to(own, cut_off - dt.timedelta(minutes=1))
+    assert {_get(own_api, RCC, r["rccItemId"])["itemStatus"] for r in records} == {"W"}
+    _advance_to(own, cut_off + dt.timedelta(minutes=1))
+    sent = [_get(own_api, RCC, r["rccItemId"]) for r in records]
+    assert {r["itemStatus"] for r in sent} == {"S"}
+    assert {r["depositDateTime"] for r in sent} == {f"{cut_off:%Y-%m-%dT%H:%M:%S}.000Z"}
+    own.simulate.advance_clock(days=12)
     after = [_get(own_api, RCC, r["rccItemId"]) for r in records]
     assert {r["itemStatus"] for r in after} <= {"S", "R"}
     for record in after:
@@ -45,13 +64,19 @@ def test_rcc_is_sent_before_it_can_return(own, own_api):
 
 def test_fates_follow_the_documented_draws(own, own_api):
     items = [own_api.post(ACH, ach_item()).json()["transaction"] for _ in range(60)]
-    own.simulate.advance_clock(days=7)
+    own.simulate.advance_clock(days=70)  # past the latest unauthorized return
+    config = processing.Config()
     for item in items:
-        u = rules.draws(own.store.seed, "ach", item["achItemId"], 5)
-        expected = rules.ach_fate(state="NY", account="000123456789", kind="Debit",
-                                  received=0, send=0, u=u)
-        status = _get(own_api, ACH, item["achItemId"])["itemStatus"]
-        assert status == (expected.status if expected else "W")
+        u = np.array(rules.draws(own.store.seed, "ach", item["achItemId"], 8)).reshape(8, 1)
+        received = int(dt.datetime.fromisoformat(item["receivedDateTime"]).timestamp() * 1000)
+        plan = processing.schedule(config, [received])
+        expected = processing.ach_fates(
+            config, kinds=np.array(["Debit"]), states=np.array(["NY"]),
+            accounts=np.array(["000123456789"]), received=np.array([received]),
+            settle=plan.settle, u=u[:5]).status[0]
+        record = _get(own_api, ACH, item["achItemId"])
+        assert record["itemStatus"] == (expected or "S")
+        assert record["settleDate"] > record["sendDate"] > record["receivedDateTime"]
 
 
 def test_force_status_with_code_and_date(own, own_api):
@@ -132,7 +157,7 @@ def test_simulation_body_errors(own):
 
 def test_demo_data_rates(sandbox, api):
     totals = {}
-    for status in ("R", "I", "B", "W"):
+    for status in ("S", "R", "I", "B", "W", "V"):
         totals[status] = sum(api.get(ACH, company=c, params={"itemStatus": status,
                                                              "pageSize": 1}).json()["total"]
                              for c in ("DEMO1", "DEMO2"))

@@ -18,6 +18,7 @@ from sandbox_helpers import ACH, Api, ach_item
 from paynb import cli
 from paynb.sandbox import Credentials, Sandbox, ensure_running, serve
 from paynb.sandbox import server as server_module
+from paynb.sandbox.scenarios import SCENARIOS
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -151,7 +152,9 @@ def test_cli_sandbox_prints_where_and_stops(tmp_path):
         assert "auth URL" in text and "DEMO1" in text and "analyst-password" in text
         assert "/docs" in text
         sb = Sandbox(base_url)
-        assert 0 < Api(sb).get(ACH).json()["total"] <= 10
+        # 10 demo items and the named scenario items (paynb.sandbox.scenarios)
+        assert 0 < Api(sb).get(ACH).json()["total"] <= 10 + sum(
+            len(s.attempts) for s in SCENARIOS)
         assert json.loads((tmp_path / "sandbox.json").read_text())["base_url"] == base_url
     finally:
         process.terminate()

@@ -1,0 +1,551 @@
+"""The NOC correction ledger: what each notification of change obliges, and by when.
+
+NACHA Operating Rules, Article Two, Subsection 2.12.1: an originator receiving a NOC
+must make the change within six banking days of receipt or prior to initiating another
+entry to the receiver's account, whichever is later. :func:`noc_obligations` turns a NOC
+frame into one obligation per NOC: the account (masked), what must change, spelled out
+from the change code and its corrected data, the dates and the state.
+
+paynb helps monitor these obligations; it is not legal advice.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from collections.abc import Iterable, Mapping
+from decimal import Decimal, InvalidOperation
+from typing import TYPE_CHECKING, Any
+
+from paynb._redact import last_four
+from paynb.codes import NOC_CODES
+
+if TYPE_CHECKING:
+    import pandas as pd
+
+__all__ = [
+    "NOC_CHANGES",
+    "NOC_DUE_DAYS",
+    "NOC_STATES",
+    "Correction",
+    "noc_obligations",
+    "parse_corrected_data",
+]
+
+#: Banking days after receipt within which a NOC's change must be made (NACHA 2.12.1).
+NOC_DUE_DAYS = 6
+#: States of an obligation, in the order they usually go through.
+NOC_STATES = ("open", "due soon", "overdue", "applied")
+#: Banking days before the due date from which an open obligation reads ``due soon``.
+DUE_SOON_DAYS = 2
+
+#: What each change code asks to change: the fields its corrected data carries (the
+#: request's field names where the ACH item has one) and the words for it. C04, C08 and
+#: C10-C13 concern data paynb cannot pre-fill (the receiver's name as the bank has it,
+#: the IAT receiving bank, the company's own name and identification, the addenda).
+NOC_CHANGES: dict[str, tuple[tuple[str, ...], str]] = {
+    "C01": (("bankAccountNumber",), "account number"),
+    "C02": (("bankRoutingNumber",), "routing number"),
+    "C03": (("bankRoutingNumber", "bankAccountNumber"), "routing number and account number"),
+    "C04": (("individualName",), "receiver's name"),
+    "C05": (("achTransactionCode",), "transaction code (account type)"),
+    "C06": (("bankAccountNumber", "achTransactionCode"),
+            "account number and transaction code (account type)"),
+    "C07": (("bankRoutingNumber", "bankAccountNumber", "achTransactionCode"),
+            "routing number, account number and transaction code (account type)"),
+    "C08": (("receivingDfiIdentification",), "receiving bank identification (IAT)"),
+    "C09": (("achIdentificationNumber",), "individual identification number"),
+    "C10": (("companyName",), "your company name (in the batch header)"),
+    "C11": (("companyIdentification",), "your company identification (in the batch header)"),
+    "C12": (("companyName", "companyIdentification"),
+            "your company name and identification (in the batch header)"),
+    "C13": (("addenda",), "addenda record format"),
+}
+
+_LABELS = {
+    "bankAccountNumber": "account number", "bankRoutingNumber": "routing number",
+    "achTransactionCode": "transaction code", "individualName": "receiver's name",
+    "receivingDfiIdentification": "receiving bank", "achIdentificationNumber": "individual ID",
+    "companyName": "company name", "companyIdentification": "company ID",
+    "addenda": "addenda",
+}
+
+#: NACHA transaction codes: first digit the account (2 checking, 3 savings, 4 general
+#: ledger, 5 loan), second the direction (2 credit, 3 credit prenote, 7 debit, 8 debit
+#: prenote; 1 and 6 are returns and NOCs themselves).
+_ACCOUNT_OF_CODE = {"2": "Checking", "3": "Savings", "4": "General ledger", "5": "Loan"}
+_DIRECTION_OF_CODE = {"2": "credit", "3": "credit prenote", "7": "debit", "8": "debit prenote"}
+
+def account_key(routing: Any, account: Any) -> int | None:
+    """An opaque key of a receiving account (routing and full account number), or ``None``
+    when either is missing or masked: two entries go to the same account when their keys
+    are equal. Python's string hash is keyed per process, so the key says nothing about
+    the number if it is ever shown, and is comparable within this process only."""
+    if routing is None or account is None:
+        return None
+    routing_text, account_text = str(routing).strip(), str(account).strip()
+    if not routing_text or not account_text or "*" in account_text or \
+            routing_text in ("nan", "<NA>") or account_text in ("nan", "<NA>"):
+        return None
+    return hash((routing_text, account_text))
+
+
+def describe_code(code: Any) -> str:
+    """``32 (savings credit)``: a transaction code in words."""
+    text = str(code).strip()
+    account = _ACCOUNT_OF_CODE.get(text[:1])
+    direction = _DIRECTION_OF_CODE.get(text[1:2])
+    if account and direction:
+        return f"{text} ({account.lower()} {direction})"
+    return text
+
+
+def parse_corrected_data(code: Any, data: Any) -> dict[str, str]:
+    """The corrected values a NOC carries, by field (see :data:`NOC_CHANGES`).
+
+    Reads the NACHA layout of the corrected-data field (C03: routing number in
+    positions 1-9 and account number from 13; C06: account number in 1-17 and
+    transaction code in 21-22; C07: routing 1-9, account 10-26, transaction code
+    27-28) and the same values separated by blanks, as the sandbox writes them.
+    Masked values (``****1234``) are left out: they cannot correct anything.
+    An unknown code or data that cannot be read gives ``{}``.
+    """
+    if code is None or data is None:
+        return {}
+    code = str(code).strip().upper()
+    raw = str(data)
+    text = raw.strip()
+    if not text or text in ("nan", "<NA>") or code not in NOC_CHANGES:
+        return {}
+    tokens = text.split()
+    found: dict[str, str] = {}
+    if code == "C01":
+        found = {"bankAccountNumber": tokens[0]}
+    elif code == "C02":
+        found = {"bankRoutingNumber": tokens[0]}
+    elif code == "C03":
+        if len(tokens) >= 2:
+            found = {"bankRoutingNumber": tokens[0], "bankAccountNumber": tokens[1]}
+        elif len(text) > 9:
+            found = {"bankRoutingNumber": text[:9], "bankAccountNumber": text[9:].strip()}
+    elif code == "C05":
+        found = {"achTransactionCode": text[:2]}
+    elif code == "C06":
+        if len(tokens) >= 2:
+            found = {"bankAccountNumber": tokens[0], "achTransactionCode": tokens[-1][:2]}
+        elif len(raw) >= 22:
+            found = {"bankAccountNumber": raw[:17].strip(), "achTransactionCode": raw[20:22]}
+    elif code == "C07":
+        if len(tokens) >= 3:
+            found = {"bankRoutingNumber": tokens[0], "bankAccountNumber": tokens[1],
+                     "achTransactionCode": tokens[-1][:2]}
+        elif len(raw) >= 28:
+            found = {"bankRoutingNumber": raw[:9], "bankAccountNumber": raw[9:26].strip(),
+                     "achTransactionCode": raw[26:28]}
+    else:
+        (field,) = NOC_CHANGES[code][0][:1]
+        found = {field: text}
+    return {field: value for field, value in found.items() if value and "*" not in value}
+
+
+def _shown(field: str, value: str) -> str:
+    if field == "bankAccountNumber":
+        return last_four(value)
+    if field == "achTransactionCode":
+        return describe_code(value)
+    return value
+
+
+def must_change(code: Any, corrected: Mapping[str, str]) -> str:
+    """What a NOC asks to change, in words, with the corrected values (account numbers
+    masked): ``account number to ****4321; transaction code to 32 (savings credit)``."""
+    code = str(code).strip().upper()
+    if code not in NOC_CHANGES:
+        return f"unknown change code {code}: see the NOC"
+    fields, words = NOC_CHANGES[code]
+    if not corrected:
+        return f"{words}: corrected data not readable here (list NOCs with mask=False)"
+    return "; ".join(f"{_LABELS.get(field, field)} to {_shown(field, corrected[field])}"
+                     for field in fields if field in corrected)
+
+
+#: Request fields of an ACH item that describe the receiver's account (carried into a
+#: corrected record from the entry the NOC was about).
+ACCOUNT_FIELDS = ("firstSignerFirstName", "firstSignerLastName", "address1", "address2",
+                  "city", "state", "zip", "countryCode", "bankRoutingNumber",
+                  "bankAccountNumber", "achAccountType", "achEntryClass",
+                  "achIdentificationNumber")
+
+
+class Correction:
+    """The corrected account record of one NOC: the account fields of the entry the NOC
+    was about, with the NOC's corrected values in place.
+
+    Shown (``str``, ``repr``, in a DataFrame cell) with account numbers masked;
+    :meth:`to_dict` gives the full values, for :meth:`paynb.forms.AchForm.prefill`
+    or a request body. It is deliberately not a mapping, so that pandas cannot print
+    its values.
+    """
+
+    def __init__(self, noc_id: Any, code: str, fields: Mapping[str, str],
+                 changed: Iterable[str]) -> None:
+        self.noc_id = noc_id
+        self.code = code
+        self._fields = dict(fields)
+        #: The fields the NOC changed.
+        self.changed = tuple(changed)
+
+    def to_dict(self) -> dict[str, str]:
+        """The record's fields by wire name, full values (never print them)."""
+        return dict(self._fields)
+
+    def __str__(self) -> str:
+        parts = []
+        for field, value in self._fields.items():
+            shown = last_four(value) if field == "bankAccountNumber" else value
+            parts.append(f"{field}={shown}{' (corrected)' if field in self.changed else ''}")
+        return ", ".join(parts)
+
+    def __repr__(self) -> str:
+        return f"<Correction of NOC {self.noc_id} ({self.code}): {self}>"
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, Correction) and (self.noc_id, self.code, self._fields) == \
+            (other.noc_id, other.code, other._fields)
+
+    __hash__ = None  # type: ignore[assignment]
+
+
+def corrected_fields(corrected: Mapping[str, str]) -> dict[str, str]:
+    """The request fields a corrected record sets: the values themselves, and for a
+    transaction code the account type it stands for (a 3x code: ``Savings``)."""
+    fields = {k: v for k, v in corrected.items()
+              if k in ("bankAccountNumber", "bankRoutingNumber", "achIdentificationNumber")}
+    code = corrected.get("achTransactionCode")
+    if code:
+        account_type = _ACCOUNT_OF_CODE.get(code[:1])
+        if account_type in ("Checking", "Savings"):
+            fields["achAccountType"] = account_type
+        fields["achTransactionCode"] = code
+    return fields
+
+
+# ---------------------------------------------------------------------------- inputs
+
+
+_ENTRY_FIELDS = ("achItemId", "itemStatus", "returnReason", "returnDate", "receivedDateTime",
+                 "amount", "achTransactionType", "achTransactionSubType",
+                 "achCompanyEntryDescription", "settleDate", "sendDate")
+
+
+def camel(record: Mapping[str, Any]) -> Mapping[str, Any]:
+    """``record`` with the service's camelCase field names: as it is when it has them (the
+    usual case, and the fast one), else renamed from any other casing (``AchItemId``)."""
+    if "achItemId" in record:
+        return record
+    wanted = {name.lower(): name for name in (*_ENTRY_FIELDS, *ACCOUNT_FIELDS)}
+    return {wanted.get(str(key).lower(), key): value for key, value in record.items()}
+
+
+def present(value: Any) -> Any:
+    """``value``, or ``None`` for a missing one (``NaN``, ``NaT``, ``pd.NA``)."""
+    try:
+        if value is None or value != value:  # NaN, NaT
+            return None
+    except (TypeError, ValueError):  # pd.NA refuses bool()
+        return None
+    return value
+
+
+def get(record: Mapping[str, Any], field: str) -> Any:
+    """A field of a raw record or frame row, whatever the casing; ``None`` when missing
+    (``NaN``, ``NaT`` and ``pd.NA`` too)."""
+    value = record.get(field)
+    if value is None and field not in record:
+        lowered = field.lower()
+        value = next((v for k, v in record.items() if str(k).lower() == lowered), None)
+    return present(value)
+
+
+def when(value: Any) -> dt.datetime | None:
+    """A timestamp as an aware UTC datetime (zone-less text and values are UTC)."""
+    if value is None:
+        return None
+    if hasattr(value, "to_pydatetime"):
+        value = value.to_pydatetime()
+    if isinstance(value, str):
+        try:
+            value = dt.datetime.fromisoformat(value.strip().replace("Z", "+00:00"))
+        except ValueError:
+            return None
+    if isinstance(value, dt.date) and not isinstance(value, dt.datetime):
+        value = dt.datetime.combine(value, dt.time())
+    if isinstance(value, int | float) and not isinstance(value, bool):
+        value = dt.datetime.fromtimestamp(value / 1000, dt.UTC)  # epoch milliseconds
+    if not isinstance(value, dt.datetime):
+        return None
+    return value.replace(tzinfo=dt.UTC) if value.tzinfo is None else value.astimezone(dt.UTC)
+
+
+def as_of_time(as_of: Any, argument: str = "as_of") -> dt.datetime:
+    """``as_of`` (None: now, UTC) as an aware UTC datetime; a date is its midnight."""
+    from paynb.resources._base import invalid
+
+    if as_of is None:
+        return dt.datetime.now(dt.UTC)
+    found = when(as_of)
+    if found is None:
+        raise invalid(argument, "must be a date, a datetime or ISO 8601 text")
+    return found
+
+
+def _amount(value: Any) -> Decimal | None:
+    if value is None:
+        return None
+    try:
+        return Decimal(str(value))
+    except (InvalidOperation, ValueError):
+        return None
+
+
+def records_of(data: Any, argument: str) -> list[Mapping[str, Any]]:
+    """The rows of a DataFrame, or a list of mappings, as mappings."""
+    from paynb.resources._base import invalid
+
+    if data is None:
+        return []
+    if hasattr(data, "to_dict") and hasattr(data, "columns"):
+        return data.to_dict("records")
+    if isinstance(data, Mapping | str | bytes) or not isinstance(data, Iterable):
+        raise invalid(argument, "must be a DataFrame or a list of records")
+    rows = list(data)
+    if not all(isinstance(row, Mapping) for row in rows):
+        raise invalid(argument, "must be a DataFrame or a list of records (mappings)")
+    return rows
+
+
+class Entry:
+    """One ACH entry of the history, read from a raw record or a frame row."""
+
+    __slots__ = ("amount", "code", "description", "fields", "id", "key", "received",
+                 "returned", "settled", "settled_from", "status", "sub_type", "type")
+
+    def __init__(self, record: Mapping[str, Any]) -> None:
+        # Camel-cased once, then plain lookups: an index of 100,000 records must stay fast.
+        record = camel(record)
+
+        def field(name: str) -> Any:
+            return present(record.get(name))
+
+        self.id = field("achItemId")
+        self.key = account_key(field("bankRoutingNumber"), field("bankAccountNumber"))
+        self.status = str(field("itemStatus") or "").upper()
+        self.code = (str(field("returnReason") or "").strip().upper() or None)
+        self.returned = when(field("returnDate"))
+        self.received = when(field("receivedDateTime"))
+        self.amount = _amount(field("amount"))
+        self.type = str(field("achTransactionType") or "").strip().lower()
+        self.sub_type = str(field("achTransactionSubType") or "").strip().lower()
+        self.description = str(field("achCompanyEntryDescription") or "").strip()
+        # The original entry's settlement starts the 180 days of a reinitiation; an entry
+        # returned before paynb saw its settlement date counts from its send date, else
+        # from when the service received it (earlier, so never more lenient).
+        self.settled, self.settled_from = None, None
+        for name in ("settleDate", "sendDate", "receivedDateTime"):
+            found = when(field(name))
+            if found is not None:
+                self.settled, self.settled_from = found, name
+                break
+        self.fields = {name: str(value) for name in ACCOUNT_FIELDS
+                       if (value := field(name)) is not None}
+
+    @property
+    def went_out(self) -> bool:
+        """Whether the entry was originated: not voided, invalid or blocked."""
+        return self.status not in ("V", "I", "B")
+
+
+def entries_of(items: Any) -> list[Entry]:
+    """The ACH entries of ``items`` (DataFrame or records), in the order received."""
+    found = [Entry(record) for record in records_of(items, "items")]
+    epoch = dt.datetime.min.replace(tzinfo=dt.UTC)
+    return sorted(found, key=lambda entry: entry.received or epoch)
+
+
+def _applied_marks(applied: Any) -> dict[str, dict[str, Any]]:
+    """``applied`` (None, ids, a mapping id -> mark, or a frame with nocId) by id text."""
+    from paynb.resources._base import invalid
+
+    if applied is None:
+        return {}
+    if hasattr(applied, "columns"):
+        rows = applied.to_dict("records")
+        return {str(get(row, "nocId")): {"by": get(row, "appliedBy") or get(row, "by"),
+                                         "when": get(row, "appliedAt") or get(row, "when")}
+                for row in rows if get(row, "nocId") is not None}
+    if isinstance(applied, Mapping):
+        return {str(key): dict(value) if isinstance(value, Mapping) else {}
+                for key, value in applied.items()}
+    if isinstance(applied, str | bytes) or not isinstance(applied, Iterable):
+        raise invalid("applied", "must be NOC ids, a mapping of NOC id to mark, or a frame")
+    return {str(value): {} for value in applied}
+
+
+# ---------------------------------------------------------------------------- the ledger
+
+
+def _day(value: dt.datetime) -> dt.date:
+    return value.astimezone(dt.UTC).date()
+
+
+def index(entries: list[Entry]) -> tuple[dict[str, Entry], dict[int, list[Entry]]]:
+    """``entries`` by id, and those that went out by account key (in the order received)."""
+    by_id = {str(entry.id): entry for entry in entries if entry.id is not None}
+    by_key: dict[int, list[Entry]] = {}
+    for entry in entries:
+        if entry.key is not None and entry.went_out:
+            by_key.setdefault(entry.key, []).append(entry)
+    return by_id, by_key
+
+
+def ledger(nocs: Any, entries: list[Entry], *, as_of: dt.datetime,
+           applied: Mapping[str, Mapping[str, Any]], due_soon: int = DUE_SOON_DAYS,
+           indexed: tuple[dict[str, Entry], dict[int, list[Entry]]] | None = None,
+           ) -> list[dict[str, Any]]:
+    """One obligation per NOC, as dicts (with the private ``accountKey``); the work of
+    :func:`noc_obligations`, shared with the submission guards (which pass ``indexed``,
+    the :func:`index` of ``entries`` they keep)."""
+    from paynb import calendar
+
+    by_id, by_key = indexed or index(entries)
+    today = _day(as_of)
+    rows = []
+    for noc in records_of(nocs, "nocs"):
+        noc_id = get(noc, "nocId")
+        code = str(get(noc, "changeCode") or "").strip().upper()
+        received = when(get(noc, "nocDate"))
+        corrected = parse_corrected_data(code, get(noc, "correctedData"))
+        item = by_id.get(str(get(noc, "achItemId")))
+        key = item.key if item is not None else None
+        # A NOC that arrives on a weekend or holiday is taken as received the next
+        # banking day; the six banking days count from there.
+        receipt = calendar.next_banking_day(_day(received)).date() if received else None
+        sixth = calendar.add_banking_days(receipt, NOC_DUE_DAYS).date() if receipt else None
+        following = None
+        if key is not None and received is not None:
+            following = next((e for e in by_key.get(key, ())
+                              if e.received is not None and e.received > received
+                              and str(e.id) != str(item.id if item else None)), None)
+        due = sixth
+        if sixth is not None and following is not None and following.received is not None:
+            due = max(sixth, _day(following.received))
+        mark = applied.get(str(noc_id))
+        if mark is not None:
+            state = "applied"
+        elif due is None:
+            state = "open"
+        elif today > due:
+            state = "overdue"
+        elif calendar.banking_days_between(today, due) <= due_soon:
+            state = "due soon"
+        else:
+            state = "open"
+        fields = dict(item.fields) if item is not None else {}
+        fields.update(corrected_fields(corrected))
+        correction = Correction(noc_id, code, fields, corrected_fields(corrected)) \
+            if corrected_fields(corrected) and item is not None else None
+        account = item.fields.get("bankAccountNumber") if item is not None else None
+        rows.append({
+            "nocId": noc_id, "achItemId": get(noc, "achItemId"),
+            "yourReferenceNumber": get(noc, "yourReferenceNumber"), "changeCode": code,
+            "changeReason": get(noc, "changeReason") or NOC_CODES.get(code),
+            "bankRoutingNumber": item.fields.get("bankRoutingNumber") if item else None,
+            "bankAccountNumber": last_four(account) if account else None,
+            "mustChange": must_change(code, corrected),
+            "received": received, "sixthBankingDay": sixth,
+            "nextEntry": following.received if following is not None else None,
+            "nextEntryId": following.id if following is not None else None,
+            "dueDate": due, "state": state,
+            "appliedBy": mark.get("by") if mark else None,
+            "appliedAt": mark.get("when") if mark else None,
+            "correction": correction, "corrected": corrected, "accountKey": key,
+        })
+    return rows
+
+
+#: Columns of :func:`noc_obligations`, in order.
+COLUMNS = ("nocId", "achItemId", "yourReferenceNumber", "changeCode", "changeReason",
+           "bankRoutingNumber", "bankAccountNumber", "mustChange", "received",
+           "sixthBankingDay", "nextEntry", "dueDate", "state", "appliedBy", "appliedAt",
+           "correction")
+
+
+def obligations_frame(rows: list[dict[str, Any]]) -> pd.DataFrame:
+    """The ledger rows as the typed frame :func:`noc_obligations` returns."""
+    import pandas as pd
+
+    frame = pd.DataFrame([{column: row[column] for column in COLUMNS} for row in rows],
+                         columns=list(COLUMNS), dtype=object)
+    # One dtype per column whatever the rows (nanoseconds, UTC, like the frames' times).
+    for column in ("received", "nextEntry", "appliedAt"):
+        frame[column] = pd.to_datetime(frame[column], utc=True).astype("datetime64[ns, UTC]")
+    for column in ("sixthBankingDay", "dueDate"):
+        frame[column] = pd.to_datetime(frame[column]).dt.tz_localize("UTC") \
+            .astype("datetime64[ns, UTC]")
+
+    def whole(column: str) -> str:
+        ints = all(isinstance(v, int) and not isinstance(v, bool) or hasattr(v, "is_integer")
+                   and float(v).is_integer() for v in frame[column] if v is not None)
+        return "Int64" if ints else "string"
+
+    frame = frame.astype({"nocId": whole("nocId"), "achItemId": whole("achItemId"),
+                          "yourReferenceNumber": "string", "changeCode": "string",
+                          "changeReason": "string", "bankRoutingNumber": "string",
+                          "bankAccountNumber": "string", "mustChange": "string",
+                          "appliedBy": "string",
+                          "state": pd.CategoricalDtype(NOC_STATES, ordered=True)})
+    return frame
+
+
+def noc_obligations(nocs: Any, *, items: Any = None, as_of: Any = None, applied: Any = None,
+                    due_soon: int = DUE_SOON_DAYS) -> pd.DataFrame:
+    """The NOC correction ledger: one row per NOC, what it obliges and by when.
+
+    Args:
+        nocs: NOCs as ``client.nocs.list()`` gives them (or a list of NOC records).
+        items: ACH items (``client.ach.list(...)``, or records): they give each NOC's
+            account (the entry it was about) and the next entry to that account.
+            Pass them listed with ``mask=False`` (or raw records): entries are matched
+            by routing and **full** account number, and only an unmasked NOC gives the
+            corrected record. The account is shown masked all the same.
+        as_of: the day to judge by (date, datetime or ISO text; default now, UTC).
+            :meth:`client.nocs.obligations() <paynb.resources.NocResource.obligations>`
+            uses the service's clock.
+        applied: NOCs already applied: their ids, a mapping of id to ``{"by", "when"}``,
+            or a frame with ``nocId``, ``appliedBy``, ``appliedAt`` (what the journal
+            records; ``client.nocs.obligations()`` reads it for you).
+        due_soon: an open obligation reads ``due soon`` from this many banking days
+            before its due date.
+
+    Returns one row per NOC with ``nocId, achItemId, yourReferenceNumber, changeCode,
+    changeReason``, the account (``bankRoutingNumber``, ``bankAccountNumber`` masked),
+    ``mustChange`` (the change in words, with the corrected values), ``received`` (the
+    NOC's date), ``sixthBankingDay`` (six banking days after receipt; a NOC received on
+    a weekend or holiday counts from the next banking day), ``nextEntry`` (when the
+    service received the first later entry to the same account), ``dueDate`` (the later
+    of the two, NACHA 2.12.1), ``state`` (``open``, ``due soon``, ``overdue`` once the
+    due date has passed, ``applied``), ``appliedBy``, ``appliedAt`` and ``correction``
+    (a :class:`Correction`: the corrected account record, when the NOC's data and its
+    entry are known).
+
+    The *next entry* is the earliest ACH entry in ``items`` to the same routing and
+    account number as the entry the NOC was about, received by the service after the
+    NOC's date, other than that entry itself, and not voided, invalid or blocked (those
+    never went to the bank).
+    """
+    from paynb.resources._base import invalid
+
+    if isinstance(due_soon, bool) or not isinstance(due_soon, int) or due_soon < 0:
+        raise invalid("due_soon", "must be a whole number of banking days, 0 or more")
+    rows = ledger(nocs, entries_of(items), as_of=as_of_time(as_of),
+                  applied=_applied_marks(applied), due_soon=due_soon)
+    return obligations_frame(rows)

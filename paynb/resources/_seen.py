@@ -1,0 +1,145 @@
+"""What a client has seen of the service this session: ACH items and NOCs, for the guards.
+
+The submission guards of :mod:`paynb.compliance` judge an entry by the history of its
+account (NOCs, returns, earlier reinitiations). The client keeps that history as it goes:
+every ACH item and NOC record a list, a get, a poll (``changes()``) or a submission answer
+brought back is remembered here, newest version of each record last, with the full
+account numbers (the frames mask them; the guards must compare the full number). Nothing
+here is ever shown: the records stay inside the client and the guards say only masked
+numbers.
+
+Records are kept as they arrive (a reference: remembering a list of 100,000 items costs a
+dictionary insertion each, not a copy). When the guards read them, an ACH item is cut
+down to the fields they read (:meth:`SeenRecords.compact`: a dozen of some fifty), so
+that a client that listed many items does not hold their whole records for long; the
+whole record stays for the items the guards ask for (``keep_whole``: the entries of NOCs,
+whose account fields make the corrected record).
+
+It lives below :mod:`paynb.compliance` (in the resources layer) because the records are
+captured where they arrive, whether or not the compliance module has been imported yet:
+a guard that ran after the analyst listed items must see those items.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Iterable, Mapping
+from typing import Any
+
+__all__ = ["GUARD_FIELDS", "SeenRecords"]
+
+#: Records kept per kind; beyond it the oldest are forgotten (the guards then say the
+#: period they checked is shorter).
+MAX_RECORDS = 250_000
+
+#: The fields of an ACH item the guards read.
+GUARD_FIELDS = ("achItemId", "bankRoutingNumber", "bankAccountNumber", "itemStatus",
+                "returnReason", "returnDate", "receivedDateTime", "amount",
+                "achTransactionType", "achTransactionSubType", "achCompanyEntryDescription",
+                "settleDate", "sendDate")
+
+
+def _id(record: Mapping[str, Any], field: str, lowered: str) -> Any:
+    key = record.get(field)
+    if key is None:  # another spelling (AchItemId): rare, so looked for only then
+        key = next((value for name, value in record.items()
+                    if str(name).lower() == lowered), None)
+    return key
+
+
+class _Kept(dict):  # type: ignore[type-arg]
+    """An ACH record cut down to :data:`GUARD_FIELDS`."""
+
+    __slots__ = ()
+
+
+class SeenRecords:
+    """Records of one kind seen by one client, keyed by id (latest version wins).
+
+    ``fields`` names the fields :meth:`compact` keeps of each record (``None``: the
+    whole record is always kept).
+    """
+
+    def __init__(self, id_field: str, fields: tuple[str, ...] | None = None) -> None:
+        self._field = id_field
+        self._id = id_field.lower()
+        self._fields = fields
+        self._lock = threading.Lock()
+        self._records: dict[Any, Mapping[str, Any]] = {}
+        self._whole: dict[str, Mapping[str, Any]] = {}
+        #: Ids (as text) whose whole record is kept when it comes by.
+        self.keep_whole: set[str] = set()
+        #: Bumped on every change, so that an index built from the records knows it is stale.
+        self.version = 0
+
+    def __len__(self) -> int:
+        return len(self._records)
+
+    def __contains__(self, key: Any) -> bool:
+        return key in self._records
+
+    def __repr__(self) -> str:
+        return f"<SeenRecords {self._id}: {len(self)} records>"
+
+    def add(self, records: Iterable[Mapping[str, Any]]) -> None:
+        """Remember ``records`` (those without an id are skipped: they cannot be told apart)."""
+        field, lowered, whole = self._field, self._id, self.keep_whole
+        with self._lock:
+            store = self._records
+            for record in records:
+                # Plain lookups: this runs on every list page, 100,000 records included.
+                key = record.get(field) if type(record) is dict else (
+                    _id(record, field, lowered) if isinstance(record, Mapping) else None)
+                if key is None:
+                    if type(record) is not dict:
+                        continue
+                    key = _id(record, field, lowered)
+                    if key is None:
+                        continue
+                if whole and str(key) in whole:
+                    self._whole[str(key)] = record
+                if key in store:
+                    del store[key]  # re-inserted last: dicts keep insertion order
+                store[key] = record
+            while len(store) > MAX_RECORDS:
+                oldest = next(iter(store))
+                del store[oldest]
+                self._whole.pop(str(oldest), None)
+            self.version += 1
+
+    def compact(self) -> None:
+        """Cut every record down to the kept fields (records in another spelling stay
+        whole); what the records say is unchanged, so :attr:`version` is too."""
+        fields, field = self._fields, self._field
+        if fields is None:
+            return
+        with self._lock:
+            store = self._records
+            whole = self.keep_whole
+            for key, record in store.items():
+                if type(record) is not _Kept and field in record:
+                    if whole and str(key) in whole:
+                        self._whole[str(key)] = record
+                    store[key] = _Kept((name, record[name]) for name in fields if name in record)
+
+    def records(self) -> list[Mapping[str, Any]]:
+        """A snapshot of the stored records, oldest first."""
+        with self._lock:
+            return list(self._records.values())
+
+    def whole(self, key: Any) -> Mapping[str, Any] | None:
+        """The whole record of ``key`` (``None`` when only the kept fields are known)."""
+        with self._lock:
+            found = self._whole.get(str(key))
+            if found is None:
+                record = self._records.get(key)
+                if record is not None and type(record) is not _Kept:
+                    found = record
+            return found
+
+    def clear(self) -> None:
+        """Forget everything."""
+        with self._lock:
+            self._records.clear()
+            self._whole.clear()
+            self.version += 1

@@ -1,0 +1,346 @@
+"""The sandbox's business rules: what happens to an item after it is submitted.
+
+Transitions, the void rule, bulk semantics, the processing schedule, and the
+generation of returns and NOCs live here, with every number in one
+:class:`Config`; :class:`paynb.sandbox.store.Store` (HTTP submissions) and
+:mod:`paynb.sandbox.seed` (the demo data) call these functions and only store
+what they decide.
+
+The life of an ACH item, as the NACHA rules and the service's docs describe it:
+
+* ``W`` on receipt. An hour later business processing invalidates it (``I``,
+  a restricted state) or blocks it (``B``, a blocked account), or leaves it.
+* At the cut-off of the next banking day (Fed calendar, :mod:`paynb.calendar`)
+  it is sent: ``W -> S``, with ``sendDate`` and ``depositDateTime`` (the
+  cut-off), ``achEffectiveDate`` and ``settleDate`` (the next banking day, or
+  the same day for same-day ACH, or a later requested effective date).
+* Returns (``S -> R``) and NOCs come on banking days after settlement: most
+  within two banking days (NACHA Operating Rules, Article Three, Subsection
+  3.8.3.1), unauthorized ones (R05, R07, R10, R11, R29) up to 60 calendar days
+  (Subsection 3.13, extended return entries).
+
+Every function works on numpy arrays (one element for an HTTP submission,
+a million for the demo data), so both paths follow the same rules.
+"""
+
+from __future__ import annotations
+
+import itertools
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+import numpy as np
+
+from paynb.calendar import BUSDAY_CALENDAR
+from paynb.codes import RETURN_CODES
+
+__all__ = [
+    "BLOCKED_MESSAGE",
+    "DAY_MS",
+    "HOUR_MS",
+    "RESTRICTED_MESSAGE",
+    "TRANSITIONS",
+    "Config",
+    "Fates",
+    "Schedule",
+    "ach_fates",
+    "bulk_stores_anything",
+    "noc_corrected_data",
+    "noc_events",
+    "rcc_fates",
+    "schedule",
+    "voidable",
+]
+
+HOUR_MS = 3_600_000
+DAY_MS = 24 * HOUR_MS
+
+RESTRICTED_MESSAGE = "State is restricted for this company"
+BLOCKED_MESSAGE = "Account is blocked"
+
+
+def _weights(**weights: float) -> dict[str, float]:
+    """A code -> weight table written as keywords (``R01=46, R02=14``)."""
+    return weights
+
+
+@dataclass(frozen=True)
+class Config:
+    """Every number of the sandbox's business rules (docs/sandbox.md shows them)."""
+
+    #: Business processing (state and account checks) runs this long after receipt.
+    processing_delay_ms: int = HOUR_MS
+    #: The daily ACH and RCC cut-off, UTC (about 4 pm New York): items received before
+    #: a banking day are sent at that day's cut-off.
+    cutoff_ms: int = 21 * HOUR_MS
+    #: The settlement report is written this long after the cut-off.
+    report_delay_ms: int = 30 * 60_000
+    #: Returns and NOCs arrive between this hour and 6 hours later (UTC) on banking days.
+    event_hour_ms: int = 13 * HOUR_MS
+    #: Items for these state codes pass validation but are invalidated (I): territories
+    #: and military codes the demo companies do not serve (PR and DC are served).
+    restricted_states: frozenset[str] = frozenset({"AS", "GU", "MP", "VI", "AA", "AE", "AP"})
+    #: Account numbers starting with this prefix are blocked (B).
+    blocked_account_prefix: str = "999"
+    #: Share of ACH items returned, by kind of item.
+    ach_return_rates: Mapping[str, float] = field(default_factory=lambda: {
+        "Debit": 0.045, "Credit": 0.01, "Prenote": 0.02})
+    #: Share of RCC items returned after they were deposited.
+    rcc_return_rate: float = 0.10
+    #: Share of ACH items (not invalidated, blocked or voided) that draw a NOC.
+    noc_rate: float = 0.006
+    #: How return codes are drawn: code -> weight (percent). Mostly R01, R02, R03.
+    return_code_weights: Mapping[str, float] = field(default_factory=lambda: _weights(
+        R01=46, R02=14, R03=11, R04=4, R05=0.5, R06=1, R07=1, R08=4, R09=5, R10=3, R11=1,
+        R12=0.5, R13=0.5, R14=0.5, R15=0.5, R16=2, R17=0.5, R18=0.5, R19=0.5, R20=2,
+        R21=0.5, R22=0.5, R23=0.5, R24=0.5, R25=0.5, R26=0.5, R27=0.5, R28=0.5, R29=0.5))
+    #: Unauthorized return codes (NACHA's unauthorized return rate, 0.5 % threshold).
+    unauthorized_codes: tuple[str, ...] = ("R05", "R07", "R10", "R11", "R29")
+    #: How NOC change codes are drawn: code -> weight (percent).
+    noc_code_weights: Mapping[str, float] = field(default_factory=lambda: _weights(
+        C01=40, C02=15, C03=10, C04=8, C05=8, C06=5, C07=4, C08=1, C09=4, C10=2, C11=1,
+        C12=1, C13=1))
+    #: Banking days from settlement to a return (not unauthorized): 1, 2, 3... with
+    #: these shares. Most within the two-day return window.
+    return_day_shares: tuple[float, ...] = (0.62, 0.30, 0.04, 0.02, 0.02)
+    #: Unauthorized returns come 1 to this many calendar days after settlement.
+    unauthorized_return_days: int = 60
+    #: NOCs come 1 or 2 banking days after settlement (this share on the first).
+    noc_first_day_share: float = 0.6
+    #: RCC items return this many banking days after the deposit: (first, count).
+    rcc_return_days: tuple[int, int] = (2, 5)
+    #: A successful route check allows sends to that card, token or routing number this long.
+    route_check_valid_ms: int = 15 * 60_000
+
+    def return_table(self) -> tuple[list[str], list[float]]:
+        """``(codes, cumulative shares)`` of :attr:`return_code_weights`."""
+        return _cumulative(self.return_code_weights)
+
+    def noc_table(self) -> tuple[list[str], list[float]]:
+        """``(codes, cumulative shares)`` of :attr:`noc_code_weights`."""
+        return _cumulative(self.noc_code_weights)
+
+
+def _cumulative(weights: Mapping[str, float]) -> tuple[list[str], list[float]]:
+    total = sum(weights.values())
+    return list(weights), [c / total for c in itertools.accumulate(weights.values())]
+
+
+def _pick(table: tuple[list[str], list[float]], u: np.ndarray) -> np.ndarray:
+    codes, edges = table
+    return np.array(codes, dtype=object)[np.minimum(
+        np.searchsorted(edges, u, side="right"), len(codes) - 1)]
+
+
+# -- transitions ------------------------------------------------------------------------
+
+#: Statuses an item moves between, and what moves it: the store's SQL applies them.
+TRANSITIONS = {
+    ("W", "I"): "business processing, a restricted state",
+    ("W", "B"): "business processing, a blocked account",
+    ("W", "V"): "a void (before the cut-off)",
+    ("W", "S"): "the cut-off of the next banking day (sent)",
+    ("S", "R"): "a return, on a banking day after settlement",
+}
+
+
+def voidable(status: str) -> bool:
+    """The void rule: only an item not yet batched for sending (``W``) can be voided."""
+    return status == "W"
+
+
+def bulk_stores_anything(invalid: int, commit_valid: bool) -> bool:
+    """Bulk semantics: a bulk with invalid items stores nothing unless ``alwaysCommitValid``
+    (then the valid items are stored and the invalid ones are answered as I)."""
+    return commit_valid or not invalid
+
+
+# -- the schedule -----------------------------------------------------------------------
+
+
+def _days(ms: Any) -> np.ndarray:
+    return (np.asarray(ms, dtype=np.int64) // DAY_MS).astype("datetime64[D]")
+
+
+def _ms(days: np.ndarray) -> np.ndarray:
+    return days.astype(np.int64) * DAY_MS
+
+
+def _offset(days: np.ndarray, n: Any, roll: Literal["forward", "backward"]) -> np.ndarray:
+    return np.busday_offset(days, np.asarray(n, dtype=np.int64), roll=roll,
+                            busdaycal=BUSDAY_CALENDAR)
+
+
+def _none(like: np.ndarray) -> np.ndarray:
+    """An object array of None shaped like ``like``: the "no code" of np.where."""
+    return np.full(like.shape, None, dtype=object)
+
+
+@dataclass(frozen=True)
+class Schedule:
+    """When items are sent and settle (epoch ms arrays): ``send`` is the cut-off moment,
+    ``effective`` and ``settle`` midnight UTC of those banking days."""
+
+    send: np.ndarray
+    effective: np.ndarray
+    settle: np.ndarray
+
+
+def schedule(config: Config, received: Any, *, requested_send: Any = None,
+             requested_effective: Any = None, same_day: Any = False) -> Schedule:
+    """The processing schedule: sent at the cut-off of the first banking day after the day
+    of receipt (or of the requested send date, if later); effective and settled the next
+    banking day (the same day for same-day ACH), or on a later requested effective date
+    (rolled forward to a banking day). Requested dates may hold -1 for "none"."""
+    received = np.asarray(received, dtype=np.int64)
+    send_day = _offset(_days(received), 1, "backward")  # strictly after the day of receipt
+    if requested_send is not None:
+        wanted = np.asarray(requested_send, dtype=np.int64)
+        later = _offset(_days(np.maximum(wanted, 0)), 0, "forward")
+        send_day = np.where((wanted >= 0) & (later > send_day), later, send_day)
+    same = np.broadcast_to(np.asarray(same_day, dtype=bool), send_day.shape)
+    effective = np.where(same, send_day, _offset(send_day, 1, "forward"))
+    if requested_effective is not None:
+        wanted = np.asarray(requested_effective, dtype=np.int64)
+        later = _offset(_days(np.maximum(wanted, 0)), 0, "forward")
+        effective = np.where((wanted >= 0) & (later > effective), later, effective)
+    return Schedule(_ms(send_day) + config.cutoff_ms, _ms(effective), _ms(effective))
+
+
+# -- returns and NOCs -------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Fates:
+    """What business processing will do to each item: ``status`` ("" for nothing, I, B or
+    R), when (``at``, epoch ms), the return ``code`` (None for I and B) and ``message``."""
+
+    status: np.ndarray
+    at: np.ndarray
+    code: np.ndarray
+    message: np.ndarray
+
+    def rows(self, ids: np.ndarray) -> list[tuple[Any, ...]]:
+        """``(status, at, code, message, id)`` of the items that have a fate."""
+        chosen = np.flatnonzero(self.status != "")
+        return list(zip(self.status[chosen].tolist(), self.at[chosen].tolist(),
+                        self.code[chosen].tolist(), self.message[chosen].tolist(),
+                        ids[chosen].tolist(), strict=True))
+
+
+def _event_at(config: Config, days: np.ndarray, u: np.ndarray) -> np.ndarray:
+    return _ms(days) + config.event_hour_ms + (u * 6 * HOUR_MS).astype(np.int64)
+
+
+def _return_days(config: Config, settle: np.ndarray, unauthorized: np.ndarray,
+                 u: np.ndarray) -> np.ndarray:
+    """Banking days of returns: 1, 2... banking days after settlement by the configured
+    shares; unauthorized ones 1 to 60 calendar days after, on or before a banking day."""
+    settle_day = _days(settle)
+    edges = np.cumsum(config.return_day_shares) / sum(config.return_day_shares)
+    steps = 1 + np.minimum(np.searchsorted(edges, u, side="right"), len(edges) - 1)
+    standard = _offset(settle_day, steps, "forward")
+    late = settle_day + (1 + (u * config.unauthorized_return_days).astype(np.int64))
+    late = np.maximum(_offset(late, 0, "backward"), _offset(settle_day, 1, "forward"))
+    return np.where(unauthorized, late, standard)
+
+
+def _checks(config: Config, states: np.ndarray, accounts: np.ndarray
+            ) -> tuple[np.ndarray, np.ndarray]:
+    restricted = np.isin(states, list(config.restricted_states))
+    blocked = ~restricted & np.char.startswith(accounts.astype(str),
+                                               config.blocked_account_prefix)
+    return restricted, blocked
+
+
+def _fates(config: Config, restricted: np.ndarray, blocked: np.ndarray,
+           returned: np.ndarray, code: np.ndarray, received: np.ndarray,
+           return_at: np.ndarray) -> Fates:
+    status = np.where(restricted, "I", np.where(blocked, "B", np.where(returned, "R", "")))
+    at = np.where(returned & ~restricted & ~blocked, return_at,
+                  received + config.processing_delay_ms)
+    code = np.where(status == "R", code, _none(code))
+    messages = np.array([RETURN_CODES.get(c, "") if c else "" for c in code.tolist()],
+                        dtype=object)
+    message = np.where(status == "I", RESTRICTED_MESSAGE,
+                       np.where(status == "B", BLOCKED_MESSAGE, messages))
+    return Fates(status.astype(object), at.astype(np.int64), code, message.astype(object))
+
+
+def ach_fates(config: Config, *, kinds: np.ndarray, states: np.ndarray,
+              accounts: np.ndarray, received: np.ndarray, settle: np.ndarray,
+              u: np.ndarray, unauthorized_rate: Any = 0.0) -> Fates:
+    """The fates of ACH items. ``kinds`` holds Debit, Credit or Prenote; ``u`` is a
+    ``(5, n)`` array of uniform draws (rate, code, day, hour, scenario).
+
+    Restricted state -> I, blocked account -> B (an hour after receipt); else returned
+    with probability ``ach_return_rates[kind]``; a debit is also returned unauthorized
+    with probability ``unauthorized_rate`` (the demo's compliance scenario).
+    """
+    restricted, blocked = _checks(config, states, accounts)
+    rates = np.array([config.ach_return_rates[k] for k in kinds.tolist()], dtype=float)
+    returned = ~restricted & ~blocked & (u[0] < rates)
+    code = _pick(config.return_table(), u[1])
+    extra = (~restricted & ~blocked & ~returned & (kinds == "Debit")
+             & (u[4] < np.asarray(unauthorized_rate)))
+    unauthorized_codes = np.array(config.unauthorized_codes, dtype=object)
+    code = np.where(extra, unauthorized_codes[(u[1] * len(unauthorized_codes)).astype(int)],
+                    code)
+    returned |= extra
+    unauthorized = np.isin(code, unauthorized_codes)
+    days = _return_days(config, settle, unauthorized, u[2])
+    return _fates(config, restricted, blocked, returned, code, received,
+                  _event_at(config, days, u[3]))
+
+
+def rcc_fates(config: Config, *, states: np.ndarray, accounts: np.ndarray,
+              received: np.ndarray, deposit: np.ndarray, u: np.ndarray) -> Fates:
+    """The fates of RCC items (``u``: 4 rows of draws): I or B as ACH, else returned with
+    probability ``rcc_return_rate`` 2 to 6 banking days after the deposit."""
+    restricted, blocked = _checks(config, states, accounts)
+    returned = ~restricted & ~blocked & (u[0] < config.rcc_return_rate)
+    code = _pick(config.return_table(), u[1])
+    first, span = config.rcc_return_days
+    days = _offset(_days(deposit), first + (u[2] * span).astype(np.int64), "forward")
+    return _fates(config, restricted, blocked, returned, code, received,
+                  _event_at(config, days, u[3]))
+
+
+def noc_events(config: Config, *, eligible: np.ndarray, settle: np.ndarray,
+               u: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """``(at, code)`` of the NOC each eligible item draws (``at`` -1 and code None for
+    none): probability ``noc_rate``, 1 or 2 banking days after settlement. ``u``: 3 rows."""
+    chosen = eligible & (u[0] < config.noc_rate)
+    steps = np.where(u[2] < config.noc_first_day_share, 1, 2)
+    at = _event_at(config, _offset(_days(settle), steps, "forward"), u[2])
+    code = _pick(config.noc_table(), u[1])
+    return np.where(chosen, at, -1), np.where(chosen, code, _none(code))
+
+
+#: Valid routing numbers that corrected data of a NOC may name.
+_CORRECTED_ROUTING = ("021000021", "026009593", "121000248", "031176110", "111000025")
+
+
+def noc_corrected_data(code: str, u: float, *, savings: bool = False) -> str:
+    """The corrected data a NOC of ``code`` carries, in the NACHA layout: an account
+    number (C01), a routing number (C02), both (C03), a transaction code (C05: 22/27
+    checking, 32/37 savings), account and code (C06), all three (C07), an individual
+    id (C09), a company name (C10)... Synthetic, fixed by the draw ``u``."""
+    account = f"{int(u * 10**10):010d}"
+    routing = _CORRECTED_ROUTING[min(int(u * len(_CORRECTED_ROUTING)),
+                                     len(_CORRECTED_ROUTING) - 1)]
+    transaction_code = "27" if savings else "37"  # the account type was the other one
+    return {
+        "C01": account,
+        "C02": routing,
+        "C03": f"{routing} {account}",
+        "C04": "DOE JANE",
+        "C05": transaction_code,
+        "C06": f"{account} {transaction_code}",
+        "C07": f"{routing} {account} {transaction_code}",
+        "C09": f"ID{account[:6]}",
+        "C10": "ACME PAYROLL",
+        "C11": f"1{account[:9]}",
+        "C12": f"ACME PAYROLL 1{account[:9]}",
+    }.get(code, "")

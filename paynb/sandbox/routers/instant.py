@@ -1,0 +1,103 @@
+"""Instant card payments: route checks (by card or token) and sends."""
+
+from __future__ import annotations
+
+import hashlib
+import secrets
+from typing import Any
+
+from fastapi import APIRouter
+from fastapi.responses import Response
+
+from paynb import models
+from paynb.sandbox import items, rules
+from paynb.sandbox.routers._common import (
+    Body,
+    Company,
+    Ctx,
+    body_doc,
+    json_response,
+    parse,
+    require_route,
+)
+from paynb.sandbox.routers._items import add_read_routes, submit_one
+from paynb.sandbox.wire import iso
+
+__all__ = ["router"]
+
+PREFIX = "/api/v3/InstantTransactions/companycode/{companyCode}"
+_TAG = "Instant card"
+_CARD_KEY = secrets.token_bytes(16)
+
+router = APIRouter(tags=[_TAG])
+
+
+def _card_key(card_number: str) -> str:
+    # Only a keyed hash of the card number is kept, never the number itself.
+    return "card:" + hashlib.blake2b(card_number.encode(), key=_CARD_KEY).hexdigest()
+
+
+def _route_answer(ctx: Ctx, route: rules.CardRoute, last_four: str,
+                  payment_type: str) -> dict[str, Any]:
+    now = ctx.store.now()
+    return {
+        "supported": route.supported,
+        "reachable": route.reachable,
+        "cardBrand": route.brand,
+        "cardLastFour": last_four,
+        "paymentTypes": [{"type": payment_type, "maxAmount": route.max_amount,
+                          "currency": "USD"}] if route.supported else [],
+        "checkedDateTime": iso(now),
+        "validUntil": iso(now + ctx.store.config.route_check_valid_ms),
+    }
+
+
+def _token_last_four(token_id: str, sub_client: str) -> str:
+    digest = hashlib.blake2b(f"{token_id}|{sub_client}".encode(), digest_size=4).digest()
+    return f"{int.from_bytes(digest, 'big') % 10_000:04d}"
+
+
+@router.post("/api/v3/InstantRoutes/companycode/{companyCode}",
+             summary="Route check by card number", openapi_extra=body_doc(models.CardRouteCheck))
+def card_route_check(ctx: Ctx, company_code: Company, data: Body) -> Response:
+    """Can this card receive an instant payment?"""
+    check = parse(models.CardRouteCheck, data)
+    route = rules.card_route(check.card_number)
+    if route.supported and route.reachable:
+        ctx.store.remember_route_check(company_code, _card_key(check.card_number))
+    return json_response(_route_answer(ctx, route, check.card_number[-4:], "Push"))
+
+
+@router.post("/api/v3/InstantRoutes/companycode/{companyCode}/token",
+             summary="Route check by token", openapi_extra=body_doc(models.TokenRouteCheck))
+def token_route_check(ctx: Ctx, company_code: Company, data: Body) -> Response:
+    """Can this card token receive an instant payment?"""
+    check = parse(models.TokenRouteCheck, data)
+    route = rules.token_route(check.token_id)
+    if route.supported and route.reachable:
+        ctx.store.remember_route_check(company_code,
+                                       f"token:{check.token_id}|{check.your_sub_client_id}")
+    return json_response(_route_answer(
+        ctx, route, _token_last_four(check.token_id, check.your_sub_client_id), "Push"))
+
+
+@router.post(PREFIX, summary="Send an instant card payment",
+             openapi_extra=body_doc(models.InstantCardTransaction))
+def instant_send(ctx: Ctx, company_code: Company, data: Body) -> Response:
+    """Send an instant card payment to a route-checked card or token."""
+    txn = parse(models.InstantCardTransaction, data)
+    if txn.card_number:
+        key, field_name = _card_key(txn.card_number), "cardNumber"
+        route, last_four = rules.card_route(txn.card_number), txn.card_number[-4:]
+    else:
+        key, field_name = f"token:{txn.token_id}|{txn.your_sub_client_id}", "tokenId"
+        route = rules.token_route(txn.token_id)
+        last_four = _token_last_four(txn.token_id, txn.your_sub_client_id)
+    require_route(ctx, company_code, key, field_name, "card", route.max_amount, txn.amount)
+    return submit_one(ctx, "instant", company_code, items.instant_row(
+        txn, ctx.store.now(), brand=route.brand, last_four=last_four))
+
+
+add_read_routes(router, "instant", PREFIX, _TAG, "instant card payments", get_paths=(
+    "/api/v3/InstantTransactinos/companycode/{companyCode}/{uniqueId}",
+    PREFIX + "/{uniqueId}"), id_name="uniqueId")

@@ -1,0 +1,339 @@
+"""The submission guards: each rule refuses and allows exactly where NACHA says, at its
+edges (the sixth banking day, the third reinitiation, the 181st day), in code; and through
+``submit``/``submit_many`` against a sandbox of its own, a refused entry never reaches it."""
+
+from __future__ import annotations
+
+import datetime as dt
+import itertools
+import uuid
+import warnings
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+
+from paynb import sandbox as paynb_sandbox
+from paynb.compliance import (
+    NEW_AUTHORIZATION_CODES,
+    GuardWarning,
+    check_entries,
+    service_now,
+)
+from paynb.errors import SubmissionRefusedError
+from paynb.models import AchItem
+
+ROUTING, ACCOUNT = "021000021", "000123456789"
+_ids = itertools.count(10_000)
+
+
+@pytest.fixture(scope="module")
+def sb() -> Iterator[Any]:
+    """A sandbox of this module's own: its clock moves."""
+    with paynb_sandbox.serve(port=0, seed_items=20, seed=5) as served:
+        yield served
+
+
+@pytest.fixture
+def client(sb: Any, tmp_path: Any) -> Iterator[Any]:
+    with sb.connect(journal=tmp_path / "journal.sqlite") as opened:
+        yield opened
+
+
+def record(received: str, *, status: str = "S", code: str | None = None,
+           returned: str | None = None, settle: str | None = None, amount: str = "40.00",
+           kind: str = "Debit", account: str = ACCOUNT, **extra: Any) -> dict[str, Any]:
+    """An ACH record as the service lists it (a fresh id)."""
+    return {"achItemId": next(_ids), "yourReferenceNumber": f"H-{uuid.uuid4().hex[:8]}",
+            "firstSignerFirstName": "Jane", "firstSignerLastName": "Doe", "state": "NY",
+            "zip": "10001", "bankRoutingNumber": ROUTING, "bankAccountNumber": account,
+            "achAccountType": "Checking", "achEntryClass": "PPD", "achTransactionType": kind,
+            "amount": amount, "itemStatus": status, "returnReason": code, "returnDate": returned,
+            "receivedDateTime": received, "settleDate": settle, **extra}
+
+
+def entry(amount: str = "40.00", kind: str = "Debit", **extra: Any) -> dict[str, Any]:
+    """A new entry to the same account, as ``submit`` would send it."""
+    return {"firstSignerFirstName": "Jane", "firstSignerLastName": "Doe", "state": "NY",
+            "zip": "10001", "yourReferenceNumber": f"N-{uuid.uuid4().hex[:10]}",
+            "bankRoutingNumber": ROUTING, "bankAccountNumber": ACCOUNT,
+            "achTransactionType": kind, "amount": amount, **extra}
+
+
+def seen(client: Any, items: list[dict[str, Any]], nocs: list[dict[str, Any]] = ()) -> None:
+    """Make ``client`` have seen these records (as a list call would)."""
+    client.ach._seen.add(items)
+    client.nocs._seen.add(list(nocs))
+
+
+def verdict(client: Any, body: dict[str, Any], as_of: str, **options: Any) -> Any:
+    return check_entries(client, body, as_of=as_of, **options).iloc[0]
+
+
+# ------------------------------------------------------------------ NOC deadline
+
+
+def _noc_history(client: Any, code: str = "C01", data: str = "999888777") -> int:
+    original = record("2026-06-25T10:00:00Z")
+    noc_id = next(_ids)
+    seen(client, [original], [{"nocId": noc_id, "achItemId": original["achItemId"],
+                               "changeCode": code, "correctedData": data,
+                               "nocDate": "2026-06-29T15:00:00Z"}])
+    return noc_id
+
+
+@pytest.mark.parametrize(("as_of", "expected"), [
+    ("2026-07-02", "warning"), ("2026-07-03", "warning"),
+    ("2026-07-07T23:00:00", "warning"),   # the sixth banking day (Sat 7-4 holiday not moved)
+    ("2026-07-08T00:30:00", "refused"),   # the day after
+])
+def test_an_unapplied_noc_warns_until_its_sixth_banking_day_then_refuses(
+        client: Any, as_of: str, expected: str) -> None:
+    noc_id = _noc_history(client)
+    found = verdict(client, entry(), as_of)
+    assert found["verdict"] == expected
+    if expected == "refused":
+        assert found["rules"] == ["noc-overdue"]
+        (reason,) = found["reasons"]
+        assert f"NOC {noc_id} (C01" in reason and "received 2026-06-29" in reason
+        assert "due 2026-07-07" in reason and "account number to ****8777" in reason
+        assert "999888777" not in reason and ACCOUNT not in reason
+    else:
+        assert "due 2026-07-07" in found["warnings"][0]
+
+
+def test_an_applied_noc_or_an_entry_with_the_corrected_values_passes(client: Any) -> None:
+    noc_id = _noc_history(client, "C05", "32")
+    assert verdict(client, entry(), "2026-07-20")["verdict"] == "refused"
+    corrected = verdict(client, entry(achAccountType="Savings"), "2026-07-20")
+    assert corrected["verdict"] == "ok" and "carries its corrected values" in corrected["notes"][0]
+    client.nocs.apply(noc_id, by="ana", note="savings in the CRM")
+    assert verdict(client, entry(), "2026-07-20")["verdict"] == "ok"
+
+
+def test_an_entry_to_the_corrected_account_is_not_held_by_the_old_one(client: Any) -> None:
+    _noc_history(client)
+    assert verdict(client, entry(bankAccountNumber="999888777"), "2026-07-20")["verdict"] == "ok"
+
+
+# ------------------------------------------------------ returns needing a new authorization
+
+
+@pytest.mark.parametrize("code", NEW_AUTHORIZATION_CODES)
+def test_a_last_entry_returned_for_want_of_authorization_refuses(client: Any, code: str) -> None:
+    seen(client, [record("2026-03-02T10:00:00Z", status="R", code=code,
+                         returned="2026-03-05", settle="2026-03-04")])
+    refused = verdict(client, entry(kind="Credit"), "2026-03-10")
+    assert refused["rules"] == ["returned-account"]
+    assert f"returned {code}" in refused["reasons"][0] and "2026-03-05" in refused["reasons"][0]
+    passed = verdict(client, entry(kind="Credit"), "2026-03-10", new_authorization=True)
+    assert passed["allowed"] and passed["overridden"] == ["returned-account"]
+
+
+@pytest.mark.parametrize("code", ["R01", "R06", "R11", "R20"])
+def test_other_return_codes_do_not_need_a_new_authorization(client: Any, code: str) -> None:
+    seen(client, [record("2026-03-02T10:00:00Z", status="R", code=code,
+                         returned="2026-03-05", settle="2026-03-04")])
+    assert "returned-account" not in verdict(client, entry(amount="7.00"), "2026-03-10")["rules"]
+
+
+def test_only_the_last_entry_counts(client: Any) -> None:
+    seen(client, [record("2026-03-02T10:00:00Z", status="R", code="R02", returned="2026-03-05"),
+                  record("2026-03-20T10:00:00Z", status="S", settle="2026-03-23"),
+                  record("2026-03-25T10:00:00Z", status="V")])   # voided: never went out
+    assert verdict(client, entry(), "2026-04-01")["verdict"] == "ok"
+
+
+# ------------------------------------------------------------------ reinitiation
+
+
+def _returned_debit(client: Any, *retries: str) -> None:
+    """A debit settled 2026-01-02, returned R01 2026-01-05, and returns of its retries."""
+    history = [record("2025-12-30T10:00:00Z", status="R", code="R01", returned="2026-01-05",
+                      settle="2026-01-02")]
+    for number, day in enumerate(retries):
+        history.append(record(f"{day}T10:00:00Z", status="R",
+                              code="R09" if number else "R01",
+                              returned=(dt.date.fromisoformat(day) + dt.timedelta(days=3))
+                              .isoformat(), settle=day,
+                              achCompanyEntryDescription="RETRY PYMT"))
+    seen(client, history)
+
+
+def test_a_reinitiation_gets_retry_pymt(client: Any) -> None:
+    _returned_debit(client)
+    found = verdict(client, entry(), "2026-01-10")
+    assert found["verdict"] == "ok"
+    assert found["changes"] == {"achCompanyEntryDescription": "RETRY PYMT"}
+    assert "reinitiation 1 of 2" in found["notes"][0]
+    # Another amount, a credit, or a prenote is not a reinitiation.
+    assert verdict(client, entry(amount="40.01"), "2026-01-10")["changes"] == {}
+    assert verdict(client, entry(kind="Credit"), "2026-01-10")["changes"] == {}
+
+
+def test_rows_of_a_frame_are_judged_like_mappings(client: Any) -> None:
+    import pandas as pd
+
+    _returned_debit(client)
+    rows = pd.DataFrame([entry(), {**entry(), "achTransactionSubType": "Prenote",
+                                   "amount": "0"}])   # the first row's sub-type: NaN
+    found = check_entries(client, rows, as_of="2026-01-10")
+    assert list(found["changes"]) == [{"achCompanyEntryDescription": "RETRY PYMT"}, {}]
+
+
+def test_a_reinitiation_saying_something_else_is_refused(client: Any) -> None:
+    _returned_debit(client)
+    found = verdict(client, entry(achCompanyEntryDescription="PAYMENT"), "2026-01-10")
+    assert found["rules"] == ["reinitiation-description"]
+    assert "'RETRY PYMT'" in found["reasons"][0]
+    kept = verdict(client, entry(achCompanyEntryDescription="RETRY PYMT"), "2026-01-10")
+    assert kept["verdict"] == "ok" and kept["changes"] == {}
+
+
+def test_the_second_reinitiation_passes_and_the_third_is_refused(client: Any) -> None:
+    _returned_debit(client, "2026-01-12")
+    second = verdict(client, entry(), "2026-01-20")
+    assert second["allowed"] and "reinitiation 2 of 2" in second["notes"][0]
+    client.ach._seen.clear()
+    _returned_debit(client, "2026-01-12", "2026-01-22")
+    third = verdict(client, entry(), "2026-01-30")
+    assert third["rules"] == ["reinitiation-limit"]
+    assert "reinitiated 2 times" in third["reasons"][0]
+    assert verdict(client, entry(), "2026-01-30", new_authorization=True)["allowed"]
+
+
+def test_once_a_reinitiation_settles_the_next_debit_is_a_new_entry(client: Any) -> None:
+    _returned_debit(client)
+    seen(client, [record("2026-01-12T10:00:00Z", status="S", settle="2026-01-14",
+                         achCompanyEntryDescription="RETRY PYMT")])
+    assert verdict(client, entry(), "2026-01-14")["changes"] != {}   # settles today: pending
+    paid = verdict(client, entry(), "2026-02-12")
+    assert paid["verdict"] == "ok" and paid["changes"] == {} and paid["notes"] == []
+
+
+@pytest.mark.parametrize(("as_of", "allowed"), [
+    ("2026-07-01", True),    # settled 2026-01-02 + 180 days
+    ("2026-07-02", False),   # the 181st day
+])
+def test_the_180_days_run_from_the_original_settlement(client: Any, as_of: str,
+                                                       allowed: bool) -> None:
+    assert (dt.date.fromisoformat(as_of) - dt.date(2026, 1, 2)).days == (180 if allowed else 181)
+    _returned_debit(client)
+    found = verdict(client, entry(), as_of)
+    assert bool(found["allowed"]) is allowed
+    if not allowed:
+        assert found["rules"] == ["reinitiation-window"]
+        assert "settled 2026-01-02, 181 days ago" in found["reasons"][0]
+
+
+# ------------------------------------------------------------------ history and clock
+
+
+def test_with_no_history_it_warns_once_that_it_cannot_check(client: Any) -> None:
+    found = check_entries(client, [entry(), entry()])
+    assert list(found["verdict"]) == ["warning", "warning"]
+    assert "cannot check" in found.loc[0, "warnings"][0]
+    assert "nothing" in found.loc[0, "checked"]
+    with pytest.warns(GuardWarning, match="cannot check"):
+        client.ach.submit(entry(amount="1.11"))
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", GuardWarning)
+        client.ach.submit(entry(amount="1.12"))   # history now: what it submitted
+
+
+def test_the_guards_use_the_sandbox_clock(sb: Any, client: Any) -> None:
+    assert abs((service_now(client) - sb.simulate.now()).total_seconds()) < 5
+
+
+# ------------------------------------------------------------------ through submit and submit_many
+
+
+def _count(client: Any) -> int:
+    return len(client.ach.list(progress=False))
+
+
+def _fresh_account() -> str:
+    """An account no other test of the shared-clock sandbox sends to."""
+    return f"7{uuid.uuid4().int % 10**11:011d}"
+
+
+def test_a_refused_entry_never_reaches_the_sandbox(sb: Any, client: Any) -> None:
+    now = service_now(client)
+    account = _fresh_account()
+    before = _count(client)
+    seen(client, [record((now - dt.timedelta(days=10)).isoformat(), status="R", code="R03",
+                         returned=(now - dt.timedelta(days=8)).date().isoformat(),
+                         account=account)])
+    with pytest.raises(SubmissionRefusedError, match="returned R03") as refused:
+        client.ach.submit(entry(bankAccountNumber=account))
+    assert refused.value.verdicts[0].refusals[0][0] == "returned-account"
+    assert _count(client) == before
+    assert client.journal().empty   # nothing reserved either
+    sent = client.ach.submit(entry(bankAccountNumber=account), new_authorization=True)
+    assert sent["itemStatus"] == "W" and _count(client) == before + 1
+    (override,) = client._journal.overrides(client.company_code)
+    assert override["rule"] == "returned-account" and override["by"]
+    assert account not in override["detail"]
+
+
+def test_submit_many_judges_each_row(sb: Any, client: Any) -> None:
+    now = service_now(client)
+    account = _fresh_account()
+    before = _count(client)
+    seen(client, [record((now - dt.timedelta(days=10)).isoformat(), status="R", code="R02",
+                         returned=(now - dt.timedelta(days=8)).date().isoformat(),
+                         account=account)])
+    mine, other = {"bankAccountNumber": account}, {"bankAccountNumber": _fresh_account()}
+    rows = [entry(**mine), entry(**other), entry(kind="Credit", **mine)]
+    with pytest.raises(SubmissionRefusedError, match="row 0"):
+        client.ach.submit_many(rows, commit_valid=False)
+    assert _count(client) == before
+    result = client.ach.submit_many(rows, commit_valid=True)
+    assert list(result["itemStatus"].astype(str)) == ["I", "W", "I"]
+    assert result.loc[0, "errors"]["guard"][0].startswith("the last entry to this account")
+    assert result.loc[0, "guard"].startswith("refused: the last entry")
+    assert result.loc[1, "guard"] == "ok"
+    assert _count(client) == before + 1
+
+
+@pytest.mark.skipif("achCompanyEntryDescription" not in
+                    {info.alias for info in AchItem.model_fields.values()},
+                    reason="the ACH request model has no achCompanyEntryDescription yet "
+                           "(added on the fidelity branch)")
+def test_a_reinitiation_reaches_the_sandbox_with_retry_pymt(sb: Any, client: Any) -> None:
+    now = service_now(client)
+    account = _fresh_account()
+    seen(client, [record((now - dt.timedelta(days=10)).isoformat(), status="R", code="R01",
+                         returned=(now - dt.timedelta(days=6)).date().isoformat(),
+                         settle=(now - dt.timedelta(days=8)).date().isoformat(),
+                         account=account)])
+    sent = client.ach.submit(entry(bankAccountNumber=account))
+    stored = client.ach.get(int(sent["achItemId"]))
+    assert stored["achCompanyEntryDescription"] == "RETRY PYMT"
+
+
+def test_the_ledger_fetches_the_entries_of_nocs_it_has_not_seen(sb: Any, tmp_path: Any) -> None:
+    account = _fresh_account()
+    with sb.connect(journal=None) as other:
+        sent = other.ach.submit(entry(bankAccountNumber=account))
+    noc = sb.simulate.create_noc(int(sent["achItemId"]), change_code="C05",
+                                 corrected_data="37")
+    with sb.connect(journal=tmp_path / "j.sqlite") as fresh:
+        ledger = fresh.nocs.obligations(progress=False)
+        row = ledger[ledger["nocId"] == noc["nocId"]].iloc[0]
+        assert row["bankAccountNumber"] == f"****{account[-4:]}"
+        assert row["mustChange"] == "transaction code to 37 (savings debit)"
+        assert row["state"] == "open"
+        record = row["correction"].to_dict()
+        assert record["achAccountType"] == "Savings"
+        assert record["bankAccountNumber"] == account and record["firstSignerLastName"] == "Doe"
+    with sb.connect(journal=tmp_path / "j.sqlite") as listed:
+        listed.ach.list(progress=False)   # the guards keep a dozen fields of each item...
+        ledger = listed.nocs.obligations(progress=False)
+        row = ledger[ledger["nocId"] == noc["nocId"]].iloc[0]
+        # ...and the ledger fetches the whole entry of a NOC for its corrected record.
+        assert row["correction"].to_dict()["firstSignerLastName"] == "Doe"
+        listed.nocs.apply(noc["nocId"])
+        again = listed.nocs.obligations(progress=False)
+        applied = again[again["nocId"] == noc["nocId"]].iloc[0]
+        assert applied["state"] == "applied" and applied["appliedBy"]

@@ -1,0 +1,48 @@
+"""The journal's records of applied NOCs and guard overrides: kept across processes and
+restarts, added to a journal written before they existed (schema 1)."""
+
+from __future__ import annotations
+
+import sqlite3
+from pathlib import Path
+
+from paynb.journal import SCHEMA_VERSION, Journal
+
+
+def test_applied_marks_survive_a_reopen_and_the_first_mark_stands(tmp_path: Path) -> None:
+    path = tmp_path / "j.sqlite3"
+    with Journal(path) as journal:
+        first = journal.apply_noc("DEMO1", 17, by="ana", note="CRM updated")
+        assert first["already"] is False and first["noc_id"] == "17"
+    with Journal(path) as again:
+        second = again.apply_noc("DEMO1", "17", by="bob")
+        assert second["already"] is True and second["by"] == "ana"
+        marks = again.applied_nocs("DEMO1")
+        assert list(marks) == ["17"] and marks["17"]["note"] == "CRM updated"
+        assert again.applied_nocs("OTHER") == {}
+
+
+def test_overrides_are_recorded_with_who(tmp_path: Path) -> None:
+    with Journal(tmp_path / "j.sqlite3") as journal:
+        number = journal.record_override("DEMO1", "ach", "REF-1", "returned-account",
+                                         "returned R02", by="ana")
+        (found,) = journal.overrides("DEMO1")
+        assert found["id"] == number and found["by"] == "ana"
+        assert found["rule"] == "returned-account" and found["reference"] == "REF-1"
+        assert journal.overrides("OTHER") == []
+
+
+def test_a_schema_1_journal_gains_the_new_tables(tmp_path: Path) -> None:
+    path = tmp_path / "old.sqlite3"
+    with Journal(path) as journal:
+        journal.reserve("DEMO1", "ach", "submit", ["OLD-1"])
+    with sqlite3.connect(path) as conn:   # as paynb before schema 2 left it
+        conn.execute("DROP TABLE noc_applied")
+        conn.execute("DROP TABLE guard_overrides")
+        conn.execute("PRAGMA user_version = 1")
+    with Journal(path) as reopened:
+        assert [e["reference"] for e in reopened.entries("DEMO1")] == ["OLD-1"]
+        reopened.apply_noc("DEMO1", 1, by="ana")
+        assert "1" in reopened.applied_nocs("DEMO1")
+    with sqlite3.connect(path) as conn:
+        assert conn.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION == 2
