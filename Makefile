@@ -2,6 +2,9 @@
 VENV   ?= .venv
 PY     := $(VENV)/bin/python
 STAMP  := $(VENV)/.installed-stamp
+# The demo needs a fraction of the toolchain (the `demo` extra: the sandbox and
+# JupyterLab); the dev install holds all of it, so it stamps the demo's too.
+DEMO_STAMP := $(VENV)/.installed-demo-stamp
 PYTEST_ARGS ?=
 
 .PHONY: demo test test-quick test-long lint docs bench sandbox clean
@@ -10,12 +13,18 @@ $(STAMP): pyproject.toml
 	test -x $(PY) || python3 -m venv $(VENV)
 	$(PY) -m pip install --quiet --upgrade pip
 	$(PY) -m pip install --quiet -e '.[dev]'
-	touch $(STAMP)
+	touch $(STAMP) $(DEMO_STAMP)
 
-demo: $(STAMP)
+$(DEMO_STAMP): pyproject.toml
+	test -x $(PY) || python3 -m venv $(VENV)
+	$(PY) -m pip install --quiet --upgrade pip
+	$(PY) -m pip install --quiet -e '.[demo]'
+	touch $(DEMO_STAMP)
+
+demo: $(DEMO_STAMP)
 	$(VENV)/bin/paynb demo
 
-sandbox: $(STAMP)
+sandbox: $(DEMO_STAMP)
 	$(VENV)/bin/paynb sandbox
 
 # ruff, then the import layers (pyproject.toml [tool.importlinter]), then the types ([tool.mypy]).

@@ -54,7 +54,8 @@ def run(cfg: Config) -> list[Row]:
     expected_rows = expected.assign(row=range(len(expected)))
     med = interleave({
         "paynb": lambda: paynb.match(expected, items, columns=planted.columns,
-                                     amount_tolerance=planted.amount_tolerance),
+                                     amount_tolerance=planted.amount_tolerance,
+                                     progress=False),
         "baseline": lambda: _merge(expected_rows, items),
     }, cfg.rounds, warmup=cfg.warmup, check=share)
     ratio = med["paynb"] / med["baseline"]

@@ -12,7 +12,8 @@ most response shapes "not shown"):
    ``creditAmount``, ``debitAmount`` ...).
 2. :func:`to_frame` turns records into an analyst-ready DataFrame whose columns
    and dtypes depend only on the kind (``ach``, ``rcc``, ``instant``, ``rtp``,
-   ``noc``), never on the number of rows:
+   ``noc``), never on the number of rows (one exception, below: a
+   ``returnDate``, ``sendDate``... sent with a time of day keeps it):
 
    - names in camelCase as the service spells them (``ItemStatus``,
      ``item_status`` -> ``itemStatus``); every field paynb does not know is kept
@@ -30,13 +31,27 @@ most response shapes "not shown"):
      :data:`INSTANT_STATUSES`, extended the same way. An instant card's
      ``cardBrand`` is a categorical over :data:`CARD_BRANDS` (read in any
      casing), extended with any other brand without a warning;
-   - timestamps ``datetime64[ns, UTC]``: ``2025-06-11T20:50:04.032Z``, the
-     spec's zone-less ``2026-11-01T00:00:00.000`` (read as UTC), date-only
-     values and explicit offsets. Values that are no timestamp, or lie outside
-     1677-2262 (like .NET's "no date" ``0001-01-01``), are empty, with a warning;
-   - ``amount`` exact, as pyarrow ``decimal128(18, 2)``. Amounts with more than
-     two decimals are never rounded: the column then gets the scale they need
-     (``decimal128(16 + scale, scale)``) and a warning is logged;
+   - times read from ``2025-06-11T20:50:04.032Z``, the spec's zone-less
+     ``2026-11-01T00:00:00.000`` (read as UTC), date-only values and explicit
+     offsets. Values that are no timestamp, or lie outside 1677-2262 (like
+     .NET's "no date" ``0001-01-01``), are empty, with a warning. **The rule:**
+     a field that is a date in meaning is a *date*: zone-less ``datetime64[ns]``
+     at midnight (the UTC day), which prints as ``2026-11-23``, keeps ``.dt``,
+     arithmetic and comparisons with ``"2026-11-23"`` or a ``date``.
+     :data:`DATE_FIELDS` (``settleDate``, ``achEffectiveDate``, ``nocDate``)
+     always are; :data:`DAY_FIELDS` (``returnDate``, ``sendDate``,
+     ``depositDateTime``) are zone-less UTC too, printing as dates when the service
+     sends midnight and keeping a time of day when it sends one (a ``returnDate``
+     at 15:30 reads ``2026-11-23 15:30:00``), so that their dtype never depends on
+     the data. Every other time (``receivedDateTime``, ``completedDateTime``) is a
+     ``datetime64[ns, UTC]`` timestamp.
+     (Compare a date column with a UTC one through ``.dt.tz_localize("UTC")``.);
+   - ACH and RCC ``amount`` exact, as pyarrow ``decimal128(18, 2)``. Amounts with
+     more than two decimals are never rounded: the column then gets the scale they
+     need (``decimal128(16 + scale, scale)``) and a warning is logged. Instant card
+     and RTP ``amount`` is the wire integer as sent, nullable ``Int64``: its unit is
+     not stated by the service (cents or dollars?), so it is not shown as dollars;
+     ``df.attrs["amountUnit"]`` says so (:data:`INSTANT_AMOUNT_UNIT`);
    - ``returnReasonDescription`` beside ``returnReason`` (R01...), and
      ``changeReason`` filled from the NOC code (C01...) where the service left it
      out;
@@ -86,6 +101,9 @@ from paynb.errors import ResponseFormatError
 
 __all__ = [
     "CARD_BRANDS",
+    "DATE_FIELDS",
+    "DAY_FIELDS",
+    "INSTANT_AMOUNT_UNIT",
     "INSTANT_STATUSES",
     "KINDS",
     "camel_case",
@@ -495,13 +513,38 @@ def _parse_timestamps(values: Sequence[Any]) -> tuple[pd.Series, int]:
     return parsed, int(series.notna().sum() - parsed.notna().sum())
 
 
+DATE_FIELDS: frozenset[str] = frozenset({"settleDate", "achEffectiveDate",
+                                         "requestedAchEffectiveDate", "nocDate"})
+"""Fields that are dates in meaning: always a date (the UTC day of what the service sends).
+A NOC's date is the day of its entry, whatever time a test or the sandbox attaches."""
+DAY_FIELDS: frozenset[str] = frozenset({"returnDate", "sendDate", "depositDateTime"})
+"""Fields that are usually dates but may carry a time of day: zone-less UTC like the
+:data:`DATE_FIELDS` (so they print as ``2026-11-23`` when the service sends midnight), with
+the time kept when it sends one. The dtype never depends on the data: an empty list and a
+full one have the same columns and dtypes."""
+
+
+def _dated(name: str, parsed: pd.Series) -> pd.api.extensions.ExtensionArray | np.ndarray:
+    """A column of UTC timestamps as paynb shows it (see :data:`DATE_FIELDS`): dates are
+    zone-less ``datetime64[ns]`` at midnight, which print as ``2026-11-23`` and keep
+    ``.dt`` and comparisons; day fields are zone-less UTC with their time kept; any
+    other time stays ``datetime64[ns, UTC]``."""
+    stamps = parsed.astype(_UTC_NS)
+    if name in DATE_FIELDS:
+        return stamps.dt.tz_localize(None).dt.normalize().to_numpy()
+    if name in DAY_FIELDS:
+        return stamps.dt.tz_localize(None).to_numpy()
+    return stamps.array
+
+
 def _timestamps(name: str, values: Sequence[Any]) -> pd.api.extensions.ExtensionArray:
-    """UTC timestamps from ISO 8601 text (``...Z``, zone-less = UTC, date-only, offsets)."""
+    """UTC timestamps from ISO 8601 text (``...Z``, zone-less = UTC, date-only, offsets);
+    dates for the fields that are dates (:func:`_dated`)."""
     parsed, lost = _parse_timestamps(values)
     if lost:
         logger.warning("column %s: %d values are not ISO 8601 timestamps between 1677 "
                        "and 2262; left empty", name, lost)
-    return parsed.astype(_UTC_NS).array
+    return _dated(name, parsed)
 
 
 def _lookup(codes: pd.api.extensions.ExtensionArray, table: Mapping[str, str]
@@ -607,6 +650,26 @@ def _conv_id(name: str, raw: Columns, ctx: _Context) -> Columns:
 
 def _conv_amount(name: str, raw: Columns, ctx: _Context) -> Columns:
     return {name: _amounts(name, _get(raw, name, ctx))}
+
+
+INSTANT_AMOUNT_UNIT = ("the service's own whole-number unit, not stated by the spec "
+                       "(cents or dollars); the wire integer, unconverted")
+"""What ``df.attrs["amountUnit"]`` says of instant card and RTP amounts."""
+
+
+def _conv_wire_integer(name: str, raw: Columns, ctx: _Context) -> Columns:
+    """Instant and RTP amounts: the wire integer as nullable ``Int64`` (their unit is not
+    stated, so they are not shown as dollars); exact decimals, with a warning, should the
+    service send fractions."""
+    values = _get(raw, name, ctx)
+    numbers = pd.to_numeric(pd.Series(values, dtype=object), errors="coerce")
+    present = np.array([not _missing(v) and v != "" for v in values], dtype=bool)
+    whole = numbers.notna().to_numpy() & (numbers.fillna(0) % 1 == 0).to_numpy()
+    if not (present & ~whole).any() and not (numbers.abs() >= 2.0 ** 63).any():
+        return {name: _ids(name, values)}
+    logger.warning("column %s holds amounts that are not whole numbers; kept as exact "
+                   "decimals (instant amounts are whole numbers in the spec)", name)
+    return {name: _amounts(name, values)}
 
 
 def _conv_time(name: str, raw: Columns, ctx: _Context) -> Columns:
@@ -774,7 +837,7 @@ def _conv_extra(name: str, raw: Columns, ctx: _Context) -> Columns:
         if folded.endswith(_TIME_SUFFIXES) or name.endswith("At"):
             parsed, lost = _parse_timestamps(values)
             if not lost:  # a date only when every value is one
-                return {name: parsed.astype(_UTC_NS).array}
+                return {name: _dated(name, parsed)}
         return {name: _strings(values)}
     return {name: _objects(values)}
 
@@ -805,7 +868,7 @@ _STATUS_FIELDS: list[tuple[str, Callable[..., Columns]]] = [
     ("returnMessage", _conv_str),
 ]
 _INSTANT_TAIL: list[tuple[str, Callable[..., Columns]]] = [
-    ("amount", _conv_amount),
+    ("amount", _conv_wire_integer),
     ("status", _conv_instant_status),
     ("statusCode", _conv_str),
     ("statusDescription", _conv_str),
@@ -880,6 +943,8 @@ _SCHEMAS: dict[str, list[tuple[str, Callable[..., Columns]]]] = {
         ("correctedData", _conv_corrected_data), ("nocDate", _conv_time),
     ],
 }
+#: Kinds whose ``amount`` is the wire integer in an unstated unit.
+_WIRE_INTEGER_KINDS = frozenset({"instant", "rtp"})
 _KIND_ALIASES = {"nocs": "noc", "achnoc": "noc", "achnocs": "noc", "card": "instant",
                  "instantrtp": "rtp"}
 KINDS: tuple[str, ...] = tuple(_SCHEMAS)
@@ -1003,7 +1068,10 @@ def to_frame(records: Iterable[Mapping[str, Any]] | pd.DataFrame, kind: str, *,
         columns[name] = _conv_extra(name, raw, ctx)[name]
     if "cardNumber" in raw and "cardLastFour" not in columns:
         columns["cardLastFour"] = _conv_card("cardLastFour", raw, ctx)["cardLastFour"]
-    return pd.DataFrame(columns, index=pd.RangeIndex(n))
+    frame = pd.DataFrame(columns, index=pd.RangeIndex(n))
+    if kind in _WIRE_INTEGER_KINDS:
+        frame.attrs["amountUnit"] = INSTANT_AMOUNT_UNIT
+    return frame
 
 
 def empty_frame(kind: str) -> pd.DataFrame:

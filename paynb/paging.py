@@ -57,12 +57,45 @@ class Page:
     total: int | None = None
 
 
+class _NotebookBar:
+    """A notebook (ipywidgets) tqdm bar whose output ends in its final state.
+
+    A notebook keeps, beside a widget, the text it had when first displayed
+    (``0%| | 1/201``): what an executed notebook shows where widgets are not run
+    (nbclient, GitHub, a docs page). The bar is therefore displayed under a display
+    id and, once closed, that output is replaced by the final bar (100 %, or how far
+    it got before an error), which stays, green or red, as a record of the load.
+    """
+
+    def __init__(self, bar: Any) -> None:
+        from IPython.display import display
+
+        self.bar = bar
+        self.handle = display(bar.container, display_id=True)
+
+    def update(self, n: int = 1) -> None:
+        self.bar.update(n)
+
+    def close(self) -> None:
+        self.bar.close()
+        if self.handle is not None:
+            self.handle.update(self.bar.container)
+
+
 def _progress_bar(show: bool | None, pages: int | None, desc: str) -> Any:
     if show is False:
         return None
     from tqdm.auto import tqdm
 
-    return tqdm(total=pages, initial=1, desc=desc, unit="page", leave=False)
+    options = {"total": pages, "initial": 1, "desc": desc, "unit": "page"}
+    try:
+        from tqdm.notebook import tqdm as notebook_tqdm
+    except ImportError:  # no ipywidgets: tqdm.auto is the terminal bar
+        notebook_tqdm = None
+    if notebook_tqdm is not None and issubclass(tqdm, notebook_tqdm):
+        return _NotebookBar(tqdm(**options, leave=True, display=False))
+    # In a terminal the finished bar is removed, as tqdm does it.
+    return tqdm(**options, leave=False)
 
 
 def _pages_total(first: Page, page_size: int, remaining: float) -> int | None:

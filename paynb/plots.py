@@ -31,7 +31,9 @@ if TYPE_CHECKING:
 
 __all__ = [
     "INSTANT_COLORS",
+    "LOG_SCALE_BELOW",
     "RETURN_STATUSES",
+    "RETURN_WINDOW_DAYS",
     "return_rate",
     "return_reasons",
     "return_trend",
@@ -45,6 +47,15 @@ RETURN_STATUSES: tuple[str, ...] = ("R", "I", "B")
 """Statuses that count as a return in the return charts: returned, invalid, blocked."""
 INSTANT_COLORS: dict[str, str] = {"Success": "#55A868", "Failed": "#C44E52"}
 """Colours of instant card and RTP statuses (item statuses: `paynb.codes.STATUS_COLORS`)."""
+LOG_SCALE_BELOW = 0.02
+"""The status chart turns logarithmic when its smallest bar is under this share of its
+largest: below it a linear bar is a sliver no reader sees."""
+RETURN_WINDOW_DAYS = 60
+"""Days after settlement within which a return can still come: the extended return
+deadline of unauthorized consumer debits (R05, R07, R10, R11, R37...: NACHA Operating Rules,
+Article Three, 60 calendar days after the settlement date); most returns come within two
+banking days. The return-rate chart shades the periods younger than this as immature."""
+_IMMATURE_COLOR = "#B0B0B0"
 _OTHER_COLOR = "#A0A0A0"
 _FREQS = {"D": "day", "W": "week", "M": "month", "Q": "quarter", "Y": "year"}
 _SUBMISSION_DATES = ("receivedDateTime", "depositDateTime", "sendDate")
@@ -104,10 +115,14 @@ def _check_freq(freq: str) -> str:
     return freq.upper()
 
 
+def _naive_utc(dates: pd.Series) -> pd.Series:
+    """UTC times without their zone: how paynb's date columns already are (see frames)."""
+    return dates.dt.tz_convert("UTC").dt.tz_localize(None) if dates.dt.tz is not None else dates
+
+
 def _periods(dates: pd.Series, freq: str) -> pd.Series:
     """Each UTC date's period (a naive UTC PeriodIndex-backed Series)."""
-    naive = dates.dt.tz_convert("UTC").dt.tz_localize(None) if dates.dt.tz is not None else dates
-    return naive.dt.to_period(freq)
+    return _naive_utc(dates).dt.to_period(freq)
 
 
 def _date_axis(ax: Axes) -> None:
@@ -172,6 +187,40 @@ def _returns(df: pd.DataFrame) -> pd.DataFrame:
         c for c in ("returnReason",) if c in df.columns)]]
 
 
+def _as_of(as_of: Any) -> pd.Timestamp:
+    """The moment the data describes, as a zone-less UTC Timestamp (default: now)."""
+    if as_of is None:
+        return pd.Timestamp.now(tz="UTC").tz_localize(None)
+    moment = pd.Timestamp(as_of)
+    return moment.tz_convert("UTC").tz_localize(None) if moment.tz is not None else moment
+
+
+def _shade_immature(ax: Axes, periods: pd.PeriodIndex, open_until: pd.DatetimeIndex,
+                    as_of: pd.Timestamp, xlabel: str, why: str) -> int:
+    """Shade the periods whose counts can still grow (``open_until`` after ``as_of``) and
+    add a note under the chart; returns how many periods are shaded."""
+    immature = np.asarray(open_until > as_of)
+    if not immature.any():
+        ax.set_xlabel(xlabel)
+        return 0
+    first = int(np.argmax(immature))
+    start = periods[first].start_time
+    end = periods[-1].end_time
+    # A collection, not a patch: ax.patches stay the bars, one per count.
+    shade = ax.fill_between([start, end], 0, 1, transform=ax.get_xaxis_transform(),
+                            color=_IMMATURE_COLOR, alpha=0.25, zorder=0, linewidth=0)
+    shade.set_gid("paynb-immature")
+    # Upright along the shade: it fits a single narrow period and never runs into the legend.
+    ax.text(start + (end - start) / 2, 0.97, "immature", transform=ax.get_xaxis_transform(),
+            ha="center", va="top", rotation=90, fontsize="small", color="#555555",
+            gid="paynb-immature-label")
+    days = int(np.ceil((open_until[-1] - as_of) / pd.Timedelta(days=1)))
+    # Short lines: the note sits under the chart, centred like the axis label.
+    ax.set_xlabel(f"{xlabel}\nShaded: immature, returns can still come for "
+                  f"{days} more day{'s' if days != 1 else ''}\n({why}): these values will rise.")
+    return int(immature.sum())
+
+
 def _top(series: pd.Series, top: int) -> pd.Series:
     """Values beyond the ``top`` most frequent become "other"."""
     counts = series.value_counts()
@@ -195,11 +244,15 @@ def status_summary(df: pd.DataFrame, ax: Axes | None = None, *, by: str | None =
             ``kind`` column of a concatenated frame): one bar per value, stacked by
             status.
         value: ``"count"`` for the number of items, ``"amount"`` for the sum of
-            their amounts.
+            their amounts (instant and RTP amounts in the service's unit, which
+            the axis names: see ``df.attrs["amountUnit"]``).
         title: overrides the default title.
 
     Returns:
-        The Axes. Each bar is labelled with its total.
+        The Axes. Each bar is labelled with its total and its share of all. When the
+        smallest status is under :data:`LOG_SCALE_BELOW` of the largest (3 Invalid
+        beside 38,000 Waiting), the axis is logarithmic, so that every status stays
+        visible, and its label says so.
     """
     if value not in ("count", "amount"):
         raise ValueError(f"value must be 'count' or 'amount'; got {value!r}")
@@ -220,12 +273,24 @@ def status_summary(df: pd.DataFrame, ax: Axes | None = None, *, by: str | None =
     if table.empty:
         return _no_items(ax, title)
 
+    log = False
     if by is None:
         statuses = _ordered(list(table.index))
         heights = [float(table[s]) for s in statuses]
         bars = ax.bar([_status_label(s) for s in statuses], heights,
                       color=[_color(s) for s in statuses])
-        ax.bar_label(bars, labels=[_fmt(h, value) for h in heights], padding=2)
+        whole = sum(heights)
+        shares = [f" ({100 * h / whole:.{_share_decimals(h / whole)}f} %)" if whole > 0 else ""
+                  for h in heights]
+        ax.bar_label(bars, labels=[_fmt(h, value) + share for h, share in zip(
+            heights, shares, strict=True)], padding=2, fontsize="small")
+        positive = [h for h in heights if h > 0]
+        log = len(positive) == len(heights) and min(positive) < LOG_SCALE_BELOW * max(positive)
+        if log:
+            # A log axis from just under the smallest bar: 3 items stay a visible bar
+            # beside 38,000 (on a linear axis they were a sliver of a pixel).
+            ax.set_yscale("log")
+            ax.set_ylim(min(positive) / 2, max(positive) * 4)
         ax.set_xlabel("Status")
     else:
         wide = table.unstack(status, fill_value=0)
@@ -239,11 +304,17 @@ def status_summary(df: pd.DataFrame, ax: Axes | None = None, *, by: str | None =
         for position, total in enumerate(bottom):
             ax.annotate(_fmt(total, value), (position, total), xytext=(0, 2),
                         textcoords="offset points", ha="center", va="bottom")
-        _legend(ax, "Status", stacked=True)
+        _legend(ax, "Stacked by status", stacked=True)
         ax.set_xlabel(by)
-    ax.set_ylabel("Items" if value == "count" else "Amount")
-    (_count_axis if value == "count" else _thousands)(ax)
-    ax.margins(y=0.12)
+    unit = df.attrs.get("amountUnit") if value == "amount" else None
+    label = "Items" if value == "count" else (
+        "Amount (wire integer, unit not stated)" if unit else "Amount")
+    ax.set_ylabel(label + (" (log scale)" if log else ""))
+    if log:
+        _thousands(ax)
+    else:
+        (_count_axis if value == "count" else _thousands)(ax)
+        ax.margins(y=0.12)
     ax.set_title(title)
     return ax
 
@@ -252,9 +323,16 @@ def _fmt(number: float, value: str) -> str:
     return f"{number:,.0f}" if value == "count" else f"{number:,.2f}"
 
 
+def _share_decimals(share: float) -> int:
+    """Decimals that keep a small share from reading 0 %: 95 %, 4.2 %, 0.01 %."""
+    if share >= 0.1 or share == 0:
+        return 0
+    return 1 if share >= 0.01 else 2
+
+
 def return_trend(df: pd.DataFrame, freq: str = "W", by: str | None = "status",
                  ax: Axes | None = None, *, kind: Literal["bar", "line"] = "bar",
-                 top: int = 8, title: str | None = None) -> Axes:
+                 top: int = 8, title: str | None = None, as_of: Any = None) -> Axes:
     """Returned, invalid and blocked items per period of their return date.
 
     Args:
@@ -270,9 +348,13 @@ def return_trend(df: pd.DataFrame, freq: str = "W", by: str | None = "status",
         top: with a ``by`` column other than status, how many values to show
             before the rest is summed as "other".
         title: overrides the default title.
+        as_of: when the data was listed (default: now, UTC). A period not over by
+            then is shaded as immature (its returns are still arriving) and a note
+            under the chart says for how many more days.
 
     Returns:
-        The Axes; periods without returns are drawn as zero.
+        The Axes; periods without returns are drawn as zero. The legend is titled
+        with what the bars are grouped by.
     """
     freq = _check_freq(freq)
     if kind not in ("bar", "line"):
@@ -319,11 +401,13 @@ def return_trend(df: pd.DataFrame, freq: str = "W", by: str | None = "status",
                     color=colors[name], label=_group_label(name, by))
         ax.set_ylim(bottom=0)
     _date_axis(ax)
-    ax.set_xlabel(f"Return date (UTC), per {_FREQS[freq]}")
+    _shade_immature(ax, table.index, table.index.end_time, _as_of(as_of),
+                    f"Return date (UTC), per {_FREQS[freq]}", f"this {_FREQS[freq]} is not over")
     ax.set_ylabel("Items")
     _count_axis(ax)
     if by is not None:
-        _legend(ax, "Status" if by == "status" else by, stacked=kind == "bar")
+        _legend(ax, f"Grouped by {'status' if by == 'status' else by}",
+                stacked=kind == "bar")
     ax.set_title(title)
     return ax
 
@@ -347,7 +431,8 @@ def _group_label(name: Any, by: str | None) -> str:
 
 
 def return_rate(df: pd.DataFrame, freq: str = "W", ax: Axes | None = None, *,
-                title: str | None = None) -> Axes:
+                title: str | None = None, as_of: Any = None,
+                window_days: int = RETURN_WINDOW_DAYS) -> Axes:
     """Share of the items submitted in each period that ended returned, invalid or blocked.
 
     Items are grouped by their submission date (``receivedDateTime``, else
@@ -360,10 +445,19 @@ def return_rate(df: pd.DataFrame, freq: str = "W", ax: Axes | None = None, *,
         freq: ``"D"``, ``"W"``, ``"M"``, ``"Q"`` or ``"Y"``.
         ax: the Axes to draw on; a new figure when None.
         title: overrides the default title.
+        as_of: when the data was listed (default: now, UTC).
+        window_days: how long after submission a return can still come (default
+            :data:`RETURN_WINDOW_DAYS`). Periods whose last day plus this is after
+            ``as_of`` are shaded as immature: their rates are still rising, which is
+            why the last periods of a return-rate chart always dip. A note under the
+            chart says for how many more days.
 
     Returns:
-        The Axes; the y axis is in percent.
+        The Axes; the y axis is in percent. The legend is titled with what the lines
+        are grouped by: the status the items of each period are in now.
     """
+    if not isinstance(window_days, int) or isinstance(window_days, bool) or window_days < 0:
+        raise ValueError(f"window_days must be a whole number of days >= 0; got {window_days!r}")
     freq = _check_freq(freq)
     status = _status_column(df)
     title = title or f"Return rate per {_FREQS[freq]} of submission"
@@ -398,9 +492,11 @@ def return_rate(df: pd.DataFrame, freq: str = "W", ax: Axes | None = None, *,
     ax.yaxis.set_major_formatter(PercentFormatter(decimals=1 if ax.get_ylim()[1] < 5 else 0))
     ax.set_ylim(bottom=0)
     _date_axis(ax)
-    ax.set_xlabel(f"Submission date (UTC, {dates_column}), per {_FREQS[freq]}")
+    _shade_immature(ax, full, full.end_time + pd.Timedelta(days=window_days), _as_of(as_of),
+                    f"Submission date (UTC, {dates_column}), per {_FREQS[freq]}",
+                    f"returns come up to {window_days} days after settlement")
     ax.set_ylabel("Share of submitted items")
-    _legend(ax, "Now")
+    _legend(ax, "Grouped by current status")
     ax.set_title(title)
     return ax
 
@@ -467,7 +563,8 @@ def returns_calendar(df: pd.DataFrame, ax: Axes | None = None, *, title: str | N
     returns = _returns(df)
     if returns.empty:
         return _no_items(ax, title, "no items returned")
-    days = returns["returnDate"].dt.tz_convert("UTC").dt.tz_localize(None).dt.normalize()
+    # returnDate is a date (zone-less) when the service sends midnights, else UTC times.
+    days = _naive_utc(returns["returnDate"]).dt.normalize()
     per_day = days.value_counts()
     first_monday = per_day.index.min() - pd.Timedelta(days=per_day.index.min().day_of_week)
     column = ((per_day.index - first_monday).days // 7).to_numpy()

@@ -95,6 +95,22 @@ def execute(path: Path, *, env: dict[str, str], cwd: Path,
     return notebook
 
 
+#: An executed notebook is committed, shared and rendered: past this size something embeds
+#: data (rows in a widget's state, say) that belongs in a file.
+MAX_EXECUTED_BYTES = 1_000_000
+
+
+def size_problem(notebook: nbformat.NotebookNode) -> str | None:
+    """Why an executed notebook is too big or embeds data, or None when it is fine."""
+    text = nbformat.writes(notebook)
+    size = len(text.encode())
+    if size >= MAX_EXECUTED_BYTES:
+        return f"{size / 1e6:.2f} MB executed (the limit is {MAX_EXECUTED_BYTES / 1e6:.0f} MB)"
+    if "data:text/csv" in text:
+        return "embeds a CSV document (a data: link) in its outputs or widget state"
+    return None
+
+
 _WIDGET = "application/vnd.jupyter.widget-view+json"
 _PROGRESS_BAR = re.compile(r"\d+%\|")
 _WIDGET_NOTE = (
@@ -159,6 +175,9 @@ def execute_all(paths: Sequence[Path], out_dir: Path, *,
     for path, result in results.items():
         if isinstance(result, Exception):
             raise RuntimeError(f"{path.name} failed") from result
+        problem = size_problem(result)
+        if problem:
+            raise RuntimeError(f"{path.name}: {problem}")
         target = out_dir / path.name
         nbformat.write(for_docs(result), target)
         written.append(target)

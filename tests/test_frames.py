@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import datetime as dt
 import json
 import logging
 from decimal import Decimal
@@ -183,7 +184,8 @@ def test_ach_dtypes_follow_the_team_schema():
     assert isinstance(df["itemStatus"].dtype, pd.CategoricalDtype)
     assert df["itemStatus"].cat.ordered
     assert tuple(df["itemStatus"].cat.categories) == codes.STATUS_ORDER
-    assert str(df["returnDate"].dtype) == "datetime64[ns, UTC]"
+    assert str(df["returnDate"].dtype) == "datetime64[ns]"  # a date (sent at midnight)
+    assert str(df["receivedDateTime"].dtype) == "datetime64[ns, UTC]"
     assert df["amount"].dtype == pd.ArrowDtype(pa.decimal128(18, 2))
     columns = list(df.columns)
     assert columns.index("itemStatusName") == columns.index("itemStatus") + 1
@@ -235,13 +237,20 @@ def test_more_than_two_decimals_widen_the_scale_never_round(amounts, caplog):
 def test_timestamps_of_every_form():
     values = ["2025-06-11T20:50:04.032Z", "2026-11-01T00:00:00.000", "2026-11-01",
               "2025-06-11T15:50:04.032-05:00", None]
-    df = frames.to_frame([ach_record(i, returnDate=v) for i, v in enumerate(values)], "ach")
-    got = df["returnDate"].tolist()
+    df = frames.to_frame([ach_record(i, receivedDateTime=v, returnDate=v)
+                          for i, v in enumerate(values)], "ach")
+    got = df["receivedDateTime"].tolist()
     assert got[0] == pd.Timestamp("2025-06-11T20:50:04.032", tz="UTC")
     assert got[1] == pd.Timestamp("2026-11-01", tz="UTC")
     assert got[2] == pd.Timestamp("2026-11-01", tz="UTC")
     assert got[3] == got[0]
     assert pd.isna(got[4])
+    # A day field reads the same instants as zone-less UTC, its time of day kept.
+    assert str(df["returnDate"].dtype) == "datetime64[ns]"
+    assert df["returnDate"].tolist()[:4] == [pd.Timestamp("2025-06-11T20:50:04.032"),
+                                             pd.Timestamp("2026-11-01"),
+                                             pd.Timestamp("2026-11-01"),
+                                             pd.Timestamp("2025-06-11T20:50:04.032")]
 
 
 def test_unreadable_timestamps_are_empty_and_logged(caplog):
@@ -368,10 +377,10 @@ def test_json_amounts_are_exact_whatever_the_values(amounts):
                                     ["9999-12-31T23:59:59.9999999Z", "2026-11-01"]])
 def test_timestamps_outside_the_nanosecond_range_are_empty(values):
     df = frames.to_frame([ach_record(i, settleDate=v) for i, v in enumerate(values)], "ach")
-    assert str(df["settleDate"].dtype) == "datetime64[ns, UTC]"
+    assert str(df["settleDate"].dtype) == "datetime64[ns]"  # a date, see test_dates_*
     assert df["settleDate"].isna().iloc[0]
     if len(values) > 1 and values[1]:
-        assert df["settleDate"].iloc[1] == pd.Timestamp("2026-11-01", tz="UTC")
+        assert df["settleDate"].iloc[1] == pd.Timestamp("2026-11-01")
 
 
 def test_space_separated_timestamps():
@@ -468,4 +477,68 @@ def test_documented_fields_left_out_still_have_their_typed_columns():
     empty = frames.empty_frame("ach")
     assert df.dtypes.to_dict() == empty.dtypes.to_dict()
     assert df["sameDayAchRequested"].isna().all() and str(df["merchantId"].dtype) == "Int64"
-    assert str(df["achEffectiveDate"].dtype) == "datetime64[ns, UTC]"
+    assert str(df["achEffectiveDate"].dtype) == "datetime64[ns]"  # a date in meaning
+# --------------------------------------------------------------------------- dates and units
+# (issue 13: date-only fields showed as 2026-11-23 00:00:00+00:00; instant amounts as dollars)
+
+def test_dates_in_meaning_are_dates_that_print_as_dates():
+    df = frames.to_frame([
+        ach_record(1, settleDate="2026-11-23T00:00:00.000", sendDate="2026-11-22T00:00:00Z",
+                   returnDate="2026-11-24", achEffectiveDate="2025-06-11T18:25:21.435Z"),
+        ach_record(2, settleDate=None, sendDate=None, returnDate=None),
+    ], "ach")
+    for name in ("settleDate", "sendDate", "returnDate", "achEffectiveDate"):
+        assert str(df[name].dtype) == "datetime64[ns]", name
+    assert df["settleDate"].to_string() == "0   2026-11-23\n1          NaT"
+    assert "00:00:00" not in df[["sendDate", "settleDate", "returnDate"]].to_string()
+    # an effective date is a date whatever time the service gives it: its UTC day
+    assert df["achEffectiveDate"].iloc[0] == pd.Timestamp("2025-06-11")
+    # still a datetime column for analysis: .dt, comparisons with text and dates, arithmetic
+    assert df["settleDate"].dt.day_name().iloc[0] == "Monday"
+    assert (df["settleDate"] >= "2026-11-23").tolist() == [True, False]
+    assert (df["settleDate"] - df["sendDate"]).iloc[0] == pd.Timedelta(days=1)
+    assert df["settleDate"].iloc[0].date() == dt.date(2026, 11, 23)
+    # a real time of day stays a UTC timestamp
+    assert str(df["receivedDateTime"].dtype) == "datetime64[ns, UTC]"
+    assert df["receivedDateTime"].iloc[0] == pd.Timestamp("2025-06-11T20:50:04.032Z")
+
+
+def test_return_send_and_deposit_dates_keep_a_time_of_day_the_service_sends():
+    df = frames.to_frame([ach_record(1, returnDate="2026-11-24T15:30:00Z",
+                                     sendDate="2026-11-22T00:00:00Z"),
+                          ach_record(2, returnDate="2026-11-25T00:00:00Z")], "ach")
+    assert str(df["returnDate"].dtype) == "datetime64[ns, UTC]"
+    assert df["returnDate"].tolist() == [pd.Timestamp("2026-11-24T15:30Z"),
+                                         pd.Timestamp("2026-11-25T00:00Z")]
+    assert str(df["sendDate"].dtype) == "datetime64[ns]"
+    rcc = frames.to_frame([{"rccItemId": 1, "depositDateTime": "2026-11-20T00:00:00.000"}], "rcc")
+    assert str(rcc["depositDateTime"].dtype) == "datetime64[ns]"
+    assert frames.to_frame([{"rccItemId": 1, "depositDateTime": "2026-11-20T09:12:00Z"}],
+                           "rcc")["depositDateTime"].dt.tz is not None
+
+
+@pytest.mark.parametrize("kind", ["instant", "rtp"])
+def test_instant_amounts_are_the_wire_integer_with_their_unit_stated(kind):
+    df = frames.to_frame([{"uniqueId": "a", "amount": 1500}, {"uniqueId": "b", "amount": None},
+                          {"uniqueId": "c", "amount": "2051"}], kind)
+    assert str(df["amount"].dtype) == "Int64"
+    assert df["amount"].tolist()[::2] == [1500, 2051]
+    assert "1500.00" not in df.to_string()
+    assert "not stated" in df.attrs["amountUnit"]
+    assert str(frames.empty_frame(kind)["amount"].dtype) == "Int64"
+    # ACH amounts are dollars and cents, and say nothing of a unit
+    assert "amountUnit" not in frames.to_frame([ach_record(1)], "ach").attrs
+
+
+def test_instant_amounts_with_fractions_stay_exact_with_a_warning(caplog):
+    df = frames.to_frame([{"uniqueId": "a", "amount": 15.25}], "instant")
+    assert df["amount"].tolist() == [Decimal("15.25")]
+    assert "not whole numbers" in caplog.text
+
+
+def test_a_noc_date_is_a_date_whatever_time_it_carries():
+    # A NOC made "now" (the sandbox's simulate.create_noc) must not change the column's
+    # dtype: a frame of NOCs keeps the dtype of an empty one.
+    df = frames.to_frame([{"nocId": 1, "nocDate": "2026-11-23T13:59:18.123Z"}], "noc")
+    assert df["nocDate"].tolist() == [pd.Timestamp("2026-11-23")]
+    assert df.dtypes.to_dict() == frames.empty_frame("noc").dtypes.to_dict()

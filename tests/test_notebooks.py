@@ -89,3 +89,15 @@ def test_runs_top_to_bottom(path: Path, executed):
         assert secret not in outputs
     # paynb.connect() found the fresh sandbox and said so.
     assert "SANDBOX" in outputs
+
+
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.stem)
+def test_executed_notebook_stays_small_and_embeds_no_data(path: Path, executed):
+    """Issue 13: the status explorer embedded every row as a base64 CSV link in its widget
+    state (11 MB for notebook 02). The docs build applies the same check to its executed
+    notebooks, seeded with ten times the items (scripts/run_notebooks.py)."""
+    notebook = executed[path]
+    if isinstance(notebook, Exception):
+        raise notebook
+    assert run_notebooks.size_problem(notebook) is None
+    assert len(nbformat.writes(notebook).encode()) < run_notebooks.MAX_EXECUTED_BYTES

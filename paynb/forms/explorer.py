@@ -1,18 +1,23 @@
 """Explore item statuses: pick a kind, statuses and a return-date range, see the items,
-their status counts and the plots of :mod:`paynb.plots`."""
+their status counts and the plots of :mod:`paynb.plots`; save them as CSV or XLSX.
+
+The items are written to a file on request (the *Save CSV* / *Save XLSX* buttons), never
+embedded in the notebook: a widget's state is saved with the notebook, so data put there
+would make it large and carry (masked) customer data wherever the notebook is shared."""
 
 from __future__ import annotations
 
 import datetime as dt
 import io
 import logging
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import ipywidgets as widgets
 import pandas as pd
 
 from paynb.codes import NOC_CODES, STATUS_NAMES, STATUS_ORDER
-from paynb.forms._base import Form, csv_link, escape, pages_said, table_html
+from paynb.forms._base import Form, escape, pages_said, table_html
 from paynb.paging import page_progress
 
 if TYPE_CHECKING:
@@ -49,9 +54,10 @@ def display_frame(frame: pd.DataFrame) -> pd.DataFrame:
     shown = frame.copy()
     for column in shown.columns:
         values = shown[column]
-        if not isinstance(values.dtype, pd.DatetimeTZDtype):
+        if not pd.api.types.is_datetime64_any_dtype(values.dtype):
             continue
-        utc = values.dt.tz_convert("UTC")
+        # paynb's date columns are zone-less UTC days (see paynb.frames).
+        utc = values.dt.tz_convert("UTC") if values.dt.tz is not None else values
         present = utc.dropna()
         dates_only = bool(len(present)) and bool((present == present.dt.normalize()).all())
         text = utc.dt.strftime("%Y-%m-%d" if dates_only else "%Y-%m-%d %H:%M:%S")
@@ -96,6 +102,42 @@ def _plot_figure(frame: pd.DataFrame, kind: str) -> Figure | None:
     return fig
 
 
+#: The file types the explorer saves, with the pandas writer of each.
+SAVE_TYPES = ("csv", "xlsx")
+
+
+def save_items(frame: pd.DataFrame, folder: Path, stem: str, filetype: str, *,
+               when: dt.datetime | None = None) -> Path:
+    """Write ``frame`` to a new file ``<stem>-<YYYYmmdd-HHMMSS>.<filetype>`` in ``folder``
+    and return its path; an existing file is never overwritten (a second save in the same
+    second gets ``-2``, ``-3``...).
+
+    Times are written in UTC without their zone (Excel has no zones); amounts exactly as
+    the frame holds them; account numbers as masked as the frame has them.
+    """
+    if filetype not in SAVE_TYPES:
+        raise ValueError(f"filetype must be one of {', '.join(SAVE_TYPES)}; got {filetype!r}")
+    written = frame.copy()
+    for column in written.columns:
+        if isinstance(written[column].dtype, pd.DatetimeTZDtype):
+            written[column] = written[column].dt.tz_convert("UTC").dt.tz_localize(None)
+    folder.mkdir(parents=True, exist_ok=True)
+    base = f"{stem}-{(when or dt.datetime.now()):%Y%m%d-%H%M%S}"
+    for number in range(1, 1000):
+        path = folder / f"{base}{'' if number == 1 else f'-{number}'}.{filetype}"
+        try:
+            handle = path.open("xb")  # exclusive: never overwrite a file already there
+        except FileExistsError:
+            continue
+        with handle:
+            if filetype == "csv":
+                written.to_csv(handle, index=False)
+            else:
+                written.to_excel(handle, index=False, sheet_name=stem[:31])
+        return path
+    raise FileExistsError(f"no free file name for {base}.{filetype} in {folder}")
+
+
 def _png(fig: Figure) -> bytes:
     buffer = io.BytesIO()
     fig.savefig(buffer, format="png", dpi=90)
@@ -110,13 +152,22 @@ class StatusExplorer(Form):
     ``form.figure`` the matplotlib Figure of its plots (None when nothing was drawn):
     for ACH and RCC the items per status and the return trend, for instant card and
     RTP the count and the amount per status, for NOCs the change codes.
+
+    *Save CSV* and *Save XLSX* write ``form.result`` to a new file in ``folder``
+    (default: the kernel's working folder, which Jupyter sets to the notebook's own)
+    and show its path; ``form.saved`` is the path last written. Nothing of the data
+    is embedded in the notebook beyond the first 100 rows of the table.
     """
 
     title = "Status explorer"
     css_name = "explorer"
 
-    def __init__(self, client: Any, *, kind: str = "ach", load: bool = True) -> None:
+    def __init__(self, client: Any, *, kind: str = "ach", load: bool = True,
+                 folder: str | Path | None = None) -> None:
         super().__init__(client)
+        self.folder = Path(folder) if folder is not None else None
+        self.saved: Path | None = None
+        self._loaded_kind = kind
         self.kind = widgets.Dropdown(options=[(v[0], k) for k, v in _KINDS.items()],
                                      value=kind, description="Kind")
         self.kind.add_class("paynb-field-kind")
@@ -132,6 +183,18 @@ class StatusExplorer(Form):
                                            icon="refresh")
         self.refresh_button.add_class("paynb-refresh")
         self.refresh_button.on_click(self._guarded(self._load, "Loading…"))
+        self.save_buttons = {
+            filetype: self._button(f"Save {filetype.upper()}", f"paynb-save-{filetype}",
+                                   icon="download", visible=False)
+            for filetype in SAVE_TYPES}
+        for filetype, button in self.save_buttons.items():
+            button.on_click(self._guarded(lambda kind=filetype: self._save(kind),
+                                          f"Saving {filetype.upper()}…"))
+        self.saved_path = widgets.HTML("")
+        self.saved_path.add_class("paynb-saved")
+        self.downloads = widgets.HBox([*self.save_buttons.values(), self.saved_path],
+                                      layout=widgets.Layout(flex_flow="row wrap",
+                                                            align_items="center"))
         self.counts = widgets.HTML("")
         self.counts.add_class("paynb-counts")
         # Scaled down to the form's width rather than running past it.
@@ -148,7 +211,7 @@ class StatusExplorer(Form):
             widget.observe(self._changed, names="value")
         self._assemble(self.kind, self.filters, self.refresh_button)
         # The table first, then the counts and the plots below it.
-        self.widget.children = (*self.widget.children, self.counts, self.plot)
+        self.widget.children = (*self.widget.children, self.downloads, self.counts, self.plot)
         self._refresh()
         if load:
             self.refresh_button.click()
@@ -182,18 +245,37 @@ class StatusExplorer(Form):
             else:
                 frame = resource.list(progress=False)
         self.result = frame
+        self._loaded_kind = kind
         shown = [c for c in columns if c in frame.columns]
         table = display_frame(frame[shown] if shown else frame)
         self.output.value = ("<p style='margin:0.2em 0;color:#666'>Times in UTC; every column "
-                             "is in <code>form.result</code> and the CSV.</p>"
-                             + table_html(table, max_rows=100, nowrap=True)
-                             + (csv_link(frame, f"{kind}-items.csv") if len(frame) else ""))
+                             "and row is in <code>form.result</code> and in a saved file.</p>"
+                             + table_html(table, max_rows=100, nowrap=True))
+        self.saved_path.value = ""
+        for button in self.save_buttons.values():
+            self._show(button, bool(len(frame)))
         self.counts.value = self._counts_html(frame, counted)
         self.figure = _plot_figure(frame, kind) if len(frame) else None
         self.plot.value = _png(self.figure) if self.figure is not None else b""
         self._show(self.plot, self.figure is not None)
         self._announce(f"{len(frame):,} {label} item{'s' if len(frame) != 1 else ''} loaded "
                        f"at {dt.datetime.now():%H:%M:%S}.", "ok")
+
+    def _save(self, filetype: str) -> None:
+        frame = self.result
+        if frame is None or not len(frame):
+            self._announce("Nothing to save: load some items first.", "warn")
+            return
+        folder = self.folder if self.folder is not None else Path.cwd()
+        try:
+            path = save_items(frame, folder, f"{self._loaded_kind}-items", filetype)
+        except OSError as exc:
+            self._announce(f"Could not save in {folder}: {exc}", "error")
+            return
+        self.saved = path
+        self.saved_path.value = (f"<span style='margin-left:0.5em'>Saved {len(frame):,} rows "
+                                 f"to <code>{escape(path)}</code></span>")
+        self._announce(f"Saved {len(frame):,} rows to {path}.", "ok")
 
     @staticmethod
     def _counts_html(frame: pd.DataFrame, column: str) -> str:

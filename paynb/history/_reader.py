@@ -56,6 +56,17 @@ def _statuses(status: str | Iterable[str] | None, kind: str) -> list[str]:
     return codes
 
 
+def _like(bound: Any, values: pd.Series) -> Any:
+    """``bound`` (a UTC time) comparable with ``values``: paynb.frames shows date fields
+    (returnDate at midnight, settleDate...) as zone-less UTC days."""
+    import pandas as pd
+
+    stamp = pd.Timestamp(bound)
+    if getattr(values.dtype, "tz", None) is None and stamp.tz is not None:
+        return stamp.tz_convert("UTC").tz_localize(None)
+    return bound
+
+
 def _range(start: Any, end: Any, names: tuple[str, str]) -> tuple[Any, Any]:
     from paynb.resources._base import invalid
 
@@ -209,9 +220,9 @@ class History:
             if (lo is not None or hi is not None) and column in frame:
                 values = frame[column]
                 if lo is not None:
-                    keep &= (values >= lo).fillna(False).to_numpy()
+                    keep &= (values >= _like(lo, values)).fillna(False).to_numpy()
                 if hi is not None:
-                    keep &= (values <= hi).fillna(False).to_numpy()
+                    keep &= (values <= _like(hi, values)).fillna(False).to_numpy()
         if codes and STATUS_FIELDS[kind] in frame:
             keep &= frame[STATUS_FIELDS[kind]].astype(object).isin(codes).to_numpy()
         if not keep.all():

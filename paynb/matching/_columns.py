@@ -84,9 +84,9 @@ class Side:
         else:  # an item's name: its first signer's first and last name
             first, last = (chosen[c].astype("string").fillna("") for c in _SIGNER)
             values = first + " " + last
-        names = self.norm["name"].to_numpy(dtype=object, copy=True)
-        names[rows] = _names(values)
-        self.norm["name"] = names
+        names = pa.array(self.norm["name"], type=pa.string(), from_pandas=True)
+        self.norm["name"] = _objects(pc.replace_with_mask(names, pa.array(rows),
+                                                          _names(values).cast(pa.string())))
 
     def keys(self) -> np.ndarray:
         """A stable text key per row, for decisions kept across runs."""
@@ -275,9 +275,10 @@ def _blank_to_null(array: pa.Array) -> pa.Array:
     return pc.if_else(pc.equal(array, ""), pa.scalar(None, pa.string()), array)
 
 
-def _objects(array: pa.Array) -> np.ndarray:
-    """Strings as a numpy object array, missing values ``None``."""
-    return array.to_numpy(zero_copy_only=False)
+def _objects(array: pa.Array) -> pd.Series:
+    """Strings as a pandas ``str`` column, straight from Arrow (assigning a numpy object
+    array to a frame makes pandas infer the dtype value by value)."""
+    return array.to_pandas()
 
 
 def _texts(values: pd.Series) -> pa.Array:
@@ -298,7 +299,7 @@ def _number_digits(values: pd.Series) -> pa.Array:
     return _blank_to_null(pc.replace_substring_regex(text, r"\D", ""))
 
 
-def _account_keys(values: pd.Series, last_four: bool) -> np.ndarray:
+def _account_keys(values: pd.Series, last_four: bool) -> pd.Series:
     if last_four:
         # Masked items show ****6789: only the last four digits can be compared.
         tail = pc.utf8_slice_codeunits(_arrow_text(values), -4)
@@ -309,13 +310,13 @@ def _account_keys(values: pd.Series, last_four: bool) -> np.ndarray:
     return _objects(_blank_to_null(pc.utf8_ltrim(_number_digits(values), "0")))
 
 
-def _routing(values: pd.Series) -> np.ndarray:
+def _routing(values: pd.Series) -> pd.Series:
     return _objects(pc.utf8_lpad(_number_digits(values), 9, "0"))
 
 
-def _names(values: pd.Series) -> np.ndarray:
+def _names(values: pd.Series) -> pa.Array:
     text = pc.replace_substring_regex(pc.utf8_lower(_arrow_text(values)), r"\s+", " ")
-    return _objects(_blank_to_null(pc.utf8_trim_whitespace(text)))
+    return _blank_to_null(pc.utf8_trim_whitespace(text))
 
 
 def _empty(n: int) -> pd.Series:
@@ -362,7 +363,8 @@ def _side(frame: pd.DataFrame, columns: dict[str, str], which: str, *, kind: str
     references = _texts(frame[col("reference")]) if col("reference") else None
     norm["reference"] = _objects(references) if references is not None else _empty(n)
     # Account keys are finished by :func:`account_keys` once both sides are known.
-    norm["account"] = frame[columns["account"]].to_numpy() if col("account") else _empty(n)
+    norm["account"] = frame[columns["account"]].reset_index(drop=True) if col("account") \
+        else _empty(n)
     norm["routing"] = _routing(frame[columns["routing"]]) if col("routing") else _empty(n)
     norm["cents"] = amount_cents(frame, columns["amount"], which)
     norm["date"] = _dates(frame[columns["date"]], which, columns["date"]) if col("date") \

@@ -77,8 +77,17 @@ def expected_ledger(items: pd.DataFrame, *, seed: int = 0, missing: int = 5) -> 
         dtype=object)
     cents = (frame["amount"].astype("string").str.replace(".", "", regex=False)
              .astype("int64").to_numpy())
-    dates = pd.to_datetime(frame[date_column]).dt.tz_convert(None).dt.normalize().to_numpy(
-        dtype="datetime64[D]")
+    def utc_days(column: str) -> pd.Series:
+        # paynb's date columns are zone-less UTC days, its time columns UTC timestamps.
+        stamps = pd.to_datetime(frame[column])
+        return stamps.dt.tz_convert(None) if stamps.dt.tz is not None else stamps
+
+    when = utc_days(date_column)
+    if "receivedDateTime" in frame.columns:
+        # Items not sent (yet), W, I or B, have no send date: the ledger expects them on
+        # the day they were received.
+        when = when.fillna(utc_days("receivedDateTime"))
+    dates = when.dt.normalize().to_numpy(dtype="datetime64[D]")
     first = frame["firstSignerFirstName"].astype("string").fillna("").to_numpy(dtype=object)
     last = frame["firstSignerLastName"].astype("string").fillna("").to_numpy(dtype=object)
     refs = frame["yourReferenceNumber"].astype("string").to_numpy(dtype=object)

@@ -5,7 +5,7 @@ from __future__ import annotations
 import itertools
 import logging
 from collections import defaultdict
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from decimal import Decimal
 from typing import Any
@@ -31,6 +31,12 @@ from paynb.matching._rules import (
 __all__ = ["match"]
 
 logger = logging.getLogger("paynb.matching")
+
+#: From this many rows (both sides together) a run takes about a second or more, and
+#: ``progress=None`` shows a progress bar.
+PROGRESS_ROWS = 100_000
+#: The steps the progress bar counts.
+_STEPS = ("reading", "reference", "account+amount+date", "fuzzy rules", "splits", "result")
 
 #: Rule names of the passes that are not rules.
 MANUAL, SPLIT, COMBINED = "manual", "split", "combined"
@@ -249,6 +255,48 @@ def _sums_to(target: int, candidates: list[tuple[int, int]], max_parts: int,
     return found
 
 
+def _searches(ones: pd.DataFrame, many: pd.DataFrame, window: int, max_parts: int,
+              max_candidates: int) -> Iterator[tuple[int, list[tuple[int, ...]]]]:
+    """For each row of ``ones`` (columns row, account, cents, day) that some rows of
+    ``many`` could add up to: the row and the subsets found (:func:`_sums_to`).
+
+    The candidates of a row are the rows of ``many`` on its account (when the account
+    has two or more there) dated within the window, usable for its sign and size, the
+    closest in date first (then by row), at most ``max_candidates``: one merge and a
+    sort for all rows at once, so that Python searches only the rows whose candidates
+    can reach their sum at all.
+    """
+    if ones.empty or many.empty:
+        return
+    accounts = many["account"].to_numpy()
+    many = many[np.bincount(accounts)[accounts] >= 2]
+    ones = ones[(ones["day"] >= 0) & (ones["cents"] != 0)]
+    pairs = ones.merge(many[many["day"] >= 0], on="account", suffixes=("", "_m"))
+    target, cents = pairs["cents"].to_numpy(), pairs["cents_m"].to_numpy()
+    gap = np.abs(pairs["day_m"].to_numpy() - pairs["day"].to_numpy())
+    usable = ((gap <= window) & (cents != 0) & ((cents > 0) == (target > 0))
+              & (np.abs(cents) <= np.abs(target)))
+    pairs = pairs[usable].assign(gap=gap[usable])
+    pairs = pairs.sort_values(["row", "gap", "row_m"], kind="stable")
+    pairs = pairs[pairs.groupby("row", sort=False).cumcount().to_numpy() < max_candidates]
+    # Even all the candidates together fall short: no search needed.
+    reach = pairs["cents_m"].abs().groupby(pairs["row"], sort=False).transform("sum")
+    count = pairs.groupby("row", sort=False)["row_m"].transform("size")
+    pairs = pairs[(count >= 2).to_numpy() & (reach >= pairs["cents"].abs()).to_numpy()]
+    if pairs.empty:
+        return
+    rows = pairs["row"].to_numpy()
+    starts = np.flatnonzero(np.r_[True, rows[1:] != rows[:-1]])
+    ends = np.r_[starts[1:], len(rows)]
+    targets = pairs["cents"].to_numpy()
+    others, other_cents = pairs["row_m"].tolist(), pairs["cents_m"].tolist()
+    for start, end in zip(starts.tolist(), ends.tolist(), strict=True):
+        options = list(zip(others[start:end], other_cents[start:end], strict=True))
+        subsets = _sums_to(int(targets[start]), options, max_parts, max_candidates)
+        if subsets:
+            yield int(rows[start]), subsets
+
+
 def _split_pass(expected: Side, items: Side, state: State, context: Context,
                 max_parts: int, max_candidates: int) -> None:
     """One expected line paid as several items (split) and several lines collected as one
@@ -260,46 +308,25 @@ def _split_pass(expected: Side, items: Side, state: State, context: Context,
     i_rows = items.norm[state.i_live()].dropna(subset=keys)
     if e_rows.empty or i_rows.empty:
         return
-    # Only accounts with one row on a side and two or more on the other can hold a split
-    # or a combination: count rows per account first, and search only those.
     both = pd.concat([e_rows[keys], i_rows[keys]], ignore_index=True)
     codes, _ = pd.factorize(pd.MultiIndex.from_frame(both))
-    e_codes, i_codes = codes[:len(e_rows)], codes[len(e_rows):]
-    e_count = np.bincount(e_codes, minlength=codes.max() + 1)
-    i_count = np.bincount(i_codes, minlength=codes.max() + 1)
-    searched = ((e_count >= 1) & (i_count >= 2)) | ((e_count >= 2) & (i_count >= 1))
-    e_rows, i_rows = e_rows[searched[e_codes]], i_rows[searched[i_codes]]
-    if e_rows.empty or i_rows.empty:
-        return
-    # Plain lists per account: pandas per group would cost more than the search itself.
-    e_index = banking_index(e_rows["date"].to_numpy()) if "date" in context.roles else \
-        np.zeros(len(e_rows), dtype=np.int64)
-    i_index = banking_index(i_rows["date"].to_numpy()) if "date" in context.roles else \
-        np.zeros(len(i_rows), dtype=np.int64)
-    e_by_key: defaultdict[tuple[Any, ...], list[tuple[int, int, int]]] = defaultdict(list)
-    i_by_key: defaultdict[tuple[Any, ...], list[tuple[int, int, int]]] = defaultdict(list)
-    for by_key, frame, index in ((e_by_key, e_rows, e_index), (i_by_key, i_rows, i_index)):
-        key_columns = [frame[k].tolist() for k in keys]
-        for key, row, cents, day in zip(zip(*key_columns, strict=True), frame["row"].tolist(),
-                                        frame["cents"].tolist(), index.tolist(), strict=True):
-            by_key[key].append((row, cents, day))
+    dated = "date" in context.roles
+    sides = {}
+    for name, frame, account in (("e", e_rows, codes[:len(e_rows)]),
+                                 ("i", i_rows, codes[len(e_rows):])):
+        sides[name] = pd.DataFrame({
+            "row": frame["row"].to_numpy(dtype=np.int64), "account": account,
+            "cents": frame["cents"].to_numpy(dtype=np.int64),
+            "day": banking_index(frame["date"].to_numpy()) if dated
+            else np.zeros(len(frame), dtype=np.int64)})
     proposals: list[tuple[str, tuple[int, ...], tuple[int, ...]]] = []
     tied: list[tuple[str, tuple[int, ...], tuple[int, ...]]] = []
-    window = context.date_window
-    for key in e_by_key.keys() & i_by_key.keys():
-        e_list, i_list = e_by_key[key], i_by_key[key]
-        for ones, many, kind in ((e_list, i_list, SPLIT), (i_list, e_list, COMBINED)):
-            if len(many) < 2:
-                continue
-            for row, cents, day in ones:
-                near = sorted((abs(other_day - day), other, other_cents)
-                              for other, other_cents, other_day in many
-                              if day >= 0 and other_day >= 0 and abs(other_day - day) <= window)
-                options = [(other, other_cents) for _, other, other_cents in near]
-                subsets = _sums_to(cents, options, max_parts, max_candidates)
-                for subset in subsets:
-                    pair = ((row,), subset) if kind == SPLIT else (subset, (row,))
-                    (proposals if len(subsets) == 1 else tied).append((kind, *pair))
+    for ones, many, kind in ((sides["e"], sides["i"], SPLIT), (sides["i"], sides["e"], COMBINED)):
+        for row, subsets in _searches(ones, many, context.date_window, max_parts,
+                                      max_candidates):
+            for subset in subsets:
+                pair = ((row,), subset) if kind == SPLIT else (subset, (row,))
+                (proposals if len(subsets) == 1 else tied).append((kind, *pair))
     # A row in two proposals (one line, two ways to make its sum) is a tie, not a match.
     e_uses: defaultdict[int, int] = defaultdict(int)
     i_uses: defaultdict[int, int] = defaultdict(int)
@@ -343,11 +370,35 @@ def _apply_pairs(decisions: list[dict[str, Any]], expected: Side, items: Side,
 
 # --------------------------------------------------------------------------- match
 
+class _Progress:
+    """A tqdm.auto bar over the steps of one run, or nothing when it is off."""
+
+    def __init__(self, progress: bool | None, rows: int) -> None:
+        if progress is not None and not isinstance(progress, bool):
+            raise TypeError(f"progress must be True, False or None, got {progress!r}")
+        self._bar = None
+        if progress or (progress is None and rows >= PROGRESS_ROWS):
+            from tqdm.auto import tqdm
+
+            self._bar = tqdm(total=len(_STEPS), desc="matching", unit="step", leave=False)
+
+    def step(self, name: str) -> None:
+        """``name`` (one of :data:`_STEPS`) starts; the one before it is done."""
+        if self._bar is not None:
+            self._bar.n = _STEPS.index(name)
+            self._bar.set_postfix_str(name)
+
+    def close(self) -> None:
+        if self._bar is not None:
+            self._bar.close()
+
+
+
 def match(expected: pd.DataFrame, items: pd.DataFrame, *, columns: Mapping[str, str],
           date_window: int = 2, amount_tolerance: Decimal | str | int = 0,
           rules: Iterable[Rule] = (), journal: Any = None, ledger: str = "default",
           item_columns: Mapping[str, str] | None = None, max_parts: int = 4,
-          max_candidates: int = 12) -> Any:
+          max_candidates: int = 12, progress: bool | None = None) -> Any:
     """Match the analyst's expected ledger against paynb items, strictest pass first.
 
     Args:
@@ -372,6 +423,9 @@ def match(expected: pd.DataFrame, items: pd.DataFrame, *, columns: Mapping[str, 
         max_parts, max_candidates: the bound of the split and combined search: at
             most ``max_parts`` rows add up to one, chosen among the
             ``max_candidates`` of the same account closest in date.
+        progress: a progress bar (tqdm.auto) over the passes: ``None`` shows it for
+            large inputs (100,000 rows on both sides together, about a second or more),
+            ``True`` always, ``False`` never.
 
     The passes: the manual pairs kept in the journal; the same reference number;
     the same account + exact amount + dates within the window; the fuzzy rules
@@ -400,33 +454,43 @@ def match(expected: pd.DataFrame, items: pd.DataFrame, *, columns: Mapping[str, 
         journal = Journal(journal)
     decisions = journal.match_decisions(settings.ledger)
 
-    e_side = expected_side(expected, checked)
-    i_side = item_side(items, settings.item_columns)
-    last_four = finish_accounts(e_side, i_side)
-    roles = frozenset((e_side.roles & i_side.roles) | {"amount"})
-    context = Context(date_window=settings.date_window, last_four=last_four, roles=roles)
-    if last_four and "account" in roles:
-        logger.info("match: the items' account numbers are masked, so accounts compare by "
-                    "their last four digits%s", " and the routing number"
-                    if "routing" in roles else "")
-    state = State(len(e_side), len(i_side))
-    stale = _apply_pairs(decisions, e_side, i_side, state)
-    if "reference" in roles:
-        _unique_references(e_side, i_side, state)
-    for rule in (Reference(), AccountAmountDate()):
-        _run_rule(rule, e_side, i_side, state, context)
-    fuzzy: list[Rule] = []
-    if settings.amount_tolerance > 0:
-        fuzzy.append(AmountWithin(settings.amount_tolerance))
-    if "name" in roles:
-        fuzzy.append(NameSimilar())
-    fuzzy.extend(settings.rules)
-    if fuzzy:
-        # Only the rows left by the exact passes need their names read.
-        e_side.read_names(state.e_live())
-        i_side.read_names(state.i_live())
-    for rule in fuzzy:
-        _run_rule(rule, e_side, i_side, state, context)
-    _split_pass(e_side, i_side, state, context, settings.max_parts, settings.max_candidates)
-    return MatchResult._build(e_side, i_side, state, context, settings, journal, decisions,
-                              stale, expected, items)
+    bar = _Progress(progress, len(expected) + len(items))
+    try:
+        bar.step("reading")
+        e_side = expected_side(expected, checked)
+        i_side = item_side(items, settings.item_columns)
+        last_four = finish_accounts(e_side, i_side)
+        roles = frozenset((e_side.roles & i_side.roles) | {"amount"})
+        context = Context(date_window=settings.date_window, last_four=last_four, roles=roles)
+        if last_four and "account" in roles:
+            logger.info("match: the items' account numbers are masked, so accounts compare by "
+                        "their last four digits%s", " and the routing number"
+                        if "routing" in roles else "")
+        state = State(len(e_side), len(i_side))
+        stale = _apply_pairs(decisions, e_side, i_side, state)
+        bar.step("reference")
+        if "reference" in roles:
+            _unique_references(e_side, i_side, state)
+        _run_rule(Reference(), e_side, i_side, state, context)
+        bar.step("account+amount+date")
+        _run_rule(AccountAmountDate(), e_side, i_side, state, context)
+        bar.step("fuzzy rules")
+        fuzzy: list[Rule] = []
+        if settings.amount_tolerance > 0:
+            fuzzy.append(AmountWithin(settings.amount_tolerance))
+        if "name" in roles:
+            fuzzy.append(NameSimilar())
+        fuzzy.extend(settings.rules)
+        if fuzzy:
+            # Only the rows left by the exact passes need their names read.
+            e_side.read_names(state.e_live())
+            i_side.read_names(state.i_live())
+        for rule in fuzzy:
+            _run_rule(rule, e_side, i_side, state, context)
+        bar.step("splits")
+        _split_pass(e_side, i_side, state, context, settings.max_parts, settings.max_candidates)
+        bar.step("result")
+        return MatchResult._build(e_side, i_side, state, context, settings, journal,
+                                  decisions, stale, expected, items)
+    finally:
+        bar.close()

@@ -199,24 +199,36 @@ class MatchResult:
 
     def _exceptions_frame(self, decisions: list[dict[str, Any]]) -> pd.DataFrame:
         state, items = self._state, self._items.frame
-        count = state.count
-        status = items["itemStatus"].astype("string").to_numpy(dtype=object, na_value=None) \
-            if "itemStatus" in items.columns else np.full(len(items), None, dtype=object)
-        returns = items["returnReason"].astype("string").to_numpy(dtype=object, na_value=None) \
-            if "returnReason" in items.columns else np.full(len(items), None, dtype=object)
+        n_items = len(items)
+        # Per item, vectorised (itemStatus is a categorical): returned, voided and the text
+        # a returned one shows ("Returned R01"); per match below by indexing.
+        if "itemStatus" in items.columns:
+            status = items["itemStatus"].astype("string")
+            item_returned = status.isin(_RETURNED).fillna(False).to_numpy(dtype=bool)
+            item_voided = (status == "V").fillna(False).to_numpy(dtype=bool)
+            # The few distinct codes named once, not 100,000 times.
+            codes, uniques = pd.factorize(status)
+            names = np.array([STATUS_NAMES.get(c, str(c)) for c in uniques] + [None], dtype=object)
+            named = pd.Series(names[codes], index=status.index, dtype="string")
+            if "returnReason" in items.columns:
+                reason = items["returnReason"].astype("string")
+                named = named + (" " + reason).where(reason.notna() & (reason != ""), "")
+            item_detail = named.to_numpy(dtype=object, na_value=None)
+        else:
+            item_returned = item_voided = np.zeros(n_items, dtype=bool)
+            item_detail = np.full(n_items, None, dtype=object)
         e_cents = self._expected.norm["cents"].to_numpy()
         i_cents = self._items.norm["cents"].to_numpy()
         e_first = np.array(state.e_first, dtype=np.int64)
         i_first = np.array(state.i_first, dtype=np.int64)
         # Per match, vectorised over the one-to-one ones; the few others one by one.
         e_sum, i_sum = e_cents[e_first], i_cents[i_first]
-        first_status = status[i_first] if count else np.array([], dtype=object)
-        returned = np.isin(first_status, _RETURNED)
-        voided = first_status == "V"
+        returned = item_returned[i_first]
+        voided = item_voided[i_first]
         for group, (e_set, i_set) in state.multi.items():
             e_sum[group], i_sum[group] = e_cents[list(e_set)].sum(), i_cents[list(i_set)].sum()
-            returned[group] = any(status[i] in _RETURNED for i in i_set)
-            voided[group] = any(status[i] == "V" for i in i_set)
+            returned[group] = item_returned[list(i_set)].any()
+            voided[group] = item_voided[list(i_set)].any()
         differs = self._group_difference != 0
         labels = self._expected.frame.index.to_numpy()
         ids = items[self._items.columns["id"]].to_numpy(dtype=object)
@@ -227,10 +239,10 @@ class MatchResult:
                     ", ".join(str(ids[i]) for i in i_set))
 
         def returned_detail(group: int) -> str:
+            if group not in state.multi:
+                return str(item_detail[state.i_first[group]])
             _, _, _, i_set = state.group(group)
-            return ", ".join(STATUS_NAMES.get(status[i], str(status[i]))
-                             + (f" {returns[i]}" if returns[i] else "")
-                             for i in i_set if status[i] in _RETURNED)
+            return ", ".join(str(item_detail[i]) for i in i_set if item_returned[i])
 
         parts = []
         for reason, flags in (("returned", returned), ("voided", voided),

@@ -8,6 +8,7 @@ import io
 import logging
 import re
 from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
 from decimal import Decimal
 from typing import TYPE_CHECKING, Any, ClassVar, TypeVar
 from urllib.parse import quote
@@ -60,22 +61,88 @@ def positive_int(value: Any, argument: str, *, minimum: int = 1) -> int:
     return value
 
 
-def wire_time(value: Any, argument: str) -> str:
-    """A date or time as the spec writes it: ``2026-11-01T00:00:00.000`` (UTC, no zone)."""
+def _moment(value: Any, argument: str) -> tuple[dt.datetime, bool]:
+    """``value`` as a zone-less UTC datetime, and whether it was a bare date (a whole day)."""
     if hasattr(value, "to_pydatetime"):  # pandas Timestamp
         value = value.to_pydatetime()
     if isinstance(value, str):
+        text = value.strip()
         try:
-            value = dt.datetime.fromisoformat(value.strip())
+            value = dt.date.fromisoformat(text)
         except ValueError:
-            raise invalid(argument, "must be a date or an ISO 8601 date-time") from None
+            try:
+                value = dt.datetime.fromisoformat(text)
+            except ValueError:
+                raise invalid(argument, "must be a date or an ISO 8601 date-time") from None
     if isinstance(value, dt.date) and not isinstance(value, dt.datetime):
-        value = dt.datetime.combine(value, dt.time())
+        return dt.datetime.combine(value, dt.time()), True
     if not isinstance(value, dt.datetime):
         raise invalid(argument, "must be a date or an ISO 8601 date-time")
     if value.tzinfo is not None:
         value = value.astimezone(dt.UTC).replace(tzinfo=None)
+    return value, False
+
+
+def wire_time(value: Any, argument: str) -> str:
+    """A date or time as the spec writes it: ``2026-11-01T00:00:00.000`` (UTC, no zone)."""
+    value, _ = _moment(value, argument)
     return f"{value:%Y-%m-%dT%H:%M:%S}.{value.microsecond // 1000:03d}"
+
+
+#: The date ranges of the list filters, by argument stem (``received`` ->
+#: ``received_from``/``received_to``).
+RANGES = ("returned", "received", "settled")
+
+
+@dataclass(frozen=True)
+class DateBound:
+    """One checked range filter applied here: ``field`` within ``[start, end)``/``[start, end]``."""
+
+    argument: str
+    field: str
+    start: dt.datetime | None
+    end: dt.datetime | None
+    #: The end was a bare date: the whole of that day is in the range (end is exclusive).
+    end_exclusive: bool
+
+
+@dataclass(frozen=True)
+class Filters:
+    """The list filters of one call, checked: the query parameters sent to the service,
+    and what is applied to the records that come back."""
+
+    params: list[tuple[str, Any]] = field(default_factory=list)
+    statuses: list[str] | None = None
+    bounds: list[DateBound] = field(default_factory=list)
+
+    @property
+    def local(self) -> bool:
+        """Whether anything is applied to the records here."""
+        return self.statuses is not None or bool(self.bounds)
+
+
+def _shown(moment: dt.datetime) -> str:
+    return f"{moment:%Y-%m-%d}" if moment.time() == dt.time() else f"{moment:%Y-%m-%d %H:%M:%S} UTC"
+
+
+def date_range(start: Any, end: Any, start_name: str, end_name: str
+               ) -> tuple[dt.datetime | None, dt.datetime | None, bool]:
+    """A checked range: start, end (zone-less UTC) and whether the end is a whole day.
+
+    A bare date as the end (``2026-11-30``) takes in that whole day. A range whose
+    start is after its end is an error naming both arguments: it would select nothing.
+    """
+    begin = _moment(start, start_name)[0] if start is not None else None
+    finish, whole_day = _moment(end, end_name) if end is not None else (None, False)
+    if finish is not None and whole_day:
+        finish += dt.timedelta(days=1)
+    if begin is not None and finish is not None and (
+            begin >= finish if whole_day else begin > finish):
+        shown_end = finish - dt.timedelta(days=1) if whole_day else finish
+        message = (f"{start_name} ({_shown(begin)}) is after {end_name} ({_shown(shown_end)}): "
+                   f"a backwards range selects nothing; swap them")
+        raise ValidationError({start_name: [message], end_name: [message]}, message=message)
+    return begin, finish, whole_day
 
 
 def _plain(value: Any) -> Any:
@@ -176,6 +243,13 @@ class Resource:
     kind: ClassVar[str]
     segment: ClassVar[str]
     id_field: ClassVar[str]
+    #: The field the ``status`` filter reads (None: records of this kind have no status).
+    status_field: ClassVar[str | None] = None
+    #: The record field of each date range filter this kind has (see :data:`RANGES`).
+    range_fields: ClassVar[dict[str, str]] = {}
+    #: Filters the service documents a query parameter for (spec 4.5: ACH ``itemStatus``,
+    #: ``returnDateStart``/``returnDateEnd``): sent, and not applied again here.
+    server_filters: ClassVar[frozenset[str]] = frozenset()
 
     def __init__(self, client: Client) -> None:
         self._client = client
@@ -291,25 +365,152 @@ class Resource:
         # of all records gives the dtypes the whole list calls for.
         return self._frame(everything)
 
+    # ------------------------------------------------------------------ filters
+
+    def _status_codes(self, status: str | Iterable[str]) -> list[str]:
+        """The status codes asked for, checked (``status`` names the argument); this is
+        the instant card and RTP rule (ACH and RCC items override it)."""
+        known = frames.INSTANT_STATUSES
+        given = [status] if isinstance(status, str) else list(status)
+        codes = []
+        for one in given:
+            text = str(one).strip()
+            code = next((s for s in known if s.lower() == text.lower()), None)
+            if code is None:
+                raise invalid("status", f"holds {text!r}, not a status of {self.kind} "
+                              f"transactions; use {' or '.join(known)}")
+            codes.append(code)
+        return codes
+
+    def _filters(self, status: Any = None, *, everything_here: bool = False,
+                 **ranges: Any) -> Filters:
+        """The checked filters of a list, export or poll call.
+
+        ``ranges`` holds ``returned_from`` ... ``settled_to``. Filters in
+        :attr:`server_filters` become query parameters; the others are applied to
+        the records that come back (all of them, with ``everything_here``, for
+        documents whose filtering the service does not promise). A filter this kind
+        has no field for is an error naming it.
+        """
+        params: list[tuple[str, Any]] = []
+        statuses = None
+        if status is not None:
+            if self.status_field is None:
+                raise invalid("status", f"does not apply: {self.kind} records have no status")
+            statuses = self._status_codes(status)
+            if "status" in self.server_filters:
+                params.extend(("itemStatus", code) for code in statuses)
+                if not everything_here:
+                    statuses = None
+        bounds = []
+        for stem in RANGES:
+            start_name, end_name = f"{stem}_from", f"{stem}_to"
+            start, end = ranges.pop(start_name, None), ranges.pop(end_name, None)
+            if start is None and end is None:
+                continue
+            if stem not in self.range_fields:
+                named = start_name if start is not None else end_name
+                raise invalid(named, f"does not apply: {self.kind} records have no such date "
+                              f"(their date filters: "
+                              f"{', '.join(f'{k}_from/_to' for k in self.range_fields)})")
+            begin, finish, whole_day = date_range(start, end, start_name, end_name)
+            if stem in self.server_filters:
+                # Sent as given: a bare end date is midnight, which holds the whole day
+                # of a date-only field such as returnDate.
+                if start is not None:
+                    params.append(("returnDateStart", wire_time(start, start_name)))
+                if end is not None:
+                    params.append(("returnDateEnd", wire_time(end, end_name)))
+                if not everything_here:
+                    continue
+            bounds.append(DateBound(stem, self.range_fields[stem], begin, finish, whole_day))
+        if ranges:
+            raise TypeError(f"unexpected filter {next(iter(ranges))!r}")
+        return Filters(params, statuses, bounds)
+
+    def _narrow(self, frame: pd.DataFrame, filters: Filters) -> pd.DataFrame:
+        """The rows of ``frame`` that pass the filters applied here (a row without the
+        date a range asks about does not)."""
+        if not filters.local or not len(frame):
+            return frame
+        import numpy as np
+        import pandas as pd
+
+        keep = np.ones(len(frame), dtype=bool)
+        if filters.statuses is not None and self.status_field is not None:
+            values = frame[self.status_field].astype(object)
+            keep &= values.isin(filters.statuses).to_numpy()
+        for bound in filters.bounds:
+            column = frame[bound.field]
+            if not isinstance(column.dtype, pd.DatetimeTZDtype | np.dtype) or \
+                    column.dtype.kind != "M":
+                raise ResponseFormatError(
+                    f"{self.kind} list: {bound.field} holds no dates, so "
+                    f"{bound.argument}_from/_to cannot be applied")
+            zoned = getattr(column.dtype, "tz", None) is not None
+
+            def stamp(moment: dt.datetime, zoned: bool = zoned) -> pd.Timestamp:
+                value = pd.Timestamp(moment)
+                return value.tz_localize("UTC") if zoned else value
+
+            if bound.start is not None:
+                keep &= (column >= stamp(bound.start)).fillna(False).to_numpy(dtype=bool)
+            if bound.end is not None:
+                inside = column < stamp(bound.end) if bound.end_exclusive \
+                    else column <= stamp(bound.end)
+                keep &= inside.fillna(False).to_numpy(dtype=bool)
+        if keep.all():
+            return frame
+        return frame[keep].reset_index(drop=True)
+
+    def _filtered_list(self, filters: Filters, *, page: int | None, page_size: int | None,
+                       max_items: int | None, progress: bool | None) -> pd.DataFrame:
+        frame = self._list(filters.params, page=page, page_size=page_size,
+                           max_items=max_items, progress=progress)
+        return self._narrow(frame, filters)
+
     # ------------------------------------------------------------------ exports
 
-    def export(self, filetype: str = "csv") -> pd.DataFrame | ExportFile:
-        """The service's export document of this kind.
+    def export(self, filetype: str = "csv", *, status: Any = None,
+               returned_from: Any = None, returned_to: Any = None,
+               received_from: Any = None, received_to: Any = None,
+               settled_from: Any = None, settled_to: Any = None) -> pd.DataFrame | ExportFile:
+        """The service's export document of this kind, optionally filtered.
 
         ``csv``, ``json`` and ``xlsx`` documents (known by their content type,
         else by ``filetype``) come back as a DataFrame typed like :meth:`list`'s;
         any other document as an :class:`~paynb.ExportFile` (bytes, name,
         ``.save(path)``).
+
+        The filters are those of :meth:`list`, with the same meaning. The ones the
+        service documents a query parameter for (ACH and RCC ``status`` and the
+        return-date range) are sent with the export request; since the spec does
+        not say that exports honour them, every filter is also applied to the
+        document's rows here. Filters therefore need a readable document:
+        with another ``filetype`` they are an error.
         """
+        filters = self._filters(status, everything_here=True,
+                                returned_from=returned_from, returned_to=returned_to,
+                                received_from=received_from, received_to=received_to,
+                                settled_from=settled_from, settled_to=settled_to)
+        if filters.local and isinstance(filetype, str) and \
+                filetype.lower() not in _READABLE_EXPORTS:
+            raise invalid("filetype", f"must be one of {', '.join(_READABLE_EXPORTS)} when "
+                          f"filters are given (paynb applies them to the document's rows)")
         if not isinstance(filetype, str) or not _FILETYPE.fullmatch(filetype):
             raise invalid("filetype", "must be a short word of letters and digits, like 'csv'")
         path = self._path(f"/export/filetype/{filetype}")
-        response = self._client._transport.request("GET", path, headers={"Accept": "*/*"})
+        response = self._client._transport.request("GET", path, params=filters.params or None,
+                                                   headers={"Accept": "*/*"})
         content_type = response.headers.get("Content-Type", "")
         name = _filename(response.headers.get("Content-Disposition")) or \
             f"{self.kind}-export.{filetype}"
         form = _export_format(content_type, filetype.lower())
         if form is None:
+            if filters.local:
+                raise ResponseFormatError(
+                    f"GET {path}: the export came as {content_type or 'an unnamed type'}, "
+                    f"not csv, json or xlsx, so the filters could not be applied to it")
             return ExportFile(content=response.content, name=name, content_type=content_type)
         import pandas as pd
 
@@ -328,7 +529,7 @@ class Resource:
                 raise ResponseFormatError(
                     f"GET {path}: the export is not a readable {form} document "
                     f"({type(exc).__name__}): {preview(response.text)!r}") from None
-        return self._frame(data)
+        return self._narrow(self._frame(data), filters)
 
     # ------------------------------------------------------------------ journal
 

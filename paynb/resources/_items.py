@@ -25,12 +25,12 @@ from paynb.resources._base import (
     Resource,
     as_mapping,
     chunked,
+    date_range,
     failure_state,
     id_of,
     invalid,
     positive_int,
     wire_body,
-    wire_time,
 )
 
 if TYPE_CHECKING:
@@ -164,22 +164,40 @@ class ItemResource(Resource):
     void_ids_segment: ClassVar[str]
     #: Path prefix of the bulk submission (the spec writes ``/apiv3`` for RCC's).
     bulk_prefix: ClassVar[str] = "/api/v3"
+    status_field = "itemStatus"
+    range_fields: ClassVar[dict[str, str]] = {
+        "returned": "returnDate", "received": "receivedDateTime", "settled": "settleDate"}
+    server_filters = frozenset({"status", "returned"})
 
     # ------------------------------------------------------------------ reading
 
     def list(self, status: str | Iterable[str] | None = None, returned_from: Any = None,
-             returned_to: Any = None, *, page: int | None = None, page_size: int | None = None,
-             max_items: int | None = None, progress: bool | None = None) -> pd.DataFrame:
+             returned_to: Any = None, *, received_from: Any = None, received_to: Any = None,
+             settled_from: Any = None, settled_to: Any = None, page: int | None = None,
+             page_size: int | None = None, max_items: int | None = None,
+             progress: bool | None = None) -> pd.DataFrame:
         """Items as a DataFrame, every page of them unless ``page`` is given.
+
+        Filters the service documents a query parameter for (spec 4.5) are **sent**;
+        the others are **applied here**, to the records that come back. Every range
+        takes dates, datetimes or ISO text (UTC when zone-less); a bare date as the
+        ``_to`` end takes in that whole day; a range whose start is after its end is a
+        :class:`~paynb.errors.ValidationError` naming both arguments.
 
         Args:
             status: one status code or several (``"R"``, ``["B", "I", "R"]``; names
-                like ``"Returned"`` work too), sent as repeated ``itemStatus``.
-            returned_from, returned_to: range of the return date (date, datetime or
-                ISO text; sent as ``2026-11-01T00:00:00.000``, UTC).
+                like ``"Returned"`` work too). Sent as repeated ``itemStatus``.
+            returned_from, returned_to: range of ``returnDate``. Sent as
+                ``returnDateStart``/``returnDateEnd`` (``2026-11-01T00:00:00.000``, UTC).
+            received_from, received_to: range of ``receivedDateTime``, when the item
+                was submitted. Applied here (the service documents no parameter).
+            settled_from, settled_to: range of ``settleDate``. Applied here (the
+                service documents no parameter). Items without the date (not yet
+                settled) are left out.
             page: fetch only this zero-based page.
             page_size: records per page (default: the client's ``page_size``).
-            max_items: stop after this many records.
+            max_items: stop after this many records, counted before the filters
+                applied here.
             progress: False hides the progress bar shown for lists of several pages.
 
         ``frame.attrs`` holds the envelope's totals of the whole list the service
@@ -187,13 +205,14 @@ class ItemResource(Resource):
         ``total`` (an int), ``creditAmount`` and ``debitAmount`` (exact ``Decimal``),
         each when the service sent it.
         """
-        params: list[tuple[str, Any]] = [("itemStatus", code) for code in _statuses(status)]
-        if returned_from is not None:
-            params.append(("returnDateStart", wire_time(returned_from, "returned_from")))
-        if returned_to is not None:
-            params.append(("returnDateEnd", wire_time(returned_to, "returned_to")))
-        return self._list(params, page=page, page_size=page_size, max_items=max_items,
-                          progress=progress)
+        filters = self._filters(status, returned_from=returned_from, returned_to=returned_to,
+                                received_from=received_from, received_to=received_to,
+                                settled_from=settled_from, settled_to=settled_to)
+        return self._filtered_list(filters, page=page, page_size=page_size,
+                                   max_items=max_items, progress=progress)
+
+    def _status_codes(self, status: str | Iterable[str]) -> list[str]:
+        return _statuses(status)
 
     def get(self, item_id: int) -> pd.Series:
         """One item by its id."""
@@ -542,7 +561,10 @@ class ItemResource(Resource):
 
     # ------------------------------------------------------------------ polling
 
-    def changes(self, since: Any = "last", until: Any = None) -> pd.DataFrame:
+    def changes(self, since: Any = "last", until: Any = None, *,
+                status: str | Iterable[str] | None = None, received_from: Any = None,
+                received_to: Any = None, settled_from: Any = None,
+                settled_to: Any = None) -> pd.DataFrame:
         """Items that became blocked, invalid or returned: the polling call (spec 4.5).
 
         Asks for ``itemStatus`` B, I and R by return date. ``since="last"`` (the
@@ -550,22 +572,42 @@ class ItemResource(Resource):
         (remembered in the journal, or by this client without one) and returns
         only changes not reported before; the first poll returns them all.
         A date, datetime or ISO text for ``since`` returns every change from
-        then on (``None``: since ever). ``until`` bounds the return date.
+        then on (``None``: since ever). ``until`` bounds the return date; an
+        ``until`` before ``since`` is an error naming both.
+
+        ``status`` narrows B, I, R to some of them (sent as ``itemStatus``); the
+        received and settled ranges are applied here, as in :meth:`list`. A change
+        that a filter leaves out is not marked as reported, so a later poll
+        without it still returns it.
         """
+        statuses = list(CHANGE_STATUSES)
+        if status is not None:
+            statuses = _statuses(status)
+            other = [code for code in statuses if code not in CHANGE_STATUSES]
+            if other:
+                raise invalid("status", f"holds {', '.join(other)}: changes() reports "
+                              f"{', '.join(CHANGE_STATUSES)} only")
         client = self._client
         if isinstance(since, str) and since == "last":
             mark = client._watermark(self.kind)
             start = mark - CHANGES_OVERLAP if mark is not None else None
         else:
             start = since
-        frame = self.list(status=CHANGE_STATUSES, returned_from=start, returned_to=until)
+            date_range(since, until, "since", "until")
+        filters = self._filters(statuses, returned_from=start, returned_to=until,
+                                received_from=received_from, received_to=received_to,
+                                settled_from=settled_from, settled_to=settled_to)
+        frame = self._filtered_list(filters, page=None, page_size=None, max_items=None,
+                                    progress=None)
         keys = list(zip(frame[self.id_field].tolist(), frame["itemStatus"].astype(str).tolist(),
                         frame["returnDate"].tolist(), strict=True))
         seen = client._seen_changes(self.kind, keys)
         client._mark_seen(self.kind, [key for key in keys if key not in seen])
         dates = frame["returnDate"].dropna()
-        if len(dates):
-            latest = dates.max().to_pydatetime()
+        # A narrowed poll leaves the watermark alone: the changes it left out are older
+        # than its newest one and must still be found by the next poll.
+        if len(dates) and not filters.local and status is None:
+            latest = _utc(dates.max())
             mark = client._watermark(self.kind)
             if mark is None or latest > mark:
                 client._set_watermark(self.kind, latest)
@@ -573,3 +615,10 @@ class ItemResource(Resource):
             fresh = [key not in seen for key in keys]
             frame = frame[fresh].reset_index(drop=True)
         return frame
+
+
+def _utc(moment: Any) -> dt.datetime:
+    """A Timestamp of a date column (zone-less, UTC by paynb's rule) or a UTC one, as an
+    aware UTC datetime (the form of the watermark)."""
+    value = moment.to_pydatetime()
+    return value.replace(tzinfo=dt.UTC) if value.tzinfo is None else value

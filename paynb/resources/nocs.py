@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, ClassVar
 
 from paynb.resources._base import Resource, invalid
 
@@ -23,11 +23,26 @@ class NocResource(Resource):
     segment = "AchNocs"
     id_field = "nocId"
 
-    def list(self, *, page: int | None = None, page_size: int | None = None,
+    range_fields: ClassVar[dict[str, str]] = {"received": "nocDate"}
+
+    def list(self, status: Any = None, returned_from: Any = None, returned_to: Any = None, *,
+             received_from: Any = None, received_to: Any = None, settled_from: Any = None,
+             settled_to: Any = None, page: int | None = None, page_size: int | None = None,
              max_items: int | None = None, progress: bool | None = None) -> pd.DataFrame:
-        """NOCs as a DataFrame, every page unless ``page`` is given (see ``client.ach.list``)."""
-        return self._list([], page=page, page_size=page_size, max_items=max_items,
-                          progress=progress)
+        """NOCs as a DataFrame, every page unless ``page`` is given (see ``client.ach.list``).
+
+        The filters are those of ``client.ach.list``; a NOC has a date only, so
+        ``received_from``/``received_to`` (range of ``nocDate``, the day the notice
+        came; **applied here**, the service documents no parameter) is the one that
+        applies. A NOC has no status, return or settle date: ``status`` and the other
+        ranges are an error. A bare date as ``received_to`` takes in that whole day; a
+        backwards range is a :class:`~paynb.errors.ValidationError` naming both ends.
+        """
+        filters = self._filters(status, returned_from=returned_from, returned_to=returned_to,
+                                received_from=received_from, received_to=received_to,
+                                settled_from=settled_from, settled_to=settled_to)
+        return self._filtered_list(filters, page=page, page_size=page_size,
+                                   max_items=max_items, progress=progress)
 
     def obligations(self, as_of: Any = None, *, progress: bool | None = None) -> pd.DataFrame:
         """The NOC correction ledger (:func:`paynb.compliance.noc_obligations`) of every NOC,

@@ -58,3 +58,32 @@ def test_a_client_list_reports_its_pages(sandbox):
     pages = -(-len(frame) // 500)
     assert pages > 1
     assert seen == [(n, pages) for n in range(1, pages + 1)]
+
+
+_NOTEBOOK_CELL = """
+from paynb.paging import Page, iter_pages
+
+def fetch(number):
+    start = number * 100
+    return Page([{"n": i} for i in range(start, min(start + 100, 250))], 250)
+
+print(sum(len(page) for page in iter_pages(fetch, page_size=100, max_workers=2)))
+"""
+
+
+@pytest.mark.timeout(180)
+def test_an_executed_notebook_shows_the_bar_finished(tmp_path):
+    """Issue 13: executed notebooks kept the bar's first text (``33%| | 1/3``) for good."""
+    import nbformat
+    from nbclient import NotebookClient
+
+    notebook = nbformat.v4.new_notebook()
+    notebook.cells = [nbformat.v4.new_code_cell(_NOTEBOOK_CELL)]
+    NotebookClient(notebook, timeout=120, kernel_name="python3",
+                   resources={"metadata": {"path": str(tmp_path)}}).execute()
+    outputs = notebook.cells[0].outputs
+    bars = [o for o in outputs if "application/vnd.jupyter.widget-view+json" in o.get("data", {})]
+    assert len(bars) == 1
+    text = bars[0]["data"]["text/plain"]
+    assert "100%" in text and "3/3" in text, text
+    assert any(o.get("text") == "250\n" for o in outputs)

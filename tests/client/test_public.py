@@ -52,8 +52,10 @@ def test_signatures_of_design_section_2():
     for items in (AchResource, RccResource):
         assert _signature(items.list).startswith(
             "(self, status: str | Iterable[str] | None = None, returned_from: Any = None, "
-            "returned_to: Any = None, *, page: int | None = None, page_size: int | None = None, "
-            "max_items: int | None = None, progress: bool | None = None)")
+            "returned_to: Any = None, *, received_from: Any = None, received_to: Any = None, "
+            "settled_from: Any = None, settled_to: Any = None, page: int | None = None, "
+            "page_size: int | None = None, max_items: int | None = None, "
+            "progress: bool | None = None)")
         params = inspect.signature(items.submit).parameters
         assert params["allow_duplicate"].default is False and params["validate"].default is True
         assert inspect.signature(items.submit_many).parameters["commit_valid"].default is True
@@ -71,5 +73,13 @@ def test_signatures_of_design_section_2():
         for name in ("send", "list", "get", "export"):
             assert callable(getattr(payments, name))
     assert callable(NocResource.list) and callable(NocResource.export)
+    # Every list and export takes the same filters (issue 13), the exports as keywords.
+    filters = ["status", *(f"{stem}_{end}" for stem in ("returned", "received", "settled")
+                           for end in ("from", "to"))]
+    for resource in (AchResource, RccResource, InstantResource, RtpResource, NocResource):
+        assert list(inspect.signature(resource.list).parameters)[1:8] == filters
+        export = inspect.signature(resource.export).parameters
+        assert list(export)[1:] == ["filetype", *filters]
+        assert all(export[name].kind is inspect.Parameter.KEYWORD_ONLY for name in filters)
     assert callable(Client.journal) and callable(Client.reconcile)
     assert callable(Client.from_env)

@@ -18,7 +18,8 @@ def test_loads_ach_items_with_counts_and_plots(client) -> None:
     assert "<td>W</td><td>Waiting</td>" in explorer.counts.value
     assert bytes(explorer.plot.value).startswith(b"\x89PNG")
     assert explorer.plot.layout.display is None
-    assert "achItemId" in explorer.output.value and "Download as CSV" in explorer.output.value
+    assert "achItemId" in explorer.output.value
+    assert [b.layout.display for b in explorer.save_buttons.values()] == [None, None]
 
 
 def test_status_and_return_date_filters(client) -> None:
@@ -82,7 +83,8 @@ def test_instant_and_rtp_plot_the_count_and_amount_per_status(client, kind) -> N
     assert _bars(counts) == {status: float(n) for status, n in expected.items()}
     sums = frame["amount"].astype("float64").groupby(frame["status"].astype(str)).sum()
     assert _bars(amounts) == pytest.approx({status: sums[status] for status in expected.index})
-    assert amounts.get_ylabel() == "Amount"
+    # the wire integers of an unstated unit, not dollars (a log axis when lopsided)
+    assert amounts.get_ylabel().startswith("Amount (wire integer, unit not stated)")
 
 
 def test_nocs_plot_their_change_codes(client) -> None:
@@ -128,8 +130,9 @@ def test_the_table_reads_well_at_notebook_width(client) -> None:
     assert f"<td>{first['receivedDateTime']:%Y-%m-%d %H:%M:%S}</td>" in html
     assert "+00:00" not in html and "00:00:00" not in html
     assert "Times in UTC" in html
-    # form.result keeps the real timestamps.
-    assert str(explorer.result["returnDate"].dtype) == "datetime64[ns, UTC]"
+    # form.result keeps the real types: returnDate a date (paynb.frames), times in UTC.
+    assert str(explorer.result["returnDate"].dtype) == "datetime64[ns]"
+    assert str(explorer.result["receivedDateTime"].dtype) == "datetime64[ns, UTC]"
 
 
 def test_the_date_pickers_show_their_whole_label(client) -> None:
@@ -178,3 +181,61 @@ def test_pages_said_without_a_total() -> None:
     report(1, None)
     report(3, None)
     assert said == [("Loading RTP items… 1 page", "info"), ("Loading RTP items… 3 pages", "info")]
+
+
+# ------------------------------------------------------------------------ saving (issue 13)
+
+def test_no_item_data_is_embedded_in_the_widgets(client) -> None:
+    explorer = StatusExplorer(client)
+    assert len(explorer.result) > 100
+    html = explorer.output.value
+    # No download link carrying the rows: only the table's first 100 rows are shown.
+    assert "data:" not in html and "base64" not in html
+    last = explorer.result["yourReferenceNumber"].iloc[-1]
+    assert last not in html
+    assert len(html) < 100_000
+
+
+@pytest.mark.parametrize("filetype", ["csv", "xlsx"])
+def test_save_writes_a_file_in_the_folder_and_shows_its_path(client, tmp_path, filetype):
+    import pandas as pd
+
+    explorer = StatusExplorer(client, folder=tmp_path)
+    explorer.save_buttons[filetype].click()
+    path = explorer.saved
+    assert path is not None and path.parent == tmp_path and path.suffix == f".{filetype}"
+    assert path.name.startswith("ach-items-")
+    assert str(path) in explorer.saved_path.value and str(path) in explorer.status_text
+    read = pd.read_csv(path, dtype=str) if filetype == "csv" else pd.read_excel(path, dtype=str)
+    frame = explorer.result
+    assert len(read) == len(frame)
+    assert read["achItemId"].astype(int).tolist() == frame["achItemId"].tolist()
+    assert read["bankAccountNumber"].str.startswith("****").all()  # as masked as the frame
+    assert read["amount"].iloc[0] == str(frame["amount"].iloc[0])  # exact, not a float
+    # a second save never overwrites the first
+    explorer.save_buttons[filetype].click()
+    assert explorer.saved != path and path.exists() and explorer.saved.exists()
+
+
+def test_save_defaults_to_the_working_folder_and_names_the_kind_loaded(client, tmp_path,
+                                                                        monkeypatch) -> None:
+    monkeypatch.chdir(tmp_path)
+    explorer = StatusExplorer(client, kind="noc")
+    explorer.kind.value = "rtp"  # changed, not loaded: the saved file is still the NOCs
+    explorer.save_buttons["csv"].click()
+    assert explorer.saved.parent == tmp_path and explorer.saved.name.startswith("noc-items-")
+
+
+def test_save_buttons_hide_when_nothing_is_loaded(client, tmp_path) -> None:
+    explorer = StatusExplorer(client, load=False, folder=tmp_path)
+    explorer.returned_from.value = dt.date(2099, 1, 1)
+    explorer.refresh_button.click()
+    assert all(b.layout.display == "none" for b in explorer.save_buttons.values())
+
+
+def test_a_folder_that_cannot_be_written_is_said(client, tmp_path) -> None:
+    blocker = tmp_path / "file"
+    blocker.write_text("")
+    explorer = StatusExplorer(client, folder=blocker / "sub")
+    explorer.save_buttons["csv"].click()
+    assert explorer.saved is None and "Could not save" in explorer.status_text

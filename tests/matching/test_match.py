@@ -236,3 +236,16 @@ def test_no_row_is_matched_twice(expected_rows, item_rows):
         result.summary.loc["unmatched expected", "expected_amount"]
     assert total == sum(Decimal(a) for a, _, _ in expected_rows)
     assert np.all(result.summary[["expected_lines", "items"]].to_numpy() >= 0)
+
+
+def test_progress_shows_when_asked_and_is_checked(capsys):
+    items = ach_items([{"amount": "10.00"}])
+    expected = ledger({"ref": "REF-1"})
+    paynb.match(expected, items, columns=COLUMNS, progress=True)
+    assert "matching" in capsys.readouterr().err
+    # Small inputs show none by default; False shows none.
+    for progress in (None, False):
+        paynb.match(expected, items, columns=COLUMNS, progress=progress)
+        assert "matching" not in capsys.readouterr().err
+    with pytest.raises(TypeError, match="progress"):
+        paynb.match(expected, items, columns=COLUMNS, progress="yes")

@@ -42,7 +42,9 @@ def test_status_summary_counts_in_status_order_and_colours(ach):
     assert bar_heights(ax) == [4, 2, 3, 1, 1, 1]
     assert [to_hex(p.get_facecolor()) for p in ax.patches] == [
         codes.STATUS_COLORS[s].lower() for s in "WSRIBV"]
-    assert texts(ax) == ["4", "2", "3", "1", "1", "1"]  # bar labels
+    # bar labels: the count and its share (small shares keep a decimal)
+    assert texts(ax) == ["4 (33 %)", "2 (17 %)", "3 (25 %)", "1 (8.3 %)", "1 (8.3 %)",
+                         "1 (8.3 %)"]
     assert ax.get_title() == "Items per status"
     assert ax.get_ylabel() == "Items" and ax.get_xlabel() == "Status"
 
@@ -50,8 +52,9 @@ def test_status_summary_counts_in_status_order_and_colours(ach):
 def test_status_summary_amounts(ach):
     ax = plots.status_summary(ach, value="amount")
     assert bar_heights(ax) == [14.0, 2.0, 107.2, 0.2, 3.0, 2.0]
-    assert "107.20" in texts(ax)
-    assert ax.get_ylabel() == "Amount"
+    assert "107.20 (83 %)" in texts(ax) and "0.20 (0.16 %)" in texts(ax)
+    # 0.20 beside 107.20: a linear bar would be invisible, so the axis is logarithmic
+    assert ax.get_ylabel() == "Amount (log scale)" and ax.get_yscale() == "log"
 
 
 def test_status_summary_only_present_statuses(ach):
@@ -349,3 +352,102 @@ def test_count_axes_have_whole_number_ticks(ach, chart, axis):
                                      else ax.get_xticklabels()) if t.get_text()]
     assert labels and all(label.replace(",", "").isdigit() for label in labels), labels
 
+
+
+# --------------------------------------------------------------------------- issue 13 item 8
+
+def test_small_statuses_stay_visible_beside_38000_waiting():
+    records = ([{"achItemId": i, "itemStatus": "W"} for i in range(38_000)]
+               + [{"achItemId": 40_000 + i, "itemStatus": "I"} for i in range(5)]
+               + [{"achItemId": 50_000 + i, "itemStatus": "B"} for i in range(3)])
+    ax = plots.status_summary(frames.to_frame(records, "ach"))
+    ax.figure.canvas.draw()
+    heights = {label.get_text(): bar.get_window_extent().height
+               for label, bar in zip(ax.get_xticklabels(), ax.patches, strict=True)}
+    # Blocked, 3 items, is a bar a reader sees (on a linear axis it was 0.03 px tall)
+    assert heights["Blocked (B)"] >= 10 and heights["Invalid (I)"] > heights["Blocked (B)"]
+    assert ax.get_yscale() == "log" and ax.get_ylabel() == "Items (log scale)"
+    assert texts(ax) == ["38,000 (100 %)", "5 (0.01 %)", "3 (0.01 %)"]
+
+
+def test_a_balanced_status_chart_stays_linear(ach):
+    assert plots.status_summary(ach).get_yscale() == "linear"
+
+
+def test_instant_amounts_say_their_unit_is_not_stated():
+    df = frames.to_frame([{"uniqueId": "a", "status": "Success", "amount": 1500},
+                          {"uniqueId": "b", "status": "Failed", "amount": 2051}], "instant")
+    ax = plots.status_summary(df, value="amount")
+    assert ax.get_ylabel() == "Amount (wire integer, unit not stated)"
+    assert bar_heights(ax) == [1500, 2051]
+
+
+def test_legends_say_what_they_group_by(ach):
+    assert plots.return_rate(ach).get_legend().get_title().get_text() == \
+        "Grouped by current status"
+    assert plots.return_trend(ach).get_legend().get_title().get_text() == "Grouped by status"
+    reasons = plots.return_trend(ach, by="returnReason")
+    assert reasons.get_legend().get_title().get_text() == "Grouped by returnReason"
+    stacked = plots.status_summary(ach, by="achTransactionType")
+    assert stacked.get_legend().get_title().get_text() == "Stacked by status"
+
+
+def _immature(ax):
+    return [c for c in ax.collections if c.get_gid() == "paynb-immature"]
+
+
+def _weekly(last_received: str) -> pd.DataFrame:
+    """Items submitted every day from Monday 2026-06-01 to ``last_received``, 1 in 10 returned."""
+    days = pd.date_range("2026-06-01", last_received, freq="D")
+    return frames.to_frame([
+        {"achItemId": i, "itemStatus": "R" if i % 10 == 0 else "S",
+         "receivedDateTime": f"{day:%Y-%m-%d}T12:00:00Z",
+         "returnDate": f"{day + pd.Timedelta(days=2):%Y-%m-%d}" if i % 10 == 0 else None}
+        for i, day in enumerate(days)], "ach")
+
+
+@pytest.mark.parametrize(("as_of", "days", "first_shaded"), [
+    # The last week (Mon 21 - Sun 27 Sep) may see returns until 60 days after its last day,
+    # Thu 26 Nov: it is immature on the 26th (1 more day), mature from the 27th.
+    ("2026-11-25", 2, "2026-09-21"),
+    ("2026-11-26", 1, "2026-09-21"),
+    ("2026-11-27", None, None),
+    # On 1 Nov the weeks from Mon 31 Aug on (last day Sun 6 Sep + 60 = 5 Nov) are immature.
+    ("2026-11-01", 26, "2026-08-31"),
+])
+def test_return_rate_shades_the_periods_whose_returns_are_still_arriving(as_of, days,
+                                                                         first_shaded):
+    ax = plots.return_rate(_weekly("2026-09-27"), as_of=as_of)
+    shaded = _immature(ax)
+    if days is None:
+        assert not shaded and "immature" not in ax.get_xlabel()
+        return
+    (shade,) = shaded
+    corners = shade.get_paths()[0].vertices[:, 0]
+    left, right = corners.min(), corners.max()
+    assert mdates.num2date(left).strftime("%Y-%m-%d") == first_shaded
+    assert mdates.num2date(right).strftime("%Y-%m-%d") in ("2026-09-27", "2026-09-28")
+    note = ax.get_xlabel().splitlines()[1:]
+    assert note == [f"Shaded: immature, returns can still come for {days} more "
+                    f"day{'s' if days != 1 else ''}",
+                    "(returns come up to 60 days after settlement): these values will rise."]
+    assert "immature" in texts(ax)[0]
+
+
+def test_return_rate_window_is_adjustable_and_checked():
+    ax = plots.return_rate(_weekly("2026-09-27"), as_of="2026-09-28", window_days=2)
+    assert "for 2 more days" in ax.get_xlabel()  # until Sun 27 Sep 23:59 + 2 days
+    assert not _immature(plots.return_rate(_weekly("2026-09-27"), as_of="2026-09-30",
+                                           window_days=2))
+    with pytest.raises(ValueError, match="window_days"):
+        plots.return_rate(_weekly("2026-09-27"), window_days=-1)
+
+
+def test_return_trend_shades_the_period_not_over():
+    df = _weekly("2026-09-23")  # returns until Fri 25 Sep, in the week of Mon 21 Sep
+    ax = plots.return_trend(df, as_of="2026-09-25T10:00:00Z")
+    (shade,) = _immature(ax)
+    left = shade.get_paths()[0].vertices[:, 0].min()
+    assert mdates.num2date(left).strftime("%Y-%m-%d") == "2026-09-21"
+    assert "for 3 more days\n(this week is not over)" in ax.get_xlabel()
+    assert not _immature(plots.return_trend(df, as_of="2026-09-28"))

@@ -35,6 +35,24 @@ QUICKSTART = ROOT / "notebooks" / "01_quickstart.ipynb"
 pytestmark = pytest.mark.timeout(180)
 
 
+@pytest.fixture(autouse=True)
+def _ctrl_c_interrupts():
+    """Ctrl-C raises KeyboardInterrupt in this process, whatever the parent gave it.
+
+    ``make test &`` in a non-interactive shell starts pytest with SIGINT ignored; these
+    tests send it (to the demo, or to this process) and check what it does.
+    """
+    before = signal.signal(signal.SIGINT, signal.default_int_handler)
+    yield
+    signal.signal(signal.SIGINT, before)
+
+
+def _default_sigint() -> None:
+    """In a child before exec: SIGINT back to its default, so Python turns it into
+    KeyboardInterrupt (an ignored SIGINT stays ignored across exec)."""
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
 def _closed(url: str) -> bool:
     host, port = url.split("//", 1)[1].split("/", 1)[0].rsplit(":", 1)
     with socket.socket() as probe:
@@ -76,7 +94,8 @@ def test_demo_serves_the_executed_quickstart_and_stops_on_ctrl_c(tmp_path: Path)
         [sys.executable, "-m", "paynb.cli", "demo", "--port", "0", "--jupyter-port", "0",
          "--seed-items", "300", "--db", str(tmp_path / "demo.sqlite3"),
          "--notebooks", str(notebooks), "--no-browser"],
-        stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, env=env, cwd=tmp_path)
+        stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, env=env, cwd=tmp_path,
+        preexec_fn=_default_sigint)
     lines: list[str] = []
     try:
         assert process.stdout is not None

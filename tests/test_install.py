@@ -1,0 +1,45 @@
+"""`make demo` installs the demo's needs only (the `demo` extra); `make test` the dev extra."""
+
+from __future__ import annotations
+
+import re
+import tomllib
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+EXTRAS = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]["optional-dependencies"]
+
+
+def _names(requirements: list[str]) -> set[str]:
+    return {re.split(r"[<>=!~ ;]", requirement, maxsplit=1)[0] for requirement in requirements}
+
+
+def test_the_demo_extra_is_the_sandbox_and_jupyterlab():
+    demo = _names(EXTRAS["demo"])
+    assert demo == {"paynb[sandbox]", "jupyterlab", "nbclient"}
+    # none of the development toolchain (browser driver, fuzzers, docs builder, test runner)
+    assert not demo & {"playwright", "schemathesis", "hypothesis", "mkdocs-material", "pytest",
+                       "ruff"}
+    # the dev extra holds everything the demo needs, so `make test` serves `make demo` too
+    assert "paynb[demo]" in _names(EXTRAS["dev"])
+
+
+def _rule(makefile: str, target: str) -> str:
+    """The rule of ``target``: its line of prerequisites and its recipe."""
+    match = re.search(rf"^{re.escape(target)}:[^\n]*(?:\n\t[^\n]*)*", makefile, re.M)
+    assert match, target
+    return match.group()
+
+
+def _prerequisites(makefile: str, target: str) -> list[str]:
+    return _rule(makefile, target).split("\n", 1)[0].split(":", 1)[1].split()
+
+
+def test_make_demo_installs_the_demo_extra_and_make_test_the_dev_extra():
+    makefile = (ROOT / "Makefile").read_text()
+    assert _prerequisites(makefile, "demo") == ["$(DEMO_STAMP)"]
+    assert "-e '.[demo]'" in _rule(makefile, "$(DEMO_STAMP)")
+    dev = _rule(makefile, "$(STAMP)")
+    assert "-e '.[dev]'" in dev and "$(DEMO_STAMP)" in dev  # a dev install is a demo one too
+    assert _prerequisites(makefile, "test") == ["lint"]
+    assert _prerequisites(makefile, "lint") == ["$(STAMP)"]
