@@ -44,6 +44,7 @@ REFERENCE = {
     "paynb.forms": ("reference/forms", "paynb.forms", None),
     "paynb.sandbox": ("reference/sandbox", "paynb.sandbox", None),
     "paynb.frames": ("reference/frames", "paynb.frames", None),
+    "paynb.accessor": ("reference/frames", "paynb.accessor", None),
     "paynb.codes": ("reference/codes", "paynb.codes", None),
     "paynb.calendar": ("reference/calendar", "paynb.calendar", None),
     "paynb.journal": ("reference/journal", "paynb.journal", None),
@@ -52,6 +53,7 @@ REFERENCE = {
     "paynb.transport": ("reference/internals", "paynb.transport", None),
     "paynb.paging": ("reference/internals", "paynb.paging", None),
     "paynb.cli": ("reference/internals", "paynb.cli", None),
+    "paynb.reconcile": ("reference/internals", "paynb.reconcile", None),
     "paynb.compliance": ("reference/compliance", "paynb.compliance", None),
     "paynb.matching": ("reference/matching", "paynb.matching", None),
 }

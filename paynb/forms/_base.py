@@ -32,6 +32,7 @@ from typing import Any
 
 import ipywidgets as widgets
 
+from paynb._redact import last_four as last_four  # the forms show accounts and cards by it
 from paynb.errors import ApiError, PaynbError, ResponseFormatError, TransportError
 
 __all__ = ["Form"]
@@ -108,12 +109,6 @@ def csv_link(frame: Any, filename: str) -> str:
     data = base64.b64encode(frame.to_csv(index=False).encode()).decode()
     return (f'<a class="paynb-download" download="{escape(filename)}" '
             f'href="data:text/csv;base64,{data}">Download as CSV ({escape(filename)})</a>')
-
-
-def last_four(value: Any) -> str:
-    """An account, card or token as ``****6789``: its last four characters only."""
-    text = "" if value is None else str(value).strip()
-    return "****" + text[-4:] if len(text) > 4 else "****"
 
 
 def money(amount: Decimal) -> str:

@@ -14,6 +14,7 @@ from decimal import Decimal
 from typing import TYPE_CHECKING, Any, ClassVar, TypeVar
 from urllib.parse import quote
 
+from paynb._coerce import missing
 from paynb.errors import (
     ApiError,
     AuthenticationError,
@@ -170,15 +171,6 @@ def _plain(value: Any) -> Any:
     return value
 
 
-def _missing(value: Any) -> bool:
-    if value is None:
-        return True
-    try:
-        return bool(value != value)  # NaN, NaT, pd.NA
-    except TypeError:  # pd.NA refuses bool()
-        return True
-
-
 def as_mapping(item: Any, argument: str) -> dict[str, Any]:
     """One input item (mapping, pandas Series or request model) as a plain dict.
 
@@ -191,7 +183,7 @@ def as_mapping(item: Any, argument: str) -> dict[str, Any]:
         item = item.to_dict()
     if not isinstance(item, Mapping):
         raise invalid(argument, "must be a mapping of field names to values (or a model)")
-    return {str(key): _plain(value) for key, value in item.items() if not _missing(value)}
+    return {str(key): _plain(value) for key, value in item.items() if not missing(value)}
 
 
 def _float_amount(value: float, field: str) -> Decimal:

@@ -9,6 +9,7 @@ import warnings
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any, ClassVar
 
+from paynb._coerce import STATUS_BY_NAME
 from paynb.codes import STATUS_NAMES, STATUS_ORDER
 from paynb.errors import (
     ESCAPE_HATCH,
@@ -45,7 +46,6 @@ BULK_CHUNK = 1000
 CHANGES_OVERLAP = dt.timedelta(days=1)
 CHANGE_STATUSES = ("B", "I", "R")
 _ROW_KEY = re.compile(r"^(?:items)?\[(\d+)\]\.?(.*)$")
-_STATUS_BY_NAME = {name.lower(): code for code, name in STATUS_NAMES.items()}
 #: Journal states of a submission answered with these statuses: stored, never processed.
 _NOT_ACCEPTED = {"I": "invalid", "B": "blocked"}
 #: The service's fields that say why an item is not accepted.
@@ -108,7 +108,7 @@ def _statuses(status: str | Iterable[str] | None) -> list[str]:
     codes = []
     for one in given:
         text = str(one).strip()
-        code = _STATUS_BY_NAME.get(text.lower(), text.upper())
+        code = STATUS_BY_NAME.get(text.lower(), text.upper())
         if code not in STATUS_ORDER:
             raise invalid("status", f"holds {text!r}, not a status; use some of "
                           f"{', '.join(STATUS_ORDER)} ({', '.join(STATUS_NAMES.values())})")
