@@ -490,7 +490,9 @@ class _KindSync:
                     ids.append(item)
                     status.append(self.kept["status"][i])
                     ms.append(self.kept["ms"][i])
-        top = pd.Timestamp(dt.datetime.fromisoformat(mark)).tz_convert("UTC")
+        top = pd.Timestamp(dt.datetime.fromisoformat(mark))
+        # A watermark from a day field (zone-less UTC, see paynb.frames.DAY_FIELDS) is UTC.
+        top = top.tz_localize("UTC") if top.tzinfo is None else top.tz_convert("UTC")
         low = int((top - CHANGES_OVERLAP).value // 1_000_000)
         high = int(top.value // 1_000_000)
         keep = [i for i, m in enumerate(ms) if m is not None and low <= m <= high]
