@@ -294,10 +294,12 @@ def test_the_documented_ach_record_is_typed() -> None:
     for name in ("achItemId", "merchantId", "returnItemId", "bankId", "achTransactionCode",
                  "achCheckNumber"):
         assert str(df[name].dtype) == "Int64", name
-    for name in ("receivedDateTime", "settleDate", "returnDate", "achEffectiveDate",
-                 "depositDateTime", "apiReportDateTime", "sendDate", "requestedSendDate",
-                 "requestedAchEffectiveDate"):
+    for name in ("receivedDateTime", "apiReportDateTime", "requestedSendDate"):
         assert str(df[name].dtype) == "datetime64[ns, UTC]", name
+    # Dates in meaning and day fields: zone-less UTC (paynb.frames.DATE_FIELDS, DAY_FIELDS).
+    for name in ("settleDate", "returnDate", "achEffectiveDate", "depositDateTime",
+                 "sendDate", "requestedAchEffectiveDate"):
+        assert str(df[name].dtype) == "datetime64[ns]", name
     assert row["receivedDateTime"] == pd.Timestamp("2025-06-11T20:50:04.032Z")
     assert str(df["sameDayAchRequested"].dtype) == "boolean"
     assert not row["sameDayAchRequested"]
@@ -410,7 +412,13 @@ def _same(expected: Any, echoed: Any, field: str) -> None:
     elif isinstance(expected, Decimal | int):
         assert Decimal(str(echoed)) == Decimal(expected), field
     elif field in _REQUESTED:
-        assert pd.Timestamp(echoed) == pd.Timestamp(expected), field
+        # The frame shows these as zone-less UTC; an effective date as its UTC day.
+        sent_utc = pd.Timestamp(expected).tz_convert("UTC").tz_localize(None)
+        if _REQUESTED[field] in frames.DATE_FIELDS:
+            sent_utc = sent_utc.normalize()
+        shown = pd.Timestamp(echoed)
+        shown = shown.tz_convert("UTC").tz_localize(None) if shown.tzinfo else shown
+        assert shown == sent_utc, field
     else:
         assert str(echoed) == expected, field
 
