@@ -55,6 +55,19 @@ def test_account_amount_date_pass_counts_banking_days():
     assert pairs(wider) == {(0, 1, "account+amount+date"), (1, 2, "account+amount+date")}
 
 
+def test_an_item_not_sent_yet_is_dated_by_its_receipt():
+    # A waiting (or invalid, blocked) ACH item has no sendDate yet; the ledger line for it
+    # is dated the day it was received (as expected_ledger dates it), and matches by
+    # account + amount + date. Notebook 09 missed five planted matches this way.
+    items = ach_items([{"itemStatus": "W", "sendDate": None,
+                        "receivedDateTime": "2026-07-06T15:00:00Z"},
+                       {"itemStatus": "S", "sendDate": "2026-07-06", "amount": "20.00"}])
+    expected = ledger({"date": "2026-07-06"}, {"date": "2026-07-06", "amount": "20.00"})
+    result = paynb.match(expected, items, columns=COLUMNS)
+    assert pairs(result) == {(0, 1, "account+amount+date"), (1, 2, "account+amount+date")}
+    assert result.matched["date_difference"].tolist() == [0, 0]
+
+
 def test_the_closer_date_wins_and_equal_ones_tie():
     items = ach_items([{"sendDate": "2026-07-06"}, {"sendDate": "2026-07-07"}])
     closer = paynb.match(ledger({"date": "2026-07-07"}), items, columns=COLUMNS)
