@@ -146,3 +146,11 @@ def test_history_shows_status_events(executed):
     text = _cell_text(_executed(executed, "08_history.ipynb"), ".events(")
     assert re.search(r"\bW\b.*\n.*\bR\b", text), text
 
+
+
+def test_matching_finds_every_planted_match_and_keeps_resolutions(executed):
+    notebook = _executed(executed, "09_match_ledger.ipynb")
+    assert re.fullmatch(r"\(\d+, 0\)", _cell_text(notebook, "len(missed)").strip())
+    kept = _cell_text(notebook, "tomorrow = paynb.match")
+    assert "customer paid again by wire" in kept
+    assert "presented again under a new reference" in kept
