@@ -66,6 +66,9 @@ def gave_up(what: str, method: str, url: str, *, reason: str, attempts: int, sec
     parts = urlsplit(url)
     host = parts.netloc
     base = f"{parts.scheme}://{host}"
+    if parts.path.endswith("/connect/token"):
+        # The token URL is auth_url + /connect/token: name auth_url as set, with its path.
+        base += parts.path.removesuffix("/connect/token")
     tries = f"{attempts} attempt{'s' if attempts != 1 else ''} over {seconds:.1f} s"
     return TransportError(
         f"no answer from {host} to the {what} ({method} {parts.path}): {reason}; "

@@ -127,10 +127,16 @@ _HIGH = np.datetime64(f"{LAST_YEAR}-12-31", "D")
 class _Shape:
     """Remembers how the dates came in, to answer in the same shape."""
 
-    def __init__(self, dates: Any) -> None:
+    def __init__(self, dates: Any, argument: str = "dates") -> None:
         self.scalar = False
         self.series = None
-        self.days, self.missing = self._days(dates)
+        try:
+            self.days, self.missing = self._days(dates)
+        except (ValueError, TypeError, OverflowError) as exc:
+            if "outside the calendar" in str(exc):
+                raise
+            shown = repr(dates) if len(repr(dates)) < 80 else f"{type(dates).__name__}"
+            raise ValueError(f"{argument}: {shown} is not a date ({exc})") from exc
 
     def _days(self, dates: Any) -> tuple[np.ndarray, np.ndarray]:
         import pandas as pd
@@ -218,7 +224,14 @@ def add_banking_days(dates: Any, n: Any) -> Any:
     # ones from the banking day on or after it.
     forward = np.busday_offset(shape.days, steps, roll="preceding", busdaycal=BUSDAY_CALENDAR)
     backward = np.busday_offset(shape.days, steps, roll="following", busdaycal=BUSDAY_CALENDAR)
-    return shape.dates(np.where(steps > 0, forward, backward))
+    result = np.where(steps > 0, forward, backward)
+    present = result[~shape.missing]
+    if present.size and (present.min() < _LOW or present.max() > _HIGH):
+        # Past the calendar numpy knows no holidays, and far past it the nanosecond
+        # timestamps overflow into a wrong date: refuse rather than answer wrong.
+        raise ValueError(f"n: {int(np.max(np.abs(steps)))} banking days from these dates "
+                         f"ends outside the calendar's years {FIRST_YEAR}-{LAST_YEAR}")
+    return shape.dates(result)
 
 
 def next_banking_day(dates: Any) -> Any:
@@ -235,7 +248,7 @@ def banking_days_between(start: Any, end: Any) -> Any:
     >>> banking_days_between("2026-07-02", "2026-07-06")   # Fri 3rd and Mon 6th
     2
     """
-    first, last = _Shape(start), _Shape(end)
+    first, last = _Shape(start, "start"), _Shape(end, "end")
     one = np.timedelta64(1, "D")
     low, high = np.minimum(first.days, last.days), np.maximum(first.days, last.days)
     # numpy counts a backwards range over other bounds; count forwards and negate.

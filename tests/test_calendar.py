@@ -130,3 +130,16 @@ def test_vectorised_equals_scalar():
     days = pd.Series(pd.date_range("2026-06-25", "2026-07-10", freq="D"))
     vector = calendar.add_banking_days(days, 3).tolist()
     assert vector == [calendar.add_banking_days(day, 3) for day in days]
+
+
+def test_a_result_past_the_calendar_and_garbage_are_refused_naming_the_argument():
+    # 100,000 banking days after 2026 is past 2100, where the calendar knows no holidays;
+    # it came back as a Timestamp in 1827 (an overflow), without a word.
+    with pytest.raises(ValueError, match="n: .*outside the calendar's years 1990-2100"):
+        calendar.add_banking_days("2026-01-02", 100_000)
+    with pytest.raises(ValueError, match="n: .*outside the calendar's years"):
+        calendar.add_banking_days("1990-01-03", -10)
+    with pytest.raises(ValueError, match="dates: 'garbage' is not a date"):
+        calendar.add_banking_days("garbage", 1)
+    with pytest.raises(ValueError, match="end: 'soon' is not a date"):
+        calendar.banking_days_between("2026-01-02", "soon")

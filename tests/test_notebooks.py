@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import importlib.util
 import json
+import re
 from pathlib import Path
 
 import nbformat
@@ -101,3 +102,55 @@ def test_executed_notebook_stays_small_and_embeds_no_data(path: Path, executed):
         raise notebook
     assert run_notebooks.size_problem(notebook) is None
     assert len(nbformat.writes(notebook).encode()) < run_notebooks.MAX_EXECUTED_BYTES
+
+
+def _cell_text(notebook: nbformat.NotebookNode, needle: str) -> str:
+    """The plain-text outputs of the code cell whose source holds ``needle``."""
+    cell = next(c for c in notebook.cells if c.cell_type == "code" and needle in c.source)
+    texts = []
+    for output in cell.get("outputs", []):
+        text = output.get("text") or output.get("data", {}).get("text/plain", "")
+        texts.append(text if isinstance(text, str) else "".join(text))
+    return "\n".join(texts)
+
+
+def _executed(executed, name: str) -> nbformat.NotebookNode:
+    notebook = executed[ROOT / "notebooks" / name]
+    if isinstance(notebook, Exception):
+        raise notebook
+    return notebook
+
+
+def test_compliance_shows_demo2_warned_then_over(executed):
+    """Notebook 06 promises DEMO2's unauthorized rate at the warning level, then over the
+    threshold; with the tests' 1,000 items a window held too few debits to show it."""
+    text = _cell_text(_executed(executed, "06_compliance.ipynb"), "summary if len(summary)")
+    days = dict(re.findall(r"DEMO2\s+unauthorized\s+(warning|over)\s+(\d{4}-\d\d-\d\d)", text))
+    assert set(days) == {"warning", "over"}, text
+    assert days["warning"] < days["over"]
+    assert not re.search(r"DEMO1\s+unauthorized", text)  # the well-behaved originator
+
+
+def test_acting_on_nocs_shows_the_block_the_correction_and_both_reinitiations(executed):
+    notebook = _executed(executed, "07_acting_on_nocs_and_returns.ipynb")
+    blocked = _cell_text(notebook, 'print("submit disabled:"')
+    assert "Refused: NOC" in blocked and "submit disabled: True" in blocked
+    assert "Submitted: item" in _cell_text(notebook, "corrected.submit_button.click()")
+    assert "RETRY PYMT" in _cell_text(notebook, "retry = demo.ach.submit")
+    assert "NACHA allows at most 2" in _cell_text(notebook, '"NB7-RAVI-4"')
+    override = _cell_text(notebook, "form.new_authorization.value = True")
+    assert "Submitted: item" in override and "'returned-account'" in override
+
+
+def test_history_shows_status_events(executed):
+    text = _cell_text(_executed(executed, "08_history.ipynb"), ".events(")
+    assert re.search(r"\bW\b.*\n.*\bR\b", text), text
+
+
+
+def test_matching_finds_every_planted_match_and_keeps_resolutions(executed):
+    notebook = _executed(executed, "09_match_ledger.ipynb")
+    assert re.fullmatch(r"\(\d+, 0\)", _cell_text(notebook, "len(missed)").strip())
+    kept = _cell_text(notebook, "tomorrow = paynb.match")
+    assert "customer paid again by wire" in kept
+    assert "presented again under a new reference" in kept

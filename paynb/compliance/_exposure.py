@@ -83,10 +83,10 @@ def return_exposure(items: pd.DataFrame, *, as_of: Any = None,
     """
     day = as_day(as_of)
     consumer = _classes(consumer_classes)
-    if "settleDate" not in items.columns:
+    if isinstance(items, pd.DataFrame) and "settleDate" not in items.columns:
         raise ValueError("items has no column 'settleDate' (the settlement date of a debit); "
                          "pass an ACH items frame from the paynb client")
-    prep = prepare(items, by)
+    prep = prepare(items, by)  # refuses what is not a DataFrame
     amounts = _amounts(items)
     settle = day_values(items["settleDate"], "settleDate")
     if "achEntryClass" in items.columns:

@@ -369,6 +369,13 @@ def _side(frame: pd.DataFrame, columns: dict[str, str], which: str, *, kind: str
     norm["cents"] = amount_cents(frame, columns["amount"], which)
     norm["date"] = _dates(frame[columns["date"]], which, columns["date"]) if col("date") \
         else np.full(n, np.datetime64("NaT"), dtype="datetime64[D]")
+    if which == "items" and col("date") == "sendDate" and "receivedDateTime" in frame.columns:
+        # An ACH item not sent (yet: W, I, B) has no send date; the ledger expects it on the
+        # day it was received, so that day stands in (docs/matching.md).
+        unsent = np.isnat(norm["date"].to_numpy())
+        if unsent.any():
+            received = _dates(frame["receivedDateTime"], which, "receivedDateTime")
+            norm.loc[unsent, "date"] = received[unsent]
     # Names are read only for the rows left to the fuzzy rules (Side.read_names).
     norm["name"] = _empty(n)
     if not col("name") and which == "items" and all(c in frame.columns for c in _SIGNER):

@@ -118,7 +118,10 @@ def expected_ledger(items: pd.DataFrame, *, seed: int = 0, missing: int = 5) -> 
         if split_budget <= 0:
             break
         rows = sorted(rows, key=lambda r: dates[r])
-        if len(rows) >= 2 and abs(int((dates[rows[1]] - dates[rows[0]]).astype(int))) <= 1:
+        # Not with a zero amount (a prenote): "paid in two parts" of which one is nothing
+        # is the one item the ledger line matches exactly, not a split.
+        if len(rows) >= 2 and abs(int((dates[rows[1]] - dates[rows[0]]).astype(int))) <= 1 \
+                and cents[rows[:2]].min() > 0:
             pair = rows[:2]
             total = int(cents[pair].sum())
             at = line(pair[0], amount=total, ref=False)

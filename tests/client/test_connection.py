@@ -276,6 +276,18 @@ def test_network_down_names_the_token_request_and_its_host_once(caplog):
     _no_secret(message + caplog.text)
 
 
+def test_network_down_names_the_auth_url_as_configured_with_its_path():
+    # An identity server usually lives under a path; the advice named only the scheme and
+    # host ("auth_url http://127.0.0.1:port"), not the address the analyst set.
+    address = f"http://127.0.0.1:{_unused_port()}"
+    client = paynb.Client(base_url=address, auth_url=address + "/identity/", company_code="DEMO1",
+                          credentials=CREDS, journal=None, max_retries=0, timeout=2)
+    with pytest.raises(TransportError) as caught:
+        client.ach.list(progress=False)
+    assert "(POST /identity/connect/token)" in str(caught.value)
+    assert f"auth_url {address}/identity is the right address." in str(caught.value)
+
+
 def test_no_answer_to_a_list_page_names_the_page_and_the_host(stub, caplog):
     stub.get(f"{BASE}{ACH_PATH}", body=requests.ConnectionError(
         "HTTPSConnectionPool(host='svc.test', port=443): Max retries exceeded (Caused by "

@@ -117,6 +117,9 @@ def test_nothing_settled_gives_an_empty_table_with_the_columns():
 def test_a_frame_without_settle_dates_is_refused():
     with pytest.raises(ValueError, match="no column 'settleDate'"):
         compliance.return_exposure(frame([settled("2026-07-01")]).drop(columns="settleDate"))
+    # Not a frame at all: the same TypeError as return_rates, not an AttributeError.
+    with pytest.raises(TypeError, match="items must be a pandas DataFrame, not NoneType"):
+        compliance.return_exposure(None)
 
 
 settle_day = st.integers(0, 90).map(lambda n: dt.date(2026, 6, 1) + dt.timedelta(days=n))
