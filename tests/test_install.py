@@ -14,9 +14,10 @@ def _names(requirements: list[str]) -> set[str]:
     return {re.split(r"[<>=!~ ;]", requirement, maxsplit=1)[0] for requirement in requirements}
 
 
-def test_the_demo_extra_is_the_sandbox_and_jupyterlab():
+def test_the_demo_extra_is_the_sandbox_jupyterlab_and_history():
     demo = _names(EXTRAS["demo"])
-    assert demo == {"paynb[sandbox]", "jupyterlab", "nbclient"}
+    # history (DuckDB) because notebook 08 runs history.sql() after `make demo`
+    assert demo == {"paynb[sandbox]", "paynb[history]", "jupyterlab", "nbclient"}
     # none of the development toolchain (browser driver, fuzzers, docs builder, test runner)
     assert not demo & {"playwright", "schemathesis", "hypothesis", "mkdocs-material", "pytest",
                        "ruff"}
