@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import json
 import os
 import re
 import sys
@@ -92,6 +93,33 @@ def execute(path: Path, *, env: dict[str, str], cwd: Path,
         allow_errors=False,
     )
     client.execute(env={**env, "PAYNB_JOURNAL": str(cwd / f"{path.stem}.journal.sqlite3")})
+    return drop_unseen_widgets(notebook)
+
+
+_WIDGET_VIEW = "application/vnd.jupyter.widget-view+json"
+_WIDGET_STATE = "application/vnd.jupyter.widget-state+json"
+_MODEL_REFERENCE = re.compile(r"IPY_MODEL_([0-9a-f]+)")
+
+
+def drop_unseen_widgets(notebook: nbformat.NotebookNode) -> nbformat.NotebookNode:
+    """Keep the saved state of the widgets an output shows (and of what they hold), drop
+    the rest: nbclient saves every widget a kernel ever made, including forms that a cell
+    built only to read their status line, which no reader of the notebook can see."""
+    saved = notebook.metadata.get("widgets", {}).get(_WIDGET_STATE)
+    if not saved:
+        return notebook
+    states = saved.get("state", {})
+    pending = [output["data"][_WIDGET_VIEW]["model_id"]
+               for cell in notebook.cells for output in cell.get("outputs", [])
+               if _WIDGET_VIEW in output.get("data", {})]
+    shown: set[str] = set()
+    while pending:
+        model = pending.pop()
+        if model in shown or model not in states:
+            continue
+        shown.add(model)
+        pending.extend(_MODEL_REFERENCE.findall(json.dumps(states[model])))
+    saved["state"] = {model: state for model, state in states.items() if model in shown}
     return notebook
 
 
