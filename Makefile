@@ -27,8 +27,11 @@ demo: $(DEMO_STAMP)
 sandbox: $(DEMO_STAMP)
 	$(VENV)/bin/paynb sandbox
 
+# ruff, then the import layers (pyproject.toml [tool.importlinter]), then the types ([tool.mypy]).
 lint: $(STAMP)
 	$(VENV)/bin/ruff check paynb tests benchmarks
+	$(VENV)/bin/lint-imports
+	$(VENV)/bin/mypy
 
 # The browser tests need Debian's Chromium; the script installs it where it can
 # and never fails the build (the tests then skip and say why).
@@ -51,4 +54,4 @@ bench: $(STAMP)
 	$(PY) -m benchmarks
 
 clean:
-	rm -rf $(VENV) site .pytest_cache .ruff_cache
+	rm -rf $(VENV) site .pytest_cache .ruff_cache .mypy_cache .import_linter_cache

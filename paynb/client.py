@@ -31,7 +31,8 @@ from paynb import config
 from paynb.auth import PasswordAuth
 from paynb.config import Credentials
 from paynb.errors import PaynbError, ValidationError
-from paynb.journal import SUBMISSIONS, Journal
+from paynb.journal import Journal
+from paynb.reconcile import SETTLE_AFTER, settle
 from paynb.resources import AchResource, InstantResource, NocResource, RccResource, RtpResource
 from paynb.resources._base import invalid, positive_int
 from paynb.transport import DEFAULT_MAX_RETRIES, Transport, make_session
@@ -40,7 +41,6 @@ if TYPE_CHECKING:
     import pandas as pd
     import requests
 
-    from paynb.resources._base import Resource
 
 # Environment is the type of Client.environment, documented with the client (its own page
 # entry is paynb.client.Environment); it is not built by users.
@@ -53,17 +53,6 @@ class _DefaultJournal:
     def __repr__(self) -> str:
         return "<default journal>"
 
-
-#: Seconds after a lost answer before :meth:`Client.reconcile` settles a submission it
-#: cannot find as ``failed`` (re-submittable): time for a service still working on the
-#: request to store it.
-SETTLE_AFTER = 300.0
-
-#: Unknown entries of one kind above which :meth:`Client.reconcile` fetches the kind's
-#: whole list once rather than looking each entry up by itself.
-BULK_LOOKUP = 20
-# Voids recorded by item id (their reference is the id); the others go by reference number.
-_VOIDS_BY_ID = frozenset({"void", "void_many"})
 
 #: The ``journal`` default: ``$PAYNB_JOURNAL`` (``off`` disables it), else the user's data dir.
 DEFAULT_JOURNAL: Any = _DefaultJournal()
@@ -328,10 +317,6 @@ class Client(_KeywordsOnly):
         """
         return self._require_journal().frame(self.company_code)
 
-    def _resource(self, kind: str) -> Resource:
-        return {"ach": self.ach, "rcc": self.rcc, "instant": self.instant,
-                "rtp": self.rtp}[kind]
-
     def reconcile(self, *, settle_after: float = SETTLE_AFTER) -> pd.DataFrame:
         """Settle the journal's ``unknown`` entries (answer lost) by looking them up.
 
@@ -349,54 +334,17 @@ class Client(_KeywordsOnly):
         A void is settled at once by the item's status (``V``: ``sent``; voiding
         again cannot pay twice). Entries still ``pending`` after ten minutes (their
         process stopped) are treated alike. A few entries of one kind are looked up
-        one by one; more than :data:`BULK_LOOKUP` (a lost bulk) are matched against
+        one by one; more than :data:`paynb.reconcile.BULK_LOOKUP` (a lost bulk) are matched against
         the kind's whole list, fetched once.
 
         Returns one row per entry looked at, with its state after the lookup
         (``unknown`` for one kept waiting; its ``detail`` says from when it may be
         settled).
         """
-        import pandas as pd
-
         wait = _seconds(settle_after, "settle_after")
-        journal = self._require_journal()
-        by_kind: dict[str, list[dict[str, Any]]] = {}
-        for entry in journal.unknown_entries(self.company_code):
-            by_kind.setdefault(entry["kind"], []).append(entry)
-        rows = []
-        now = dt.datetime.now(dt.UTC)
-        for kind, entries in by_kind.items():
-            lookup = _Lookup(self._resource(kind), entries)
-            rows += self._settle_lost(journal, lookup, entries, wait=wait, now=now)
-        columns = ["id", "when", "kind", "operation", "reference", "was", "state", "item_id",
-                   "item_status", "detail"]
-        # Object columns, so that item ids of found and not-found entries side by side stay
-        # whole numbers (a float column would write 53 as "53.0").
-        frame = pd.DataFrame(sorted(rows, key=lambda row: row["id"]), columns=columns,
-                             dtype=object)
-        frame["when"] = pd.to_datetime(frame["when"], utc=True)
-        return frame.astype({"id": "Int64", "item_id": "string"})
-
-    @staticmethod
-    def _settle_lost(journal: Journal, lookup: _Lookup, entries: list[dict[str, Any]], *,
-                     wait: float, now: dt.datetime) -> list[dict[str, Any]]:
-        """Look ``entries`` (of one kind) up and settle them in one journal transaction;
-        their rows for :meth:`reconcile`. When a lookup fails for good, the entries looked
-        up before it are still settled, and a rerun settles the rest."""
-        rows: list[dict[str, Any]] = []
-        outcomes: list[tuple[Any, ...]] = []
-        try:
-            for entry in entries:
-                row = _reconciled(lookup, entry, wait=wait, now=now)
-                rows.append(row)
-                if row["state"] != "unknown":
-                    # An entry kept unknown is left as it is: its time and detail still
-                    # say when and how its answer was lost.
-                    outcomes.append((row["id"], row["state"], row["item_id"],
-                                     row["item_status"], row["detail"]))
-        finally:
-            journal.settle_many(outcomes)
-        return rows
+        resources = {"ach": self.ach, "rcc": self.rcc, "instant": self.instant,
+                     "rtp": self.rtp}
+        return settle(self._require_journal(), self.company_code, resources, settle_after=wait)
 
     # ------------------------------------------------------------------ polling state
 
@@ -421,7 +369,6 @@ class Client(_KeywordsOnly):
             self._seen.setdefault(kind, set()).update(keys)
         elif keys:
             self._journal.mark_seen(self.company_code, kind, keys)
-
 
     # ------------------------------------------------------------------ local history
 
@@ -460,118 +407,6 @@ class Client(_KeywordsOnly):
         return sync(self, kinds=kinds, since=since, rebuild=rebuild, progress=progress,
                     path=path, mask=mask)
 
-def _reconciled(lookup: _Lookup, entry: dict[str, Any], *, wait: float,
-                now: dt.datetime) -> dict[str, Any]:
-    """The row of :meth:`Client.reconcile` for one entry: its state after the lookup."""
-    state, item_id, status, detail = _reconcile_entry(lookup, entry)
-    if state == "failed" and entry["operation"] in SUBMISSIONS:
-        # The answer was lost when the entry was last updated (settled unknown); a stale
-        # pending entry never had one, so its reservation time counts.
-        lost = entry["updated"] or entry["when"]
-        settle_from = lost + dt.timedelta(seconds=wait)
-        if now < settle_from:
-            state = "unknown"
-            detail = (f"reconcile: not found in the service yet; the answer was lost at "
-                      f"{lost:%Y-%m-%d %H:%M:%S} UTC and the entry may be settled failed "
-                      f"from {settle_from:%Y-%m-%d %H:%M:%S} UTC")
-    return {"id": entry["id"], "when": entry["when"], "kind": entry["kind"],
-            "operation": entry["operation"], "reference": entry["reference"],
-            "was": entry["state"], "state": state, "item_id": item_id,
-            "item_status": status, "detail": detail}
-
-
-class _Lookup:
-    """Finds the items of one kind that :meth:`Client.reconcile` asks about.
-
-    A few entries are looked up one by one (a list filtered by ``yourReferenceNumber``,
-    or ``get`` for a void by id). For more than :data:`BULK_LOOKUP` entries, or when the
-    service ignores the filter (it answers other references too), the kind's whole list
-    is fetched once, its pages concurrently, and every entry is matched in it in one pass:
-    a lost bulk of 1,000 rows then costs a few pages, not 1,000 requests.
-    """
-
-    def __init__(self, resource: Resource, entries: list[dict[str, Any]]) -> None:
-        self.resource = resource
-        self._entries = entries
-        self._by_reference: dict[str, dict[str, Any]] | None = None
-        self._by_id: dict[int, dict[str, Any]] | None = None
-        if len(entries) > BULK_LOOKUP:
-            self._index(self._fetch([]))
-
-    def _fetch(self, params: list[tuple[str, Any]]) -> pd.DataFrame:
-        return self.resource._list(params, page=None, page_size=None, max_items=None,
-                                   progress=False)
-
-    def _index(self, frame: pd.DataFrame) -> None:
-        """From the whole list ``frame``, keep the latest item of each reference and the
-        item of each id that the entries name."""
-        entries = self._entries
-        references = {str(entry["reference"]) for entry in entries
-                      if entry["reference"] is not None}
-        mine = frame[frame["yourReferenceNumber"].isin(references)]
-        latest = mine.drop_duplicates("yourReferenceNumber", keep="last")
-        self._by_reference = dict(zip(latest["yourReferenceNumber"].astype(str),
-                                      latest.to_dict("records"), strict=True))
-        id_field = self.resource.id_field
-        ids = {int(entry["item_id"] or entry["reference"]) for entry in entries
-               if entry["operation"] in _VOIDS_BY_ID}
-        if ids and id_field in frame.columns:
-            voided = frame[frame[id_field].isin(ids)]
-            self._by_id = {int(key): record for key, record in
-                           zip(voided[id_field], voided.to_dict("records"), strict=True)}
-        else:
-            self._by_id = {}
-
-    def by_reference(self, reference: str) -> dict[str, Any] | None:
-        """The latest item with ``reference``, or ``None``."""
-        if self._by_reference is None:
-            # The sandbox filters by yourReferenceNumber; a service that ignores the
-            # parameter answers the whole list, which then serves every later lookup.
-            frame = self._fetch([("yourReferenceNumber", reference)])
-            matches = frame[frame["yourReferenceNumber"] == reference]
-            if len(matches) < len(frame):
-                self._index(frame)
-            return None if matches.empty else matches.iloc[-1].to_dict()
-        return self._by_reference.get(reference)
-
-    def by_id(self, item_id: int) -> dict[str, Any] | None:
-        """The item ``item_id`` (voids are of ACH and RCC items only), or ``None``."""
-        from paynb.errors import NotFoundError
-
-        if self._by_id is not None:
-            return self._by_id.get(item_id)
-        try:
-            return self.resource.get(item_id).to_dict()  # type: ignore[attr-defined]
-        except NotFoundError:
-            return None
-
-
-def _reconcile_entry(lookup: _Lookup, entry: dict[str, Any]) -> tuple[str, Any, Any, str]:
-    """The settled state, item id, item status and a note for one unknown journal entry."""
-    import pandas as pd
-
-    id_field = lookup.resource.id_field
-    if entry["operation"] in _VOIDS_BY_ID:
-        item = lookup.by_id(int(entry["item_id"] or entry["reference"]))
-        if item is None:
-            return "failed", None, None, "reconcile: the item does not exist"
-        status = str(item["itemStatus"])
-        done = status == "V"
-        return ("sent" if done else "failed", item[id_field], status,
-                "reconcile: voided" if done else f"reconcile: the item is {status}, not voided")
-    found = lookup.by_reference(str(entry["reference"]))
-    if found is None:
-        return "failed", None, None, "reconcile: not found in the service; it never arrived"
-    status = found.get("itemStatus" if "itemStatus" in found else "status")
-    status = None if status is None or pd.isna(status) else str(status)
-    if entry["operation"] == "void_references":
-        done = status == "V"
-        return ("sent" if done else "failed", found[id_field], status,
-                "reconcile: voided" if done else f"reconcile: the item is {status}, not voided")
-    # An invalid item the service kept (a bulk row with status I) counts as refused.
-    state = "rejected" if status == "I" else "sent"
-    return state, found[id_field], status, "reconcile: found in the service"
-
 
 def connect(profile: str | None = None, **options: Any) -> Client:
     """A ready client: the named ``profile`` (or the one ``PAYNB_PROFILE`` names), else
@@ -597,4 +432,5 @@ def connect(profile: str | None = None, **options: Any) -> Client:
                    "embedded SANDBOX at %s (simulated service, fake data, nothing is paid). "
                    "To use the real service, set PAYNB_* variables or a profile "
                    "(docs/real-service.md).", handle.base_url)
-    return handle.connect(**options)
+    client: Client = handle.connect(**options)
+    return client

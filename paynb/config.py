@@ -39,6 +39,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from paynb._redact import HIDDEN
 from paynb.errors import ValidationError
 
 __all__ = [
@@ -105,8 +106,8 @@ class Credentials:
             raise ValidationError({name: ["must be a non-empty string"] for name in bad})
 
     def __repr__(self) -> str:
-        return (f"Credentials(client_id={self.client_id!r}, client_secret=<hidden>, "
-                f"username={self.username!r}, password=<hidden>)")
+        return (f"Credentials(client_id={self.client_id!r}, client_secret={HIDDEN}, "
+                f"username={self.username!r}, password={HIDDEN})")
 
     __str__ = __repr__
 

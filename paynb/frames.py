@@ -84,6 +84,9 @@ import pandas as pd
 import pyarrow as pa
 import pyarrow.compute as pc
 
+import paynb.accessor  # noqa: F401  (df.paynb on every frame, the client's included)
+from paynb._coerce import STATUS_BY_NAME
+from paynb._redact import hide_numbers
 from paynb.codes import (
     ACH_ACCOUNT_TYPES,
     ACH_ENTRY_CLASSES,
@@ -103,7 +106,6 @@ __all__ = [
     "INSTANT_AMOUNT_UNIT",
     "INSTANT_STATUSES",
     "KINDS",
-    "PaynbAccessor",
     "camel_case",
     "empty_frame",
     "extract_record",
@@ -132,12 +134,6 @@ _RECORD_MARKERS = frozenset({
     "achitemid", "rccitemid", "uniqueid", "nocid", "itemid", "itemstatus",
     "yourreferencenumber", "changecode",
 })
-_SECRET_VALUE = re.compile(
-    r'("?(?:access_token|refresh_token|id_token|token|password|client_secret|totpassword|'
-    r'cardnumber)"?\s*[:=]\s*)("[^"]*"|[^\s,&}]+)',
-    re.IGNORECASE,
-)
-_LONG_DIGITS = re.compile(r"\d{5,}")
 _SNIPPET_LENGTH = 200
 
 
@@ -176,11 +172,6 @@ def _fold(name: str) -> str:
 
 # --------------------------------------------------------------------------- envelopes
 
-def _mask_text(text: str) -> str:
-    text = _SECRET_VALUE.sub(lambda m: m.group(1) + '"***"', text)
-    return _LONG_DIGITS.sub(lambda m: "*" * len(m.group()), text)
-
-
 def _snippet(body: Any) -> str:
     if isinstance(body, bytes | bytearray):
         text = bytes(body[: _SNIPPET_LENGTH * 4]).decode("utf-8", errors="replace")
@@ -191,7 +182,7 @@ def _snippet(body: Any) -> str:
             text = json.dumps(body, default=str)[: _SNIPPET_LENGTH * 4]
         except (TypeError, ValueError):
             text = repr(body)[: _SNIPPET_LENGTH * 4]
-    text = _mask_text(" ".join(text.split()))
+    text = hide_numbers(" ".join(text.split()))
     return text if len(text) <= _SNIPPET_LENGTH else text[:_SNIPPET_LENGTH] + "..."
 
 
@@ -587,16 +578,13 @@ def _categorical(name: str, values: Sequence[Any], known: Sequence[str],
     return pd.Categorical.from_codes(remap[positions], categories=categories, ordered=ordered)
 
 
-_STATUS_BY_NAME = {value.lower(): code for code, value in STATUS_NAMES.items()}
-
-
 def _status_code(value: Any) -> str | None:
     if _missing(value):
         return None
     text = str(value).strip()
     if not text:
         return None
-    return _STATUS_BY_NAME.get(text.lower(), text.upper() if len(text) <= 2 else text)
+    return STATUS_BY_NAME.get(text.lower(), text.upper() if len(text) <= 2 else text)
 
 
 def _instant_status(value: Any) -> str | None:
@@ -1089,59 +1077,3 @@ def to_frame(records: Iterable[Mapping[str, Any]] | pd.DataFrame, kind: str, *,
 def empty_frame(kind: str) -> pd.DataFrame:
     """The frame of no records of ``kind``: every known column with its dtype."""
     return to_frame([], kind)
-
-
-@pd.api.extensions.register_dataframe_accessor("paynb")
-class PaynbAccessor:
-    """``df.paynb.<chart>(...)``: the :mod:`paynb.plots` helpers on any DataFrame.
-
-    Registered with the frames module (which every client list goes through), so
-    the charts are at hand on any frame the client returns; matplotlib loads on
-    the first chart drawn.
-    """
-
-    def __init__(self, df: pd.DataFrame):
-        self._df = df
-
-    def status_summary(self, ax: Any = None, **options: Any) -> Any:
-        """:func:`paynb.plots.status_summary` of this frame."""
-        from paynb import plots
-
-        return plots.status_summary(self._df, ax, **options)
-
-    def return_trend(self, freq: str = "W", by: str | None = "status", ax: Any = None,
-                     **options: Any) -> Any:
-        """:func:`paynb.plots.return_trend` of this frame."""
-        from paynb import plots
-
-        return plots.return_trend(self._df, freq, by, ax, **options)
-
-    def return_rate(self, freq: str = "W", ax: Any = None, **options: Any) -> Any:
-        """:func:`paynb.plots.return_rate` of this frame."""
-        from paynb import plots
-
-        return plots.return_rate(self._df, freq, ax, **options)
-
-    def return_reasons(self, top: int = 10, ax: Any = None, **options: Any) -> Any:
-        """:func:`paynb.plots.return_reasons` of this frame."""
-        from paynb import plots
-
-        return plots.return_reasons(self._df, top, ax, **options)
-
-    def returns_calendar(self, ax: Any = None, **options: Any) -> Any:
-        """:func:`paynb.plots.returns_calendar` of this frame."""
-        from paynb import plots
-
-        return plots.returns_calendar(self._df, ax, **options)
-
-    def return_rate_thresholds(self, ax: Any = None, **options: Any) -> Any:
-        """:func:`paynb.plots.return_rate_thresholds` of this frame."""
-        from paynb import plots
-
-        return plots.return_rate_thresholds(self._df, ax, **options)
-
-    def return_exposure(self, ax: Any = None, **options: Any) -> Any:
-        """:func:`paynb.plots.return_exposure` of this frame."""
-        from paynb import plots
-
-        return plots.return_exposure(self._df, ax, **options)

@@ -32,19 +32,18 @@ import json
 import logging
 import os
 import random
-import re
 import sqlite3
 import threading
 import time
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
-from datetime import UTC, date, datetime
-from decimal import Decimal
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from paynb._coerce import missing
+from paynb._redact import mask_card_numbers, redact
 from paynb.errors import DuplicateSubmissionError, PaynbError
-from paynb.validation import luhn_ok
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -73,7 +72,8 @@ STATES = ("pending", "sent", "rejected", "unknown", "failed", "invalid", "blocke
 # what was stored will never move money (answered I or B).
 _RETRYABLE = ("rejected", "failed", "invalid", "blocked")
 _LIVE = ("pending", "sent", "unknown")
-_VOIDS_BY_ID = frozenset({"void", "void_many"})
+# Voids recorded by item id (their reference is the id); the others go by reference number.
+VOIDS_BY_ID = frozenset({"void", "void_many"})
 
 # Values of $PAYNB_JOURNAL that turn the journal off.
 _OFF = frozenset({"off", "none", "false", "0"})
@@ -173,78 +173,9 @@ class JournalError(PaynbError):
 
 # ---------------------------------------------------------------------------- scrubbing
 
-def _normal_key(key: object) -> str:
-    return re.sub(r"[^a-z0-9]", "", str(key).lower())
-
-
-_DROP_KEYS = frozenset({
-    "password", "totpassword", "secret", "clientsecret", "token", "accesstoken",
-    "refreshtoken", "idtoken", "authorization", "apikey", "cvv", "cvv2", "cvc",
-    "securitycode", "pin", "cardexpiration",
-})
-_CARD_KEYS = frozenset({"cardnumber", "pan", "primaryaccountnumber"})
-_CARD_LIKE = re.compile(r"(?<!\d)\d(?:[ -]?\d){12,18}(?!\d)")
-
-
-def _mask(value: object) -> str:
-    text = str(value)
-    return "****" + text[-4:] if len(text) > 4 else "****"
-
-
-def _scrub_text(text: str) -> str:
-    """Mask anything in free text that looks like a full card number (13-19 digits, Luhn)."""
-
-    def replace(match: re.Match[str]) -> str:
-        digits = re.sub(r"\D", "", match.group())
-        return _mask(digits) if luhn_ok(digits) else match.group()
-
-    return _CARD_LIKE.sub(replace, text)
-
-
-def scrub(value: Any) -> Any:
-    """A copy of ``value`` that is safe to store: no secret, no full card or account number.
-
-    In mappings (at any depth), keys naming a password, secret, token, one-time password,
-    security code or card expiration are dropped (any spelling: ``totPassword``,
-    ``tot_password``, ``client_secret``); a card number becomes ``cardLastFour``; an
-    account number (any key ending in ``accountNumber``) is masked to ``****6789``. Any
-    string that looks like a full card number is masked too. ``Decimal`` becomes its exact
-    string, dates their ISO form, pydantic models their wire dict, numpy scalars Python
-    ones, missing values (NaN, NaT, NA) ``None``.
-    """
-    if hasattr(value, "to_wire"):
-        value = value.to_wire()
-    if isinstance(value, Mapping):
-        clean: dict[str, Any] = {}
-        for key, item in value.items():
-            name = _normal_key(key)
-            if name in _DROP_KEYS or "password" in name or "secret" in name:
-                continue
-            if name in _CARD_KEYS:
-                if item:
-                    clean.setdefault("cardLastFour", re.sub(r"\D", "", str(item))[-4:])
-                continue
-            if name.endswith("accountnumber") and item is not None:
-                clean[str(key)] = _mask(item)
-                continue
-            clean[str(key)] = scrub(item)
-        return clean
-    if isinstance(value, list | tuple | set | frozenset):
-        return [scrub(item) for item in value]
-    if type(value).__module__ == "numpy":  # values read from a DataFrame row
-        value = value.item()
-    if _missing(value):
-        return None
-    if isinstance(value, str):
-        return _scrub_text(value)
-    if isinstance(value, Decimal):
-        return format(value, "f")
-    if isinstance(value, datetime | date):
-        return value.isoformat()
-    if value is None or isinstance(value, bool | int | float):
-        return value
-    # Unknown objects (SecretStr and friends) are stored by their (safe) str, scrubbed.
-    return _scrub_text(str(value))
+#: A copy of a value that is safe to store (:func:`paynb._redact.redact`: the one rule
+#: for what a secret looks like, shared with the transport, errors and results).
+scrub = redact
 
 
 # ---------------------------------------------------------------------------- helpers
@@ -290,21 +221,11 @@ def _placeholders(count: int) -> str:
     return ", ".join("?" * count)
 
 
-def _missing(value: Any) -> bool:
-    """None, NaN, pandas NaT or NA (the values not equal to themselves, or undecidable)."""
-    if value is None:
-        return True
-    try:
-        return bool(value != value)
-    except TypeError:  # pandas NA: its comparisons are NA too
-        return True
-
-
 def _key_text(key: object) -> str:
     parts = key if isinstance(key, tuple) else (key,)
     texts = []
     for part in parts:
-        if _missing(part):
+        if missing(part):
             texts.append("")
         elif isinstance(part, datetime):
             texts.append(_stamp(part))
@@ -318,7 +239,7 @@ def _scalar(value: Any) -> str | int | None:
     DataFrame) become Python ints, missing values ``None``, anything else its text."""
     if hasattr(value, "item") and not isinstance(value, str | bytes):
         value = value.item()
-    if _missing(value):
+    if missing(value):
         return None
     if isinstance(value, bool):
         return int(value)
@@ -521,7 +442,7 @@ class Journal:
                 repeated = self._blocking(conn, company, kind, refs)
             ids: list[int] = []
             for ref, original, one_summary in zip(refs, given, summaries, strict=True):
-                item_id = _scalar(original) if operation in _VOIDS_BY_ID else None
+                item_id = _scalar(original) if operation in VOIDS_BY_ID else None
                 try:
                     (entry_id,) = conn.execute(
                         "INSERT INTO entries (batch, created, updated, company, kind, operation,"
@@ -619,7 +540,7 @@ class Journal:
             _name(state, "state", STATES)
             rows.append({"id": int(entry_id), "state": state, "item_id": _scalar(item_id),
                          "item_status": None if item_status is None else str(item_status),
-                         "detail": None if detail is None else _scrub_text(str(detail)),
+                         "detail": None if detail is None else mask_card_numbers(str(detail)),
                          "live": state in _LIVE, "now": now})
         if not rows:
             return
@@ -794,7 +715,7 @@ class Journal:
                 " items, reason, note) VALUES (?, ?, ?, ?, ?, ?, ?, ?) RETURNING id",
                 (_stamp(), ledger, action, _name(method, "method"),
                  json.dumps([str(k) for k in expected]), json.dumps([str(k) for k in items]),
-                 reason, None if note is None else _scrub_text(str(note)))).fetchone()
+                 reason, None if note is None else mask_card_numbers(str(note)))).fetchone()
         return int(decision)
 
     def withdraw_match_decision(self, decision_id: int) -> None:
@@ -833,7 +754,7 @@ class Journal:
         key = _name(str(noc_id), "noc_id")
         by = _name(by, "by")
         stamp = _stamp(when)
-        text = None if note is None else _scrub_text(str(note))
+        text = None if note is None else mask_card_numbers(str(note))
         with self._write() as conn:
             inserted = conn.execute(
                 "INSERT OR IGNORE INTO noc_applied (company, noc_id, applied_by, applied_at,"
@@ -861,7 +782,7 @@ class Journal:
                 " by) VALUES (?, ?, ?, ?, ?, ?, ?) RETURNING id",
                 (_stamp(), _name(company, "company"), _name(kind, "kind", KINDS),
                  None if reference is None else str(reference), _name(rule, "rule"),
-                 _scrub_text(str(detail)), _name(by, "by"))).fetchone()
+                 mask_card_numbers(str(detail)), _name(by, "by"))).fetchone()
         return int(row_id)
 
     def overrides(self, company: str | None = None) -> list[dict[str, Any]]:

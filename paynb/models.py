@@ -196,6 +196,9 @@ class RequestModel(BaseModel):
         populate_by_name=True,
         extra="forbid",
         frozen=True,
+        # Validators are built on first validation, not at import: a new client (and
+        # `import paynb` users who only list) do not pay for every model's schema.
+        defer_build=True,
     )
 
     def to_wire(self) -> dict[str, Any]:

@@ -23,7 +23,7 @@ from typing import TYPE_CHECKING, Any, Literal
 import numpy as np
 import pandas as pd
 
-import paynb.frames  # noqa: F401  (registers the df.paynb accessor for any DataFrame)
+from paynb.accessor import register
 from paynb.codes import NOC_CODES, RETURN_CODES, STATUS_COLORS, STATUS_NAMES, STATUS_ORDER
 
 if TYPE_CHECKING:
@@ -638,3 +638,9 @@ def return_exposure(df: pd.DataFrame, ax: Axes | None = None, *, as_of: Any = No
     return draw(df, ax, as_of=as_of, title=title,
                 consumer_classes=CONSUMER_ENTRY_CLASSES if consumer_classes is None
                 else consumer_classes)
+
+
+# df.paynb.<chart>(...) for each chart (paynb.accessor).
+for _chart in (status_summary, return_trend, return_rate, return_reasons, returns_calendar,
+               return_rate_thresholds, return_exposure):
+    register(_chart)

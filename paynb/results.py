@@ -16,7 +16,7 @@ from decimal import Decimal
 from pathlib import Path
 from typing import Any
 
-from paynb.journal import scrub
+from paynb._redact import redact
 from paynb.validation import to_decimal
 
 __all__ = ["ExportFile", "RouteCheck"]
@@ -88,7 +88,7 @@ class RouteCheck:
             payment_types=tuple(types),
             max_amount=max(maxima) if maxima else None,
             currency=currencies[0] if currencies else None,
-            raw=scrub(dict(answer)),
+            raw=redact(dict(answer)),
         )
 
     def _repr_html_(self) -> str:

@@ -16,7 +16,6 @@ import datetime as dt
 import email.utils
 import logging
 import random
-import re
 import time
 from collections.abc import Mapping, Sequence
 from typing import Any
@@ -26,6 +25,7 @@ import requests
 from requests.adapters import HTTPAdapter
 
 from paynb._json import loads
+from paynb._redact import preview, redact
 from paynb.auth import PasswordAuth, gave_up, no_answer_reason
 from paynb.errors import (
     ApiError,
@@ -38,7 +38,6 @@ from paynb.errors import (
     ServerError,
     TransportError,
 )
-from paynb.journal import scrub
 from paynb.results import lookup
 
 __all__ = ["DEFAULT_MAX_RETRIES", "Transport", "describe_request", "make_session", "preview"]
@@ -51,11 +50,6 @@ logger = logging.getLogger("paynb.transport")
 DEFAULT_MAX_RETRIES = 5
 RETRY_STATUSES = frozenset({408, 429}) | frozenset(range(500, 600))
 _SAFE_METHODS = frozenset({"GET", "HEAD"})
-_LONG_DIGITS = re.compile(r"\d{9,}")
-# Card numbers as people write them: groups of digits split by single spaces or dashes
-# (4111 1111 1111 1111, 3782-822463-10005). Groups of 3+ digits, so dates stay readable.
-_DIGIT_GROUPS = re.compile(r"(?<!\d)\d{3,}(?:[ -]\d{3,})+(?!\d)")
-_TAGS = re.compile(r"<[^>]*>")
 
 Params = Mapping[str, Any] | Sequence[tuple[str, Any]] | None
 
@@ -84,30 +78,6 @@ def make_session(pool_size: int, session: requests.Session | None = None) -> req
     if session.headers.get("Accept") in (None, "*/*"):
         session.headers["Accept"] = "application/json"
     return session
-
-
-def _mask_digits(match: re.Match[str]) -> str:
-    digits = match.group()
-    return "*" * (len(digits) - 4) + digits[-4:]
-
-
-def _mask_groups(match: re.Match[str]) -> str:
-    digits = re.sub(r"\D", "", match.group())
-    return "*" * (len(digits) - 4) + digits[-4:] if len(digits) >= 13 else match.group()
-
-
-def preview(text: str, limit: int = 160) -> str:
-    """The start of an answer for an error message: tags dropped, long digit runs masked.
-
-    Long digit runs (card and account numbers an answer might echo) show
-    only their last four digits: unbroken runs of 9 or more digits, and groups
-    split by single spaces or dashes that add up to 13 or more digits
-    (``4111 1111 1111 1111`` shows as ``************1111``).
-    """
-    flat = " ".join(_TAGS.sub(" ", text).split())
-    flat = _DIGIT_GROUPS.sub(_mask_groups, flat)
-    flat = _LONG_DIGITS.sub(_mask_digits, flat)
-    return flat if len(flat) <= limit else flat[:limit] + "..."
 
 
 def _retry_after(response: requests.Response) -> float | None:
@@ -163,7 +133,7 @@ def api_error(response: requests.Response, method: str, path: str,
               cls: type[ApiError] | None = None, **extra: Any) -> ApiError:
     """The exception for an error answer: problem-detail fields when there are any.
 
-    The exception keeps the answer as ``body`` after :func:`paynb.journal.scrub`
+    The exception keeps the answer as ``body`` after :func:`paynb._redact.redact`
     (secret-named fields dropped, card numbers cut to their last four digits,
     account numbers masked): a service that echoes what it was sent must not put
     a card number into an exception, a traceback or a log.
@@ -192,7 +162,7 @@ def api_error(response: requests.Response, method: str, path: str,
     if cls is RateLimitError:
         extra.setdefault("retry_after", _retry_after(response))
     return cls(message, status=status, method=method, path=path, title=title, detail=detail,
-               errors=errors, body=scrub(body), **extra)
+               errors=errors, body=redact(body), **extra)
 
 
 def _param(params: Params, name: str) -> Any:
@@ -259,7 +229,7 @@ class Transport:
         asked = _retry_after(response) if response is not None else None
         if asked is not None:
             return min(asked, self.max_retry_wait)
-        delay = min(self.max_backoff, self.backoff * 2 ** attempt)
+        delay = min(self.max_backoff, self.backoff * 2.0 ** attempt)
         return delay / 2 + random.uniform(0, delay / 2)
 
     def token(self, stale: str | None = None) -> str | None:

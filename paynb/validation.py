@@ -126,7 +126,7 @@ def to_decimal(value: object) -> Decimal | None:
     elif isinstance(value, int):
         result = Decimal(value)
     elif isinstance(value, float):
-        result = Decimal(repr(value))
+        result = Decimal(repr(float(value)))  # float(): numpy 2 writes np.float64(1.5)
     elif isinstance(value, str):
         try:
             result = Decimal(value.strip().replace(",", ""))

@@ -16,7 +16,7 @@ ROOT = Path(__file__).resolve().parent.parent
 # The build executes the five notebooks against a fresh sandbox: minutes on a busy machine.
 pytestmark = pytest.mark.timeout(900)
 
-_ITEMS = ["list", "get", "changes", "submit", "submit_many", "void", "void_many",
+_ITEMS = ["list", "get", "changes", "submit", "submit_many", "check_many", "void", "void_many",
           "void_references", "export"]
 _PAYMENTS = ["check_route", "send", "list", "get", "export"]
 #: The reference page of every public module, the name its members are documented under
@@ -44,6 +44,7 @@ REFERENCE = {
     "paynb.forms": ("reference/forms", "paynb.forms", None),
     "paynb.sandbox": ("reference/sandbox", "paynb.sandbox", None),
     "paynb.frames": ("reference/frames", "paynb.frames", None),
+    "paynb.accessor": ("reference/frames", "paynb.accessor", None),
     "paynb.codes": ("reference/codes", "paynb.codes", None),
     "paynb.calendar": ("reference/calendar", "paynb.calendar", None),
     "paynb.journal": ("reference/journal", "paynb.journal", None),
@@ -52,6 +53,7 @@ REFERENCE = {
     "paynb.transport": ("reference/internals", "paynb.transport", None),
     "paynb.paging": ("reference/internals", "paynb.paging", None),
     "paynb.cli": ("reference/internals", "paynb.cli", None),
+    "paynb.reconcile": ("reference/internals", "paynb.reconcile", None),
     "paynb.compliance": ("reference/compliance", "paynb.compliance", None),
     "paynb.matching": ("reference/matching", "paynb.matching", None),
 }

@@ -16,6 +16,7 @@ from collections.abc import Iterable, Mapping
 from decimal import Decimal, InvalidOperation
 from typing import TYPE_CHECKING, Any
 
+from paynb._redact import last_four
 from paynb.codes import NOC_CODES
 
 if TYPE_CHECKING:
@@ -88,12 +89,6 @@ def account_key(routing: Any, account: Any) -> int | None:
     return hash((routing_text, account_text))
 
 
-def mask(value: Any) -> str:
-    """``****6789``: the way paynb shows an account number."""
-    text = "" if value is None else str(value).strip()
-    return "****" + text[-4:] if len(text) > 4 else "****"
-
-
 def describe_code(code: Any) -> str:
     """``32 (savings credit)``: a transaction code in words."""
     text = str(code).strip()
@@ -154,7 +149,7 @@ def parse_corrected_data(code: Any, data: Any) -> dict[str, str]:
 
 def _shown(field: str, value: str) -> str:
     if field == "bankAccountNumber":
-        return mask(value)
+        return last_four(value)
     if field == "achTransactionCode":
         return describe_code(value)
     return value
@@ -206,7 +201,7 @@ class Correction:
     def __str__(self) -> str:
         parts = []
         for field, value in self._fields.items():
-            shown = mask(value) if field == "bankAccountNumber" else value
+            shown = last_four(value) if field == "bankAccountNumber" else value
             parts.append(f"{field}={shown}{' (corrected)' if field in self.changed else ''}")
         return ", ".join(parts)
 
@@ -464,7 +459,7 @@ def ledger(nocs: Any, entries: list[Entry], *, as_of: dt.datetime,
             "yourReferenceNumber": get(noc, "yourReferenceNumber"), "changeCode": code,
             "changeReason": get(noc, "changeReason") or NOC_CODES.get(code),
             "bankRoutingNumber": item.fields.get("bankRoutingNumber") if item else None,
-            "bankAccountNumber": mask(account) if account else None,
+            "bankAccountNumber": last_four(account) if account else None,
             "mustChange": must_change(code, corrected),
             "received": received, "sixthBankingDay": sixth,
             "nextEntry": following.received if following is not None else None,

@@ -35,6 +35,7 @@ import ipywidgets as widgets
 import pandas as pd
 import pyarrow as pa
 
+from paynb._redact import last_four as last_four  # the forms show accounts and cards by it
 from paynb.errors import ApiError, PaynbError, ResponseFormatError, TransportError
 
 __all__ = ["Form"]
@@ -179,12 +180,6 @@ def data_grid(frame: pd.DataFrame, css: str, *, height: str = "220px") -> Any:
                     layout=widgets.Layout(height=height, width="100%"))
     grid.add_class(css)
     return grid
-
-
-def last_four(value: Any) -> str:
-    """An account, card or token as ``****6789``: its last four characters only."""
-    text = "" if value is None else str(value).strip()
-    return "****" + text[-4:] if len(text) > 4 else "****"
 
 
 def money(amount: Decimal) -> str:

@@ -11,6 +11,7 @@ from typing import Any
 import ipywidgets as widgets
 import pandas as pd
 
+from paynb._checks import check_rows
 from paynb.errors import BulkRejectedError, DuplicateSubmissionError, TransportError
 from paynb.forms._base import (
     Form,
@@ -22,7 +23,8 @@ from paynb.forms._base import (
     table_html,
 )
 from paynb.forms.nocs import guard_text, guard_verdicts, new_authorization_box
-from paynb.models import AchItem, RccItem, RequestModel, check
+from paynb.models import AchItem, RccItem, RequestModel
+from paynb.validation import to_decimal
 
 __all__ = ["BulkSubmitForm"]
 
@@ -30,6 +32,8 @@ _KINDS: dict[str, tuple[type[RequestModel], str]] = {
     "ach": (AchItem, "achItemId"),
     "rcc": (RccItem, "rccItemId"),
 }
+#: Rows the preview lists at most (a larger set shows its invalid rows and the first valid).
+_PREVIEW_ROWS = 1000
 _COMMIT_VALID = "Commit the valid rows, report the invalid ones"
 _ALL_OR_NOTHING = "All or nothing"
 _CHOICE_HELP = (
@@ -69,10 +73,31 @@ def normalise_rows(frame: pd.DataFrame, model: type[RequestModel]
     columns = {col: names.get(str(col).replace("_", "").replace(" ", "").lower())
                for col in frame.columns}
     ignored = [str(col) for col, wire in columns.items() if wire is None]
-    rows = []
-    for record in frame.to_dict("records"):
-        rows.append({columns[col]: _plain(value) for col, value in record.items()
-                     if columns[col] and not _blank(value)})
+    # Column by column (a 100,000-row upload in a fraction of a second): the values of
+    # each matched column, and which of its cells are blank.
+    wires: list[str] = []
+    values: list[list[Any]] = []
+    blanks: list[list[int]] = []
+    for position, col in enumerate(frame.columns):
+        wire = columns[col]
+        if not wire:
+            continue
+        series = frame.iloc[:, position]
+        cells = series.tolist()
+        if isinstance(series.dtype, pd.StringDtype) and not series.isna().any():
+            # An uploaded file's column: text in every cell (no NumPy scalars to unwrap).
+            blank = [n for n, value in enumerate(cells) if not value.strip()]
+        else:
+            cells = [_plain(value) for value in cells]
+            blank = [n for n, value in enumerate(cells) if _blank(value)]
+        wires.append(wire)
+        values.append(cells)
+        blanks.append(blank)
+    rows = [dict(zip(wires, row, strict=True)) for row in zip(*values, strict=True)] \
+        if wires else [{} for _ in range(len(frame))]
+    for wire, blank in zip(wires, blanks, strict=True):
+        for n in blank:
+            del rows[n][wire]
     return rows, ignored
 
 
@@ -201,34 +226,42 @@ class BulkSubmitForm(Form):
             self._rows, self._ignored = [], []
         else:
             self._rows, self._ignored = normalise_rows(self._frame, model)
-        self._errors, self._amounts = [], []
+        # Column by column, the models only for the rows the columns cannot vouch for:
+        # the same verdicts and messages as one model per row, in a fraction of the time.
+        # The guards judge ACH wire bodies: built here too, for the rows the columns vouch for.
+        checked = check_rows(model, self._rows, bodies=self.kind.value == "ach")
+        self._errors = [checked.errors.get(n, {}) for n in range(len(self._rows))]
+        # A valid row's amount is what the model reads (rules.to_decimal), exactly.
+        self._amounts = [None if n in checked.errors else to_decimal(row.get("amount"))
+                         for n, row in enumerate(self._rows)]
         seen: dict[str, int] = {}
         for number, row in enumerate(self._rows, start=1):
-            item, errors = check(model, row)
             ref = row.get("yourReferenceNumber")
-            if ref is not None and str(ref) in seen:
+            if ref is None:
+                continue
+            if str(ref) in seen:
+                errors = self._errors[number - 1] = dict(self._errors[number - 1])
                 errors.setdefault("yourReferenceNumber", []).append(
                     f"repeats row {seen[str(ref)]}: each payment needs its own reference")
-                item = None
-            elif ref is not None:
+                self._amounts[number - 1] = None
+            else:
                 seen[str(ref)] = number
-            self._errors.append(errors)
-            self._amounts.append(item.amount if item is not None else None)
-        self._guard_rows(model)
+        self._guard_rows(model, checked.bodies)
         self._done = False
         self._duplicate = False
         self.confirm.value = False
         self._render_preview()
         self._changed()
 
-    def _guard_rows(self, model: type[RequestModel]) -> None:
-        """Ask the NACHA guards about the valid ACH rows: a refused row becomes invalid
-        (its reasons in the preview), the others keep their warnings and notes."""
+    def _guard_rows(self, model: type[RequestModel], checked: Mapping[int, dict[str, Any]]
+                    ) -> None:
+        """Ask the NACHA guards about the valid ACH rows (``checked``: their wire bodies):
+        a refused row becomes invalid (its reasons in the preview), the others keep their
+        warnings and notes."""
         self._guard_notes = {}
         if self.kind.value != "ach":
             return
-        bodies = {n: model.model_validate(row).to_wire()
-                  for n, row in enumerate(self._rows) if self._amounts[n] is not None}
+        bodies = {n: checked[n] for n in range(len(self._rows)) if self._amounts[n] is not None}
         if not bodies:
             return
         verdicts, problem = guard_verdicts(self.client, bodies,
@@ -247,8 +280,10 @@ class BulkSubmitForm(Form):
             self.preview.value = ""
             return
         lines = []
-        for index, (row, errors) in enumerate(zip(self._rows, self._errors, strict=True)):
-            errors = {**errors, **((service_rows or {}).get(index) or {})}
+        shown = self._shown_rows(service_rows or {})
+        for index in shown:
+            row = self._rows[index]
+            errors = {**self._errors[index], **((service_rows or {}).get(index) or {})}
             problem = "; ".join(f"{key}: {', '.join(msgs)}" for key, msgs in errors.items())
             css = "paynb-row-invalid" if problem else "paynb-row-valid"
             color = "#b00020" if problem else "#a15c00" if index in self._guard_notes \
@@ -261,12 +296,30 @@ class BulkSubmitForm(Form):
                 f"<td style='text-align:right'>"
                 f"{escape(row.get('amount'))}</td><td style='color:{color}'>"
                 f"{escape(problem or self._guard_notes.get(index) or 'valid')}</td></tr>")
+        if len(shown) < len(self._rows):
+            lines.append(f"<tr class='paynb-rows-not-shown'><td colspan='5'>{len(self._rows):,} "
+                         f"rows: the {len(shown):,} shown are every invalid one (up to "
+                         f"{_PREVIEW_ROWS:,}) and the first valid ones; the others are valid"
+                         "</td></tr>")
         note = (f"<p style='color:#a15c00'>Columns ignored (not fields of a "
                 f"{self.kind.value.upper()} item): {escape(', '.join(self._ignored))}</p>"
                 if self._ignored else "")
         self.preview.value = (
             "<table class='paynb-table paynb-preview-table'><tr><th>row</th><th>reference</th>"
             "<th>name</th><th>amount</th><th>check</th></tr>" + "".join(lines) + "</table>" + note)
+
+    def _shown_rows(self, service_rows: Mapping[int, Any]) -> list[int]:
+        """The rows the preview lists: all of a small set; of a large one (a payroll file),
+        the invalid rows and then the first valid ones, so the browser gets a table it can
+        draw and nothing wrong is hidden."""
+        if len(self._rows) <= _PREVIEW_ROWS:
+            return list(range(len(self._rows)))
+        bad = sorted({n for n, errors in enumerate(self._errors) if errors} | set(service_rows))
+        bad = bad[:_PREVIEW_ROWS]
+        room = _PREVIEW_ROWS - len(bad)
+        taken = set(bad)
+        good = [n for n in range(min(len(self._rows), room + len(bad))) if n not in taken]
+        return sorted(bad + good[:room])
 
     def _counts(self) -> tuple[int, int, Decimal, bool]:
         valid = [a for a in self._amounts if a is not None]

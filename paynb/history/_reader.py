@@ -20,6 +20,7 @@ from paynb.history._store import (
     Store,
     event_columns,
     latest,
+    months_of,
 )
 from paynb.history._sync import KIND_NAMES, kind_of, when
 
@@ -208,9 +209,20 @@ class History:
             if hi is not None:
                 where.append((column, "<=", hi))
         tables = []
-        for company in sorted({f.company for f in files}):
+        companies = sorted({f.company for f in files})
+        states = meta.get("kinds", {}).get(kind, {})
+        copies = None
+        if (r_low is not None or r_high is not None) and all(
+                states.get(c, {}).get("returns") is True for c in companies):
+            # Returns by date: their own partitions (by return month), not the items'.
+            copies = self._files("returns", kind, r_low, r_high)
+        for company in companies:
             mine = [f for f in files if f.company == company]
-            tables.append(latest(self._read(mine, wanted, where, id_field), id_field))
+            if copies is None:
+                tables.append(latest(self._read(mine, wanted, where, id_field), id_field))
+            else:
+                tables.append(self._returned(kind, [f for f in copies if f.company == company],
+                                             mine, wanted, where))
         table = tables[0] if len(tables) == 1 else \
             pa.concat_tables(tables, promote_options="permissive") if tables else pa.table({})
         info = self._store.info(files)
@@ -249,6 +261,42 @@ class History:
                                    [id_field]).column(id_field).to_numpy(zero_copy_only=False)
             again = pd.unique(ids[pd.Series(ids).duplicated(keep=False).to_numpy()]).tolist()
         return self._store.read(files, columns, where=where, also=(id_field, again))
+
+    def _returned(self, kind: str, copies: list[DataFile], files: list[DataFile],
+                  columns: list[str] | None, where: list[tuple[str, str, Any]]) -> Any:
+        """The rows of ``copies`` (one company's ``returns`` partitions) that may meet
+        ``where`` and are the latest version of their item, in list order.
+
+        A row is stale when a later sync stored the item again: the new row has a
+        higher ``_version``, in a file of a higher version, in ``returns`` when it has a
+        return date and in the item's partition of ``files`` in any case.
+        """
+        import numpy as np
+        import pandas as pd
+        import pyarrow as pa
+        import pyarrow.compute as pc
+
+        id_field = ID_FIELDS[kind]
+        rows = self._store.read(copies, columns, where=where)
+        if rows.num_rows == 0:
+            return rows
+        ids = rows.column(id_field).to_numpy(zero_copy_only=False)
+        versions = rows.column("_version").to_numpy(zero_copy_only=False)
+        oldest = int(versions.min())
+        months = set(months_of(rows.column(MONTH_FIELDS[kind]).to_pandas()).tolist())
+        later = [f for f in files if f.version > oldest and f.month in months]
+        every_id, every_version = [ids], [versions]
+        if later:
+            stored = self._store.read(later, [id_field, "_version"],
+                                      where=[(id_field, "isin", pd.unique(ids).tolist())])
+            if stored.num_rows:
+                every_id.append(stored.column(id_field).to_numpy(zero_copy_only=False))
+                every_version.append(stored.column("_version").to_numpy(zero_copy_only=False))
+        newest = pd.Series(np.concatenate(every_version)).groupby(
+            np.concatenate(every_id)).max()
+        keep = versions == newest.reindex(ids).to_numpy()
+        rows = rows.filter(pa.array(keep))
+        return rows.take(pc.sort_indices(rows, [("_order", "ascending")]))
 
     @staticmethod
     def _pandas(table: Any, kind: str, info: dict[str, Any]) -> pd.DataFrame:

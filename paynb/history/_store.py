@@ -5,6 +5,7 @@ Layout under the store's folder (plain hive-partitioned Parquet)::
     paynb-history.json                       metadata; its "version" is the last commit
     items/kind=ach/company=DEMO1/month=2026-11/v000003-<random>.parquet
     events/kind=ach/company=DEMO1/v000003-<random>.parquet
+    returns/kind=ach/company=DEMO1/month=2026-12/v000003-<random>.parquet
     .lock                                    held by the process that syncs
     .tmp/                                    files being written
 
@@ -15,6 +16,11 @@ one are left-overs of an interrupted sync, ignored by readers and removed by the
 sync. A sync appends small files (the new and changed items); readers keep the
 highest version of each item. A partition that grows more than :data:`MAX_FILES`
 files is compacted into one by the sync that touches it.
+
+``returns`` holds a second copy of every stored row that has a return date (ACH and
+RCC), partitioned by the month of that date: a few percent of the rows, so that the
+returns dated in a month are one small partition's read, not a search through the
+months of the items they come from (see :meth:`paynb.History.ach`).
 """
 
 from __future__ import annotations
@@ -40,6 +46,8 @@ if TYPE_CHECKING:
     import pyarrow as pa
 
 __all__ = [
+    "AREAS",
+    "RETURN_KINDS",
     "HistoryCorruptError",
     "HistoryError",
     "HistoryLockedError",
@@ -70,6 +78,10 @@ STATUS_FIELDS: dict[str, str | None] = {"ach": "itemStatus", "rcc": "itemStatus"
 #: Columns the store adds to each item row (left out of the frames it returns).
 INTERNAL = ("_version", "_order", "_hash", "_seenAt")
 NO_MONTH = "none"
+#: The folders of data files: items by received month, events, returns by return month.
+AREAS = ("items", "events", "returns")
+#: The kinds whose returned rows are also kept in ``returns``.
+RETURN_KINDS = ("ach", "rcc")
 _FILE = re.compile(r"^v(\d{6,})-[0-9a-f]{8,}\.parquet$")
 _EVENT_COLUMNS = ("kind", "itemId", "itemStatus", "seenAt")
 
@@ -217,12 +229,17 @@ class Store:
         return (self.path / "items" / f"kind={kind}" / f"company={quote(company, safe='')}"
                 / f"month={month}")
 
+    def returns_folder(self, kind: str, company: str, month: str) -> Path:
+        return (self.path / "returns" / f"kind={kind}" / f"company={quote(company, safe='')}"
+                / f"month={month}")
+
     def events_folder(self, kind: str, company: str) -> Path:
         return self.path / "events" / f"kind={kind}" / f"company={quote(company, safe='')}"
 
     def files(self, area: str, *, kind: str | None = None, company: str | None = None,
               meta: dict[str, Any] | None = None, committed: bool = True) -> list[DataFile]:
-        """The data files of ``area`` (``items`` or ``events``), oldest version first.
+        """The data files of ``area`` (``items``, ``events`` or ``returns``), oldest version
+        first.
 
         Only committed, not superseded files unless ``committed=False`` (then every
         file, for the sync's clean-up). A file that does not belong to the layout is an
@@ -231,7 +248,7 @@ class Store:
         meta = self.meta() if meta is None else meta
         version = int(meta.get("version", 0))
         superseded = set(meta.get("superseded", []))
-        depth = 3 if area == "items" else 2
+        depth = 2 if area == "events" else 3
         found: list[DataFile] = []
         root = self.path / area
         if not root.exists():
@@ -260,7 +277,7 @@ class Store:
     def remove_uncommitted(self, meta: dict[str, Any]) -> None:
         """Delete what an interrupted sync left: files above the committed version, files
         a committed compaction replaced, and temporary files."""
-        for area in ("items", "events"):
+        for area in AREAS:
             committed = {f.path for f in self.files(area, meta=meta)}
             for data in self.files(area, meta=meta, committed=False):
                 if data.path not in committed:
@@ -269,7 +286,7 @@ class Store:
 
     def remove_all_data(self) -> None:
         """Delete every data file (for a rebuild); the metadata is rewritten by the commit."""
-        for area in ("items", "events"):
+        for area in AREAS:
             shutil.rmtree(self.path / area, ignore_errors=True)
 
     # ------------------------------------------------------------------ reading

@@ -12,15 +12,21 @@ can have changed:
    store's own watermark minus :data:`~paynb.resources._items.CHANGES_OVERLAP`
    (the poll :meth:`client.ach.changes() <paynb.resources._items.ItemResource.changes>`
    sends; the store keeps its own watermark, because the journal's moves on when
-   the user polls, and the store must not skip what it has not stored).
+   the user polls, and the store must not skip what it has not stored). The
+   overlap is counted rather than read again when the store knows the returns it
+   holds there (``window`` in the metadata) and they fill a page: when the
+   service counts as many of each return status in the overlap, the poll starts
+   just after the watermark (:meth:`_KindSync._poll`).
 3. **Quiet changes.** W -> S (an RCC item deposited) and W -> V (voided) set no
    return date, so no documented filter finds them by date. The service's count of
    S and of V items (a list of one record each gives its ``total``) is compared with
    the store's; only when the service counts more is that status's list read, from
    its end, until the items missing are found.
 
-So a sync with nothing new costs about five requests, and one with changes adds
-the pages that hold them. ``sync(rebuild=True)`` reads everything again: it is the
+So a sync with nothing new costs about five requests (the counts are asked while
+the list's end is read), and one with changes adds the pages that hold them. Rows
+with a return date are also written to ``returns/`` by return month (see
+:mod:`paynb.history._store`). ``sync(rebuild=True)`` reads everything again: it is the
 remedy where these assumptions fail (a list out of creation order; a change to an
 instant payment, an RTP payment or a NOC already stored, which the tail walk does
 not look back for).
@@ -46,6 +52,8 @@ from paynb.history._store import (
     INTERNAL,
     MAX_FILES,
     MONTH_FIELDS,
+    NO_MONTH,
+    RETURN_KINDS,
     STATUS_FIELDS,
     HistoryCorruptError,
     Store,
@@ -213,6 +221,7 @@ class _KindSync:
         self.status_field = STATUS_FIELDS[kind]
         self.masked, self.version, self.now, self.progress = masked, version, now, progress
         self.files = store.files("items", kind=kind, company=self.company, meta=meta)
+        self.return_files = store.files("returns", kind=kind, company=self.company, meta=meta)
         self.state: dict[str, Any] = copy.deepcopy(
             meta.get("kinds", {}).get(kind, {}).get(self.company, {}))
         self.since = since
@@ -225,6 +234,9 @@ class _KindSync:
         self.next_order = int(self.state.get("nextOrder") or 0)
         self.written = 0
         self.events = 0
+        #: The returns poll's records, and the stored window it counted instead of reading.
+        self.polled: list[dict[str, Any]] | None = None
+        self.kept: dict[str, Any] | None = None
 
     # ------------------------------------------------------------------ the index
 
@@ -319,14 +331,25 @@ class _KindSync:
             every = index.everything()
             self.counts = {str(k): int(v) for k, v in every["status"].value_counts().items()}
             self.next_order = int(every["_order"].max()) + 1 if len(every) else 0
-        fetched = self._walk([], lambda page: self._known(page, index.load(self._months(page))))
-        if self.kind in ("ach", "rcc"):
-            fetched += self._poll()
-        frame = self._frame(fetched)
-        if self.kind in ("ach", "rcc"):
-            quiet = self._quiet_changes(index, frame)
-            if quiet:
-                frame = self._frame(fetched + quiet)
+        from concurrent.futures import ThreadPoolExecutor
+
+        with ThreadPoolExecutor(max_workers=len(QUIET_STATUSES) + len(_window_codes()) + 1,
+                                thread_name_prefix="paynb-history") as pool:
+            # The counts need no answer of the walk: asked meanwhile, they cost no time.
+            counts = self._counts(pool) if self.kind in ("ach", "rcc") else {}
+            # The last page if nothing was added (the items stored): asked with the first.
+            guess = None if self.since is not None else \
+                max(0, math.ceil(self.next_order / self.client.page_size) - 1)
+            fetched = self._walk([], lambda page: self._known(page,
+                                                              index.load(self._months(page))),
+                                 pool=pool, guess=guess)
+            if self.kind in ("ach", "rcc"):
+                fetched += self._poll(counts)
+            frame = self._frame(fetched)
+            if self.kind in ("ach", "rcc"):
+                quiet = self._quiet_changes(index, frame, counts)
+                if quiet:
+                    frame = self._frame(fetched + quiet)
         if frame.empty:
             return
         stored_index = index.load(self._months(frame))
@@ -345,11 +368,14 @@ class _KindSync:
         self._write(frame.iloc[keep].reset_index(drop=True), orders[keep], new=~known[keep],
                     previous=previous, hashes=hashes[keep])
 
-    def _walk(self, params: list[tuple[str, Any]], done: Any) -> list[dict[str, Any]]:
+    def _walk(self, params: list[tuple[str, Any]], done: Any, *, pool: Any = None,
+              guess: int | None = None) -> list[dict[str, Any]]:
         """Pages of a list from its last one backwards, until ``done(frame of the page)``;
-        their records in list order."""
+        their records in list order. Page ``guess``, the likely last one, is asked on
+        ``pool`` at the same time as the first (whose total says which is the last)."""
         size = self.client.page_size
         fetch = self._fetcher(params, size)
+        ahead = pool.submit(fetch, guess) if pool is not None and guess else None
         first = fetch(0)
         if first.total is None:
             logger.warning("history %s: the list gives no total, so its last pages cannot be "
@@ -359,7 +385,13 @@ class _KindSync:
         gathered: list[list[dict[str, Any]]] = []
         number = max(0, math.ceil(first.total / size) - 1)
         while number >= 0:
-            records = first.records if number == 0 else fetch(number).records
+            if number == 0:
+                records = first.records
+            elif ahead is not None and number == guess and ahead.result().total == first.total:
+                # The same total: nothing was added between the two answers.
+                records = ahead.result().records
+            else:
+                records = fetch(number).records
             gathered.insert(0, records)
             if records and done(self._frame(records)):
                 break
@@ -375,20 +407,98 @@ class _KindSync:
             known |= ~(frame[self.month_field] >= self.since).fillna(False).to_numpy()
         return bool(known.all())
 
-    def _poll(self) -> list[dict[str, Any]]:
-        """Items that became B, I or R since the watermark (minus the overlap)."""
+    def _window(self) -> dict[str, Any] | None:
+        """The stored returns of the overlap before the watermark, when they fill a page
+        (so that counting them costs less than reading them again), else None."""
+        window = self.state.get("window")
+        mark = self.state.get("watermark")
+        if not isinstance(window, dict) or mark is None or window.get("mark") != mark:
+            return None
+        if len(window.get("ids", ())) < self.client.page_size:
+            return None
+        return window
+
+    def _counts(self, pool: Any) -> dict[Any, Any]:
+        """The service's totals the sync compares with the store, asked on ``pool``: of
+        the quiet statuses, and of each return status within the overlap window."""
+        from paynb.resources._base import wire_time
+        from paynb.resources._items import CHANGES_OVERLAP
+
+        asked: dict[Any, list[tuple[str, Any]]] = {}
+        if self.since is None:
+            asked.update({code: [("itemStatus", code)] for code in QUIET_STATUSES})
+        window = self._window()
+        if window is not None:
+            mark = dt.datetime.fromisoformat(window["mark"])
+            span = [("returnDateStart", wire_time(mark - CHANGES_OVERLAP, "watermark")),
+                    ("returnDateEnd", wire_time(mark, "watermark"))]
+            asked.update({("window", code): [("itemStatus", code), *span]
+                          for code in _window_codes()})
+        return {key: pool.submit(lambda params: self._fetcher(params, 1)(0).total, params)
+                for key, params in asked.items()}
+
+    def _poll(self, counts: dict[Any, Any]) -> list[dict[str, Any]]:
+        """Items that became B, I or R since the watermark (minus the overlap).
+
+        The overlap (a day before the watermark, as ``changes()`` polls) is read again
+        only when it may hold something new: when the store knows the returns it held at
+        the last sync (``window`` in the metadata) and the service counts as many of
+        each return status there, the poll starts just after the watermark.
+        """
         from paynb.resources._base import wire_time
         from paynb.resources._items import CHANGE_STATUSES, CHANGES_OVERLAP
 
         params: list[tuple[str, Any]] = [("itemStatus", code) for code in CHANGE_STATUSES]
         mark = self.state.get("watermark")
+        window = self._window()
+        self.kept = None
         if mark is not None:
             start = dt.datetime.fromisoformat(mark) - CHANGES_OVERLAP
+            if window is not None and all(
+                    counts[("window", code)].result() == window["status"].count(code)
+                    for code in _window_codes()):
+                # Nothing came into the window: from just after the watermark (the
+                # filter is inclusive, to the millisecond).
+                start = dt.datetime.fromisoformat(mark) + dt.timedelta(milliseconds=1)
+                self.kept = window
             params.append(("returnDateStart", wire_time(start, "watermark")))
-        return [record for records in self._pages(params, f"history {self.kind} returns")
-                for record in records]
+        self.polled = [record for records in self._pages(params, f"history {self.kind} returns")
+                       for record in records]
+        return self.polled
 
-    def _quiet_changes(self, index: _Index, seen: pd.DataFrame) -> list[dict[str, Any]]:
+    def window(self) -> dict[str, Any] | None:
+        """The returns in the overlap before the new watermark, as the service holds
+        them now (what the last poll read, and what it skipped because it was counted
+        unchanged): the next sync counts them instead of reading them again."""
+        import pandas as pd
+
+        from paynb.resources._items import CHANGES_OVERLAP
+
+        mark = self.watermark()
+        polled = self.polled
+        if mark is None or polled is None:
+            return None
+        ids = [r.get(self.id_field) for r in polled]
+        status = [r.get(self.status_field or "") for r in polled]
+        stamps = pd.to_datetime(pd.Series([r.get("returnDate") for r in polled], dtype=object),
+                                utc=True, errors="coerce")
+        ms = [None if s is pd.NaT else int(s.value // 1_000_000) for s in stamps]
+        if self.kept is not None:
+            again = set(ids)
+            for i, item in enumerate(self.kept["ids"]):
+                if item not in again:
+                    ids.append(item)
+                    status.append(self.kept["status"][i])
+                    ms.append(self.kept["ms"][i])
+        top = pd.Timestamp(dt.datetime.fromisoformat(mark)).tz_convert("UTC")
+        low = int((top - CHANGES_OVERLAP).value // 1_000_000)
+        high = int(top.value // 1_000_000)
+        keep = [i for i, m in enumerate(ms) if m is not None and low <= m <= high]
+        return {"mark": mark, "ids": [ids[i] for i in keep],
+                "status": [status[i] for i in keep], "ms": [ms[i] for i in keep]}
+
+    def _quiet_changes(self, index: _Index, seen: pd.DataFrame, counts: dict[Any, Any],
+                       ) -> list[dict[str, Any]]:
         """Items that went W -> S or W -> V: no filter of the service shows them by date.
 
         The service's count of each of these statuses (one request of one record) is
@@ -414,7 +524,7 @@ class _KindSync:
         found: list[dict[str, Any]] = []
         for code in QUIET_STATUSES:
             params = [("itemStatus", code)]
-            total = self._fetcher(params, 1)(0).total
+            total = counts[code].result()
             have = self.counts.get(code, 0) - int((replaced == code).sum()) \
                 + int((fresh == code).sum())
             if total is None or total <= have:
@@ -455,6 +565,13 @@ class _KindSync:
                                 "masked": self.masked})
         for month in sorted(set(months)):
             self._append(str(month), table.filter(pa.array(months == month)))
+        if self.kind in RETURN_KINDS and "returnDate" in rows:
+            # The returned rows again, by return month (the returns of a month are then
+            # one small partition's read).
+            returned = months_of(rows["returnDate"])
+            for month in sorted(set(returned) - {NO_MONTH}):
+                self._append(str(month), table.filter(pa.array(returned == month)),
+                             area="returns")
         self.written += len(rows)
         if "returnDate" in rows:
             latest = rows["returnDate"].max()
@@ -477,14 +594,20 @@ class _KindSync:
         self._log_events(frame[self.id_field][moved],
                          None if status is None else status[moved])
 
-    def _append(self, month: str, table: pa.Table) -> None:
-        """Write ``table`` into its partition; compact the partition when it has too many
-        files (the old files are superseded by the commit)."""
+    def _append(self, month: str, table: pa.Table, area: str = "items") -> None:
+        """Write ``table`` into its partition of ``area`` (``items`` or ``returns``);
+        compact the partition when it has too many files (the old files are superseded
+        by the commit)."""
         import pandas as pd
         import pyarrow as pa
 
-        folder = self.store.items_folder(self.kind, self.company, month)
-        existing = [f for f in self.files if f.month == month]
+        if area == "returns":
+            folder = self.store.returns_folder(self.kind, self.company, month)
+            files = self.return_files
+        else:
+            folder = self.store.items_folder(self.kind, self.company, month)
+            files = self.files
+        existing = [f for f in files if f.month == month]
         if len(existing) + 1 > MAX_FILES:
             old = self.store.read(existing)
             merged = pa.concat_tables([old, table], promote_options="permissive")
@@ -496,7 +619,7 @@ class _KindSync:
             self.store.write_table(merged, folder, self.version)
             self.superseded += [f.path.relative_to(self.store.path).as_posix()
                                 for f in existing]
-            self.files = [f for f in self.files if f.month != month]
+            files[:] = [f for f in files if f.month != month]
         else:
             self.store.write_table(table, folder, self.version)
 
@@ -529,6 +652,13 @@ class _KindSync:
         if previous is None or self.latest_return > dt.datetime.fromisoformat(previous):
             return latest
         return previous
+
+
+def _window_codes() -> tuple[str, ...]:
+    """The statuses the returns poll asks for (counted one by one in its window)."""
+    from paynb.resources._items import CHANGE_STATUSES
+
+    return CHANGE_STATUSES
 
 
 def _with_info(table: Any, older: dict[str, Any]) -> Any:
@@ -611,12 +741,17 @@ def sync(client: Client, *, kinds: Any = None, since: Any = None, rebuild: bool 
                             version=version, now=now, progress=progress)
             if state is None or not job.files:
                 job.backfill()
+                # Every returned row went to ``returns`` too: readers may rely on it.
+                copied = kind in RETURN_KINDS
             else:
                 job.incremental()
+                copied = bool(state.get("returns"))
             new_meta["superseded"] += job.superseded
             new_meta.setdefault("kinds", {}).setdefault(kind, {})[client.company_code] = {
                 "since": None if kind_since is None else kind_since.isoformat(),
                 "watermark": job.watermark(),
+                "window": job.window(),
+                "returns": copied,
                 "syncedAt": now.isoformat(),
                 "counts": job.counts,
                 "nextOrder": job.next_order,

@@ -10,7 +10,7 @@ int64 count of cents), ``date`` (``datetime64[D]``) and ``name``. Rules
 from __future__ import annotations
 
 import logging
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from decimal import Decimal, InvalidOperation
 from typing import Any
@@ -117,6 +117,17 @@ def _missing_column(column: str, role: str, frame: pd.DataFrame, which: str) -> 
                     f"its columns are {existing}")
 
 
+def _check_role(argument: str, role: str, column: str, roles: Iterable[str],
+                frame: pd.DataFrame, which: str) -> None:
+    """One role -> column pair the user gave in ``argument``: a known role, a column
+    of ``frame`` (the ``which`` frame)."""
+    if role not in roles:
+        raise ValueError(f"{argument}: unknown role {role!r}; the roles are "
+                         f"{', '.join(roles)}")
+    if column not in frame.columns:
+        raise _missing_column(column, role, frame, which)
+
+
 def check_columns(expected: pd.DataFrame, columns: Mapping[str, str]) -> dict[str, str]:
     """``columns`` checked: known roles, existing columns, an amount."""
     if not isinstance(expected, pd.DataFrame):
@@ -126,11 +137,7 @@ def check_columns(expected: pd.DataFrame, columns: Mapping[str, str]) -> dict[st
                         "{'amount': 'Amount', 'date': 'Due date'}")
     checked: dict[str, str] = {}
     for role, column in columns.items():
-        if role not in ROLES:
-            raise ValueError(f"columns: unknown role {role!r}; the roles are "
-                             f"{', '.join(ROLES)}")
-        if column not in expected.columns:
-            raise _missing_column(column, role, expected, "expected")
+        _check_role("columns", role, column, ROLES, expected, "expected")
         checked[role] = column
     if "amount" not in checked:
         raise ValueError("columns: the 'amount' role is required (the column of the "
@@ -333,11 +340,7 @@ def item_side(items: pd.DataFrame, overrides: Mapping[str, str] | None = None) -
         if found is not None:
             columns[role] = found
     for role, column in (overrides or {}).items():
-        if role not in ITEM_COLUMNS:
-            raise ValueError(f"item_columns: unknown role {role!r}; the roles are "
-                             f"{', '.join(ITEM_COLUMNS)}")
-        if column not in items.columns:
-            raise _missing_column(column, role, items, "items")
+        _check_role("item_columns", role, column, ITEM_COLUMNS, items, "items")
         columns[role] = column
     for role in ("id", "amount"):
         if role not in columns:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import datetime as dt
 import email.message
+import importlib
 import io
 import logging
 import re
@@ -13,7 +14,7 @@ from decimal import Decimal
 from typing import TYPE_CHECKING, Any, ClassVar, TypeVar
 from urllib.parse import quote
 
-from paynb import frames
+from paynb._coerce import missing
 from paynb.errors import (
     ApiError,
     AuthenticationError,
@@ -34,6 +35,21 @@ if TYPE_CHECKING:
 __all__ = ["Resource"]
 
 logger = logging.getLogger("paynb.resources")
+
+
+class _OnFirstUse:
+    """A module imported on its first attribute read: :mod:`paynb.frames` needs pandas and
+    pyarrow, which a new client does not (``import paynb; paynb.Client(...)`` stays at
+    about the cost of ``import requests``; the first list pays for pandas)."""
+
+    def __init__(self, name: str) -> None:
+        self._name = name
+
+    def __getattr__(self, attribute: str) -> Any:
+        return getattr(importlib.import_module(self._name), attribute)
+
+
+frames: Any = _OnFirstUse("paynb.frames")
 
 Answer = TypeVar("Answer")
 _FILETYPE = re.compile(r"[A-Za-z0-9]{1,16}")
@@ -155,15 +171,6 @@ def _plain(value: Any) -> Any:
     return value
 
 
-def _missing(value: Any) -> bool:
-    if value is None:
-        return True
-    try:
-        return bool(value != value)  # NaN, NaT, pd.NA
-    except TypeError:  # pd.NA refuses bool()
-        return True
-
-
 def as_mapping(item: Any, argument: str) -> dict[str, Any]:
     """One input item (mapping, pandas Series or request model) as a plain dict.
 
@@ -176,7 +183,7 @@ def as_mapping(item: Any, argument: str) -> dict[str, Any]:
         item = item.to_dict()
     if not isinstance(item, Mapping):
         raise invalid(argument, "must be a mapping of field names to values (or a model)")
-    return {str(key): _plain(value) for key, value in item.items() if not _missing(value)}
+    return {str(key): _plain(value) for key, value in item.items() if not missing(value)}
 
 
 def _float_amount(value: float, field: str) -> Decimal:

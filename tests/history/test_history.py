@@ -4,6 +4,8 @@ events, SQL, offline opening, masking and argument checks."""
 from __future__ import annotations
 
 import datetime as dt
+import json
+import shutil
 from collections.abc import Iterator
 from decimal import Decimal
 from pathlib import Path
@@ -275,3 +277,77 @@ def test_the_default_store_is_in_the_user_data_folder(sandbox, monkeypatch, tmp_
     assert fresh == Path(tmp_path) / "history" / "sandbox"
     with sandbox.connect(journal=None) as client:
         assert client.history.path == Path(tmp_path) / "history" / "sandbox"
+
+
+def test_the_returns_window_is_counted_and_read_again_only_when_it_changed(private, tmp_path):
+    """Returns of the day before the watermark: read again only when the service counts
+    other numbers of them than the store knows (a late return dated back, a status
+    change), else the poll starts after the watermark."""
+    client = private.connect(journal=None, page_size=5)
+    client.sync(path=tmp_path, kinds="ach", progress=False)
+    waiting = client.ach.list(status="W", progress=False)["achItemId"].tolist()
+    day = dt.date(2030, 1, 10)
+    for item in waiting[:12]:                  # more than two pages of returns on one day
+        private.simulate.force_status(item, "R", code="R01", date=day)
+    first = client.sync(progress=False).set_index("kind").loc["ach"]
+    assert first["events"] == 12
+    state = client.history.info()["kinds"]["ach"][private.company_code]
+    assert sorted(state["window"]["ids"]) == sorted(waiting[:12])
+
+    # Nothing new: the list's total and last page, three window counts, one page of the
+    # poll after the watermark, the S and V counts; the 12 returns are not read again.
+    quiet = client.sync(progress=False).set_index("kind").loc["ach"]
+    assert (quiet["written"], quiet["events"], quiet["requests"]) == (0, 0, 8)
+
+    # A late return dated inside the window, and a status change within it: counted.
+    private.simulate.force_status(waiting[20], "R", code="R02", date=day)
+    private.simulate.force_status(waiting[0], "I", date=day)
+    late = client.sync(progress=False).set_index("kind").loc["ach"]
+    assert late["events"] == 2
+    assert_same_as_lists(client, client.history, ("ach",))
+    # A new return after the watermark: the poll alone finds it.
+    private.simulate.force_status(waiting[21], "B", date=day + dt.timedelta(days=2))
+    assert client.sync(progress=False).set_index("kind").loc["ach", "events"] == 1
+    assert_same_as_lists(client, client.history, ("ach",))
+    assert client.history.events("ach", item_id=waiting[0])["itemStatus"].tolist() \
+        == ["W", "R", "I"]
+
+
+def test_returns_by_date_read_their_own_partitions_and_only_latest_versions(private,
+                                                                           tmp_path):
+    client = private.connect(journal=None, page_size=50)
+    client.sync(path=tmp_path, kinds="ach", progress=False)
+    waiting = client.ach.list(status="W", progress=False)["achItemId"].tolist()
+    march, april = dt.date(2030, 3, 31), dt.date(2030, 4, 1)
+    for item in waiting[:4]:
+        private.simulate.force_status(item, "R", code="R01", date=march)
+    client.sync(progress=False)
+    # Stored again: one moved to April, one returned no more, one now Invalid.
+    private.simulate.force_status(waiting[0], "R", code="R03", date=april)
+    private.simulate.force_status(waiting[1], "S")
+    private.simulate.force_status(waiting[2], "I", date=march)
+    client.sync(progress=False)
+    copies = list((tmp_path / "returns" / "kind=ach").rglob("*.parquet"))
+    assert {f.parent.name for f in copies} >= {"month=2030-03", "month=2030-04"}
+    for status, start, end in (("R", march, march), (None, march, march), ("R", march, april),
+                               (("R", "I"), march, None), (None, None, april)):
+        got = client.history.ach(status=status, returned_from=start, returned_to=end)
+        live = client.ach.list(status=status, returned_from=start, progress=False,
+                               returned_to=None if end is None else
+                               dt.datetime.combine(end, dt.time(23, 59, 59, 999000)))
+        pd.testing.assert_frame_equal(got, live)
+    got = client.history.ach(status="R", returned_from=march, returned_to=march)
+    assert got["achItemId"].tolist() == [waiting[3]]
+
+    # A store written before the copies were kept reads its returns the old way.
+    meta_path = tmp_path / "paynb-history.json"
+    meta = json.loads(meta_path.read_text())
+    for state in meta["kinds"]["ach"].values():
+        del state["returns"]
+    meta_path.write_text(json.dumps(meta))
+    shutil.rmtree(tmp_path / "returns")
+    pd.testing.assert_frame_equal(client.history.ach(status="R", returned_from=march,
+                                                     returned_to=april),
+                                  client.ach.list(status="R", returned_from=march,
+                                                  returned_to=dt.date(2030, 4, 2),
+                                                  progress=False))
