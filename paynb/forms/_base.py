@@ -21,16 +21,19 @@ inputs withdraws the tick, and so does each send.
 
 from __future__ import annotations
 
-import base64
+import datetime as dt
 import html
 import logging
 import re
 import threading
 from collections.abc import Callable, Iterator, Mapping
 from decimal import Decimal
+from pathlib import Path
 from typing import Any
 
 import ipywidgets as widgets
+import pandas as pd
+import pyarrow as pa
 
 from paynb._redact import last_four as last_four  # the forms show accounts and cards by it
 from paynb.errors import ApiError, PaynbError, ResponseFormatError, TransportError
@@ -104,11 +107,79 @@ def previous_html(previous: Mapping[str, Any]) -> str:
     return record_html({k: v for k, v in previous.items() if k not in _JOURNAL_INTERNALS})
 
 
-def csv_link(frame: Any, filename: str) -> str:
-    """A link that downloads ``frame`` as a CSV file, with no server round trip."""
-    data = base64.b64encode(frame.to_csv(index=False).encode()).decode()
-    return (f'<a class="paynb-download" download="{escape(filename)}" '
-            f'href="data:text/csv;base64,{data}">Download as CSV ({escape(filename)})</a>')
+#: The file types the forms' *Save* buttons write.
+SAVE_TYPES = ("csv", "xlsx")
+
+
+def save_frame(frame: pd.DataFrame, folder: Path, stem: str, filetype: str, *,
+               when: dt.datetime | None = None) -> Path:
+    """Write ``frame`` to a new file ``<stem>-<YYYYmmdd-HHMMSS>.<filetype>`` in ``folder``
+    and return its path; an existing file is never overwritten (a second save in the same
+    second gets ``-2``, ``-3``...).
+
+    Times are written in UTC without their zone (Excel has no zones); amounts exactly as
+    the frame holds them; account numbers as masked as the frame has them.
+    """
+    if filetype not in SAVE_TYPES:
+        raise ValueError(f"filetype must be one of {', '.join(SAVE_TYPES)}; got {filetype!r}")
+    written = frame.copy()
+    for column in written.columns:
+        if isinstance(written[column].dtype, pd.DatetimeTZDtype):
+            written[column] = written[column].dt.tz_convert("UTC").dt.tz_localize(None)
+    folder.mkdir(parents=True, exist_ok=True)
+    base = f"{stem}-{(when or dt.datetime.now()):%Y%m%d-%H%M%S}"
+    for number in range(1, 1000):
+        path = folder / f"{base}{'' if number == 1 else f'-{number}'}.{filetype}"
+        try:
+            handle = path.open("xb")  # exclusive: never overwrite a file already there
+        except FileExistsError:
+            continue
+        with handle:
+            if filetype == "csv":
+                written.to_csv(handle, index=False)
+            else:
+                written.to_excel(handle, index=False, sheet_name=stem[:31])
+        return path
+    raise FileExistsError(f"no free file name for {base}.{filetype} in {folder}")
+
+
+def _is_decimal(dtype: Any) -> bool:
+    return isinstance(dtype, pd.ArrowDtype) and pa.types.is_decimal(dtype.pyarrow_dtype)
+
+
+def grid_frame(frame: pd.DataFrame) -> pd.DataFrame:
+    """``frame`` as a data grid can show it: amounts as numbers (for sorting and a two-decimal
+    format; the result keeps the exact decimals), times as UTC text, categories as text."""
+    shown = frame.copy()
+    for column in shown.columns:
+        values = shown[column]
+        dtype = values.dtype
+        if _is_decimal(dtype):
+            shown[column] = values.astype("float64")
+        elif isinstance(dtype, pd.DatetimeTZDtype) or pd.api.types.is_datetime64_dtype(dtype):
+            shown[column] = values.dt.strftime("%Y-%m-%d").fillna("")
+        elif not pd.api.types.is_numeric_dtype(dtype) or pd.api.types.is_bool_dtype(dtype):
+            shown[column] = values.astype("string").fillna("").astype(object)
+    return shown.reset_index(drop=True)
+
+
+def money_renderers(frame: pd.DataFrame) -> dict[str, Any]:
+    """Renderers showing ``frame``'s decimal columns right-aligned with two decimals."""
+    from ipydatagrid import TextRenderer
+
+    return {column: TextRenderer(format=",.2f", horizontal_alignment="right")
+            for column, dtype in frame.dtypes.items() if _is_decimal(dtype)}
+
+
+def data_grid(frame: pd.DataFrame, css: str, *, height: str = "220px") -> Any:
+    """A sortable, filterable :class:`ipydatagrid.DataGrid` of ``frame`` (rows selectable)."""
+    from ipydatagrid import DataGrid
+
+    grid = DataGrid(grid_frame(frame), selection_mode="row", base_column_size=110,
+                    renderers=money_renderers(frame),
+                    layout=widgets.Layout(height=height, width="100%"))
+    grid.add_class(css)
+    return grid
 
 
 def money(amount: Decimal) -> str:
@@ -295,6 +366,58 @@ class Form:
                 self._refresh()
 
         return handler
+
+    # -- saving -------------------------------------------------------------------------
+
+    def _downloads(self, stem: Callable[[], str], folder: str | Path | None) -> widgets.HBox:
+        """The *Save CSV* and *Save XLSX* buttons (hidden until :meth:`_offer_save`) with the
+        path of the file last saved: they write ``form.result`` to a new file named
+        ``<stem()>-<time>`` in ``folder`` (default: the kernel's working folder, which
+        Jupyter sets to the notebook's own). The data is never embedded in the widgets:
+        their state is saved with the notebook, which would grow and carry (masked)
+        customer data wherever it is shared."""
+        self.folder = Path(folder) if folder is not None else None
+        """Where *Save CSV* / *Save XLSX* write (``None``: the working folder)."""
+        self.saved: Path | None = None
+        """The path of the file last saved."""
+        self._save_stem = stem
+        self.save_buttons = {
+            filetype: self._button(f"Save {filetype.upper()}", f"paynb-save-{filetype}",
+                                   icon="download", visible=False)
+            for filetype in SAVE_TYPES}
+        """The *Save* buttons by file type (``"csv"``, ``"xlsx"``)."""
+        for filetype, button in self.save_buttons.items():
+            button.on_click(self._guarded(lambda kind=filetype: self._save(kind),
+                                          f"Saving {filetype.upper()}…"))
+        self.saved_path = widgets.HTML("")
+        self.saved_path.add_class("paynb-saved")
+        self.downloads = widgets.HBox([*self.save_buttons.values(), self.saved_path],
+                                      layout=widgets.Layout(flex_flow="row wrap",
+                                                            align_items="center"))
+        self.downloads.add_class("paynb-downloads")
+        return self.downloads
+
+    def _offer_save(self, visible: bool) -> None:
+        """Show the *Save* buttons (or hide them) and forget the path last shown."""
+        self.saved_path.value = ""
+        for button in self.save_buttons.values():
+            self._show(button, visible)
+
+    def _save(self, filetype: str) -> None:
+        frame = self.result
+        if frame is None or not len(frame):
+            self._announce("Nothing to save yet.", "warn")
+            return
+        folder = self.folder if self.folder is not None else Path.cwd()
+        try:
+            path = save_frame(frame, folder, self._save_stem(), filetype)
+        except OSError as exc:
+            self._announce(f"Could not save in {folder}: {exc}", "error")
+            return
+        self.saved = path
+        self.saved_path.value = (f"<span style='margin-left:0.5em'>Saved {len(frame):,} rows "
+                                 f"to <code>{escape(path)}</code></span>")
+        self._announce(f"Saved {len(frame):,} rows to {path}.", "ok")
 
     # -- display ----------------------------------------------------------------------
 

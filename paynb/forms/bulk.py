@@ -5,6 +5,7 @@ from __future__ import annotations
 import io
 from collections.abc import Mapping, Sequence
 from decimal import Decimal
+from pathlib import Path
 from typing import Any
 
 import ipywidgets as widgets
@@ -14,7 +15,6 @@ from paynb._checks import check_rows
 from paynb.errors import BulkRejectedError, DuplicateSubmissionError, TransportError
 from paynb.forms._base import (
     Form,
-    csv_link,
     describe_error,
     escape,
     money,
@@ -121,14 +121,15 @@ class BulkSubmitForm(Form):
     checked with the shared rules before anything is sent. A set larger than one
     request (1,000 items) goes out in several, and the status line counts them as
     they are answered ("chunk 2 of 3"). ``form.result`` is the service's answer,
-    one row per input row, in input order.
+    one row per input row, in input order; *Save CSV* / *Save XLSX* write it to a new
+    file in ``folder`` (default: the kernel's working folder) and show its path.
     """
 
     title = "Bulk submission"
     css_name = "bulk"
 
     def __init__(self, client: Any, items: pd.DataFrame | Sequence[Mapping[str, Any]] | None = None,
-                 *, kind: str | None = None) -> None:
+                 *, kind: str | None = None, folder: str | Path | None = None) -> None:
         super().__init__(client)
         self.kind = widgets.ToggleButtons(options=[("ACH", "ach"), ("RCC", "rcc")],
                                           value=kind or "ach", description="Kind")
@@ -167,12 +168,15 @@ class BulkSubmitForm(Form):
         self._ignored: list[str] = []
         self._done = False
         self._duplicate = False
+        self._result_kind = self.kind.value  # of form.result, whatever the toggle says since
         self._assemble(
             widgets.HBox([self.kind, self.upload]),
             widgets.HTML("<b>If some rows are invalid:</b>"), self.commit,
             widgets.HTML(f"<div style='color:#555;font-size:90%'>{_CHOICE_HELP}</div>"),
             self.preview, self.confirm, widgets.HBox([self.new_authorization,
                                                       self.submit_button, self.anyway_button]))
+        self.widget.children = (*self.widget.children,
+                                self._downloads(lambda: f"bulk-{self._result_kind}-result", folder))
         if items is not None:
             self.set_items(items, kind=kind)
         else:
@@ -194,6 +198,7 @@ class BulkSubmitForm(Form):
         guessed = "rcc" if rcc_only & {str(c).lower() for c in frame.columns} else "ach"
         self._done = False
         self.output.value = ""
+        self._offer_save(False)
         if self.kind.value != (kind or guessed):
             self.kind.value = kind or guessed  # observer re-checks the rows
         else:
@@ -407,12 +412,13 @@ class BulkSubmitForm(Form):
         if len(result) == len(self._rows):
             result.insert(0, "row", range(1, len(result) + 1))
         self.result = result
+        self._result_kind = self.kind.value
         id_column = _KINDS[self.kind.value][1]
         shown = [c for c in ("row", "yourReferenceNumber", id_column, "itemStatus",
                              "itemStatusName", "amount", "errors", "guard")
                  if c in result.columns]
-        self.output.value = (table_html(result[shown])
-                             + csv_link(result, f"bulk-{self.kind.value}-result.csv"))
+        self.output.value = table_html(result[shown])
+        self._offer_save(bool(len(result)))
         statuses = result["itemStatus"].astype("string") if "itemStatus" in result else None
         stored = int((statuses != "I").sum()) if statuses is not None else len(result)
         self._announce(f"Done: {stored} of {len(result)} items stored"

@@ -17,7 +17,14 @@ import ipywidgets as widgets
 import pandas as pd
 
 from paynb.codes import NOC_CODES, STATUS_NAMES, STATUS_ORDER
-from paynb.forms._base import Form, escape, pages_said, table_html
+from paynb.forms._base import (
+    Form,
+    data_grid,
+    escape,
+    grid_frame,
+    money_renderers,
+    pages_said,
+)
 from paynb.paging import page_progress
 
 if TYPE_CHECKING:
@@ -44,7 +51,10 @@ _KINDS: dict[str, tuple[str, str, tuple[str, ...], str]] = {
                             "changeReason", "correctedData", "nocDate"), "changeCode"),
 }
 _FILTERED = {"ach", "rcc"}  # the kinds whose list takes status and return-date filters
-_DESCRIPTION = {"description_width": "100px"}  # "Returned from" in full, the pickers aligned
+_DESCRIPTION = {"description_width": "100px"}
+#: The most rows the table holds: a widget's data is saved with the notebook, so a list of
+#: tens of thousands would make it large (``form.result`` and a saved file have them all).
+GRID_ROWS = 1_000  # "Returned from" in full, the pickers aligned
 
 
 def display_frame(frame: pd.DataFrame) -> pd.DataFrame:
@@ -102,42 +112,6 @@ def _plot_figure(frame: pd.DataFrame, kind: str) -> Figure | None:
     return fig
 
 
-#: The file types the explorer saves, with the pandas writer of each.
-SAVE_TYPES = ("csv", "xlsx")
-
-
-def save_items(frame: pd.DataFrame, folder: Path, stem: str, filetype: str, *,
-               when: dt.datetime | None = None) -> Path:
-    """Write ``frame`` to a new file ``<stem>-<YYYYmmdd-HHMMSS>.<filetype>`` in ``folder``
-    and return its path; an existing file is never overwritten (a second save in the same
-    second gets ``-2``, ``-3``...).
-
-    Times are written in UTC without their zone (Excel has no zones); amounts exactly as
-    the frame holds them; account numbers as masked as the frame has them.
-    """
-    if filetype not in SAVE_TYPES:
-        raise ValueError(f"filetype must be one of {', '.join(SAVE_TYPES)}; got {filetype!r}")
-    written = frame.copy()
-    for column in written.columns:
-        if isinstance(written[column].dtype, pd.DatetimeTZDtype):
-            written[column] = written[column].dt.tz_convert("UTC").dt.tz_localize(None)
-    folder.mkdir(parents=True, exist_ok=True)
-    base = f"{stem}-{(when or dt.datetime.now()):%Y%m%d-%H%M%S}"
-    for number in range(1, 1000):
-        path = folder / f"{base}{'' if number == 1 else f'-{number}'}.{filetype}"
-        try:
-            handle = path.open("xb")  # exclusive: never overwrite a file already there
-        except FileExistsError:
-            continue
-        with handle:
-            if filetype == "csv":
-                written.to_csv(handle, index=False)
-            else:
-                written.to_excel(handle, index=False, sheet_name=stem[:31])
-        return path
-    raise FileExistsError(f"no free file name for {base}.{filetype} in {folder}")
-
-
 def _png(fig: Figure) -> bytes:
     buffer = io.BytesIO()
     fig.savefig(buffer, format="png", dpi=90)
@@ -153,10 +127,14 @@ class StatusExplorer(Form):
     for ACH and RCC the items per status and the return trend, for instant card and
     RTP the count and the amount per status, for NOCs the change codes.
 
+    The table (``form.grid``, an :class:`ipydatagrid.DataGrid`: click a header to sort
+    or filter) holds the first :data:`GRID_ROWS` rows of the list, as the frame shows
+    them (account numbers masked); narrow the list with the filters above to see others.
+
     *Save CSV* and *Save XLSX* write ``form.result`` to a new file in ``folder``
     (default: the kernel's working folder, which Jupyter sets to the notebook's own)
     and show its path; ``form.saved`` is the path last written. Nothing of the data
-    is embedded in the notebook beyond the first 100 rows of the table.
+    is embedded in the notebook beyond the rows of the table.
     """
 
     title = "Status explorer"
@@ -165,8 +143,6 @@ class StatusExplorer(Form):
     def __init__(self, client: Any, *, kind: str = "ach", load: bool = True,
                  folder: str | Path | None = None) -> None:
         super().__init__(client)
-        self.folder = Path(folder) if folder is not None else None
-        self.saved: Path | None = None
         self._loaded_kind = kind
         self.kind = widgets.Dropdown(options=[(v[0], k) for k, v in _KINDS.items()],
                                      value=kind, description="Kind")
@@ -183,18 +159,11 @@ class StatusExplorer(Form):
                                            icon="refresh")
         self.refresh_button.add_class("paynb-refresh")
         self.refresh_button.on_click(self._guarded(self._load, "Loading…"))
-        self.save_buttons = {
-            filetype: self._button(f"Save {filetype.upper()}", f"paynb-save-{filetype}",
-                                   icon="download", visible=False)
-            for filetype in SAVE_TYPES}
-        for filetype, button in self.save_buttons.items():
-            button.on_click(self._guarded(lambda kind=filetype: self._save(kind),
-                                          f"Saving {filetype.upper()}…"))
-        self.saved_path = widgets.HTML("")
-        self.saved_path.add_class("paynb-saved")
-        self.downloads = widgets.HBox([*self.save_buttons.values(), self.saved_path],
-                                      layout=widgets.Layout(flex_flow="row wrap",
-                                                            align_items="center"))
+        self._downloads(lambda: f"{self._loaded_kind}-items", folder)
+        self.grid = data_grid(pd.DataFrame(), "paynb-explorer-grid", height="320px")
+        """The table of the rows loaded (the first :data:`GRID_ROWS`), sortable and
+        filterable."""
+        self._show(self.grid, False)
         self.counts = widgets.HTML("")
         self.counts.add_class("paynb-counts")
         # Scaled down to the form's width rather than running past it.
@@ -211,7 +180,8 @@ class StatusExplorer(Form):
             widget.observe(self._changed, names="value")
         self._assemble(self.kind, self.filters, self.refresh_button)
         # The table first, then the counts and the plots below it.
-        self.widget.children = (*self.widget.children, self.downloads, self.counts, self.plot)
+        self.widget.children = (*self.widget.children, self.grid, self.downloads, self.counts,
+                                self.plot)
         self._refresh()
         if load:
             self.refresh_button.click()
@@ -247,35 +217,22 @@ class StatusExplorer(Form):
         self.result = frame
         self._loaded_kind = kind
         shown = [c for c in columns if c in frame.columns]
-        table = display_frame(frame[shown] if shown else frame)
-        self.output.value = ("<p style='margin:0.2em 0;color:#666'>Times in UTC; every column "
-                             "and row is in <code>form.result</code> and in a saved file.</p>"
-                             + table_html(table, max_rows=100, nowrap=True))
-        self.saved_path.value = ""
-        for button in self.save_buttons.values():
-            self._show(button, bool(len(frame)))
+        table = display_frame((frame[shown] if shown else frame).head(GRID_ROWS))
+        more = (f" The table holds the first {GRID_ROWS:,} of {len(frame):,} rows: narrow "
+                "the filters to see others." if len(frame) > GRID_ROWS else "")
+        self.output.value = ("<p style='margin:0.2em 0;color:#666'>Times in UTC; click a "
+                             "column's header to sort or filter; every column and row is in "
+                             f"<code>form.result</code> and in a saved file.{escape(more)}</p>")
+        self.grid.data = grid_frame(table)
+        self.grid.renderers = money_renderers(table)
+        self._show(self.grid, bool(len(frame)))
+        self._offer_save(bool(len(frame)))
         self.counts.value = self._counts_html(frame, counted)
         self.figure = _plot_figure(frame, kind) if len(frame) else None
         self.plot.value = _png(self.figure) if self.figure is not None else b""
         self._show(self.plot, self.figure is not None)
         self._announce(f"{len(frame):,} {label} item{'s' if len(frame) != 1 else ''} loaded "
                        f"at {dt.datetime.now():%H:%M:%S}.", "ok")
-
-    def _save(self, filetype: str) -> None:
-        frame = self.result
-        if frame is None or not len(frame):
-            self._announce("Nothing to save: load some items first.", "warn")
-            return
-        folder = self.folder if self.folder is not None else Path.cwd()
-        try:
-            path = save_items(frame, folder, f"{self._loaded_kind}-items", filetype)
-        except OSError as exc:
-            self._announce(f"Could not save in {folder}: {exc}", "error")
-            return
-        self.saved = path
-        self.saved_path.value = (f"<span style='margin-left:0.5em'>Saved {len(frame):,} rows "
-                                 f"to <code>{escape(path)}</code></span>")
-        self._announce(f"Saved {len(frame):,} rows to {path}.", "ok")
 
     @staticmethod
     def _counts_html(frame: pd.DataFrame, column: str) -> str:

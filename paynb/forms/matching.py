@@ -9,9 +9,8 @@ from typing import Any
 import ipywidgets as widgets
 import numpy as np
 import pandas as pd
-import pyarrow as pa
 
-from paynb.forms._base import Form
+from paynb.forms._base import Form, data_grid, grid_frame
 
 __all__ = ["ExceptionsView"]
 
@@ -20,36 +19,6 @@ logger = logging.getLogger("paynb.forms")
 _ITEM_SHOWN = ("achItemId", "rccItemId", "uniqueId", "yourReferenceNumber", "amount",
                "itemStatus", "sendDate", "depositDateTime", "receivedDateTime",
                "bankAccountNumber", "firstSignerLastName", "tied_with")
-
-
-def grid_frame(frame: pd.DataFrame) -> pd.DataFrame:
-    """``frame`` as a data grid can show it: amounts as numbers (for sorting and a two-decimal
-    format; the result keeps the exact decimals), times as UTC text, categories as text."""
-    shown = frame.copy()
-    for column in shown.columns:
-        values = shown[column]
-        dtype = values.dtype
-        if isinstance(dtype, pd.ArrowDtype) and pa.types.is_decimal(dtype.pyarrow_dtype):
-            shown[column] = values.astype("float64")
-        elif isinstance(dtype, pd.DatetimeTZDtype) or pd.api.types.is_datetime64_dtype(dtype):
-            shown[column] = values.dt.strftime("%Y-%m-%d").fillna("")
-        elif not pd.api.types.is_numeric_dtype(dtype) or pd.api.types.is_bool_dtype(dtype):
-            shown[column] = values.astype("string").fillna("").astype(object)
-    return shown.reset_index(drop=True)
-
-
-def data_grid(frame: pd.DataFrame, css: str) -> Any:
-    """A sortable, filterable :class:`ipydatagrid.DataGrid` of ``frame`` (rows selectable)."""
-    from ipydatagrid import DataGrid, TextRenderer
-
-    shown = grid_frame(frame)
-    money = {column: TextRenderer(format=",.2f", horizontal_alignment="right")
-             for column, dtype in frame.dtypes.items()
-             if isinstance(dtype, pd.ArrowDtype) and pa.types.is_decimal(dtype.pyarrow_dtype)}
-    grid = DataGrid(shown, selection_mode="row", base_column_size=110, renderers=money,
-                    layout=widgets.Layout(height="220px", width="100%"))
-    grid.add_class(css)
-    return grid
 
 
 class ExceptionsView(Form):

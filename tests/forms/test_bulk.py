@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-import base64
 import datetime as dt
 import io
+import json
 from decimal import Decimal
 from typing import Any
 
@@ -58,10 +58,60 @@ def test_commit_valid_stores_the_valid_rows_and_reports_the_invalid(client, batc
         Decimal("10.00"), Decimal("20.55")]
     assert len(client.journal()) == 2
     assert form.status_text == "Done: 2 of 3 items stored, 1 invalid (status I, not paid)."
-    # The result is downloadable as CSV, one row per input.
-    link = form.output.value.split('href="data:text/csv;base64,')[1].split('"')[0]
-    downloaded = pd.read_csv(io.BytesIO(base64.b64decode(link)), dtype=str)
-    assert list(downloaded["yourReferenceNumber"]) == list(batch["yourReferenceNumber"])
+    # The result is saved on request (issue 13), one row per input: see the tests below.
+    assert [b.layout.display for b in form.save_buttons.values()] == [None, None]
+
+
+def _widget_state(form: Any) -> str:
+    from ipywidgets.embed import embed_data
+
+    return json.dumps(embed_data(views=[form.widget])["manager_state"])
+
+
+def test_the_result_is_never_embedded_in_the_widgets(client, batch, tmp_path) -> None:
+    form = BulkSubmitForm(client, items=batch, folder=tmp_path / "saved")
+    assert all(b.layout.display == "none" for b in form.save_buttons.values())  # nothing yet
+    form.confirm.value = True
+    form.submit_button.click()
+    assert len(form.result) == 3
+    state = _widget_state(form)
+    assert "data:text/csv" not in state and "base64" not in state
+    assert batch["yourReferenceNumber"].iloc[2] in state  # the result's table is shown
+    assert not (tmp_path / "saved").exists()  # and nothing is written until asked
+
+
+@pytest.mark.parametrize("filetype", ["csv", "xlsx"])
+def test_save_writes_the_result_as_shown_and_says_where(client, batch, tmp_path,
+                                                         filetype) -> None:
+    form = BulkSubmitForm(client, items=batch, folder=tmp_path)
+    form.confirm.value = True
+    form.submit_button.click()
+    form.kind.value = "rcc"  # toggled after sending: the file still holds the ACH result
+    form.save_buttons[filetype].click()
+    path = form.saved
+    assert path is not None and path.parent == tmp_path and path.suffix == f".{filetype}"
+    assert path.name.startswith("bulk-ach-result-")
+    assert str(path) in form.saved_path.value and str(path) in form.status_text
+    assert form.status_text == f"Saved 3 rows to {path}."
+    read = (pd.read_csv(path, dtype=str, keep_default_na=False) if filetype == "csv"
+            else pd.read_excel(path, dtype=str).fillna(""))
+    result = form.result
+    assert list(read.columns) == list(result.columns)
+    assert read["row"].tolist() == ["1", "2", "3"]
+    assert read["yourReferenceNumber"].tolist() == list(batch["yourReferenceNumber"])
+    assert read["achItemId"].tolist()[:2] == [str(i) for i in result["achItemId"][:2]]
+    assert read["itemStatus"].tolist() == ["W", "W", "I"]
+    # exact (an Excel cell holds a number: 10 for 10.00); the invalid row comes back as the
+    # service answered it
+    assert [Decimal(a) if a else None for a in read["amount"]] == [
+        a if pd.notna(a) else None for a in result["amount"]]
+    assert [Decimal(a) for a in read["amount"][:2]] == [Decimal("10.00"), Decimal("20.55")]
+    if filetype == "csv":
+        assert read["amount"].tolist()[:2] == ["10.00", "20.55"]
+    # masked as the result shows them: never the full account number
+    assert read["bankAccountNumber"].tolist()[:2] == ["****3333", "****6666"]
+    assert read["bankAccountNumber"].tolist() == result["bankAccountNumber"].fillna("").tolist()
+    assert "111122223333" not in path.read_bytes().decode("latin-1")
 
 
 def test_all_or_nothing_with_an_invalid_row_sends_nothing(client, batch) -> None:

@@ -18,7 +18,7 @@ def test_loads_ach_items_with_counts_and_plots(client) -> None:
     assert "<td>W</td><td>Waiting</td>" in explorer.counts.value
     assert bytes(explorer.plot.value).startswith(b"\x89PNG")
     assert explorer.plot.layout.display is None
-    assert "achItemId" in explorer.output.value
+    assert "achItemId" in explorer.grid.data.columns
     assert [b.layout.display for b in explorer.save_buttons.values()] == [None, None]
 
 
@@ -51,7 +51,7 @@ def test_other_kinds(client) -> None:
     assert "changeCode" in explorer.counts.value and len(explorer.result) > 0
     explorer.kind.value = "instant"
     explorer.refresh_button.click()
-    assert "uniqueId" in explorer.output.value
+    assert "uniqueId" in explorer.grid.data.columns
     assert "Success" in explorer.counts.value
 
 
@@ -117,22 +117,43 @@ def test_the_table_reads_well_at_notebook_width(client) -> None:
     explorer = StatusExplorer(client, load=False)
     explorer.statuses.value = ("R",)
     explorer.refresh_button.click()
-    html = explorer.output.value
-    # It scrolls sideways inside the form, every cell on one line.
-    assert '<div class="paynb-table-scroll" style="overflow-x:auto;width:0;min-width:100%;' \
-           'white-space:nowrap;">' in html
-    assert explorer.output.layout.width == "100%" and explorer.output.layout.min_width == "0"
+    grid = explorer.grid
+    # A data grid as wide as the form (it scrolls inside itself), with stable classes.
+    assert grid.layout.width == "100%" and "paynb-explorer-grid" in grid._dom_classes
+    assert grid.layout.display is None
     assert explorer.plot.layout.max_width == "100%"
     assert explorer.filters.layout.flex_flow == "row wrap"  # pickers under the statuses if narrow
     # returnDate is a date: shown without a time; timestamps without the zone suffix.
-    first = explorer.result.iloc[0]
-    assert f"<td>{first['returnDate']:%Y-%m-%d}</td>" in html
-    assert f"<td>{first['receivedDateTime']:%Y-%m-%d %H:%M:%S}</td>" in html
-    assert "+00:00" not in html and "00:00:00" not in html
-    assert "Times in UTC" in html
+    first, shown = explorer.result.iloc[0], grid.data.iloc[0]
+    assert shown["returnDate"] == f"{first['returnDate']:%Y-%m-%d}"
+    assert shown["receivedDateTime"] == f"{first['receivedDateTime']:%Y-%m-%d %H:%M:%S}"
+    assert not grid.data["receivedDateTime"].str.contains(r"\+00:00").any()
+    # amounts are numbers (sorting by size), drawn with two decimals
+    assert shown["amount"] == float(first["amount"])
+    assert grid.renderers["amount"].format == ",.2f"
+    assert "Times in UTC" in explorer.output.value
     # form.result keeps the real types: returnDate a date (paynb.frames), times in UTC.
     assert str(explorer.result["returnDate"].dtype) == "datetime64[ns]"
     assert str(explorer.result["receivedDateTime"].dtype) == "datetime64[ns, UTC]"
+
+
+def test_the_grid_holds_the_filtered_rows_masked_as_the_frame(client) -> None:
+    explorer = StatusExplorer(client, load=False)
+    explorer.statuses.value = ("R", "B")
+    explorer.refresh_button.click()
+    frame, data = explorer.result, explorer.grid.data
+    assert 0 < len(frame) <= 1000 and len(data) == len(frame)
+    assert data["achItemId"].tolist() == frame["achItemId"].tolist()
+    assert set(data["itemStatus"]) == set(frame["itemStatus"].astype(str)) <= {"R", "B"}
+    assert data["yourReferenceNumber"].tolist() == frame["yourReferenceNumber"].tolist()
+    # no column the table does not show (account numbers stay in form.result, masked there)
+    assert "bankAccountNumber" not in data.columns
+    explorer.kind.value = "instant"
+    explorer.refresh_button.click()
+    data = explorer.grid.data
+    assert data["uniqueId"].tolist() == explorer.result["uniqueId"].tolist()
+    assert data["cardLastFour"].str.len().le(4).all()  # never a full card number
+    assert "amount" not in explorer.grid.renderers  # the wire integer is not a decimal
 
 
 def test_the_date_pickers_show_their_whole_label(client) -> None:
@@ -186,14 +207,17 @@ def test_pages_said_without_a_total() -> None:
 # ------------------------------------------------------------------------ saving (issue 13)
 
 def test_no_item_data_is_embedded_in_the_widgets(client) -> None:
+    from paynb.forms.explorer import GRID_ROWS
+
     explorer = StatusExplorer(client)
-    assert len(explorer.result) > 100
+    assert len(explorer.result) > GRID_ROWS
     html = explorer.output.value
-    # No download link carrying the rows: only the table's first 100 rows are shown.
+    # No download link carrying the rows; the table holds the first GRID_ROWS rows only.
     assert "data:" not in html and "base64" not in html
+    assert len(explorer.grid.data) == GRID_ROWS
     last = explorer.result["yourReferenceNumber"].iloc[-1]
-    assert last not in html
-    assert len(html) < 100_000
+    assert last not in explorer.grid.data["yourReferenceNumber"].tolist()
+    assert f"the first {GRID_ROWS:,} of {len(explorer.result):,} rows" in html
 
 
 @pytest.mark.parametrize("filetype", ["csv", "xlsx"])
