@@ -106,9 +106,10 @@ def run(cfg: Config) -> list[Row]:
                             target="ratio <= 0.02", met=ratio <= 0.02, notes=notes))
 
         # Returns come back days to weeks after an item is sent: the changes fall on the
-        # most recent items still waiting (a random sample of the last 50,000).
-        waiting = paynb.History(folder).ach(status="W", columns=["itemStatus"])["achItemId"]
-        pool = waiting.iloc[-50 * changes:].sample(n=changes * rounds, random_state=8).tolist()
+        # most recent items sent or still waiting (a random sample of the last 50,000).
+        recent = paynb.History(folder).ach(status=["S", "W"], columns=["itemStatus"])
+        recent = recent.sort_values("achItemId")["achItemId"]
+        pool = recent.iloc[-50 * changes:].sample(n=changes * rounds, random_state=8).tolist()
         sync_times, list_times = [], []
         for number in range(rounds):
             day = dt.date(2030, 1, 1) + dt.timedelta(days=3 * number)

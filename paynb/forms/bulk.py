@@ -90,6 +90,16 @@ def normalise_rows(frame: pd.DataFrame, model: type[RequestModel]
         else:
             cells = [_plain(value) for value in cells]
             blank = [n for n, value in enumerate(cells) if _blank(value)]
+        if wire in wires:
+            # Two columns for one field (``sameDayAchRequested`` and
+            # ``same_day_ach_requested``): a cell blank in one is taken from the other.
+            at = wires.index(wire)
+            empty = set(blank)
+            for n in blanks[at]:
+                if n not in empty:
+                    values[at][n] = cells[n]
+            blanks[at] = sorted(set(blanks[at]) & empty)
+            continue
         wires.append(wire)
         values.append(cells)
         blanks.append(blank)
