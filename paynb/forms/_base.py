@@ -22,6 +22,7 @@ inputs withdraws the tick, and so does each send.
 from __future__ import annotations
 
 import datetime as dt
+import functools
 import html
 import logging
 import re
@@ -387,7 +388,7 @@ class Form:
             for filetype in SAVE_TYPES}
         """The *Save* buttons by file type (``"csv"``, ``"xlsx"``)."""
         for filetype, button in self.save_buttons.items():
-            button.on_click(self._guarded(lambda kind=filetype: self._save(kind),
+            button.on_click(self._guarded(functools.partial(self._save, filetype),
                                           f"Saving {filetype.upper()}…"))
         self.saved_path = widgets.HTML("")
         self.saved_path.add_class("paynb-saved")

@@ -63,9 +63,11 @@ def test_commit_valid_stores_the_valid_rows_and_reports_the_invalid(client, batc
 
 
 def _widget_state(form: Any) -> str:
-    from ipywidgets.embed import embed_data
+    from ipywidgets.embed import dependency_state, embed_data
 
-    return json.dumps(embed_data(views=[form.widget])["manager_state"])
+    # The form's own widgets only: the manager also holds every other test's widgets.
+    return json.dumps(embed_data(views=[form.widget],
+                                 state=dependency_state([form.widget]))["manager_state"])
 
 
 def test_the_result_is_never_embedded_in_the_widgets(client, batch, tmp_path) -> None:
