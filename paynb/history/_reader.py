@@ -5,10 +5,12 @@ from __future__ import annotations
 import json
 import logging
 import os
+import warnings
 from collections.abc import Iterable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from paynb.errors import PaynbWarning
 from paynb.history._store import (
     ID_FIELDS,
     INTERNAL,
@@ -106,6 +108,7 @@ class History:
         self.company = company.strip() if company else None
         self.mask = mask
         self._store.meta()  # a broken metadata file is reported on opening
+        self._told_empty = False
 
     def __repr__(self) -> str:
         return f"<paynb.History at {self.path}>"
@@ -173,8 +176,19 @@ class History:
         last = "9999-99" if high is None else f"{high:%Y-%m}"
         return [f for f in files if f.month != NO_MONTH and first <= (f.month or "") <= last]
 
+    def _warn_if_never_synced(self) -> None:
+        # An empty answer from a folder nothing was ever synced into (a typo in the path,
+        # or no sync yet) would pass for "no items": say so, once per History.
+        if not self._store.exists() and not self._told_empty:
+            self._told_empty = True
+            warnings.warn(f"no history has been synced into {self.path} (the folder "
+                          f"{'is empty' if self.path.exists() else 'does not exist'}): "
+                          "these frames are empty; run client.sync() (path= for this "
+                          "folder) first", PaynbWarning, stacklevel=3)
+
     def _items(self, kind: str, start: Any, end: Any, status: Any, returned_from: Any,
                returned_to: Any, columns: list[str] | None) -> pd.DataFrame:
+        self._warn_if_never_synced()
         import numpy as np
         import pyarrow as pa
 

@@ -9,6 +9,7 @@ import signal
 import subprocess
 import sys
 import time
+import warnings
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -279,3 +280,16 @@ def test_history_reads_kinds_never_synced_as_empty_list_frames(private, tmp_path
     assert client.history.sql("select count(*) as n from ach")["n"].iloc[0] == 0
     meta = json.loads((tmp_path / "paynb-history.json").read_text())
     assert meta["masked"] is True and list(meta["kinds"]) == ["noc"]
+
+
+def test_a_folder_never_synced_into_says_so_instead_of_passing_for_no_items(tmp_path):
+    from paynb.errors import PaynbWarning
+
+    typo = History(tmp_path / "histroy")
+    with pytest.warns(PaynbWarning, match="does not exist.*run client.sync"):
+        assert typo.ach().empty
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        assert typo.rcc().empty  # said once per History, not on every read
+    with pytest.warns(PaynbWarning, match="is empty"):
+        History(tmp_path).nocs()
