@@ -213,7 +213,10 @@ def to_utc_datetime(value: Any) -> dt.datetime | None:
         return None
     if value.tzinfo is None:
         return value.replace(tzinfo=dt.UTC)
-    return value.astimezone(dt.UTC)
+    try:
+        return value.astimezone(dt.UTC)
+    except OverflowError:  # 0001-01-01T00:00+01:00 has no UTC time: malformed, not a crash
+        return None
 
 
 def wire_datetime(value: dt.datetime) -> str:

@@ -530,3 +530,14 @@ def test_instant_card_transactions_round_trip_through_the_sandbox(
         assert row["cardLastFour"] == "1111"
     # Never echoed, by design: the card number (only its last four), the one-time
     # password, the token.
+
+
+@pytest.mark.parametrize("moment", ["0001-01-01T00:00:00+01:00", "9999-12-31T23:59:59-01:00"])
+def test_a_date_time_with_no_utc_time_is_malformed_not_a_crash(moment: str) -> None:
+    # Found by the API fuzz test: the sandbox answered 500 (OverflowError) to a bulk item
+    # whose sendDate was one of these.
+    assert validation.to_utc_datetime(moment) is None
+    item, errors = models.check(models.AchItem, {**ACH, "sendDate": moment})
+    assert item is None and "ISO 8601" in errors["sendDate"][0]
+    bulk, errors = models.check(models.AchBulkRequest, {"items": [{**ACH, "sendDate": moment}]})
+    assert bulk is None and "items[0].sendDate" in errors
