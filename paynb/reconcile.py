@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any
 
 from paynb.errors import NotFoundError
 from paynb.journal import SUBMISSIONS, VOIDS_BY_ID, Journal
+from paynb.resources._base import fetch_list
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -118,8 +119,7 @@ class _Lookup:
             self._index(self._fetch([]))
 
     def _fetch(self, params: list[tuple[str, Any]]) -> pd.DataFrame:
-        return self.resource._list(params, page=None, page_size=None, max_items=None,
-                                   progress=False)
+        return fetch_list(self.resource, params, progress=False)
 
     def _index(self, frame: pd.DataFrame) -> None:
         """From the whole list ``frame``, keep the latest item of each reference and the

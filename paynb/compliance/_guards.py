@@ -155,7 +155,7 @@ def service_now(client: Client) -> dt.datetime:
     sandbox (``GET /sandbox/clock``; it moves with ``simulate.advance_clock``), else the
     local UTC time (the real service publishes no clock)."""
     if getattr(client, "environment", None) == "sandbox":
-        answer = client._transport.json("GET", "/sandbox/clock")
+        answer = client.context.transport.json("GET", "/sandbox/clock")
         found = as_of_time(answer.get("now") if isinstance(answer, Mapping) else None,
                            "the sandbox clock")
         return found
@@ -274,7 +274,7 @@ def history(client: Client, *, whole: bool = False) -> _History:
     account is known; ``whole`` also fetches the entries known only by the guards'
     fields, for the corrected records of the ledger.
     """
-    items, nocs = client.ach._seen, client.nocs._seen
+    items, nocs = client.ach.seen, client.nocs.seen
     assert items is not None and nocs is not None
     state = _state(client)
     with state.lock:
@@ -303,7 +303,7 @@ def history(client: Client, *, whole: bool = False) -> _History:
 
 def applied_marks(client: Client) -> dict[str, dict[str, Any]]:
     """The journal's applied NOCs of the client's company (none without a journal)."""
-    journal = client._journal
+    journal = client.context.journal
     return journal.applied_nocs(client.company_code) if journal is not None else {}
 
 
@@ -498,7 +498,7 @@ def guard_submission(resource: Resource, bodies: dict[int, dict[str, Any]], *,
     """
     if resource.kind not in GUARDED_KINDS or not bodies:
         return {}
-    client = resource._client
+    client = resource.client
     verdicts = judge(client, bodies, new_authorization=new_authorization)
     logger.info("guards: %d entries judged against %s", len(verdicts),
                 next(iter(verdicts.values())).checked)
@@ -519,9 +519,10 @@ def guard_submission(resource: Resource, bodies: dict[int, dict[str, Any]], *,
             continue
         bodies[row].update(verdict.changes)
         for rule, reason in verdict.overridden:
-            if client._journal is not None:
-                client._journal.record_override(client.company_code, resource.kind,
-                                                verdict.reference, rule, reason, by=by)
+            journal = client.context.journal
+            if journal is not None:
+                journal.record_override(client.company_code, resource.kind,
+                                        verdict.reference, rule, reason, by=by)
             logger.warning("guards: %s sent with new_authorization=True: %s", rule, reason)
     texts = sorted({text for v in verdicts.values() if v.allowed for text in v.warnings})
     for text in texts:

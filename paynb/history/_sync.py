@@ -124,7 +124,7 @@ def when(value: Any, argument: str, *, end: bool = False) -> pd.Timestamp | None
 def history_path(client: Client) -> Any:
     """The store folder of ``client``: the one its last ``sync(path=...)`` named, else the
     default of its environment (``sandbox``, or the profile's name and the host)."""
-    given = getattr(client, "_history_path", None)
+    given = client.history_folder
     if given is not None:
         return given
     where = client.environment
@@ -160,23 +160,6 @@ def row_hash(frame: pd.DataFrame) -> np.ndarray:
             mixed = (hashed ^ salt) * np.uint64(_PRIME)
             total += np.where(column.notna().to_numpy(), mixed, np.uint64(0))
     return total.view(np.int64)
-
-
-def _fetcher(resource: Resource, params: list[tuple[str, Any]], size: int) -> Any:
-    """``fetch(n)`` -> :class:`~paynb.paging.Page` of the kind's list (as ``list`` pages)."""
-    from paynb import frames
-    from paynb.paging import Page
-
-    path = resource._path()
-
-    def fetch(number: int) -> Page:
-        answer = resource._call("GET", path, params=[*params, ("page", number),
-                                                      ("pageSize", size)])
-        total = frames.list_metadata(answer).get("total")
-        return Page(frames.extract_records(answer, method="GET", path=path),
-                    total if isinstance(total, int) else None)
-
-    return fetch
 
 
 class _Index:
@@ -281,7 +264,9 @@ class _KindSync:
                           progress=self.progress, desc=desc)
 
     def _fetcher(self, params: list[tuple[str, Any]], size: int) -> Any:
-        fetch = _fetcher(self.resource, params, size)
+        from paynb.resources._base import page_fetcher
+
+        fetch = page_fetcher(self.resource, params, size)
 
         def counted(number: int) -> Page:
             self.requests += 1
@@ -698,7 +683,7 @@ def sync(client: Client, *, kinds: Any = None, since: Any = None, rebuild: bool 
     if mask is not None and not isinstance(mask, bool):
         raise invalid("mask", "must be True, False or None")
     if path is not None:
-        client._history_path = path  # type: ignore[attr-defined]
+        client.history_folder = path
     store = Store(history_path(client))
     rows = []
     with store.locked():

@@ -327,7 +327,7 @@ class ItemResource(Resource):
     def _settle_records(self, entries: Any, records: Any) -> None:
         """Settle each entry with its answer: ``invalid``/``blocked`` for an item answered
         ``I``/``B`` (stored, never processed), else as every resource does."""
-        journal = self._client._journal
+        journal = self.context.journal
         if journal is None:
             return
         plain_entries, plain_records, outcomes = [], [], []
@@ -652,9 +652,9 @@ class ItemResource(Resource):
             if other:
                 raise invalid("status", f"holds {', '.join(other)}: changes() reports "
                               f"{', '.join(CHANGE_STATUSES)} only")
-        client = self._client
+        context = self.context
         if isinstance(since, str) and since == "last":
-            mark = client._watermark(self.kind)
+            mark = context.watermark(self.kind)
             start = mark - CHANGES_OVERLAP if mark is not None else None
         else:
             start = since
@@ -666,16 +666,16 @@ class ItemResource(Resource):
                                     progress=None)
         keys = list(zip(frame[self.id_field].tolist(), frame["itemStatus"].astype(str).tolist(),
                         frame["returnDate"].tolist(), strict=True))
-        seen = client._seen_changes(self.kind, keys)
-        client._mark_seen(self.kind, [key for key in keys if key not in seen])
+        seen = context.seen_changes(self.kind, keys)
+        context.mark_seen(self.kind, [key for key in keys if key not in seen])
         dates = frame["returnDate"].dropna()
         # A narrowed poll leaves the watermark alone: the changes it left out are older
         # than its newest one and must still be found by the next poll.
         if len(dates) and not filters.local and status is None:
             latest = _utc(dates.max())
-            mark = client._watermark(self.kind)
+            mark = context.watermark(self.kind)
             if mark is None or latest > mark:
-                client._set_watermark(self.kind, latest)
+                context.set_watermark(self.kind, latest)
         if isinstance(since, str) and since == "last" and seen:
             fresh = [key not in seen for key in keys]
             frame = frame[fresh].reset_index(drop=True)

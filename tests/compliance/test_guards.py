@@ -62,8 +62,8 @@ def entry(amount: str = "40.00", kind: str = "Debit", **extra: Any) -> dict[str,
 
 def seen(client: Any, items: list[dict[str, Any]], nocs: list[dict[str, Any]] = ()) -> None:
     """Make ``client`` have seen these records (as a list call would)."""
-    client.ach._seen.add(items)
-    client.nocs._seen.add(list(nocs))
+    client.ach.seen.add(items)
+    client.nocs.seen.add(list(nocs))
 
 
 def verdict(client: Any, body: dict[str, Any], as_of: str, **options: Any) -> Any:
@@ -194,7 +194,7 @@ def test_the_second_reinitiation_passes_and_the_third_is_refused(client: Any) ->
     _returned_debit(client, "2026-01-12")
     second = verdict(client, entry(), "2026-01-20")
     assert second["allowed"] and "reinitiation 2 of 2" in second["notes"][0]
-    client.ach._seen.clear()
+    client.ach.seen.clear()
     _returned_debit(client, "2026-01-12", "2026-01-22")
     third = verdict(client, entry(), "2026-01-30")
     assert third["rules"] == ["reinitiation-limit"]
