@@ -162,6 +162,13 @@ def row_hash(frame: pd.DataFrame) -> np.ndarray:
     return total.view(np.int64)
 
 
+def _fetcher(resource: Resource, params: list[tuple[str, Any]], size: int) -> Any:
+    """``fetch(n)`` -> :class:`~paynb.paging.Page` of the kind's list (as ``list`` pages)."""
+    from paynb.resources._base import page_fetcher
+
+    return page_fetcher(resource, params, size)
+
+
 class _Index:
     """The stored items of one kind and company, read month by month as a sync needs
     them: an incremental sync over a million items reads only the months its changes
@@ -264,9 +271,7 @@ class _KindSync:
                           progress=self.progress, desc=desc)
 
     def _fetcher(self, params: list[tuple[str, Any]], size: int) -> Any:
-        from paynb.resources._base import page_fetcher
-
-        fetch = page_fetcher(self.resource, params, size)
+        fetch = _fetcher(self.resource, params, size)
 
         def counted(number: int) -> Page:
             self.requests += 1
