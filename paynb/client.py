@@ -341,8 +341,9 @@ class Client(_KeywordsOnly):
         """Settle the journal's ``unknown`` entries (answer lost) by looking them up.
 
         A submission is looked for by its reference number: found, it becomes
-        ``sent`` with the service's id and status (``rejected`` when the service
-        kept it as invalid, ``I``). Not found, it becomes ``failed`` (it never
+        ``sent`` with the service's id and status (``invalid`` or ``blocked`` when the
+        service stored it with status ``I`` or ``B``: it will not be processed, and a
+        corrected one may be submitted). Not found, it becomes ``failed`` (it never
         arrived, so it may be submitted again) only once its answer was lost at
         least ``settle_after`` seconds ago: a service may still store a request
         whose answer the client gave up on (a timeout, a dropped connection), and

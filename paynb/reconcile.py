@@ -14,7 +14,7 @@ from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
 from paynb.errors import NotFoundError
-from paynb.journal import SUBMISSIONS, VOIDS_BY_ID, Journal
+from paynb.journal import NOT_ACCEPTED, SUBMISSIONS, VOIDS_BY_ID, Journal
 from paynb.resources._base import fetch_list
 
 if TYPE_CHECKING:
@@ -188,6 +188,7 @@ def _reconcile_entry(lookup: _Lookup, entry: dict[str, Any]) -> tuple[str, Any, 
         done = status == "V"
         return ("sent" if done else "failed", found[id_field], status,
                 "reconcile: voided" if done else f"reconcile: the item is {status}, not voided")
-    # An invalid item the service kept (a bulk row with status I) counts as refused.
-    state = "rejected" if status == "I" else "sent"
+    # An item the service stored but will never process (I: invalid, B: blocked) is
+    # recorded as a submission's answer records it, so that a corrected one may be sent.
+    state = NOT_ACCEPTED.get(status or "", "sent")
     return state, found[id_field], status, "reconcile: found in the service"

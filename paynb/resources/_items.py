@@ -18,6 +18,7 @@ from paynb.errors import (
     SubmissionNotAcceptedWarning,
     ValidationError,
 )
+from paynb.journal import NOT_ACCEPTED
 from paynb.models import Advisory, BulkRequest, RequestModel, check
 from paynb.resources._base import (
     Resource,
@@ -46,8 +47,6 @@ BULK_CHUNK = 1000
 CHANGES_OVERLAP = dt.timedelta(days=1)
 CHANGE_STATUSES = ("B", "I", "R")
 _ROW_KEY = re.compile(r"^(?:items)?\[(\d+)\]\.?(.*)$")
-#: Journal states of a submission answered with these statuses: stored, never processed.
-_NOT_ACCEPTED = {"I": "invalid", "B": "blocked"}
 #: The service's fields that say why an item is not accepted.
 _REASON_FIELDS = ("itemStatusDescription", "returnReason", "returnMessage", "errors")
 #: Distinct advisories of one bulk submission warned about one by one; the rest are counted.
@@ -300,7 +299,7 @@ class ItemResource(Resource):
         """A :class:`~paynb.errors.SubmissionNotAcceptedWarning` when the service answered
         items with ``I`` or ``B``: stored, but they will not be processed."""
         refused = [record for record in records
-                   if str(id_of(record, "itemStatus") or "").upper() in _NOT_ACCEPTED]
+                   if str(id_of(record, "itemStatus") or "").upper() in NOT_ACCEPTED]
         if not refused:
             return
         lines = []
@@ -333,10 +332,10 @@ class ItemResource(Resource):
         plain_entries, plain_records, outcomes = [], [], []
         for entry, record in zip(entries, records, strict=True):
             status = str(id_of(record, "itemStatus") or "").upper() if record else ""
-            if status in _NOT_ACCEPTED:
+            if status in NOT_ACCEPTED:
                 errors = id_of(record, "errors")
                 detail = "; ".join(f"{k}: {v}" for k, v in _reasons(record).items()) or None
-                outcomes.append((entry, _NOT_ACCEPTED[status], id_of(record, self.id_field),
+                outcomes.append((entry, NOT_ACCEPTED[status], id_of(record, self.id_field),
                                  status, detail if errors is None else str(errors)))
             else:
                 plain_entries.append(entry)
