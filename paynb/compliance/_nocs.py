@@ -13,9 +13,10 @@ from __future__ import annotations
 
 import datetime as dt
 from collections.abc import Iterable, Mapping
-from decimal import Decimal, InvalidOperation
+from decimal import Decimal
 from typing import TYPE_CHECKING, Any
 
+from paynb._coerce import parse_decimal
 from paynb._redact import last_four
 from paynb.codes import NOC_CODES
 
@@ -299,11 +300,9 @@ def as_of_time(as_of: Any, argument: str = "as_of") -> dt.datetime:
 
 
 def _amount(value: Any) -> Decimal | None:
-    if value is None:
-        return None
     try:
-        return Decimal(str(value))
-    except (InvalidOperation, ValueError):
+        return parse_decimal(value, currency_sign=True)
+    except ValueError:  # the ledger shows no amount rather than failing on one record
         return None
 
 
