@@ -33,7 +33,7 @@ if TYPE_CHECKING:
 
     from paynb.client import Client
 
-__all__ = ["Resource", "ResourceContext", "fetch_list", "page_fetcher"]
+__all__ = ["Resource", "ResourceContext", "fetch_list", "frame_rows", "page_fetcher"]
 
 logger = logging.getLogger("paynb.resources")
 
@@ -185,6 +185,62 @@ def as_mapping(item: Any, argument: str) -> dict[str, Any]:
     if not isinstance(item, Mapping):
         raise invalid(argument, "must be a mapping of field names to values (or a model)")
     return {str(key): _plain(value) for key, value in item.items() if not missing(value)}
+
+
+def _blank_text(value: Any) -> bool:
+    return isinstance(value, str) and not value.strip()
+
+
+def frame_rows(frame: pd.DataFrame, names: Mapping[Any, str | None] | None = None, *,
+               blank_text: bool = False) -> list[dict[str, Any]]:
+    """The rows of ``frame`` as plain dicts, read column by column (a 100,000-row upload
+    in a fraction of a second): the one row reading of ``submit_many`` and the bulk form.
+
+    Each row holds the values :func:`as_mapping` would give it: missing cells (``None``,
+    ``NaN``, ``NaT``, ``NA``) left out, numpy scalars as python ones, dates as ISO text.
+
+    Args:
+        names: the key of each column (``None``: the column is left out); default the
+            column's own name. Two columns with one key (``sameDayAchRequested`` and
+            ``same_day_ach_requested`` in an upload) fill each other's blanks, the first
+            column winning where both hold a value.
+        blank_text: leave out blank text too (empty or only whitespace). The bulk form
+            does: an empty spreadsheet cell is absent. ``submit_many`` does not: a blank
+            value sent on purpose is the model's to judge (``must not be blank``).
+    """
+    import pandas as pd
+
+    keys: list[str] = []
+    values: list[list[Any]] = []
+    blanks: list[set[int]] = []
+    for position, column in enumerate(frame.columns):
+        key = str(column) if names is None else names.get(column)
+        if key is None:
+            continue
+        series = frame.iloc[:, position]
+        cells = series.tolist()
+        if blank_text and isinstance(series.dtype, pd.StringDtype) and not series.isna().any():
+            # An uploaded file's column: text in every cell (nothing to make plain).
+            blank = {n for n, value in enumerate(cells) if not value.strip()}
+        else:
+            cells = [_plain(value) for value in cells]
+            blank = {n for n, value in enumerate(cells)
+                     if missing(value) or (blank_text and _blank_text(value))}
+        if key in keys:
+            at = keys.index(key)
+            for n in blanks[at] - blank:
+                values[at][n] = cells[n]
+            blanks[at] &= blank
+            continue
+        keys.append(key)
+        values.append(cells)
+        blanks.append(blank)
+    rows = [dict(zip(keys, row, strict=True)) for row in zip(*values, strict=True)] \
+        if keys else [{} for _ in range(len(frame))]
+    for key, blank in zip(keys, blanks, strict=True):
+        for n in blank:
+            del rows[n][key]
+    return rows
 
 
 def _float_amount(value: float, field: str) -> Decimal:

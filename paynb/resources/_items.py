@@ -26,6 +26,7 @@ from paynb.resources._base import (
     chunked,
     date_range,
     failure_state,
+    frame_rows,
     id_of,
     invalid,
     positive_int,
@@ -125,7 +126,10 @@ def _records_of(items: Any) -> list[Any]:
 
 
 def _rows_of(items: Any) -> list[dict[str, Any]]:
-    """The rows of a DataFrame or of a list of mappings/models, as plain dicts."""
+    """The rows of a DataFrame (:func:`frame_rows`) or of a list of mappings/models
+    (:func:`as_mapping`), as plain dicts."""
+    if hasattr(items, "to_dict") and hasattr(items, "columns"):
+        return frame_rows(items)
     return [as_mapping(record, f"items[{n}]") for n, record in enumerate(_records_of(items))]
 
 
