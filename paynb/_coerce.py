@@ -28,13 +28,17 @@ STATUS_BY_NAME = {name.lower(): code for code, name in STATUS_NAMES.items()}
 
 
 def missing(value: Any) -> bool:
-    """None, NaN, pandas NaT or NA (the values not equal to themselves, or undecidable)."""
+    """None, NaN, pandas NaT or NA (the values not equal to themselves, or undecidable).
+
+    An array in a cell is a value, not missing (its comparison is an array)."""
     if value is None:
         return True
     try:
         return bool(value != value)
     except TypeError:  # pandas NA: its comparisons are NA too
         return True
+    except ValueError:  # a numpy array of several values: truth is ambiguous
+        return False
 
 
 def parse_decimal(value: Any, *, currency_sign: bool = False) -> Decimal | None:

@@ -66,6 +66,7 @@ def test_missing_values(value) -> None:
     assert missing(value)
 
 
-@pytest.mark.parametrize("value", ["", " ", 0, 0.0, False, Decimal(0), [], {}, "NaN"])
+@pytest.mark.parametrize("value", ["", " ", 0, 0.0, False, Decimal(0), [], {}, "NaN",
+                                   np.array([1.0, np.nan])])
 def test_present_values(value) -> None:
     assert not missing(value)

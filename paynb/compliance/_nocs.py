@@ -16,7 +16,7 @@ from collections.abc import Iterable, Mapping
 from decimal import Decimal
 from typing import TYPE_CHECKING, Any
 
-from paynb._coerce import parse_decimal
+from paynb._coerce import missing, parse_decimal
 from paynb._redact import last_four
 from paynb.codes import NOC_CODES
 
@@ -249,12 +249,7 @@ def camel(record: Mapping[str, Any]) -> Mapping[str, Any]:
 
 def present(value: Any) -> Any:
     """``value``, or ``None`` for a missing one (``NaN``, ``NaT``, ``pd.NA``)."""
-    try:
-        if value is None or value != value:  # NaN, NaT
-            return None
-    except (TypeError, ValueError):  # pd.NA refuses bool()
-        return None
-    return value
+    return None if missing(value) else value
 
 
 def get(record: Mapping[str, Any], field: str) -> Any:

@@ -358,11 +358,13 @@ class Resource:
 
     def _record(self, method: str, path: str, *, body: Any = None) -> dict[str, Any]:
         answer = self._call(method, path, body=body)
-        return frames.extract_record(answer, method=method, path=path)
+        record: dict[str, Any] = frames.extract_record(answer, method=method, path=path)
+        return record
 
     def _records(self, method: str, path: str, *, body: Any = None) -> list[dict[str, Any]]:
         answer = self._call(method, path, body=body)
-        return frames.extract_records(answer, method=method, path=path)
+        records: list[dict[str, Any]] = frames.extract_records(answer, method=method, path=path)
+        return records
 
     # ------------------------------------------------------------------ frames
 
@@ -656,7 +658,7 @@ class Resource:
         journal = self.context.journal
         if journal is None:
             return
-        outcomes = []
+        outcomes: list[tuple[Any, ...]] = []
         for entry, record in zip(entries, records, strict=True):
             if record is None:
                 outcomes.append((entry, "unknown", None, None, "no answer for this item"))

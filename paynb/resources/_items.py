@@ -9,7 +9,7 @@ import warnings
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any, ClassVar
 
-from paynb._coerce import STATUS_BY_NAME
+from paynb._coerce import STATUS_BY_NAME, missing
 from paynb.codes import STATUS_NAMES, STATUS_ORDER
 from paynb.errors import (
     ESCAPE_HATCH,
@@ -54,21 +54,12 @@ _REASON_FIELDS = ("itemStatusDescription", "returnReason", "returnMessage", "err
 _MAX_BULK_WARNINGS = 10
 
 
-def _present(value: Any) -> bool:
-    if value is None:
-        return False
-    try:
-        return not bool(value != value)  # NaN, NaT
-    except (TypeError, ValueError):  # pd.NA, arrays
-        return True
-
-
 def _reasons(record: Mapping[str, Any]) -> dict[str, Any]:
     """The service's reason fields of a record that are filled in."""
     found = {}
     for field in _REASON_FIELDS:
         value = id_of(record, field)
-        if _present(value) and value not in ("", [], {}):
+        if not missing(value) and value not in ("", [], {}):
             found[field] = value
     return found
 
