@@ -57,9 +57,9 @@ def _noc(client: Any, account: str, received: dt.datetime, code: str = "C01",
     noc_id = next(_ids)
     # Kept whole, as a list would keep it once the NOC is known (the service has no such
     # item to fetch it from).
-    client.ach._seen.keep_whole.add(str(original["achItemId"]))
-    client.ach._seen.add([original])
-    client.nocs._seen.add([{"nocId": noc_id, "achItemId": original["achItemId"],
+    client.ach.seen.keep_whole.add(str(original["achItemId"]))
+    client.ach.seen.add([original])
+    client.nocs.seen.add([{"nocId": noc_id, "achItemId": original["achItemId"],
                             "changeCode": code, "correctedData": data,
                             "nocDate": received.isoformat()}])
     return noc_id
@@ -128,7 +128,7 @@ def test_the_noc_form_offers_the_correction_and_records_it_applied(
 
 def test_a_return_needing_authorization_and_the_checkbox(client, fill, ach_values, account,
                                                          now) -> None:
-    client.ach._seen.add([_record(account, now - dt.timedelta(days=9), itemStatus="R",
+    client.ach.seen.add([_record(account, now - dt.timedelta(days=9), itemStatus="R",
                                   returnReason="R07",
                                   returnDate=(now - dt.timedelta(days=7)).date().isoformat())])
     before = _count(client)
@@ -157,7 +157,7 @@ def _returned_debits(client: Any, account: str, now: dt.datetime, retries: int) 
                                settleDate=(at + dt.timedelta(days=1)).isoformat(),
                                returnDate=(at + dt.timedelta(days=3)).isoformat(),
                                achCompanyEntryDescription="RETRY PYMT"))
-    client.ach._seen.add(history)
+    client.ach.seen.add(history)
 
 
 def test_reinitiations_in_the_form(client, fill, ach_values, account, now) -> None:
@@ -168,7 +168,7 @@ def test_reinitiations_in_the_form(client, fill, ach_values, account, now) -> No
     assert "reinitiation 2 of 2" in form.status_text
     assert "company entry description set to RETRY PYMT" in form.status_text
 
-    client.ach._seen.clear()
+    client.ach.seen.clear()
     _returned_debits(client, account, now, retries=2)
     before = _count(client)
     third = AchForm(client)
@@ -181,7 +181,7 @@ def test_reinitiations_in_the_form(client, fill, ach_values, account, now) -> No
 
 
 def test_the_bulk_preview_gives_each_row_its_verdict(client, ref, account, now) -> None:
-    client.ach._seen.add([_record(account, now - dt.timedelta(days=9), itemStatus="R",
+    client.ach.seen.add([_record(account, now - dt.timedelta(days=9), itemStatus="R",
                                   returnReason="R02",
                                   returnDate=(now - dt.timedelta(days=7)).date().isoformat())])
     noc_account = f"9{uuid.uuid4().int % 10**11:011d}"
@@ -240,7 +240,7 @@ def test_the_noc_deadline_edge_through_the_form(client, fill, ach_values, now) -
 def test_the_180_days_edge_through_the_form(client, fill, ach_values, account, now, days,
                                             blocked) -> None:
     settled = dt.datetime.combine(now.date() - dt.timedelta(days=days), dt.time(), dt.UTC)
-    client.ach._seen.add([_record(account, settled - dt.timedelta(days=1), itemStatus="R",
+    client.ach.seen.add([_record(account, settled - dt.timedelta(days=1), itemStatus="R",
                                   returnReason="R01", settleDate=settled.isoformat(),
                                   returnDate=(settled + dt.timedelta(days=2)).isoformat())])
     form = AchForm(client)
