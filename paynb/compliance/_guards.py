@@ -57,7 +57,7 @@ from paynb.compliance._nocs import (
     records_of,
     when,
 )
-from paynb.errors import PaynbError, SubmissionRefusedError
+from paynb.errors import PaynbError, PaynbWarning, SubmissionRefusedError
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -100,8 +100,11 @@ GUARDED_KINDS = frozenset({"ach"})
 FETCH_ONE_BY_ONE = 20
 
 
-class GuardWarning(UserWarning):
-    """A submission guard's warning: an open NOC not yet due, or no history to check."""
+class GuardWarning(PaynbWarning):
+    """A submission guard's warning: an open NOC not yet due, or no history to check.
+
+    A :class:`~paynb.errors.PaynbWarning`, so ``warnings.filterwarnings("ignore",
+    category=paynb.PaynbWarning)`` covers it with every other paynb warning."""
 
 
 @dataclass

@@ -241,6 +241,17 @@ def test_with_no_history_it_warns_once_that_it_cannot_check(client: Any) -> None
         client.ach.submit(entry(amount="1.12"))   # history now: what it submitted
 
 
+def test_ignoring_paynb_warnings_covers_the_guards(client: Any) -> None:
+    import paynb
+
+    assert issubclass(GuardWarning, paynb.PaynbWarning)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        warnings.filterwarnings("ignore", category=paynb.PaynbWarning)
+        sent = client.ach.submit(entry(amount="1.13"))   # the "cannot check" notice: ignored
+    assert sent["itemStatus"] == "W"
+
+
 def test_the_guards_use_the_sandbox_clock(sb: Any, client: Any) -> None:
     assert abs((service_now(client) - sb.simulate.now()).total_seconds()) < 5
 
