@@ -181,6 +181,15 @@ def test_rows_of_a_frame_are_judged_like_mappings(client: Any) -> None:
     assert list(found["changes"]) == [{"achCompanyEntryDescription": "RETRY PYMT"}, {}]
 
 
+def test_an_original_returned_the_day_it_was_received_is_not_its_own_retry(client: Any) -> None:
+    # returnDate is a day (its midnight): the original, received later that day, is not a
+    # reinitiation of itself.
+    seen(client, [record("2026-01-05T15:00:00Z", status="R", code="R01", returned="2026-01-05",
+                         settle="2026-01-05")])
+    found = verdict(client, entry(), "2026-01-06")
+    assert "reinitiation 1 of 2" in found["notes"][0]
+
+
 def test_a_reinitiation_saying_something_else_is_refused(client: Any) -> None:
     _returned_debit(client)
     found = verdict(client, entry(achCompanyEntryDescription="PAYMENT"), "2026-01-10")
