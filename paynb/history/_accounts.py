@@ -22,9 +22,7 @@ pandas and pyarrow load only when a store is read.
 from __future__ import annotations
 
 import datetime as dt
-import hashlib
 import hmac
-import logging
 import os
 import secrets
 from collections.abc import Iterable, Mapping
@@ -36,8 +34,6 @@ from paynb.history._store import NO_MONTH, Store, latest
 
 __all__ = ["KEY_COLUMN", "GuardRows", "account_key", "account_keys", "guard_rows",
            "new_key", "secret_of"]
-
-logger = logging.getLogger("paynb.history")
 
 #: The column of the store's ACH rows that holds the keyed hash of the account.
 KEY_COLUMN = "_accountKey"
@@ -209,7 +205,7 @@ def guard_rows(store: Store, company: str, accounts: Iterable[tuple[Any, Any]], 
                      checked=checked, holds=True)
 
 
-def _nocs(store: Store, company: str, meta: Mapping[str, Any], applied: set[str],
+def _nocs(store: Store, company: str, meta: dict[str, Any], applied: set[str],
           ) -> list[dict[str, Any]]:
     """The store's NOCs of ``company`` not in ``applied`` (the guards' fields)."""
     files = store.files("items", kind="noc", company=company, meta=meta)
