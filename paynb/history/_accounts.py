@@ -3,8 +3,8 @@
 The guards of :mod:`paynb.compliance` match an entry's receiving account (routing and
 **full** account number) against the history; a store masks account numbers
 (``****6789``) unless synced with ``mask=False``. So each stored ACH row also carries
-``_accountKey``: the first 8 bytes of HMAC-SHA256 of ``routing`` and ``account`` under a
-random 32-byte secret of that store, as a signed 64-bit integer. Two rows to the same
+``_accountKey``: keyed BLAKE2b (a MAC, RFC 7693) of ``routing`` and ``account`` under a
+random 32-byte secret of that store, 8 bytes, as a signed 64-bit integer. Two rows to the same
 account have the same key; the number cannot be read from it.
 
 The secret is **not** in the store's folder: a key whose secret travels with it is a
@@ -22,11 +22,11 @@ pandas and pyarrow load only when a store is read.
 from __future__ import annotations
 
 import datetime as dt
-import hmac
 import os
 import secrets
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
+from hashlib import blake2b
 from pathlib import Path
 from typing import Any
 
@@ -38,7 +38,7 @@ __all__ = ["KEY_COLUMN", "GuardRows", "account_key", "account_keys", "guard_rows
 #: The column of the store's ACH rows that holds the keyed hash of the account.
 KEY_COLUMN = "_accountKey"
 #: How the keys are made (recorded in the metadata, for a later paynb to tell).
-SCHEME = "hmac-sha256-64 (routing, account)"
+SCHEME = "keyed-blake2b-64 (routing, account)"
 #: The fields of an ACH row the guards read (paynb.resources._seen.GUARD_FIELDS).
 GUARD_COLUMNS = ("achItemId", "bankRoutingNumber", "bankAccountNumber", "itemStatus",
                  "returnReason", "returnDate", "receivedDateTime", "amount",
@@ -92,13 +92,15 @@ def account_key(secret: bytes, routing: Any, account: Any) -> int | None:
     routing_text, account_text = _text(routing), _text(account)
     if routing_text is None or account_text is None:
         return None
-    digest = hmac.digest(secret, f"{routing_text}\x1f{account_text}".encode(), "sha256")
-    return int.from_bytes(digest[:8], "big", signed=True)
+    digest = blake2b(f"{routing_text}\x1f{account_text}".encode(), key=secret,
+                     digest_size=8).digest()
+    return int.from_bytes(digest, "big", signed=True)
 
 
 def account_keys(records: Iterable[Mapping[str, Any]], secret: bytes) -> Any:
     """The keys of raw ACH records (whole numbers, as the service sends them), as a
-    nullable ``Int64`` array: one HMAC per distinct account, not per record."""
+    nullable ``Int64`` array: one hash per distinct account, not per record."""
+    import numpy as np
     import pandas as pd
 
     done: dict[tuple[Any, Any], int | None] = {}
@@ -112,7 +114,10 @@ def account_keys(records: Iterable[Mapping[str, Any]], secret: bytes) -> Any:
         except TypeError:  # an unhashable value: no account
             key = None
         keys.append(key)
-    return pd.array(keys, dtype="Int64")
+    missing = np.fromiter((key is None for key in keys), dtype=bool, count=len(keys))
+    values = np.fromiter((0 if key is None else key for key in keys), dtype=np.int64,
+                         count=len(keys))
+    return pd.arrays.IntegerArray(values, missing)
 
 
 @dataclass
