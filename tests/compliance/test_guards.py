@@ -357,3 +357,36 @@ def test_the_ledger_fetches_the_entries_of_nocs_it_has_not_seen(sb: Any, tmp_pat
         again = listed.nocs.obligations(progress=False)
         applied = again[again["nocId"] == noc["nocId"]].iloc[0]
         assert applied["state"] == "applied" and applied["appliedBy"]
+
+
+# ------------------------------------------------------------------ the sandbox's scenarios
+
+#: What the guards say of a new debit of the same amount to each scenario's account, as
+#: the scenario's description says (paynb.sandbox.scenarios.SCENARIOS).
+SCENARIO_VERDICTS = {
+    "SCN-NOC-C01": ("refused", "noc-overdue"), "SCN-NOC-C02": ("refused", "noc-overdue"),
+    "SCN-NOC-C07": ("refused", "noc-overdue"), "SCN-NOC-C03": ("warning", None),
+    "SCN-NOC-C05": ("warning", None), "SCN-NOC-C06": ("warning", None),
+    "SCN-NOC-C09": ("warning", None), "SCN-R01-MAX": ("refused", "reinitiation-limit"),
+    "SCN-R01-ONCE": ("ok", None),
+}
+
+
+def test_the_sandbox_scenarios_make_the_guards_fire(client: Any) -> None:
+    from paynb.sandbox.scenarios import SCENARIOS
+
+    client.ach.list(progress=False)
+    client.nocs.list(progress=False)
+    chosen = [s for s in SCENARIOS if s.reference in SCENARIO_VERDICTS]
+    bodies = [entry(str(s.amount), bankRoutingNumber=s.routing, bankAccountNumber=s.account)
+              for s in chosen]
+    found = check_entries(client, bodies)
+    for scenario, (_, row) in zip(chosen, found.iterrows(), strict=True):
+        verdict_, rule = SCENARIO_VERDICTS[scenario.reference]
+        assert row["verdict"] == verdict_, (scenario.reference, row["reasons"], row["warnings"])
+        assert row["rules"] == ([rule] if rule else []), scenario.reference
+        if scenario.reference.startswith("SCN-NOC"):
+            said = (row["reasons"] or row["warnings"])[0]
+            assert f"({scenario.noc[0]} " in said and scenario.account not in said
+    once = found.iloc[[s.reference for s in chosen].index("SCN-R01-ONCE")]
+    assert once["changes"] == {"achCompanyEntryDescription": "RETRY PYMT"}

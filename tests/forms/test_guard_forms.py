@@ -250,3 +250,50 @@ def test_the_180_days_edge_through_the_form(client, fill, ach_values, account, n
         assert f"{days} days ago" in form.status_text and "within 180 days" in form.status_text
     else:
         assert "reinitiation 1 of 2" in form.status_text and "RETRY PYMT" in form.status_text
+
+
+@pytest.mark.parametrize(("at", "blocked"), [("2027-12-28T23:00:00+00:00", False),
+                                             ("2027-12-29T00:30:00+00:00", True)])
+def test_the_sixth_banking_day_across_a_saturday_holiday_through_the_form(
+        fill, ach_values, tmp_path, at, blocked) -> None:
+    """Christmas 2027 is a Saturday, and the Federal Reserve does not close the Friday
+    before: a NOC received Monday 2027-12-20 is due on Tue 28 (21, 22, 23, Fri 24, 27, 28),
+    by the sandbox's own clock, moved there."""
+    from paynb.sandbox import serve
+
+    with serve(port=0, seed_items=10, seed=2) as sb:
+        start = dt.datetime(2027, 12, 20, 12, tzinfo=dt.UTC)
+        sb.simulate.advance_clock(seconds=(start - sb.simulate.now()).total_seconds())
+        with sb.connect(journal=tmp_path / "journal.sqlite") as client:
+            account = f"6{uuid.uuid4().int % 10**11:011d}"
+            client.ach.list(progress=False)
+            sent = client.ach.submit({**ach_values, "bankAccountNumber": account})
+            sb.simulate.force_status(int(sent["achItemId"]), "S")
+            noc = sb.simulate.create_noc(int(sent["achItemId"]), change_code="C01",
+                                         corrected_data="555444333222")
+            assert noc["nocDate"].startswith("2027-12-20")
+            client.nocs.list(progress=False)
+            moment = dt.datetime.fromisoformat(at)
+            sb.simulate.advance_clock(seconds=(moment - sb.simulate.now()).total_seconds())
+            before = _count(client)
+            form = AchForm(client)
+            fill(form, **{**ach_values, "bankAccountNumber": account,
+                          "yourReferenceNumber": ach_values["yourReferenceNumber"] + "b"})
+            assert form.submit_button.disabled is blocked, form.status_text
+            text = form.status_text
+            if blocked:
+                assert text.startswith(f"Refused: NOC {noc['nocId']} (C01")
+                assert "was due 2027-12-28" in text
+                form.submit_button.click()
+                assert form.result is None and _count(client) == before
+            else:
+                assert f"Warning: NOC {noc['nocId']} (C01" in text and "due 2027-12-28" in text
+
+
+def test_with_no_history_the_form_says_it_cannot_check(client, fill, ach_values) -> None:
+    form = AchForm(client)   # this client has listed nothing and there is no history store
+    fill(form, **ach_values)
+    assert not form.submit_button.disabled
+    assert form.status_text.endswith("Not checked against NOCs and returns: list ACH items "
+                                     "and NOCs first (or sync the local history: "
+                                     "client.sync()).")
