@@ -50,6 +50,7 @@ from paynb.compliance._nocs import (
     account_key,
     as_of_time,
     camel,
+    corrected_fields,
     get,
     index,
     ledger,
@@ -120,7 +121,8 @@ class Verdict:
     ``noc-overdue``, ``returned-account``, ``reinitiation-limit``,
     ``reinitiation-window``, ``reinitiation-description``); ``changes`` the fields
     paynb sets on the entry (``achCompanyEntryDescription``: ``RETRY PYMT``);
-    ``checked`` the history the verdict rests on.
+    ``checked`` the history the verdict rests on; ``corrections`` the fields the NOCs
+    on the account ask to set (full values: not in the repr).
     """
 
     row: int | None = None
@@ -131,6 +133,9 @@ class Verdict:
     changes: dict[str, Any] = field(default_factory=dict)
     notes: list[str] = field(default_factory=list)
     checked: str = ""
+    #: The request fields each unapplied NOC on the account asks to set (full values, so
+    #: kept out of the repr): what a form offers to fill in (:meth:`AchForm.prefill`).
+    corrections: list[dict[str, str]] = field(default_factory=list, repr=False)
 
     @property
     def allowed(self) -> bool:
@@ -411,6 +416,8 @@ def _noc_rule(verdict: Verdict, body: Mapping[str, Any], obligations: list[dict[
             verdict.notes.append(f"{what}: this entry carries its corrected values; mark the "
                                  f"NOC applied (client.nocs.apply({row['nocId']!r}))")
             continue
+        if row["corrected"]:
+            verdict.corrections.append(corrected_fields(row["corrected"]))
         sixth = row["sixthBankingDay"]
         if sixth is not None and today > sixth:
             verdict.refusals.append((

@@ -87,6 +87,24 @@ def test_an_overdue_noc_blocks_the_ach_form(client, fill, ach_values, account, n
     assert form.submit_button.disabled
 
 
+def test_the_ach_form_offers_the_nocs_corrected_values_for_the_account_typed(
+        client, fill, ach_values, account, now) -> None:
+    _noc(client, account, now - dt.timedelta(days=20), code="C06", data="555444333222 37")
+    form = AchForm(client)
+    assert form.correction_button.layout.display == "none"
+    fill(form, **{**ach_values, "bankAccountNumber": account})
+    assert form.submit_button.disabled and form.status_text.startswith("Refused: NOC")
+    assert form.correction_button.layout.display is None   # offered
+    assert "555444333222" not in repr(form._verdict)
+    form.correction_button.click()
+    # Typed in from the NOC, not re-keyed: the account number and the account type.
+    assert form.fields["bankAccountNumber"].value == "555444333222"
+    assert form.fields["achAccountType"].value == "Savings"
+    form.confirm.value = True
+    assert not form.submit_button.disabled
+    assert form.correction_button.layout.display == "none"   # the new account has no NOC
+
+
 def test_an_open_noc_warns_in_the_ready_line(client, fill, ach_values, account, now) -> None:
     noc_id = _noc(client, account, now)
     form = AchForm(client)
@@ -294,6 +312,5 @@ def test_with_no_history_the_form_says_it_cannot_check(client, fill, ach_values)
     form = AchForm(client)   # this client has listed nothing and there is no history store
     fill(form, **ach_values)
     assert not form.submit_button.disabled
-    assert form.status_text.endswith("Not checked against NOCs and returns: list ACH items "
-                                     "and NOCs first (or sync the local history: "
-                                     "client.sync()).")
+    assert "Not checked against NOCs and returns: list ACH items and NOCs or sync the " \
+        "history first" in form.status_text
