@@ -380,8 +380,15 @@ class BulkSubmitForm(Form):
                  if c in result.columns]
         self.output.value = table_html(result[shown])
         self._offer_save(bool(len(result)))
-        statuses = result["itemStatus"].astype("string") if "itemStatus" in result else None
-        stored = int((statuses != "I").sum()) if statuses is not None else len(result)
-        self._announce(f"Done: {stored} of {len(result)} items stored"
-                       + (f", {len(result) - stored} invalid (status I, not paid)."
-                          if stored != len(result) else "."), "ok")
+        statuses = result["itemStatus"].astype("string").str.upper() \
+            if "itemStatus" in result else None
+        # I (invalid, here or at the service) and B (blocked) items are stored at most,
+        # never processed: only the others are accepted (SubmissionNotAcceptedWarning).
+        invalid = int((statuses == "I").sum()) if statuses is not None else 0
+        blocked = int((statuses == "B").sum()) if statuses is not None else 0
+        accepted = len(result) - invalid - blocked
+        refused = " and ".join(f"{n} {word} (status {code})" for n, word, code in
+                               ((invalid, "invalid", "I"), (blocked, "blocked", "B")) if n)
+        self._announce(f"Done: {accepted} of {len(result)} items accepted"
+                       + (f", {refused}: not paid." if refused else "."),
+                       "ok" if not refused else "warn")

@@ -47,6 +47,7 @@ import time
 from collections.abc import Iterable, Sequence
 from typing import TYPE_CHECKING, Any
 
+from paynb.history._accounts import KEY_COLUMN, account_keys, new_key, secret_of
 from paynb.history._store import (
     ID_FIELDS,
     INTERNAL,
@@ -147,7 +148,7 @@ def row_hash(frame: pd.DataFrame) -> np.ndarray:
     total = np.zeros(len(frame), dtype=np.uint64)
     with np.errstate(over="ignore"):
         for name in frame.columns:
-            if name in INTERNAL:
+            if name in INTERNAL or name == KEY_COLUMN:
                 continue
             column = frame[name]
             try:
@@ -200,7 +201,7 @@ class _KindSync:
 
     def __init__(self, client: Client, store: Store, meta: dict[str, Any], kind: str, *,
                  since: pd.Timestamp | None, masked: bool, version: int, now: dt.datetime,
-                 progress: bool | None) -> None:
+                 progress: bool | None, secret: bytes | None = None) -> None:
         self.client, self.store, self.kind = client, store, kind
         self.company = client.company_code
         self.resource: Resource = {"ach": client.ach, "rcc": client.rcc,
@@ -210,6 +211,8 @@ class _KindSync:
         self.month_field = MONTH_FIELDS[kind]
         self.status_field = STATUS_FIELDS[kind]
         self.masked, self.version, self.now, self.progress = masked, version, now, progress
+        #: The store's account-key secret (ACH only; see paynb.history._accounts).
+        self.secret = secret if kind == "ach" else None
         self.files = store.files("items", kind=kind, company=self.company, meta=meta)
         self.return_files = store.files("returns", kind=kind, company=self.company, meta=meta)
         self.state: dict[str, Any] = copy.deepcopy(
@@ -257,6 +260,8 @@ class _KindSync:
         from paynb import frames
 
         frame = frames.to_frame(records, self.kind, mask=self.masked)
+        if self.secret is not None and len(frame) == len(records):
+            frame[KEY_COLUMN] = account_keys(records, self.secret)
         if self.id_field in frame.columns:
             ids = frame[self.id_field]
             frame = frame[~(ids.duplicated(keep="last") & ids.notna())]
@@ -715,6 +720,14 @@ def sync(client: Client, *, kinds: Any = None, since: Any = None, rebuild: bool 
         version = int(meta["version"]) + 1
         now = now_utc()
         new_meta = copy.deepcopy(meta)
+        if "ach" in chosen and not meta.get("accountKey") and not meta.get("kinds", {}).get("ach"):
+            # Keys from the first ACH row on: a store either has them on every row or not.
+            new_meta["accountKey"] = new_key()
+        secret = secret_of(new_meta)
+        if "ach" in chosen and new_meta.get("accountKey") and secret is None:
+            logger.warning("history: the secret of the account keys of %s is not on this "
+                           "machine: new ACH rows get no key (the guards cannot match "
+                           "accounts in them); sync(rebuild=True) makes a new one", store.path)
         new_meta["superseded"] = []
         for kind in chosen:
             began = time.perf_counter()
@@ -730,7 +743,7 @@ def sync(client: Client, *, kinds: Any = None, since: Any = None, rebuild: bool 
             elif state is not None:
                 kind_since = None
             job = _KindSync(client, store, meta, kind, since=kind_since, masked=masked,
-                            version=version, now=now, progress=progress)
+                            version=version, now=now, progress=progress, secret=secret)
             if state is None or not job.files:
                 job.backfill()
                 # Every returned row went to ``returns`` too: readers may rely on it.
