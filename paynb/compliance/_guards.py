@@ -367,7 +367,7 @@ def from_store(client: Client, found: tuple[Any, dict[str, Any]],
         if state.stored is not None and state.stored[0] == key:
             rows = state.stored[1]
         else:
-            rows = store._guard_rows(accounts, since=since, applied=list(applied))
+            rows = store.guard_rows(accounts, since=since, applied=list(applied))
             state.stored = (key, rows)
     if rows.problem:
         _tell(client, str(store.path), rows.problem)

@@ -394,8 +394,8 @@ class History:
             columns[name] = values.array if dtype != "object" else values.to_numpy()
         return pd.DataFrame(columns, index=pd.RangeIndex(n))
 
-    def _guard_rows(self, accounts: Iterable[tuple[Any, Any]], *, since: Any,
-                    applied: Iterable[Any] = ()) -> Any:
+    def guard_rows(self, accounts: Iterable[tuple[Any, Any]], *, since: Any,
+                   applied: Iterable[Any] = ()) -> Any:
         """What the submission guards of :mod:`paynb.compliance` read: the ACH items of
         ``accounts`` (routing, full number) from ``since`` on and the NOCs not
         ``applied`` about them (see :func:`paynb.history._accounts.guard_rows`)."""

@@ -59,7 +59,7 @@ def synced(sb: Any, path: Path, **options: Any) -> Path:
 def fresh(sb: Any, path: Path, tmp_path: Path) -> Any:
     """A client that has listed nothing, reading the store at ``path``."""
     client = sb.connect(journal=tmp_path / f"j-{uuid.uuid4().hex[:6]}.sqlite")
-    client._history_path = path   # as client.sync(path=...) remembers it
+    client.history_folder = path   # as client.sync(path=...) remembers it
     return client
 
 
