@@ -332,8 +332,8 @@ class Client(_KeywordsOnly):
         """The journal of this company: every submission, bulk row and void, oldest first.
 
         Columns: ``id, when, batch, updated, company, kind, operation, reference,
-        state`` (pending, sent, rejected, unknown, failed), ``item_id, item_status,
-        detail, summary`` (the body without secrets), ``allow_duplicate``.
+        state`` (pending, sent, rejected, unknown, failed, invalid, blocked), ``item_id,
+        item_status, detail, summary`` (the body without secrets), ``allow_duplicate``.
         """
         return self.context.require_journal().frame(self.company_code)
 
