@@ -390,3 +390,36 @@ def test_the_sandbox_scenarios_make_the_guards_fire(client: Any) -> None:
             assert f"({scenario.noc[0]} " in said and scenario.account not in said
     once = found.iloc[[s.reference for s in chosen].index("SCN-R01-ONCE")]
     assert once["changes"] == {"achCompanyEntryDescription": "RETRY PYMT"}
+
+
+def test_a_mark_made_by_another_process_shows_in_this_ledger(sb: Any, tmp_path: Any) -> None:
+    # The "shared by processes using the same journal": a second Python process
+    # marks the NOC applied while this client's journal is open; the first mark stands.
+    import subprocess
+    import sys
+
+    account = _fresh_account()
+    journal = tmp_path / "shared.sqlite"
+    with sb.connect(journal=journal) as here, pytest.warns(GuardWarning, match="cannot check"):
+        sent = here.ach.submit(entry(bankAccountNumber=account))
+        noc = sb.simulate.create_noc(int(sent["achItemId"]), change_code="C05",
+                                     corrected_data="37")
+        before = here.nocs.obligations(progress=False)
+        assert before.loc[before["nocId"] == noc["nocId"], "state"].item() == "open"
+        child = (
+            "import sys\n"
+            "from paynb.sandbox.server import Sandbox\n"
+            "handle = Sandbox(sys.argv[1])\n"
+            "with handle.connect(journal=sys.argv[2]) as other:\n"
+            "    mark = other.nocs.apply(sys.argv[3], by='bo', note='from the other process')\n"
+            "    print(mark['already'])\n")
+        for expected in ("False", "True"):
+            done = subprocess.run([sys.executable, "-c", child, sb.base_url, str(journal),
+                                   str(noc["nocId"])], capture_output=True, text=True,
+                                  timeout=120, check=True)
+            assert done.stdout.strip() == expected
+        mine = here.nocs.apply(noc["nocId"], by="ana")
+        assert mine["already"] is True and mine["by"] == "bo"
+        after = here.nocs.obligations(progress=False)
+        row = after[after["nocId"] == noc["nocId"]].iloc[0]
+        assert row["state"] == "applied" and row["appliedBy"] == "bo"
