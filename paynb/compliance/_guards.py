@@ -41,9 +41,9 @@ import warnings
 import weakref
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from decimal import Decimal
 from typing import TYPE_CHECKING, Any
 
+from paynb._coerce import parse_decimal
 from paynb.codes import RETURN_CODES
 from paynb.compliance._nocs import (
     Entry,
@@ -469,8 +469,10 @@ def _reinitiation_rule(verdict: Verdict, body: Mapping[str, Any], entries: list[
     if kind != "debit" or str(body.get("achTransactionSubType") or "").strip():
         return
     try:
-        amount = Decimal(str(body.get("amount")))
-    except ArithmeticError:
+        amount = parse_decimal(body.get("amount"))
+    except ValueError:
+        return  # not an amount: the request model refuses it, with its own message
+    if amount is None:
         return
     chain = [e for e in entries if e.type == "debit" and not e.sub_type and e.amount == amount]
     returned = [e for e in chain if e.status == "R" and e.code in REINITIATION_CODES]
