@@ -20,6 +20,7 @@ import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from decimal import Decimal
+from functools import cache
 from itertools import repeat
 from operator import itemgetter
 from typing import TYPE_CHECKING, Any
@@ -46,15 +47,18 @@ _CONTROL = r"\x00-\x1f\x7f"
 #: (together with "has a digit 1-9"; ASCII digits only: ``Decimal`` reads others too).
 _AMOUNT_TEXT = r"^[0-9]{1,8}(?:\.[0-9]{0,2})?$"
 _CENT = Decimal("0.01")
+_CONTROL_BYTES = "".join(map(chr, range(0x20))) + "\x7f"
 
 
 @dataclass(frozen=True)
 class _Rule:
     """How the fast path vouches for one field (wire name)."""
 
-    kind: str  # text, reference, routing, account, state, pattern, choice, amount
+    kind: str  # text, reference, routing, state, pattern, characters, choice, amount
     required: bool = False
+    min_length: int = 0
     max_length: int | None = None
+    #: A regular expression (pattern), or the characters allowed (characters, ASCII).
     pattern: str | None = None
     choices: frozenset[str] = frozenset()
 
@@ -65,7 +69,9 @@ _COMMON = {
     "state": _Rule("state", required=True),
     "yourReferenceNumber": _Rule("reference", required=True, max_length=50),
     "bankRoutingNumber": _Rule("routing", required=True),
-    "bankAccountNumber": _Rule("pattern", required=True, pattern=r"^[0-9A-Za-z-]{4,17}$"),
+    "bankAccountNumber": _Rule("characters", required=True, min_length=4, max_length=17,
+                               pattern="0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZ"
+                                       "abcdefghijklmnopqrstuvwxyz-"),
     "amount": _Rule("amount", required=True),
 }
 
@@ -146,23 +152,88 @@ def _mask(array: pa.Array) -> np.ndarray:
     return array.to_numpy(zero_copy_only=False).astype(bool)
 
 
-def _routing_ok(array: pa.Array, shaped: np.ndarray) -> np.ndarray:
-    """The ABA 3-7-1 checksum of the values that are nine ASCII digits (``shaped``)."""
+def _utf8(array: pa.Array) -> tuple[np.ndarray, np.ndarray]:
+    """Each value's byte offsets (``n + 1``, from 0) and the UTF-8 bytes of a string array,
+    as NumPy views of its buffers (a null value has no bytes)."""
     import numpy as np
-    import pyarrow as pa
+
+    offsets = np.frombuffer(array.buffers()[1], dtype=np.int32)[
+        array.offset:array.offset + len(array) + 1]
+    data = array.buffers()[2]
+    if data is None or offsets[-1] == offsets[0]:
+        return offsets - offsets[0], np.zeros(0, dtype=np.uint8)
+    return offsets - offsets[0], np.frombuffer(data, dtype=np.uint8)[offsets[0]:offsets[-1]]
+
+
+@cache
+def _byte_class(characters: str, *, other: bool = False) -> np.ndarray:
+    """A table of the 256 byte values: which are one of ``characters`` (ASCII), or with
+    ``other`` which are not (every byte of a character beyond ASCII is then in)."""
+    import numpy as np
+
+    table = np.zeros(256, dtype=bool)
+    table[[ord(c) for c in characters]] = True
+    return ~table if other else table
+
+
+def _counts(data: np.ndarray, offsets: np.ndarray, table: np.ndarray) -> np.ndarray:
+    """How many bytes of each value are of ``table``'s class (a sum per value, in C; small
+    temporaries, since fresh memory costs its page faults)."""
+    import numpy as np
+
+    hits = table[data]
+    counts = np.zeros(len(offsets) - 1, dtype=np.int32)
+    if not hits.any():
+        return counts
+    lengths = np.diff(offsets)
+    if lengths.all():
+        return np.add.reduceat(hits, offsets[:-1], dtype=np.int32)
+    # reduceat sums from one start to the next: over the values that have bytes only.
+    filled = np.flatnonzero(lengths)
+    counts[filled] = np.add.reduceat(hits, offsets[filled], dtype=np.int32)
+    return counts
+
+
+def _holds(data: np.ndarray, offsets: np.ndarray, table: np.ndarray) -> np.ndarray:
+    """Which values hold a byte of ``table``'s class."""
+    return _counts(data, offsets, table) > 0
+
+
+def _routing_ok(array: pa.Array) -> np.ndarray:
+    """Which values are nine ASCII digits passing the ABA 3-7-1 checksum: one matrix of
+    digits for the column (no regular expression, no row in Python)."""
+    import numpy as np
 
     ok = np.zeros(len(array), dtype=bool)
-    rows = np.flatnonzero(shaped)
+    offsets, data = _utf8(array)
+    rows = np.flatnonzero(np.diff(offsets) == 9)
     if not len(rows):
         return ok
-    nine = array.take(pa.array(rows))
-    offsets = np.frombuffer(nine.buffers()[1], dtype=np.int32)[nine.offset:nine.offset
-                                                               + len(nine) + 1]
-    data = np.frombuffer(nine.buffers()[2], dtype=np.uint8)[offsets[0]:offsets[-1]]
-    digits = data.reshape(-1, 9).astype(np.int32) - 48
-    total = digits @ np.array([3, 7, 1, 3, 7, 1, 3, 7, 1], dtype=np.int32)
-    ok[rows] = total % 10 == 0
+    if len(rows) == len(array):  # the usual column: the bytes are the matrix already
+        matrix = data.reshape(-1, 9)
+    else:
+        matrix = data[offsets[rows, None] + np.arange(9)]
+    # One column of digits per position, in bytes (a byte below "0" wraps round): small
+    # arrays, no wide copy of the matrix.
+    digit = [matrix[:, i] - np.uint8(48) for i in range(9)]
+    shaped = np.logical_and.reduce([d <= 9 for d in digit])
+    total = ((digit[0] + digit[3] + digit[6]) * np.uint16(3)
+             + (digit[1] + digit[4] + digit[7]) * np.uint16(7)
+             + (digit[2] + digit[5] + digit[8]))
+    ok[rows] = shaped & (total % 10 == 0)
     return ok
+
+
+def _amount_text_ok(array: pa.Array) -> np.ndarray:
+    """Which values match ``_AMOUNT_TEXT`` and hold a digit 1-9 (not zero)."""
+    import numpy as np
+    import pyarrow.compute as pc
+
+    offsets, data = _utf8(array)
+    if not len(data):
+        return np.zeros(len(array), dtype=bool)
+    shaped = _mask(pc.fill_null(pc.match_substring_regex(array, _AMOUNT_TEXT), False))
+    return shaped & _holds(data, offsets, _byte_class("123456789"))
 
 
 def _amounts(values: Sequence[Any]) -> tuple[np.ndarray, np.ndarray, list[Any] | None]:
@@ -171,16 +242,13 @@ def _amounts(values: Sequence[Any]) -> tuple[np.ndarray, np.ndarray, list[Any] |
     text, ``Decimal(text)``)."""
     import numpy as np
     import pyarrow as pa
-    import pyarrow.compute as pc
 
     try:
         array = values if isinstance(values, pa.Array) else pa.array(values, type=pa.string())
     except (pa.ArrowInvalid, pa.ArrowTypeError):
         array = None
     if array is not None:
-        good = pc.and_(pc.match_substring_regex(array, _AMOUNT_TEXT),
-                       pc.match_substring_regex(array, "[1-9]"))
-        return _mask(pc.fill_null(good, False)), _mask(array.is_valid()), None
+        return _amount_text_ok(array), _mask(array.is_valid()), None
     ok = np.zeros(len(values), dtype=bool)
     decimals: list[Any] = [None] * len(values)
     for n, value in enumerate(values):
@@ -210,10 +278,36 @@ def _text_pattern(rule: _Rule) -> str:
             f"(?:[^{forbidden}]{middle}[^{_SPACE_CLASS}{forbidden}])?$")
 
 
+def _ascii_text(array: pa.Array, rule: _Rule) -> np.ndarray | None:
+    """:func:`_text_pattern` on a column of ASCII text, by its bytes: the values not blank,
+    with no space at either end (the other ASCII whitespace is control characters), no
+    control character (nor apostrophe in a reference), at most ``max_length`` bytes
+    (= characters). ``None`` when some value holds another character: the regular
+    expression counts characters and knows Unicode's whitespace."""
+    import numpy as np
+
+    offsets, data = _utf8(array)
+    lengths = np.diff(offsets)
+    if not len(data):
+        return np.zeros(len(array), dtype=bool)
+    if data.max() >= 0x80:
+        return None
+    ok = lengths > 0
+    if rule.max_length is not None:
+        ok &= lengths <= rule.max_length
+    ok &= ~_holds(data, offsets,
+                  _byte_class(_CONTROL_BYTES + ("'" if rule.kind == "reference" else "")))
+    last = len(data) - 1
+    ok &= data[np.minimum(offsets[:-1], last)] != 0x20
+    ok &= data[np.maximum(offsets[1:] - 1, 0)] != 0x20
+    return ok
+
+
 def _vouch(rule: _Rule, values: Sequence[Any]
            ) -> tuple[np.ndarray, np.ndarray, list[Any] | None]:
     """Rows whose value of this field the fast path vouches for, the rows that hold a value
     (not ``None``), and converted values where the model changes them."""
+    import numpy as np
     import pyarrow as pa
     import pyarrow.compute as pc
 
@@ -227,10 +321,19 @@ def _vouch(rule: _Rule, values: Sequence[Any]
         good = pc.is_in(array, value_set=pa.array(sorted(rule.choices)))
     elif rule.kind == "pattern":
         good = pc.match_substring_regex(array, rule.pattern)
+    elif rule.kind == "characters":  # lengths in bytes are characters: ASCII only
+        assert rule.pattern is not None and rule.max_length is not None
+        offsets, data = _utf8(array)
+        lengths = np.diff(offsets)
+        ok = (lengths >= rule.min_length) & (lengths <= rule.max_length)
+        ok &= ~_holds(data, offsets, _byte_class(rule.pattern, other=True))
+        return ok & ~odd, present, None
     elif rule.kind == "routing":
-        shaped = _mask(pc.fill_null(pc.match_substring_regex(array, r"^[0-9]{9}$"), False))
-        return _routing_ok(array, shaped) & ~odd, present, None
+        return _routing_ok(array) & ~odd, present, None
     else:  # text, reference: not blank, stripped, no control characters, short enough
+        plain = _ascii_text(array, rule)
+        if plain is not None:
+            return plain & ~odd, present, None
         good = pc.match_substring_regex(array, _text_pattern(rule))
     return _mask(pc.fill_null(good, False)) & ~odd, present, None
 
