@@ -311,6 +311,8 @@ def _vouch(rule: _Rule, values: Sequence[Any]
     import pyarrow as pa
     import pyarrow.compute as pc
 
+    if isinstance(values, _Judged):
+        return values.ok, values.present, None
     if rule.kind == "amount":
         return _amounts(values)
     array, odd = _strings(values)
@@ -377,6 +379,49 @@ def check_columns(model: type[RequestModel], columns: Mapping[str, Sequence[Any]
     return fast, holds, converted
 
 
+@dataclass(frozen=True)
+class _Judged:
+    """A field's verdicts found without a column of its values: which rows it vouches for,
+    and which hold it."""
+
+    ok: np.ndarray
+    present: np.ndarray
+
+
+def _choices_of_rows(model: type[RequestModel], rows: Sequence[dict[str, Any]],
+                     names: list[str]) -> dict[str, _Judged]:
+    """The fields of a closed list of values (states, the known spellings of the open sets)
+    judged by the distinct combinations of their values: one set of tuples built in C
+    instead of a column of text per field; a row's own verdict is looked up only for a
+    value off the list. Empty when some row lacks one of them or holds an unhashable value
+    (the Arrow columns then judge them)."""
+    import numpy as np
+
+    listed = {name: rules.US_STATES if _RULES[model][name].kind == "state"
+              else _RULES[model][name].choices
+              for name in names if _RULES[model][name].kind in ("state", "choice")}
+    if not listed:
+        return {}
+    get = itemgetter(*listed)
+    try:
+        combinations = set(map(get, rows))
+    except (KeyError, TypeError):
+        return {}
+    if len(listed) == 1:
+        combinations = {(value,) for value in combinations}
+    n = len(rows)
+    every = np.ones(n, dtype=bool)
+    judged = {}
+    for position, (name, allowed) in enumerate(listed.items()):
+        off = {values[position] for values in combinations} - allowed
+        ok = every
+        if off:
+            ok = ~np.fromiter(map(off.__contains__, map(itemgetter(name), rows)), dtype=bool,
+                              count=n)
+        judged[name] = _Judged(ok, every)
+    return judged
+
+
 def _arrow_columns(model: type[RequestModel], rows: Sequence[dict[str, Any]],
                    lengths: np.ndarray) -> dict[str, pa.Array] | None:
     """The fields the fast path knows, read by Arrow straight from the dicts as text (no
@@ -388,11 +433,12 @@ def _arrow_columns(model: type[RequestModel], rows: Sequence[dict[str, Any]],
         # Rows of one size: those with the first row's fields hold nothing else (the
         # others fail the length check of check_columns and go to the models).
         names = [name for name in names if name in rows[0]]
+    columns: dict[str, Any] = _choices_of_rows(model, rows, names)
+    names = [name for name in names if name not in columns]
     try:
         table = pa.array(rows, type=pa.struct([(name, pa.string()) for name in names]))
     except (pa.ArrowInvalid, pa.ArrowTypeError, TypeError):
         return None
-    columns = {}
     for name, array in zip(names, table.flatten(), strict=True):
         if array.null_count < len(array):  # a field no row has stays out
             columns[name] = array
