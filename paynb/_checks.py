@@ -225,15 +225,45 @@ def _routing_ok(array: pa.Array) -> np.ndarray:
 
 
 def _amount_text_ok(array: pa.Array) -> np.ndarray:
-    """Which values match ``_AMOUNT_TEXT`` and hold a digit 1-9 (not zero)."""
+    """Which values match ``_AMOUNT_TEXT`` and hold a digit 1-9 (not zero), by their bytes:
+    at most 11 (8 digits, a point, 2 decimals), of which digits and at most one point, the
+    point (if any) one of the last three bytes with one to eight digits before it."""
     import numpy as np
-    import pyarrow.compute as pc
 
     offsets, data = _utf8(array)
     if not len(data):
         return np.zeros(len(array), dtype=bool)
-    shaped = _mask(pc.fill_null(pc.match_substring_regex(array, _AMOUNT_TEXT), False))
-    return shaped & _holds(data, offsets, _byte_class("123456789"))
+    lengths = np.diff(offsets)
+    # One sum per value counts three classes at once: 1-9 (units), points (16s), any other
+    # byte (256s); exact for values of up to 11 bytes, the only ones that can pass.
+    weights = _amount_weights()[data]
+    if lengths.all():
+        sums = np.add.reduceat(weights, offsets[:-1], dtype=np.int32)
+    else:
+        sums = np.zeros(len(array), dtype=np.int32)
+        filled = np.flatnonzero(lengths)
+        sums[filled] = np.add.reduceat(weights, offsets[filled], dtype=np.int32)
+    points = sums >> 4 & 15
+    ok = (lengths <= 11) & (sums >> 8 == 0) & (sums & 15 > 0) & (points <= 1)
+    decimals = np.full(len(array), 3, dtype=np.int32)  # 3: no point among the last three
+    ends = offsets[1:]
+    for k in (2, 1, 0):
+        at = data[np.maximum(ends - 1 - k, 0)] == ord(".")
+        decimals[at & (lengths > k)] = k
+    whole = np.where(points == 1, lengths - 1 - decimals, lengths)
+    ok &= (whole >= 1) & (whole <= 8) & ((points == 0) | (decimals <= 2))
+    return ok
+
+
+@cache
+def _amount_weights() -> np.ndarray:
+    import numpy as np
+
+    weights = np.full(256, 256, dtype=np.int16)
+    weights[ord("0")] = 0
+    weights[ord("1"):ord("9") + 1] = 1
+    weights[ord(".")] = 16
+    return weights
 
 
 def _amounts(values: Sequence[Any]) -> tuple[np.ndarray, np.ndarray, list[Any] | None]:
