@@ -181,7 +181,7 @@ def _counts(data: np.ndarray, offsets: np.ndarray, table: np.ndarray) -> np.ndar
     temporaries, since fresh memory costs its page faults)."""
     import numpy as np
 
-    hits = table[data]
+    hits = table.take(data)  # (take: faster than indexing)
     counts = np.zeros(len(offsets) - 1, dtype=np.int32)
     if not hits.any():
         return counts
@@ -236,7 +236,7 @@ def _amount_text_ok(array: pa.Array) -> np.ndarray:
     lengths = np.diff(offsets)
     # One sum per value counts three classes at once: 1-9 (units), points (16s), any other
     # byte (256s); exact for values of up to 11 bytes, the only ones that can pass.
-    weights = _amount_weights()[data]
+    weights = _amount_weights().take(data)
     if lengths.all():
         sums = np.add.reduceat(weights, offsets[:-1], dtype=np.int32)
     else:
@@ -325,8 +325,11 @@ def _ascii_text(array: pa.Array, rule: _Rule) -> np.ndarray | None:
     ok = lengths > 0
     if rule.max_length is not None:
         ok &= lengths <= rule.max_length
-    ok &= ~_holds(data, offsets,
-                  _byte_class(_CONTROL_BYTES + ("'" if rule.kind == "reference" else "")))
+    # Which values hold a forbidden byte, only if the column holds one (three comparisons).
+    if (data < 0x20).any() or (data == 0x7F).any() or (
+            rule.kind == "reference" and (data == ord("'")).any()):
+        ok &= ~_holds(data, offsets,
+                      _byte_class(_CONTROL_BYTES + ("'" if rule.kind == "reference" else "")))
     last = len(data) - 1
     ok &= data[np.minimum(offsets[:-1], last)] != 0x20
     ok &= data[np.maximum(offsets[1:] - 1, 0)] != 0x20
