@@ -234,7 +234,8 @@ def test_check_many_frame(client: Any) -> None:
 _BYTES = st.one_of(
     st.text(alphabet="0123456789.-+ ,eE'\t\x01aZ\u00e9\u00a0\u0663", max_size=14),
     st.text(alphabet="0123456789", min_size=9, max_size=9),  # routing numbers, some valid
-    st.sampled_from(["021000021", "021000022", "011000015", "0210000a1"]))
+    st.sampled_from(["021000021", "021000022", "011000015", "0210000a1", "12345-6789",
+                     "12345 6789", "12345+6789", "1234-56789", "12345-678a"]))
 
 
 @SETTINGS
@@ -268,3 +269,8 @@ def test_the_byte_checks_are_the_regular_expressions(values: list[str | None]) -
     routing = _checks._routing_ok(array).tolist()
     assert routing == [re.fullmatch("[0-9]{9}", v) is not None
                        and validation.aba_checksum_ok(v) for v in texts]
+    for rule, pattern in ((_checks._RULES[models.AchItem]["zip"], r"[0-9]{5}(?:[- ][0-9]{4})?"),
+                          (_checks._RULES[models.RccItem]["zip"], r"[0-9]{5}(?: [0-9]{4})?")):
+        ok, _, _ = _checks._vouch(rule, values)
+        assert ok.tolist() == [v is not None and re.fullmatch(pattern, v) is not None
+                               for v in values]
