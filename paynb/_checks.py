@@ -533,20 +533,30 @@ def _columns_of_rows(model: type[RequestModel], rows: Sequence[Any], *, arrow: b
 
 
 def columns_of_frame(model: type[RequestModel], frame: pd.DataFrame
-                     ) -> tuple[dict[str, list[Any]], np.ndarray, dict[str, np.ndarray]]:
+                     ) -> tuple[dict[str, Any], np.ndarray, dict[str, np.ndarray]]:
     """The columns of a DataFrame for :func:`check_columns`: a missing cell is an absent field
     (as ``submit_many`` reads a row), a column named otherwise than a known wire name sends
     the rows that fill it to the models."""
     import numpy as np
+    import pandas as pd
+    import pyarrow as pa
 
     usable = np.ones(len(frame), dtype=bool)
-    columns: dict[str, list[Any]] = {}
+    columns: dict[str, Any] = {}
     present: dict[str, np.ndarray] = {}
     rules_of = _RULES[model]
     for key in frame.columns:
-        filled = frame[key].notna().to_numpy()
+        column = frame[key]
+        filled = column.notna().to_numpy()
         if key in rules_of and key not in columns:
-            columns[key] = frame[key].tolist()
+            if isinstance(column.dtype, pd.StringDtype) and column.dtype.storage == "pyarrow":
+                # Text held by Arrow already (pandas' default str): its array, not a list.
+                array = pa.array(column)
+                if isinstance(array, pa.ChunkedArray):
+                    array = array.combine_chunks()
+                columns[key] = array.cast(pa.string())
+            else:
+                columns[key] = column.tolist()
             present[key] = filled
         else:
             usable &= ~filled
@@ -607,7 +617,7 @@ def _by_model(model: type[RequestModel], rows: Sequence[Any], numbers: Iterable[
 
 
 def check_rows(model: type[RequestModel], rows: Sequence[Any], *,
-               frame_columns: tuple[dict[str, list[Any]], np.ndarray, dict[str, np.ndarray]]
+               frame_columns: tuple[dict[str, Any], np.ndarray, dict[str, np.ndarray]]
                | None = None, raw_rows: Sequence[Any] | None = None,
                bodies: bool = True) -> CheckedRows:
     """Every row judged as ``model`` judges it alone: bodies, errors per field, advisories.
@@ -616,11 +626,12 @@ def check_rows(model: type[RequestModel], rows: Sequence[Any], *,
     else goes through the model. The result is the same as one
     ``model.model_validate(row)`` per row, faster when most rows are ordinary.
     ``frame_columns`` (from :func:`columns_of_frame`) are the rows' values column by
-    column when the caller has them; ``rows[n]`` is then read only for the rows the
-    models judge. ``raw_rows`` are the rows as given when ``rows`` cleans each one on
-    reading (``submit_many``'s reading drops missing values and unwraps NumPy scalars,
-    which changes nothing in a row the columns vouch for: text, ``Decimal`` or ``int``
-    values of known fields only). ``bodies=False`` leaves out the wire bodies of the rows
+    column when the caller has them (text columns may be Arrow arrays: only with
+    ``bodies=False``); ``rows[n]`` is then read only for the rows the models judge.
+    ``raw_rows`` are the rows as given when ``rows`` cleans each one on reading
+    (``submit_many``'s reading drops missing values and unwraps NumPy scalars, which
+    changes nothing in a row the columns vouch for: text, ``Decimal`` or ``int`` values
+    of known fields only). ``bodies=False`` leaves out the wire bodies of the rows
     the columns vouch for (a check that sends nothing does not need them).
     """
     import numpy as np
@@ -628,6 +639,7 @@ def check_rows(model: type[RequestModel], rows: Sequence[Any], *,
     result = CheckedRows({}, {}, [])
     if model in _RULES and len(rows):
         if frame_columns is not None:
+            assert not bodies, "bodies are built from lists of values, not a frame's columns"
             columns, usable, given = frame_columns
             fast, present, converted = check_columns(model, columns, usable, present=given)
         else:

@@ -14,6 +14,7 @@ import random
 from collections.abc import Callable
 from typing import Any
 
+import pandas as pd
 import pytest
 
 import paynb
@@ -168,6 +169,12 @@ def test_a_file_with_five_percent_bad_rows_of_every_kind(
     assert verdicts["valid"].tolist() == valid
     assert verdicts["errors"].tolist() == errors
     assert verdicts["advisories"].tolist() == advice
+    # The same upload as a DataFrame (text columns held by Arrow; a missing cell is an
+    # absent field): the same verdicts.
+    by_frame = resource.check_many(pd.DataFrame(rows))
+    assert by_frame["valid"].tolist() == valid
+    assert by_frame["errors"].tolist() == errors
+    assert by_frame["advisories"].tolist() == advice
     # Every kind of refusal is in the file and refused; every advisory stays valid.
     refused = {kinds[i] for i in range(n) if not valid[i]}
     assert refused == set(bad)
