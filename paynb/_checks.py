@@ -1,17 +1,22 @@
 """Bulk pre-validation column by column: the fast path of ``check_many`` and ``submit_many``.
 
 One pydantic model per row is about 20 µs: a 100,000-row payroll file waits two
-seconds before anything is shown. Here each field's rule runs once per *column*
-(pyarrow compute: lengths, patterns, set membership; numpy: the routing
-checksum), and a row goes to the models only when the columns cannot vouch for
-it. The fast path accepts only what is *certainly* valid with no advisory under
-the models' own rules: text already stripped, known values of the open sets in
-their documented spelling, optional fields absent or plain, amounts as digits
-with at most two decimals. Everything else (a bad value, a lower-case state, a
-prenote, a float amount, any field the fast path does not know) is judged by
-:func:`paynb.models.check` row by row, so the verdicts, messages and wire bodies
-are the models' by construction; ``tests/client/test_check_many.py`` compares
-both on generated rows over every field of the models.
+seconds before anything is shown. Here each field's rule runs once per *column*:
+Arrow reads the values from the rows, NumPy judges each column's UTF-8 bytes
+(lengths, byte classes, the routing checksum on a matrix of digits, the amount's
+shape), the listed values (states, the open sets' known spellings) are judged by
+the set of their distinct combinations, and a row goes to the models only when
+the columns cannot vouch for it. The fast path accepts only what is *certainly*
+valid with no advisory under the models' own rules: text already stripped, known
+values of the open sets in their documented spelling, optional fields absent or
+plain, amounts as digits with at most two decimals. Everything else (a bad value,
+a lower-case state, a prenote, a float amount, any field the fast path does not
+know) is judged by :func:`paynb.models.check` row by row, so the verdicts,
+messages and wire bodies are the models' by construction;
+``tests/client/test_check_many.py`` compares both on generated rows over every
+field of the models, and each byte check with its regular expression;
+``tests/client/test_check_many_file.py`` on a 100,000-row file with 5 % bad rows
+of every kind.
 """
 
 from __future__ import annotations
