@@ -456,22 +456,22 @@ def _choices_of_rows(model: type[RequestModel], rows: Sequence[dict[str, Any]],
     if not listed:
         return {}
     get = itemgetter(*listed)
-    try:
-        combinations = set(map(get, rows))
-    except (KeyError, TypeError):
-        return {}
-    if len(listed) == 1:
-        combinations = {(value,) for value in combinations}
     n = len(rows)
     every = np.ones(n, dtype=bool)
     judged = {}
-    for position, (name, allowed) in enumerate(listed.items()):
-        off = {values[position] for values in combinations} - allowed
-        ok = every
-        if off:
-            ok = ~np.fromiter(map(off.__contains__, map(itemgetter(name), rows)), dtype=bool,
-                              count=n)
-        judged[name] = _Judged(ok, every)
+    try:
+        combinations = set(map(get, rows))
+        if len(listed) == 1:
+            combinations = {(value,) for value in combinations}
+        for position, (name, allowed) in enumerate(listed.items()):
+            off = {values[position] for values in combinations} - allowed
+            ok = every
+            if off:
+                ok = ~np.fromiter(map(off.__contains__, map(itemgetter(name), rows)),
+                                  dtype=bool, count=n)
+            judged[name] = _Judged(ok, every)
+    except (KeyError, TypeError):  # (TypeError: also a value whose == is no bool, pd.NA)
+        return {}
     return judged
 
 
