@@ -286,10 +286,9 @@ def _amount_weights() -> np.ndarray:
     return weights
 
 
-def _amounts(values: Sequence[Any]) -> tuple[np.ndarray, np.ndarray, list[Any] | None]:
+def _amounts(values: Sequence[Any]) -> tuple[np.ndarray, np.ndarray]:
     """Rows whose amount is certainly above 0, at most 2 decimals and at most the maximum,
-    the rows that hold one, and the ``Decimal`` the model makes of each (``None``: of the
-    text, ``Decimal(text)``)."""
+    and the rows that hold one."""
     import numpy as np
     import pyarrow as pa
 
@@ -298,24 +297,18 @@ def _amounts(values: Sequence[Any]) -> tuple[np.ndarray, np.ndarray, list[Any] |
     except (pa.ArrowInvalid, pa.ArrowTypeError):
         array = None
     if array is not None:
-        return _amount_text_ok(array), _mask(array.is_valid()), None
+        return _amount_text_ok(array), _mask(array.is_valid())
     ok = np.zeros(len(values), dtype=bool)
-    decimals: list[Any] = [None] * len(values)
     for n, value in enumerate(values):
         if type(value) is str:
-            good = bool(re.fullmatch(_AMOUNT_TEXT, value) and re.search("[1-9]", value))
-            amount = Decimal(value) if good else None
+            ok[n] = bool(re.fullmatch(_AMOUNT_TEXT, value) and re.search("[1-9]", value))
         elif type(value) is Decimal or type(value) is int:
             amount = Decimal(value)
-            good = bool(amount.is_finite() and 0 < amount <= rules.MAX_AMOUNT
-                        and amount == amount.quantize(_CENT))
-        else:  # floats (their shortest repr decides), booleans, others: the models judge
-            continue
-        if good:
-            ok[n] = True
-            decimals[n] = amount
+            ok[n] = bool(amount.is_finite() and 0 < amount <= rules.MAX_AMOUNT
+                         and amount == amount.quantize(_CENT))
+        # floats (their shortest repr decides), booleans, others: the models judge
     present = np.fromiter((v is not None for v in values), dtype=bool, count=len(values))
-    return ok, present, decimals
+    return ok, present
 
 
 def _text_pattern(rule: _Rule) -> str:
@@ -356,16 +349,15 @@ def _ascii_text(array: pa.Array, rule: _Rule) -> np.ndarray | None:
     return ok
 
 
-def _vouch(rule: _Rule, values: Sequence[Any]
-           ) -> tuple[np.ndarray, np.ndarray, list[Any] | None]:
-    """Rows whose value of this field the fast path vouches for, the rows that hold a value
-    (not ``None``), and converted values where the model changes them."""
+def _vouch(rule: _Rule, values: Sequence[Any]) -> tuple[np.ndarray, np.ndarray]:
+    """Rows whose value of this field the fast path vouches for, and the rows that hold a
+    value (not ``None``)."""
     import numpy as np
     import pyarrow as pa
     import pyarrow.compute as pc
 
     if isinstance(values, _Judged):
-        return values.ok, values.present, None
+        return values.ok, values.present
     if rule.kind == "amount":
         return _amounts(values)
     array, odd = _strings(values)
@@ -375,30 +367,29 @@ def _vouch(rule: _Rule, values: Sequence[Any]
     elif rule.kind == "choice":
         good = pc.is_in(array, value_set=pa.array(sorted(rule.choices)))
     elif rule.kind == "zip":
-        return _zip_ok(array, rule.pattern or "") & ~odd, present, None
+        return _zip_ok(array, rule.pattern or "") & ~odd, present
     elif rule.kind == "characters":  # lengths in bytes are characters: ASCII only
         assert rule.pattern is not None and rule.max_length is not None
         offsets, data = _utf8(array)
         lengths = np.diff(offsets)
         ok = (lengths >= rule.min_length) & (lengths <= rule.max_length)
         ok &= ~_holds(data, offsets, _byte_class(rule.pattern, other=True))
-        return ok & ~odd, present, None
+        return ok & ~odd, present
     elif rule.kind == "routing":
-        return _routing_ok(array) & ~odd, present, None
+        return _routing_ok(array) & ~odd, present
     else:  # text, reference: not blank, stripped, no control characters, short enough
         plain = _ascii_text(array, rule)
         if plain is not None:
-            return plain & ~odd, present, None
+            return plain & ~odd, present
         good = pc.match_substring_regex(array, _text_pattern(rule))
-    return _mask(pc.fill_null(good, False)) & ~odd, present, None
+    return _mask(pc.fill_null(good, False)) & ~odd, present
 
 
 def check_columns(model: type[RequestModel], columns: Mapping[str, Sequence[Any]],
                   usable: np.ndarray, *, present: Mapping[str, np.ndarray] | None = None,
                   lengths: np.ndarray | None = None
-                  ) -> tuple[np.ndarray, dict[str, np.ndarray], dict[str, list[Any]]]:
-    """The rows the columns vouch for, which fields each row has, and the amounts as the
-    model reads them.
+                  ) -> tuple[np.ndarray, dict[str, np.ndarray]]:
+    """The rows the columns vouch for, and which fields each row has.
 
     ``columns`` holds the values of the fields the fast path knows, ``usable`` the rows
     that have no other field and no value the columns cannot read. ``present`` says
@@ -410,26 +401,23 @@ def check_columns(model: type[RequestModel], columns: Mapping[str, Sequence[Any]
     fast = usable.copy()
     known = np.zeros(len(fast), dtype=np.int64)
     holds: dict[str, np.ndarray] = {}
-    converted: dict[str, list[Any]] = {}
     for name, rule in _RULES[model].items():
         if name not in columns:
             if rule.required:
                 fast[:] = False
             continue
-        ok, has, values = _vouch(rule, columns[name])
+        ok, has = _vouch(rule, columns[name])
         has = present[name] if present is not None else has
         holds[name] = has
         known += has
         if rule.required:
             fast &= has
         fast &= ok | ~has
-        if values is not None:
-            converted[name] = values
     if lengths is not None:
         # A row with any other key (a field the fast path leaves to the models, a misspelt
         # or snake_case name, a None value) is not vouched for: its length gives it away.
         fast &= lengths == known
-    return fast, holds, converted
+    return fast, holds
 
 
 @dataclass(frozen=True)
@@ -568,40 +556,35 @@ def columns_of_frame(model: type[RequestModel], frame: pd.DataFrame
     return columns, usable, present
 
 
-def _bodies(model: type[RequestModel], rows_fast: np.ndarray,
-            columns: Mapping[str, Sequence[Any]], present: Mapping[str, np.ndarray],
-            converted: Mapping[str, list[Any]]) -> dict[int, dict[str, Any]]:
-    """The wire bodies of the vouched rows, as ``model(...).to_wire()`` writes them: fields in
-    the model's order, the model's defaults for absent ones, amounts as ``Decimal``."""
+def _bodies(model: type[RequestModel], rows: Sequence[dict[str, Any]], rows_fast: np.ndarray,
+            present: Mapping[str, np.ndarray]) -> dict[int, dict[str, Any]]:
+    """The wire bodies of the vouched rows, as ``model(...).to_wire()`` writes them: the row's
+    fields in the model's order (a vouched row has no other), the model's defaults for
+    absent ones, the amount as the ``Decimal`` the model makes of it."""
     import numpy as np
 
-    order = [name for name in _wire_order(model) if name in columns]
+    order = [name for name in _wire_order(model) if name in present]
     bodies: dict[int, dict[str, Any]] = {}
     index = np.flatnonzero(rows_fast)
     if not len(index):
         return bodies
-    # Rows with the same fields present share one key order: build each group at once.
+    # Rows with the same fields present share one key order: one template per group, its
+    # values read from each row by one itemgetter (a dict's update keeps the template's order).
     pattern = np.zeros(len(index), dtype=np.int64)
     for bit, name in enumerate(order):
         pattern |= present[name][index].astype(np.int64) << bit
     for code in np.unique(pattern):
-        rows = index[pattern == code]
-        every = len(rows) == len(rows_fast)
-        names = {name for bit, name in enumerate(order) if code >> bit & 1}
+        numbers = index[pattern == code].tolist()
+        names = [name for bit, name in enumerate(order) if code >> bit & 1]
         defaults = _defaults(model, (n for n in _RULES[model] if n not in names))
-        keys = [n for n in _wire_order(model) if n in names or n in defaults]
-        values: list[Iterable[Any]] = []
-        for name in keys:
-            if name not in names:
-                values.append(repeat(defaults[name]))
-                continue
-            column = converted.get(name, columns[name])
-            picked = column if every else [column[i] for i in rows.tolist()]
-            if name == "amount" and name not in converted:
-                picked = list(map(Decimal, picked))  # what the model makes of the text
-            values.append(picked)
-        built = [dict(zip(keys, row, strict=False)) for row in zip(*values, strict=False)]
-        bodies.update(zip(rows.tolist(), built, strict=True))
+        template = {n: defaults.get(n) for n in _wire_order(model)
+                    if n in names or n in defaults}
+        get = itemgetter(*names, "amount")  # (a tuple even of one name)
+        for n, values in zip(numbers, map(get, map(rows.__getitem__, numbers)), strict=True):
+            body = template.copy()
+            body.update(zip(names, values, strict=False))  # (all but the amount's copy)
+            body["amount"] = Decimal(values[-1])
+            bodies[n] = body
     return bodies
 
 
@@ -646,13 +629,14 @@ def check_rows(model: type[RequestModel], rows: Sequence[Any], *,
         if frame_columns is not None:
             assert not bodies, "bodies are built from lists of values, not a frame's columns"
             columns, usable, given = frame_columns
-            fast, present, converted = check_columns(model, columns, usable, present=given)
+            fast, present = check_columns(model, columns, usable, present=given)
         else:
             columns, usable, lengths = _columns_of_rows(
-                model, rows if raw_rows is None else raw_rows, arrow=not bodies)
-            fast, present, converted = check_columns(model, columns, usable, lengths=lengths)
+                model, rows if raw_rows is None else raw_rows, arrow=True)
+            fast, present = check_columns(model, columns, usable, lengths=lengths)
         if bodies:
-            result.bodies = _bodies(model, fast, columns, present, converted)
+            result.bodies = _bodies(model, rows if raw_rows is None else raw_rows, fast,
+                                    present)
         result.fast = int(fast.sum())
         slow = np.flatnonzero(~fast).tolist()
     else:

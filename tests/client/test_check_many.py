@@ -263,7 +263,7 @@ def test_the_byte_checks_are_the_regular_expressions(values: list[str | None]) -
                 and not re.search(r"[\x00-\x1f\x7f]", v)
                 and not (rule.kind == "reference" and "'" in v) for v in ascii_texts]
     account = _checks._COMMON["bankAccountNumber"]
-    ok, _, _ = _checks._vouch(account, values)
+    ok, _ = _checks._vouch(account, values)
     assert ok.tolist() == [v is not None and re.fullmatch(r"[0-9A-Za-z-]{4,17}", v) is not None
                            for v in values]
     routing = _checks._routing_ok(array).tolist()
@@ -271,6 +271,6 @@ def test_the_byte_checks_are_the_regular_expressions(values: list[str | None]) -
                        and validation.aba_checksum_ok(v) for v in texts]
     for rule, pattern in ((_checks._RULES[models.AchItem]["zip"], r"[0-9]{5}(?:[- ][0-9]{4})?"),
                           (_checks._RULES[models.RccItem]["zip"], r"[0-9]{5}(?: [0-9]{4})?")):
-        ok, _, _ = _checks._vouch(rule, values)
+        ok, _ = _checks._vouch(rule, values)
         assert ok.tolist() == [v is not None and re.fullmatch(pattern, v) is not None
                                for v in values]
