@@ -486,17 +486,17 @@ def _arrow_columns(model: type[RequestModel], rows: Sequence[dict[str, Any]],
     return columns
 
 
-def _columns_of_rows(model: type[RequestModel], rows: Sequence[Any], *, arrow: bool = False
+def _columns_of_rows(model: type[RequestModel], rows: Sequence[Any]
                      ) -> tuple[dict[str, Any], np.ndarray, np.ndarray]:
-    """The columns of the fields the fast path knows, the rows it may vouch for (dicts),
-    and each row's number of keys. ``arrow``: text columns may come as Arrow arrays (for
-    a check that builds no bodies)."""
+    """The columns of the fields the fast path knows (read by Arrow when every row is a dict
+    of text values, else lists), the rows it may vouch for (dicts), and each row's number
+    of keys."""
     import numpy as np
 
     n = len(rows)
     if set(map(type, rows)) == {dict}:  # the usual case, at C speed
         lengths = np.fromiter(map(len, rows), dtype=np.int64, count=n)
-        read = _arrow_columns(model, rows, lengths) if arrow else None
+        read = _arrow_columns(model, rows, lengths)
         if read is not None:
             return read, np.ones(n, dtype=bool), lengths
         usable = np.ones(n, dtype=bool)
@@ -632,7 +632,7 @@ def check_rows(model: type[RequestModel], rows: Sequence[Any], *,
             fast, present = check_columns(model, columns, usable, present=given)
         else:
             columns, usable, lengths = _columns_of_rows(
-                model, rows if raw_rows is None else raw_rows, arrow=True)
+                model, rows if raw_rows is None else raw_rows)
             fast, present = check_columns(model, columns, usable, lengths=lengths)
         if bodies:
             result.bodies = _bodies(model, rows if raw_rows is None else raw_rows, fast,
