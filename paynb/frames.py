@@ -349,6 +349,8 @@ def _column(values: Sequence[Any]) -> np.ndarray:
     """The raw values as a 1-D object array (lists and dicts stay one value each)."""
     if isinstance(values, np.ndarray):
         return values
+    if isinstance(values, pa.Array):  # text read by Arrow: str or None
+        return values.to_numpy(zero_copy_only=False)
     return np.fromiter(values, dtype=object, count=len(values))
 
 
@@ -358,6 +360,8 @@ def _text(values: Sequence[Any]) -> pa.Array | None:
 
     Arrow reads the Python strings about twice as fast as ``pd.array(values, dtype=str)``
     (which checks and copies every value first), and the converters then work in Arrow."""
+    if isinstance(values, pa.Array):  # already read by Arrow (_record_reader)
+        return values
     try:
         return pa.array(values, pa.large_string(), from_pandas=True)
     except (TypeError, ValueError, OverflowError, pa.ArrowNotImplementedError):
@@ -520,7 +524,8 @@ def _arrow_timestamps(values: Sequence[Any]) -> pa.Array | None:
     """The fast path: texts that all carry a zone (``...Z``), or that all lack one (read
     as UTC), as an Arrow ``timestamp("ns", "UTC")`` array."""
     try:
-        text = pa.array(values, pa.string(), from_pandas=True)
+        text = values if isinstance(values, pa.Array) else pa.array(values, pa.string(),
+                                                                      from_pandas=True)
     except (pa.ArrowInvalid, pa.ArrowTypeError):
         return None
     for target in (_UTC_ARROW, pa.timestamp("ns")):
@@ -813,6 +818,10 @@ def _open_code(value: Any) -> str | None:
     return str(value).strip() or None
 
 
+#: The converters :func:`_open_set` made (they read text only).
+_OPEN_SETS: list[Callable[..., Columns]] = []
+
+
 def _open_set(known: Mapping[str, str], *, described: str | None = None
               ) -> Callable[[str, Columns, _Context], Columns]:
     """A converter to a categorical over the ``known`` codes (others appended, no warning:
@@ -827,6 +836,7 @@ def _open_set(known: Mapping[str, str], *, described: str | None = None
                                        {k.upper(): v for k, v in known.items()})
         return out
 
+    _OPEN_SETS.append(convert)
     return convert
 
 
@@ -1020,6 +1030,15 @@ _SCHEMAS: dict[str, list[tuple[str, Callable[..., Columns]]]] = {
         ("correctedData", _conv_corrected_data), ("nocDate", _conv_time),
     ],
 }
+#: Converters that read their field as text only (missing or a string), which may
+#: therefore be handed an Arrow ``large_string`` array (see :func:`_record_reader`).
+_TEXT_CONVERTERS: frozenset[Callable[..., Columns]] = frozenset({
+    _conv_str, _conv_account, _conv_time, _conv_item_status, _conv_instant_status,
+    _conv_card_brand, _conv_return_reason, *_OPEN_SETS})
+#: The fields of each kind that :func:`_record_reader` may read as Arrow text.
+_TEXT_FIELDS: dict[str, frozenset[str]] = {
+    kind: frozenset(name for name, convert in fields if convert in _TEXT_CONVERTERS)
+    for kind, fields in _SCHEMAS.items()}
 #: Kinds whose ``amount`` is the wire integer in an unstated unit.
 _WIRE_INTEGER_KINDS = frozenset({"instant", "rtp"})
 _KIND_ALIASES = {"nocs": "noc", "achnoc": "noc", "achnocs": "noc", "card": "instant",
@@ -1064,13 +1083,11 @@ def _kind(kind: str) -> str:
 
 def _raw_columns(records: Sequence[Mapping[str, Any]] | pd.DataFrame, kind: str
                  ) -> tuple[dict[str, Any], int]:
-    """Raw values by canonical field name (lists, or the DataFrame's columns)."""
+    """Raw values by canonical field name: Arrow text arrays for the known text fields of
+    records, else the values as sent (lists, tuples, or the DataFrame's columns)."""
     if isinstance(records, pd.DataFrame):
         keys: list[Any] = list(records.columns)
         n = len(records)
-
-        def column(key: Any) -> Any:
-            return records[key].tolist()
     else:
         if not isinstance(records, Sequence):
             records = list(records)
@@ -1078,22 +1095,6 @@ def _raw_columns(records: Sequence[Mapping[str, Any]] | pd.DataFrame, kind: str
         first = list(records[0]) if n else []
         union = set().union(*records) if n else set()
         keys = first + sorted(union.difference(first), key=str)
-        # Every value as sent, read in compiled code (about twice as fast as pandas'
-        # dicts -> 2-D object block -> columns). The usual answer, every record holding
-        # every field, is read in one pass of item getters; when a record lacks one
-        # (KeyError), field by field, an absent field reading as NaN.
-        by_key: dict[Any, Sequence[Any]] | None = None
-        if len(union) == len(first) > 1:
-            with contextlib.suppress(KeyError):
-                by_key = dict(zip(keys, zip(*map(operator.itemgetter(*keys), records), strict=True),
-                                  strict=True))
-        absent = float("nan")
-
-        def column(key: Any) -> Any:
-            if by_key is not None:
-                return by_key[key]
-            return [record.get(key, absent) for record in records]
-
     names: dict[str, list[Any]] = {}
     for key in keys:
         names.setdefault(camel_case(str(key)), []).append(key)
@@ -1102,6 +1103,13 @@ def _raw_columns(records: Sequence[Mapping[str, Any]] | pd.DataFrame, kind: str
         target = aliases.get(_fold(name))
         if target is not None and target not in names:
             names[target] = names.pop(name)
+    if isinstance(records, pd.DataFrame):
+        frame = records
+
+        def column(key: Any) -> Any:
+            return frame[key].tolist()
+    else:
+        column = _record_reader(records, names, kind)
     raw: dict[str, Any] = {}
     for name, sources in names.items():
         values = column(sources[0])
@@ -1111,6 +1119,46 @@ def _raw_columns(records: Sequence[Mapping[str, Any]] | pd.DataFrame, kind: str
                       for v, w in zip(values, column(other), strict=True)]
         raw[name] = values
     return raw, n
+
+
+def _record_reader(records: Sequence[Mapping[str, Any]], names: Mapping[str, list[Any]],
+                   kind: str) -> Callable[[Any], Any]:
+    """A reader of the records' values by key, every value as sent, in compiled code.
+
+    The known text fields (most of a record) are read by Arrow in one pass straight into
+    ``large_string`` arrays, pandas' own storage of text, with no Python object per value;
+    should one hold anything but text (or null), they are read like the others. The others
+    are read by item getters, one pass for all (or field by field when a record lacks one,
+    an absent field reading as NaN, as pandas reads it). Both are several times faster
+    than pandas' dicts -> 2-D object block -> columns."""
+    text_keys = [sources[0] for name, sources in names.items()
+                 if len(sources) == 1 and isinstance(sources[0], str)
+                 and name in _TEXT_FIELDS[kind]]
+    texts: dict[Any, pa.Array] = {}
+    if text_keys and records:
+        struct = pa.struct([pa.field(key, pa.large_string()) for key in text_keys])
+        try:
+            table = pa.array(records, type=struct, from_pandas=True)
+        except (TypeError, ValueError, KeyError, OverflowError, pa.ArrowNotImplementedError):
+            pass  # a number or a list among the texts: read as sent, typed as today
+        else:
+            texts = {key: table.field(i) for i, key in enumerate(text_keys)}
+    others = [key for sources in names.values() for key in sources if key not in texts]
+    by_key: dict[Any, Sequence[Any]] = {}
+    if len(others) > 1:
+        with contextlib.suppress(KeyError):
+            by_key = dict(zip(others, zip(*map(operator.itemgetter(*others), records),
+                                          strict=True), strict=True))
+    absent = float("nan")
+
+    def column(key: Any) -> Any:
+        if key in texts:
+            return texts[key]
+        if key in by_key:
+            return by_key[key]
+        return [record.get(key, absent) for record in records]
+
+    return column
 
 
 @functools.lru_cache(maxsize=512)
