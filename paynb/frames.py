@@ -64,8 +64,12 @@ most response shapes "not shown"):
      timestamps, numbers in a field named ``...Amount`` exact decimals; lists and
      objects are kept as they are (``object``).
 
-The conversion works column by column (pyarrow and numpy), so that hundreds of
-thousands of records convert in about a second.
+The conversion works column by column in Arrow (and numpy): the known text fields of
+the records are read by Arrow in one pass straight into the ``large_string`` arrays pandas
+keeps its text in, the other fields by item getters, and dates, amounts, categoricals,
+meanings and masks are computed on whole columns; a column holding anything unexpected
+is read value by value instead, with the same result. A typed frame costs no more than a
+plain ``pd.DataFrame(records)`` of the same records (benchmarks/RESULTS.md, case 2).
 """
 
 from __future__ import annotations
@@ -388,14 +392,21 @@ def _from_arrow(array: pa.Array | pa.ChunkedArray) -> pd.api.extensions.Extensio
     return pd.array(array, dtype=_STRING_DTYPE)
 
 
-def _ids(name: str, values: Sequence[Any]) -> pd.api.extensions.ExtensionArray:
+def _whole_numbers(values: Sequence[Any]) -> pd.api.extensions.ExtensionArray | None:
+    """The values as ``Int64`` when every present one is a 64-bit integer (Arrow infers
+    int64 for nothing else: not for floats, booleans or text), else None."""
     try:
-        # Whole numbers only (Arrow infers int64 for nothing else): read in Arrow.
         inferred = pa.array(values, from_pandas=True)
     except (TypeError, ValueError, OverflowError, pa.ArrowNotImplementedError):
-        inferred = None
-    if inferred is not None and pa.types.is_int64(inferred.type):
-        return pd.Int64Dtype().__from_arrow__(inferred)
+        return None
+    return pd.Int64Dtype().__from_arrow__(inferred) if pa.types.is_int64(inferred.type) \
+        else None
+
+
+def _ids(name: str, values: Sequence[Any]) -> pd.api.extensions.ExtensionArray:
+    whole = _whole_numbers(values)
+    if whole is not None:
+        return whole
     values = _column(values)
     try:
         with np.errstate(invalid="ignore"):  # pandas checks the cast itself and raises
@@ -737,6 +748,9 @@ def _conv_wire_integer(name: str, raw: Columns, ctx: _Context) -> Columns:
     """Instant and RTP amounts: the wire integer as nullable ``Int64`` (their unit is not
     stated, so they are not shown as dollars); exact decimals, with a warning, should the
     service send fractions."""
+    whole = _whole_numbers(_get(raw, name, ctx))
+    if whole is not None:
+        return {name: whole}
     values = _column(_get(raw, name, ctx))
     numbers = pd.to_numeric(pd.Series(values, dtype=object), errors="coerce")
     present = np.array([not _missing(v) and v != "" for v in values], dtype=bool)
