@@ -191,3 +191,39 @@ def test_a_large_uniform_answer_and_a_ragged_one():
     ragged[8]["itemStatus"] = "Q"
     _compare(ragged, "ach", True)
     _compare(ragged, "ach", False)
+
+
+@pytest.mark.parametrize(("resource", "kind"), [
+    ("ach", "ach"), ("rcc", "rcc"), ("instant", "instant"), ("rtp", "rtp"), ("nocs", "noc"),
+])
+def test_sandbox_lists_give_the_reference_frames(sandbox, client, resource, kind):
+    """The listing's own path (pages fetched, parsed, framed in batches while later pages
+    come, joined) gives the frame the previous builder made of the same wire records."""
+    from paynb.sandbox.store import ListQuery
+
+    records: list[dict[str, Any]] = []
+    for page in range(1000):
+        body = sandbox.store.list_json(kind, sandbox.company_code,
+                                       ListQuery(page=page, page_size=1000))
+        batch = _json.loads(body)["transactions"]
+        records += batch
+        if len(batch) < 1000:
+            break
+    assert records
+    listing = getattr(client, resource)
+    one_page = listing.list(page=0, page_size=1000, progress=False)
+    assert_same_frame(_without_envelope(one_page), reference.to_frame(records[:1000], kind))
+    old, old_warnings = _built(reference.to_frame, records, kind, True)
+    whole, new_warnings = _built(lambda r, k, mask: listing.list(progress=False), None, kind,
+                                 True)
+    pd.testing.assert_frame_equal(whole, old, check_exact=True)
+    assert list(whole.dtypes) == list(old.dtypes)
+    assert new_warnings == old_warnings == []
+
+
+def _without_envelope(frame: pd.DataFrame) -> pd.DataFrame:
+    """The frame with the list envelope's totals (which ``list()`` adds) left out of attrs."""
+    frame = frame.copy()
+    for key in ("total", "creditAmount", "debitAmount"):
+        frame.attrs.pop(key, None)
+    return frame
