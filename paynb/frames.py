@@ -1098,7 +1098,7 @@ def _kind(kind: str) -> str:
 def _raw_columns(records: Sequence[Mapping[str, Any]] | pd.DataFrame, kind: str
                  ) -> tuple[dict[str, Any], int]:
     """Raw values by canonical field name: Arrow text arrays for the known text fields of
-    records, else the values as sent (lists, tuples, or the DataFrame's columns)."""
+    records, else the values as sent (lists, or the DataFrame's columns)."""
     if isinstance(records, pd.DataFrame):
         keys: list[Any] = list(records.columns)
         n = len(records)
