@@ -651,7 +651,7 @@ def _categorical(name: str, values: Sequence[Any], known: Sequence[str],
     categories = [*known, *extra]
     index = {value: i for i, value in enumerate(categories)}
     remap = np.array([index[v] if v is not None else -1 for v in normalised] + [-1],
-                     dtype="int64")
+                     dtype=_code_type(categories))
     return pd.Categorical.from_codes(remap[positions],
                                      dtype=_categories(tuple(categories), ordered))
 
@@ -1183,7 +1183,23 @@ def _all_missing(empty: Any, n: int) -> Any:
         return pd.arrays.ArrowExtensionArray(pa.nulls(n, empty.dtype.pyarrow_dtype))
     if empty.dtype == _STRING_DTYPE:
         return _from_arrow(pa.nulls(n, pa.large_string()))
+    if isinstance(empty, pd.Categorical):
+        return pd.Categorical.from_codes(np.full(n, -1, dtype=_code_type(empty.categories)),
+                                         dtype=empty.dtype)
+    if isinstance(empty, pd.arrays.IntegerArray | pd.arrays.BooleanArray):
+        # Values never read under an all-true mask: zeroed pages, not written ones.
+        return type(empty)(np.zeros(n, dtype=empty.dtype.numpy_dtype), np.ones(n, dtype=bool))
+    if isinstance(empty, np.ndarray) and empty.dtype.kind == "M":
+        return np.full(n, np.datetime64("NaT"), dtype=empty.dtype)
     return pd.api.extensions.take(empty, np.full(n, -1, dtype=np.intp), allow_fill=True)
+
+
+def _code_type(categories: Sequence[Any]) -> type[np.signedinteger[Any]]:
+    """The integer type pandas keeps a categorical's codes in (so none is converted)."""
+    for kind in (np.int8, np.int16, np.int32):
+        if len(categories) < np.iinfo(kind).max:
+            return kind
+    return np.int64
 
 
 def to_frame(records: Iterable[Mapping[str, Any]] | pd.DataFrame, kind: str, *,
