@@ -91,7 +91,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 import paynb.accessor  # noqa: F401  (df.paynb on every frame, the client's included)
-from paynb._coerce import STATUS_BY_NAME
+from paynb._coerce import STATUS_BY_NAME, missing, parse_decimal
 from paynb._redact import hide_numbers
 from paynb.codes import (
     ACH_ACCOUNT_TYPES,
@@ -345,8 +345,7 @@ _MAX_TIME = pd.Timestamp.max.tz_localize("UTC")
 _AMOUNT_TYPE = pa.decimal128(18, 2)
 
 
-def _missing(value: Any) -> bool:
-    return value is None or (isinstance(value, float) and value != value)
+_missing = missing
 
 
 def _column(values: Sequence[Any]) -> np.ndarray:
@@ -428,19 +427,8 @@ def _ids(name: str, values: Sequence[Any]) -> pd.api.extensions.ExtensionArray:
 
 
 def _to_decimal(value: Any) -> Decimal | None:
-    if _missing(value):
-        return None
-    if isinstance(value, Decimal):
-        return value
-    if isinstance(value, float):
-        # repr() is the shortest text that reads back as this float: the JSON text.
-        return Decimal(repr(value))
-    if isinstance(value, bool):
-        raise InvalidOperation
-    if isinstance(value, int):
-        return Decimal(value)
-    text = str(value).strip().replace(",", "").replace("$", "")
-    return Decimal(text) if text else None
+    # What the service and its exports send: a $ sign is read too (see parse_decimal).
+    return parse_decimal(value, currency_sign=True)
 
 
 def _decimal_from_cents(units: np.ndarray, valid: np.ndarray, precision: int, scale: int
