@@ -458,7 +458,7 @@ def match(expected: pd.DataFrame, items: pd.DataFrame, *, columns: Mapping[str, 
     try:
         bar.step("reading")
         e_side = expected_side(expected, checked)
-        i_side = item_side(items, settings.item_columns)
+        i_side = item_side(items, settings.item_columns, checked)
         last_four = finish_accounts(e_side, i_side)
         roles = frozenset((e_side.roles & i_side.roles) | {"amount"})
         context = Context(date_window=settings.date_window, last_four=last_four, roles=roles)

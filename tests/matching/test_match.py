@@ -165,7 +165,7 @@ def test_more_than_two_decimals_is_refused_naming_the_row(amount):
 
 
 def test_column_mapping_is_checked():
-    with pytest.raises(KeyError, match=r"'Amt'.*its columns are 'ref', 'acct'"):
+    with pytest.raises(ValueError, match=r"'Amt'.*its columns are 'ref', 'acct'"):
         paynb.match(ledger({}), ach_items([{}]), columns={"amount": "Amt"})
     with pytest.raises(ValueError, match="unknown role 'iban'"):
         paynb.match(ledger({}), ach_items([{}]), columns={"amount": "amount", "iban": "acct"})
@@ -175,6 +175,50 @@ def test_column_mapping_is_checked():
         paynb.match(ledger({"date": "soon"}), ach_items([{}]), columns=COLUMNS)
     with pytest.raises(ValueError, match="date_window"):
         paynb.match(ledger({}), ach_items([{}]), columns=COLUMNS, date_window=-1)
+
+
+@pytest.mark.parametrize(("columns", "message"), [
+    # a column missing from the expected frame (mapped, then dropped by an export)
+    ({**COLUMNS, "account": "account_no"},
+     r"^columns: the account column 'account_no' is not in the expected frame; its columns "
+     r"are 'ref', 'acct', 'routing', 'amount', 'date', 'payee'$"),
+    # a mistyped one, differing only in case
+    ({**COLUMNS, "date": "Date"}, r"the date column 'Date' is not in the expected frame"),
+    # not a column name at all
+    ({**COLUMNS, "name": ["payee"]}, r"the name column \['payee'\] is not in the expected"),
+    # a role that is not one
+    ({**COLUMNS, "payee": "payee"},
+     r"^columns: unknown role 'payee'; the roles are reference, account, routing, amount, "
+     r"date, name, id$"),
+])
+def test_a_bad_column_mapping_is_a_value_error_naming_it(columns, message):
+    with pytest.raises(ValueError, match=message):
+        paynb.match(ledger({}), ach_items([{}]), columns=columns)
+
+
+@pytest.mark.parametrize(("dropped", "role"), [
+    (["bankAccountNumber"], "account"), (["bankRoutingNumber"], "routing"),
+    (["yourReferenceNumber"], "reference"), (["firstSignerLastName"], "name"),
+    (["sendDate", "depositDateTime", "receivedDateTime"], "date"), (["amount"], "amount"),
+    (["achItemId"], "id"),
+])
+def test_items_without_a_mapped_role_is_a_value_error_listing_their_columns(dropped, role):
+    # Matching silently without the role would change what matches.
+    items = ach_items([{}]).drop(columns=dropped, errors="ignore")
+    with pytest.raises(ValueError, match=rf"^items: no {role} column \(.*; its columns are "
+                                         r"'(achItemId|companyCode)', .*item_columns="):
+        paynb.match(ledger({}), items, columns=COLUMNS)
+    if role not in ("amount", "id"):  # leaving the role out is the way to match without it
+        kept = {r: c for r, c in COLUMNS.items() if r != role}
+        assert len(paynb.match(ledger({}), items, columns=kept).matched) == 1
+
+
+def test_a_bad_item_columns_mapping_is_a_value_error_naming_it():
+    with pytest.raises(ValueError, match=r"^item_columns: the amount column 'amt' is not in "
+                                         r"the items frame; its columns are 'achItemId', "):
+        paynb.match(ledger({}), ach_items([{}]), columns=COLUMNS, item_columns={"amount": "amt"})
+    with pytest.raises(ValueError, match=r"^item_columns: unknown role 'amt'; the roles are id"):
+        paynb.match(ledger({}), ach_items([{}]), columns=COLUMNS, item_columns={"amt": "amount"})
 
 
 def test_a_custom_rule_runs_after_the_built_in_ones():
