@@ -61,8 +61,10 @@ class State:
     """Who is matched with whom so far.
 
     Matches are numbered in the order made (the match id). Most are one-to-one, so each
-    keeps its first expected and first item row in flat lists; the few with more rows
+    keeps its first expected and first item row in flat arrays; the few with more rows
     (splits, combinations, some manual pairs) also have their full rows in ``multi``.
+    The per-match arrays are kept as the chunks each pass added (a pass adds thousands
+    at once) and joined once when read.
     """
 
     n_expected: int
@@ -71,13 +73,16 @@ class State:
     i_group: np.ndarray = field(init=False)
     e_tied: np.ndarray = field(init=False)
     i_tied: np.ndarray = field(init=False)
-    rule_of: list[str] = field(default_factory=list)
-    manual_of: list[bool] = field(default_factory=list)
-    e_first: list[int] = field(default_factory=list)
-    i_first: list[int] = field(default_factory=list)
+    #: The rule names used so far; a match keeps the position of its rule's name.
+    rule_names: list[str] = field(default_factory=list)
     multi: dict[int, tuple[tuple[int, ...], tuple[int, ...]]] = field(default_factory=dict)
     #: (pass, expected row, item row) of every pair left out as a tie.
     ties: list[tuple[str, int, int]] = field(default_factory=list)
+    count: int = 0
+    #: Chunks of (rule code, manual, first expected row, first item row), one per add.
+    _chunks: list[tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]] = field(
+        default_factory=list)
+    _joined: tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray] | None = None
 
     def __post_init__(self) -> None:
         self.e_group = np.full(self.n_expected, -1, dtype=np.int64)
@@ -85,15 +90,49 @@ class State:
         self.e_tied = np.zeros(self.n_expected, dtype=bool)
         self.i_tied = np.zeros(self.n_items, dtype=bool)
 
+    def _arrays(self) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+        if self._joined is None or len(self._joined[0]) != self.count:
+            if self._chunks:
+                joined = tuple(np.concatenate(parts) for parts in zip(*self._chunks,
+                                                                       strict=True))
+            else:
+                joined = (np.zeros(0, np.int64), np.zeros(0, bool), np.zeros(0, np.int64),
+                          np.zeros(0, np.int64))
+            self._joined = joined  # type: ignore[assignment]
+            self._chunks = [joined] if self._chunks else []  # type: ignore[list-item]
+        assert self._joined is not None
+        return self._joined
+
     @property
-    def count(self) -> int:
-        """How many matches were made."""
-        return len(self.rule_of)
+    def rule_of(self) -> np.ndarray:
+        """The rule name of each match (an object array)."""
+        return np.array(self.rule_names, dtype=object)[self._arrays()[0]]
+
+    @property
+    def rule_codes(self) -> np.ndarray:
+        """The position in :attr:`rule_names` of each match's rule."""
+        return self._arrays()[0]
+
+    @property
+    def manual_of(self) -> np.ndarray:
+        """Whether each match was made by hand."""
+        return self._arrays()[1]
+
+    @property
+    def e_first(self) -> np.ndarray:
+        """The (first) expected row of each match."""
+        return self._arrays()[2]
+
+    @property
+    def i_first(self) -> np.ndarray:
+        """The (first) item row of each match."""
+        return self._arrays()[3]
 
     def group(self, group: int) -> tuple[str, bool, tuple[int, ...], tuple[int, ...]]:
         """Match ``group``: (rule, manual, expected rows, item rows)."""
-        e_set, i_set = self.multi.get(group, ((self.e_first[group],), (self.i_first[group],)))
-        return self.rule_of[group], self.manual_of[group], e_set, i_set
+        codes, manual, e_first, i_first = self._arrays()
+        e_set, i_set = self.multi.get(group, ((int(e_first[group]),), (int(i_first[group]),)))
+        return self.rule_names[codes[group]], bool(manual[group]), e_set, i_set
 
     def e_live(self) -> np.ndarray:
         return (self.e_group < 0) & ~self.e_tied
@@ -101,26 +140,52 @@ class State:
     def i_live(self) -> np.ndarray:
         return (self.i_group < 0) & ~self.i_tied
 
+    def _code(self, rule: str) -> int:
+        if rule not in self.rule_names:
+            self.rule_names.append(rule)
+        return self.rule_names.index(rule)
+
     def add(self, rule: str, manual: bool, e_rows: Sequence[int], i_rows: Sequence[int]) -> None:
-        group = self.count
-        e_set, i_set = tuple(int(r) for r in e_rows), tuple(int(r) for r in i_rows)
-        self.rule_of.append(rule)
-        self.manual_of.append(manual)
-        self.e_first.append(e_set[0])
-        self.i_first.append(i_set[0])
-        if len(e_set) > 1 or len(i_set) > 1:
-            self.multi[group] = (e_set, i_set)
-        self.e_group[list(e_set)] = group
-        self.i_group[list(i_set)] = group
+        """One match (of one or more rows on each side)."""
+        self.add_groups(rule, manual, [(tuple(e_rows), tuple(i_rows))])
+
+    def add_groups(self, rule: str, manual: bool,
+                   groups: Sequence[tuple[Sequence[int], Sequence[int]]]) -> None:
+        """Several matches at once, each (expected rows, item rows)."""
+        if not groups:
+            return
+        first = self.count
+        e_all: list[int] = []
+        i_all: list[int] = []
+        e_ids: list[int] = []
+        i_ids: list[int] = []
+        for offset, (e_rows, i_rows) in enumerate(groups):
+            e_set, i_set = tuple(int(r) for r in e_rows), tuple(int(r) for r in i_rows)
+            if len(e_set) > 1 or len(i_set) > 1:
+                self.multi[first + offset] = (e_set, i_set)
+            e_all += e_set
+            i_all += i_set
+            e_ids += [first + offset] * len(e_set)
+            i_ids += [first + offset] * len(i_set)
+        n = len(groups)
+        self._chunks.append((np.full(n, self._code(rule), dtype=np.int64),
+                             np.full(n, manual, dtype=bool),
+                             np.array([g[0][0] for g in groups], dtype=np.int64),
+                             np.array([g[1][0] for g in groups], dtype=np.int64)))
+        self.count += n
+        self.e_group[e_all] = e_ids
+        self.i_group[i_all] = i_ids
 
     def add_pairs(self, rule: str, e_rows: np.ndarray, i_rows: np.ndarray) -> None:
         """Many one-to-one matches at once (the bulk of every run)."""
-        first = self.count
-        self.rule_of.extend([rule] * len(e_rows))
-        self.manual_of.extend([False] * len(e_rows))
-        self.e_first.extend(e_rows.tolist())
-        self.i_first.extend(i_rows.tolist())
-        ids = np.arange(first, self.count, dtype=np.int64)
+        n = len(e_rows)
+        if not n:
+            return
+        ids = np.arange(self.count, self.count + n, dtype=np.int64)
+        self._chunks.append((np.full(n, self._code(rule), dtype=np.int64),
+                             np.zeros(n, dtype=bool), np.asarray(e_rows, dtype=np.int64),
+                             np.asarray(i_rows, dtype=np.int64)))
+        self.count += n
         self.e_group[e_rows] = ids
         self.i_group[i_rows] = ids
 
@@ -335,11 +400,15 @@ def _split_pass(expected: Side, items: Side, state: State, context: Context,
             e_uses[e] += 1
         for i in i_set:
             i_uses[i] += 1
+    accepted: dict[str, list[tuple[tuple[int, ...], tuple[int, ...]]]] = {SPLIT: [],
+                                                                           COMBINED: []}
     for kind, e_set, i_set in proposals:
         if all(e_uses[e] == 1 for e in e_set) and all(i_uses[i] == 1 for i in i_set):
-            state.add(kind, False, e_set, i_set)
+            accepted[kind].append((e_set, i_set))
         else:
             tied.append((kind, e_set, i_set))
+    for kind, groups in accepted.items():
+        state.add_groups(kind, False, groups)
     for kind, e_set, i_set in tied:
         open_pairs = [(e, i) for e in e_set for i in i_set
                       if state.e_group[e] < 0 and state.i_group[i] < 0]
