@@ -71,22 +71,29 @@ class Side:
     def __len__(self) -> int:
         return len(self.norm)
 
-    def read_names(self, rows: np.ndarray) -> None:
-        """Fill the ``name`` column of the rows chosen by the mask ``rows`` (lower case,
-        single spaces); left empty when the side has no name."""
+    def names_at(self, rows: np.ndarray) -> pa.Array | None:
+        """The names of the row positions ``rows`` (lower case, single spaces); None when
+        the side has no name."""
         column = self.columns.get("name")
-        if column is None or not rows.any():
-            return
+        if column is None:
+            return None
         needed = [column] if column in self.frame.columns else list(_SIGNER)
-        chosen = self.frame[needed].iloc[np.flatnonzero(rows)]
+        chosen = self.frame[needed].iloc[rows]
         if column in self.frame.columns:
             values = chosen[column]
         else:  # an item's name: its first signer's first and last name
             first, last = (chosen[c].astype("string").fillna("") for c in _SIGNER)
             values = first + " " + last
+        return _names(values).cast(pa.string())
+
+    def read_names(self, rows: np.ndarray) -> None:
+        """Fill the ``name`` column of the rows chosen by the mask ``rows``; left empty
+        when the side has no name."""
+        found = self.names_at(np.flatnonzero(rows)) if rows.any() else None
+        if found is None:
+            return
         names = pa.array(self.norm["name"], type=pa.string(), from_pandas=True)
-        self.norm["name"] = _objects(pc.replace_with_mask(names, pa.array(rows),
-                                                          _names(values).cast(pa.string())))
+        self.norm["name"] = _objects(pc.replace_with_mask(names, pa.array(rows), found))
 
     def keys(self) -> np.ndarray:
         """A stable text key per row, for decisions kept across runs."""

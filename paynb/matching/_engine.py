@@ -17,6 +17,7 @@ import pyarrow.compute as pc
 
 from paynb.matching._columns import Side, check_columns, expected_side, finish_accounts, item_side
 from paynb.matching._rules import (
+    NO_DAY,
     PAIR_COLUMNS,
     AccountAmountDate,
     AmountWithin,
@@ -24,7 +25,8 @@ from paynb.matching._rules import (
     NameSimilar,
     Reference,
     Rule,
-    banking_index,
+    _Coded,
+    days,
     tolerance_cents,
 )
 
@@ -252,11 +254,16 @@ def resolve(candidates: pd.DataFrame) -> tuple[pd.DataFrame, list[tuple[int, int
     return pd.concat(accepted, ignore_index=True), ties
 
 
-def _run_rule(rule: Rule, expected: Side, items: Side, state: State, context: Context) -> None:
+def _run_rule(rule: Rule, coded: tuple[pd.DataFrame, pd.DataFrame], expected: Side,
+              items: Side, state: State, context: Context) -> None:
     e_live, i_live = state.e_live(), state.i_live()
     if not e_live.any() or not i_live.any():
         return
-    found = rule.candidates(expected.norm[e_live], items.norm[i_live], context)
+    if isinstance(rule, _Coded) and type(rule).candidates is _Coded.candidates:
+        # A built-in rule: on the integer frames coded once for the run.
+        found = rule.coded_candidates(coded[0][e_live], coded[1][i_live], context)
+    else:
+        found = rule.candidates(expected.norm[e_live], items.norm[i_live], context)
     if not isinstance(found, pd.DataFrame) or not set(PAIR_COLUMNS) <= set(found.columns):
         raise TypeError(f"rule {rule.name!r}: candidates() must return a DataFrame with the "
                         f"columns {', '.join(PAIR_COLUMNS)}")
@@ -273,21 +280,55 @@ def _run_rule(rule: Rule, expected: Side, items: Side, state: State, context: Co
     logger.debug("pass %s: %d matched, %d tied pairs", rule.name, len(accepted), len(ties))
 
 
-def _unique_references(expected: Side, items: Side, state: State) -> None:
+def _codes(left: pa.Array | None, right: pa.Array | None) -> tuple[np.ndarray, np.ndarray]:
+    """Integer codes of two text columns over one dictionary (equal texts, equal codes);
+    -1 where missing."""
+    if left is None or right is None:
+        return (np.full(len(left) if left is not None else 0, -1, np.int64),
+                np.full(len(right) if right is not None else 0, -1, np.int64))
+    encoded = pa.chunked_array([left, right.cast(left.type)]).dictionary_encode()
+    codes = np.concatenate([pc.fill_null(chunk.indices, -1).to_numpy().astype(np.int64)
+                            for chunk in encoded.chunks]) if len(encoded.chunks) else \
+        np.zeros(0, np.int64)
+    return codes[:len(left)], codes[len(left):]
+
+
+def _coded_sides(expected: Side, items: Side, context: Context
+                 ) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """Both sides as :func:`paynb.matching._rules.coded` frames, from Arrow in one pass."""
+    e_ref, i_ref = ((_codes(expected.references, items.references))
+                    if "reference" in context.roles else
+                    (np.full(len(expected), -1, np.int64), np.full(len(items), -1, np.int64)))
+    e_acct = np.zeros(len(expected), np.int64)
+    i_acct = np.zeros(len(items), np.int64)
+    keys = context.account_keys()
+    if not keys:
+        e_acct -= 1
+        i_acct -= 1
+    for key in keys:
+        e_code, i_code = _codes(pa.array(expected.norm[key], type=pa.string(), from_pandas=True),
+                                pa.array(items.norm[key], type=pa.string(), from_pandas=True))
+        size = int(max(e_code.max(initial=-1), i_code.max(initial=-1))) + 2
+        # Combined with the codes so far; -1 (missing) stays -1.
+        e_acct = np.where((e_acct < 0) | (e_code < 0), -1, e_acct * size + e_code)
+        i_acct = np.where((i_acct < 0) | (i_code < 0), -1, i_acct * size + i_code)
+    return tuple(pd.DataFrame({  # type: ignore[return-value]
+        "row": np.arange(len(side), dtype=np.int64), "reference": ref, "account": acct,
+        "cents": side.norm["cents"].to_numpy(dtype=np.int64),
+        "day": days(side.norm["date"].to_numpy()),
+        "name": np.full(len(side), None, dtype=object)})
+        for side, ref, acct in ((expected, e_ref, e_acct), (items, i_ref, i_acct)))
+
+
+def _unique_references(coded: tuple[pd.DataFrame, pd.DataFrame], state: State) -> None:
     """The bulk of the reference pass as integer work: a reference that appears once on
     each side is a match. References repeated on a side are left to the general pass
     (where they tie)."""
-    if expected.references is None or items.references is None:
-        return
-    # One dictionary over both sides: each reference becomes a small integer code.
-    encoded = pa.chunked_array([expected.references, items.references]).dictionary_encode()
-    # A missing reference has no code (-1).
-    codes = np.concatenate([pc.fill_null(chunk.indices, -1).to_numpy().astype(np.int64)
-                            for chunk in encoded.chunks])
-    e_codes, i_codes = codes[:len(expected)], codes[len(expected):]
+    e_codes = coded[0]["reference"].to_numpy()
+    i_codes = coded[1]["reference"].to_numpy()
     e_open = state.e_live() & (e_codes >= 0)
     i_open = state.i_live() & (i_codes >= 0)
-    size = int(codes.max()) + 1 if len(codes) else 0
+    size = int(max(e_codes.max(initial=-1), i_codes.max(initial=-1))) + 1
     e_count = np.bincount(e_codes[e_open], minlength=size)
     i_count = np.bincount(i_codes[i_open], minlength=size)
     item_of = np.full(size, -1, dtype=np.int64)
@@ -333,10 +374,11 @@ def _searches(ones: pd.DataFrame, many: pd.DataFrame, window: int, max_parts: in
     """
     if ones.empty or many.empty:
         return
-    accounts = many["account"].to_numpy()
+    # Only accounts with two or more rows of ``many`` (codes compacted for bincount).
+    accounts = pd.factorize(many["account"].to_numpy())[0]
     many = many[np.bincount(accounts)[accounts] >= 2]
-    ones = ones[(ones["day"] >= 0) & (ones["cents"] != 0)]
-    pairs = ones.merge(many[many["day"] >= 0], on="account", suffixes=("", "_m"))
+    ones = ones[(ones["day"] != NO_DAY) & (ones["cents"] != 0)]
+    pairs = ones.merge(many[many["day"] != NO_DAY], on="account", suffixes=("", "_m"))
     target, cents = pairs["cents"].to_numpy(), pairs["cents_m"].to_numpy()
     gap = np.abs(pairs["day_m"].to_numpy() - pairs["day"].to_numpy())
     usable = ((gap <= window) & (cents != 0) & ((cents > 0) == (target > 0))
@@ -362,28 +404,22 @@ def _searches(ones: pd.DataFrame, many: pd.DataFrame, window: int, max_parts: in
             yield int(rows[start]), subsets
 
 
-def _split_pass(expected: Side, items: Side, state: State, context: Context,
+def _split_pass(coded: tuple[pd.DataFrame, pd.DataFrame], state: State, context: Context,
                 max_parts: int, max_candidates: int) -> None:
     """One expected line paid as several items (split) and several lines collected as one
     item (combined): same account, dates within the window, sums equal to the cent."""
-    keys = context.account_keys()
-    if not keys or max_parts < 2:
+    if not context.account_keys() or max_parts < 2:
         return
-    e_rows = expected.norm[state.e_live()].dropna(subset=keys)
-    i_rows = items.norm[state.i_live()].dropna(subset=keys)
-    if e_rows.empty or i_rows.empty:
-        return
-    both = pd.concat([e_rows[keys], i_rows[keys]], ignore_index=True)
-    codes, _ = pd.factorize(pd.MultiIndex.from_frame(both))
-    dated = "date" in context.roles
     sides = {}
-    for name, frame, account in (("e", e_rows, codes[:len(e_rows)]),
-                                 ("i", i_rows, codes[len(e_rows):])):
-        sides[name] = pd.DataFrame({
-            "row": frame["row"].to_numpy(dtype=np.int64), "account": account,
-            "cents": frame["cents"].to_numpy(dtype=np.int64),
-            "day": banking_index(frame["date"].to_numpy()) if dated
-            else np.zeros(len(frame), dtype=np.int64)})
+    for name, frame, live in (("e", coded[0], state.e_live()), ("i", coded[1], state.i_live())):
+        chosen = frame[live & (frame["account"].to_numpy() >= 0)]
+        day = chosen["day"].to_numpy() if "date" in context.roles else \
+            np.zeros(len(chosen), dtype=np.int64)
+        sides[name] = pd.DataFrame({"row": chosen["row"].to_numpy(),
+                                    "account": chosen["account"].to_numpy(),
+                                    "cents": chosen["cents"].to_numpy(), "day": day})
+    if sides["e"].empty or sides["i"].empty:
+        return
     proposals: list[tuple[str, tuple[int, ...], tuple[int, ...]]] = []
     tied: list[tuple[str, tuple[int, ...], tuple[int, ...]]] = []
     for ones, many, kind in ((sides["e"], sides["i"], SPLIT), (sides["i"], sides["e"], COMBINED)):
@@ -535,14 +571,14 @@ def match(expected: pd.DataFrame, items: pd.DataFrame, *, columns: Mapping[str, 
             logger.info("match: the items' account numbers are masked, so accounts compare by "
                         "their last four digits%s", " and the routing number"
                         if "routing" in roles else "")
+        coded = _coded_sides(e_side, i_side, context)
         state = State(len(e_side), len(i_side))
         stale = _apply_pairs(decisions, e_side, i_side, state)
         bar.step("reference")
-        if "reference" in roles:
-            _unique_references(e_side, i_side, state)
-        _run_rule(Reference(), e_side, i_side, state, context)
+        _unique_references(coded, state)
+        _run_rule(Reference(), coded, e_side, i_side, state, context)
         bar.step("account+amount+date")
-        _run_rule(AccountAmountDate(), e_side, i_side, state, context)
+        _run_rule(AccountAmountDate(), coded, e_side, i_side, state, context)
         bar.step("fuzzy rules")
         fuzzy: list[Rule] = []
         if settings.amount_tolerance > 0:
@@ -552,12 +588,20 @@ def match(expected: pd.DataFrame, items: pd.DataFrame, *, columns: Mapping[str, 
         fuzzy.extend(settings.rules)
         if fuzzy:
             # Only the rows left by the exact passes need their names read.
-            e_side.read_names(state.e_live())
-            i_side.read_names(state.i_live())
+            for side, frame, live in ((e_side, coded[0], state.e_live()),
+                                      (i_side, coded[1], state.i_live())):
+                rows = np.flatnonzero(live)
+                names = side.names_at(rows)
+                if names is not None:
+                    column = frame["name"].to_numpy(dtype=object, copy=True)
+                    column[rows] = names.to_numpy(zero_copy_only=False)
+                    frame["name"] = column
+                if settings.rules:  # your own rules see them in their frames
+                    side.read_names(live)
         for rule in fuzzy:
-            _run_rule(rule, e_side, i_side, state, context)
+            _run_rule(rule, coded, e_side, i_side, state, context)
         bar.step("splits")
-        _split_pass(e_side, i_side, state, context, settings.max_parts, settings.max_candidates)
+        _split_pass(coded, state, context, settings.max_parts, settings.max_candidates)
         bar.step("result")
         return MatchResult._build(e_side, i_side, state, context, settings, journal,
                                   decisions, stale, expected, items)
