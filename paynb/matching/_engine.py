@@ -341,30 +341,10 @@ def _unique_references(coded: tuple[pd.DataFrame, pd.DataFrame], state: State) -
 
 # --------------------------------------------------------------------------- splits
 
-def _sums_to(target: int, candidates: list[tuple[int, int]], max_parts: int,
-             max_candidates: int) -> list[tuple[int, ...]]:
-    """Up to two subsets (of 2..max_parts rows) of ``candidates`` ``(row, cents)``, in the
-    order given (the closest first), whose cents add up to ``target`` exactly; only the
-    first ``max_candidates`` are tried. Two found mean a tie, so the search stops there."""
-    usable = [(row, cents) for row, cents in candidates
-              if cents != 0 and (cents > 0) == (target > 0) and abs(cents) <= abs(target)]
-    usable = usable[:max_candidates]
-    if abs(sum(cents for _, cents in usable)) < abs(target):  # even all of them fall short
-        return []
-    found: list[tuple[int, ...]] = []
-    for size in range(2, min(max_parts, len(usable)) + 1):
-        for combo in itertools.combinations(usable, size):
-            if sum(cents for _, cents in combo) == target:
-                found.append(tuple(row for row, _ in combo))
-                if len(found) == 2:
-                    return found
-    return found
-
-
 def _searches(ones: pd.DataFrame, many: pd.DataFrame, window: int, max_parts: int,
               max_candidates: int) -> Iterator[tuple[int, list[tuple[int, ...]]]]:
     """For each row of ``ones`` (columns row, account, cents, day) that some rows of
-    ``many`` could add up to: the row and the subsets found (:func:`_sums_to`).
+    ``many`` could add up to: the row and the subsets found (:func:`_subset_sums`).
 
     The candidates of a row are the rows of ``many`` on its account (when the account
     has two or more there) dated within the window, usable for its sign and size, the
@@ -379,29 +359,87 @@ def _searches(ones: pd.DataFrame, many: pd.DataFrame, window: int, max_parts: in
     many = many[np.bincount(accounts)[accounts] >= 2]
     ones = ones[(ones["day"] != NO_DAY) & (ones["cents"] != 0)]
     pairs = ones.merge(many[many["day"] != NO_DAY], on="account", suffixes=("", "_m"))
+    row, other = pairs["row"].to_numpy(), pairs["row_m"].to_numpy()
     target, cents = pairs["cents"].to_numpy(), pairs["cents_m"].to_numpy()
     gap = np.abs(pairs["day_m"].to_numpy() - pairs["day"].to_numpy())
     usable = ((gap <= window) & (cents != 0) & ((cents > 0) == (target > 0))
               & (np.abs(cents) <= np.abs(target)))
-    pairs = pairs[usable].assign(gap=gap[usable])
-    pairs = pairs.sort_values(["row", "gap", "row_m"], kind="stable")
-    pairs = pairs[pairs.groupby("row", sort=False).cumcount().to_numpy() < max_candidates]
+    # Per row, the closest first (then by row), at most max_candidates: numpy, not groupby.
+    order = np.flatnonzero(usable)
+    order = order[np.lexsort((other[order], gap[order], row[order]))]
+    row, other, target, cents = row[order], other[order], target[order], cents[order]
+    starts = _starts(row)
+    rank = np.arange(len(row)) - np.repeat(starts, np.diff(np.r_[starts, len(row)]))
+    kept = rank < max_candidates
+    row, other, target, cents = row[kept], other[kept], target[kept], cents[kept]
+    starts = _starts(row)
+    sizes = np.diff(np.r_[starts, len(row)])
     # Even all the candidates together fall short: no search needed.
-    reach = pairs["cents_m"].abs().groupby(pairs["row"], sort=False).transform("sum")
-    count = pairs.groupby("row", sort=False)["row_m"].transform("size")
-    pairs = pairs[(count >= 2).to_numpy() & (reach >= pairs["cents"].abs()).to_numpy()]
-    if pairs.empty:
+    reach = np.add.reduceat(np.abs(cents), starts) if len(row) else np.zeros(0, np.int64)
+    searched = (sizes >= 2) & (reach >= np.abs(target[starts]))
+    starts, sizes = starts[searched], sizes[searched]
+    if not len(starts):
         return
-    rows = pairs["row"].to_numpy()
-    starts = np.flatnonzero(np.r_[True, rows[1:] != rows[:-1]])
-    ends = np.r_[starts[1:], len(rows)]
-    targets = pairs["cents"].to_numpy()
-    others, other_cents = pairs["row_m"].tolist(), pairs["cents_m"].tolist()
-    for start, end in zip(starts.tolist(), ends.tolist(), strict=True):
-        options = list(zip(others[start:end], other_cents[start:end], strict=True))
-        subsets = _sums_to(int(targets[start]), options, max_parts, max_candidates)
-        if subsets:
-            yield int(rows[start]), subsets
+    targets = target[starts]
+    found: dict[int, list[tuple[int, ...]]] = {}
+    for k in np.unique(sizes).tolist():
+        chosen = np.flatnonzero(sizes == k)
+        for position, subsets in _subset_sums(starts[chosen], k, targets[chosen], other,
+                                              cents, max_parts):
+            found[int(row[starts[chosen[position]]])] = subsets
+    for key in sorted(found):
+        yield key, found[key]
+
+
+def _starts(sorted_rows: np.ndarray) -> np.ndarray:
+    """Where each run of equal values starts in ``sorted_rows``."""
+    return np.flatnonzero(np.r_[True, sorted_rows[1:] != sorted_rows[:-1]]) if len(
+        sorted_rows) else np.zeros(0, dtype=np.int64)
+
+
+def _combinations(k: int, max_parts: int) -> list[np.ndarray]:
+    """For each subset size 2..max_parts (at most k): every subset of range(k) of that
+    size, one per row, in itertools.combinations order."""
+    return [np.array(list(itertools.combinations(range(k), size)), dtype=np.int64)
+            for size in range(2, min(max_parts, k) + 1)]
+
+
+def _subset_sums(starts: np.ndarray, k: int, targets: np.ndarray, others: np.ndarray,
+                 cents: np.ndarray, max_parts: int) -> Iterator[tuple[int, list[tuple[int, ...]]]]:
+    """Rows with ``k`` candidates each (``others[start:start + k]``, closest first): the
+    first two subsets (of 2..max_parts candidates, smallest first, then in
+    itertools.combinations order) whose cents add up to the row's target exactly, for
+    the rows with any; two found mean a tie (every subset of every row summed at once, in
+    int64, exact)."""
+    combos = _combinations(k, max_parts)
+    n_combos = sum(len(c) for c in combos)
+    # Rows in batches, so that the sums stay a few million cells.
+    step = max(1, 2_000_000 // max(n_combos, 1))
+    for begin in range(0, len(starts), step):
+        batch = starts[begin:begin + step]
+        table = cents[batch[:, None] + np.arange(k)]
+        sums = np.concatenate([table[:, combo].sum(axis=2) for combo in combos], axis=1)
+        hit = sums == targets[begin:begin + step, None]
+        any_hit = np.flatnonzero(hit.any(axis=1))
+        if not len(any_hit):
+            continue
+        hit = hit[any_hit]
+        first = hit.argmax(axis=1)
+        hit[np.arange(len(hit)), first] = False
+        second = np.where(hit.any(axis=1), hit.argmax(axis=1), -1)
+        # Each pick as the candidates' rows: one gather per subset size, not per row.
+        offsets = np.cumsum([0] + [len(c) for c in combos])
+        subsets: list[list[tuple[int, ...]]] = [[] for _ in range(len(any_hit))]
+        base = batch[any_hit]
+        for picks, which in ((first, np.ones(len(any_hit), dtype=bool)), (second, second >= 0)):
+            for size, combo in enumerate(combos):
+                chosen = np.flatnonzero(which & (picks >= offsets[size])
+                                        & (picks < offsets[size + 1]))
+                rows = others[base[chosen, None] + combo[picks[chosen] - offsets[size]]]
+                for position, subset in zip(chosen.tolist(), rows.tolist(), strict=True):
+                    subsets[position].append(tuple(subset))
+        for position, found in zip(any_hit.tolist(), subsets, strict=True):
+            yield begin + position, found
 
 
 def _split_pass(coded: tuple[pd.DataFrame, pd.DataFrame], state: State, context: Context,
