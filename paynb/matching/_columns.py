@@ -271,6 +271,9 @@ def _dates(values: pd.Series, which: str, column: str) -> np.ndarray:
     elif pd.api.types.is_datetime64_dtype(values.dtype):
         parsed = values
     else:
+        fast = _iso_days(values)
+        if fast is not None:
+            return fast
         parsed = pd.to_datetime(values, errors="coerce", utc=True).dt.tz_localize(None)
         bad = parsed.isna() & values.notna()
         if bad.any():
@@ -278,6 +281,26 @@ def _dates(values: pd.Series, which: str, column: str) -> np.ndarray:
             raise ValueError(f"{which} {_row_label(values.to_frame(), position)}, column "
                              f"{column!r}: {values.iloc[position]!r} is not a date")
     return parsed.to_numpy(dtype="datetime64[ns]").astype("datetime64[D]")
+
+
+def _iso_days(values: pd.Series) -> np.ndarray | None:
+    """Text dates all written ``YYYY-MM-DD`` (as exports and ``to_csv`` write them), read
+    by Arrow at once; None for anything else (the general parser reads it, or names the
+    row that is no date)."""
+    if not (pd.api.types.is_string_dtype(values.dtype) or values.dtype == object):
+        return None
+    try:
+        text = _arrow_text(values)
+    except (pa.ArrowInvalid, pa.ArrowTypeError, TypeError):
+        return None
+    if text.null_count == len(text) or not pc.all(
+            pc.match_substring_regex(text, r"^\d{4}-\d{2}-\d{2}$")).as_py():
+        return None
+    try:
+        days = pc.cast(text, pa.date32())
+    except pa.ArrowInvalid:  # such as 2026-02-30
+        return None
+    return days.to_numpy(zero_copy_only=False).astype("datetime64[D]")
 
 
 # Text columns go through pyarrow compute (vectorised, RE2), not Python's re per value.

@@ -5,7 +5,6 @@ from __future__ import annotations
 import html
 import logging
 import os
-from decimal import Decimal
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -44,10 +43,6 @@ def decimals(cents: np.ndarray) -> pd.api.extensions.ExtensionArray:
     words[:, 1] = np.where(cents < 0, -1, 0)
     array = pa.Array.from_buffers(_AMOUNT, len(cents), [None, pa.py_buffer(words.tobytes())])
     return pd.arrays.ArrowExtensionArray(array)
-
-
-def _money(cents: int) -> Decimal:
-    return Decimal(int(cents)).scaleb(-2)
 
 
 def _labels(frame: pd.DataFrame, rows: np.ndarray) -> np.ndarray:
@@ -288,8 +283,9 @@ class MatchResult:
             elif reason == "voided":
                 detail = ["the item was voided"] * len(groups)
             else:
-                detail = [f"items minus expected: {_money(d)}"
-                          for d in (i_sum[groups] - e_sum[groups]).tolist()]
+                # Arrow writes the exact decimals as text, all at once ("-0.05").
+                amounts = pa.array(decimals(i_sum[groups] - e_sum[groups])).cast(pa.string())
+                detail = ("items minus expected: " + amounts.to_pandas()).tolist()
             parts.append(pd.DataFrame({"match_id": groups, "reason": reason, "detail": detail}))
         found = pd.concat(parts, ignore_index=True)
         found["order"] = found["reason"].map({r: n for n, r in enumerate(REASONS)})
@@ -346,18 +342,23 @@ class MatchResult:
 
     def _unmatched(self, side: Side, groups: np.ndarray, which: str) -> pd.DataFrame:
         rows = np.flatnonzero(groups < 0)
-        frame = side.frame.iloc[rows].copy()
-        others: dict[int, list[str]] = {}
-        ids = self._items.frame[self._items.columns["id"]].to_numpy(dtype=object)
-        labels = self._expected.frame.index.to_numpy()
-        for _, e, i in self._state.ties:
-            if which == "expected":
-                others.setdefault(e, []).append(str(ids[i]))
-            else:
-                others.setdefault(i, []).append(str(labels[e]))
-        frame["tied_with"] = pd.Series([", ".join(dict.fromkeys(others.get(r, [])))
-                                        for r in rows.tolist()], index=frame.index,
-                                       dtype="string")
+        frame = side.frame.iloc[rows]  # a copy already (copy on write)
+        # Most rows have no tie: texts only for those that have.
+        tied_with = np.full(len(rows), None, dtype=object)
+        if self._state.ties:
+            others: dict[int, list[str]] = {}
+            ids = self._items.frame[self._items.columns["id"]].to_numpy(dtype=object)
+            labels = self._expected.frame.index.to_numpy()
+            for _, e, i in self._state.ties:
+                if which == "expected":
+                    others.setdefault(e, []).append(str(ids[i]))
+                else:
+                    others.setdefault(i, []).append(str(labels[e]))
+            # A tied row is never matched afterwards, so it is among ``rows``.
+            positions = np.searchsorted(rows, list(others))
+            for position, names in zip(positions.tolist(), others.values(), strict=True):
+                tied_with[position] = ", ".join(dict.fromkeys(names))
+        frame["tied_with"] = pd.Series(tied_with, index=frame.index, dtype="string").fillna("")
         if which == "expected":
             frame.insert(0, "expected_row", frame.index)
         return frame
