@@ -228,10 +228,20 @@ def resolve(candidates: pd.DataFrame) -> tuple[pd.DataFrame, list[tuple[int, int
     """
     if candidates.empty:
         return candidates, []
-    cand = candidates.groupby(["expected", "item"], as_index=False, sort=False)["score"].max()
-    e_count = cand["expected"].map(cand["expected"].value_counts())
-    i_count = cand["item"].map(cand["item"].value_counts())
-    single = ((e_count == 1) & (i_count == 1)).to_numpy()
+    e = candidates["expected"].to_numpy(dtype=np.int64)
+    i = candidates["item"].to_numpy(dtype=np.int64)
+    score = candidates["score"].to_numpy(dtype=np.float64)
+    # A pair proposed twice counts once, with its best score (in the order first proposed).
+    order = np.lexsort((i, e))  # stable: the first proposal of a pair comes first
+    starts = np.flatnonzero(np.r_[True, (e[order][1:] != e[order][:-1])
+                                  | (i[order][1:] != i[order][:-1])])
+    best = np.maximum.reduceat(score[order], starts)
+    by_first = np.argsort(order[starts], kind="stable")
+    kept = order[starts][by_first]
+    e, i, score = e[kept], i[kept], best[by_first]
+    # The bulk: pairs whose rows have no other candidate, in numpy.
+    single = (np.bincount(e)[e] == 1) & (np.bincount(i)[i] == 1)
+    cand = pd.DataFrame({"expected": e, "item": i, "score": score})
     accepted = [cand[single]]
     rest = cand[~single]
     ties: list[tuple[int, int]] = []
@@ -286,6 +296,8 @@ def _codes(left: pa.Array | None, right: pa.Array | None) -> tuple[np.ndarray, n
     if left is None or right is None:
         return (np.full(len(left) if left is not None else 0, -1, np.int64),
                 np.full(len(right) if right is not None else 0, -1, np.int64))
+    if pa.types.is_large_string(left.type):  # the narrower offsets hash faster
+        left = left.cast(pa.string())
     encoded = pa.chunked_array([left, right.cast(left.type)]).dictionary_encode()
     codes = np.concatenate([pc.fill_null(chunk.indices, -1).to_numpy().astype(np.int64)
                             for chunk in encoded.chunks]) if len(encoded.chunks) else \
