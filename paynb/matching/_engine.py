@@ -265,13 +265,19 @@ def resolve(candidates: pd.DataFrame) -> tuple[pd.DataFrame, list[tuple[int, int
 
 
 def _run_rule(rule: Rule, coded: tuple[pd.DataFrame, pd.DataFrame], expected: Side,
-              items: Side, state: State, context: Context) -> None:
+              items: Side, state: State, context: Context,
+              names: Sequence[np.ndarray] = ()) -> None:
     e_live, i_live = state.e_live(), state.i_live()
     if not e_live.any() or not i_live.any():
         return
     if isinstance(rule, _Coded) and type(rule).candidates is _Coded.candidates:
-        # A built-in rule: on the integer frames coded once for the run.
-        found = rule.coded_candidates(coded[0][e_live], coded[1][i_live], context)
+        # A built-in rule: on the integer frames coded once for the run (with the names of
+        # the open rows, read by then, for the name rule).
+        e_frame, i_frame = coded[0][e_live], coded[1][i_live]
+        if isinstance(rule, NameSimilar) and names:
+            e_frame = e_frame.assign(name=names[0][e_live])
+            i_frame = i_frame.assign(name=names[1][i_live])
+        found = rule.coded_candidates(e_frame, i_frame, context)
     else:
         found = rule.candidates(expected.norm[e_live], items.norm[i_live], context)
     if not isinstance(found, pd.DataFrame) or not set(PAIR_COLUMNS) <= set(found.columns):
@@ -307,7 +313,8 @@ def _codes(left: pa.Array | None, right: pa.Array | None) -> tuple[np.ndarray, n
 
 def _coded_sides(expected: Side, items: Side, context: Context
                  ) -> tuple[pd.DataFrame, pd.DataFrame]:
-    """Both sides as :func:`paynb.matching._rules.coded` frames, from Arrow in one pass."""
+    """Both sides as :func:`paynb.matching._rules.coded` frames, from Arrow in one pass,
+    without names (:func:`match` reads them for the rows left to the fuzzy rules)."""
     e_ref, i_ref = ((_codes(expected.references, items.references))
                     if "reference" in context.roles else
                     (np.full(len(expected), -1, np.int64), np.full(len(items), -1, np.int64)))
@@ -327,8 +334,7 @@ def _coded_sides(expected: Side, items: Side, context: Context
     return tuple(pd.DataFrame({  # type: ignore[return-value]
         "row": np.arange(len(side), dtype=np.int64), "reference": ref, "account": acct,
         "cents": side.norm["cents"].to_numpy(dtype=np.int64),
-        "day": days(side.norm["date"].to_numpy()),
-        "name": np.full(len(side), None, dtype=object)})
+        "day": days(side.norm["date"].to_numpy())})
         for side, ref, acct in ((expected, e_ref, e_acct), (items, i_ref, i_acct)))
 
 
@@ -638,18 +644,18 @@ def match(expected: pd.DataFrame, items: pd.DataFrame, *, columns: Mapping[str, 
         fuzzy.extend(settings.rules)
         if fuzzy:
             # Only the rows left by the exact passes need their names read.
-            for side, frame, live in ((e_side, coded[0], state.e_live()),
-                                      (i_side, coded[1], state.i_live())):
+            names = []
+            for side, live in ((e_side, state.e_live()), (i_side, state.i_live())):
                 rows = np.flatnonzero(live)
-                names = side.names_at(rows)
-                if names is not None:
-                    column = frame["name"].to_numpy(dtype=object, copy=True)
-                    column[rows] = names.to_numpy(zero_copy_only=False)
-                    frame["name"] = column
+                found = side.names_at(rows)
+                column = np.full(len(side), None, dtype=object)
+                if found is not None:
+                    column[rows] = found.to_numpy(zero_copy_only=False)
+                names.append(column)
                 if settings.rules:  # your own rules see them in their frames
                     side.read_names(live)
         for rule in fuzzy:
-            _run_rule(rule, coded, e_side, i_side, state, context)
+            _run_rule(rule, coded, e_side, i_side, state, context, names)
         bar.step("splits")
         _split_pass(coded, state, context, settings.max_parts, settings.max_candidates)
         bar.step("result")
