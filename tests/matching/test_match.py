@@ -332,6 +332,9 @@ def test_no_row_is_matched_twice(expected_rows, item_rows):
     assert not set(m["item_id"]) & set(result.unmatched_items["achItemId"])
     assert len(set(m["expected_row"])) + len(result.unmatched_expected) == len(expected)
     assert len(set(m["item_id"])) + len(result.unmatched_items) == len(items)
+    # A tied row is matched by no pass.
+    assert not set(result.ties["expected_row"]) & set(m["expected_row"])
+    assert not set(result.ties["item_id"]) & set(m["item_id"])
     total = result.summary.loc["matched", "expected_amount"] + \
         result.summary.loc["unmatched expected", "expected_amount"]
     assert total == sum(Decimal(a) for a, _, _ in expected_rows)
@@ -349,3 +352,78 @@ def test_progress_shows_when_asked_and_is_checked(capsys):
         assert "matching" not in capsys.readouterr().err
     with pytest.raises(TypeError, match="progress"):
         paynb.match(expected, items, columns=COLUMNS, progress="yes")
+
+
+@pytest.mark.parametrize(("items", "expected", "rule"), [
+    # two items, one reference
+    ([{"yourReferenceNumber": "R"}, {"yourReferenceNumber": "R"}], {"ref": "R"}, "reference"),
+    # same account, amount and date: two items equally good
+    ([{}, {}], {}, "account+amount+date"),
+    # 0.20 off either way: equally close within the tolerance
+    ([{"amount": "9.80"}, {"amount": "10.20"}], {}, "amount within tolerance"),
+    # another account, the same name and amount on both items
+    ([{}, {}], {"acct": "777777", "payee": "SMITH, JOHN"}, "name similarity"),
+    # 3.00 as 1.00 + 2.00 in two ways
+    ([{"amount": "1.00"}, {"amount": "2.00"}, {"amount": "2.00"}], {"amount": "3.00"},
+     "split"),
+])
+def test_a_tie_is_matched_by_no_pass_and_reported_on_both_sides(items, expected, rule):
+    frame = ach_items([{"yourReferenceNumber": f"I-{n}", **row} for n, row in enumerate(items)])
+    result = paynb.match(ledger({"ref": None, **expected}), frame, columns=COLUMNS,
+                         amount_tolerance="0.50")
+    assert result.matched.empty
+    assert set(result.ties["rule"]) == {rule}
+    tied_items = set(result.ties["item_id"].astype(int))
+    assert len(tied_items) >= 2 and set(result.ties["expected_row"]) == {0}
+    # Both sides of the tie stay unmatched, each naming the other(s).
+    assert set(result.unmatched_expected.loc[0, "tied_with"].split(", ")) == {
+        str(i) for i in tied_items}
+    named = result.unmatched_items.set_index("achItemId")["tied_with"]
+    assert {int(i): named[i] for i in tied_items} == {i: "0" for i in tied_items}
+    assert result.summary.loc["tied", "expected_lines"] == 1
+    assert result.summary.loc["tied", "items"] == len(tied_items)
+
+
+@settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.lists(st.integers(1, 10**9), min_size=2, max_size=3))
+def test_combined_parts_add_up_exactly_as_decimals(parts):
+    # Amounts written as floats, as read_csv gives them: each part is taken as its
+    # shortest decimal text, so the parts add up to the cent, whatever floats would say.
+    total = sum(parts)
+    items = ach_items([{"amount": f"{total // 100}.{total % 100:02d}"}])
+    expected = pd.DataFrame({"amount": [p / 100 for p in parts],
+                             "acct": ["123456789"] * len(parts),
+                             "date": ["2026-07-06"] * len(parts)})
+    result = paynb.match(expected, items, columns={"amount": "amount", "account": "acct",
+                                                    "date": "date"})
+    assert set(result.matched["rule"]) == {"combined"}
+    assert result.matched["expected_amount"].tolist() == [Decimal(p).scaleb(-2) for p in parts]
+    assert set(result.matched["amount_difference"]) == {Decimal("0.00")}
+    assert result.summary.loc["matched", "expected_amount"] == Decimal(total).scaleb(-2)
+
+
+def test_the_built_in_rules_work_on_their_own_on_rule_frames():
+    # paynb.match runs them on integer codes; called as documented for a Rule, on the
+    # frames a rule gets, they give the same pairs.
+    from paynb.matching import AccountAmountDate, Context, Reference
+
+    expected = pd.DataFrame({"row": [0, 1], "reference": ["A", None], "account": ["6789"] * 2,
+                             "routing": ["021000021"] * 2, "cents": [1000, 2000],
+                             "date": np.array(["2026-07-06"] * 2, dtype="datetime64[D]"),
+                             "name": ["john smith", "jane roe"]})
+    items = expected.assign(row=[5, 6], reference=[None, "A"], cents=[2000, 1030],
+                            date=np.array(["2026-07-07", "2026-07-08"], dtype="datetime64[D]"),
+                            name=["john smith", "jane roe"])
+    context = Context(date_window=2, last_four=True,
+                      roles=frozenset({"reference", "account", "routing", "amount", "date",
+                                       "name"}))
+
+    def found(rule):
+        return rule.candidates(expected, items, context)[["expected", "item", "score"]] \
+            .values.tolist()
+
+    assert found(Reference()) == [[0, 6, 0.0]]
+    assert found(AccountAmountDate()) == [[1, 5, -1.0]]
+    assert found(AmountWithin("0.30")) == [[0, 6, -(30 * 3 + 2)], [1, 5, -1.0]]
+    assert found(NameSimilar()) == []  # the one equal amount is under another name
+    assert [pair[:2] for pair in found(NameSimilar(threshold=0))] == [[1, 5]]
