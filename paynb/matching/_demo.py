@@ -272,90 +272,90 @@ def _make_unambiguous(plan: list[dict[str, Any]], item_keys: np.ndarray, item_da
 
     A line without reference competes, in the account passes, with every item on its
     key dated within the window whose amount is within the tolerance of its own; in the
+    name pass, with every item still open then with its amount in the window; in the
     sum search, with every row on its key in the window still open then. Replacing a
     plan by reference lines only removes rows from those passes, so one round of checks
-    is enough.
+    (joins over all lines at once) is enough.
     """
     from paynb.matching._rules import banking_index
 
-    planned_rows = np.zeros(len(item_keys), dtype=bool)
-    for entry in plan:
-        planned_rows[entry["rows"]] = True
-    # Items and lines the sum search may see: the items of splits and combinations, the
-    # items nobody planted, the lines of splits and combinations.
-    in_sums = ~planned_rows
-    sum_lines: list[tuple[str, int, int]] = []  # (key, day, plan index)
-    lines_of: list[list[tuple[str, int, int]]] = []
-    for index, entry in enumerate(plan):
-        found = [(_key(line["Account"], line["Routing"], masked),
-                  int(banking_index(np.array([line["Date"]], dtype="datetime64[D]"))[0]),
-                  line["cents"]) for line in entry["lines"]]
-        lines_of.append(found)
-        if entry["kind"] in ("split", "combined"):
-            in_sums[entry["rows"]] = True
-            sum_lines += [(key, day, index) for key, day, _ in found]
+    kinds = np.array([entry["kind"] for entry in plan], dtype=object)
+    first_row = np.array([entry["rows"][0] for entry in plan], dtype=np.int64)
+    second_row = np.array([entry["rows"][1] if len(entry["rows"]) > 1 else -1
+                           for entry in plan], dtype=np.int64)
+    summed = np.isin(kinds, ["split", "combined"])
+    # Rows open when the sum search runs: items of splits and combinations and items
+    # nobody planted; open when the name rule runs: those and the items found by name.
+    planned = np.zeros(len(item_keys), dtype=bool)
+    in_sums = np.zeros(len(item_keys), dtype=bool)
+    for entry, is_sum in zip(plan, summed.tolist(), strict=True):
+        planned[entry["rows"]] = True
+        in_sums[entry["rows"]] |= is_sum
+    in_sums |= ~planned
+    open_at_names = in_sums.copy()
+    open_at_names[first_row[kinds == "name"]] = True
+    lines = pd.DataFrame([(index, _key(line["Account"], line["Routing"], masked), line["Date"],
+                           line["cents"]) for index, entry in enumerate(plan)
+                          if entry["kind"] != "reference" for line in entry["lines"]],
+                         columns=["plan", "key", "date", "cents"])
+    lines["day"] = banking_index(lines["date"].to_numpy(dtype="datetime64[D]"))
+    lines["kind"] = kinds[lines["plan"].to_numpy()]
     items = pd.DataFrame({"item": np.arange(len(item_keys)), "key": item_keys,
-                          "day": item_days, "cents": cents, "in_sums": in_sums})
-    by_key = {key: group for key, group in items.groupby("key", sort=False)}
-    lines_by_key: dict[str, list[tuple[int, int]]] = {}
-    for key, day, index in sum_lines:
-        lines_by_key.setdefault(key, []).append((day, index))
-    open_rows = in_sums.copy()
-    for entry in plan:
-        if entry["kind"] == "name":
-            open_rows[entry["rows"]] = True
-    open_at_names = {int(amount): group.to_numpy() for amount, group in
-                     pd.Series(item_days[open_rows]).groupby(cents[open_rows])}
-    # Lines still open when the name rule runs: those of splits and combinations.
-    sum_amounts = {amount for index, found in enumerate(lines_of)
-                   if plan[index]["kind"] in ("split", "combined") for _, _, amount in found}
+                          "day": item_days, "cents": cents, "in_sums": in_sums,
+                          "open_at_names": open_at_names})
+    bad = np.zeros(len(plan), dtype=bool)
 
-    def clean(index: int) -> bool:
-        entry = plan[index]
-        kind, rows = entry["kind"], set(entry["rows"])
-        for key, day, amount in lines_of[index]:
-            near = by_key.get(key)
-            if near is not None:
-                near = near[(near["day"] - day).abs() <= window]
-                close = near[(near["cents"] - amount).abs() <= tolerance]
-                # The account passes: only its own item may be close (none for the parts
-                # and sums of splits and combinations).
-                allowed = rows if kind in ("account", "amount within") else set()
-                if not set(close["item"].tolist()) <= allowed:
-                    return False
-                if kind in ("split", "combined") and not set(
-                        near.loc[near["in_sums"], "item"].tolist()) <= rows:
-                    return False
-            elif kind != "name":  # its own item is on its key
-                return False
-        if kind == "name":
-            # Found by its amount and name alone: no other item open then has its amount
-            # within the window, and no line open then has it at all.
-            amount, day = int(cents[entry["rows"][0]]), lines_of[index][0][1]
-            same = open_at_names[amount]
-            return bool((np.abs(same - day) <= window).sum() == 1) and amount not in sum_amounts
-        if kind in ("split", "combined"):
-            # Open when the name rule runs, which compares amounts on any account: no
-            # item open then (of a split, a combination, found by name, or planted for
-            # nothing) has the amount of one of its lines within the window.
-            for _, day, amount in lines_of[index]:
-                same = open_at_names.get(amount)
-                if same is not None and (np.abs(same - day) <= window).any():
-                    return False
-            # The sum search from the other side: only its own lines on the key nearby.
-            for row in entry["rows"]:
-                key, day = item_keys[row], int(item_days[row])
-                others = {i for d, i in lines_by_key.get(key, []) if abs(d - day) <= window}
-                if others - {index}:
-                    return False
-        return True
+    def own(pairs: pd.DataFrame) -> np.ndarray:
+        plan_of = pairs["plan"].to_numpy()
+        return ((pairs["item"].to_numpy() == first_row[plan_of])
+                | (pairs["item"].to_numpy() == second_row[plan_of]))
 
-    for index, entry in enumerate(plan):
-        if entry["kind"] != "reference" and not clean(index):
-            rows = entry["rows"]
-            plan[index] = {"kind": "reference", "rows": rows[:1], "lines": [spec(rows[0])]}
-            plan.extend({"kind": "reference", "rows": [row], "lines": [spec(row)]}
-                        for row in rows[1:])
+    # The account passes and the sum search, on the line's key.
+    pairs = lines.merge(items, on="key", suffixes=("", "_i"))
+    near = (pairs["day_i"] - pairs["day"]).abs().to_numpy() <= window
+    close = near & ((pairs["cents_i"] - pairs["cents"]).abs().to_numpy() <= tolerance)
+    fuzzy = pairs["kind"].isin(["account", "amount within"]).to_numpy()
+    is_sum = pairs["kind"].isin(["split", "combined"]).to_numpy()
+    # Only its own item may be close (none for the lines of splits and combinations), and
+    # no other open row of the sum search may be near a sum's line.
+    conflict = (close & ~(fuzzy & own(pairs))) | (is_sum & near & pairs["in_sums"].to_numpy()
+                                                   & ~own(pairs))
+    bad[pairs["plan"].to_numpy()[conflict]] = True
+    # A line of any kind but name has its own item on its key.
+    keyed = np.zeros(len(plan), dtype=bool)
+    keyed[pairs["plan"].to_numpy()] = True
+    bad |= ~keyed & (kinds != "name") & (kinds != "reference")
+    # The name rule compares amounts on any account: a line found by name needs its item
+    # to be the only open one with its amount in the window, and no sum's line with it; a
+    # sum's line needs no open item with its amount in the window.
+    same = lines[lines["kind"].isin(["name", "split", "combined"]).to_numpy()].merge(
+        items[items["open_at_names"].to_numpy()], on="cents", suffixes=("", "_i"))
+    same = same[(same["day_i"] - same["day"]).abs().to_numpy() <= window]
+    names = same[(same["kind"] == "name").to_numpy()]
+    bad[names.loc[~own(names), "plan"].to_numpy()] = True
+    bad[same.loc[(same["kind"] != "name").to_numpy(), "plan"].to_numpy()] = True
+    sum_amounts = set(lines.loc[lines["kind"].isin(["split", "combined"]).to_numpy(),
+                                "cents"].tolist())
+    name_lines = lines[(lines["kind"] == "name").to_numpy()]
+    bad[name_lines.loc[name_lines["cents"].isin(sum_amounts).to_numpy(), "plan"].to_numpy()] \
+        = True
+    # The sum search from the items' side: only its own lines on the key nearby.
+    sum_items = pd.DataFrame([(index, row) for index, entry in enumerate(plan)
+                              if summed[index] for row in entry["rows"]],
+                             columns=["plan", "item"])
+    sum_items["key"] = item_keys[sum_items["item"].to_numpy(dtype=np.int64)]
+    sum_items["day"] = item_days[sum_items["item"].to_numpy(dtype=np.int64)]
+    other = sum_items.merge(lines[lines["kind"].isin(["split", "combined"]).to_numpy()],
+                            on="key", suffixes=("", "_l"))
+    other = other[((other["day_l"] - other["day"]).abs().to_numpy() <= window)
+                  & (other["plan_l"] != other["plan"]).to_numpy()]
+    bad[other["plan"].to_numpy()] = True
+
+    for index in np.flatnonzero(bad & (kinds != "reference")).tolist():
+        rows = plan[index]["rows"]
+        plan[index] = {"kind": "reference", "rows": rows[:1], "lines": [spec(rows[0])]}
+        plan.extend({"kind": "reference", "rows": [row], "lines": [spec(row)]}
+                    for row in rows[1:])
 
 
 def _text(cents: int) -> str:
