@@ -71,22 +71,29 @@ class Side:
     def __len__(self) -> int:
         return len(self.norm)
 
-    def read_names(self, rows: np.ndarray) -> None:
-        """Fill the ``name`` column of the rows chosen by the mask ``rows`` (lower case,
-        single spaces); left empty when the side has no name."""
+    def names_at(self, rows: np.ndarray) -> pa.Array | None:
+        """The names of the row positions ``rows`` (lower case, single spaces); None when
+        the side has no name."""
         column = self.columns.get("name")
-        if column is None or not rows.any():
-            return
+        if column is None:
+            return None
         needed = [column] if column in self.frame.columns else list(_SIGNER)
-        chosen = self.frame[needed].iloc[np.flatnonzero(rows)]
+        chosen = self.frame[needed].iloc[rows]
         if column in self.frame.columns:
             values = chosen[column]
         else:  # an item's name: its first signer's first and last name
             first, last = (chosen[c].astype("string").fillna("") for c in _SIGNER)
             values = first + " " + last
+        return _names(values).cast(pa.string())
+
+    def read_names(self, rows: np.ndarray) -> None:
+        """Fill the ``name`` column of the rows chosen by the mask ``rows``; left empty
+        when the side has no name."""
+        found = self.names_at(np.flatnonzero(rows)) if rows.any() else None
+        if found is None:
+            return
         names = pa.array(self.norm["name"], type=pa.string(), from_pandas=True)
-        self.norm["name"] = _objects(pc.replace_with_mask(names, pa.array(rows),
-                                                          _names(values).cast(pa.string())))
+        self.norm["name"] = _objects(pc.replace_with_mask(names, pa.array(rows), found))
 
     def keys(self) -> np.ndarray:
         """A stable text key per row, for decisions kept across runs."""
@@ -111,10 +118,15 @@ class Side:
         return (text + "#" + occurrence.astype(str)).to_numpy(dtype=object)
 
 
-def _missing_column(column: str, role: str, frame: pd.DataFrame, which: str) -> KeyError:
-    existing = ", ".join(repr(str(c)) for c in frame.columns) or "(none)"
-    return KeyError(f"columns: the {role} column {column!r} is not in the {which} frame; "
-                    f"its columns are {existing}")
+def _existing(frame: pd.DataFrame) -> str:
+    return ", ".join(repr(str(c)) for c in frame.columns) or "(none)"
+
+
+def _missing_column(argument: str, column: str, role: str, frame: pd.DataFrame,
+                    which: str) -> ValueError:
+    # A ValueError (a bad argument), not a KeyError: its message is shown as written.
+    return ValueError(f"{argument}: the {role} column {column!r} is not in the {which} frame; "
+                      f"its columns are {_existing(frame)}")
 
 
 def _check_role(argument: str, role: str, column: str, roles: Iterable[str],
@@ -124,8 +136,12 @@ def _check_role(argument: str, role: str, column: str, roles: Iterable[str],
     if role not in roles:
         raise ValueError(f"{argument}: unknown role {role!r}; the roles are "
                          f"{', '.join(roles)}")
-    if column not in frame.columns:
-        raise _missing_column(column, role, frame, which)
+    try:
+        present = column in frame.columns
+    except TypeError:  # unhashable, such as a list of columns
+        present = False
+    if not present:
+        raise _missing_column(argument, column, role, frame, which)
 
 
 def check_columns(expected: pd.DataFrame, columns: Mapping[str, str]) -> dict[str, str]:
@@ -255,6 +271,9 @@ def _dates(values: pd.Series, which: str, column: str) -> np.ndarray:
     elif pd.api.types.is_datetime64_dtype(values.dtype):
         parsed = values
     else:
+        fast = _iso_days(values)
+        if fast is not None:
+            return fast
         parsed = pd.to_datetime(values, errors="coerce", utc=True).dt.tz_localize(None)
         bad = parsed.isna() & values.notna()
         if bad.any():
@@ -262,6 +281,26 @@ def _dates(values: pd.Series, which: str, column: str) -> np.ndarray:
             raise ValueError(f"{which} {_row_label(values.to_frame(), position)}, column "
                              f"{column!r}: {values.iloc[position]!r} is not a date")
     return parsed.to_numpy(dtype="datetime64[ns]").astype("datetime64[D]")
+
+
+def _iso_days(values: pd.Series) -> np.ndarray | None:
+    """Text dates all written ``YYYY-MM-DD`` (as exports and ``to_csv`` write them), read
+    by Arrow at once; None for anything else (the general parser reads it, or names the
+    row that is no date)."""
+    if not (pd.api.types.is_string_dtype(values.dtype) or values.dtype == object):
+        return None
+    try:
+        text = _arrow_text(values)
+    except (pa.ArrowInvalid, pa.ArrowTypeError, TypeError):
+        return None
+    if text.null_count == len(text) or not pc.all(
+            pc.match_substring_regex(text, r"^\d{4}-\d{2}-\d{2}$")).as_py():
+        return None
+    try:
+        days = pc.cast(text, pa.date32())
+    except pa.ArrowInvalid:  # such as 2026-02-30
+        return None
+    return days.to_numpy(zero_copy_only=False).astype("datetime64[D]")
 
 
 # Text columns go through pyarrow compute (vectorised, RE2), not Python's re per value.
@@ -330,8 +369,11 @@ def items_masked(items: pd.DataFrame, column: str | None) -> bool:
     return bool(items[column].astype("string").str.contains("*", regex=False).any())
 
 
-def item_side(items: pd.DataFrame, overrides: Mapping[str, str] | None = None) -> Side:
-    """The item frame as a side; its columns come from :data:`ITEM_COLUMNS`."""
+def item_side(items: pd.DataFrame, overrides: Mapping[str, str] | None = None,
+              wanted: Iterable[str] = ()) -> Side:
+    """The item frame as a side; its columns come from :data:`ITEM_COLUMNS`, ``overrides``
+    (``item_columns=``) first. Every role of ``wanted`` (those mapped on the expected
+    side) must be found: a role silently left out would change what matches."""
     if not isinstance(items, pd.DataFrame):
         raise TypeError(f"items must be a paynb item DataFrame, not {type(items).__name__}")
     columns: dict[str, str] = {}
@@ -342,12 +384,18 @@ def item_side(items: pd.DataFrame, overrides: Mapping[str, str] | None = None) -
     for role, column in (overrides or {}).items():
         _check_role("item_columns", role, column, ITEM_COLUMNS, items, "items")
         columns[role] = column
-    for role in ("id", "amount"):
+    if "name" not in columns and all(c in items.columns for c in _SIGNER):
+        columns["name"] = " + ".join(_SIGNER)
+    for role in ("id", "amount", *(r for r in wanted if r != "id")):
         if role not in columns:
-            wanted = " or ".join(repr(c) for c in ITEM_COLUMNS[role])
-            existing = ", ".join(repr(str(c)) for c in items.columns) or "(none)"
-            raise KeyError(f"items: no {role} column ({wanted}); its columns are {existing}. "
-                           "Pass a frame from the paynb client, or item_columns=")
+            usual = " or ".join(repr(c) for c in ITEM_COLUMNS[role])
+            if role == "name":
+                usual += " or " + " and ".join(repr(c) for c in _SIGNER)
+            why = ("" if role in ("id", "amount") else
+                   f" (columns= maps the {role} role; leave it out to match without it)")
+            raise ValueError(f"items: no {role} column ({usual}){why}; its columns are "
+                             f"{_existing(items)}. Pass a frame from the paynb client, or "
+                             f"item_columns={{{role!r}: ...}}")
     return _side(items, columns, "items", kind=_ITEM_KINDS.get(columns["id"], "item"))
 
 
@@ -378,8 +426,6 @@ def _side(frame: pd.DataFrame, columns: dict[str, str], which: str, *, kind: str
             norm.loc[unsent, "date"] = received[unsent]
     # Names are read only for the rows left to the fuzzy rules (Side.read_names).
     norm["name"] = _empty(n)
-    if not col("name") and which == "items" and all(c in frame.columns for c in _SIGNER):
-        columns["name"] = " + ".join(_SIGNER)
     roles = frozenset(role for role in ("reference", "account", "routing", "amount", "date",
                                         "name") if role in columns)
     return Side(frame=frame, norm=norm, roles=roles, columns=columns, kind=kind,

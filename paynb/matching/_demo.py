@@ -4,6 +4,8 @@ the tests and the benchmark)."""
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from decimal import Decimal
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -18,6 +20,9 @@ SHARES = {"reference": 0.70, "account": 0.10, "amount within": 0.04, "name": 0.0
           "combined": 0.03, "split": 0.03}
 #: The tolerance the "amount within" lines need: ``match(..., amount_tolerance=TOLERANCE)``.
 TOLERANCE = "0.50"
+#: The date window the planted matches are unambiguous for: ``match(..., date_window=2)``,
+#: the default.
+DATE_WINDOW = 2
 #: The columns of the generated ledger, as ``match(..., columns=COLUMNS)`` wants them.
 COLUMNS = {"reference": "Reference", "account": "Account", "routing": "Routing",
            "amount": "Amount", "date": "Date", "name": "Payee"}
@@ -41,6 +46,8 @@ class PlantedLedger:
     columns: dict[str, str] = field(default_factory=lambda: dict(COLUMNS))
     #: The ``amount_tolerance`` the fuzzy "amount within" lines need.
     amount_tolerance: str = TOLERANCE
+    #: The ``date_window`` the planted matches are unambiguous for.
+    date_window: int = DATE_WINDOW
 
 
 def _name_variant(first: str, last: str, rng: np.random.Generator) -> str:
@@ -60,7 +67,21 @@ def expected_ledger(items: pd.DataFrame, *, seed: int = 0, missing: int = 5) -> 
     window, one line paid as several items (split). Some items get no line, and
     ``missing`` lines have no item. When the items are masked, the ledger's account
     numbers end in the items' last four digits and the rest is made up.
+
+    Every planted match is unambiguous by construction, for ``paynb.match`` with the
+    ledger's ``columns``, ``amount_tolerance`` and ``date_window``: a line planted
+    without reference has, on its account key as the matcher sees it (the last four
+    digits when masked, with the routing number), no other item within the date window
+    and the tolerance of its amount; a split or combination has no other row on its
+    key in the window that the sum search could use; a line found by name only has an
+    amount no other item has and an account key no item has. A planned line that
+    would not be unambiguous (two accounts with the same last four digits and close
+    amounts, say) gets its item's reference instead, so it is still planted, as a
+    reference match. Items with no reference, or one shared with another item, get no
+    line.
     """
+    from paynb.matching._rules import banking_index
+
     rng = np.random.default_rng(seed)
     id_column = "achItemId" if "achItemId" in items.columns else "rccItemId"
     date_column = "sendDate" if "sendDate" in items.columns else "depositDateTime"
@@ -69,6 +90,7 @@ def expected_ledger(items: pd.DataFrame, *, seed: int = 0, missing: int = 5) -> 
     ids = frame[id_column].to_numpy()
     accounts = frame["bankAccountNumber"].astype("string").fillna("").to_numpy(dtype=object)
     routing = frame["bankRoutingNumber"].astype("string").to_numpy(dtype=object)
+    masked = any(a.startswith("*") for a in accounts)
     # Masked items: a made-up number ending in the last four, the same for the same account.
     made_up: dict[tuple[str, str], str] = {}
     accounts = np.array([a if not a.startswith("*") else made_up.setdefault(
@@ -91,28 +113,34 @@ def expected_ledger(items: pd.DataFrame, *, seed: int = 0, missing: int = 5) -> 
     first = frame["firstSignerFirstName"].astype("string").fillna("").to_numpy(dtype=object)
     last = frame["firstSignerLastName"].astype("string").fillna("").to_numpy(dtype=object)
     refs = frame["yourReferenceNumber"].astype("string").to_numpy(dtype=object)
+    # What the matcher compares: the account key (last four when masked) and routing.
+    item_keys = np.array([_key(a, r, masked) for a, r in zip(accounts, routing, strict=True)],
+                         dtype=object)
+    referenced = pd.Series(refs).notna().to_numpy() & (pd.Series(refs).str.strip() != "") \
+        .fillna(False).to_numpy()
+    referenced &= ~pd.Series(refs).duplicated(keep=False).to_numpy()
 
-    lines: list[dict[str, object]] = []
-    planted: list[dict[str, object]] = []
+    # The plan: per planted match, its kind, its items and its lines (not written yet).
+    plan: list[dict[str, object]] = []
 
-    def line(row: int, *, amount: int | None = None, ref: bool = True, name: str | None = None,
-             account: str | None = None, shift: int = 0) -> int:
+    def spec(row: int, *, amount: int | None = None, ref: bool = True,
+             name: str | None = None, account: str | None = None, shift: int = 0,
+             memo: str = "") -> dict[str, object]:
         day = dates[row] if not shift else add_banking_days(dates[row:row + 1], shift)[0]
-        lines.append({"Reference": refs[row] if ref else "",
-                      "Account": account if account is not None else accounts[row],
-                      "Routing": routing[row],
-                      "Amount": _text(cents[row] if amount is None else amount),
-                      "Date": str(np.datetime64(day, "D")),
-                      "Payee": name if name is not None else f"{first[row]} {last[row]}",
-                      "Memo": ""})
-        return len(lines) - 1
+        return {"row": row, "Reference": refs[row] if ref else "",
+                "Account": account if account is not None else accounts[row],
+                "Routing": routing[row],
+                "cents": int(cents[row] if amount is None else amount), "Date": day,
+                "Payee": name if name is not None else f"{first[row]} {last[row]}",
+                "Memo": memo}
 
     # Splits first: items sharing an account (and routing) within a banking day or two.
-    used = np.zeros(n, dtype=bool)
+    used = ~referenced  # an item without a usable reference gets no line
     order = rng.permutation(n)
     by_account: dict[tuple[str, str], list[int]] = {}
     for row in order.tolist():
-        by_account.setdefault((accounts[row], routing[row]), []).append(row)
+        if not used[row]:
+            by_account.setdefault((accounts[row], routing[row]), []).append(row)
     split_budget = int(round(SHARES["split"] * n))
     for rows in by_account.values():
         if split_budget <= 0:
@@ -123,52 +151,76 @@ def expected_ledger(items: pd.DataFrame, *, seed: int = 0, missing: int = 5) -> 
         if len(rows) >= 2 and abs(int((dates[rows[1]] - dates[rows[0]]).astype(int))) <= 1 \
                 and cents[rows[:2]].min() > 0:
             pair = rows[:2]
-            total = int(cents[pair].sum())
-            at = line(pair[0], amount=total, ref=False)
-            lines[at]["Memo"] = "paid in two parts"
-            planted.append({"kind": "split", "ledger_rows": (at,),
-                            "item_ids": tuple(int(ids[r]) for r in pair)})
+            plan.append({"kind": "split", "rows": pair, "lines": [
+                spec(pair[0], amount=int(cents[pair].sum()), ref=False,
+                     memo="paid in two parts")]})
             used[pair] = True
             split_budget -= 1
     free = [row for row in order.tolist() if not used[row]]
     kinds = [k for k in SHARES if k != "split"]
     shares = np.array([SHARES[k] for k in kinds])
     counts = np.floor(shares * len(free)).astype(int)
+    taken_keys = set(item_keys.tolist())
     start = 0
     for kind, count in zip(kinds, counts.tolist(), strict=True):
         for row in free[start:start + count]:
             if kind == "reference":
-                rows = (line(row),)
+                lines = [spec(row)]
             elif kind == "account":
-                rows = (line(row, ref=False, shift=int(rng.integers(-1, 2))),)
+                lines = [spec(row, ref=False, shift=int(rng.integers(-1, 2)))]
             elif kind == "amount within":
                 off = int(rng.integers(1, 50)) * (1 if rng.random() < 0.5 else -1)
                 if cents[row] + off <= 0:
                     off = abs(off)
-                rows = (line(row, ref=False, amount=int(cents[row]) + off),)
+                lines = [spec(row, ref=False, amount=int(cents[row]) + off)]
             elif kind == "name":
-                rows = (line(row, ref=False, account=str(rng.integers(10**7, 10**9)),
-                             name=_name_variant(first[row], last[row], rng)),)
+                account = _free_account(rng, routing[row], masked, taken_keys)
+                lines = [spec(row, ref=False, account=account,
+                              name=_name_variant(first[row], last[row], rng))] \
+                    if account is not None else [spec(row)]
             else:  # combined: the item's amount as two or three ledger lines
                 if cents[row] < 500:  # too small to split credibly: an ordinary line
-                    planted.append({"kind": "reference", "ledger_rows": (line(row),),
-                                    "item_ids": (int(ids[row]),)})
+                    plan.append({"kind": "reference", "rows": [row], "lines": [spec(row)]})
                     continue
                 # Parts of similar size, none close enough to the whole to pass for it.
                 parts = 2 if rng.random() < 0.6 else 3
-                shares = rng.uniform(0.8, 1.2, parts)
-                amounts = np.floor(shares / shares.sum() * cents[row]).astype(np.int64)
+                weights = rng.uniform(0.8, 1.2, parts)
+                amounts = np.floor(weights / weights.sum() * cents[row]).astype(np.int64)
                 amounts[-1] = cents[row] - amounts[:-1].sum()
-                amounts = amounts.tolist()
-                rows = tuple(line(row, ref=False, amount=int(a)) for a in amounts)
-            planted.append({"kind": kind, "ledger_rows": rows, "item_ids": (int(ids[row]),)})
+                lines = [spec(row, ref=False, amount=int(a)) for a in amounts.tolist()]
+            plan.append({"kind": kind, "rows": [row], "lines": lines})
         start += count
-    extra = [int(ids[row]) for row in free[start:]]
+    extra = [int(ids[row]) for row in free[start:]] + [int(ids[row]) for row in
+                                                         np.flatnonzero(~referenced)]
+    _make_unambiguous(plan, item_keys, banking_index(dates), cents, masked,
+                      tolerance=int(Decimal(TOLERANCE) * 100), window=DATE_WINDOW, spec=spec)
+
+    lines: list[dict[str, object]] = []
+    planted: list[dict[str, object]] = []
+    for entry in plan:
+        at = []
+        for line in entry["lines"]:  # type: ignore[attr-defined]
+            lines.append({"Reference": line["Reference"], "Account": line["Account"],
+                          "Routing": line["Routing"], "Amount": _text(line["cents"]),
+                          "Date": str(np.datetime64(line["Date"], "D")),
+                          "Payee": line["Payee"], "Memo": line["Memo"]})
+            at.append(len(lines) - 1)
+        planted.append({"kind": entry["kind"], "ledger_rows": tuple(at),
+                        "item_ids": tuple(int(ids[r]) for r in entry["rows"])})  # type: ignore[attr-defined]
     missing_rows = []
+    # Not the amount of any item (the name rule would compare it with the item's).
+    item_amounts = set(cents.tolist())
+    item_refs = set(refs[referenced].tolist())
     for _ in range(missing):
-        lines.append({"Reference": f"INV-{int(rng.integers(10**5, 10**6))}",
-                      "Account": str(rng.integers(10**7, 10**10)), "Routing": "021000021",
-                      "Amount": _text(int(rng.integers(500, 500_000))),
+        # On an account key no item has, so it cannot compete for one.
+        account = _free_account(rng, "021000021", masked, taken_keys,
+                                digits=int(rng.integers(8, 11)))
+        reference = f"INV-{int(rng.integers(10**5, 10**6))}"
+        while reference in item_refs:
+            reference = f"INV-{int(rng.integers(10**5, 10**6))}"
+        lines.append({"Reference": reference, "Account": account or "",
+                      "Routing": "021000021",
+                      "Amount": _text(_free_amount(rng, item_amounts)),
                       "Date": str(dates.max() if n else np.datetime64("2026-01-02")),
                       "Payee": "Unknown Payee", "Memo": "no payment yet"})
         missing_rows.append(len(lines) - 1)
@@ -185,6 +237,125 @@ def expected_ledger(items: pd.DataFrame, *, seed: int = 0, missing: int = 5) -> 
     return PlantedLedger(ledger=ledger, planted=planted_frame,
                          missing_items=[int(new_row[r]) for r in missing_rows],
                          extra_items=extra)
+
+
+def _key(account: str, routing: str, masked: bool) -> str:
+    """The account key the matcher compares (see paynb.matching._columns)."""
+    digits = "".join(c for c in str(account) if c.isdigit())
+    return f"{digits[-4:].rjust(4, '0') if masked else digits.lstrip('0')}|{routing}"
+
+
+def _free_account(rng: np.random.Generator, routing: str, masked: bool, taken: set[str],
+                  digits: int = 9) -> str | None:
+    """A made-up account number whose key no item has (None when none is found)."""
+    for _ in range(200):
+        account = str(int(rng.integers(10 ** (digits - 1), 10 ** digits)))
+        key = _key(account, routing, masked)
+        if key not in taken:
+            taken.add(key)
+            return account
+    return None
+
+
+def _free_amount(rng: np.random.Generator, avoid: set[int]) -> int:
+    amount = int(rng.integers(500, 500_000))
+    while amount in avoid:
+        amount = int(rng.integers(500, 500_000))
+    return amount
+
+
+def _make_unambiguous(plan: list[dict[str, Any]], item_keys: np.ndarray, item_days: np.ndarray,
+                      cents: np.ndarray, masked: bool, *, tolerance: int, window: int,
+                      spec: Any) -> None:
+    """Give every planned match that another row could compete for its reference lines
+    instead (see :func:`expected_ledger`); in place.
+
+    A line without reference competes, in the account passes, with every item on its
+    key dated within the window whose amount is within the tolerance of its own; in the
+    name pass, with every item still open then with its amount in the window; in the
+    sum search, with every row on its key in the window still open then. Replacing a
+    plan by reference lines only removes rows from those passes, so one round of checks
+    (joins over all lines at once) is enough.
+    """
+    from paynb.matching._rules import banking_index
+
+    kinds = np.array([entry["kind"] for entry in plan], dtype=object)
+    first_row = np.array([entry["rows"][0] for entry in plan], dtype=np.int64)
+    second_row = np.array([entry["rows"][1] if len(entry["rows"]) > 1 else -1
+                           for entry in plan], dtype=np.int64)
+    summed = np.isin(kinds, ["split", "combined"])
+    # Rows open when the sum search runs: items of splits and combinations and items
+    # nobody planted; open when the name rule runs: those and the items found by name.
+    planned = np.zeros(len(item_keys), dtype=bool)
+    in_sums = np.zeros(len(item_keys), dtype=bool)
+    for entry, is_sum in zip(plan, summed.tolist(), strict=True):
+        planned[entry["rows"]] = True
+        in_sums[entry["rows"]] |= is_sum
+    in_sums |= ~planned
+    open_at_names = in_sums.copy()
+    open_at_names[first_row[kinds == "name"]] = True
+    lines = pd.DataFrame([(index, _key(line["Account"], line["Routing"], masked), line["Date"],
+                           line["cents"]) for index, entry in enumerate(plan)
+                          if entry["kind"] != "reference" for line in entry["lines"]],
+                         columns=["plan", "key", "date", "cents"])
+    lines["day"] = banking_index(lines["date"].to_numpy(dtype="datetime64[D]"))
+    lines["kind"] = kinds[lines["plan"].to_numpy()]
+    items = pd.DataFrame({"item": np.arange(len(item_keys)), "key": item_keys,
+                          "day": item_days, "cents": cents, "in_sums": in_sums,
+                          "open_at_names": open_at_names})
+    bad = np.zeros(len(plan), dtype=bool)
+
+    def own(pairs: pd.DataFrame) -> np.ndarray:
+        plan_of = pairs["plan"].to_numpy()
+        return ((pairs["item"].to_numpy() == first_row[plan_of])
+                | (pairs["item"].to_numpy() == second_row[plan_of]))
+
+    # The account passes and the sum search, on the line's key.
+    pairs = lines.merge(items, on="key", suffixes=("", "_i"))
+    near = (pairs["day_i"] - pairs["day"]).abs().to_numpy() <= window
+    close = near & ((pairs["cents_i"] - pairs["cents"]).abs().to_numpy() <= tolerance)
+    fuzzy = pairs["kind"].isin(["account", "amount within"]).to_numpy()
+    is_sum = pairs["kind"].isin(["split", "combined"]).to_numpy()
+    # Only its own item may be close (none for the lines of splits and combinations), and
+    # no other open row of the sum search may be near a sum's line.
+    conflict = (close & ~(fuzzy & own(pairs))) | (is_sum & near & pairs["in_sums"].to_numpy()
+                                                   & ~own(pairs))
+    bad[pairs["plan"].to_numpy()[conflict]] = True
+    # A line of any kind but name has its own item on its key.
+    keyed = np.zeros(len(plan), dtype=bool)
+    keyed[pairs["plan"].to_numpy()] = True
+    bad |= ~keyed & (kinds != "name") & (kinds != "reference")
+    # The name rule compares amounts on any account: a line found by name needs its item
+    # to be the only open one with its amount in the window, and no sum's line with it; a
+    # sum's line needs no open item with its amount in the window.
+    same = lines[lines["kind"].isin(["name", "split", "combined"]).to_numpy()].merge(
+        items[items["open_at_names"].to_numpy()], on="cents", suffixes=("", "_i"))
+    same = same[(same["day_i"] - same["day"]).abs().to_numpy() <= window]
+    names = same[(same["kind"] == "name").to_numpy()]
+    bad[names.loc[~own(names), "plan"].to_numpy()] = True
+    bad[same.loc[(same["kind"] != "name").to_numpy(), "plan"].to_numpy()] = True
+    sum_amounts = set(lines.loc[lines["kind"].isin(["split", "combined"]).to_numpy(),
+                                "cents"].tolist())
+    name_lines = lines[(lines["kind"] == "name").to_numpy()]
+    bad[name_lines.loc[name_lines["cents"].isin(sum_amounts).to_numpy(), "plan"].to_numpy()] \
+        = True
+    # The sum search from the items' side: only its own lines on the key nearby.
+    sum_items = pd.DataFrame([(index, row) for index, entry in enumerate(plan)
+                              if summed[index] for row in entry["rows"]],
+                             columns=["plan", "item"])
+    sum_items["key"] = item_keys[sum_items["item"].to_numpy(dtype=np.int64)]
+    sum_items["day"] = item_days[sum_items["item"].to_numpy(dtype=np.int64)]
+    other = sum_items.merge(lines[lines["kind"].isin(["split", "combined"]).to_numpy()],
+                            on="key", suffixes=("", "_l"))
+    other = other[((other["day_l"] - other["day"]).abs().to_numpy() <= window)
+                  & (other["plan_l"] != other["plan"]).to_numpy()]
+    bad[other["plan"].to_numpy()] = True
+
+    for index in np.flatnonzero(bad & (kinds != "reference")).tolist():
+        rows = plan[index]["rows"]
+        plan[index] = {"kind": "reference", "rows": rows[:1], "lines": [spec(rows[0])]}
+        plan.extend({"kind": "reference", "rows": [row], "lines": [spec(row)]}
+                    for row in rows[1:])
 
 
 def _text(cents: int) -> str:

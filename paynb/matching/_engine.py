@@ -17,6 +17,7 @@ import pyarrow.compute as pc
 
 from paynb.matching._columns import Side, check_columns, expected_side, finish_accounts, item_side
 from paynb.matching._rules import (
+    NO_DAY,
     PAIR_COLUMNS,
     AccountAmountDate,
     AmountWithin,
@@ -24,7 +25,8 @@ from paynb.matching._rules import (
     NameSimilar,
     Reference,
     Rule,
-    banking_index,
+    _Coded,
+    days,
     tolerance_cents,
 )
 
@@ -61,8 +63,10 @@ class State:
     """Who is matched with whom so far.
 
     Matches are numbered in the order made (the match id). Most are one-to-one, so each
-    keeps its first expected and first item row in flat lists; the few with more rows
+    keeps its first expected and first item row in flat arrays; the few with more rows
     (splits, combinations, some manual pairs) also have their full rows in ``multi``.
+    The per-match arrays are kept as the chunks each pass added (a pass adds thousands
+    at once) and joined once when read.
     """
 
     n_expected: int
@@ -71,13 +75,16 @@ class State:
     i_group: np.ndarray = field(init=False)
     e_tied: np.ndarray = field(init=False)
     i_tied: np.ndarray = field(init=False)
-    rule_of: list[str] = field(default_factory=list)
-    manual_of: list[bool] = field(default_factory=list)
-    e_first: list[int] = field(default_factory=list)
-    i_first: list[int] = field(default_factory=list)
+    #: The rule names used so far; a match keeps the position of its rule's name.
+    rule_names: list[str] = field(default_factory=list)
     multi: dict[int, tuple[tuple[int, ...], tuple[int, ...]]] = field(default_factory=dict)
     #: (pass, expected row, item row) of every pair left out as a tie.
     ties: list[tuple[str, int, int]] = field(default_factory=list)
+    count: int = 0
+    #: Chunks of (rule code, manual, first expected row, first item row), one per add.
+    _chunks: list[tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]] = field(
+        default_factory=list)
+    _joined: tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray] | None = None
 
     def __post_init__(self) -> None:
         self.e_group = np.full(self.n_expected, -1, dtype=np.int64)
@@ -85,15 +92,49 @@ class State:
         self.e_tied = np.zeros(self.n_expected, dtype=bool)
         self.i_tied = np.zeros(self.n_items, dtype=bool)
 
+    def _arrays(self) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+        if self._joined is None or len(self._joined[0]) != self.count:
+            if self._chunks:
+                joined = tuple(np.concatenate(parts) for parts in zip(*self._chunks,
+                                                                       strict=True))
+            else:
+                joined = (np.zeros(0, np.int64), np.zeros(0, bool), np.zeros(0, np.int64),
+                          np.zeros(0, np.int64))
+            self._joined = joined  # type: ignore[assignment]
+            self._chunks = [joined] if self._chunks else []  # type: ignore[list-item]
+        assert self._joined is not None
+        return self._joined
+
     @property
-    def count(self) -> int:
-        """How many matches were made."""
-        return len(self.rule_of)
+    def rule_of(self) -> np.ndarray:
+        """The rule name of each match (an object array)."""
+        return np.array(self.rule_names, dtype=object)[self._arrays()[0]]
+
+    @property
+    def rule_codes(self) -> np.ndarray:
+        """The position in :attr:`rule_names` of each match's rule."""
+        return self._arrays()[0]
+
+    @property
+    def manual_of(self) -> np.ndarray:
+        """Whether each match was made by hand."""
+        return self._arrays()[1]
+
+    @property
+    def e_first(self) -> np.ndarray:
+        """The (first) expected row of each match."""
+        return self._arrays()[2]
+
+    @property
+    def i_first(self) -> np.ndarray:
+        """The (first) item row of each match."""
+        return self._arrays()[3]
 
     def group(self, group: int) -> tuple[str, bool, tuple[int, ...], tuple[int, ...]]:
         """Match ``group``: (rule, manual, expected rows, item rows)."""
-        e_set, i_set = self.multi.get(group, ((self.e_first[group],), (self.i_first[group],)))
-        return self.rule_of[group], self.manual_of[group], e_set, i_set
+        codes, manual, e_first, i_first = self._arrays()
+        e_set, i_set = self.multi.get(group, ((int(e_first[group]),), (int(i_first[group]),)))
+        return self.rule_names[codes[group]], bool(manual[group]), e_set, i_set
 
     def e_live(self) -> np.ndarray:
         return (self.e_group < 0) & ~self.e_tied
@@ -101,26 +142,52 @@ class State:
     def i_live(self) -> np.ndarray:
         return (self.i_group < 0) & ~self.i_tied
 
+    def _code(self, rule: str) -> int:
+        if rule not in self.rule_names:
+            self.rule_names.append(rule)
+        return self.rule_names.index(rule)
+
     def add(self, rule: str, manual: bool, e_rows: Sequence[int], i_rows: Sequence[int]) -> None:
-        group = self.count
-        e_set, i_set = tuple(int(r) for r in e_rows), tuple(int(r) for r in i_rows)
-        self.rule_of.append(rule)
-        self.manual_of.append(manual)
-        self.e_first.append(e_set[0])
-        self.i_first.append(i_set[0])
-        if len(e_set) > 1 or len(i_set) > 1:
-            self.multi[group] = (e_set, i_set)
-        self.e_group[list(e_set)] = group
-        self.i_group[list(i_set)] = group
+        """One match (of one or more rows on each side)."""
+        self.add_groups(rule, manual, [(tuple(e_rows), tuple(i_rows))])
+
+    def add_groups(self, rule: str, manual: bool,
+                   groups: Sequence[tuple[Sequence[int], Sequence[int]]]) -> None:
+        """Several matches at once, each (expected rows, item rows)."""
+        if not groups:
+            return
+        first = self.count
+        e_all: list[int] = []
+        i_all: list[int] = []
+        e_ids: list[int] = []
+        i_ids: list[int] = []
+        for offset, (e_rows, i_rows) in enumerate(groups):
+            e_set, i_set = tuple(int(r) for r in e_rows), tuple(int(r) for r in i_rows)
+            if len(e_set) > 1 or len(i_set) > 1:
+                self.multi[first + offset] = (e_set, i_set)
+            e_all += e_set
+            i_all += i_set
+            e_ids += [first + offset] * len(e_set)
+            i_ids += [first + offset] * len(i_set)
+        n = len(groups)
+        self._chunks.append((np.full(n, self._code(rule), dtype=np.int64),
+                             np.full(n, manual, dtype=bool),
+                             np.array([g[0][0] for g in groups], dtype=np.int64),
+                             np.array([g[1][0] for g in groups], dtype=np.int64)))
+        self.count += n
+        self.e_group[e_all] = e_ids
+        self.i_group[i_all] = i_ids
 
     def add_pairs(self, rule: str, e_rows: np.ndarray, i_rows: np.ndarray) -> None:
         """Many one-to-one matches at once (the bulk of every run)."""
-        first = self.count
-        self.rule_of.extend([rule] * len(e_rows))
-        self.manual_of.extend([False] * len(e_rows))
-        self.e_first.extend(e_rows.tolist())
-        self.i_first.extend(i_rows.tolist())
-        ids = np.arange(first, self.count, dtype=np.int64)
+        n = len(e_rows)
+        if not n:
+            return
+        ids = np.arange(self.count, self.count + n, dtype=np.int64)
+        self._chunks.append((np.full(n, self._code(rule), dtype=np.int64),
+                             np.zeros(n, dtype=bool), np.asarray(e_rows, dtype=np.int64),
+                             np.asarray(i_rows, dtype=np.int64)))
+        self.count += n
         self.e_group[e_rows] = ids
         self.i_group[i_rows] = ids
 
@@ -161,10 +228,20 @@ def resolve(candidates: pd.DataFrame) -> tuple[pd.DataFrame, list[tuple[int, int
     """
     if candidates.empty:
         return candidates, []
-    cand = candidates.groupby(["expected", "item"], as_index=False, sort=False)["score"].max()
-    e_count = cand["expected"].map(cand["expected"].value_counts())
-    i_count = cand["item"].map(cand["item"].value_counts())
-    single = ((e_count == 1) & (i_count == 1)).to_numpy()
+    e = candidates["expected"].to_numpy(dtype=np.int64)
+    i = candidates["item"].to_numpy(dtype=np.int64)
+    score = candidates["score"].to_numpy(dtype=np.float64)
+    # A pair proposed twice counts once, with its best score (in the order first proposed).
+    order = np.lexsort((i, e))  # stable: the first proposal of a pair comes first
+    starts = np.flatnonzero(np.r_[True, (e[order][1:] != e[order][:-1])
+                                  | (i[order][1:] != i[order][:-1])])
+    best = np.maximum.reduceat(score[order], starts)
+    by_first = np.argsort(order[starts], kind="stable")
+    kept = order[starts][by_first]
+    e, i, score = e[kept], i[kept], best[by_first]
+    # The bulk: pairs whose rows have no other candidate, in numpy.
+    single = (np.bincount(e)[e] == 1) & (np.bincount(i)[i] == 1)
+    cand = pd.DataFrame({"expected": e, "item": i, "score": score})
     accepted = [cand[single]]
     rest = cand[~single]
     ties: list[tuple[int, int]] = []
@@ -187,11 +264,22 @@ def resolve(candidates: pd.DataFrame) -> tuple[pd.DataFrame, list[tuple[int, int
     return pd.concat(accepted, ignore_index=True), ties
 
 
-def _run_rule(rule: Rule, expected: Side, items: Side, state: State, context: Context) -> None:
+def _run_rule(rule: Rule, coded: tuple[pd.DataFrame, pd.DataFrame], expected: Side,
+              items: Side, state: State, context: Context,
+              names: Sequence[np.ndarray] = ()) -> None:
     e_live, i_live = state.e_live(), state.i_live()
     if not e_live.any() or not i_live.any():
         return
-    found = rule.candidates(expected.norm[e_live], items.norm[i_live], context)
+    if isinstance(rule, _Coded) and type(rule).candidates is _Coded.candidates:
+        # A built-in rule: on the integer frames coded once for the run (with the names of
+        # the open rows, read by then, for the name rule).
+        e_frame, i_frame = coded[0][e_live], coded[1][i_live]
+        if isinstance(rule, NameSimilar) and names:
+            e_frame = e_frame.assign(name=names[0][e_live])
+            i_frame = i_frame.assign(name=names[1][i_live])
+        found = rule.coded_candidates(e_frame, i_frame, context)
+    else:
+        found = rule.candidates(expected.norm[e_live], items.norm[i_live], context)
     if not isinstance(found, pd.DataFrame) or not set(PAIR_COLUMNS) <= set(found.columns):
         raise TypeError(f"rule {rule.name!r}: candidates() must return a DataFrame with the "
                         f"columns {', '.join(PAIR_COLUMNS)}")
@@ -208,21 +296,57 @@ def _run_rule(rule: Rule, expected: Side, items: Side, state: State, context: Co
     logger.debug("pass %s: %d matched, %d tied pairs", rule.name, len(accepted), len(ties))
 
 
-def _unique_references(expected: Side, items: Side, state: State) -> None:
+def _codes(left: pa.Array | None, right: pa.Array | None) -> tuple[np.ndarray, np.ndarray]:
+    """Integer codes of two text columns over one dictionary (equal texts, equal codes);
+    -1 where missing."""
+    if left is None or right is None:
+        return (np.full(len(left) if left is not None else 0, -1, np.int64),
+                np.full(len(right) if right is not None else 0, -1, np.int64))
+    if pa.types.is_large_string(left.type):  # the narrower offsets hash faster
+        left = left.cast(pa.string())
+    encoded = pa.chunked_array([left, right.cast(left.type)]).dictionary_encode()
+    codes = np.concatenate([pc.fill_null(chunk.indices, -1).to_numpy().astype(np.int64)
+                            for chunk in encoded.chunks]) if len(encoded.chunks) else \
+        np.zeros(0, np.int64)
+    return codes[:len(left)], codes[len(left):]
+
+
+def _coded_sides(expected: Side, items: Side, context: Context
+                 ) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """Both sides as :func:`paynb.matching._rules.coded` frames, from Arrow in one pass,
+    without names (:func:`match` reads them for the rows left to the fuzzy rules)."""
+    e_ref, i_ref = ((_codes(expected.references, items.references))
+                    if "reference" in context.roles else
+                    (np.full(len(expected), -1, np.int64), np.full(len(items), -1, np.int64)))
+    e_acct = np.zeros(len(expected), np.int64)
+    i_acct = np.zeros(len(items), np.int64)
+    keys = context.account_keys()
+    if not keys:
+        e_acct -= 1
+        i_acct -= 1
+    for key in keys:
+        e_code, i_code = _codes(pa.array(expected.norm[key], type=pa.string(), from_pandas=True),
+                                pa.array(items.norm[key], type=pa.string(), from_pandas=True))
+        size = int(max(e_code.max(initial=-1), i_code.max(initial=-1))) + 2
+        # Combined with the codes so far; -1 (missing) stays -1.
+        e_acct = np.where((e_acct < 0) | (e_code < 0), -1, e_acct * size + e_code)
+        i_acct = np.where((i_acct < 0) | (i_code < 0), -1, i_acct * size + i_code)
+    return tuple(pd.DataFrame({  # type: ignore[return-value]
+        "row": np.arange(len(side), dtype=np.int64), "reference": ref, "account": acct,
+        "cents": side.norm["cents"].to_numpy(dtype=np.int64),
+        "day": days(side.norm["date"].to_numpy())})
+        for side, ref, acct in ((expected, e_ref, e_acct), (items, i_ref, i_acct)))
+
+
+def _unique_references(coded: tuple[pd.DataFrame, pd.DataFrame], state: State) -> None:
     """The bulk of the reference pass as integer work: a reference that appears once on
     each side is a match. References repeated on a side are left to the general pass
     (where they tie)."""
-    if expected.references is None or items.references is None:
-        return
-    # One dictionary over both sides: each reference becomes a small integer code.
-    encoded = pa.chunked_array([expected.references, items.references]).dictionary_encode()
-    # A missing reference has no code (-1).
-    codes = np.concatenate([pc.fill_null(chunk.indices, -1).to_numpy().astype(np.int64)
-                            for chunk in encoded.chunks])
-    e_codes, i_codes = codes[:len(expected)], codes[len(expected):]
+    e_codes = coded[0]["reference"].to_numpy()
+    i_codes = coded[1]["reference"].to_numpy()
     e_open = state.e_live() & (e_codes >= 0)
     i_open = state.i_live() & (i_codes >= 0)
-    size = int(codes.max()) + 1 if len(codes) else 0
+    size = int(max(e_codes.max(initial=-1), i_codes.max(initial=-1))) + 1
     e_count = np.bincount(e_codes[e_open], minlength=size)
     i_count = np.bincount(i_codes[i_open], minlength=size)
     item_of = np.full(size, -1, dtype=np.int64)
@@ -235,30 +359,10 @@ def _unique_references(expected: Side, items: Side, state: State) -> None:
 
 # --------------------------------------------------------------------------- splits
 
-def _sums_to(target: int, candidates: list[tuple[int, int]], max_parts: int,
-             max_candidates: int) -> list[tuple[int, ...]]:
-    """Up to two subsets (of 2..max_parts rows) of ``candidates`` ``(row, cents)``, in the
-    order given (the closest first), whose cents add up to ``target`` exactly; only the
-    first ``max_candidates`` are tried. Two found mean a tie, so the search stops there."""
-    usable = [(row, cents) for row, cents in candidates
-              if cents != 0 and (cents > 0) == (target > 0) and abs(cents) <= abs(target)]
-    usable = usable[:max_candidates]
-    if abs(sum(cents for _, cents in usable)) < abs(target):  # even all of them fall short
-        return []
-    found: list[tuple[int, ...]] = []
-    for size in range(2, min(max_parts, len(usable)) + 1):
-        for combo in itertools.combinations(usable, size):
-            if sum(cents for _, cents in combo) == target:
-                found.append(tuple(row for row, _ in combo))
-                if len(found) == 2:
-                    return found
-    return found
-
-
 def _searches(ones: pd.DataFrame, many: pd.DataFrame, window: int, max_parts: int,
               max_candidates: int) -> Iterator[tuple[int, list[tuple[int, ...]]]]:
     """For each row of ``ones`` (columns row, account, cents, day) that some rows of
-    ``many`` could add up to: the row and the subsets found (:func:`_sums_to`).
+    ``many`` could add up to: the row and the subsets found (:func:`_subset_sums`).
 
     The candidates of a row are the rows of ``many`` on its account (when the account
     has two or more there) dated within the window, usable for its sign and size, the
@@ -268,57 +372,110 @@ def _searches(ones: pd.DataFrame, many: pd.DataFrame, window: int, max_parts: in
     """
     if ones.empty or many.empty:
         return
-    accounts = many["account"].to_numpy()
+    # Only accounts with two or more rows of ``many`` (codes compacted for bincount).
+    accounts = pd.factorize(many["account"].to_numpy())[0]
     many = many[np.bincount(accounts)[accounts] >= 2]
-    ones = ones[(ones["day"] >= 0) & (ones["cents"] != 0)]
-    pairs = ones.merge(many[many["day"] >= 0], on="account", suffixes=("", "_m"))
+    ones = ones[(ones["day"] != NO_DAY) & (ones["cents"] != 0)]
+    pairs = ones.merge(many[many["day"] != NO_DAY], on="account", suffixes=("", "_m"))
+    row, other = pairs["row"].to_numpy(), pairs["row_m"].to_numpy()
     target, cents = pairs["cents"].to_numpy(), pairs["cents_m"].to_numpy()
     gap = np.abs(pairs["day_m"].to_numpy() - pairs["day"].to_numpy())
     usable = ((gap <= window) & (cents != 0) & ((cents > 0) == (target > 0))
               & (np.abs(cents) <= np.abs(target)))
-    pairs = pairs[usable].assign(gap=gap[usable])
-    pairs = pairs.sort_values(["row", "gap", "row_m"], kind="stable")
-    pairs = pairs[pairs.groupby("row", sort=False).cumcount().to_numpy() < max_candidates]
+    # Per row, the closest first (then by row), at most max_candidates: numpy, not groupby.
+    order = np.flatnonzero(usable)
+    order = order[np.lexsort((other[order], gap[order], row[order]))]
+    row, other, target, cents = row[order], other[order], target[order], cents[order]
+    starts = _starts(row)
+    rank = np.arange(len(row)) - np.repeat(starts, np.diff(np.r_[starts, len(row)]))
+    kept = rank < max_candidates
+    row, other, target, cents = row[kept], other[kept], target[kept], cents[kept]
+    starts = _starts(row)
+    sizes = np.diff(np.r_[starts, len(row)])
     # Even all the candidates together fall short: no search needed.
-    reach = pairs["cents_m"].abs().groupby(pairs["row"], sort=False).transform("sum")
-    count = pairs.groupby("row", sort=False)["row_m"].transform("size")
-    pairs = pairs[(count >= 2).to_numpy() & (reach >= pairs["cents"].abs()).to_numpy()]
-    if pairs.empty:
+    reach = np.add.reduceat(np.abs(cents), starts) if len(row) else np.zeros(0, np.int64)
+    searched = (sizes >= 2) & (reach >= np.abs(target[starts]))
+    starts, sizes = starts[searched], sizes[searched]
+    if not len(starts):
         return
-    rows = pairs["row"].to_numpy()
-    starts = np.flatnonzero(np.r_[True, rows[1:] != rows[:-1]])
-    ends = np.r_[starts[1:], len(rows)]
-    targets = pairs["cents"].to_numpy()
-    others, other_cents = pairs["row_m"].tolist(), pairs["cents_m"].tolist()
-    for start, end in zip(starts.tolist(), ends.tolist(), strict=True):
-        options = list(zip(others[start:end], other_cents[start:end], strict=True))
-        subsets = _sums_to(int(targets[start]), options, max_parts, max_candidates)
-        if subsets:
-            yield int(rows[start]), subsets
+    targets = target[starts]
+    found: dict[int, list[tuple[int, ...]]] = {}
+    for k in np.unique(sizes).tolist():
+        chosen = np.flatnonzero(sizes == k)
+        for position, subsets in _subset_sums(starts[chosen], k, targets[chosen], other,
+                                              cents, max_parts):
+            found[int(row[starts[chosen[position]]])] = subsets
+    for key in sorted(found):
+        yield key, found[key]
 
 
-def _split_pass(expected: Side, items: Side, state: State, context: Context,
+def _starts(sorted_rows: np.ndarray) -> np.ndarray:
+    """Where each run of equal values starts in ``sorted_rows``."""
+    return np.flatnonzero(np.r_[True, sorted_rows[1:] != sorted_rows[:-1]]) if len(
+        sorted_rows) else np.zeros(0, dtype=np.int64)
+
+
+def _combinations(k: int, max_parts: int) -> list[np.ndarray]:
+    """For each subset size 2..max_parts (at most k): every subset of range(k) of that
+    size, one per row, in itertools.combinations order."""
+    return [np.array(list(itertools.combinations(range(k), size)), dtype=np.int64)
+            for size in range(2, min(max_parts, k) + 1)]
+
+
+def _subset_sums(starts: np.ndarray, k: int, targets: np.ndarray, others: np.ndarray,
+                 cents: np.ndarray, max_parts: int) -> Iterator[tuple[int, list[tuple[int, ...]]]]:
+    """Rows with ``k`` candidates each (``others[start:start + k]``, closest first): the
+    first two subsets (of 2..max_parts candidates, smallest first, then in
+    itertools.combinations order) whose cents add up to the row's target exactly, for
+    the rows with any; two found mean a tie (every subset of every row summed at once, in
+    int64, exact)."""
+    combos = _combinations(k, max_parts)
+    n_combos = sum(len(c) for c in combos)
+    # Rows in batches, so that the sums stay a few million cells.
+    step = max(1, 2_000_000 // max(n_combos, 1))
+    for begin in range(0, len(starts), step):
+        batch = starts[begin:begin + step]
+        table = cents[batch[:, None] + np.arange(k)]
+        sums = np.concatenate([table[:, combo].sum(axis=2) for combo in combos], axis=1)
+        hit = sums == targets[begin:begin + step, None]
+        any_hit = np.flatnonzero(hit.any(axis=1))
+        if not len(any_hit):
+            continue
+        hit = hit[any_hit]
+        first = hit.argmax(axis=1)
+        hit[np.arange(len(hit)), first] = False
+        second = np.where(hit.any(axis=1), hit.argmax(axis=1), -1)
+        # Each pick as the candidates' rows: one gather per subset size, not per row.
+        offsets = np.cumsum([0] + [len(c) for c in combos])
+        subsets: list[list[tuple[int, ...]]] = [[] for _ in range(len(any_hit))]
+        base = batch[any_hit]
+        for picks, which in ((first, np.ones(len(any_hit), dtype=bool)), (second, second >= 0)):
+            for size, combo in enumerate(combos):
+                chosen = np.flatnonzero(which & (picks >= offsets[size])
+                                        & (picks < offsets[size + 1]))
+                rows = others[base[chosen, None] + combo[picks[chosen] - offsets[size]]]
+                for position, subset in zip(chosen.tolist(), rows.tolist(), strict=True):
+                    subsets[position].append(tuple(subset))
+        for position, found in zip(any_hit.tolist(), subsets, strict=True):
+            yield begin + position, found
+
+
+def _split_pass(coded: tuple[pd.DataFrame, pd.DataFrame], state: State, context: Context,
                 max_parts: int, max_candidates: int) -> None:
     """One expected line paid as several items (split) and several lines collected as one
     item (combined): same account, dates within the window, sums equal to the cent."""
-    keys = context.account_keys()
-    if not keys or max_parts < 2:
+    if not context.account_keys() or max_parts < 2:
         return
-    e_rows = expected.norm[state.e_live()].dropna(subset=keys)
-    i_rows = items.norm[state.i_live()].dropna(subset=keys)
-    if e_rows.empty or i_rows.empty:
-        return
-    both = pd.concat([e_rows[keys], i_rows[keys]], ignore_index=True)
-    codes, _ = pd.factorize(pd.MultiIndex.from_frame(both))
-    dated = "date" in context.roles
     sides = {}
-    for name, frame, account in (("e", e_rows, codes[:len(e_rows)]),
-                                 ("i", i_rows, codes[len(e_rows):])):
-        sides[name] = pd.DataFrame({
-            "row": frame["row"].to_numpy(dtype=np.int64), "account": account,
-            "cents": frame["cents"].to_numpy(dtype=np.int64),
-            "day": banking_index(frame["date"].to_numpy()) if dated
-            else np.zeros(len(frame), dtype=np.int64)})
+    for name, frame, live in (("e", coded[0], state.e_live()), ("i", coded[1], state.i_live())):
+        chosen = frame[live & (frame["account"].to_numpy() >= 0)]
+        day = chosen["day"].to_numpy() if "date" in context.roles else \
+            np.zeros(len(chosen), dtype=np.int64)
+        sides[name] = pd.DataFrame({"row": chosen["row"].to_numpy(),
+                                    "account": chosen["account"].to_numpy(),
+                                    "cents": chosen["cents"].to_numpy(), "day": day})
+    if sides["e"].empty or sides["i"].empty:
+        return
     proposals: list[tuple[str, tuple[int, ...], tuple[int, ...]]] = []
     tied: list[tuple[str, tuple[int, ...], tuple[int, ...]]] = []
     for ones, many, kind in ((sides["e"], sides["i"], SPLIT), (sides["i"], sides["e"], COMBINED)):
@@ -335,11 +492,15 @@ def _split_pass(expected: Side, items: Side, state: State, context: Context,
             e_uses[e] += 1
         for i in i_set:
             i_uses[i] += 1
+    accepted: dict[str, list[tuple[tuple[int, ...], tuple[int, ...]]]] = {SPLIT: [],
+                                                                           COMBINED: []}
     for kind, e_set, i_set in proposals:
         if all(e_uses[e] == 1 for e in e_set) and all(i_uses[i] == 1 for i in i_set):
-            state.add(kind, False, e_set, i_set)
+            accepted[kind].append((e_set, i_set))
         else:
             tied.append((kind, e_set, i_set))
+    for kind, groups in accepted.items():
+        state.add_groups(kind, False, groups)
     for kind, e_set, i_set in tied:
         open_pairs = [(e, i) for e in e_set for i in i_set
                       if state.e_group[e] < 0 and state.i_group[i] < 0]
@@ -458,7 +619,7 @@ def match(expected: pd.DataFrame, items: pd.DataFrame, *, columns: Mapping[str, 
     try:
         bar.step("reading")
         e_side = expected_side(expected, checked)
-        i_side = item_side(items, settings.item_columns)
+        i_side = item_side(items, settings.item_columns, checked)
         last_four = finish_accounts(e_side, i_side)
         roles = frozenset((e_side.roles & i_side.roles) | {"amount"})
         context = Context(date_window=settings.date_window, last_four=last_four, roles=roles)
@@ -466,14 +627,14 @@ def match(expected: pd.DataFrame, items: pd.DataFrame, *, columns: Mapping[str, 
             logger.info("match: the items' account numbers are masked, so accounts compare by "
                         "their last four digits%s", " and the routing number"
                         if "routing" in roles else "")
+        coded = _coded_sides(e_side, i_side, context)
         state = State(len(e_side), len(i_side))
         stale = _apply_pairs(decisions, e_side, i_side, state)
         bar.step("reference")
-        if "reference" in roles:
-            _unique_references(e_side, i_side, state)
-        _run_rule(Reference(), e_side, i_side, state, context)
+        _unique_references(coded, state)
+        _run_rule(Reference(), coded, e_side, i_side, state, context)
         bar.step("account+amount+date")
-        _run_rule(AccountAmountDate(), e_side, i_side, state, context)
+        _run_rule(AccountAmountDate(), coded, e_side, i_side, state, context)
         bar.step("fuzzy rules")
         fuzzy: list[Rule] = []
         if settings.amount_tolerance > 0:
@@ -483,12 +644,20 @@ def match(expected: pd.DataFrame, items: pd.DataFrame, *, columns: Mapping[str, 
         fuzzy.extend(settings.rules)
         if fuzzy:
             # Only the rows left by the exact passes need their names read.
-            e_side.read_names(state.e_live())
-            i_side.read_names(state.i_live())
+            names = []
+            for side, live in ((e_side, state.e_live()), (i_side, state.i_live())):
+                rows = np.flatnonzero(live)
+                found = side.names_at(rows)
+                column = np.full(len(side), None, dtype=object)
+                if found is not None:
+                    column[rows] = found.to_numpy(zero_copy_only=False)
+                names.append(column)
+                if settings.rules:  # your own rules see them in their frames
+                    side.read_names(live)
         for rule in fuzzy:
-            _run_rule(rule, e_side, i_side, state, context)
+            _run_rule(rule, coded, e_side, i_side, state, context, names)
         bar.step("splits")
-        _split_pass(e_side, i_side, state, context, settings.max_parts, settings.max_candidates)
+        _split_pass(coded, state, context, settings.max_parts, settings.max_candidates)
         bar.step("result")
         return build_result(e_side, i_side, state, context, settings, journal,
                             decisions, stale, expected, items)

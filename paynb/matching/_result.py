@@ -5,7 +5,6 @@ from __future__ import annotations
 import html
 import logging
 import os
-from decimal import Decimal
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -44,10 +43,6 @@ def decimals(cents: np.ndarray) -> pd.api.extensions.ExtensionArray:
     words[:, 1] = np.where(cents < 0, -1, 0)
     array = pa.Array.from_buffers(_AMOUNT, len(cents), [None, pa.py_buffer(words.tobytes())])
     return pd.arrays.ArrowExtensionArray(array)
-
-
-def _money(cents: int) -> Decimal:
-    return Decimal(int(cents)).scaleb(-2)
 
 
 def _labels(frame: pd.DataFrame, rows: np.ndarray) -> np.ndarray:
@@ -135,23 +130,49 @@ class MatchResult:
         ids = self._items.frame[self._items.columns["id"]]
         return ids.take(rows).reset_index(drop=True)
 
+    def _group_rows(self) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+        """The rows of the matches with more than one row: (match id, expected row) and
+        (match id, item row) pairs, flat."""
+        e_ids: list[int] = []
+        e_rows: list[int] = []
+        i_ids: list[int] = []
+        i_rows: list[int] = []
+        for group, (e_set, i_set) in self._state.multi.items():
+            e_ids += [group] * len(e_set)
+            e_rows += e_set
+            i_ids += [group] * len(i_set)
+            i_rows += i_set
+        return (np.array(e_ids, dtype=np.int64), np.array(e_rows, dtype=np.int64),
+                np.array(i_ids, dtype=np.int64), np.array(i_rows, dtype=np.int64))
+
+    def _sums(self) -> tuple[np.ndarray, np.ndarray]:
+        """Expected and item cents per match, summed exactly (int64) over its rows."""
+        state = self._state
+        e_cents = self._expected.norm["cents"].to_numpy()
+        i_cents = self._items.norm["cents"].to_numpy()
+        e_sum, i_sum = e_cents[state.e_first], i_cents[state.i_first]
+        if state.multi:
+            e_ids, e_rows, i_ids, i_rows = self._group_rows()
+            groups = np.fromiter(state.multi, dtype=np.int64, count=len(state.multi))
+            e_sum[groups] = 0
+            i_sum[groups] = 0
+            np.add.at(e_sum, e_ids, e_cents[e_rows])
+            np.add.at(i_sum, i_ids, i_cents[i_rows])
+        return e_sum, i_sum
+
     def _matched_frame(self) -> pd.DataFrame:
         state, e_norm, i_norm = self._state, self._expected.norm, self._items.norm
         count = state.count
-        rules = np.array(state.rule_of, dtype=object)
-        manual = np.array(state.manual_of, dtype=bool)
-        e_first = np.array(state.e_first, dtype=np.int64)
-        i_first = np.array(state.i_first, dtype=np.int64)
         e_cents = e_norm["cents"].to_numpy()
         i_cents = i_norm["cents"].to_numpy()
+        e_sum, i_sum = self._sums()
         # Per match: items minus expected, summed over its rows.
-        group_difference = i_cents[i_first] - e_cents[e_first]
+        group_difference = i_sum - e_sum
         match_ids = np.arange(count, dtype=np.int64)
-        e_rows, i_rows = e_first, i_first
+        e_rows, i_rows = state.e_first, state.i_first
         if state.multi:
             extra_ids, extra_e, extra_i = [], [], []
             for group, (e_set, i_set) in state.multi.items():
-                group_difference[group] = i_cents[list(i_set)].sum() - e_cents[list(e_set)].sum()
                 # One row per part: the single side repeats beside each part of the other.
                 parts = max(len(e_set), len(i_set))
                 extra_ids += [group] * (parts - 1)
@@ -162,13 +183,12 @@ class MatchResult:
             e_rows = np.concatenate([e_rows, extra_e]).astype(np.int64)[order]
             i_rows = np.concatenate([i_rows, extra_i]).astype(np.int64)[order]
         self._group_difference = group_difference
+        self._group_sums = (e_sum, i_sum)
         e_dates = e_norm["date"].to_numpy()[e_rows]
         i_dates = i_norm["date"].to_numpy()[i_rows]
         present = ~(np.isnat(e_dates) | np.isnat(i_dates))
         gaps = banking_index(i_dates) - banking_index(e_dates)
         items = self._items.frame
-        # Codes into the few rule names: a categorical, not 100,000 strings.
-        codes, names = pd.factorize(rules, sort=False)
         references = {}
         for name, side, rows in (("expected_reference", self._expected, e_rows),
                                  ("item_reference", self._items, i_rows)):
@@ -178,9 +198,11 @@ class MatchResult:
                                 pd.Series(pd.NA, index=range(len(rows)), dtype="string"))
         frame = pd.DataFrame({
             "match_id": match_ids,
-            "rule": pd.Categorical.from_codes(codes[match_ids], categories=names)
-            if len(names) else pd.Categorical([]),
-            "manual": manual[match_ids],
+            # Codes into the few rule names: a categorical, not 100,000 strings.
+            "rule": pd.Categorical.from_codes(state.rule_codes[match_ids],
+                                              categories=state.rule_names)
+            if state.rule_names else pd.Categorical([]),
+            "manual": state.manual_of[match_ids],
             "expected_row": _labels(self._expected.frame, e_rows),
             "item_id": self._item_ids(i_rows),
             **references,
@@ -189,46 +211,52 @@ class MatchResult:
             "amount_difference": decimals(group_difference[match_ids]),
             "expected_date": e_dates.astype("datetime64[ns]"),
             "item_date": i_dates.astype("datetime64[ns]"),
-            "date_difference": pd.array(np.where(present, gaps, 0), dtype="Int64"),
+            "date_difference": pd.arrays.IntegerArray(np.where(present, gaps, 0), ~present),
         })
-        frame.loc[~present, "date_difference"] = pd.NA
         for column in ("itemStatus", "bankAccountNumber"):
             if column in items.columns:
                 frame[column] = items[column].take(i_rows).reset_index(drop=True)
         return frame
 
+    def _item_status(self, rows: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """Whether each item of ``rows`` was returned (or is invalid, blocked), voided."""
+        items = self._items.frame
+        if "itemStatus" not in items.columns:
+            return np.zeros(len(rows), dtype=bool), np.zeros(len(rows), dtype=bool)
+        # Per distinct status (itemStatus is a categorical), then per row by its code.
+        codes, uniques = pd.factorize(items["itemStatus"])
+        uniques = pd.Series(uniques, dtype=object)
+        returned = np.append(uniques.isin(_RETURNED).to_numpy(dtype=bool), False)
+        voided = np.append((uniques == "V").to_numpy(dtype=bool), False)
+        picked = codes[rows]
+        return returned[picked], voided[picked]
+
+    def _returned_details(self, rows: np.ndarray) -> np.ndarray:
+        """What each item of ``rows`` shows as returned: "Returned R01" (taken for those
+        rows only: a few thousand, not every item)."""
+        items = self._items.frame
+        status = items["itemStatus"].take(rows).astype("string").reset_index(drop=True)
+        codes, uniques = pd.factorize(status)
+        # The few distinct codes named once, not once per item.
+        names = np.array([STATUS_NAMES.get(c, str(c)) for c in uniques] + [None], dtype=object)
+        named = pd.Series(names[codes], dtype="string")
+        if "returnReason" in items.columns:
+            reason = items["returnReason"].take(rows).astype("string").reset_index(drop=True)
+            named = named + (" " + reason).where(reason.notna() & (reason != ""), "")
+        return named.to_numpy(dtype=object, na_value=None)
+
     def _exceptions_frame(self, decisions: list[dict[str, Any]]) -> pd.DataFrame:
         state, items = self._state, self._items.frame
-        n_items = len(items)
-        # Per item, vectorised (itemStatus is a categorical): returned, voided and the text
-        # a returned one shows ("Returned R01"); per match below by indexing.
-        if "itemStatus" in items.columns:
-            status = items["itemStatus"].astype("string")
-            item_returned = status.isin(_RETURNED).fillna(False).to_numpy(dtype=bool)
-            item_voided = (status == "V").fillna(False).to_numpy(dtype=bool)
-            # The few distinct codes named once, not 100,000 times.
-            codes, uniques = pd.factorize(status)
-            names = np.array([STATUS_NAMES.get(c, str(c)) for c in uniques] + [None], dtype=object)
-            named = pd.Series(names[codes], index=status.index, dtype="string")
-            if "returnReason" in items.columns:
-                reason = items["returnReason"].astype("string")
-                named = named + (" " + reason).where(reason.notna() & (reason != ""), "")
-            item_detail = named.to_numpy(dtype=object, na_value=None)
-        else:
-            item_returned = item_voided = np.zeros(n_items, dtype=bool)
-            item_detail = np.full(n_items, None, dtype=object)
-        e_cents = self._expected.norm["cents"].to_numpy()
-        i_cents = self._items.norm["cents"].to_numpy()
-        e_first = np.array(state.e_first, dtype=np.int64)
-        i_first = np.array(state.i_first, dtype=np.int64)
-        # Per match, vectorised over the one-to-one ones; the few others one by one.
-        e_sum, i_sum = e_cents[e_first], i_cents[i_first]
+        item_returned, item_voided = self._item_status(np.arange(len(items)))
+        e_first, i_first = state.e_first, state.i_first
+        # Per match, vectorised over the one-to-one ones; the few others by their rows.
+        e_sum, i_sum = self._group_sums
         returned = item_returned[i_first]
         voided = item_voided[i_first]
-        for group, (e_set, i_set) in state.multi.items():
-            e_sum[group], i_sum[group] = e_cents[list(e_set)].sum(), i_cents[list(i_set)].sum()
-            returned[group] = item_returned[list(i_set)].any()
-            voided[group] = item_voided[list(i_set)].any()
+        if state.multi:
+            _, _, i_ids, i_rows = self._group_rows()
+            returned[i_ids[item_returned[i_rows]]] = True
+            voided[i_ids[item_voided[i_rows]]] = True
         differs = self._group_difference != 0
         labels = self._expected.frame.index.to_numpy()
         ids = items[self._items.columns["id"]].to_numpy(dtype=object)
@@ -238,23 +266,26 @@ class MatchResult:
             return (", ".join(str(labels[e]) for e in e_set),
                     ", ".join(str(ids[i]) for i in i_set))
 
-        def returned_detail(group: int) -> str:
-            if group not in state.multi:
-                return str(item_detail[state.i_first[group]])
-            _, _, _, i_set = state.group(group)
-            return ", ".join(str(item_detail[i]) for i in i_set if item_returned[i])
+        def returned_detail(groups: np.ndarray) -> list[str]:
+            # Each match's returned items; the texts made for all of them at once.
+            rows = [[int(i_first[g])] if g not in state.multi else
+                    [i for i in state.multi[g][1] if item_returned[i]] for g in groups.tolist()]
+            flat = np.array([i for part in rows for i in part], dtype=np.int64)
+            texts = iter(self._returned_details(flat).astype(str).tolist())
+            return [", ".join(next(texts) for _ in part) for part in rows]
 
         parts = []
         for reason, flags in (("returned", returned), ("voided", voided),
                               ("amount differs", differs)):
             groups = np.flatnonzero(flags)
             if reason == "returned":
-                detail = [returned_detail(g) for g in groups.tolist()]
+                detail = returned_detail(groups)
             elif reason == "voided":
                 detail = ["the item was voided"] * len(groups)
             else:
-                detail = [f"items minus expected: {_money(d)}"
-                          for d in (i_sum[groups] - e_sum[groups]).tolist()]
+                # Arrow writes the exact decimals as text, all at once ("-0.05").
+                amounts = pa.array(decimals(i_sum[groups] - e_sum[groups])).cast(pa.string())
+                detail = ("items minus expected: " + amounts.to_pandas()).tolist()
             parts.append(pd.DataFrame({"match_id": groups, "reason": reason, "detail": detail}))
         found = pd.concat(parts, ignore_index=True)
         found["order"] = found["reason"].map({r: n for n, r in enumerate(REASONS)})
@@ -273,10 +304,8 @@ class MatchResult:
             "match_id": groups,
             "reason": pd.Categorical(found["reason"], categories=REASONS),
             "detail": found["detail"].astype(object),
-            "rule": pd.Series(np.array(state.rule_of, dtype=object)[groups] if len(groups)
-                              else [], dtype="string"),
-            "manual": np.array(state.manual_of, dtype=bool)[groups] if len(groups)
-            else np.array([], dtype=bool),
+            "rule": pd.Series(state.rule_of[groups], dtype="string"),
+            "manual": state.manual_of[groups],
             "expected_rows": expected_rows,
             "item_ids": item_ids,
             "expected_amount": decimals(e_sum[groups]),
@@ -313,18 +342,23 @@ class MatchResult:
 
     def _unmatched(self, side: Side, groups: np.ndarray, which: str) -> pd.DataFrame:
         rows = np.flatnonzero(groups < 0)
-        frame = side.frame.iloc[rows].copy()
-        others: dict[int, list[str]] = {}
-        ids = self._items.frame[self._items.columns["id"]].to_numpy(dtype=object)
-        labels = self._expected.frame.index.to_numpy()
-        for _, e, i in self._state.ties:
-            if which == "expected":
-                others.setdefault(e, []).append(str(ids[i]))
-            else:
-                others.setdefault(i, []).append(str(labels[e]))
-        frame["tied_with"] = pd.Series([", ".join(dict.fromkeys(others.get(r, [])))
-                                        for r in rows.tolist()], index=frame.index,
-                                       dtype="string")
+        frame = side.frame.iloc[rows]  # a copy already (copy on write)
+        # Most rows have no tie: texts only for those that have.
+        tied_with = np.full(len(rows), None, dtype=object)
+        if self._state.ties:
+            others: dict[int, list[str]] = {}
+            ids = self._items.frame[self._items.columns["id"]].to_numpy(dtype=object)
+            labels = self._expected.frame.index.to_numpy()
+            for _, e, i in self._state.ties:
+                if which == "expected":
+                    others.setdefault(e, []).append(str(ids[i]))
+                else:
+                    others.setdefault(i, []).append(str(labels[e]))
+            # A tied row is never matched afterwards, so it is among ``rows``.
+            positions = np.searchsorted(rows, list(others))
+            for position, names in zip(positions.tolist(), others.values(), strict=True):
+                tied_with[position] = ", ".join(dict.fromkeys(names))
+        frame["tied_with"] = pd.Series(tied_with, index=frame.index, dtype="string").fillna("")
         if which == "expected":
             frame.insert(0, "expected_row", frame.index)
         return frame
@@ -345,7 +379,7 @@ class MatchResult:
         state = self._state
         e_cents = self._expected.norm["cents"].to_numpy()
         i_cents = self._items.norm["cents"].to_numpy()
-        manual_groups = np.array(state.manual_of, dtype=bool)
+        manual_groups = state.manual_of
         e_matched, i_matched = state.e_group >= 0, state.i_group >= 0
         e_manual = e_matched & manual_groups[np.maximum(state.e_group, 0)] if len(
             manual_groups) else np.zeros(len(e_cents), dtype=bool)

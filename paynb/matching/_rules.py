@@ -29,7 +29,10 @@ def banking_index(dates: np.ndarray) -> np.ndarray:
     dates = np.asarray(dates, dtype="datetime64[D]")
     missing = np.isnat(dates)
     filled = np.where(missing, _ORIGIN, dates)
-    index = np.busday_count(_ORIGIN, filled + np.timedelta64(1, "D"), busdaycal=BUSDAY_CALENDAR)
+    # A ledger spans a few hundred distinct days: count those, not every row's.
+    codes, days = pd.factorize(filled.view(np.int64))
+    ends = days.astype("datetime64[D]") + np.timedelta64(1, "D")
+    index = np.busday_count(_ORIGIN, ends, busdaycal=BUSDAY_CALENDAR)[codes]
     return np.where(missing, -1, index).astype(np.int64)
 
 __all__ = ["AccountAmountDate", "AmountWithin", "Context", "NameSimilar", "Reference", "Rule"]
@@ -106,17 +109,6 @@ def no_pairs() -> pd.DataFrame:
                          "score": np.array([], dtype=np.float64)})
 
 
-def joined(expected: pd.DataFrame, items: pd.DataFrame, on: Sequence[str]) -> pd.DataFrame:
-    """Every pair of rows equal on ``on`` (rows missing any of them left out), with both
-    sides' columns suffixed ``_e`` and ``_i``."""
-    left = expected.dropna(subset=list(on))
-    right = items.dropna(subset=list(on))
-    if left.empty or right.empty:
-        return pd.DataFrame(columns=[*on, *(f"{c}_e" for c in expected.columns if c not in on),
-                                     *(f"{c}_i" for c in items.columns if c not in on)])
-    return left.merge(right, on=list(on), suffixes=("_e", "_i"))
-
-
 def _answer(pairs: pd.DataFrame, score: np.ndarray | float) -> pd.DataFrame:
     return pd.DataFrame({"expected": pairs["row_e"].to_numpy(dtype=np.int64),
                          "item": pairs["row_i"].to_numpy(dtype=np.int64),
@@ -124,8 +116,85 @@ def _answer(pairs: pd.DataFrame, score: np.ndarray | float) -> pd.DataFrame:
                                                   (len(pairs),))})
 
 
+#: The day of a row without a date in the coded frames (no banking index is this low).
+NO_DAY = np.iinfo(np.int64).min
+#: The gap of a pair when a date is missing: never within a window.
+_FAR = np.iinfo(np.int32).max
+
+
+def day_gaps(e_days: np.ndarray, i_days: np.ndarray, context: Context) -> np.ndarray:
+    """:meth:`Context.gaps` on banking indexes (:func:`coded`'s ``day``)."""
+    if "date" not in context.roles:
+        return np.zeros(len(e_days), dtype=np.int64)
+    present = (e_days != NO_DAY) & (i_days != NO_DAY)
+    return np.where(present, i_days - e_days, _FAR)
+
+
+def days(dates: np.ndarray) -> np.ndarray:
+    """The banking index of each date, :data:`NO_DAY` for NaT."""
+    dates = np.asarray(dates, dtype="datetime64[D]")
+    return np.where(np.isnat(dates), NO_DAY, banking_index(dates))
+
+
+def _joint_codes(left: pd.DataFrame, right: pd.DataFrame, on: Sequence[str]
+                 ) -> tuple[np.ndarray, np.ndarray]:
+    """One integer per distinct value of the columns ``on`` over both frames; -1 where
+    any of them is missing."""
+    if not on:
+        return np.full(len(left), -1, np.int64), np.full(len(right), -1, np.int64)
+    both = pd.concat([left[list(on)], right[list(on)]], ignore_index=True)
+    missing = both.isna().any(axis=1).to_numpy()
+    codes, _ = pd.factorize(pd.MultiIndex.from_frame(both.astype(object)))
+    codes = np.where(missing, -1, codes).astype(np.int64)
+    return codes[:len(left)], codes[len(left):]
+
+
+def coded(expected: pd.DataFrame, items: pd.DataFrame, context: Context
+          ) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """Rule frames (the columns :class:`Rule` describes) as integers, for the built-in
+    rules: ``row``, ``reference`` and ``account`` (the account and routing keys) as codes
+    equal on both sides for equal values (-1 when missing), ``cents``, ``day`` (banking
+    index, :data:`NO_DAY` when missing) and ``name``. :func:`paynb.match` makes them
+    once for all rows; a rule called on its own makes them here."""
+    e_ref, i_ref = _joint_codes(expected, items, ["reference"])
+    e_acct, i_acct = _joint_codes(expected, items, context.account_keys())
+    return tuple(pd.DataFrame({  # type: ignore[return-value]
+        "row": frame["row"].to_numpy(dtype=np.int64), "reference": ref, "account": acct,
+        "cents": frame["cents"].to_numpy(dtype=np.int64),
+        "day": days(frame["date"].to_numpy()), "name": frame["name"].to_numpy(dtype=object)})
+        for frame, ref, acct in ((expected, e_ref, e_acct), (items, i_ref, i_acct)))
+
+
+def _int_join(expected: pd.DataFrame, items: pd.DataFrame, on: Sequence[str],
+              columns: Sequence[str]) -> pd.DataFrame:
+    """Pairs of coded rows equal on ``on`` (codes of -1 left out), with ``columns`` of
+    both sides suffixed ``_e`` and ``_i``; expected rows in their order."""
+    keep = [*dict.fromkeys(["row", *on, *columns])]
+    left = expected[keep]
+    right = items[keep]
+    for key in on:
+        if key in ("reference", "account"):
+            left = left[left[key].to_numpy() >= 0]
+            right = right[right[key].to_numpy() >= 0]
+    return left.merge(right, on=list(on), suffixes=("_e", "_i"))
+
+
+class _Coded:
+    """A built-in rule: :meth:`candidates` codes the frames and calls :meth:`pairs`, which
+    :func:`paynb.match` calls with frames coded once for the whole run."""
+
+    def candidates(self, expected: pd.DataFrame, items: pd.DataFrame,
+                   context: Context) -> pd.DataFrame:
+        """Candidate pairs with their scores (see the class)."""
+        return self.coded_candidates(*coded(expected, items, context), context)
+
+    def coded_candidates(self, expected: pd.DataFrame, items: pd.DataFrame,
+              context: Context) -> pd.DataFrame:
+        raise NotImplementedError
+
+
 @dataclass(frozen=True)
-class Reference:
+class Reference(_Coded):
     """Pass 1: the same reference number (``yourReferenceNumber``) on both sides.
 
     Amounts and dates are not compared: a pair whose amounts differ is matched and
@@ -134,37 +203,34 @@ class Reference:
 
     name: str = "reference"
 
-    def candidates(self, expected: pd.DataFrame, items: pd.DataFrame,
-                   context: Context) -> pd.DataFrame:
+    def coded_candidates(self, expected: pd.DataFrame, items: pd.DataFrame,
+              context: Context) -> pd.DataFrame:
         """Pairs with equal references, all scored 0 (two of them for one row are a tie)."""
         if "reference" not in context.roles:
             return no_pairs()
-        pairs = joined(expected[["row", "reference"]], items[["row", "reference"]],
-                       ["reference"])
-        return _answer(pairs, 0.0)
+        return _answer(_int_join(expected, items, ["reference"], []), 0.0)
 
 
 @dataclass(frozen=True)
-class AccountAmountDate:
+class AccountAmountDate(_Coded):
     """Pass 2: the same account (and routing number, when mapped), the exact amount, and
     dates at most ``date_window`` banking days apart; the closer date is better."""
 
     name: str = "account+amount+date"
 
-    def candidates(self, expected: pd.DataFrame, items: pd.DataFrame,
-                   context: Context) -> pd.DataFrame:
+    def coded_candidates(self, expected: pd.DataFrame, items: pd.DataFrame,
+              context: Context) -> pd.DataFrame:
         """Pairs equal on account and cents within the window, scored by -|gap|."""
-        keys = context.account_keys()
-        if not keys:
+        if not context.account_keys():
             return no_pairs()
-        pairs = joined(expected, items, [*keys, "cents"])
-        gaps = np.abs(context.gaps(pairs["date_e"].to_numpy(), pairs["date_i"].to_numpy()))
+        pairs = _int_join(expected, items, ["account", "cents"], ["day"])
+        gaps = np.abs(day_gaps(pairs["day_e"].to_numpy(), pairs["day_i"].to_numpy(), context))
         keep = gaps <= context.date_window
         return _answer(pairs[keep], -gaps[keep])
 
 
 @dataclass(frozen=True)
-class AmountWithin:
+class AmountWithin(_Coded):
     """A fuzzy rule: the same account (and routing), amounts at most ``tolerance`` apart,
     dates within the window. The smaller difference is better, then the closer date.
 
@@ -174,17 +240,16 @@ class AmountWithin:
     tolerance: Decimal | str | int = Decimal("0.00")
     name: str = "amount within tolerance"
 
-    def candidates(self, expected: pd.DataFrame, items: pd.DataFrame,
-                   context: Context) -> pd.DataFrame:
+    def coded_candidates(self, expected: pd.DataFrame, items: pd.DataFrame,
+              context: Context) -> pd.DataFrame:
         """Pairs on the same account within the tolerance and the window."""
-        keys = context.account_keys()
         limit = tolerance_cents(self.tolerance)
-        if not keys:
+        if not context.account_keys():
             return no_pairs()
-        pairs = joined(expected, items, keys)
+        pairs = _int_join(expected, items, ["account"], ["cents", "day"])
         difference = np.abs(pairs["cents_e"].to_numpy(dtype=np.int64)
                             - pairs["cents_i"].to_numpy(dtype=np.int64))
-        gaps = np.abs(context.gaps(pairs["date_e"].to_numpy(), pairs["date_i"].to_numpy()))
+        gaps = np.abs(day_gaps(pairs["day_e"].to_numpy(), pairs["day_i"].to_numpy(), context))
         keep = (difference <= limit) & (gaps <= context.date_window)
         # Cents first, then days: a cent closer always wins over a day closer.
         score = -(difference[keep] * (context.date_window + 1) + gaps[keep])
@@ -192,7 +257,7 @@ class AmountWithin:
 
 
 @dataclass(frozen=True)
-class NameSimilar:
+class NameSimilar(_Coded):
     """A fuzzy rule: the exact amount, dates within the window, and names at least
     ``threshold`` similar (0-100, rapidfuzz's ``token_sort_ratio``, so "Smith, John"
     and "john smith" are 100). Accounts are not compared, so a line paid from a new
@@ -205,8 +270,8 @@ class NameSimilar:
     threshold: float = 90.0
     name: str = "name similarity"
 
-    def candidates(self, expected: pd.DataFrame, items: pd.DataFrame,
-                   context: Context) -> pd.DataFrame:
+    def coded_candidates(self, expected: pd.DataFrame, items: pd.DataFrame,
+              context: Context) -> pd.DataFrame:
         """Pairs of equal amounts within the window whose names are similar enough."""
         from rapidfuzz import fuzz
         from rapidfuzz.process import cpdist
@@ -217,12 +282,12 @@ class NameSimilar:
         if not 0 <= self.threshold <= 100:
             raise ValueError(f"NameSimilar: threshold must be within 0-100, got "
                              f"{self.threshold}")
-        pairs = joined(expected.dropna(subset=["name"]), items.dropna(subset=["name"]),
-                       ["cents"])
+        pairs = _int_join(expected[expected["name"].notna().to_numpy()],
+                          items[items["name"].notna().to_numpy()], ["cents"], ["day", "name"])
         if pairs.empty:
             return no_pairs()
-        within = context.within(pairs["date_e"].to_numpy(), pairs["date_i"].to_numpy())
-        pairs = pairs[within]
+        gaps = np.abs(day_gaps(pairs["day_e"].to_numpy(), pairs["day_i"].to_numpy(), context))
+        pairs = pairs[gaps <= context.date_window]
         similarity = cpdist(pairs["name_e"].tolist(), pairs["name_i"].tolist(),
                             processor=default_process, scorer=fuzz.token_sort_ratio, workers=1)
         keep = np.asarray(similarity) >= self.threshold

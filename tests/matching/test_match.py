@@ -165,7 +165,7 @@ def test_more_than_two_decimals_is_refused_naming_the_row(amount):
 
 
 def test_column_mapping_is_checked():
-    with pytest.raises(KeyError, match=r"'Amt'.*its columns are 'ref', 'acct'"):
+    with pytest.raises(ValueError, match=r"'Amt'.*its columns are 'ref', 'acct'"):
         paynb.match(ledger({}), ach_items([{}]), columns={"amount": "Amt"})
     with pytest.raises(ValueError, match="unknown role 'iban'"):
         paynb.match(ledger({}), ach_items([{}]), columns={"amount": "amount", "iban": "acct"})
@@ -175,6 +175,50 @@ def test_column_mapping_is_checked():
         paynb.match(ledger({"date": "soon"}), ach_items([{}]), columns=COLUMNS)
     with pytest.raises(ValueError, match="date_window"):
         paynb.match(ledger({}), ach_items([{}]), columns=COLUMNS, date_window=-1)
+
+
+@pytest.mark.parametrize(("columns", "message"), [
+    # a column missing from the expected frame (mapped, then dropped by an export)
+    ({**COLUMNS, "account": "account_no"},
+     r"^columns: the account column 'account_no' is not in the expected frame; its columns "
+     r"are 'ref', 'acct', 'routing', 'amount', 'date', 'payee'$"),
+    # a mistyped one, differing only in case
+    ({**COLUMNS, "date": "Date"}, r"the date column 'Date' is not in the expected frame"),
+    # not a column name at all
+    ({**COLUMNS, "name": ["payee"]}, r"the name column \['payee'\] is not in the expected"),
+    # a role that is not one
+    ({**COLUMNS, "payee": "payee"},
+     r"^columns: unknown role 'payee'; the roles are reference, account, routing, amount, "
+     r"date, name, id$"),
+])
+def test_a_bad_column_mapping_is_a_value_error_naming_it(columns, message):
+    with pytest.raises(ValueError, match=message):
+        paynb.match(ledger({}), ach_items([{}]), columns=columns)
+
+
+@pytest.mark.parametrize(("dropped", "role"), [
+    (["bankAccountNumber"], "account"), (["bankRoutingNumber"], "routing"),
+    (["yourReferenceNumber"], "reference"), (["firstSignerLastName"], "name"),
+    (["sendDate", "depositDateTime", "receivedDateTime"], "date"), (["amount"], "amount"),
+    (["achItemId"], "id"),
+])
+def test_items_without_a_mapped_role_is_a_value_error_listing_their_columns(dropped, role):
+    # Matching silently without the role would change what matches.
+    items = ach_items([{}]).drop(columns=dropped, errors="ignore")
+    with pytest.raises(ValueError, match=rf"^items: no {role} column \(.*; its columns are "
+                                         r"'(achItemId|companyCode)', .*item_columns="):
+        paynb.match(ledger({}), items, columns=COLUMNS)
+    if role not in ("amount", "id"):  # leaving the role out is the way to match without it
+        kept = {r: c for r, c in COLUMNS.items() if r != role}
+        assert len(paynb.match(ledger({}), items, columns=kept).matched) == 1
+
+
+def test_a_bad_item_columns_mapping_is_a_value_error_naming_it():
+    with pytest.raises(ValueError, match=r"^item_columns: the amount column 'amt' is not in "
+                                         r"the items frame; its columns are 'achItemId', "):
+        paynb.match(ledger({}), ach_items([{}]), columns=COLUMNS, item_columns={"amount": "amt"})
+    with pytest.raises(ValueError, match=r"^item_columns: unknown role 'amt'; the roles are id"):
+        paynb.match(ledger({}), ach_items([{}]), columns=COLUMNS, item_columns={"amt": "amount"})
 
 
 def test_a_custom_rule_runs_after_the_built_in_ones():
@@ -204,21 +248,51 @@ def test_returned_and_voided_items_are_exceptions():
     assert result.summary.loc["exceptions open", "items"] == 2
 
 
-def test_every_planted_match_is_found():
+@pytest.mark.parametrize(("seed", "mask"), [(3, True), (5, False)])
+def test_every_planted_match_is_found(seed, mask):
     from paynb.matching._demo import demo_items
 
-    items = demo_items(2000, seed=3)
-    planted = paynb.matching.expected_ledger(items, seed=4)
+    # Masked demo items collide on their last four digits (1 in 10 shares an account):
+    # the generator plants only matches no other row can compete for.
+    items = demo_items(3000, seed=seed, mask=mask)
+    planted = paynb.matching.expected_ledger(items, seed=seed + 1, missing=30)
     assert set(planted.planted["kind"]) == {"reference", "account", "amount within", "name",
                                             "split", "combined"}
     result = paynb.match(planted.ledger, items, columns=planted.columns,
-                         amount_tolerance=planted.amount_tolerance)
+                         amount_tolerance=planted.amount_tolerance,
+                         date_window=planted.date_window)
     found = {(tuple(sorted(g["expected_row"].unique())), tuple(sorted(g["item_id"].unique())))
              for _, g in result.matched.groupby("match_id")}
-    for plant in planted.planted.itertuples():
-        assert (tuple(sorted(plant.ledger_rows)), tuple(sorted(plant.item_ids))) in found, plant
+    wanted = {(tuple(sorted(plant.ledger_rows)), tuple(sorted(plant.item_ids)))
+              for plant in planted.planted.itertuples()}
+    assert len(wanted) == len(planted.planted) > 2500
+    assert len(wanted & found) == len(wanted)  # 100 %, counted
+    assert found == wanted  # and nothing else
+    assert result.ties.empty
     assert sorted(result.unmatched_expected.index) == sorted(planted.missing_items)
     assert sorted(result.unmatched_items["achItemId"]) == sorted(planted.extra_items)
+
+
+def test_the_generator_plants_a_reference_line_where_last_four_digits_collide():
+    # 40 accounts ending in 6789 at the same bank, amounts a cent apart on the same day:
+    # a line without reference (account, amount within) would be claimed by several.
+    colliding = ach_items([{"bankAccountNumber": f"{n + 10}6789", "amount": f"10.{n:02d}"}
+                           for n in range(40)])
+    apart = ach_items([{"bankAccountNumber": f"{n + 10}{n:04d}", "amount": f"10.{n:02d}"}
+                       for n in range(40)])
+    for seed in range(3):
+        kinds = set(paynb.matching.expected_ledger(apart, seed=seed, missing=0)
+                    .planted["kind"])
+        assert {"account", "amount within"} <= kinds
+        planted = paynb.matching.expected_ledger(colliding, seed=seed, missing=0)
+        assert not {"account", "amount within"} & set(planted.planted["kind"])
+        assert len(planted.planted) + len(planted.extra_items) == 40
+        result = paynb.match(planted.ledger, colliding, columns=planted.columns,
+                             amount_tolerance=planted.amount_tolerance)
+        found = {(tuple(sorted(g["expected_row"])), tuple(sorted(g["item_id"])))
+                 for _, g in result.matched.groupby("match_id")}
+        assert found == {(tuple(sorted(p.ledger_rows)), tuple(sorted(p.item_ids)))
+                         for p in planted.planted.itertuples()}
 
 
 def test_a_prenote_is_never_half_of_a_planted_split():
@@ -258,6 +332,9 @@ def test_no_row_is_matched_twice(expected_rows, item_rows):
     assert not set(m["item_id"]) & set(result.unmatched_items["achItemId"])
     assert len(set(m["expected_row"])) + len(result.unmatched_expected) == len(expected)
     assert len(set(m["item_id"])) + len(result.unmatched_items) == len(items)
+    # A tied row is matched by no pass.
+    assert not set(result.ties["expected_row"]) & set(m["expected_row"])
+    assert not set(result.ties["item_id"]) & set(m["item_id"])
     total = result.summary.loc["matched", "expected_amount"] + \
         result.summary.loc["unmatched expected", "expected_amount"]
     assert total == sum(Decimal(a) for a, _, _ in expected_rows)
@@ -275,3 +352,78 @@ def test_progress_shows_when_asked_and_is_checked(capsys):
         assert "matching" not in capsys.readouterr().err
     with pytest.raises(TypeError, match="progress"):
         paynb.match(expected, items, columns=COLUMNS, progress="yes")
+
+
+@pytest.mark.parametrize(("items", "expected", "rule"), [
+    # two items, one reference
+    ([{"yourReferenceNumber": "R"}, {"yourReferenceNumber": "R"}], {"ref": "R"}, "reference"),
+    # same account, amount and date: two items equally good
+    ([{}, {}], {}, "account+amount+date"),
+    # 0.20 off either way: equally close within the tolerance
+    ([{"amount": "9.80"}, {"amount": "10.20"}], {}, "amount within tolerance"),
+    # another account, the same name and amount on both items
+    ([{}, {}], {"acct": "777777", "payee": "SMITH, JOHN"}, "name similarity"),
+    # 3.00 as 1.00 + 2.00 in two ways
+    ([{"amount": "1.00"}, {"amount": "2.00"}, {"amount": "2.00"}], {"amount": "3.00"},
+     "split"),
+])
+def test_a_tie_is_matched_by_no_pass_and_reported_on_both_sides(items, expected, rule):
+    frame = ach_items([{"yourReferenceNumber": f"I-{n}", **row} for n, row in enumerate(items)])
+    result = paynb.match(ledger({"ref": None, **expected}), frame, columns=COLUMNS,
+                         amount_tolerance="0.50")
+    assert result.matched.empty
+    assert set(result.ties["rule"]) == {rule}
+    tied_items = set(result.ties["item_id"].astype(int))
+    assert len(tied_items) >= 2 and set(result.ties["expected_row"]) == {0}
+    # Both sides of the tie stay unmatched, each naming the other(s).
+    assert set(result.unmatched_expected.loc[0, "tied_with"].split(", ")) == {
+        str(i) for i in tied_items}
+    named = result.unmatched_items.set_index("achItemId")["tied_with"]
+    assert {int(i): named[i] for i in tied_items} == {i: "0" for i in tied_items}
+    assert result.summary.loc["tied", "expected_lines"] == 1
+    assert result.summary.loc["tied", "items"] == len(tied_items)
+
+
+@settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.lists(st.integers(1, 10**9), min_size=2, max_size=3))
+def test_combined_parts_add_up_exactly_as_decimals(parts):
+    # Amounts written as floats, as read_csv gives them: each part is taken as its
+    # shortest decimal text, so the parts add up to the cent, whatever floats would say.
+    total = sum(parts)
+    items = ach_items([{"amount": f"{total // 100}.{total % 100:02d}"}])
+    expected = pd.DataFrame({"amount": [p / 100 for p in parts],
+                             "acct": ["123456789"] * len(parts),
+                             "date": ["2026-07-06"] * len(parts)})
+    result = paynb.match(expected, items, columns={"amount": "amount", "account": "acct",
+                                                    "date": "date"})
+    assert set(result.matched["rule"]) == {"combined"}
+    assert result.matched["expected_amount"].tolist() == [Decimal(p).scaleb(-2) for p in parts]
+    assert set(result.matched["amount_difference"]) == {Decimal("0.00")}
+    assert result.summary.loc["matched", "expected_amount"] == Decimal(total).scaleb(-2)
+
+
+def test_the_built_in_rules_work_on_their_own_on_rule_frames():
+    # paynb.match runs them on integer codes; called as documented for a Rule, on the
+    # frames a rule gets, they give the same pairs.
+    from paynb.matching import AccountAmountDate, Context, Reference
+
+    expected = pd.DataFrame({"row": [0, 1], "reference": ["A", None], "account": ["6789"] * 2,
+                             "routing": ["021000021"] * 2, "cents": [1000, 2000],
+                             "date": np.array(["2026-07-06"] * 2, dtype="datetime64[D]"),
+                             "name": ["john smith", "jane roe"]})
+    items = expected.assign(row=[5, 6], reference=[None, "A"], cents=[2000, 1030],
+                            date=np.array(["2026-07-07", "2026-07-08"], dtype="datetime64[D]"),
+                            name=["john smith", "jane roe"])
+    context = Context(date_window=2, last_four=True,
+                      roles=frozenset({"reference", "account", "routing", "amount", "date",
+                                       "name"}))
+
+    def found(rule):
+        return rule.candidates(expected, items, context)[["expected", "item", "score"]] \
+            .values.tolist()
+
+    assert found(Reference()) == [[0, 6, 0.0]]
+    assert found(AccountAmountDate()) == [[1, 5, -1.0]]
+    assert found(AmountWithin("0.30")) == [[0, 6, -(30 * 3 + 2)], [1, 5, -1.0]]
+    assert found(NameSimilar()) == []  # the one equal amount is under another name
+    assert [pair[:2] for pair in found(NameSimilar(threshold=0))] == [[1, 5]]

@@ -1,5 +1,6 @@
 """The vectorised split/combined candidate search finds what the per-account loop it
-replaced found (that loop is kept here, as the reference)."""
+replaced found (that loop, and the per-row subset search, are kept here, as the
+reference)."""
 
 from __future__ import annotations
 
@@ -10,7 +11,28 @@ import numpy as np
 import pandas as pd
 from hypothesis import given, settings
 
-from paynb.matching._engine import _searches, _sums_to
+from paynb.matching._engine import _searches
+from paynb.matching._rules import NO_DAY
+
+
+def _sums_to(target: int, candidates: list[tuple[int, int]], max_parts: int,
+             max_candidates: int) -> list[tuple[int, ...]]:
+    """Up to two subsets (of 2..max_parts rows) of ``candidates`` ``(row, cents)``, in the
+    order given (the closest first), whose cents add up to ``target`` exactly; only the
+    first ``max_candidates`` are tried. Two found mean a tie, so the search stops there."""
+    usable = [(row, cents) for row, cents in candidates
+              if cents != 0 and (cents > 0) == (target > 0) and abs(cents) <= abs(target)]
+    usable = usable[:max_candidates]
+    if abs(sum(cents for _, cents in usable)) < abs(target):  # even all of them fall short
+        return []
+    found: list[tuple[int, ...]] = []
+    for size in range(2, min(max_parts, len(usable)) + 1):
+        for combo in itertools.combinations(usable, size):
+            if sum(cents for _, cents in combo) == target:
+                found.append(tuple(row for row, _ in combo))
+                if len(found) == 2:
+                    return found
+    return found
 
 
 def reference_searches(ones: pd.DataFrame, many: pd.DataFrame, window: int, max_parts: int,
@@ -24,7 +46,7 @@ def reference_searches(ones: pd.DataFrame, many: pd.DataFrame, window: int, max_
         for row, cents, day in zip(group["row"], group["cents"], group["day"], strict=True):
             near = sorted((abs(o_day - day), o_row, o_cents) for o_row, o_cents, o_day in
                           zip(others["row"], others["cents"], others["day"], strict=True)
-                          if day >= 0 and o_day >= 0 and abs(o_day - day) <= window)
+                          if NO_DAY not in (day, o_day) and abs(o_day - day) <= window)
             subsets = _sums_to(int(cents), [(int(r), int(c)) for _, r, c in near], max_parts,
                                max_candidates)
             if subsets:
@@ -39,8 +61,9 @@ def side(draw: st.DrawFn, size: int) -> pd.DataFrame:
                             dtype=np.int64),
         "cents": np.array(draw(st.lists(st.integers(-300, 600), min_size=size,
                                         max_size=size)), dtype=np.int64),
-        "day": np.array(draw(st.lists(st.integers(-1, 6), min_size=size, max_size=size)),
-                        dtype=np.int64)})
+        # -1 stands for a missing date (NO_DAY)
+        "day": np.array([NO_DAY if d < 0 else d for d in draw(
+            st.lists(st.integers(-1, 6), min_size=size, max_size=size))], dtype=np.int64)})
 
 
 @st.composite
