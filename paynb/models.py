@@ -83,8 +83,21 @@ def _rule(check_fn: Any, **kwargs: Any) -> AfterValidator:
 def _as_decimal(value: Any) -> Decimal:
     amount = rules.to_decimal(value)
     if amount is None:
-        raise PydanticCustomError("paynb_rule", "must be a number")
+        raise PydanticCustomError("paynb_rule", _not_a_number(value))
     return amount
+
+
+def _not_a_number(value: Any) -> str:
+    """Why an amount is not read, for the two spellings a spreadsheet gives: a currency
+    sign, and a decimal comma (``12,30``, refused rather than read as 1230). The value
+    itself is not quoted, as no rejected value is."""
+    plain = value.replace("$", "") if isinstance(value, str) else ""
+    if rules.to_decimal(plain.replace(",", "")) is None:  # not one of those two alone
+        return "must be a number"
+    if rules.to_decimal(plain) is not None:
+        return "must be a number without a currency sign, like 1250.00 or 1,250.00"
+    return ("must be a number with a decimal point, like 12.30: a comma may only "
+            "separate thousands (1,250.00)")
 
 
 def _as_text(value: Any) -> Any:

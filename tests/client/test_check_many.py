@@ -231,6 +231,25 @@ def test_check_many_frame(client: Any) -> None:
         .tolist() == [True, False]
 
 
+def test_spreadsheet_amounts_say_what_is_wrong(client: Any) -> None:
+    """A CSV's amounts: a decimal comma and a currency sign are refused, each saying why
+    and how to write it; a thousands comma is read."""
+    frame = pd.DataFrame([dict(ACH_GOOD, yourReferenceNumber=f"AM-{n}", amount=amount)
+                          for n, amount in enumerate(["12,30", "$1,250.00", "1,250.00",
+                                                      "1.234", "abc", "12,5x", "$12,30"])])
+    verdicts = client.ach.check_many(frame)
+    assert verdicts["valid"].tolist() == [False, False, True, False, False, False, False]
+    assert verdicts.loc[0, "errors"] == {"amount": [
+        "must be a number with a decimal point, like 12.30: a comma may only separate "
+        "thousands (1,250.00)"]}
+    assert verdicts.loc[1, "errors"] == {"amount": [
+        "must be a number without a currency sign, like 1250.00 or 1,250.00"]}
+    assert verdicts.loc[3, "errors"] == {"amount": ["must have at most 2 decimal places"]}
+    assert verdicts.loc[4, "errors"] == verdicts.loc[5, "errors"] == {
+        "amount": ["must be a number"]}
+    assert verdicts.loc[6, "errors"] == verdicts.loc[0, "errors"]
+
+
 _BYTES = st.one_of(
     st.text(alphabet="0123456789.-+ ,eE'\t\x01aZ\u00e9\u00a0\u0663", max_size=14),
     st.text(alphabet="0123456789", min_size=9, max_size=9),  # routing numbers, some valid
