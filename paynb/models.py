@@ -22,6 +22,7 @@ analyst types.
 from __future__ import annotations
 
 import datetime as dt
+import numbers
 from decimal import Decimal
 from typing import Annotated, Any, Literal, NamedTuple, TypeVar
 
@@ -558,6 +559,14 @@ _PLAIN_MESSAGES = {
 }
 
 
+_NUMBER_FOR_TEXT = ("must be text, not a number (a number drops leading zeros: read CSV "
+                    "files with dtype=str)")
+
+
+def _is_number(value: Any) -> bool:
+    return isinstance(value, numbers.Number) and not isinstance(value, bool)
+
+
 def _error_key(loc: tuple[Any, ...]) -> str:
     key = ""
     for part in loc:
@@ -575,11 +584,15 @@ def field_errors(exc: PydanticValidationError) -> dict[str, list[str]]:
     rejected values are never quoted, so a card number cannot leak through.
     """
     errors: dict[str, list[str]] = {}
-    for error in exc.errors(include_url=False, include_input=False):
+    for error in exc.errors(include_url=False):
         loc = tuple(error["loc"])
         if error["type"] == "paynb_cross_field":
             loc = (*loc, error["ctx"]["field"])
         message = _PLAIN_MESSAGES.get(error["type"]) or error["msg"]
+        if error["type"] == "string_type" and _is_number(error.get("input")):
+            # What pandas makes of a CSV's routing numbers, account numbers and ZIP
+            # codes by default: the input's type is named, never its value.
+            message = _NUMBER_FOR_TEXT
         errors.setdefault(_error_key(loc) or "body", []).append(message)
     return errors
 

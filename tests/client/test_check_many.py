@@ -10,6 +10,7 @@ re-cased, blank, missing, snake_case, other types), and on a file with 5 % bad r
 
 from __future__ import annotations
 
+import io
 from decimal import Decimal
 from typing import Any
 
@@ -248,6 +249,24 @@ def test_spreadsheet_amounts_say_what_is_wrong(client: Any) -> None:
     assert verdicts.loc[4, "errors"] == verdicts.loc[5, "errors"] == {
         "amount": ["must be a number"]}
     assert verdicts.loc[6, "errors"] == verdicts.loc[0, "errors"]
+
+
+def test_a_csv_read_without_dtype_str_is_told_so(client: Any) -> None:
+    """pandas reads a CSV's routing and account numbers as integers by default (their
+    leading zeros gone): the message says to read text, not only that it must be text."""
+    frame = pd.read_csv(io.StringIO(
+        "firstSignerFirstName,firstSignerLastName,state,zip,yourReferenceNumber,"
+        "bankRoutingNumber,bankAccountNumber,achTransactionType,amount\n"
+        "Jane,Doe,NY,10001,CSV-1,021000021,000123456789,Debit,80.00\n"))
+    errors = client.ach.check_many(frame).loc[0, "errors"]
+    expected = ["must be text, not a number (a number drops leading zeros: read CSV files "
+                "with dtype=str)"]
+    assert errors == {"zip": expected, "bankRoutingNumber": expected,
+                      "bankAccountNumber": expected}
+    assert "21000021" not in repr(errors)   # the value itself is never quoted
+    assert client.ach.check_many(pd.read_csv(io.StringIO(
+        "zip,bankRoutingNumber\n10001,021000021\n"), dtype=str)).loc[0, "errors"].keys() \
+        .isdisjoint({"zip", "bankRoutingNumber"})
 
 
 _BYTES = st.one_of(
