@@ -545,11 +545,15 @@ def judge(client: Client, bodies: Mapping[int, Mapping[str, Any]], *,
     today = at.date()
     applied = applied_marks(client)
     judged, checked, empty = seen, seen.checked, seen.empty
+    # The remedy the no-history warning names: a store that cannot match accounts is
+    # not mended by a plain sync.
+    remedy = "client.sync()"
     if store is not None:
         pairs = sorted({pair for row, pair in accounts.items() if keys[row] is not None})
         rows = from_store(client, store, pairs, at - dt.timedelta(days=STORE_DAYS), applied)
         if rows.problem:
             checked += f"; not the {rows.checked} (it cannot match accounts)"
+            remedy = "client.sync(rebuild=True) for its history store, which cannot match accounts"
         else:
             checked += f"; {rows.checked}"
             empty = empty and not rows.holds
@@ -564,7 +568,7 @@ def judge(client: Client, bodies: Mapping[int, Mapping[str, Any]], *,
             verdict.warnings.append(
                 "cannot check NOCs, returns and reinitiations: this client has listed no ACH "
                 "items or NOCs and has no history store holding them (list them first, e.g. "
-                "client.ach.list() and client.nocs.list(), or client.sync())")
+                f"client.ach.list() and client.nocs.list(), or {remedy})")
         if "*" in str(body.get("bankAccountNumber") or ""):
             verdict.warnings.append("the account number is masked (****): cannot match it "
                                     "against the history; give the full number")
