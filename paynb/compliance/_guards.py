@@ -44,6 +44,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from paynb._coerce import parse_decimal
+from paynb._warn import user_stacklevel
 from paynb.codes import RETURN_CODES
 from paynb.compliance._nocs import (
     Entry,
@@ -350,7 +351,7 @@ def _tell(client: Client, what: str, text: str) -> None:
         if what in state.told:
             return
         state.told.add(what)
-    warnings.warn(text, GuardWarning, stacklevel=5)
+    warnings.warn(text, GuardWarning, stacklevel=user_stacklevel())
 
 
 def from_store(client: Client, found: tuple[Any, dict[str, Any]],
@@ -628,7 +629,7 @@ def guard_submission(resource: Resource, bodies: dict[int, dict[str, Any]], *,
             if state.warned:
                 continue
             state.warned = True
-        warnings.warn(text, GuardWarning, stacklevel=4)
+        warnings.warn(text, GuardWarning, stacklevel=user_stacklevel())
     return verdicts
 
 

@@ -213,3 +213,16 @@ def test_a_copy_without_its_secret_warns_and_an_unmasked_store_uses_the_numbers(
         found = check_entries(client, body(number)).iloc[0]
         assert found["rules"] == ["returned-account"]
         assert "returned R07" in found["reasons"][0]
+
+
+def test_warnings_point_at_the_callers_line(sb, tmp_path):
+    """Whatever the call's depth in paynb (submit, submit_many), a guard warning and an
+    advisory point at the line that called paynb, not past it (``sys:1``)."""
+    with fresh(sb, tmp_path / "no-store", tmp_path) as client:
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            client.ach.submit(body(account(), achAccountType="Brokerage"))
+            client.ach.submit_many([body(account(), achAccountType="Brokerage")])
+        told = {(w.category.__name__, w.filename) for w in caught}
+        assert {name for name, _ in told} >= {"GuardWarning", "UnknownValueWarning"}
+        assert {filename for _, filename in told} == {__file__}
