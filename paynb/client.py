@@ -83,6 +83,14 @@ def _seconds(value: Any, argument: str) -> float:
     return float(value)
 
 
+def _fixed(name: str, option: str, more: str = "") -> AttributeError:
+    """The error for setting a client option that is fixed when the client is made."""
+    return AttributeError(
+        f"client.{name} is set when the client is made and cannot be changed: make a new "
+        f"client with {option}, e.g. paynb.connect({option}) or "
+        f"sandbox.connect({option}){more}")
+
+
 def _is_session(value: Any) -> bool:
     import requests
 
@@ -247,26 +255,45 @@ class Client(_KeywordsOnly):
         """ACH notices of change: list, export."""
 
     # The options the resources work with live in their context, once; read-only here.
+    # Setting one says how to get the client wanted (Python's own "property has no
+    # setter" names neither the remedy nor why).
 
     @property
     def company_code(self) -> str:
         """The company every call acts for."""
         return self.context.company_code
 
+    @company_code.setter
+    def company_code(self, value: Any) -> None:
+        raise _fixed("company_code", "company_code='...'")
+
     @property
     def page_size(self) -> int:
         """Records per page of a list."""
         return self.context.page_size
+
+    @page_size.setter
+    def page_size(self, value: Any) -> None:
+        raise _fixed("page_size", "page_size=...",
+                     "; for one list, client.ach.list(page_size=...)")
 
     @property
     def max_workers(self) -> int:
         """Pages fetched at the same time."""
         return self.context.max_workers
 
+    @max_workers.setter
+    def max_workers(self, value: Any) -> None:
+        raise _fixed("max_workers", "max_workers=...")
+
     @property
     def mask(self) -> bool:
         """Whether frames show account numbers as ``****6789``."""
         return self.context.mask
+
+    @mask.setter
+    def mask(self, value: Any) -> None:
+        raise _fixed("mask", "mask=False")
 
     # ------------------------------------------------------------------ construction
 

@@ -22,6 +22,7 @@ analyst types.
 from __future__ import annotations
 
 import datetime as dt
+import numbers
 from decimal import Decimal
 from typing import Annotated, Any, Literal, NamedTuple, TypeVar
 
@@ -83,8 +84,21 @@ def _rule(check_fn: Any, **kwargs: Any) -> AfterValidator:
 def _as_decimal(value: Any) -> Decimal:
     amount = rules.to_decimal(value)
     if amount is None:
-        raise PydanticCustomError("paynb_rule", "must be a number")
+        raise PydanticCustomError("paynb_rule", _not_a_number(value))
     return amount
+
+
+def _not_a_number(value: Any) -> str:
+    """Why an amount is not read, for the two spellings a spreadsheet gives: a currency
+    sign, and a decimal comma (``12,30``, refused rather than read as 1230). The value
+    itself is not quoted, as no rejected value is."""
+    plain = value.replace("$", "") if isinstance(value, str) else ""
+    if rules.to_decimal(plain.replace(",", "")) is None:  # not one of those two alone
+        return "must be a number"
+    if rules.to_decimal(plain) is not None:
+        return "must be a number without a currency sign, like 1250.00 or 1,250.00"
+    return ("must be a number with a decimal point, like 12.30: a comma may only "
+            "separate thousands (1,250.00)")
 
 
 def _as_text(value: Any) -> Any:
@@ -545,6 +559,14 @@ _PLAIN_MESSAGES = {
 }
 
 
+_NUMBER_FOR_TEXT = ("must be text, not a number (a number drops leading zeros: read CSV "
+                    "files with dtype=str)")
+
+
+def _is_number(value: Any) -> bool:
+    return isinstance(value, numbers.Number) and not isinstance(value, bool)
+
+
 def _error_key(loc: tuple[Any, ...]) -> str:
     key = ""
     for part in loc:
@@ -562,11 +584,15 @@ def field_errors(exc: PydanticValidationError) -> dict[str, list[str]]:
     rejected values are never quoted, so a card number cannot leak through.
     """
     errors: dict[str, list[str]] = {}
-    for error in exc.errors(include_url=False, include_input=False):
+    for error in exc.errors(include_url=False):
         loc = tuple(error["loc"])
         if error["type"] == "paynb_cross_field":
             loc = (*loc, error["ctx"]["field"])
         message = _PLAIN_MESSAGES.get(error["type"]) or error["msg"]
+        if error["type"] == "string_type" and _is_number(error.get("input")):
+            # What pandas makes of a CSV's routing numbers, account numbers and ZIP
+            # codes by default: the input's type is named, never its value.
+            message = _NUMBER_FOR_TEXT
         errors.setdefault(_error_key(loc) or "body", []).append(message)
     return errors
 

@@ -44,6 +44,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from paynb._coerce import parse_decimal
+from paynb._warn import user_stacklevel
 from paynb.codes import RETURN_CODES
 from paynb.compliance._nocs import (
     Entry,
@@ -350,7 +351,7 @@ def _tell(client: Client, what: str, text: str) -> None:
         if what in state.told:
             return
         state.told.add(what)
-    warnings.warn(text, GuardWarning, stacklevel=5)
+    warnings.warn(text, GuardWarning, stacklevel=user_stacklevel())
 
 
 def from_store(client: Client, found: tuple[Any, dict[str, Any]],
@@ -545,11 +546,15 @@ def judge(client: Client, bodies: Mapping[int, Mapping[str, Any]], *,
     today = at.date()
     applied = applied_marks(client)
     judged, checked, empty = seen, seen.checked, seen.empty
+    # The remedy the no-history warning names: a store that cannot match accounts is
+    # not mended by a plain sync.
+    remedy = "client.sync()"
     if store is not None:
         pairs = sorted({pair for row, pair in accounts.items() if keys[row] is not None})
         rows = from_store(client, store, pairs, at - dt.timedelta(days=STORE_DAYS), applied)
         if rows.problem:
             checked += f"; not the {rows.checked} (it cannot match accounts)"
+            remedy = "client.sync(rebuild=True) for its history store, which cannot match accounts"
         else:
             checked += f"; {rows.checked}"
             empty = empty and not rows.holds
@@ -564,7 +569,7 @@ def judge(client: Client, bodies: Mapping[int, Mapping[str, Any]], *,
             verdict.warnings.append(
                 "cannot check NOCs, returns and reinitiations: this client has listed no ACH "
                 "items or NOCs and has no history store holding them (list them first, e.g. "
-                "client.ach.list() and client.nocs.list(), or client.sync())")
+                f"client.ach.list() and client.nocs.list(), or {remedy})")
         if "*" in str(body.get("bankAccountNumber") or ""):
             verdict.warnings.append("the account number is masked (****): cannot match it "
                                     "against the history; give the full number")
@@ -624,7 +629,7 @@ def guard_submission(resource: Resource, bodies: dict[int, dict[str, Any]], *,
             if state.warned:
                 continue
             state.warned = True
-        warnings.warn(text, GuardWarning, stacklevel=4)
+        warnings.warn(text, GuardWarning, stacklevel=user_stacklevel())
     return verdicts
 
 

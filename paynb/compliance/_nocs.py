@@ -164,7 +164,11 @@ def must_change(code: Any, corrected: Mapping[str, str]) -> str:
         return f"unknown change code {code}: see the NOC"
     fields, words = NOC_CHANGES[code]
     if not corrected:
-        return f"{words}: corrected data not readable here (list NOCs with mask=False)"
+        # (a list has no mask option: the whole numbers come from the ledger or a client
+        # made with mask=False)
+        return (f"{words}: corrected data not readable here (masked or absent; "
+                "client.nocs.obligations() reads it in full, as does a client made with "
+                "mask=False)")
     return "; ".join(f"{_LABELS.get(field, field)} to {_shown(field, corrected[field])}"
                      for field in fields if field in corrected)
 

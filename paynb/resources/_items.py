@@ -10,6 +10,7 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any, ClassVar
 
 from paynb._coerce import STATUS_BY_NAME, missing
+from paynb._warn import user_stacklevel
 from paynb.codes import STATUS_NAMES, STATUS_ORDER
 from paynb.errors import (
     ESCAPE_HATCH,
@@ -74,12 +75,12 @@ def _warn_advisories(advice: list[tuple[int | None, Advisory]]) -> None:
     for number, ((field, message, category), rows) in enumerate(grouped.items()):
         if number == _MAX_BULK_WARNINGS:
             warnings.warn(f"{len(grouped) - number} more kinds of advisories; see "
-                          "client.<kind>.check_many()", category, stacklevel=4)
+                          "client.<kind>.check_many()", category, stacklevel=user_stacklevel())
             break
         where = f" (rows {', '.join(map(str, rows[:20]))}{', ...' if len(rows) > 20 else ''})" \
             if rows else ""
         warnings.warn(f"{field}: {message}{where}; sent anyway (docs/validation.md)", category,
-                      stacklevel=4)
+                      stacklevel=user_stacklevel())
 
 
 def _tell(on_chunk: Callable[[int, int], None] | None, answered: int, requests: int) -> None:
@@ -316,7 +317,7 @@ class ItemResource(Resource):
         warnings.warn(SubmissionNotAcceptedWarning(
             message, status=status, reasons=_reasons(first),
             reference_number=id_of(first, "yourReferenceNumber"),
-            item_id=id_of(first, self.id_field)), stacklevel=3)
+            item_id=id_of(first, self.id_field)), stacklevel=user_stacklevel())
 
     def _settle_records(self, entries: Any, records: Any) -> None:
         """Settle each entry with its answer: ``invalid``/``blocked`` for an item answered

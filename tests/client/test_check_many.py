@@ -10,6 +10,7 @@ re-cased, blank, missing, snake_case, other types), and on a file with 5 % bad r
 
 from __future__ import annotations
 
+import io
 from decimal import Decimal
 from typing import Any
 
@@ -229,6 +230,43 @@ def test_check_many_frame(client: Any) -> None:
     assert by_frame["valid"].tolist() == [True, False, True, True]
     assert client.rcc.check_many([RCC_GOOD, dict(RCC_GOOD, zip="12345-6789")])["valid"] \
         .tolist() == [True, False]
+
+
+def test_spreadsheet_amounts_say_what_is_wrong(client: Any) -> None:
+    """A CSV's amounts: a decimal comma and a currency sign are refused, each saying why
+    and how to write it; a thousands comma is read."""
+    frame = pd.DataFrame([dict(ACH_GOOD, yourReferenceNumber=f"AM-{n}", amount=amount)
+                          for n, amount in enumerate(["12,30", "$1,250.00", "1,250.00",
+                                                      "1.234", "abc", "12,5x", "$12,30"])])
+    verdicts = client.ach.check_many(frame)
+    assert verdicts["valid"].tolist() == [False, False, True, False, False, False, False]
+    assert verdicts.loc[0, "errors"] == {"amount": [
+        "must be a number with a decimal point, like 12.30: a comma may only separate "
+        "thousands (1,250.00)"]}
+    assert verdicts.loc[1, "errors"] == {"amount": [
+        "must be a number without a currency sign, like 1250.00 or 1,250.00"]}
+    assert verdicts.loc[3, "errors"] == {"amount": ["must have at most 2 decimal places"]}
+    assert verdicts.loc[4, "errors"] == verdicts.loc[5, "errors"] == {
+        "amount": ["must be a number"]}
+    assert verdicts.loc[6, "errors"] == verdicts.loc[0, "errors"]
+
+
+def test_a_csv_read_without_dtype_str_is_told_so(client: Any) -> None:
+    """pandas reads a CSV's routing and account numbers as integers by default (their
+    leading zeros gone): the message says to read text, not only that it must be text."""
+    frame = pd.read_csv(io.StringIO(
+        "firstSignerFirstName,firstSignerLastName,state,zip,yourReferenceNumber,"
+        "bankRoutingNumber,bankAccountNumber,achTransactionType,amount\n"
+        "Jane,Doe,NY,10001,CSV-1,021000021,000123456789,Debit,80.00\n"))
+    errors = client.ach.check_many(frame).loc[0, "errors"]
+    expected = ["must be text, not a number (a number drops leading zeros: read CSV files "
+                "with dtype=str)"]
+    assert errors == {"zip": expected, "bankRoutingNumber": expected,
+                      "bankAccountNumber": expected}
+    assert "21000021" not in repr(errors)   # the value itself is never quoted
+    assert client.ach.check_many(pd.read_csv(io.StringIO(
+        "zip,bankRoutingNumber\n10001,021000021\n"), dtype=str)).loc[0, "errors"].keys() \
+        .isdisjoint({"zip", "bankRoutingNumber"})
 
 
 _BYTES = st.one_of(

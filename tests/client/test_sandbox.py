@@ -146,6 +146,21 @@ def test_account_numbers_are_masked_unless_asked(sandbox, journal_path):
 
 # ------------------------------------------------------------------------ submissions
 
+@pytest.mark.parametrize(("option", "value", "remedy"), [
+    ("mask", False, "paynb.connect(mask=False)"),
+    ("page_size", 10, "client.ach.list(page_size=...)"),
+    ("max_workers", 2, "max_workers=..."),
+    ("company_code", "OTHER", "company_code='...'"),
+])
+def test_setting_a_fixed_option_says_how_to_get_it(client, option, value, remedy):
+    before = getattr(client, option)
+    with pytest.raises(AttributeError, match=f"client.{option} is set when the client is made"
+                       ) as raised:
+        setattr(client, option, value)
+    assert remedy in str(raised.value)
+    assert getattr(client, option) == before
+
+
 def test_submit_one_item_sends_the_model_body_and_journals_it(client, wire, make_ach):
     reference = ref("ONE")
     row = client.ach.submit(make_ach(reference, amount=Decimal("125.10")))

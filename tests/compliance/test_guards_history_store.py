@@ -202,10 +202,27 @@ def test_a_copy_without_its_secret_warns_and_an_unmasked_store_uses_the_numbers(
     (Path(os.environ["XDG_DATA_HOME"]) / "paynb" / "history-keys" / f"{key_id}.key").unlink()
     with fresh(sb, store, tmp_path) as client, \
             pytest.warns(GuardWarning, match="secret is not on this machine"):
-        assert check_entries(client, body(number)).iloc[0]["allowed"]
+        found = check_entries(client, body(number)).iloc[0]
+        assert found["allowed"]
+        # the no-history warning names the remedy the store needs, not a plain sync
+        assert found["warnings"][0].endswith(
+            "or client.sync(rebuild=True) for its history store, which cannot match accounts)")
     whole = synced(sb, tmp_path / "whole", mask=False)
     _without_keys(whole)
     with fresh(sb, whole, tmp_path) as client:
         found = check_entries(client, body(number)).iloc[0]
         assert found["rules"] == ["returned-account"]
         assert "returned R07" in found["reasons"][0]
+
+
+def test_warnings_point_at_the_callers_line(sb, tmp_path):
+    """Whatever the call's depth in paynb (submit, submit_many), a guard warning and an
+    advisory point at the line that called paynb, not past it (``sys:1``)."""
+    with fresh(sb, tmp_path / "no-store", tmp_path) as client:
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            client.ach.submit(body(account(), achAccountType="Brokerage"))
+            client.ach.submit_many([body(account(), achAccountType="Brokerage")])
+        told = {(w.category.__name__, w.filename) for w in caught}
+        assert {name for name, _ in told} >= {"GuardWarning", "UnknownValueWarning"}
+        assert {filename for _, filename in told} == {__file__}

@@ -117,6 +117,9 @@ def test_a_masked_noc_frame_gives_no_correction_and_says_why() -> None:
     row = noc_obligations(nocs, items=[item(10, "2026-06-25")], as_of="2026-07-01").iloc[0]
     assert row["correction"] is None
     assert "not readable" in row["mustChange"]
+    # the remedy named is one that exists (a list takes no mask= argument)
+    assert "client.nocs.obligations()" in row["mustChange"]
+    assert "a client made with mask=False" in row["mustChange"]
 
 
 @pytest.mark.parametrize(("code", "data", "expected"), [
