@@ -355,7 +355,7 @@ class Resource:
             frame = self._frame_of_pages(iter_pages(
                 fetch, page_size=size, max_items=max_items, max_workers=workers,
                 progress=progress, desc=f"{self.kind} pages"),
-                expected=expected, last_batch=workers * size)
+                expected=expected, last_batch=max(workers * size, FRAME_BATCH // 4))
         if self.id_field in frame.columns and len(frame):
             ids = frame[self.id_field]
             repeats = ids.duplicated() & ids.notna()
@@ -372,7 +372,8 @@ class Resource:
 
         ``expected()`` is how many records the list will hold (``inf`` while unknown).
         In its last ``FRAME_BATCH`` records, batches shrink to ``last_batch`` (a round
-        of pages), so that little is left to build once the last page is in.
+        of pages, but not so few records that each frame's fixed cost dominates), so
+        that little is left to build once the last page is in.
         """
         import pandas as pd
 
