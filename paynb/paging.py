@@ -3,6 +3,9 @@
 When the first answer says how many records there are (``total``), exactly
 the remaining pages are fetched, ``max_workers`` at a time. When it does
 not, pages are fetched ``max_workers`` ahead until the first short page.
+When ``max_items`` already says that several pages are wanted, the first
+round fetches up to ``max_workers`` of them together with the first page
+(a page past the end of a shorter list is then dropped unread).
 Either way the pages come back in order, cut at ``max_items``, as soon as
 each is there, so the caller can work while later pages are on the way.
 (A record that moved to the next page while paging would be seen twice:
@@ -118,27 +121,36 @@ def iter_pages(fetch: Callable[[int], Page], *, page_size: int, max_items: int |
     when more than one page is fetched, unless ``progress`` is False.
     """
     listener = _page_listener.get()
-    first = fetch(0)
-    remaining = max_items if max_items is not None else math.inf
-    records = first.records[:remaining] if max_items is not None else first.records
-    remaining -= len(records)
-    pages = _pages_total(first, page_size, remaining)
-    if listener is not None:
-        listener(1, pages)
-    yield records
-    if pages == 1:
-        return
-    # With a total, exactly the pages holding it (up to max_items) are fetched;
-    # without one, pages are fetched until the first short page.
-    last = None if pages is None else pages - 1
-    bar = _progress_bar(progress, None if last is None else last + 1, desc)
-    pending: deque[Future[Page]] = deque()
-    following = 1
-    # Known pages are all queued at once (the pool runs max_workers of them); unknown
-    # ones are kept two rounds ahead, so that fetching goes on while the caller works.
-    ahead = math.inf if last is not None else 2 * max_workers
+    # max_items asking for several pages: the first round fetches them with page 0, which
+    # saves the round trip of page 0 alone (one latency on a list of any length).
+    wanted = 1 if max_items is None else max(1, math.ceil(max_items / page_size))
     pool = ThreadPoolExecutor(max_workers=max_workers, thread_name_prefix="paynb-page")
+    pending: deque[Future[Page]] = deque(
+        pool.submit(fetch, number) for number in range(1, min(wanted, max_workers)))
+    following = len(pending) + 1
+    bar = None
     try:
+        first = fetch(0)
+        remaining = max_items if max_items is not None else math.inf
+        records = first.records[:remaining] if max_items is not None else first.records
+        remaining -= len(records)
+        pages = _pages_total(first, page_size, remaining)
+        if listener is not None:
+            listener(1, pages)
+        yield records
+        if pages == 1:
+            return
+        # With a total, exactly the pages holding it (up to max_items) are fetched;
+        # without one, pages are fetched until the first short page.
+        last = None if pages is None else pages - 1
+        if last is not None:
+            while len(pending) > last:  # early pages past the end of a shorter list
+                pending.pop().cancel()
+            following = min(following, last + 1)
+        bar = _progress_bar(progress, None if last is None else last + 1, desc)
+        # Known pages are all queued at once (the pool runs max_workers of them); unknown
+        # ones are kept two rounds ahead, so that fetching goes on while the caller works.
+        ahead = math.inf if last is not None else 2 * max_workers
         while True:
             while len(pending) < ahead and (last is None or following <= last):
                 pending.append(pool.submit(fetch, following))

@@ -7,6 +7,7 @@ import email.message
 import importlib
 import io
 import logging
+import math
 import re
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -397,9 +398,17 @@ class Resource:
                 records = records[:max_items]
             frame = self._frame(records)
         else:
+            workers = self.context.max_workers
+
+            def expected() -> float:
+                total = envelope.get("total")
+                known = total if isinstance(total, int) else math.inf
+                return known if max_items is None else min(known, max_items)
+
             frame = self._frame_of_pages(iter_pages(
-                fetch, page_size=size, max_items=max_items, max_workers=self.context.max_workers,
-                progress=progress, desc=f"{self.kind} pages"))
+                fetch, page_size=size, max_items=max_items, max_workers=workers,
+                progress=progress, desc=f"{self.kind} pages"),
+                expected=expected, last_batch=max(workers * size, FRAME_BATCH // 4))
         if self.id_field in frame.columns and len(frame):
             ids = frame[self.id_field]
             repeats = ids.duplicated() & ids.notna()
@@ -410,8 +419,15 @@ class Resource:
         frame.attrs.update(envelope)
         return frame
 
-    def _frame_of_pages(self, pages: Iterable[list[dict[str, Any]]]) -> pd.DataFrame:
-        """One frame of every page, built in batches while later pages are fetched."""
+    def _frame_of_pages(self, pages: Iterable[list[dict[str, Any]]], *,
+                        expected: Callable[[], float], last_batch: int) -> pd.DataFrame:
+        """One frame of every page, built in batches while later pages are fetched.
+
+        ``expected()`` is how many records the list will hold (``inf`` while unknown).
+        In its last ``FRAME_BATCH`` records, batches shrink to ``last_batch`` (a round
+        of pages, but not so few records that each frame's fixed cost dominates), so
+        that little is left to build once the last page is in.
+        """
         import pandas as pd
 
         everything: list[dict[str, Any]] = []
@@ -419,7 +435,9 @@ class Resource:
         converted = 0
         for records in pages:
             everything.extend(records)
-            if len(everything) - converted >= FRAME_BATCH:
+            waiting = len(everything) - converted
+            if waiting >= FRAME_BATCH or (
+                    waiting >= last_batch and expected() - len(everything) < FRAME_BATCH):
                 pieces.append(self._frame(everything[converted:]))
                 converted = len(everything)
         if converted < len(everything) or not pieces:
