@@ -45,6 +45,7 @@ import copy
 import datetime as dt
 import logging
 import math
+import threading
 import time
 from collections.abc import Iterable, Sequence
 from typing import TYPE_CHECKING, Any
@@ -247,6 +248,7 @@ class _KindSync:
         self.since = since
         self.superseded: list[str] = []
         self.requests = 0
+        self._counting = threading.Lock()
         self.latest_return: dt.datetime | None = None
         #: Items per status (the quiet changes compare them with the service's) and the
         #: next list position, kept in the metadata so that a sync need not read them.
@@ -326,7 +328,8 @@ class _KindSync:
         fetch = _fetcher(self.resource, params, size)
 
         def counted(number: int) -> Page:
-            self.requests += 1
+            with self._counting:  # pages are asked on several threads
+                self.requests += 1
             return fetch(number)
 
         return counted
@@ -375,17 +378,19 @@ class _KindSync:
             self.next_order = int(every["_order"].max()) + 1 if len(every) else 0
         from concurrent.futures import ThreadPoolExecutor
 
-        with ThreadPoolExecutor(max_workers=len(COUNTED_STATUSES) + len(_window_codes()) + 1,
+        with ThreadPoolExecutor(max_workers=len(COUNTED_STATUSES) + len(_window_codes()) + 2,
                                 thread_name_prefix="paynb-history") as pool:
-            # The counts need no answer of the walk: asked meanwhile, they cost no time.
+            # The counts and the returns poll need no answer of the walk: asked meanwhile,
+            # their waiting overlaps the walk's and its look-ups in the store.
             counts = self._counts(pool) if self.kind in ("ach", "rcc") else {}
+            polled = pool.submit(self._poll, counts) if self.kind in ("ach", "rcc") else None
             # The last page if nothing was added (the items stored): asked with the first.
             guess = None if self.since is not None else \
                 max(0, math.ceil(self.next_order / self.client.page_size) - 1)
             fetched = self._walk([], lambda page: self._known(page, index), pool=pool,
                                  guess=guess)
-            if self.kind in ("ach", "rcc"):
-                fetched += self._poll(counts)
+            if polled is not None:
+                fetched += polled.result()
             frame = self._frame(fetched)
             if self.kind in ("ach", "rcc"):
                 quiet = self._quiet_changes(index, frame, counts)
