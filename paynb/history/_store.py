@@ -128,6 +128,8 @@ class Store:
     def __init__(self, path: str | os.PathLike[str]) -> None:
         self.path = Path(path).expanduser()
         self._written = 0
+        #: Data files written since the last commit, not yet flushed to disk.
+        self._unsynced: list[Path] = []
 
     # ------------------------------------------------------------------ metadata
 
@@ -158,7 +160,19 @@ class Store:
         return meta
 
     def commit(self, meta: dict[str, Any]) -> None:
-        """Replace the metadata in one rename: the sync's files become visible at once."""
+        """Replace the metadata in one rename: the sync's files become visible at once.
+
+        The data files are flushed to disk first, all at once (one wait, not one per
+        file), so that metadata on disk never names a file that is not.
+        """
+        if self._unsynced:
+            from concurrent.futures import ThreadPoolExecutor
+
+            with self.writing(), ThreadPoolExecutor(
+                    max_workers=min(8, len(self._unsynced)),
+                    thread_name_prefix="paynb-fsync") as pool:
+                list(pool.map(_fsync, self._unsynced))
+            self._unsynced = []
         self._atomic_write(self.meta_path,
                            json.dumps(meta, indent=1, sort_keys=True).encode("utf-8"))
 
@@ -171,9 +185,10 @@ class Store:
         An OS lock on ``.lock`` (``fcntl``; ``msvcrt`` on Windows): the system drops it
         when the process ends, however it ends, so a killed sync never leaves it held.
         """
-        self.path.mkdir(parents=True, exist_ok=True)
-        lock_path = self.path / ".lock"
-        handle = open(lock_path, "a+", encoding="utf-8")  # noqa: SIM115 (held until exit)
+        with self.writing():
+            self.path.mkdir(parents=True, exist_ok=True)
+            lock_path = self.path / ".lock"
+            handle = open(lock_path, "a+", encoding="utf-8")  # noqa: SIM115 (held until exit)
         try:
             try:
                 _lock(handle)
@@ -196,33 +211,52 @@ class Store:
 
     # ------------------------------------------------------------------ files
 
+    @contextlib.contextmanager
+    def writing(self) -> Iterator[None]:
+        """Turn the system's refusal to write the store (no such folder, a file in the
+        way, no permission, a full disk) into an error that names ``path``."""
+        try:
+            yield
+        except OSError as exc:
+            reason = exc.strerror or type(exc).__name__
+            where = f" ({exc.filename})" if exc.filename and str(exc.filename) != str(
+                self.path) else ""
+            raise HistoryError(
+                f"path {str(self.path)!r} cannot be written as a history folder: {reason}"
+                f"{where}. Give client.sync(path=...) a folder you can write to (it and "
+                "its parents are created), or leave path out for the default in your "
+                "user data folder") from None
+
     def _atomic_write(self, target: Path, data: bytes) -> None:
-        tmp = self.path / ".tmp"
-        tmp.mkdir(parents=True, exist_ok=True)
-        part = tmp / f"{target.name}.{secrets.token_hex(4)}"
-        with open(part, "wb") as handle:
-            handle.write(data)
-            handle.flush()
-            os.fsync(handle.fileno())
-        target.parent.mkdir(parents=True, exist_ok=True)
-        os.replace(part, target)
+        with self.writing():
+            tmp = self.path / ".tmp"
+            tmp.mkdir(parents=True, exist_ok=True)
+            part = tmp / f"{target.name}.{secrets.token_hex(4)}"
+            with open(part, "wb") as handle:
+                handle.write(data)
+                handle.flush()
+                os.fsync(handle.fileno())
+            target.parent.mkdir(parents=True, exist_ok=True)
+            os.replace(part, target)
 
     def write_table(self, table: pa.Table, folder: Path, version: int) -> Path:
         """Write ``table`` as a new file of ``folder`` (temp file, then rename)."""
         import pyarrow.parquet as pq
 
-        tmp = self.path / ".tmp"
-        tmp.mkdir(parents=True, exist_ok=True)
         # The counter keeps one sync's files of a partition in the order they were written.
         self._written += 1
         name = f"v{version:06d}-{self._written:06x}{secrets.token_hex(3)}.parquet"
-        part = tmp / name
-        # Snappy: read about 2.5x faster than zstd here, and every Parquet reader has it.
-        pq.write_table(table, part, compression="snappy", row_group_size=ROW_GROUP)
-        with open(part, "rb") as handle:
-            os.fsync(handle.fileno())
-        folder.mkdir(parents=True, exist_ok=True)
-        os.replace(part, folder / name)
+        with self.writing():
+            tmp = self.path / ".tmp"
+            tmp.mkdir(parents=True, exist_ok=True)
+            part = tmp / name
+            # Snappy: read about 2.5x faster than zstd here, and every Parquet reader has it.
+            pq.write_table(table, part, compression="snappy", row_group_size=ROW_GROUP)
+            folder.mkdir(parents=True, exist_ok=True)
+            # In place before it is on disk: readers ignore it until the commit, which
+            # flushes it first (see :meth:`commit`).
+            os.replace(part, folder / name)
+        self._unsynced.append(folder / name)
         return folder / name
 
     def items_folder(self, kind: str, company: str, month: str) -> Path:
@@ -386,6 +420,11 @@ class Store:
             dtypes.update(info.get("dtypes", {}))
             json_columns.update(info.get("json", []))
         return {"dtypes": dtypes, "json": sorted(json_columns)}
+
+
+def _fsync(path: Path) -> None:
+    with open(path, "rb") as handle:
+        os.fsync(handle.fileno())
 
 
 def _parse(relative: Path, depth: int) -> tuple[str, str, str | None, int] | None:

@@ -783,11 +783,12 @@ def sync(client: Client, *, kinds: Any = None, since: Any = None, rebuild: bool 
         raise invalid("progress", "must be True, False or None")
     if mask is not None and not isinstance(mask, bool):
         raise invalid("mask", "must be True, False or None")
-    if path is not None:
-        client._history_path = path  # type: ignore[attr-defined]
-    store = Store(history_path(client))
+    store = Store(history_path(client) if path is None else path)
     rows = []
     with store.locked():
+        if path is not None:
+            # Only a folder that could be written becomes the client's history.
+            client._history_path = path  # type: ignore[attr-defined]
         if rebuild:
             try:
                 last = int(store.meta().get("version", 0))

@@ -324,3 +324,37 @@ def test_a_return_the_poll_cannot_reach_is_reported_and_the_search_stays_short(t
         assert result["written"] == 0
         client.sync(rebuild=True, progress=False)
         pd.testing.assert_frame_equal(History(tmp_path).ach(), client.ach.list(progress=False))
+
+
+def _unwritable(tmp_path: Path) -> Path:
+    """A folder that cannot be made: one under a read-only folder, or (as root, whom
+    permissions do not stop) one under /proc, where nothing can be created."""
+    if hasattr(os, "geteuid") and os.geteuid() != 0:
+        locked = tmp_path / "read-only"
+        locked.mkdir()
+        locked.chmod(0o500)
+        return locked / "history"
+    if not Path("/proc/self").is_dir():
+        pytest.skip("needs a non-root user or Linux's /proc")
+    return Path("/proc/self/paynb-history")
+
+
+@pytest.mark.parametrize("where", ["a file in the way", "not writable"])
+def test_a_path_that_cannot_be_written_is_named_with_what_to_do(client, tmp_path, where):
+    if where == "a file in the way":
+        blocker = tmp_path / "notes.txt"
+        blocker.write_text("not a folder")
+        path = blocker / "history"
+    else:
+        path = _unwritable(tmp_path)
+    try:
+        with pytest.raises(PaynbError, match=r"path .* cannot be written") as caught:
+            client.sync(path=path, kinds="ach", progress=False)
+    finally:
+        if where != "a file in the way" and path.parent.name == "read-only":
+            path.parent.chmod(0o700)
+    message = str(caught.value)
+    assert str(path) in message and "sync(path=...)" in message
+    assert not isinstance(caught.value, OSError)
+    # The client's history stays where it was.
+    assert client.history.path != path
