@@ -365,20 +365,27 @@ class Store:
         return pa.concat_tables(tables, promote_options="permissive")
 
     def read_ids(self, files: list[DataFile], id_field: str, ids: list[Any],
-                 columns: list[str]) -> pa.Table:
+                 columns: list[str], cache: dict[Any, Any] | None = None) -> pa.Table:
         """The rows of ``files`` whose ``id_field`` is in ``ids`` (every version, oldest
         file first), decoding only the row groups whose id statistics (min and max) can
         hold one of them: ids grow with the list, so the few hundred items a sync asks
-        about are in a few groups of the newest files, not in the whole months."""
+        about are in a few groups of the newest files, not in the whole months.
+
+        ``cache`` (a dict the caller keeps) holds the opened files and decoded groups,
+        so that asking again about other ids decodes nothing twice.
+        """
         import numpy as np
         import pyarrow as pa
         import pyarrow.compute as pc
         import pyarrow.parquet as pq
 
+        cache = {} if cache is None else cache
         tables = []
         for data in files:
             try:
-                parquet = pq.ParquetFile(data.path)
+                parquet = cache.get(data.path)
+                if parquet is None:
+                    parquet = cache[data.path] = pq.ParquetFile(data.path)
                 schema = parquet.schema_arrow
                 if id_field not in schema.names or not ids:
                     continue
@@ -386,15 +393,17 @@ class Store:
                 values = np.sort(np.asarray(wanted.drop_null().to_pylist(), dtype=object))
                 groups = _groups_holding(parquet.metadata, schema.get_field_index(id_field),
                                          values)
-                if not groups:
-                    continue
-                table = parquet.read_row_groups(
-                    groups, columns=[c for c in columns if c in schema.names])
+                names = [c for c in columns if c in schema.names]
+                for group in groups:
+                    if (data.path, group) not in cache:
+                        cache[data.path, group] = parquet.read_row_group(group, columns=names)
             except (OSError, pa.ArrowException) as exc:
                 raise HistoryCorruptError(
                     f"{data.path} is not a readable Parquet file of this history ({exc})"
                     + _rebuild_hint(self.path)) from None
-            tables.append(table.filter(pc.is_in(table.column(id_field), value_set=wanted)))
+            for group in groups:
+                table = cache[data.path, group]
+                tables.append(table.filter(pc.is_in(table.column(id_field), value_set=wanted)))
         if not tables:
             return pa.table({})
         if len(tables) == 1:

@@ -196,6 +196,8 @@ class _Index:
 
         self.job = job
         self.asked: set[Any] = set()
+        #: The files opened and the row groups decoded (see Store.read_ids).
+        self.cache: dict[Any, Any] = {}
         self.frame = pd.DataFrame({"_hash": [], "_order": [], "status": []})
 
     def lookup(self, ids: Iterable[Any], months: set[str] | None) -> pd.DataFrame:
@@ -206,7 +208,7 @@ class _Index:
         new = [i for i in dict.fromkeys(ids) if not pd.isna(i) and i not in self.asked]
         if new:
             files = [f for f in self.job.files if months is None or f.month in months]
-            part = self.job._read_index(files, new)
+            part = self.job._read_index(files, new, self.cache)
             if len(part):
                 self.frame = part if self.frame.empty else pd.concat([self.frame, part])
             self.asked.update(new)
@@ -262,16 +264,17 @@ class _KindSync:
 
     # ------------------------------------------------------------------ the index
 
-    def _read_index(self, files: list[Any], ids: list[Any] | None) -> pd.DataFrame:
+    def _read_index(self, files: list[Any], ids: list[Any] | None,
+                    cache: dict[Any, Any] | None = None) -> pd.DataFrame:
         """Status, fingerprint and list position by id of the items of ``files`` (only
-        of ``ids`` unless None)."""
+        of ``ids`` unless None; ``cache`` as :meth:`Store.read_ids` takes it)."""
         import pandas as pd
 
         columns = [self.id_field, "_hash", "_order"]
         if self.status_field:
             columns.append(self.status_field)
         table = self.store.read(files, columns) if ids is None else \
-            self.store.read_ids(files, self.id_field, ids, columns)
+            self.store.read_ids(files, self.id_field, ids, columns, cache)
         frame = latest(table, self.id_field).to_pandas()
         if frame.empty:
             return pd.DataFrame({"_hash": [], "_order": [], "status": []})
