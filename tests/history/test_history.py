@@ -98,12 +98,45 @@ def test_columns_keeps_the_id_and_the_columns_asked(synced):
     assert len(returned) == (synced.ach()["itemStatus"] == "R").sum()
 
 
-def test_plots_take_history_frames(synced):
+def _drawn(ax) -> list:
+    """What a chart shows: its lines' points, its bars, its texts, of it and its twins."""
+    shown = []
+    for axes in ax.figure.axes:
+        shown.append([line.get_xydata().tolist() for line in axes.get_lines()])
+        shown.append([(p.get_x(), p.get_y(), p.get_width(), p.get_height())
+                      for p in axes.patches])
+        shown.append([c.get_offsets().tolist() for c in axes.collections
+                      if hasattr(c, "get_offsets")])
+        shown.append([t.get_text() for t in axes.texts] + [axes.get_title()])
+    return shown
+
+
+@pytest.mark.parametrize("plot", ["status_summary", "return_trend", "return_rate",
+                                  "return_reasons", "returns_calendar",
+                                  "return_rate_thresholds", "return_exposure"])
+def test_plots_take_history_frames(client, synced, plot):
     import matplotlib.pyplot as plt
 
-    ax = paynb.plots.return_trend(synced.ach(status="R"))
-    assert ax.has_data()
-    plt.close("all")
+    try:
+        live = _drawn(getattr(paynb.plots, plot)(client.ach.list(progress=False)))
+        stored = _drawn(getattr(paynb.plots, plot)(synced.ach()))
+    finally:
+        plt.close("all")
+    assert any(live) and stored == live
+
+
+def test_compliance_takes_history_frames(client, synced):
+    from paynb import compliance
+
+    live, stored = client.ach.list(progress=False), synced.ach()
+    for function in (compliance.return_rates, compliance.rolling_return_rates,
+                     compliance.return_exposure):
+        pd.testing.assert_frame_equal(function(stored, by="companyCode"),
+                                      function(live, by="companyCode"), obj=function.__name__)
+    as_of = live["receivedDateTime"].max()
+    expected = compliance.report(live, as_of=as_of).tables()
+    for name, table in compliance.report(stored, as_of=as_of).tables().items():
+        pd.testing.assert_frame_equal(table, expected[name], obj=name)
 
 
 def test_sql_views_hold_the_latest_version_of_each_item(client, synced):
