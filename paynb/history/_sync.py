@@ -688,7 +688,12 @@ class _KindSync:
     def _append(self, month: str, table: pa.Table, area: str = "items") -> None:
         """Write ``table`` into its partition of ``area`` (``items`` or ``returns``);
         compact the partition when it has too many files (the old files are superseded
-        by the commit)."""
+        by the commit).
+
+        A compaction merges the newest small files only (see :func:`_to_merge`): a
+        month's big files are not rewritten for the few thousand rows of the syncs since,
+        so a daily sync does not pay a whole month's rewrite every eighth day.
+        """
         import pandas as pd
         import pyarrow as pa
 
@@ -700,17 +705,18 @@ class _KindSync:
             files = self.files
         existing = [f for f in files if f.month == month]
         if len(existing) + 1 > MAX_FILES:
-            old = self.store.read(existing)
+            merge = _to_merge(existing)
+            old = self.store.read(merge)
             merged = pa.concat_tables([old, table], promote_options="permissive")
             ids = pd.Series(merged.column(self.id_field).to_pandas())
             keep = ~ids.duplicated(keep="last").to_numpy()
             merged = merged.filter(pa.array(keep)).replace_schema_metadata(
                 table.schema.metadata)
-            merged = _with_info(merged, self.store.info(existing))
+            merged = _with_info(merged, self.store.info(merge))
             self.store.write_table(merged, folder, self.version)
             self.superseded += [f.path.relative_to(self.store.path).as_posix()
-                                for f in existing]
-            files[:] = [f for f in files if f.month != month]
+                                for f in merge]
+            files[:] = [f for f in files if f not in merge]
         else:
             self.store.write_table(table, folder, self.version)
 
@@ -750,6 +756,31 @@ def _window_codes() -> tuple[str, ...]:
     from paynb.resources._items import CHANGE_STATUSES
 
     return CHANGE_STATUSES
+
+
+def _to_merge(files: list[Any]) -> list[Any]:
+    """The files of a full partition (oldest version first) that its compaction merges
+    with the new rows: the newest ones while they are small (under a row group), when
+    there are at least two; else all of them.
+
+    Only a run of the newest files may be merged: the merged file takes the sync's
+    version, above every file left, as the rows it holds are the latest of theirs.
+    """
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    from paynb.history import _store
+
+    small: list[Any] = []
+    for data in reversed(files):
+        try:
+            rows = pq.read_metadata(data.path).num_rows
+        except (OSError, pa.ArrowException):
+            return files  # read again by the merge, which names the file
+        if rows >= _store.ROW_GROUP:
+            break
+        small.insert(0, data)
+    return small if len(small) >= 2 else files
 
 
 def _with_info(table: Any, older: dict[str, Any]) -> Any:

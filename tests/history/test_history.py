@@ -276,6 +276,29 @@ def test_many_syncs_compact_partitions_and_stay_equal(private, tmp_path):
     assert counts.max() == 2 and (counts == 2).sum() == 10
 
 
+def test_a_compaction_merges_the_newest_small_files_not_the_big_ones(private, tmp_path,
+                                                                    monkeypatch):
+    from paynb.history import _store
+
+    monkeypatch.setattr(_store, "ROW_GROUP", 40)  # "big": a file of 40 rows or more
+    client = private.connect(journal=None)
+    client.sync(path=tmp_path, kinds="ach", progress=False)
+    items = tmp_path / "items" / "kind=ach"
+    big = {f for f in items.rglob("*.parquet") if pq.read_metadata(f).num_rows >= 40}
+    assert big
+    ids = client.ach.list(status="W", progress=False)["achItemId"].tolist()
+    for n in range(12):
+        private.simulate.force_status(ids[n], "R", code="R02")
+        client.sync(kinds=["ach"], progress=False)
+    files = set(items.rglob("*.parquet"))
+    assert big <= files  # never rewritten
+    for month in {f.parent for f in files}:
+        assert len([f for f in files if f.parent == month]) <= 8
+    assert len(files - big) < 12
+    pd.testing.assert_frame_equal(client.history.ach(), client.ach.list(progress=False))
+    assert_same_as_lists(client, client.history, ("ach",))
+
+
 def test_since_keeps_later_items_and_refuses_an_earlier_start(private, tmp_path):
     client = private.connect(journal=None)
     every = client.ach.list(progress=False)
