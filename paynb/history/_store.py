@@ -15,7 +15,8 @@ replacing the metadata file (also by rename): files of a version above the commi
 one are left-overs of an interrupted sync, ignored by readers and removed by the next
 sync. A sync appends small files (the new and changed items); readers keep the
 highest version of each item. A partition that grows more than :data:`MAX_FILES`
-files is compacted into one by the sync that touches it.
+files is compacted by the sync that touches it (its newest small files merged into
+one; see ``_to_merge`` in :mod:`paynb.history._sync`).
 
 ``returns`` holds a second copy of every stored row that has a return date (ACH and
 RCC), partitioned by the month of that date: a few percent of the rows, so that the
