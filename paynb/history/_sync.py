@@ -291,8 +291,9 @@ class _KindSync:
 
     def _record_months(self, records: list[dict[str, Any]]) -> set[str] | None:
         """The partitions the items of unframed ``records`` may live in: the month their
-        time's text names and the ones either side (an offset may move it across the
-        turn of a month in UTC); None (all) when a time is not such text."""
+        time's text names (UTC, or zone-less, which paynb reads as UTC), and with another
+        offset the ones either side too (it may move the time across the turn of a
+        month); None (all) when a time is not such text."""
         months = set()
         for record in records:
             text = record.get(self.month_field)
@@ -303,7 +304,8 @@ class _KindSync:
                     or not (text[:4] + text[5:7]).isdigit():
                 return None
             year, month = int(text[:4]), int(text[5:7])
-            for step in (-1, 0, 1):
+            utc = text.endswith("Z") or not any(c in text[10:] for c in "+-")
+            for step in (0,) if utc else (-1, 0, 1):
                 y, m = divmod(year * 12 + month - 1 + step, 12)
                 months.add(f"{y:04d}-{m + 1:02d}")
         return months
