@@ -138,12 +138,12 @@ def run(cfg: Config) -> list[Row]:
                         met=ratio <= 2,
                         notes=["baseline: a fresh client listing exactly the changed items "
                                "(status R, their return date). The sync also reads the list's "
-                               "total and last page, the S and V counts, and the B, I and R "
+                               "total and last page, the W and V counts, and the B, I and R "
                                "counts of the day before the watermark (from the second "
                                "round on: that day holds the previous round's returns, "
-                               "counted instead of read again), all counts asked while the "
-                               "list's end is read; it reads the stored items of the months "
-                               "the changes fall in"]))
+                               "counted instead of read again), all counts and the poll "
+                               "asked while the list's end is read; it looks up the stored "
+                               "rows of the changed ids (the row groups that can hold them)"]))
 
         everything = paynb.History(folder).ach()
         memory = everything.memory_usage(deep=True).sum() / len(everything)
