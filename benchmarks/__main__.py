@@ -27,6 +27,7 @@ from benchmarks._harness import Config, Row, render
 CASES: dict[str, tuple[str, Callable[[Config], list[Row]]]] = {
     "1": ("list-latency", case_list.run_latency_bound),
     "2": ("list-cpu", case_list.run_cpu_bound),
+    "2f": ("frames", case_list.run_frames),
     "3": ("memory", case_memory.run),
     "4": ("import", case_import.run),
     "5": ("validation", case_validation.run),

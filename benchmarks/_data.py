@@ -15,7 +15,7 @@ from typing import Any
 
 import numpy as np
 
-__all__ = ["ach_records", "ach_submissions"]
+__all__ = ["ach_records", "ach_submissions", "rcc_submissions"]
 
 _FIRST = ["James", "Mary", "Robert", "Patricia", "John", "Jennifer", "Michael", "Linda",
           "David", "Elizabeth", "William", "Barbara", "Richard", "Susan", "Joseph", "Jessica",
@@ -134,3 +134,18 @@ def ach_submissions(n: int, *, seed: int = 11, invalid_share: float = 0.01) -> l
                 row["state"] = "XX"
         rows.append(row)
     return rows
+
+
+def rcc_submissions(n: int, *, seed: int = 13) -> list[dict[str, Any]]:
+    """``n`` valid RCC submission bodies (spec 2.2, camelCase): a payee, a bank account, an
+    amount of up to $5,000."""
+    rng = random.Random(seed)
+    return [{"firstSignerFirstName": rng.choice(_FIRST),
+             "firstSignerLastName": rng.choice(_LAST),
+             "address1": f"{rng.randrange(1, 9999)} Main St", "city": "Springfield",
+             "state": rng.choice(_STATES),
+             "zip": f"{rng.randrange(501, 99950):05d}",
+             "yourReferenceNumber": f"RCC-{seed}-{i:08d}",
+             "bankRoutingNumber": rng.choice(_ROUTING),
+             "bankAccountNumber": str(rng.randrange(10**9, 10**12)),
+             "amount": f"{rng.randrange(100, 500_000) / 100:.2f}"} for i in range(n)]

@@ -11,7 +11,7 @@ from benchmarks._harness import Config, Row, fmt_s, interleave
 from benchmarks._paynb import baseline_list, build_frame, fetch_pages, paynb_client, paynb_list
 from benchmarks._server import Served
 
-__all__ = ["run_cpu_bound", "run_latency_bound"]
+__all__ = ["run_cpu_bound", "run_frames", "run_latency_bound"]
 
 
 def _client_settings(served: Served) -> tuple[int, int]:
@@ -148,6 +148,35 @@ def _breakdown(served: Served, n: int, page_size: int, workers: int, cfg: Config
             frame["paynb"] / frame["baseline"], "", "",
             notes=["typed, masked, categorical paynb frame vs plain pd.DataFrame"]),
     ]
+
+
+def run_frames(cfg: Config) -> list[Row]:
+    """Case 2, frames alone (issue 19): paynb's typed frame against ``pd.DataFrame`` of the
+    same wire records at 200,000 and 1,000,000 rows, side by side (synthetic ACH records
+    of ``benchmarks/_data.py``: fetching a million over HTTP would measure the sandbox)."""
+    import pandas as pd
+
+    from benchmarks._data import ach_records
+
+    rows = []
+    for n in [2_000, 10_000] if cfg.quick else [200_000, 1_000_000]:
+        records = ach_records(n)
+
+        def same_rows(name: str, frame: Any, n: int = n) -> None:
+            if len(frame) != n:
+                raise AssertionError(f"{name} built {len(frame)} rows of {n}")
+
+        medians = interleave({"paynb": lambda records=records: build_frame(records),
+                              "baseline": lambda records=records: pd.DataFrame(records)},
+                             cfg.rounds, warmup=cfg.warmup, check=same_rows)
+        ratio = medians["paynb"] / medians["baseline"]
+        rows.append(Row(
+            f"2 frame from {n:,} records", fmt_s(medians["paynb"]),
+            fmt_s(medians["baseline"]), ratio, "", "ratio <= 1", ratio <= 1,
+            [f"typed, masked, categorical paynb frame (frames.to_frame) vs plain "
+             f"pd.DataFrame of the same {n:,} synthetic wire records"]))
+        del records
+    return rows
 
 
 def _profile_list(served: Served, items: int) -> str:

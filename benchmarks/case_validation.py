@@ -6,26 +6,30 @@ pre-check ``submit_many`` runs before the first request leaves (``_check_rows``:
 same, plus the wire bodies of the valid rows), and the baseline, one ``AchItem`` at a
 time then ``to_wire()``, as a loop in a notebook would. Measured on valid rows (the
 issue's target: check_many at least 10x the baseline's rows/s) and on rows of which
-1 % are bad; every way must find the same invalid rows.
+1 % are bad; every way must find the same invalid rows. Then ``client.rcc.check_many``
+against one ``RccItem`` at a time on 100,000 valid RCC rows.
 """
 
 from __future__ import annotations
 
 from typing import Any
 
-from benchmarks._data import ach_submissions
+import numpy as np
+
+from benchmarks._data import ach_submissions, rcc_submissions
 from benchmarks._harness import Config, Row, fmt_rate, interleave
 
 __all__ = ["run"]
 
 
-def _one_at_a_time(rows: list[dict[str, Any]]) -> set[int]:
+def _one_at_a_time(rows: list[dict[str, Any]], kind: str = "ach") -> set[int]:
     from paynb import models
 
+    model = models.RccItem if kind == "rcc" else models.AchItem
     bad = set()
     bodies = []
     for index, row in enumerate(rows):
-        item, errors = models.check(models.AchItem, row)
+        item, errors = models.check(model, row)
         if errors:
             bad.add(index)
         else:
@@ -77,4 +81,20 @@ def run(cfg: Config) -> list[Row]:
     result[-1].notes.append(
         f"{len(found['first'])} invalid rows found by all three; ratio is time (lower is "
         "better; 0.1 = 10x the rows/s); baseline = one AchItem model at a time, then to_wire()")
+    rcc = rcc_submissions(n)
+
+    def no_invalid_rows(name: str, bad: set[int]) -> None:
+        if bad:
+            raise AssertionError(f"{name} found invalid rows among valid RCC rows")
+
+    med = interleave({"check_many": lambda: set(np.flatnonzero(
+                          ~client.rcc.check_many(rcc)["valid"].to_numpy()).tolist()),
+                      "baseline": lambda: _one_at_a_time(rcc, "rcc")},
+                     cfg.rounds, warmup=cfg.warmup, check=no_invalid_rows)
+    ratio = med["check_many"] / med["baseline"]
+    result.append(Row(f"5 check_many, {n:,} RCC rows, valid",
+                      fmt_rate(n / med["check_many"], "rows"),
+                      fmt_rate(n / med["baseline"], "rows"), ratio, "",
+                      "rows/s >= 10x baseline", ratio <= 0.1))
+    result[-1].notes.append("baseline = one RccItem model at a time, then to_wire()")
     return result

@@ -23,6 +23,7 @@ if TYPE_CHECKING:
     from paynb import calendar, compliance, errors, forms, models, plots, sandbox
     from paynb.client import Client, connect
     from paynb.config import Credentials
+    from paynb.errors import PaynbWarning
     from paynb.history import History
     from paynb.matching import MatchResult, match
     from paynb.results import ExportFile, RouteCheck
@@ -44,6 +45,7 @@ __all__ = [
     "match",
     "MatchResult",
     "History",
+    "PaynbWarning",
 ]
 
 _LAZY_ATTRIBUTES = {
@@ -55,6 +57,7 @@ _LAZY_ATTRIBUTES = {
     "match": "paynb.matching",
     "MatchResult": "paynb.matching",
     "History": "paynb.history",
+    "PaynbWarning": "paynb.errors",
 }
 _LAZY_MODULES = {"calendar", "compliance", "errors", "forms", "models", "plots", "sandbox"}
 

@@ -17,7 +17,6 @@ and the company, never a secret.
 
 from __future__ import annotations
 
-import datetime as dt
 import html
 import logging
 import math
@@ -30,11 +29,11 @@ from urllib.parse import urlsplit
 from paynb import config
 from paynb.auth import PasswordAuth
 from paynb.config import Credentials
-from paynb.errors import PaynbError, ValidationError
+from paynb.errors import ValidationError
 from paynb.journal import Journal
 from paynb.reconcile import SETTLE_AFTER, settle
 from paynb.resources import AchResource, InstantResource, NocResource, RccResource, RtpResource
-from paynb.resources._base import invalid, positive_int
+from paynb.resources._base import ResourceContext, invalid, positive_int
 from paynb.transport import DEFAULT_MAX_RETRIES, Transport, make_session
 
 if TYPE_CHECKING:
@@ -202,18 +201,17 @@ class Client(_KeywordsOnly):
                  mask: bool = True, environment: str | None = None) -> None:
         self.base_url = _url(base_url, "base_url")
         self.auth_url = _url(auth_url, "auth_url")
-        self.company_code = _text(company_code, "company_code")
+        company_code = _text(company_code, "company_code")
         if not isinstance(credentials, Credentials):
             raise invalid("credentials", "must be a paynb.Credentials(client_id=..., "
                           "client_secret=..., username=..., password=...)")
         if isinstance(timeout, bool) or not isinstance(timeout, int | float) or timeout <= 0:
             raise invalid("timeout", "must be a positive number of seconds")
-        self.page_size = positive_int(page_size, "page_size")
-        self.max_workers = positive_int(max_workers, "max_workers")
+        page_size = positive_int(page_size, "page_size")
+        max_workers = positive_int(max_workers, "max_workers")
         max_retries = positive_int(max_retries, "max_retries", minimum=0)
         if not isinstance(mask, bool):
             raise invalid("mask", "must be True or False")
-        self.mask = mask
         name = _text(environment, "environment") if environment is not None else "custom"
         self.environment = Environment(name=name, host=urlsplit(self.base_url).netloc,
                                        is_sandbox=name == "sandbox")
@@ -221,27 +219,54 @@ class Client(_KeywordsOnly):
         owned = session is None
         if not owned and not _is_session(session):
             raise invalid("session", "must be a requests.Session (or None)")
-        session = make_session(self.max_workers + 2, session)
+        session = make_session(max_workers + 2, session)
         auth = PasswordAuth(self.auth_url, **credentials.as_dict(),
                             session=session, timeout=float(timeout))
         self._transport = Transport(self.base_url, auth, session=session,
                                     timeout=float(timeout), max_retries=max_retries,
                                     owns_session=owned)
         self._journal = _open_journal(journal)
-        # Polling state when there is no journal to keep it.
-        self._marks: dict[str, dt.datetime] = {}
-        self._seen: dict[str, set[Any]] = {}
-        self.ach = AchResource(self)
+        #: The folder the last :meth:`sync` (``path=...``) named for the local history;
+        #: ``None``: the default folder of :attr:`environment`.
+        self.history_folder: Any = None
+        #: What the resource namespaces are given (they never read this object's
+        #: attributes): transport, journal, polling watermarks, options.
+        self.context = ResourceContext(
+            transport=self._transport, company_code=company_code, journal=self._journal,
+            page_size=page_size, max_workers=max_workers, mask=mask)
+        self.ach = AchResource(self.context, self)
         """ACH items: list, get, submit, submit_many, void, void_many, void_references,
         export, changes."""
-        self.rcc = RccResource(self)
+        self.rcc = RccResource(self.context, self)
         """RCC items: the same calls as ``ach``."""
-        self.instant = InstantResource(self)
+        self.instant = InstantResource(self.context, self)
         """Instant card payments: check_route, send, list, get, export."""
-        self.rtp = RtpResource(self)
+        self.rtp = RtpResource(self.context, self)
         """Instant RTP payments: check_route, send, list, get, export."""
-        self.nocs = NocResource(self)
+        self.nocs = NocResource(self.context, self)
         """ACH notices of change: list, export."""
+
+    # The options the resources work with live in their context, once; read-only here.
+
+    @property
+    def company_code(self) -> str:
+        """The company every call acts for."""
+        return self.context.company_code
+
+    @property
+    def page_size(self) -> int:
+        """Records per page of a list."""
+        return self.context.page_size
+
+    @property
+    def max_workers(self) -> int:
+        """Pages fetched at the same time."""
+        return self.context.max_workers
+
+    @property
+    def mask(self) -> bool:
+        """Whether frames show account numbers as ``****6789``."""
+        return self.context.mask
 
     # ------------------------------------------------------------------ construction
 
@@ -303,26 +328,22 @@ class Client(_KeywordsOnly):
 
     # ------------------------------------------------------------------ journal
 
-    def _require_journal(self) -> Journal:
-        if self._journal is None:
-            raise PaynbError("this client was made with journal=None: nothing is recorded")
-        return self._journal
-
     def journal(self) -> pd.DataFrame:
         """The journal of this company: every submission, bulk row and void, oldest first.
 
         Columns: ``id, when, batch, updated, company, kind, operation, reference,
-        state`` (pending, sent, rejected, unknown, failed), ``item_id, item_status,
-        detail, summary`` (the body without secrets), ``allow_duplicate``.
+        state`` (pending, sent, rejected, unknown, failed, invalid, blocked), ``item_id,
+        item_status, detail, summary`` (the body without secrets), ``allow_duplicate``.
         """
-        return self._require_journal().frame(self.company_code)
+        return self.context.require_journal().frame(self.company_code)
 
     def reconcile(self, *, settle_after: float = SETTLE_AFTER) -> pd.DataFrame:
         """Settle the journal's ``unknown`` entries (answer lost) by looking them up.
 
         A submission is looked for by its reference number: found, it becomes
-        ``sent`` with the service's id and status (``rejected`` when the service
-        kept it as invalid, ``I``). Not found, it becomes ``failed`` (it never
+        ``sent`` with the service's id and status (``invalid`` or ``blocked`` when the
+        service stored it with status ``I`` or ``B``: it will not be processed, and a
+        corrected one may be submitted). Not found, it becomes ``failed`` (it never
         arrived, so it may be submitted again) only once its answer was lost at
         least ``settle_after`` seconds ago: a service may still store a request
         whose answer the client gave up on (a timeout, a dropped connection), and
@@ -344,31 +365,8 @@ class Client(_KeywordsOnly):
         wait = _seconds(settle_after, "settle_after")
         resources = {"ach": self.ach, "rcc": self.rcc, "instant": self.instant,
                      "rtp": self.rtp}
-        return settle(self._require_journal(), self.company_code, resources, settle_after=wait)
-
-    # ------------------------------------------------------------------ polling state
-
-    def _watermark(self, kind: str) -> dt.datetime | None:
-        if self._journal is None:
-            return self._marks.get(kind)
-        return self._journal.watermark(self.company_code, kind)
-
-    def _set_watermark(self, kind: str, when: dt.datetime) -> None:
-        if self._journal is None:
-            self._marks[kind] = when
-        else:
-            self._journal.set_watermark(self.company_code, kind, when)
-
-    def _seen_changes(self, kind: str, keys: list[Any]) -> set[Any]:
-        if self._journal is None:
-            return {key for key in keys if key in self._seen.get(kind, set())}
-        return self._journal.seen_changes(self.company_code, kind, keys)
-
-    def _mark_seen(self, kind: str, keys: list[Any]) -> None:
-        if self._journal is None:
-            self._seen.setdefault(kind, set()).update(keys)
-        elif keys:
-            self._journal.mark_seen(self.company_code, kind, keys)
+        return settle(self.context.require_journal(), self.company_code, resources,
+                      settle_after=wait)
 
     # ------------------------------------------------------------------ local history
 

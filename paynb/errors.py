@@ -24,7 +24,8 @@ Warnings (sent anyway, or answered without error, but worth a look)::
     PaynbWarning (UserWarning)
     ├── UnknownValueWarning            a value of an open set paynb does not know (sent as given)
     ├── ValidationWarning              unusual but not certainly wrong (a past effective date)
-    └── SubmissionNotAcceptedWarning   the service answered 200 with status I or B
+    ├── SubmissionNotAcceptedWarning   the service answered 200 with status I or B
+    └── GuardWarning                   a NACHA guard's warning (paynb.compliance)
 
 No exception text ever holds a password, secret, token, one-time password or
 full card number: messages name fields, not values.

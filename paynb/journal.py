@@ -57,6 +57,7 @@ __all__ = [
     "JournalError",
     "scrub",
     "MATCH_ACTIONS",
+    "NOT_ACCEPTED",
 ]
 
 logger = logging.getLogger("paynb.journal")
@@ -72,6 +73,9 @@ STATES = ("pending", "sent", "rejected", "unknown", "failed", "invalid", "blocke
 # what was stored will never move money (answered I or B).
 _RETRYABLE = ("rejected", "failed", "invalid", "blocked")
 _LIVE = ("pending", "sent", "unknown")
+#: The state of a submission the service stored with item status ``I`` or ``B`` (it will
+#: never be processed), by that status: what a submission's answer and reconcile record.
+NOT_ACCEPTED = {"I": "invalid", "B": "blocked"}
 # Voids recorded by item id (their reference is the id); the others go by reference number.
 VOIDS_BY_ID = frozenset({"void", "void_many"})
 

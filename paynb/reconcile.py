@@ -14,7 +14,8 @@ from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
 from paynb.errors import NotFoundError
-from paynb.journal import SUBMISSIONS, VOIDS_BY_ID, Journal
+from paynb.journal import NOT_ACCEPTED, SUBMISSIONS, VOIDS_BY_ID, Journal
+from paynb.resources._base import fetch_list
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -118,8 +119,7 @@ class _Lookup:
             self._index(self._fetch([]))
 
     def _fetch(self, params: list[tuple[str, Any]]) -> pd.DataFrame:
-        return self.resource._list(params, page=None, page_size=None, max_items=None,
-                                   progress=False)
+        return fetch_list(self.resource, params, progress=False)
 
     def _index(self, frame: pd.DataFrame) -> None:
         """From the whole list ``frame``, keep the latest item of each reference and the
@@ -188,6 +188,7 @@ def _reconcile_entry(lookup: _Lookup, entry: dict[str, Any]) -> tuple[str, Any, 
         done = status == "V"
         return ("sent" if done else "failed", found[id_field], status,
                 "reconcile: voided" if done else f"reconcile: the item is {status}, not voided")
-    # An invalid item the service kept (a bulk row with status I) counts as refused.
-    state = "rejected" if status == "I" else "sent"
+    # An item the service stored but will never process (I: invalid, B: blocked) is
+    # recorded as a submission's answer records it, so that a corrected one may be sent.
+    state = NOT_ACCEPTED.get(status or "", "sent")
     return state, found[id_field], status, "reconcile: found in the service"

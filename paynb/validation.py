@@ -19,10 +19,11 @@ from __future__ import annotations
 
 import datetime as dt
 import re
-from decimal import Decimal, InvalidOperation
+from decimal import Decimal
 from typing import Any
 
 from paynb import codes
+from paynb._coerce import parse_decimal
 
 __all__ = [
     "ACH_ACCOUNT_TYPES",
@@ -116,25 +117,15 @@ def luhn_ok(number: str) -> bool:
 def to_decimal(value: object) -> Decimal | None:
     """An amount as an exact ``Decimal``; ``None`` when it is not a finite number.
 
-    Floats go through their shortest repr (``10.1`` -> ``Decimal('10.1')``), never
-    through their binary expansion, and booleans are not numbers here.
+    :func:`paynb._coerce.parse_decimal` reads it (floats through their shortest repr,
+    commas only between thousands, booleans not numbers); a request's amount is
+    stricter than what the frames read from the service: no ``$``, and no infinity.
     """
-    if isinstance(value, bool) or value is None:
+    try:
+        result = parse_decimal(value)
+    except ValueError:
         return None
-    if isinstance(value, Decimal):
-        result = value
-    elif isinstance(value, int):
-        result = Decimal(value)
-    elif isinstance(value, float):
-        result = Decimal(repr(float(value)))  # float(): numpy 2 writes np.float64(1.5)
-    elif isinstance(value, str):
-        try:
-            result = Decimal(value.strip().replace(",", ""))
-        except InvalidOperation:
-            return None
-    else:
-        return None
-    return result if result.is_finite() else None
+    return result if result is not None and result.is_finite() else None
 
 
 def check_text(value: str, *, max_length: int | None = 50) -> str | None:

@@ -70,6 +70,8 @@ def fresh_sandbox(workdir: Path, *,
         "PAYNB_SANDBOX_DB": str(workdir / "sandbox.sqlite3"),
         "PAYNB_CONFIG": str(workdir / "no-config.toml"),
         "PAYNB_JOURNAL": str(workdir / "journal.sqlite3"),
+        # The user data folder: default history stores and their account-key secrets.
+        "XDG_DATA_HOME": str(workdir / "data"),
     })
     with sandbox.serve(port=0, seed_items=seed_items) as sb:
         with mock.patch.dict(os.environ, {"PAYNB_SANDBOX_FILE": env["PAYNB_SANDBOX_FILE"]}):

@@ -21,11 +21,14 @@ _SETTINGS_VARIABLES = ("PAYNB_BASE_URL", "PAYNB_AUTH_URL", "PAYNB_COMPANY_CODE",
 
 @pytest.fixture(autouse=True)
 def _isolated(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    """No test reads or writes the user's real journal, profiles, credentials or demo sandbox."""
+    """No test reads or writes the user's real journal, profiles, credentials, demo sandbox
+    or data folder."""
     monkeypatch.setenv("PAYNB_JOURNAL", str(tmp_path / "default-journal.sqlite3"))
     monkeypatch.setenv("PAYNB_CONFIG", str(tmp_path / "no-config.toml"))
     monkeypatch.setenv("PAYNB_SANDBOX_FILE", str(tmp_path / "sandbox.json"))
     monkeypatch.setenv("PAYNB_SANDBOX_DB", str(tmp_path / "sandbox.sqlite3"))
+    # The user data folder (the history stores' account-key secrets, the default stores).
+    monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path / "data"))
     for name in _SETTINGS_VARIABLES:
         monkeypatch.delenv(name, raising=False)
 

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Iterable, Sequence
-from decimal import Decimal
 from typing import Any
 
 import numpy as np
@@ -12,6 +11,7 @@ import pandas as pd
 import pyarrow as pa
 import pyarrow.compute as pc
 
+from paynb._coerce import parse_decimal
 from paynb.calendar import add_banking_days
 from paynb.compliance._items import NO_DAY, as_day, day_values, prepare, text_in
 from paynb.compliance._rules import (
@@ -38,8 +38,7 @@ def _amounts(items: pd.DataFrame) -> pa.Array:
             amount.dtype.pyarrow_dtype):
         return pa.array(amount.array)
     # Floats or Decimals from elsewhere: through their shortest text, never rounded.
-    values = [None if pd.isna(v) else Decimal(repr(v)) if isinstance(v, float) else Decimal(v)
-              for v in amount.tolist()]
+    values = [parse_decimal(v) for v in amount.tolist()]
     return pa.array(values, pa.decimal128(38, 2))
 
 

@@ -41,15 +41,16 @@ import warnings
 import weakref
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from decimal import Decimal
 from typing import TYPE_CHECKING, Any
 
+from paynb._coerce import parse_decimal
 from paynb.codes import RETURN_CODES
 from paynb.compliance._nocs import (
     Entry,
     account_key,
     as_of_time,
     camel,
+    corrected_fields,
     get,
     index,
     ledger,
@@ -57,7 +58,7 @@ from paynb.compliance._nocs import (
     records_of,
     when,
 )
-from paynb.errors import PaynbError, SubmissionRefusedError
+from paynb.errors import PaynbError, PaynbWarning, SubmissionRefusedError
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -98,10 +99,18 @@ _RETURN_NAMES = {**RETURN_CODES, "R51": "Item related to RCK entry is ineligible
 GUARDED_KINDS = frozenset({"ach"})
 #: Unseen entries of NOCs fetched one by one; more are found by listing the ACH items once.
 FETCH_ONE_BY_ONE = 20
+#: Days of the local history store the guards read, back from the service's today: the
+#: 180 days of a reinitiation (2.12.4(a)), which run from the original's settlement, and
+#: 30 more for the days between its receipt and settlement and to still recognise (and
+#: refuse) a reinitiation a little past them. NOCs not applied are read whatever their age.
+STORE_DAYS = REINITIATION_DAYS + 30
 
 
-class GuardWarning(UserWarning):
-    """A submission guard's warning: an open NOC not yet due, or no history to check."""
+class GuardWarning(PaynbWarning):
+    """A submission guard's warning: an open NOC not yet due, or no history to check.
+
+    A :class:`~paynb.errors.PaynbWarning`, so ``warnings.filterwarnings("ignore",
+    category=paynb.PaynbWarning)`` covers it with every other paynb warning."""
 
 
 @dataclass
@@ -112,7 +121,8 @@ class Verdict:
     ``noc-overdue``, ``returned-account``, ``reinitiation-limit``,
     ``reinitiation-window``, ``reinitiation-description``); ``changes`` the fields
     paynb sets on the entry (``achCompanyEntryDescription``: ``RETRY PYMT``);
-    ``checked`` the history the verdict rests on.
+    ``checked`` the history the verdict rests on; ``corrections`` the fields the NOCs
+    on the account ask to set (full values: not in the repr).
     """
 
     row: int | None = None
@@ -123,6 +133,9 @@ class Verdict:
     changes: dict[str, Any] = field(default_factory=dict)
     notes: list[str] = field(default_factory=list)
     checked: str = ""
+    #: The request fields each unapplied NOC on the account asks to set (full values, so
+    #: kept out of the repr): what a form offers to fill in (:meth:`AchForm.prefill`).
+    corrections: list[dict[str, str]] = field(default_factory=list, repr=False)
 
     @property
     def allowed(self) -> bool:
@@ -155,7 +168,7 @@ def service_now(client: Client) -> dt.datetime:
     sandbox (``GET /sandbox/clock``; it moves with ``simulate.advance_clock``), else the
     local UTC time (the real service publishes no clock)."""
     if getattr(client, "environment", None) == "sandbox":
-        answer = client._transport.json("GET", "/sandbox/clock")
+        answer = client.context.transport.json("GET", "/sandbox/clock")
         found = as_of_time(answer.get("now") if isinstance(answer, Mapping) else None,
                            "the sandbox clock")
         return found
@@ -218,6 +231,18 @@ class _History:
             self.checked = (f"{len(items):,} ACH items {span}and {len(nocs):,} NOCs seen by "
                             "this client")
 
+    def joined(self, items: list[dict[str, Any]], nocs: list[dict[str, Any]],
+               keys: set[int | None]) -> _History:
+        """A history of the accounts ``keys`` only: what this client has seen of them,
+        and ``items`` and ``nocs`` (of the same accounts, from the history store) that it
+        has not seen (what it has seen is the later word)."""
+        mine = [record for key in keys if key is not None for record in self._raw.get(key, ())]
+        known = {str(present(record.get("achItemId"))) for record in mine}
+        noc_ids = {str(get(noc, "nocId")) for noc in self.nocs}
+        return _History([*mine, *(r for r in items if str(r.get("achItemId")) not in known)],
+                        [*self.nocs, *(n for n in nocs if str(n.get("nocId")) not in noc_ids)],
+                        {})
+
     def has(self, key: int | None) -> bool:
         """Whether the account has some history (entries, or a NOC)."""
         return key is not None and (key in self._raw or key in self.noc_keys)
@@ -251,6 +276,10 @@ class _State:
     versions: tuple[int, int] = (-1, -1)
     history: _History | None = None
     warned: bool = False
+    #: The last read of the history store: its cache key and what it gave.
+    stored: tuple[Any, Any] | None = None
+    #: The stores whose problem (no account keys, unreadable) was told.
+    told: set[str] = field(default_factory=set)
     lock: threading.Lock = field(default_factory=threading.Lock)
 
 
@@ -274,7 +303,7 @@ def history(client: Client, *, whole: bool = False) -> _History:
     account is known; ``whole`` also fetches the entries known only by the guards'
     fields, for the corrected records of the ledger.
     """
-    items, nocs = client.ach._seen, client.nocs._seen
+    items, nocs = client.ach.seen, client.nocs.seen
     assert items is not None and nocs is not None
     state = _state(client)
     with state.lock:
@@ -301,9 +330,53 @@ def history(client: Client, *, whole: bool = False) -> _History:
         return state.history
 
 
+def _store_meta(client: Client) -> tuple[Any, dict[str, Any]] | None:
+    """The client's local history store (``client.history``) and its metadata, when a
+    sync has written one; an unreadable one is told once and not used."""
+    try:
+        store = client.history
+        meta = store.info()
+    except PaynbError as exc:  # paynb.history.HistoryError: a broken metadata file
+        _tell(client, "unreadable", f"the history store cannot be read ({exc}): the guards "
+                                    "judge by what this client has seen only")
+        return None
+    return (store, meta) if meta.get("version") else None
+
+
+def _tell(client: Client, what: str, text: str) -> None:
+    """Warn ``text`` once per client (and ``what``)."""
+    state = _state(client)
+    with state.lock:
+        if what in state.told:
+            return
+        state.told.add(what)
+    warnings.warn(text, GuardWarning, stacklevel=5)
+
+
+def from_store(client: Client, found: tuple[Any, dict[str, Any]],
+               accounts: Sequence[tuple[Any, Any]], since: dt.datetime,
+               applied: Mapping[str, Any]) -> Any:
+    """What the history store holds of ``accounts`` from ``since`` (the guards' columns,
+    kept until the store, the accounts, the day or the applied NOCs change); its problem,
+    if any, is told once."""
+    store, meta = found
+    state = _state(client)
+    key = (str(store.path), meta.get("version"), frozenset(map(str, accounts)), since.date(),
+           frozenset(applied))
+    with state.lock:
+        if state.stored is not None and state.stored[0] == key:
+            rows = state.stored[1]
+        else:
+            rows = store.guard_rows(accounts, since=since, applied=list(applied))
+            state.stored = (key, rows)
+    if rows.problem:
+        _tell(client, str(store.path), rows.problem)
+    return rows
+
+
 def applied_marks(client: Client) -> dict[str, dict[str, Any]]:
     """The journal's applied NOCs of the client's company (none without a journal)."""
-    journal = client._journal
+    journal = client.context.journal
     return journal.applied_nocs(client.company_code) if journal is not None else {}
 
 
@@ -343,6 +416,8 @@ def _noc_rule(verdict: Verdict, body: Mapping[str, Any], obligations: list[dict[
             verdict.notes.append(f"{what}: this entry carries its corrected values; mark the "
                                  f"NOC applied (client.nocs.apply({row['nocId']!r}))")
             continue
+        if row["corrected"]:
+            verdict.corrections.append(corrected_fields(row["corrected"]))
         sixth = row["sixthBankingDay"]
         if sixth is not None and today > sixth:
             verdict.refusals.append((
@@ -394,16 +469,21 @@ def _reinitiation_rule(verdict: Verdict, body: Mapping[str, Any], entries: list[
     if kind != "debit" or str(body.get("achTransactionSubType") or "").strip():
         return
     try:
-        amount = Decimal(str(body.get("amount")))
-    except ArithmeticError:
+        amount = parse_decimal(body.get("amount"))
+    except ValueError:
+        return  # not an amount: the request model refuses it, with its own message
+    if amount is None:
         return
     chain = [e for e in entries if e.type == "debit" and not e.sub_type and e.amount == amount]
     returned = [e for e in chain if e.status == "R" and e.code in REINITIATION_CODES]
     if not returned:
         return
     original = _original(chain, returned[-1])
+    # After the return, and after the original itself: a return date is a day (its
+    # midnight), so an original received that same day is not its own reinitiation.
     later = [e for e in chain if e.received is not None and original.returned is not None
-             and e.received > original.returned]
+             and e.received > original.returned and e is not original
+             and (original.received is None or e.received > original.received)]
     if any(e.status == "S" and e.settled_from == "settleDate" and e.settled is not None
            and e.settled.date() < today for e in later):
         # A reinitiation settled and was not returned: the original is paid, and a new
@@ -454,29 +534,43 @@ def judge(client: Client, bodies: Mapping[int, Mapping[str, Any]], *,
           new_authorization: bool = False, now: dt.datetime | None = None) -> dict[int, Verdict]:
     """The verdict on each body (wire-named ACH request fields), by row; no side effects."""
     seen = history(client)
-    keys = {row: account_key(body.get("bankRoutingNumber"), body.get("bankAccountNumber"))
-            for row, body in bodies.items()}
+    accounts = {row: (body.get("bankRoutingNumber"), body.get("bankAccountNumber"))
+                for row, body in bodies.items()}
+    keys = {row: account_key(*pair) for row, pair in accounts.items()}
+    store = _store_meta(client) if any(key is not None for key in keys.values()) else None
     # The service's clock is asked only when some account has a history to judge by:
-    # an entry to an account never seen before costs no request.
-    relevant = any(seen.has(key) for key in keys.values())
+    # an entry to an account never seen before (with no history store) costs no request.
+    relevant = store is not None or any(seen.has(key) for key in keys.values())
     at = now or (service_now(client) if relevant else dt.datetime.now(dt.UTC))
     today = at.date()
-    by_noc_key = seen.obligations(at, applied_marks(client)) if seen.noc_keys and relevant \
-        else {}
+    applied = applied_marks(client)
+    judged, checked, empty = seen, seen.checked, seen.empty
+    if store is not None:
+        pairs = sorted({pair for row, pair in accounts.items() if keys[row] is not None})
+        rows = from_store(client, store, pairs, at - dt.timedelta(days=STORE_DAYS), applied)
+        if rows.problem:
+            checked += f"; not the {rows.checked} (it cannot match accounts)"
+        else:
+            checked += f"; {rows.checked}"
+            empty = empty and not rows.holds
+            if rows.items or rows.nocs:
+                judged = seen.joined(rows.items, rows.nocs, set(keys.values()))
+    by_noc_key = judged.obligations(at, applied) if judged.noc_keys and relevant else {}
     verdicts: dict[int, Verdict] = {}
     for row, body in bodies.items():
         verdict = Verdict(row=row, reference=body.get("yourReferenceNumber"),
-                          checked=f"{seen.checked}, as of {at:%Y-%m-%d %H:%M} UTC")
-        if seen.empty:
+                          checked=f"{checked}, as of {at:%Y-%m-%d %H:%M} UTC")
+        if empty:
             verdict.warnings.append(
                 "cannot check NOCs, returns and reinitiations: this client has listed no ACH "
-                "items or NOCs (list them first, e.g. client.ach.list() and client.nocs.list())")
+                "items or NOCs and has no history store holding them (list them first, e.g. "
+                "client.ach.list() and client.nocs.list(), or client.sync())")
         if "*" in str(body.get("bankAccountNumber") or ""):
             verdict.warnings.append("the account number is masked (****): cannot match it "
                                     "against the history; give the full number")
         key = keys[row]
         if key is not None and relevant:
-            entries = seen.entries(key)
+            entries = judged.entries(key)
             _noc_rule(verdict, body, by_noc_key.get(key, []), today)
             _returned_rule(verdict, entries, new_authorization=new_authorization)
             _reinitiation_rule(verdict, body, entries, today=today,
@@ -498,7 +592,7 @@ def guard_submission(resource: Resource, bodies: dict[int, dict[str, Any]], *,
     """
     if resource.kind not in GUARDED_KINDS or not bodies:
         return {}
-    client = resource._client
+    client = resource.client
     verdicts = judge(client, bodies, new_authorization=new_authorization)
     logger.info("guards: %d entries judged against %s", len(verdicts),
                 next(iter(verdicts.values())).checked)
@@ -519,9 +613,10 @@ def guard_submission(resource: Resource, bodies: dict[int, dict[str, Any]], *,
             continue
         bodies[row].update(verdict.changes)
         for rule, reason in verdict.overridden:
-            if client._journal is not None:
-                client._journal.record_override(client.company_code, resource.kind,
-                                                verdict.reference, rule, reason, by=by)
+            journal = client.context.journal
+            if journal is not None:
+                journal.record_override(client.company_code, resource.kind,
+                                        verdict.reference, rule, reason, by=by)
             logger.warning("guards: %s sent with new_authorization=True: %s", rule, reason)
     texts = sorted({text for v in verdicts.values() if v.allowed for text in v.warnings})
     for text in texts:

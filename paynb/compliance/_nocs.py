@@ -13,9 +13,10 @@ from __future__ import annotations
 
 import datetime as dt
 from collections.abc import Iterable, Mapping
-from decimal import Decimal, InvalidOperation
+from decimal import Decimal
 from typing import TYPE_CHECKING, Any
 
+from paynb._coerce import missing, parse_decimal
 from paynb._redact import last_four
 from paynb.codes import NOC_CODES
 
@@ -248,12 +249,7 @@ def camel(record: Mapping[str, Any]) -> Mapping[str, Any]:
 
 def present(value: Any) -> Any:
     """``value``, or ``None`` for a missing one (``NaN``, ``NaT``, ``pd.NA``)."""
-    try:
-        if value is None or value != value:  # NaN, NaT
-            return None
-    except (TypeError, ValueError):  # pd.NA refuses bool()
-        return None
-    return value
+    return None if missing(value) else value
 
 
 def get(record: Mapping[str, Any], field: str) -> Any:
@@ -299,11 +295,9 @@ def as_of_time(as_of: Any, argument: str = "as_of") -> dt.datetime:
 
 
 def _amount(value: Any) -> Decimal | None:
-    if value is None:
-        return None
     try:
-        return Decimal(str(value))
-    except (InvalidOperation, ValueError):
+        return parse_decimal(value, currency_sign=True)
+    except ValueError:  # the ledger shows no amount rather than failing on one record
         return None
 
 

@@ -24,6 +24,7 @@ from paynb.forms._base import (
 )
 from paynb.forms.nocs import guard_text, guard_verdicts, new_authorization_box
 from paynb.models import AchItem, RccItem, RequestModel
+from paynb.resources._base import frame_rows
 from paynb.validation import to_decimal
 
 __all__ = ["BulkSubmitForm"]
@@ -43,28 +44,13 @@ _CHOICE_HELP = (
     "if even one row is invalid the service stores none of them; fix every row first.")
 
 
-def _blank(value: Any) -> bool:
-    if value is None:
-        return True
-    if isinstance(value, str):
-        return not value.strip()
-    try:
-        return bool(pd.isna(value))
-    except (TypeError, ValueError):
-        return False
-
-
-def _plain(value: Any) -> Any:
-    # numpy scalars (np.int64, np.float64) become python numbers the model can read.
-    return value.item() if hasattr(value, "item") and not isinstance(value, Decimal) else value
-
-
 def normalise_rows(frame: pd.DataFrame, model: type[RequestModel]
                    ) -> tuple[list[dict[str, Any]], list[str]]:
-    """Rows as wire-named dicts (empty cells left out), and the columns no field matches.
+    """Rows as wire-named dicts (blank cells left out), and the columns no field matches.
 
-    A column matches a field by its wire name or python name, ignoring case and
-    underscores, so ``bank_routing_number`` and ``BankRoutingNumber`` both work.
+    A column matches a field by its wire name or python name, ignoring case, spaces and
+    underscores, so ``bank_routing_number`` and ``BankRoutingNumber`` both work; the rows
+    are read by :func:`paynb.resources._base.frame_rows`, with blank text absent.
     """
     names = {}
     for python, wire in model.wire_names().items():
@@ -73,42 +59,7 @@ def normalise_rows(frame: pd.DataFrame, model: type[RequestModel]
     columns = {col: names.get(str(col).replace("_", "").replace(" ", "").lower())
                for col in frame.columns}
     ignored = [str(col) for col, wire in columns.items() if wire is None]
-    # Column by column (a 100,000-row upload in a fraction of a second): the values of
-    # each matched column, and which of its cells are blank.
-    wires: list[str] = []
-    values: list[list[Any]] = []
-    blanks: list[list[int]] = []
-    for position, col in enumerate(frame.columns):
-        wire = columns[col]
-        if not wire:
-            continue
-        series = frame.iloc[:, position]
-        cells = series.tolist()
-        if isinstance(series.dtype, pd.StringDtype) and not series.isna().any():
-            # An uploaded file's column: text in every cell (no NumPy scalars to unwrap).
-            blank = [n for n, value in enumerate(cells) if not value.strip()]
-        else:
-            cells = [_plain(value) for value in cells]
-            blank = [n for n, value in enumerate(cells) if _blank(value)]
-        if wire in wires:
-            # Two columns for one field (``sameDayAchRequested`` and
-            # ``same_day_ach_requested``): a cell blank in one is taken from the other.
-            at = wires.index(wire)
-            empty = set(blank)
-            for n in blanks[at]:
-                if n not in empty:
-                    values[at][n] = cells[n]
-            blanks[at] = sorted(set(blanks[at]) & empty)
-            continue
-        wires.append(wire)
-        values.append(cells)
-        blanks.append(blank)
-    rows = [dict(zip(wires, row, strict=True)) for row in zip(*values, strict=True)] \
-        if wires else [{} for _ in range(len(frame))]
-    for wire, blank in zip(wires, blanks, strict=True):
-        for n in blank:
-            del rows[n][wire]
-    return rows, ignored
+    return frame_rows(frame, columns, blank_text=True), ignored
 
 
 def read_upload(name: str, content: bytes) -> pd.DataFrame:
@@ -429,8 +380,15 @@ class BulkSubmitForm(Form):
                  if c in result.columns]
         self.output.value = table_html(result[shown])
         self._offer_save(bool(len(result)))
-        statuses = result["itemStatus"].astype("string") if "itemStatus" in result else None
-        stored = int((statuses != "I").sum()) if statuses is not None else len(result)
-        self._announce(f"Done: {stored} of {len(result)} items stored"
-                       + (f", {len(result) - stored} invalid (status I, not paid)."
-                          if stored != len(result) else "."), "ok")
+        statuses = result["itemStatus"].astype("string").str.upper() \
+            if "itemStatus" in result else None
+        # I (invalid, here or at the service) and B (blocked) items are stored at most,
+        # never processed: only the others are accepted (SubmissionNotAcceptedWarning).
+        invalid = int((statuses == "I").sum()) if statuses is not None else 0
+        blocked = int((statuses == "B").sum()) if statuses is not None else 0
+        accepted = len(result) - invalid - blocked
+        refused = " and ".join(f"{n} {word} (status {code})" for n, word, code in
+                               ((invalid, "invalid", "I"), (blocked, "blocked", "B")) if n)
+        self._announce(f"Done: {accepted} of {len(result)} items accepted"
+                       + (f", {refused}: not paid." if refused else "."),
+                       "ok" if not refused else "warn")

@@ -43,7 +43,8 @@ def guard_text(verdict: Any) -> str:
     parts += [f"Note: {text}." for text in verdict.notes]
     parts += [f"Sent under a new authorization ({rule})." for rule, _ in verdict.overridden]
     if any(text.startswith("cannot") for text in verdict.warnings):
-        parts.append("Not checked against NOCs and returns: list ACH items and NOCs first.")
+        parts.append("Not checked against NOCs and returns: list ACH items and NOCs or sync "
+                     "the history first.")
     return " ".join(parts)
 
 

@@ -304,10 +304,17 @@ class AchForm(_ItemForm):
         #: The NACHA guards' verdict on the entry as typed (see paynb.forms.nocs).
         self._verdict: Any = None
         self.new_authorization = new_authorization_box()
+        #: Fills in what a NOC on the typed account asks to change; shown only then.
+        self.correction_button = self._button("Use the NOC's corrected values",
+                                              "paynb-use-correction", icon="wrench",
+                                              visible=False)
+        self._correction: dict[str, str] | None = None
         super().__init__(client)
         self.fields["achTransactionSubType"].input.observe(self._prenote, names="value")
         self.new_authorization.observe(self._changed, names="value")
-        self.buttons.children = (self.new_authorization, *self.buttons.children)
+        self.correction_button.on_click(self._use_correction)
+        self.buttons.children = (self.new_authorization, *self.buttons.children,
+                                 self.correction_button)
         self.fields["achEntryClass"].input.observe(self._entry_class, names="value")
         self._entry_class()
 
@@ -328,15 +335,27 @@ class AchForm(_ItemForm):
 
     def _blocked(self) -> str | None:
         self._verdict = None
-        item, _errors = self.fields.check()
-        if item is None:
-            return None
-        verdicts, problem = guard_verdicts(self.client, {0: item.to_wire()},
-                                           new_authorization=self.new_authorization.value)
-        if problem:
-            return problem
-        self._verdict = verdicts[0]
-        return "Refused: " + "; ".join(self._verdict.reasons) if self._verdict.reasons else None
+        self._correction = None
+        try:
+            item, _errors = self.fields.check()
+            if item is None:
+                return None
+            verdicts, problem = guard_verdicts(self.client, {0: item.to_wire()},
+                                               new_authorization=self.new_authorization.value)
+            if problem:
+                return problem
+            self._verdict = verdicts[0]
+            if self._verdict.corrections:
+                self._correction = self._verdict.corrections[0]
+            return "Refused: " + "; ".join(self._verdict.reasons) \
+                if self._verdict.reasons else None
+        finally:
+            self._show(self.correction_button, self._correction is not None)
+
+    def _use_correction(self, _button: Any = None) -> None:
+        """Type in the corrected values of the NOC on the typed account (never re-keyed)."""
+        if self._correction is not None:
+            self.prefill(self._correction)
 
     def _deliver(self, payload: dict[str, Any], *, allow_duplicate: bool) -> Any:
         return self.resource.submit(payload, allow_duplicate=allow_duplicate,

@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from paynb.errors import PaynbWarning
+from paynb.history._accounts import KEY_COLUMN
 from paynb.history._store import (
     ID_FIELDS,
     INTERNAL,
@@ -256,7 +257,8 @@ class History:
         if "_order" in frame and not frame["_order"].is_monotonic_increasing:
             # Several companies, or items moved in the list: the slow way.
             frame = frame.sort_values("_order", kind="stable")
-        frame = frame.drop(columns=[c for c in INTERNAL if c in frame]).reset_index(drop=True)
+        frame = frame.drop(columns=[c for c in (*INTERNAL, KEY_COLUMN) if c in frame]) \
+            .reset_index(drop=True)
         frame = self._typed(frame, kind, info, bool(meta.get("masked")))
         if columns is not None:
             frame = frame[[c for c in dict.fromkeys([id_field, *columns]) if c in frame]]
@@ -391,6 +393,16 @@ class History:
                 values = values.astype(dtype)
             columns[name] = values.array if dtype != "object" else values.to_numpy()
         return pd.DataFrame(columns, index=pd.RangeIndex(n))
+
+    def guard_rows(self, accounts: Iterable[tuple[Any, Any]], *, since: Any,
+                   applied: Iterable[Any] = ()) -> Any:
+        """What the submission guards of :mod:`paynb.compliance` read: the ACH items of
+        ``accounts`` (routing, full number) from ``since`` on and the NOCs not
+        ``applied`` about them (see :func:`paynb.history._accounts.guard_rows`)."""
+        from paynb.history._accounts import guard_rows
+
+        return guard_rows(self._store, self.company or "", accounts, since=since,
+                          applied=applied)
 
     # ------------------------------------------------------------------ events
 

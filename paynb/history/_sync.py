@@ -50,6 +50,7 @@ import time
 from collections.abc import Iterable, Sequence
 from typing import TYPE_CHECKING, Any
 
+from paynb.history._accounts import KEY_COLUMN, account_keys, new_key, secret_of
 from paynb.history._store import (
     ID_FIELDS,
     INTERNAL,
@@ -131,7 +132,7 @@ def when(value: Any, argument: str, *, end: bool = False) -> pd.Timestamp | None
 def history_path(client: Client) -> Any:
     """The store folder of ``client``: the one its last ``sync(path=...)`` named, else the
     default of its environment (``sandbox``, or the profile's name and the host)."""
-    given = getattr(client, "_history_path", None)
+    given = client.history_folder
     if given is not None:
         return given
     where = client.environment
@@ -154,7 +155,7 @@ def row_hash(frame: pd.DataFrame) -> np.ndarray:
     total = np.zeros(len(frame), dtype=np.uint64)
     with np.errstate(over="ignore"):
         for name in frame.columns:
-            if name in INTERNAL:
+            if name in INTERNAL or name == KEY_COLUMN:
                 continue
             column = frame[name]
             try:
@@ -171,19 +172,9 @@ def row_hash(frame: pd.DataFrame) -> np.ndarray:
 
 def _fetcher(resource: Resource, params: list[tuple[str, Any]], size: int) -> Any:
     """``fetch(n)`` -> :class:`~paynb.paging.Page` of the kind's list (as ``list`` pages)."""
-    from paynb import frames
-    from paynb.paging import Page
+    from paynb.resources._base import page_fetcher
 
-    path = resource._path()
-
-    def fetch(number: int) -> Page:
-        answer = resource._call("GET", path, params=[*params, ("page", number),
-                                                      ("pageSize", size)])
-        total = frames.list_metadata(answer).get("total")
-        return Page(frames.extract_records(answer, method="GET", path=path),
-                    total if isinstance(total, int) else None)
-
-    return fetch
+    return page_fetcher(resource, params, size)
 
 
 class _Index:
@@ -233,7 +224,7 @@ class _KindSync:
 
     def __init__(self, client: Client, store: Store, meta: dict[str, Any], kind: str, *,
                  since: pd.Timestamp | None, masked: bool, version: int, now: dt.datetime,
-                 progress: bool | None) -> None:
+                 progress: bool | None, secret: bytes | None = None) -> None:
         self.client, self.store, self.kind = client, store, kind
         self.company = client.company_code
         self.resource: Resource = {"ach": client.ach, "rcc": client.rcc,
@@ -243,6 +234,8 @@ class _KindSync:
         self.month_field = MONTH_FIELDS[kind]
         self.status_field = STATUS_FIELDS[kind]
         self.masked, self.version, self.now, self.progress = masked, version, now, progress
+        #: The store's account-key secret (ACH only; see paynb.history._accounts).
+        self.secret = secret if kind == "ach" else None
         self.files = store.files("items", kind=kind, company=self.company, meta=meta)
         self.return_files = store.files("returns", kind=kind, company=self.company, meta=meta)
         self.state: dict[str, Any] = copy.deepcopy(
@@ -316,6 +309,8 @@ class _KindSync:
         from paynb import frames
 
         frame = frames.to_frame(records, self.kind, mask=self.masked)
+        if self.secret is not None and len(frame) == len(records):
+            frame[KEY_COLUMN] = account_keys(records, self.secret)
         if self.id_field in frame.columns:
             ids = frame[self.id_field]
             frame = frame[~(ids.duplicated(keep="last") & ids.notna())]
@@ -824,7 +819,7 @@ def sync(client: Client, *, kinds: Any = None, since: Any = None, rebuild: bool 
     with store.locked():
         if path is not None:
             # Only a folder that could be written becomes the client's history.
-            client._history_path = path  # type: ignore[attr-defined]
+            client.history_folder = path
         if rebuild:
             try:
                 last = int(store.meta().get("version", 0))
@@ -848,6 +843,14 @@ def sync(client: Client, *, kinds: Any = None, since: Any = None, rebuild: bool 
         version = int(meta["version"]) + 1
         now = now_utc()
         new_meta = copy.deepcopy(meta)
+        if "ach" in chosen and not meta.get("accountKey") and not meta.get("kinds", {}).get("ach"):
+            # Keys from the first ACH row on: a store either has them on every row or not.
+            new_meta["accountKey"] = new_key()
+        secret = secret_of(new_meta)
+        if "ach" in chosen and new_meta.get("accountKey") and secret is None:
+            logger.warning("history: the secret of the account keys of %s is not on this "
+                           "machine: new ACH rows get no key (the guards cannot match "
+                           "accounts in them); sync(rebuild=True) makes a new one", store.path)
         new_meta["superseded"] = []
         for kind in chosen:
             began = time.perf_counter()
@@ -863,7 +866,7 @@ def sync(client: Client, *, kinds: Any = None, since: Any = None, rebuild: bool 
             elif state is not None:
                 kind_since = None
             job = _KindSync(client, store, meta, kind, since=kind_since, masked=masked,
-                            version=version, now=now, progress=progress)
+                            version=version, now=now, progress=progress, secret=secret)
             if state is None or not job.files:
                 job.backfill()
                 # Every returned row went to ``returns`` too: readers may rely on it.

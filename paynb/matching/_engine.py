@@ -438,7 +438,7 @@ def match(expected: pd.DataFrame, items: pd.DataFrame, *, columns: Mapping[str, 
         A :class:`MatchResult`.
     """
     from paynb.journal import Journal
-    from paynb.matching._result import MatchResult
+    from paynb.matching._result import build_result
 
     checked = check_columns(expected, columns)
     settings = Settings(
@@ -490,7 +490,7 @@ def match(expected: pd.DataFrame, items: pd.DataFrame, *, columns: Mapping[str, 
         bar.step("splits")
         _split_pass(e_side, i_side, state, context, settings.max_parts, settings.max_candidates)
         bar.step("result")
-        return MatchResult._build(e_side, i_side, state, context, settings, journal,
-                                  decisions, stale, expected, items)
+        return build_result(e_side, i_side, state, context, settings, journal,
+                            decisions, stale, expected, items)
     finally:
         bar.close()

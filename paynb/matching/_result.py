@@ -556,3 +556,13 @@ def _for_excel(frame: pd.DataFrame, account: str | None) -> tuple[pd.DataFrame, 
             out[column] = values.map(lambda v: v if v is None or isinstance(
                 v, str | int | float | bool) else str(v))
     return out, money
+
+
+def build_result(expected: Side, items: Side, state: State, context: Context,
+                 settings: Settings, journal: Journal, decisions: list[dict[str, Any]],
+                 stale: list[dict[str, Any]], expected_frame: pd.DataFrame,
+                 items_frame: pd.DataFrame) -> MatchResult:
+    """The engine's way to a :class:`MatchResult` (users get one from :func:`paynb.match`;
+    the class keeps its constructor to this module)."""
+    return MatchResult._build(expected, items, state, context, settings, journal, decisions,
+                              stale, expected_frame, items_frame)

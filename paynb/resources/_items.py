@@ -9,7 +9,7 @@ import warnings
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any, ClassVar
 
-from paynb._coerce import STATUS_BY_NAME
+from paynb._coerce import STATUS_BY_NAME, missing
 from paynb.codes import STATUS_NAMES, STATUS_ORDER
 from paynb.errors import (
     ESCAPE_HATCH,
@@ -18,6 +18,7 @@ from paynb.errors import (
     SubmissionNotAcceptedWarning,
     ValidationError,
 )
+from paynb.journal import NOT_ACCEPTED
 from paynb.models import Advisory, BulkRequest, RequestModel, check
 from paynb.resources._base import (
     Resource,
@@ -25,6 +26,7 @@ from paynb.resources._base import (
     chunked,
     date_range,
     failure_state,
+    frame_rows,
     id_of,
     invalid,
     positive_int,
@@ -46,21 +48,10 @@ BULK_CHUNK = 1000
 CHANGES_OVERLAP = dt.timedelta(days=1)
 CHANGE_STATUSES = ("B", "I", "R")
 _ROW_KEY = re.compile(r"^(?:items)?\[(\d+)\]\.?(.*)$")
-#: Journal states of a submission answered with these statuses: stored, never processed.
-_NOT_ACCEPTED = {"I": "invalid", "B": "blocked"}
 #: The service's fields that say why an item is not accepted.
 _REASON_FIELDS = ("itemStatusDescription", "returnReason", "returnMessage", "errors")
 #: Distinct advisories of one bulk submission warned about one by one; the rest are counted.
 _MAX_BULK_WARNINGS = 10
-
-
-def _present(value: Any) -> bool:
-    if value is None:
-        return False
-    try:
-        return not bool(value != value)  # NaN, NaT
-    except (TypeError, ValueError):  # pd.NA, arrays
-        return True
 
 
 def _reasons(record: Mapping[str, Any]) -> dict[str, Any]:
@@ -68,7 +59,7 @@ def _reasons(record: Mapping[str, Any]) -> dict[str, Any]:
     found = {}
     for field in _REASON_FIELDS:
         value = id_of(record, field)
-        if _present(value) and value not in ("", [], {}):
+        if not missing(value) and value not in ("", [], {}):
             found[field] = value
     return found
 
@@ -126,7 +117,10 @@ def _records_of(items: Any) -> list[Any]:
 
 
 def _rows_of(items: Any) -> list[dict[str, Any]]:
-    """The rows of a DataFrame or of a list of mappings/models, as plain dicts."""
+    """The rows of a DataFrame (:func:`frame_rows`) or of a list of mappings/models
+    (:func:`as_mapping`), as plain dicts."""
+    if hasattr(items, "to_dict") and hasattr(items, "columns"):
+        return frame_rows(items)
     return [as_mapping(record, f"items[{n}]") for n, record in enumerate(_records_of(items))]
 
 
@@ -300,7 +294,7 @@ class ItemResource(Resource):
         """A :class:`~paynb.errors.SubmissionNotAcceptedWarning` when the service answered
         items with ``I`` or ``B``: stored, but they will not be processed."""
         refused = [record for record in records
-                   if str(id_of(record, "itemStatus") or "").upper() in _NOT_ACCEPTED]
+                   if str(id_of(record, "itemStatus") or "").upper() in NOT_ACCEPTED]
         if not refused:
             return
         lines = []
@@ -327,16 +321,16 @@ class ItemResource(Resource):
     def _settle_records(self, entries: Any, records: Any) -> None:
         """Settle each entry with its answer: ``invalid``/``blocked`` for an item answered
         ``I``/``B`` (stored, never processed), else as every resource does."""
-        journal = self._client._journal
+        journal = self.context.journal
         if journal is None:
             return
         plain_entries, plain_records, outcomes = [], [], []
         for entry, record in zip(entries, records, strict=True):
             status = str(id_of(record, "itemStatus") or "").upper() if record else ""
-            if status in _NOT_ACCEPTED:
+            if status in NOT_ACCEPTED:
                 errors = id_of(record, "errors")
                 detail = "; ".join(f"{k}: {v}" for k, v in _reasons(record).items()) or None
-                outcomes.append((entry, _NOT_ACCEPTED[status], id_of(record, self.id_field),
+                outcomes.append((entry, NOT_ACCEPTED[status], id_of(record, self.id_field),
                                  status, detail if errors is None else str(errors)))
             else:
                 plain_entries.append(entry)
@@ -652,9 +646,9 @@ class ItemResource(Resource):
             if other:
                 raise invalid("status", f"holds {', '.join(other)}: changes() reports "
                               f"{', '.join(CHANGE_STATUSES)} only")
-        client = self._client
+        context = self.context
         if isinstance(since, str) and since == "last":
-            mark = client._watermark(self.kind)
+            mark = context.watermark(self.kind)
             start = mark - CHANGES_OVERLAP if mark is not None else None
         else:
             start = since
@@ -666,16 +660,16 @@ class ItemResource(Resource):
                                     progress=None)
         keys = list(zip(frame[self.id_field].tolist(), frame["itemStatus"].astype(str).tolist(),
                         frame["returnDate"].tolist(), strict=True))
-        seen = client._seen_changes(self.kind, keys)
-        client._mark_seen(self.kind, [key for key in keys if key not in seen])
+        seen = context.seen_changes(self.kind, keys)
+        context.mark_seen(self.kind, [key for key in keys if key not in seen])
         dates = frame["returnDate"].dropna()
         # A narrowed poll leaves the watermark alone: the changes it left out are older
         # than its newest one and must still be found by the next poll.
         if len(dates) and not filters.local and status is None:
             latest = _utc(dates.max())
-            mark = client._watermark(self.kind)
+            mark = context.watermark(self.kind)
             if mark is None or latest > mark:
-                client._set_watermark(self.kind, latest)
+                context.set_watermark(self.kind, latest)
         if isinstance(since, str) and since == "last" and seen:
             fresh = [key not in seen for key in keys]
             frame = frame[fresh].reset_index(drop=True)

@@ -13,7 +13,7 @@ from urllib.parse import quote
 
 from paynb.errors import RouteNotCheckedError, RouteUnavailableError
 from paynb.models import RequestModel
-from paynb.resources._base import Resource, as_mapping, invalid, wire_body
+from paynb.resources._base import Resource, ResourceContext, as_mapping, invalid, wire_body
 from paynb.results import RouteCheck
 from paynb.validation import to_decimal
 
@@ -44,8 +44,8 @@ class PaymentResource(Resource):
     #: Path segment of a single transaction (the spec misspells the instant one).
     item_segment: ClassVar[str]
 
-    def __init__(self, client: Any) -> None:
-        super().__init__(client)
+    def __init__(self, context: ResourceContext, client: Any) -> None:
+        super().__init__(context, client)
         # Destinations are remembered by a keyed hash, never as card or account numbers.
         self._salt = secrets.token_bytes(16)
         self._checks: dict[str, tuple[RouteCheck, float]] = {}

@@ -58,11 +58,11 @@ class NocResource(Resource):
         from paynb.compliance._guards import applied_marks, history, service_now
         from paynb.compliance._nocs import as_of_time, ledger, obligations_frame
 
-        when = as_of_time(as_of) if as_of is not None else service_now(self._client)
+        when = as_of_time(as_of) if as_of is not None else service_now(self.client)
         self.list(progress=progress)
-        seen = history(self._client, whole=True)
+        seen = history(self.client, whole=True)
         rows = ledger(seen.nocs, seen.noc_entries, as_of=when,
-                      applied=applied_marks(self._client), indexed=seen.noc_indexed)
+                      applied=applied_marks(self.client), indexed=seen.noc_indexed)
         return obligations_frame(rows)
 
     def apply(self, noc_id: Any, *, by: str | None = None,
@@ -82,6 +82,6 @@ class NocResource(Resource):
             raise invalid("by", "must be a non-empty name, or None for the OS user")
         if note is not None and not isinstance(note, str):
             raise invalid("note", "must be text or None")
-        journal = self._client._require_journal()
+        journal = self.context.require_journal()
         return journal.apply_noc(self._company, str(noc_id).strip(), by=by or current_user(),
                                  note=note)

@@ -79,8 +79,9 @@ SCENARIOS: tuple[Scenario, ...] = (
              "reinitiation must be refused", "021000021", "5550002001", Decimal("150.00"),
              (Attempt(40, "R01"), Attempt(30, "R01", description=_RETRY),
               Attempt(20, "R01", description=_RETRY))),
-    Scenario("SCN-R09-RETRY", "R09, then one RETRY PYMT that settled: one more "
-             "reinitiation is allowed", "121000248", "5550002002", Decimal("89.99"),
+    Scenario("SCN-R09-RETRY", "R09, then one RETRY PYMT that settled: collected, so "
+             "the next debit is a new entry, not a reinitiation", "121000248", "5550002002",
+             Decimal("89.99"),
              (Attempt(25, "R09"), Attempt(15, description=_RETRY))),
     Scenario("SCN-R01-ONCE", "R01 once, not retried: a retry with RETRY PYMT is allowed",
              "031176110", "5550002006", Decimal("42.00"), (Attempt(8, "R01"),)),

@@ -291,11 +291,13 @@ _RTP_COLUMNS = (
     "requestReturnReceivedDateTime", "requestReturnCompletedDateTime", "requestReturnStatus",
     "requestReturnStatusCode", "requestReturnStatusDescription")
 #: Share of successful RTP payments whose sender later asked for the money back, and
-#: the receiving bank's answers (ISO 20022 resolution of investigation).
+#: the receiving bank's answers (ISO 20022 resolution of investigation). The status is
+#: one of the RTP record's documented statuses (``Success``/``Failed``, as the real
+#: service's documented record answers ``"Failed"``/``"RJCT"``); the ISO reason is the code.
 RTP_RETURN_REQUEST_SHARE = 0.02
-_RETURN_ANSWERS = (("Accepted", "ACCP", "Return of funds accepted"),
-                   ("Rejected", "RJCT", "Customer refused the return"),
-                   ("Rejected", "NOAS", "No answer from customer"))
+_RETURN_ANSWERS = (("Success", "ACCP", "Return of funds accepted"),
+                   ("Failed", "RJCT", "Customer refused the return"),
+                   ("Failed", "NOAS", "No answer from customer"))
 
 
 def _rtp_rows(d: _Draw, first_id: int, config: processing.Config, seed: int, start: int,

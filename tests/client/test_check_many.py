@@ -20,7 +20,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from benchmarks._data import ach_submissions
-from paynb import _checks, models
+from paynb import _checks, models, validation
 from paynb.resources._base import as_mapping
 from paynb.resources._items import _MappedRows
 from tests.reliability.test_bad_input import ACH, RCC, _bad_for
@@ -229,3 +229,48 @@ def test_check_many_frame(client: Any) -> None:
     assert by_frame["valid"].tolist() == [True, False, True, True]
     assert client.rcc.check_many([RCC_GOOD, dict(RCC_GOOD, zip="12345-6789")])["valid"] \
         .tolist() == [True, False]
+
+
+_BYTES = st.one_of(
+    st.text(alphabet="0123456789.-+ ,eE'\t\x01aZ\u00e9\u00a0\u0663", max_size=14),
+    st.text(alphabet="0123456789", min_size=9, max_size=9),  # routing numbers, some valid
+    st.sampled_from(["021000021", "021000022", "011000015", "0210000a1", "12345-6789",
+                     "12345 6789", "12345+6789", "1234-56789", "12345-678a"]))
+
+
+@SETTINGS
+@given(values=st.lists(st.one_of(_BYTES, st.none()), min_size=1, max_size=40))
+def test_the_byte_checks_are_the_regular_expressions(values: list[str | None]) -> None:
+    """Each check on a column's bytes gives, value by value, what its regular expression
+    (RE2 in Arrow, as the checks read before) gives."""
+    import re
+
+    import pyarrow as pa
+
+    array = pa.array(values, type=pa.string())
+    texts = ["" if v is None else v for v in values]
+    amounts = _checks._amount_text_ok(array).tolist()
+    assert amounts == [bool(re.fullmatch(_checks._AMOUNT_TEXT, v) and re.search("[1-9]", v))
+                       for v in texts]
+    ascii_texts = [v for v in texts if v.isascii()]
+    assert _checks._ascii_text(array, _checks._NAME) is None or ascii_texts == texts
+    for rule in (_checks._NAME, _checks._COMMON["yourReferenceNumber"], _checks._free(10)):
+        plain = _checks._ascii_text(pa.array(ascii_texts, type=pa.string()), rule)
+        if ascii_texts:  # ASCII only: str.strip() strips spaces and controls
+            assert plain is not None
+            assert plain.tolist() == [
+                bool(v) and v == v.strip() and len(v) <= (rule.max_length or 10**9)
+                and not re.search(r"[\x00-\x1f\x7f]", v)
+                and not (rule.kind == "reference" and "'" in v) for v in ascii_texts]
+    account = _checks._COMMON["bankAccountNumber"]
+    ok, _ = _checks._vouch(account, values)
+    assert ok.tolist() == [v is not None and re.fullmatch(r"[0-9A-Za-z-]{4,17}", v) is not None
+                           for v in values]
+    routing = _checks._routing_ok(array).tolist()
+    assert routing == [re.fullmatch("[0-9]{9}", v) is not None
+                       and validation.aba_checksum_ok(v) for v in texts]
+    for rule, pattern in ((_checks._RULES[models.AchItem]["zip"], r"[0-9]{5}(?:[- ][0-9]{4})?"),
+                          (_checks._RULES[models.RccItem]["zip"], r"[0-9]{5}(?: [0-9]{4})?")):
+        ok, _ = _checks._vouch(rule, values)
+        assert ok.tolist() == [v is not None and re.fullmatch(pattern, v) is not None
+                               for v in values]

@@ -282,7 +282,7 @@ def test_reconcile_against_a_service_that_ignores_the_reference_filter(stub, stu
     settled = stub_client.reconcile(settle_after=0)
     assert settled[["reference", "state", "item_id", "item_status"]].values.tolist() == [
         ["LOST-5", "sent", "53", "V"], ["LOST-6", "failed", pd.NA, None],
-        ["LOST-7", "rejected", "52", "I"]]
+        ["LOST-7", "invalid", "52", "I"]]  # stored, never processed: the journal's word
     assert len(requests_to(stub, "GET", ACH)) == 1
 
 

@@ -62,8 +62,8 @@ def entry(amount: str = "40.00", kind: str = "Debit", **extra: Any) -> dict[str,
 
 def seen(client: Any, items: list[dict[str, Any]], nocs: list[dict[str, Any]] = ()) -> None:
     """Make ``client`` have seen these records (as a list call would)."""
-    client.ach._seen.add(items)
-    client.nocs._seen.add(list(nocs))
+    client.ach.seen.add(items)
+    client.nocs.seen.add(list(nocs))
 
 
 def verdict(client: Any, body: dict[str, Any], as_of: str, **options: Any) -> Any:
@@ -181,6 +181,15 @@ def test_rows_of_a_frame_are_judged_like_mappings(client: Any) -> None:
     assert list(found["changes"]) == [{"achCompanyEntryDescription": "RETRY PYMT"}, {}]
 
 
+def test_an_original_returned_the_day_it_was_received_is_not_its_own_retry(client: Any) -> None:
+    # returnDate is a day (its midnight): the original, received later that day, is not a
+    # reinitiation of itself.
+    seen(client, [record("2026-01-05T15:00:00Z", status="R", code="R01", returned="2026-01-05",
+                         settle="2026-01-05")])
+    found = verdict(client, entry(), "2026-01-06")
+    assert "reinitiation 1 of 2" in found["notes"][0]
+
+
 def test_a_reinitiation_saying_something_else_is_refused(client: Any) -> None:
     _returned_debit(client)
     found = verdict(client, entry(achCompanyEntryDescription="PAYMENT"), "2026-01-10")
@@ -194,7 +203,7 @@ def test_the_second_reinitiation_passes_and_the_third_is_refused(client: Any) ->
     _returned_debit(client, "2026-01-12")
     second = verdict(client, entry(), "2026-01-20")
     assert second["allowed"] and "reinitiation 2 of 2" in second["notes"][0]
-    client.ach._seen.clear()
+    client.ach.seen.clear()
     _returned_debit(client, "2026-01-12", "2026-01-22")
     third = verdict(client, entry(), "2026-01-30")
     assert third["rules"] == ["reinitiation-limit"]
@@ -239,6 +248,17 @@ def test_with_no_history_it_warns_once_that_it_cannot_check(client: Any) -> None
     with warnings.catch_warnings():
         warnings.simplefilter("error", GuardWarning)
         client.ach.submit(entry(amount="1.12"))   # history now: what it submitted
+
+
+def test_ignoring_paynb_warnings_covers_the_guards(client: Any) -> None:
+    import paynb
+
+    assert issubclass(GuardWarning, paynb.PaynbWarning)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        warnings.filterwarnings("ignore", category=paynb.PaynbWarning)
+        sent = client.ach.submit(entry(amount="1.13"))   # the "cannot check" notice: ignored
+    assert sent["itemStatus"] == "W"
 
 
 def test_the_guards_use_the_sandbox_clock(sb: Any, client: Any) -> None:
@@ -337,3 +357,69 @@ def test_the_ledger_fetches_the_entries_of_nocs_it_has_not_seen(sb: Any, tmp_pat
         again = listed.nocs.obligations(progress=False)
         applied = again[again["nocId"] == noc["nocId"]].iloc[0]
         assert applied["state"] == "applied" and applied["appliedBy"]
+
+
+# ------------------------------------------------------------------ the sandbox's scenarios
+
+#: What the guards say of a new debit of the same amount to each scenario's account, as
+#: the scenario's description says (paynb.sandbox.scenarios.SCENARIOS).
+SCENARIO_VERDICTS = {
+    "SCN-NOC-C01": ("refused", "noc-overdue"), "SCN-NOC-C02": ("refused", "noc-overdue"),
+    "SCN-NOC-C07": ("refused", "noc-overdue"), "SCN-NOC-C03": ("warning", None),
+    "SCN-NOC-C05": ("warning", None), "SCN-NOC-C06": ("warning", None),
+    "SCN-NOC-C09": ("warning", None), "SCN-R01-MAX": ("refused", "reinitiation-limit"),
+    "SCN-R01-ONCE": ("ok", None),
+}
+
+
+def test_the_sandbox_scenarios_make_the_guards_fire(client: Any) -> None:
+    from paynb.sandbox.scenarios import SCENARIOS
+
+    client.ach.list(progress=False)
+    client.nocs.list(progress=False)
+    chosen = [s for s in SCENARIOS if s.reference in SCENARIO_VERDICTS]
+    bodies = [entry(str(s.amount), bankRoutingNumber=s.routing, bankAccountNumber=s.account)
+              for s in chosen]
+    found = check_entries(client, bodies)
+    for scenario, (_, row) in zip(chosen, found.iterrows(), strict=True):
+        verdict_, rule = SCENARIO_VERDICTS[scenario.reference]
+        assert row["verdict"] == verdict_, (scenario.reference, row["reasons"], row["warnings"])
+        assert row["rules"] == ([rule] if rule else []), scenario.reference
+        if scenario.reference.startswith("SCN-NOC"):
+            said = (row["reasons"] or row["warnings"])[0]
+            assert f"({scenario.noc[0]} " in said and scenario.account not in said
+    once = found.iloc[[s.reference for s in chosen].index("SCN-R01-ONCE")]
+    assert once["changes"] == {"achCompanyEntryDescription": "RETRY PYMT"}
+
+
+def test_a_mark_made_by_another_process_shows_in_this_ledger(sb: Any, tmp_path: Any) -> None:
+    # The issue's "shared by processes using the same journal": a second Python process
+    # marks the NOC applied while this client's journal is open; the first mark stands.
+    import subprocess
+    import sys
+
+    account = _fresh_account()
+    journal = tmp_path / "shared.sqlite"
+    with sb.connect(journal=journal) as here, pytest.warns(GuardWarning, match="cannot check"):
+        sent = here.ach.submit(entry(bankAccountNumber=account))
+        noc = sb.simulate.create_noc(int(sent["achItemId"]), change_code="C05",
+                                     corrected_data="37")
+        before = here.nocs.obligations(progress=False)
+        assert before.loc[before["nocId"] == noc["nocId"], "state"].item() == "open"
+        child = (
+            "import sys\n"
+            "from paynb.sandbox.server import Sandbox\n"
+            "handle = Sandbox(sys.argv[1])\n"
+            "with handle.connect(journal=sys.argv[2]) as other:\n"
+            "    mark = other.nocs.apply(sys.argv[3], by='bo', note='from the other process')\n"
+            "    print(mark['already'])\n")
+        for expected in ("False", "True"):
+            done = subprocess.run([sys.executable, "-c", child, sb.base_url, str(journal),
+                                   str(noc["nocId"])], capture_output=True, text=True,
+                                  timeout=120, check=True)
+            assert done.stdout.strip() == expected
+        mine = here.nocs.apply(noc["nocId"], by="ana")
+        assert mine["already"] is True and mine["by"] == "bo"
+        after = here.nocs.obligations(progress=False)
+        row = after[after["nocId"] == noc["nocId"]].iloc[0]
+        assert row["state"] == "applied" and row["appliedBy"] == "bo"

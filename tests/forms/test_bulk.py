@@ -57,7 +57,7 @@ def test_commit_valid_stores_the_valid_rows_and_reports_the_invalid(client, batc
     assert [Decimal(str(a)) for a in stored.sort_values("achItemId")["amount"]] == [
         Decimal("10.00"), Decimal("20.55")]
     assert len(client.journal()) == 2
-    assert form.status_text == "Done: 2 of 3 items stored, 1 invalid (status I, not paid)."
+    assert form.status_text == "Done: 2 of 3 items accepted, 1 invalid (status I): not paid."
     # The result is saved on request (issue 13), one row per input: see the tests below.
     assert [b.layout.display for b in form.save_buttons.values()] == [None, None]
 
@@ -68,6 +68,28 @@ def _widget_state(form: Any) -> str:
     # The form's own widgets only: the manager also holds every other test's widgets.
     return json.dumps(embed_data(views=[form.widget],
                                  state=dependency_state([form.widget]))["manager_state"])
+
+
+def test_blocked_and_invalid_answers_are_not_counted_accepted(client, batch,
+                                                               monkeypatch) -> None:
+    """The service may answer a row B (blocked, stored but never processed: real-service.md,
+    "Statuses"); the sandbox answers W at submission, so its answer is altered here."""
+    real = client.ach.submit_many
+
+    def answers_b(*args: Any, **kwargs: Any) -> pd.DataFrame:
+        result = real(*args, **kwargs)
+        statuses = result["itemStatus"].astype(object)
+        statuses.iloc[1] = "B"
+        result["itemStatus"] = statuses
+        return result
+
+    monkeypatch.setattr(client.ach, "submit_many", answers_b)
+    form = BulkSubmitForm(client, items=batch)
+    form.confirm.value = True
+    form.submit_button.click()
+    assert list(form.result["itemStatus"].astype(str)) == ["W", "B", "I"]
+    assert form.status_text == ("Done: 1 of 3 items accepted, 1 invalid (status I) and "
+                                "1 blocked (status B): not paid.")
 
 
 def test_the_result_is_never_embedded_in_the_widgets(client, batch, tmp_path) -> None:
@@ -229,7 +251,7 @@ def test_a_set_sent_in_several_requests_shows_each_chunk(client, batch, ref,
         "Submitting 5 rows: chunk 3 of 3 on its way (2 answered)…",
         "Submitting 5 rows: all 3 chunks answered, reading the results…",
     ]
-    assert form.status_text == "Done: 5 of 5 items stored."
+    assert form.status_text == "Done: 5 of 5 items accepted."
     assert len(_stored(client, list(rows["yourReferenceNumber"]))) == 5
 
 

@@ -57,9 +57,9 @@ def _noc(client: Any, account: str, received: dt.datetime, code: str = "C01",
     noc_id = next(_ids)
     # Kept whole, as a list would keep it once the NOC is known (the service has no such
     # item to fetch it from).
-    client.ach._seen.keep_whole.add(str(original["achItemId"]))
-    client.ach._seen.add([original])
-    client.nocs._seen.add([{"nocId": noc_id, "achItemId": original["achItemId"],
+    client.ach.seen.keep_whole.add(str(original["achItemId"]))
+    client.ach.seen.add([original])
+    client.nocs.seen.add([{"nocId": noc_id, "achItemId": original["achItemId"],
                             "changeCode": code, "correctedData": data,
                             "nocDate": received.isoformat()}])
     return noc_id
@@ -85,6 +85,24 @@ def test_an_overdue_noc_blocks_the_ach_form(client, fill, ach_values, account, n
     form.new_authorization.value = True
     form.confirm.value = True
     assert form.submit_button.disabled
+
+
+def test_the_ach_form_offers_the_nocs_corrected_values_for_the_account_typed(
+        client, fill, ach_values, account, now) -> None:
+    _noc(client, account, now - dt.timedelta(days=20), code="C06", data="555444333222 37")
+    form = AchForm(client)
+    assert form.correction_button.layout.display == "none"
+    fill(form, **{**ach_values, "bankAccountNumber": account})
+    assert form.submit_button.disabled and form.status_text.startswith("Refused: NOC")
+    assert form.correction_button.layout.display is None   # offered
+    assert "555444333222" not in repr(form._verdict)
+    form.correction_button.click()
+    # Typed in from the NOC, not re-keyed: the account number and the account type.
+    assert form.fields["bankAccountNumber"].value == "555444333222"
+    assert form.fields["achAccountType"].value == "Savings"
+    form.confirm.value = True
+    assert not form.submit_button.disabled
+    assert form.correction_button.layout.display == "none"   # the new account has no NOC
 
 
 def test_an_open_noc_warns_in_the_ready_line(client, fill, ach_values, account, now) -> None:
@@ -128,7 +146,7 @@ def test_the_noc_form_offers_the_correction_and_records_it_applied(
 
 def test_a_return_needing_authorization_and_the_checkbox(client, fill, ach_values, account,
                                                          now) -> None:
-    client.ach._seen.add([_record(account, now - dt.timedelta(days=9), itemStatus="R",
+    client.ach.seen.add([_record(account, now - dt.timedelta(days=9), itemStatus="R",
                                   returnReason="R07",
                                   returnDate=(now - dt.timedelta(days=7)).date().isoformat())])
     before = _count(client)
@@ -157,7 +175,7 @@ def _returned_debits(client: Any, account: str, now: dt.datetime, retries: int) 
                                settleDate=(at + dt.timedelta(days=1)).isoformat(),
                                returnDate=(at + dt.timedelta(days=3)).isoformat(),
                                achCompanyEntryDescription="RETRY PYMT"))
-    client.ach._seen.add(history)
+    client.ach.seen.add(history)
 
 
 def test_reinitiations_in_the_form(client, fill, ach_values, account, now) -> None:
@@ -168,7 +186,7 @@ def test_reinitiations_in_the_form(client, fill, ach_values, account, now) -> No
     assert "reinitiation 2 of 2" in form.status_text
     assert "company entry description set to RETRY PYMT" in form.status_text
 
-    client.ach._seen.clear()
+    client.ach.seen.clear()
     _returned_debits(client, account, now, retries=2)
     before = _count(client)
     third = AchForm(client)
@@ -181,7 +199,7 @@ def test_reinitiations_in_the_form(client, fill, ach_values, account, now) -> No
 
 
 def test_the_bulk_preview_gives_each_row_its_verdict(client, ref, account, now) -> None:
-    client.ach._seen.add([_record(account, now - dt.timedelta(days=9), itemStatus="R",
+    client.ach.seen.add([_record(account, now - dt.timedelta(days=9), itemStatus="R",
                                   returnReason="R02",
                                   returnDate=(now - dt.timedelta(days=7)).date().isoformat())])
     noc_account = f"9{uuid.uuid4().int % 10**11:011d}"
@@ -240,7 +258,7 @@ def test_the_noc_deadline_edge_through_the_form(client, fill, ach_values, now) -
 def test_the_180_days_edge_through_the_form(client, fill, ach_values, account, now, days,
                                             blocked) -> None:
     settled = dt.datetime.combine(now.date() - dt.timedelta(days=days), dt.time(), dt.UTC)
-    client.ach._seen.add([_record(account, settled - dt.timedelta(days=1), itemStatus="R",
+    client.ach.seen.add([_record(account, settled - dt.timedelta(days=1), itemStatus="R",
                                   returnReason="R01", settleDate=settled.isoformat(),
                                   returnDate=(settled + dt.timedelta(days=2)).isoformat())])
     form = AchForm(client)
@@ -250,3 +268,49 @@ def test_the_180_days_edge_through_the_form(client, fill, ach_values, account, n
         assert f"{days} days ago" in form.status_text and "within 180 days" in form.status_text
     else:
         assert "reinitiation 1 of 2" in form.status_text and "RETRY PYMT" in form.status_text
+
+
+@pytest.mark.parametrize(("at", "blocked"), [("2027-12-28T23:00:00+00:00", False),
+                                             ("2027-12-29T00:30:00+00:00", True)])
+def test_the_sixth_banking_day_across_a_saturday_holiday_through_the_form(
+        fill, ach_values, tmp_path, at, blocked) -> None:
+    """Christmas 2027 is a Saturday, and the Federal Reserve does not close the Friday
+    before: a NOC received Monday 2027-12-20 is due on Tue 28 (21, 22, 23, Fri 24, 27, 28),
+    by the sandbox's own clock, moved there."""
+    from paynb.sandbox import serve
+
+    with serve(port=0, seed_items=10, seed=2) as sb:
+        start = dt.datetime(2027, 12, 20, 12, tzinfo=dt.UTC)
+        sb.simulate.advance_clock(seconds=(start - sb.simulate.now()).total_seconds())
+        with sb.connect(journal=tmp_path / "journal.sqlite") as client:
+            account = f"6{uuid.uuid4().int % 10**11:011d}"
+            client.ach.list(progress=False)
+            sent = client.ach.submit({**ach_values, "bankAccountNumber": account})
+            sb.simulate.force_status(int(sent["achItemId"]), "S")
+            noc = sb.simulate.create_noc(int(sent["achItemId"]), change_code="C01",
+                                         corrected_data="555444333222")
+            assert noc["nocDate"].startswith("2027-12-20")
+            client.nocs.list(progress=False)
+            moment = dt.datetime.fromisoformat(at)
+            sb.simulate.advance_clock(seconds=(moment - sb.simulate.now()).total_seconds())
+            before = _count(client)
+            form = AchForm(client)
+            fill(form, **{**ach_values, "bankAccountNumber": account,
+                          "yourReferenceNumber": ach_values["yourReferenceNumber"] + "b"})
+            assert form.submit_button.disabled is blocked, form.status_text
+            text = form.status_text
+            if blocked:
+                assert text.startswith(f"Refused: NOC {noc['nocId']} (C01")
+                assert "was due 2027-12-28" in text
+                form.submit_button.click()
+                assert form.result is None and _count(client) == before
+            else:
+                assert f"Warning: NOC {noc['nocId']} (C01" in text and "due 2027-12-28" in text
+
+
+def test_with_no_history_the_form_says_it_cannot_check(client, fill, ach_values) -> None:
+    form = AchForm(client)   # this client has listed nothing and there is no history store
+    fill(form, **ach_values)
+    assert not form.submit_button.disabled
+    assert "Not checked against NOCs and returns: list ACH items and NOCs or sync the " \
+        "history first" in form.status_text

@@ -100,3 +100,29 @@ def test_a_few_lost_entries_are_looked_up_one_by_one(sb: Any, tmp_path: Path) ->
         gets = spy.select("GET", token=False)
         assert len(gets) == 3
         assert list(settled["state"]) == ["sent"] * 3
+
+
+def test_lost_items_the_service_made_invalid_or_blocked_are_settled_so(tmp_path: Path) -> None:
+    """An item found with status I (a restricted state) or B (a blocked account: the
+    sandbox's 999 prefix) is settled invalid or blocked, as its answer would have been
+    recorded, not sent (a B kept as sent refused the corrected item as a duplicate)."""
+    restricted = {**ach_item("IB-I", 1), "state": "GU"}
+    blocked = {**ach_item("IB-B", 2), "bankAccountNumber": "9991234567"}
+    with sandbox.serve(port=0, seed_items=5, seed=7) as own, \
+            spied_client(own, journal=tmp_path / "j.sqlite3") as (client, _):
+        for item in (restricted, blocked, ach_item("IB-W", 3)):
+            own.simulate.script_fault("drop_after_commit", on="writes")
+            with pytest.raises(TransportError):
+                client.ach.submit(item)
+        own.simulate.advance_clock(hours=2)  # business processing: W -> I and B
+        settled = client.reconcile()
+        assert settled[["reference", "was", "state"]].values.tolist() == [
+            ["IB-I", "unknown", "invalid"], ["IB-B", "unknown", "blocked"],
+            ["IB-W", "unknown", "sent"]]
+        assert settled["item_status"].tolist()[:2] == ["I", "B"]
+        journal = client.journal().set_index("reference")
+        assert journal.loc["IB-I", "item_status"] == "I"
+        assert journal.loc[["IB-I", "IB-B", "IB-W"], "state"].astype(str).tolist() == [
+            "invalid", "blocked", "sent"]
+        corrected = client.ach.submit({**blocked, "bankAccountNumber": "1234567"})
+        assert corrected["itemStatus"] == "W"

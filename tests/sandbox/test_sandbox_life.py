@@ -174,6 +174,24 @@ def test_records_carry_every_documented_field(store: Store) -> None:
                          for r in asked)
 
 
+def test_requests_for_return_answer_with_the_documented_rtp_statuses(
+        store: Store, caplog: pytest.LogCaptureFixture) -> None:
+    """requestReturnStatus speaks the RTP record's documented statuses (real-service.md's
+    record answers "Failed"/"RJCT"), so typing the sandbox's RTP list warns of nothing."""
+    from paynb import frames
+
+    rtp = store.list("rtp", "DEMO1", ListQuery(page_size=1000))["transactions"]
+    asked = [r for r in rtp if r["requestReturnStatus"]]
+    assert {r["requestReturnStatus"] for r in asked} == {"Success", "Failed"}
+    assert {(r["requestReturnStatus"], r["requestReturnStatusCode"]) for r in asked} == {
+        ("Success", "ACCP"), ("Failed", "RJCT"), ("Failed", "NOAS")}
+    with caplog.at_level("WARNING", logger="paynb.frames"):
+        frame = frames.to_frame(rtp, "rtp")
+    assert not caplog.records
+    assert list(frame["requestReturnStatus"].cat.categories) == list(frames.INSTANT_STATUSES)
+    assert frame["requestReturnStatus"].notna().sum() == len(asked)
+
+
 _DOCUMENTED_ACH = {
     "firstSignerFirstName": "Jane", "firstSignerLastName": "Doe", "state": "NY",
     "zip": "10001", "yourReferenceNumber": "FULL-1", "bankRoutingNumber": "021000021",

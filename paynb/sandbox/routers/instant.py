@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import hashlib
 import secrets
-from typing import Any
 
 from fastapi import APIRouter
 from fastapi.responses import Response
@@ -37,19 +36,8 @@ def _card_key(card_number: str) -> str:
     return "card:" + hashlib.blake2b(card_number.encode(), key=_CARD_KEY).hexdigest()
 
 
-def _route_answer(ctx: Ctx, route: rules.CardRoute, last_four: str,
-                  payment_type: str) -> dict[str, Any]:
-    now = ctx.store.now()
-    return {
-        "supported": route.supported,
-        "reachable": route.reachable,
-        "cardBrand": route.brand,
-        "cardLastFour": last_four,
-        "paymentTypes": [{"type": payment_type, "maxAmount": route.max_amount,
-                          "currency": "USD"}] if route.supported else [],
-        "checkedDateTime": iso(now),
-        "validUntil": iso(now + ctx.store.config.route_check_valid_ms),
-    }
+def _token_key(token_id: str, sub_client: str) -> str:
+    return f"token:{token_id}|{sub_client}"
 
 
 def _token_last_four(token_id: str, sub_client: str) -> str:
@@ -57,15 +45,32 @@ def _token_last_four(token_id: str, sub_client: str) -> str:
     return f"{int.from_bytes(digest, 'big') % 10_000:04d}"
 
 
+def _route_answer(ctx: Ctx, company_code: str, route: rules.CardRoute, key: str,
+                  last_four: str) -> Response:
+    """A route check's answer; a supported, reachable route is remembered (by ``key``)
+    for the sends that follow it."""
+    if route.supported and route.reachable:
+        ctx.store.remember_route_check(company_code, key)
+    now = ctx.store.now()
+    return json_response({
+        "supported": route.supported,
+        "reachable": route.reachable,
+        "cardBrand": route.brand,
+        "cardLastFour": last_four,
+        "paymentTypes": [{"type": "Push", "maxAmount": route.max_amount,
+                          "currency": "USD"}] if route.supported else [],
+        "checkedDateTime": iso(now),
+        "validUntil": iso(now + ctx.store.config.route_check_valid_ms),
+    })
+
+
 @router.post("/api/v3/InstantRoutes/companycode/{companyCode}",
              summary="Route check by card number", openapi_extra=body_doc(models.CardRouteCheck))
 def card_route_check(ctx: Ctx, company_code: Company, data: Body) -> Response:
     """Can this card receive an instant payment?"""
     check = parse(models.CardRouteCheck, data)
-    route = rules.card_route(check.card_number)
-    if route.supported and route.reachable:
-        ctx.store.remember_route_check(company_code, _card_key(check.card_number))
-    return json_response(_route_answer(ctx, route, check.card_number[-4:], "Push"))
+    return _route_answer(ctx, company_code, rules.card_route(check.card_number),
+                         _card_key(check.card_number), check.card_number[-4:])
 
 
 @router.post("/api/v3/InstantRoutes/companycode/{companyCode}/token",
@@ -73,12 +78,9 @@ def card_route_check(ctx: Ctx, company_code: Company, data: Body) -> Response:
 def token_route_check(ctx: Ctx, company_code: Company, data: Body) -> Response:
     """Can this card token receive an instant payment?"""
     check = parse(models.TokenRouteCheck, data)
-    route = rules.token_route(check.token_id)
-    if route.supported and route.reachable:
-        ctx.store.remember_route_check(company_code,
-                                       f"token:{check.token_id}|{check.your_sub_client_id}")
-    return json_response(_route_answer(
-        ctx, route, _token_last_four(check.token_id, check.your_sub_client_id), "Push"))
+    return _route_answer(ctx, company_code, rules.token_route(check.token_id),
+                         _token_key(check.token_id, check.your_sub_client_id),
+                         _token_last_four(check.token_id, check.your_sub_client_id))
 
 
 @router.post(PREFIX, summary="Send an instant card payment",
@@ -90,7 +92,7 @@ def instant_send(ctx: Ctx, company_code: Company, data: Body) -> Response:
         key, field_name = _card_key(txn.card_number), "cardNumber"
         route, last_four = rules.card_route(txn.card_number), txn.card_number[-4:]
     else:
-        key, field_name = f"token:{txn.token_id}|{txn.your_sub_client_id}", "tokenId"
+        key, field_name = _token_key(txn.token_id, txn.your_sub_client_id), "tokenId"
         route = rules.token_route(txn.token_id)
         last_four = _token_last_four(txn.token_id, txn.your_sub_client_id)
     require_route(ctx, company_code, key, field_name, "card", route.max_amount, txn.amount)

@@ -1,0 +1,226 @@
+"""Account keys in the history store, and the reader the submission guards use.
+
+The guards of :mod:`paynb.compliance` match an entry's receiving account (routing and
+**full** account number) against the history; a store masks account numbers
+(``****6789``) unless synced with ``mask=False``. So each stored ACH row also carries
+``_accountKey``: keyed BLAKE2b (a MAC, RFC 7693) of ``routing`` and ``account`` under a
+random 32-byte secret of that store, 8 bytes, as a signed 64-bit integer. Two rows to the same
+account have the same key; the number cannot be read from it.
+
+The secret is **not** in the store's folder: a key whose secret travels with it is a
+plain hash, and with the last four digits and the routing number beside it (the masked
+columns show them) an account number of ten digits is one of a million guesses, tried in
+a second. The metadata names the secret (``accountKey.id``); the secret itself is the file
+``history-keys/<id>.key`` in the user's data folder (where the journal lives, readable by
+the user only). A folder shared with a colleague, or copied elsewhere, holds no number
+and no means of testing guesses; there, the guards say they cannot match accounts in it,
+and ``client.sync(rebuild=True)`` gives the copy a secret of its own.
+
+pandas and pyarrow load only when a store is read.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import os
+import secrets
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+from hashlib import blake2b
+from pathlib import Path
+from typing import Any
+
+from paynb.history._store import NO_MONTH, Store, latest
+
+__all__ = ["KEY_COLUMN", "GuardRows", "account_key", "account_keys", "guard_rows",
+           "new_key", "secret_of"]
+
+#: The column of the store's ACH rows that holds the keyed hash of the account.
+KEY_COLUMN = "_accountKey"
+#: How the keys are made (recorded in the metadata, for a later paynb to tell).
+SCHEME = "keyed-blake2b-64 (routing, account)"
+#: The fields of an ACH row the guards read (paynb.resources._seen.GUARD_FIELDS).
+GUARD_COLUMNS = ("achItemId", "bankRoutingNumber", "bankAccountNumber", "itemStatus",
+                 "returnReason", "returnDate", "receivedDateTime", "amount",
+                 "achTransactionType", "achTransactionSubType", "achCompanyEntryDescription",
+                 "settleDate", "sendDate")
+#: The fields of a NOC the guards read.
+NOC_COLUMNS = ("nocId", "achItemId", "changeCode", "changeReason", "correctedData", "nocDate",
+               "yourReferenceNumber")
+
+
+def _keys_folder() -> Path:
+    import platformdirs
+
+    return Path(platformdirs.user_data_dir("paynb", appauthor=False)) / "history-keys"
+
+
+def new_key() -> dict[str, str]:
+    """A new secret, saved in the user's data folder; returns the metadata that names it."""
+    key_id = secrets.token_hex(8)
+    folder = _keys_folder()
+    folder.mkdir(parents=True, exist_ok=True)
+    # Created readable by the user only, and never overwritten.
+    handle = os.open(folder / f"{key_id}.key", os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+    with os.fdopen(handle, "wb") as file:
+        file.write(secrets.token_bytes(32))
+    return {"id": key_id, "scheme": SCHEME}
+
+
+def secret_of(meta: Mapping[str, Any]) -> bytes | None:
+    """The secret the store's metadata names, when this machine holds it."""
+    info = meta.get("accountKey")
+    key_id = info.get("id") if isinstance(info, Mapping) else None
+    if not isinstance(key_id, str) or not key_id.isalnum():
+        return None
+    try:
+        found = (_keys_folder() / f"{key_id}.key").read_bytes()
+    except OSError:
+        return None
+    return found if len(found) == 32 else None
+
+
+def _text(value: Any) -> str | None:
+    if value is None or value != value:  # None, NaN
+        return None
+    text = str(value).strip()
+    return None if not text or "*" in text or text in ("nan", "<NA>", "None") else text
+
+
+def account_key(secret: bytes, routing: Any, account: Any) -> int | None:
+    """The key of one account (None when either number is missing or masked)."""
+    routing_text, account_text = _text(routing), _text(account)
+    if routing_text is None or account_text is None:
+        return None
+    digest = blake2b(f"{routing_text}\x1f{account_text}".encode(), key=secret,
+                     digest_size=8).digest()
+    return int.from_bytes(digest, "big", signed=True)
+
+
+def account_keys(records: Iterable[Mapping[str, Any]], secret: bytes) -> Any:
+    """The keys of raw ACH records (whole numbers, as the service sends them), as a
+    nullable ``Int64`` array: one hash per distinct account, not per record."""
+    import numpy as np
+    import pandas as pd
+
+    done: dict[tuple[Any, Any], int | None] = {}
+    keys = []
+    for record in records:
+        pair = (record.get("bankRoutingNumber"), record.get("bankAccountNumber"))
+        try:
+            key = done[pair]
+        except KeyError:
+            key = done[pair] = account_key(secret, *pair)
+        except TypeError:  # an unhashable value: no account
+            key = None
+        keys.append(key)
+    missing = np.fromiter((key is None for key in keys), dtype=bool, count=len(keys))
+    values = np.fromiter((0 if key is None else key for key in keys), dtype=np.int64,
+                         count=len(keys))
+    return pd.arrays.IntegerArray(values, missing)
+
+
+@dataclass
+class GuardRows:
+    """What a store holds for the guards about some accounts."""
+
+    #: ACH records (the guards' fields) of the accounts asked for, with their routing and
+    #: full account number as the caller gave them (in memory only).
+    items: list[dict[str, Any]] = field(default_factory=list)
+    #: NOCs of the store not applied, about entries among ``items``.
+    nocs: list[dict[str, Any]] = field(default_factory=list)
+    #: What was read: the store's folder and period.
+    checked: str = ""
+    #: Why the store cannot be used to match accounts (None: it can).
+    problem: str | None = None
+    #: Whether the store holds ACH history of the company at all.
+    holds: bool = False
+
+
+def _period(meta: Mapping[str, Any], company: str, since: dt.datetime) -> tuple[str, str]:
+    state = meta.get("kinds", {}).get("ach", {}).get(company, {})
+    start = state.get("since")
+    first = max(since, dt.datetime.fromisoformat(start)) if start else since
+    synced = state.get("syncedAt") or meta.get("syncedAt")
+    last = dt.datetime.fromisoformat(synced).astimezone(dt.UTC) if synced else None
+    return f"{first:%Y-%m-%d}", f"{last:%Y-%m-%d %H:%M} UTC" if last else "its last sync"
+
+
+def guard_rows(store: Store, company: str, accounts: Iterable[tuple[Any, Any]], *,
+               since: dt.datetime, applied: Iterable[Any] = ()) -> GuardRows:
+    """The ACH items of ``accounts`` (routing, full account number) received from
+    ``since`` on, the NOCs not ``applied`` about them, and the entries those NOCs are
+    about whatever their age: read from ``store`` for ``company``, only the guards'
+    columns, only the partitions from ``since`` (and those of the NOCs' entries).
+
+    Accounts are matched by :data:`KEY_COLUMN`; in a store synced with ``mask=False``
+    before the keys existed, by the numbers themselves. A store that cannot be matched
+    says why in ``problem``.
+    """
+    meta = store.meta()
+    where = str(store.path)
+    if not meta.get("kinds", {}).get("ach", {}).get(company):
+        return GuardRows(checked=f"history store {where}: no ACH items of {company}")
+    first, last = _period(meta, company, since)
+    checked = f"history store {where} (ACH items received {first} to {last})"
+    pairs = {(r, a) for r, a in ((_text(r), _text(a)) for r, a in accounts)
+             if r is not None and a is not None}
+    secret = secret_of(meta)
+    by_key: dict[int | None, tuple[str, str]] = {}
+    if secret is not None:
+        by_key = {account_key(secret, r, a): (r, a) for r, a in pairs}
+        condition: tuple[str, str, Any] = (KEY_COLUMN, "isin", list(by_key))
+    elif meta.get("masked") is False:
+        condition = ("bankAccountNumber", "isin", sorted({a for _r, a in pairs}))
+    else:
+        why = ("has account keys whose secret is not on this machine (a copied or shared "
+               "folder)" if meta.get("accountKey") else
+               "was written by a paynb that kept no account keys")
+        return GuardRows(checked=checked, holds=True, problem=(
+            f"the history store {where} {why} and masks account numbers: the guards cannot "
+            "match accounts in it and judge by what this client has seen only; "
+            "client.sync(rebuild=True) builds it again with account keys"))
+    if not pairs:
+        return GuardRows(checked=checked, holds=True)
+    nocs = _nocs(store, company, meta, {str(a) for a in applied})
+    noc_items = list({n["achItemId"] for n in nocs if n.get("achItemId") is not None})
+    # The NOCs' entries may be older than ``since``: their months are read too (a NOC
+    # comes within days of its entry's settlement: from two months before the first NOC).
+    low = f"{since:%Y-%m}"
+    dates = [n["nocDate"] for n in nocs if n.get("nocDate") is not None]
+    if dates:
+        low = min(low, f"{min(dates) - dt.timedelta(days=62):%Y-%m}")
+    files = [f for f in store.files("items", kind="ach", company=company, meta=meta)
+             if f.month != NO_MONTH and (f.month or "") >= low]
+    table = store.read(files, [*GUARD_COLUMNS, KEY_COLUMN, "_version"],
+                       where=[condition, ("receivedDateTime", ">=", since)],
+                       also=("achItemId", noc_items))
+    items = []
+    for row in latest(table, "achItemId").to_pylist():
+        pair = by_key.get(row.get(KEY_COLUMN)) if secret is not None else \
+            (_text(row.get("bankRoutingNumber")), _text(row.get("bankAccountNumber")))
+        if pair not in pairs:
+            continue  # a NOC's entry to another account, or only the account number matched
+        row.pop(KEY_COLUMN, None)
+        row.pop("_version", None)
+        row["bankRoutingNumber"], row["bankAccountNumber"] = pair
+        items.append(row)
+    ids = {row["achItemId"] for row in items}
+    return GuardRows(items=items, nocs=[n for n in nocs if n.get("achItemId") in ids],
+                     checked=checked, holds=True)
+
+
+def _nocs(store: Store, company: str, meta: dict[str, Any], applied: set[str],
+          ) -> list[dict[str, Any]]:
+    """The store's NOCs of ``company`` not in ``applied`` (the guards' fields)."""
+    files = store.files("items", kind="noc", company=company, meta=meta)
+    if not files:
+        return []
+    table = latest(store.read(files, [*NOC_COLUMNS, "_version"]), "nocId")
+    found = []
+    for row in table.to_pylist():
+        if str(row.get("nocId")) in applied:
+            continue
+        row.pop("_version", None)
+        found.append(row)
+    return found

@@ -1,0 +1,72 @@
+"""The one decimal parser and the one ``missing``, at their edges, and the two readings
+built on the parser: a request's amount (``validation.to_decimal``) and what the frames
+read from the service (``frames``: a ``$`` too)."""
+
+from __future__ import annotations
+
+from decimal import Decimal
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from paynb import frames
+from paynb._coerce import missing, parse_decimal
+from paynb.validation import to_decimal
+
+NOT_A_NUMBER = ValueError
+
+
+@pytest.mark.parametrize(("given", "parsed", "request_amount", "frame_amount"), [
+    ("1e3", Decimal("1E+3"), Decimal("1000"), Decimal("1000.00")),
+    (" 12.30 ", Decimal("12.30"), Decimal("12.30"), Decimal("12.30")),
+    ("1,250.00", Decimal("1250.00"), Decimal("1250.00"), Decimal("1250.00")),
+    # A decimal comma is not read as a thousands separator (that would be 1230).
+    ("12,30", NOT_A_NUMBER, None, None),
+    ("1,2,3", NOT_A_NUMBER, None, None),
+    (Decimal("NaN"), None, None, None),
+    (Decimal("Infinity"), Decimal("Infinity"), None, None),
+    (0.1, Decimal("0.1"), Decimal("0.1"), Decimal("0.10")),
+    (np.float64(0.1), Decimal("0.1"), Decimal("0.1"), Decimal("0.10")),
+    (float("nan"), None, None, None),
+    (12, Decimal(12), Decimal(12), Decimal("12.00")),
+    (np.int64(12), Decimal(12), Decimal(12), Decimal("12.00")),
+    (True, NOT_A_NUMBER, None, None),
+    (None, None, None, None),
+    ("", None, None, None),
+    ("   ", None, None, None),
+    ("lots", NOT_A_NUMBER, None, None),
+    (["12"], NOT_A_NUMBER, None, None),
+    # A $ is read in what the service sends (an export's cell), never in a request.
+    ("$1,250.00", NOT_A_NUMBER, None, Decimal("1250.00")),
+])
+def test_the_one_decimal_parser_and_its_two_readings(given, parsed, request_amount,
+                                                     frame_amount) -> None:
+    if parsed is NOT_A_NUMBER:
+        with pytest.raises(ValueError):
+            parse_decimal(given)
+    else:
+        found = parse_decimal(given)
+        assert found == parsed and (found is None or str(found) == str(parsed))
+    assert to_decimal(given) == request_amount
+    column = frames.to_frame([{"achItemId": 1, "amount": given}], "ach")["amount"]
+    shown = column.iloc[0]
+    assert (None if pd.isna(shown) else shown) == frame_amount
+
+
+def test_a_float_is_read_as_the_text_it_was_typed_as() -> None:
+    assert parse_decimal(0.1 + 0.2) == Decimal("0.30000000000000004")
+    assert parse_decimal(125.1) == Decimal("125.1")
+    assert parse_decimal("$12", currency_sign=True) == Decimal("12")
+
+
+@pytest.mark.parametrize("value", [None, float("nan"), np.nan, pd.NA, pd.NaT,
+                                   Decimal("NaN"), np.datetime64("NaT")])
+def test_missing_values(value) -> None:
+    assert missing(value)
+
+
+@pytest.mark.parametrize("value", ["", " ", 0, 0.0, False, Decimal(0), [], {}, "NaN",
+                                   np.array([1.0, np.nan])])
+def test_present_values(value) -> None:
+    assert not missing(value)
