@@ -116,9 +116,15 @@ def run(cfg: Config) -> list[Row]:
             chosen = [int(i) for i in pool[number * changes:(number + 1) * changes]]
             _force_returns(served, chosen, day)
             seconds, result = timed(lambda: client.sync(kinds="ach", progress=False))
-            if int(result["events"].iloc[0]) != changes:
+            # At least the 1,000: the sandbox's own life may send a few waiting items
+            # (W -> S at their cut-off) meanwhile, which the sync rightly records too.
+            if int(result["events"].iloc[0]) < changes:
                 raise AssertionError(f"the sync recorded {result['events'].iloc[0]} changes, "
-                                     f"not {changes}")
+                                     f"fewer than {changes}")
+            returned = paynb.History(folder).ach(status="R", returned_from=day,
+                                                 returned_to=day, columns=["itemStatus"])
+            if sorted(returned["achItemId"].tolist()) != sorted(chosen):
+                raise AssertionError("the store does not hold exactly the items returned")
             sync_times.append(seconds)
             listed, frame = timed(lambda day=day: paynb_client(served).ach.list(
                 status="R", returned_from=day, progress=False))
@@ -132,12 +138,12 @@ def run(cfg: Config) -> list[Row]:
                         met=ratio <= 2,
                         notes=["baseline: a fresh client listing exactly the changed items "
                                "(status R, their return date). The sync also reads the list's "
-                               "total and last page, the S and V counts, and the B, I and R "
+                               "total and last page, the W and V counts, and the B, I and R "
                                "counts of the day before the watermark (from the second "
                                "round on: that day holds the previous round's returns, "
-                               "counted instead of read again), all counts asked while the "
-                               "list's end is read; it reads the stored items of the months "
-                               "the changes fall in"]))
+                               "counted instead of read again), all counts and the poll "
+                               "asked while the list's end is read; it looks up the stored "
+                               "rows of the changed ids (the row groups that can hold them)"]))
 
         everything = paynb.History(folder).ach()
         memory = everything.memory_usage(deep=True).sum() / len(everything)

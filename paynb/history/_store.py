@@ -15,7 +15,8 @@ replacing the metadata file (also by rename): files of a version above the commi
 one are left-overs of an interrupted sync, ignored by readers and removed by the next
 sync. A sync appends small files (the new and changed items); readers keep the
 highest version of each item. A partition that grows more than :data:`MAX_FILES`
-files is compacted into one by the sync that touches it.
+files is compacted by the sync that touches it (its newest small files merged into
+one; see ``_to_merge`` in :mod:`paynb.history._sync`).
 
 ``returns`` holds a second copy of every stored row that has a return date (ACH and
 RCC), partitioned by the month of that date: a few percent of the rows, so that the
@@ -128,6 +129,8 @@ class Store:
     def __init__(self, path: str | os.PathLike[str]) -> None:
         self.path = Path(path).expanduser()
         self._written = 0
+        #: Data files written since the last commit, not yet flushed to disk.
+        self._unsynced: list[Path] = []
 
     # ------------------------------------------------------------------ metadata
 
@@ -158,7 +161,19 @@ class Store:
         return meta
 
     def commit(self, meta: dict[str, Any]) -> None:
-        """Replace the metadata in one rename: the sync's files become visible at once."""
+        """Replace the metadata in one rename: the sync's files become visible at once.
+
+        The data files are flushed to disk first, all at once (one wait, not one per
+        file), so that metadata on disk never names a file that is not.
+        """
+        if self._unsynced:
+            from concurrent.futures import ThreadPoolExecutor
+
+            with self.writing(), ThreadPoolExecutor(
+                    max_workers=min(8, len(self._unsynced)),
+                    thread_name_prefix="paynb-fsync") as pool:
+                list(pool.map(_fsync, self._unsynced))
+            self._unsynced = []
         self._atomic_write(self.meta_path,
                            json.dumps(meta, indent=1, sort_keys=True).encode("utf-8"))
 
@@ -171,9 +186,10 @@ class Store:
         An OS lock on ``.lock`` (``fcntl``; ``msvcrt`` on Windows): the system drops it
         when the process ends, however it ends, so a killed sync never leaves it held.
         """
-        self.path.mkdir(parents=True, exist_ok=True)
-        lock_path = self.path / ".lock"
-        handle = open(lock_path, "a+", encoding="utf-8")  # noqa: SIM115 (held until exit)
+        with self.writing():
+            self.path.mkdir(parents=True, exist_ok=True)
+            lock_path = self.path / ".lock"
+            handle = open(lock_path, "a+", encoding="utf-8")  # noqa: SIM115 (held until exit)
         try:
             try:
                 _lock(handle)
@@ -196,33 +212,52 @@ class Store:
 
     # ------------------------------------------------------------------ files
 
+    @contextlib.contextmanager
+    def writing(self) -> Iterator[None]:
+        """Turn the system's refusal to write the store (no such folder, a file in the
+        way, no permission, a full disk) into an error that names ``path``."""
+        try:
+            yield
+        except OSError as exc:
+            reason = exc.strerror or type(exc).__name__
+            where = f" ({exc.filename})" if exc.filename and str(exc.filename) != str(
+                self.path) else ""
+            raise HistoryError(
+                f"path {str(self.path)!r} cannot be written as a history folder: {reason}"
+                f"{where}. Give client.sync(path=...) a folder you can write to (it and "
+                "its parents are created), or leave path out for the default in your "
+                "user data folder") from None
+
     def _atomic_write(self, target: Path, data: bytes) -> None:
-        tmp = self.path / ".tmp"
-        tmp.mkdir(parents=True, exist_ok=True)
-        part = tmp / f"{target.name}.{secrets.token_hex(4)}"
-        with open(part, "wb") as handle:
-            handle.write(data)
-            handle.flush()
-            os.fsync(handle.fileno())
-        target.parent.mkdir(parents=True, exist_ok=True)
-        os.replace(part, target)
+        with self.writing():
+            tmp = self.path / ".tmp"
+            tmp.mkdir(parents=True, exist_ok=True)
+            part = tmp / f"{target.name}.{secrets.token_hex(4)}"
+            with open(part, "wb") as handle:
+                handle.write(data)
+                handle.flush()
+                os.fsync(handle.fileno())
+            target.parent.mkdir(parents=True, exist_ok=True)
+            os.replace(part, target)
 
     def write_table(self, table: pa.Table, folder: Path, version: int) -> Path:
         """Write ``table`` as a new file of ``folder`` (temp file, then rename)."""
         import pyarrow.parquet as pq
 
-        tmp = self.path / ".tmp"
-        tmp.mkdir(parents=True, exist_ok=True)
         # The counter keeps one sync's files of a partition in the order they were written.
         self._written += 1
         name = f"v{version:06d}-{self._written:06x}{secrets.token_hex(3)}.parquet"
-        part = tmp / name
-        # Snappy: read about 2.5x faster than zstd here, and every Parquet reader has it.
-        pq.write_table(table, part, compression="snappy", row_group_size=ROW_GROUP)
-        with open(part, "rb") as handle:
-            os.fsync(handle.fileno())
-        folder.mkdir(parents=True, exist_ok=True)
-        os.replace(part, folder / name)
+        with self.writing():
+            tmp = self.path / ".tmp"
+            tmp.mkdir(parents=True, exist_ok=True)
+            part = tmp / name
+            # Snappy: read about 2.5x faster than zstd here, and every Parquet reader has it.
+            pq.write_table(table, part, compression="snappy", row_group_size=ROW_GROUP)
+            folder.mkdir(parents=True, exist_ok=True)
+            # In place before it is on disk: readers ignore it until the commit, which
+            # flushes it first (see :meth:`commit`).
+            os.replace(part, folder / name)
+        self._unsynced.append(folder / name)
         return folder / name
 
     def items_folder(self, kind: str, company: str, month: str) -> Path:
@@ -330,6 +365,52 @@ class Store:
             return tables[0]
         return pa.concat_tables(tables, promote_options="permissive")
 
+    def read_ids(self, files: list[DataFile], id_field: str, ids: list[Any],
+                 columns: list[str], cache: dict[Any, Any] | None = None) -> pa.Table:
+        """The rows of ``files`` whose ``id_field`` is in ``ids`` (every version, oldest
+        file first), decoding only the row groups whose id statistics (min and max) can
+        hold one of them: ids grow with the list, so the few hundred items a sync asks
+        about are in a few groups of the newest files, not in the whole months.
+
+        ``cache`` (a dict the caller keeps) holds the opened files and decoded groups,
+        so that asking again about other ids decodes nothing twice.
+        """
+        import numpy as np
+        import pyarrow as pa
+        import pyarrow.compute as pc
+        import pyarrow.parquet as pq
+
+        cache = {} if cache is None else cache
+        tables = []
+        for data in files:
+            try:
+                parquet = cache.get(data.path)
+                if parquet is None:
+                    parquet = cache[data.path] = pq.ParquetFile(data.path)
+                schema = parquet.schema_arrow
+                if id_field not in schema.names or not ids:
+                    continue
+                wanted = pa.array(ids).cast(schema.field(id_field).type)
+                values = np.sort(np.asarray(wanted.drop_null().to_pylist(), dtype=object))
+                groups = _groups_holding(parquet.metadata, schema.get_field_index(id_field),
+                                         values)
+                names = [c for c in columns if c in schema.names]
+                for group in groups:
+                    if (data.path, group) not in cache:
+                        cache[data.path, group] = parquet.read_row_group(group, columns=names)
+            except (OSError, pa.ArrowException) as exc:
+                raise HistoryCorruptError(
+                    f"{data.path} is not a readable Parquet file of this history ({exc})"
+                    + _rebuild_hint(self.path)) from None
+            for group in groups:
+                table = cache[data.path, group]
+                tables.append(table.filter(pc.is_in(table.column(id_field), value_set=wanted)))
+        if not tables:
+            return pa.table({})
+        if len(tables) == 1:
+            return tables[0]
+        return pa.concat_tables(tables, promote_options="permissive")
+
     def info(self, files: list[DataFile]) -> dict[str, Any]:
         """What the files say of their columns: the pandas ``dtypes`` they were written
         with and the ``json`` columns (later files win; columns in first-seen order)."""
@@ -349,6 +430,11 @@ class Store:
             dtypes.update(info.get("dtypes", {}))
             json_columns.update(info.get("json", []))
         return {"dtypes": dtypes, "json": sorted(json_columns)}
+
+
+def _fsync(path: Path) -> None:
+    with open(path, "rb") as handle:
+        os.fsync(handle.fileno())
 
 
 def _parse(relative: Path, depth: int) -> tuple[str, str, str | None, int] | None:
@@ -394,6 +480,25 @@ def _condition(where: list[tuple[str, str, Any]], schema: pa.Schema,
     if also is not None and also[1] and also[0] in schema.names:
         condition = condition | pc.field(also[0]).isin(list(also[1]))
     return condition
+
+
+def _groups_holding(metadata: Any, column: int, values: Any) -> list[int]:
+    """The row groups whose statistics of ``column`` allow one of the sorted ``values``
+    (a group without statistics may hold any)."""
+    import numpy as np
+
+    groups = []
+    for number in range(metadata.num_row_groups):
+        stats = metadata.row_group(number).column(column).statistics
+        if stats is None or not stats.has_min_max:
+            groups.append(number)
+            continue
+        # The first value not below the group's minimum: the group may hold it if it is
+        # not above the maximum.
+        place = int(np.searchsorted(values, stats.min, side="left"))
+        if place < len(values) and values[place] <= stats.max:
+            groups.append(number)
+    return groups
 
 
 def _read_matching(parquet: Any, columns: list[str] | None, condition: Any,

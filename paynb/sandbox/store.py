@@ -549,7 +549,7 @@ class Store:
         first = query.page * query.page_size
         wanted = first + query.page_size
         if query.statuses and query.reference is None and total:
-            in_statuses = self._aggregate(kind, company, ListQuery(statuses=query.statuses))[0]
+            in_statuses = self._count(kind, company, query.statuses)
             if wanted * in_statuses < total * total:
                 parts, params = [], []
                 dates = replace(query, statuses=())
@@ -565,6 +565,23 @@ class Store:
         where, params = self._where(kind, company, query)
         return (f"SELECT rowid FROM {where} ORDER BY _seq LIMIT ? OFFSET ?",
                 [*params, query.page_size, first])
+
+    def _count(self, kind: Kind, company: str, statuses: tuple[str, ...]) -> int:
+        """How many items of ``company`` are in ``statuses``, for the page planner: from the
+        status index alone. (The answer's aggregate also sums the amounts, which visits
+        every row: 0.2 s for the 40,000 R items of 1,000,000, paid by the first filtered
+        page after any change.)"""
+        key = (kind.name, company, statuses, "count")
+        cached = self._aggregates.get(key)
+        if cached and cached[0] == self._versions[kind.name]:
+            return cached[1][0]
+        t = kind.table
+        n = self._db.execute(
+            f"SELECT COUNT(*) FROM {t} INDEXED BY {t}_company_status_seq WHERE companyCode = ? "
+            f"AND itemStatus IN ({', '.join('?' * len(statuses))})",
+            [company, *statuses]).fetchone()[0]
+        self._aggregates[key] = (self._versions[kind.name], (n, 0, 0))
+        return int(n)
 
     def _aggregate(self, kind: Kind, company: str, query: ListQuery) -> tuple[int, int, int]:
         if not query.filtered:

@@ -293,3 +293,68 @@ def test_a_folder_never_synced_into_says_so_instead_of_passing_for_no_items(tmp_
         assert typo.rcc().empty  # said once per History, not on every read
     with pytest.warns(PaynbWarning, match="is empty"):
         History(tmp_path).nocs()
+
+
+def test_a_return_the_poll_cannot_reach_is_reported_and_the_search_stays_short(tmp_path,
+                                                                            caplog):
+    """A waiting item returned with a date before the store's watermark: the poll does not
+    reach it, the W count says one item left W, and the search of the S list stops at
+    the oldest item the store holds as waiting (not at the start of the list), then says
+    what it could not find and how to recover."""
+    with serve(port=0, seed_items=300, seed=3) as sb:
+        client = sb.connect(journal=None, page_size=10)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            client.ach.submit_many([{
+                "firstSignerFirstName": "Hist", "firstSignerLastName": f"Ory{n}",
+                "state": "NY", "zip": "10001", "yourReferenceNumber": f"HIST-LATE-{n}",
+                "bankRoutingNumber": "021000021", "bankAccountNumber": f"{987650000 + n}",
+                "achTransactionType": "Debit", "amount": "12.34"} for n in range(30)])
+        client.sync(path=tmp_path, kinds="ach", progress=False)
+        waiting = client.ach.list(status="W", progress=False)["achItemId"].tolist()
+        sent = len(client.ach.list(status="S", progress=False))
+        sb.simulate.force_status(waiting[0], "R", code="R01", date="2001-02-05")
+        with caplog.at_level("WARNING", logger="paynb.history"):
+            result = client.sync(progress=False).set_index("kind").loc["ach"]
+        assert "no longer waiting" in caplog.text and "rebuild=True" in caplog.text
+        # Total and last page, the returns poll, W and V counts, then the S list's first
+        # page and its last few (down to the demo's two oldest waiting items, 20 items
+        # before the end): not its sent / 10 pages.
+        assert result["requests"] <= 10 < sent / 10
+        assert result["written"] == 0
+        client.sync(rebuild=True, progress=False)
+        pd.testing.assert_frame_equal(History(tmp_path).ach(), client.ach.list(progress=False))
+
+
+def _unwritable(tmp_path: Path) -> Path:
+    """A folder that cannot be made: one under a read-only folder, or (as root, whom
+    permissions do not stop) one under /proc, where nothing can be created."""
+    if hasattr(os, "geteuid") and os.geteuid() != 0:
+        locked = tmp_path / "read-only"
+        locked.mkdir()
+        locked.chmod(0o500)
+        return locked / "history"
+    if not Path("/proc/self").is_dir():
+        pytest.skip("needs a non-root user or Linux's /proc")
+    return Path("/proc/self/paynb-history")
+
+
+@pytest.mark.parametrize("where", ["a file in the way", "not writable"])
+def test_a_path_that_cannot_be_written_is_named_with_what_to_do(client, tmp_path, where):
+    if where == "a file in the way":
+        blocker = tmp_path / "notes.txt"
+        blocker.write_text("not a folder")
+        path = blocker / "history"
+    else:
+        path = _unwritable(tmp_path)
+    try:
+        with pytest.raises(PaynbError, match=r"path .* cannot be written") as caught:
+            client.sync(path=path, kinds="ach", progress=False)
+    finally:
+        if where != "a file in the way" and path.parent.name == "read-only":
+            path.parent.chmod(0o700)
+    message = str(caught.value)
+    assert str(path) in message and "sync(path=...)" in message
+    assert not isinstance(caught.value, OSError)
+    # The client's history stays where it was.
+    assert client.history.path != path
