@@ -85,6 +85,10 @@ class State:
     _chunks: list[tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]] = field(
         default_factory=list)
     _joined: tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray] | None = None
+    #: Chunks of the rows of the matches in ``multi``, flat: (match id, expected row) and
+    #: (match id, item row), in the order added; read through :meth:`multi_rows`.
+    _multi_chunks: list[tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]] = field(
+        default_factory=list)
 
     def __post_init__(self) -> None:
         self.e_group = np.full(self.n_expected, -1, dtype=np.int64)
@@ -136,6 +140,24 @@ class State:
         e_set, i_set = self.multi.get(group, ((int(e_first[group]),), (int(i_first[group]),)))
         return self.rule_names[codes[group]], bool(manual[group]), e_set, i_set
 
+    def multi_rows(self) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+        """The rows of the matches in ``multi``, flat (the result frames read them as
+        arrays, not group by group): match ids and expected rows, match ids and item rows,
+        each in the order of ``multi``."""
+        if not self._multi_chunks:
+            empty = np.zeros(0, np.int64)
+            return empty, empty, empty, empty
+        if len(self._multi_chunks) > 1:
+            self._multi_chunks = [tuple(  # type: ignore[list-item]
+                np.concatenate(parts) for parts in zip(*self._multi_chunks, strict=True))]
+        return self._multi_chunks[0]
+
+    def multi_mask(self) -> np.ndarray:
+        """Per match: whether it is in ``multi`` (more than one row on a side)."""
+        mask = np.zeros(self.count, dtype=bool)
+        mask[np.fromiter(self.multi, dtype=np.int64, count=len(self.multi))] = True
+        return mask
+
     def e_live(self) -> np.ndarray:
         return (self.e_group < 0) & ~self.e_tied
 
@@ -161,14 +183,23 @@ class State:
         i_all: list[int] = []
         e_ids: list[int] = []
         i_ids: list[int] = []
+        # Flat (match id, row) pairs of the multi-row matches, in the order of ``multi``.
+        multi: tuple[list[int], list[int], list[int], list[int]] = ([], [], [], [])
         for offset, (e_rows, i_rows) in enumerate(groups):
             e_set, i_set = tuple(int(r) for r in e_rows), tuple(int(r) for r in i_rows)
             if len(e_set) > 1 or len(i_set) > 1:
                 self.multi[first + offset] = (e_set, i_set)
+                multi[0].extend([first + offset] * len(e_set))
+                multi[1].extend(e_set)
+                multi[2].extend([first + offset] * len(i_set))
+                multi[3].extend(i_set)
             e_all += e_set
             i_all += i_set
             e_ids += [first + offset] * len(e_set)
             i_ids += [first + offset] * len(i_set)
+        if multi[0]:
+            self._multi_chunks.append(tuple(  # type: ignore[arg-type]
+                np.array(part, dtype=np.int64) for part in multi))
         n = len(groups)
         self._chunks.append((np.full(n, self._code(rule), dtype=np.int64),
                              np.full(n, manual, dtype=bool),
