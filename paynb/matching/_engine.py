@@ -178,33 +178,28 @@ class State:
         """Several matches at once, each (expected rows, item rows)."""
         if not groups:
             return
-        first = self.count
-        e_all: list[int] = []
-        i_all: list[int] = []
-        e_ids: list[int] = []
-        i_ids: list[int] = []
-        # Flat (match id, row) pairs of the multi-row matches, in the order of ``multi``.
-        multi: tuple[list[int], list[int], list[int], list[int]] = ([], [], [], [])
-        for offset, (e_rows, i_rows) in enumerate(groups):
-            e_set, i_set = tuple(int(r) for r in e_rows), tuple(int(r) for r in i_rows)
-            if len(e_set) > 1 or len(i_set) > 1:
-                self.multi[first + offset] = (e_set, i_set)
-                multi[0].extend([first + offset] * len(e_set))
-                multi[1].extend(e_set)
-                multi[2].extend([first + offset] * len(i_set))
-                multi[3].extend(i_set)
-            e_all += e_set
-            i_all += i_set
-            e_ids += [first + offset] * len(e_set)
-            i_ids += [first + offset] * len(i_set)
-        if multi[0]:
-            self._multi_chunks.append(tuple(  # type: ignore[arg-type]
-                np.array(part, dtype=np.int64) for part in multi))
-        n = len(groups)
+        first, n = self.count, len(groups)
+        e_sets = [tuple(int(r) for r in g[0]) for g in groups]
+        i_sets = [tuple(int(r) for r in g[1]) for g in groups]
+        # Flat (match id, row) arrays of all the groups' rows, made once, not row by row.
+        e_len = np.fromiter(map(len, e_sets), dtype=np.int64, count=n)
+        i_len = np.fromiter(map(len, i_sets), dtype=np.int64, count=n)
+        e_all = np.fromiter(itertools.chain.from_iterable(e_sets), dtype=np.int64,
+                            count=int(e_len.sum()))
+        i_all = np.fromiter(itertools.chain.from_iterable(i_sets), dtype=np.int64,
+                            count=int(i_len.sum()))
+        ids = np.arange(first, first + n, dtype=np.int64)
+        e_ids, i_ids = np.repeat(ids, e_len), np.repeat(ids, i_len)
+        several = (e_len > 1) | (i_len > 1)
+        if several.any():
+            for offset in np.flatnonzero(several).tolist():
+                self.multi[first + offset] = (e_sets[offset], i_sets[offset])
+            e_mask, i_mask = np.repeat(several, e_len), np.repeat(several, i_len)
+            self._multi_chunks.append((e_ids[e_mask], e_all[e_mask], i_ids[i_mask],
+                                       i_all[i_mask]))
         self._chunks.append((np.full(n, self._code(rule), dtype=np.int64),
                              np.full(n, manual, dtype=bool),
-                             np.array([g[0][0] for g in groups], dtype=np.int64),
-                             np.array([g[1][0] for g in groups], dtype=np.int64)))
+                             e_all[np.cumsum(e_len) - e_len], i_all[np.cumsum(i_len) - i_len]))
         self.count += n
         self.e_group[e_all] = e_ids
         self.i_group[i_all] = i_ids
@@ -538,6 +533,23 @@ def _split_pass(coded: tuple[pd.DataFrame, pd.DataFrame], state: State, context:
         state.tie(kind, open_pairs)
 
 
+def _read_names(expected: Side, items: Side, state: State, *, own_rules: bool
+                ) -> list[np.ndarray]:
+    """The names of the rows still open on each side (None elsewhere), for the name rule;
+    with ``own_rules``, also filled into the sides' ``name`` column for your own rules."""
+    names = []
+    for side, live in ((expected, state.e_live()), (items, state.i_live())):
+        rows = np.flatnonzero(live)
+        found = side.names_at(rows)
+        column = np.full(len(side), None, dtype=object)
+        if found is not None:
+            column[rows] = found.to_numpy(zero_copy_only=False)
+        names.append(column)
+        if own_rules:  # your own rules see them in their frames
+            side.read_names(live)
+    return names
+
+
 # --------------------------------------------------------------------------- decisions
 
 def _apply_pairs(decisions: list[dict[str, Any]], expected: Side, items: Side,
@@ -668,25 +680,20 @@ def match(expected: pd.DataFrame, items: pd.DataFrame, *, columns: Mapping[str, 
         _run_rule(AccountAmountDate(), coded, e_side, i_side, state, context)
         bar.step("fuzzy rules")
         fuzzy: list[Rule] = []
+        amount_rule = None
         if settings.amount_tolerance > 0:
-            fuzzy.append(AmountWithin(settings.amount_tolerance))
+            amount_rule = AmountWithin(settings.amount_tolerance)
+            fuzzy.append(amount_rule)
         if "name" in roles:
             fuzzy.append(NameSimilar())
         fuzzy.extend(settings.rules)
-        if fuzzy:
-            # Only the rows left by the exact passes need their names read.
-            names = []
-            for side, live in ((e_side, state.e_live()), (i_side, state.i_live())):
-                rows = np.flatnonzero(live)
-                found = side.names_at(rows)
-                column = np.full(len(side), None, dtype=object)
-                if found is not None:
-                    column[rows] = found.to_numpy(zero_copy_only=False)
-                names.append(column)
-                if settings.rules:  # your own rules see them in their frames
-                    side.read_names(live)
+        names: list[np.ndarray] | None = None
         for rule in fuzzy:
-            _run_rule(rule, coded, e_side, i_side, state, context, names)
+            if names is None and rule is not amount_rule:
+                # Only the rows left by the passes before the first rule that may use names
+                # (the built-in amount rule does not) need them read.
+                names = _read_names(e_side, i_side, state, own_rules=bool(settings.rules))
+            _run_rule(rule, coded, e_side, i_side, state, context, names or ())
         bar.step("splits")
         _split_pass(coded, state, context, settings.max_parts, settings.max_candidates)
         bar.step("result")
