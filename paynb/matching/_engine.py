@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import itertools
 import logging
-from collections import defaultdict
+from collections import Counter
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from decimal import Decimal
@@ -511,17 +511,16 @@ def _split_pass(coded: tuple[pd.DataFrame, pd.DataFrame], state: State, context:
                 pair = ((row,), subset) if kind == SPLIT else (subset, (row,))
                 (proposals if len(subsets) == 1 else tied).append((kind, *pair))
     # A row in two proposals (one line, two ways to make its sum) is a tie, not a match.
-    e_uses: defaultdict[int, int] = defaultdict(int)
-    i_uses: defaultdict[int, int] = defaultdict(int)
-    for _, e_set, i_set in proposals:
-        for e in e_set:
-            e_uses[e] += 1
-        for i in i_set:
-            i_uses[i] += 1
+    # Counted over all proposals at once; only the rows used twice (usually none) are
+    # looked at proposal by proposal.
+    e_uses = Counter(itertools.chain.from_iterable(p[1] for p in proposals))
+    i_uses = Counter(itertools.chain.from_iterable(p[2] for p in proposals))
+    e_twice = {e for e, uses in e_uses.items() if uses > 1}
+    i_twice = {i for i, uses in i_uses.items() if uses > 1}
     accepted: dict[str, list[tuple[tuple[int, ...], tuple[int, ...]]]] = {SPLIT: [],
                                                                            COMBINED: []}
     for kind, e_set, i_set in proposals:
-        if all(e_uses[e] == 1 for e in e_set) and all(i_uses[i] == 1 for i in i_set):
+        if e_twice.isdisjoint(e_set) and i_twice.isdisjoint(i_set):
             accepted[kind].append((e_set, i_set))
         else:
             tied.append((kind, e_set, i_set))
