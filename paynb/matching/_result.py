@@ -46,6 +46,19 @@ def decimals(cents: np.ndarray) -> pd.api.extensions.ExtensionArray:
     return pd.arrays.ArrowExtensionArray(array)
 
 
+def _missing(value: Any) -> bool:
+    """A missing scalar (None, NA, NaN), without pandas' general isna per value."""
+    return value is None or value is pd.NA or (isinstance(value, float) and value != value)
+
+
+def _str_objects(values: np.ndarray) -> np.ndarray:
+    """``values.astype(str)`` as an object array of Python str; integers and objects by
+    ``str`` in Python, quicker than numpy's fixed-width text for a few thousand."""
+    if values.dtype.kind in "iuO":
+        return np.array([str(v) for v in values.tolist()] + [None], dtype=object)[:-1]
+    return values.astype(str).astype(object)
+
+
 def _labels(frame: pd.DataFrame, rows: np.ndarray) -> np.ndarray:
     return frame.index.to_numpy()[rows]
 
@@ -239,11 +252,11 @@ class MatchResult:
                    else [None] * len(rows))
         texts: list[str | None] = []
         for status, reason in zip(statuses, reasons, strict=True):
-            if pd.isna(status):
+            if _missing(status):
                 texts.append(None)
                 continue
             text = STATUS_NAMES.get(str(status), str(status))
-            texts.append(text if pd.isna(reason) or str(reason) == "" else f"{text} {reason}")
+            texts.append(text if _missing(reason) or str(reason) == "" else f"{text} {reason}")
         return np.array(texts + [None], dtype=object)[:-1]
 
     def _exceptions_frame(self, decisions: list[dict[str, Any]]) -> pd.DataFrame:
@@ -291,16 +304,16 @@ class MatchResult:
         codes = np.concatenate(found_codes)[order]
         details = np.array(found_details + [None], dtype=object)[:-1][order]
         one_e = ~state.multi_mask()[groups]
-        expected_rows = np.where(one_e, labels[e_first[groups]].astype(str) if len(groups)
-                                 else np.array([], dtype=str), "").astype(object)
+        expected_rows = _str_objects(labels[e_first[groups]])
+        expected_rows[~one_e] = ""
         # The ids named: one take for the first item of every exception and every item
         # of the few with several.
         _, _, multi_ids, multi_rows = self._group_rows()
         named = np.union1d(i_first[groups],
                            multi_rows[np.isin(multi_ids, groups[~one_e])]).astype(np.int64)
-        id_texts = items[self._items.columns["id"]].take(named).to_numpy(
-            dtype=object).astype(str)
-        item_ids = id_texts[np.searchsorted(named, i_first[groups])].astype(object)
+        id_texts = _str_objects(items[self._items.columns["id"]].take(named).to_numpy(
+            dtype=object))
+        item_ids = id_texts[np.searchsorted(named, i_first[groups])]
         for position in np.flatnonzero(~one_e).tolist():
             _, _, e_set, i_set = state.group(int(groups[position]))
             expected_rows[position] = ", ".join(str(labels[e]) for e in e_set)
