@@ -189,10 +189,15 @@ class MatchResult:
             extra_ids = groups[owner]
             extra_e = e_flat[e_at[owner] + np.where(e_n[owner] > 1, part, 0)]
             extra_i = i_flat[i_at[owner] + np.where(i_n[owner] > 1, part, 0)]
-            order = np.argsort(np.concatenate([match_ids, extra_ids]), kind="stable")
-            match_ids = np.concatenate([match_ids, extra_ids])[order]
-            e_rows = np.concatenate([e_rows, extra_e])[order]
-            i_rows = np.concatenate([i_rows, extra_i])[order]
+            # Each match's rows together, by match id: placed where they belong (the
+            # first row of a match, then its parts), no sort of all the rows.
+            sizes = np.ones(count, dtype=np.int64)
+            sizes[groups] += extra
+            starts = np.cumsum(sizes) - sizes
+            match_ids = np.repeat(match_ids, sizes)
+            placed = starts[extra_ids] + part
+            e_rows, i_rows = np.repeat(e_rows, sizes), np.repeat(i_rows, sizes)
+            e_rows[placed], i_rows[placed] = extra_e, extra_i
         self._group_difference = group_difference
         self._group_sums = (e_sum, i_sum)
         e_dates = e_norm["date"].to_numpy()[e_rows]
@@ -223,10 +228,10 @@ class MatchResult:
             "expected_date": e_dates.astype("datetime64[ns]"),
             "item_date": i_dates.astype("datetime64[ns]"),
             "date_difference": pd.arrays.IntegerArray(np.where(present, gaps, 0), ~present),
+            # In the constructor: a column inserted afterwards copies the frame's blocks.
+            **{column: items[column].take(i_rows).reset_index(drop=True)
+               for column in ("itemStatus", "bankAccountNumber") if column in items.columns},
         })
-        for column in ("itemStatus", "bankAccountNumber"):
-            if column in items.columns:
-                frame[column] = items[column].take(i_rows).reset_index(drop=True)
         return frame
 
     def _item_status(self, rows: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
