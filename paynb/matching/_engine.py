@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import itertools
 import logging
-from collections import defaultdict
+from collections import Counter
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from decimal import Decimal
@@ -85,6 +85,10 @@ class State:
     _chunks: list[tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]] = field(
         default_factory=list)
     _joined: tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray] | None = None
+    #: Chunks of the rows of the matches in ``multi``, flat: (match id, expected row) and
+    #: (match id, item row), in the order added; read through :meth:`multi_rows`.
+    _multi_chunks: list[tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]] = field(
+        default_factory=list)
 
     def __post_init__(self) -> None:
         self.e_group = np.full(self.n_expected, -1, dtype=np.int64)
@@ -136,6 +140,24 @@ class State:
         e_set, i_set = self.multi.get(group, ((int(e_first[group]),), (int(i_first[group]),)))
         return self.rule_names[codes[group]], bool(manual[group]), e_set, i_set
 
+    def multi_rows(self) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+        """The rows of the matches in ``multi``, flat (the result frames read them as
+        arrays, not group by group): match ids and expected rows, match ids and item rows,
+        each in the order of ``multi``."""
+        if not self._multi_chunks:
+            empty = np.zeros(0, np.int64)
+            return empty, empty, empty, empty
+        if len(self._multi_chunks) > 1:
+            self._multi_chunks = [tuple(  # type: ignore[list-item]
+                np.concatenate(parts) for parts in zip(*self._multi_chunks, strict=True))]
+        return self._multi_chunks[0]
+
+    def multi_mask(self) -> np.ndarray:
+        """Per match: whether it is in ``multi`` (more than one row on a side)."""
+        mask = np.zeros(self.count, dtype=bool)
+        mask[np.fromiter(self.multi, dtype=np.int64, count=len(self.multi))] = True
+        return mask
+
     def e_live(self) -> np.ndarray:
         return (self.e_group < 0) & ~self.e_tied
 
@@ -156,24 +178,28 @@ class State:
         """Several matches at once, each (expected rows, item rows)."""
         if not groups:
             return
-        first = self.count
-        e_all: list[int] = []
-        i_all: list[int] = []
-        e_ids: list[int] = []
-        i_ids: list[int] = []
-        for offset, (e_rows, i_rows) in enumerate(groups):
-            e_set, i_set = tuple(int(r) for r in e_rows), tuple(int(r) for r in i_rows)
-            if len(e_set) > 1 or len(i_set) > 1:
-                self.multi[first + offset] = (e_set, i_set)
-            e_all += e_set
-            i_all += i_set
-            e_ids += [first + offset] * len(e_set)
-            i_ids += [first + offset] * len(i_set)
-        n = len(groups)
+        first, n = self.count, len(groups)
+        e_sets = [tuple(int(r) for r in g[0]) for g in groups]
+        i_sets = [tuple(int(r) for r in g[1]) for g in groups]
+        # Flat (match id, row) arrays of all the groups' rows, made once, not row by row.
+        e_len = np.fromiter(map(len, e_sets), dtype=np.int64, count=n)
+        i_len = np.fromiter(map(len, i_sets), dtype=np.int64, count=n)
+        e_all = np.fromiter(itertools.chain.from_iterable(e_sets), dtype=np.int64,
+                            count=int(e_len.sum()))
+        i_all = np.fromiter(itertools.chain.from_iterable(i_sets), dtype=np.int64,
+                            count=int(i_len.sum()))
+        ids = np.arange(first, first + n, dtype=np.int64)
+        e_ids, i_ids = np.repeat(ids, e_len), np.repeat(ids, i_len)
+        several = (e_len > 1) | (i_len > 1)
+        if several.any():
+            for offset in np.flatnonzero(several).tolist():
+                self.multi[first + offset] = (e_sets[offset], i_sets[offset])
+            e_mask, i_mask = np.repeat(several, e_len), np.repeat(several, i_len)
+            self._multi_chunks.append((e_ids[e_mask], e_all[e_mask], i_ids[i_mask],
+                                       i_all[i_mask]))
         self._chunks.append((np.full(n, self._code(rule), dtype=np.int64),
                              np.full(n, manual, dtype=bool),
-                             np.array([g[0][0] for g in groups], dtype=np.int64),
-                             np.array([g[1][0] for g in groups], dtype=np.int64)))
+                             e_all[np.cumsum(e_len) - e_len], i_all[np.cumsum(i_len) - i_len]))
         self.count += n
         self.e_group[e_all] = e_ids
         self.i_group[i_all] = i_ids
@@ -485,17 +511,16 @@ def _split_pass(coded: tuple[pd.DataFrame, pd.DataFrame], state: State, context:
                 pair = ((row,), subset) if kind == SPLIT else (subset, (row,))
                 (proposals if len(subsets) == 1 else tied).append((kind, *pair))
     # A row in two proposals (one line, two ways to make its sum) is a tie, not a match.
-    e_uses: defaultdict[int, int] = defaultdict(int)
-    i_uses: defaultdict[int, int] = defaultdict(int)
-    for _, e_set, i_set in proposals:
-        for e in e_set:
-            e_uses[e] += 1
-        for i in i_set:
-            i_uses[i] += 1
+    # Counted over all proposals at once; only the rows used twice (usually none) are
+    # looked at proposal by proposal.
+    e_uses = Counter(itertools.chain.from_iterable(p[1] for p in proposals))
+    i_uses = Counter(itertools.chain.from_iterable(p[2] for p in proposals))
+    e_twice = {e for e, uses in e_uses.items() if uses > 1}
+    i_twice = {i for i, uses in i_uses.items() if uses > 1}
     accepted: dict[str, list[tuple[tuple[int, ...], tuple[int, ...]]]] = {SPLIT: [],
                                                                            COMBINED: []}
     for kind, e_set, i_set in proposals:
-        if all(e_uses[e] == 1 for e in e_set) and all(i_uses[i] == 1 for i in i_set):
+        if e_twice.isdisjoint(e_set) and i_twice.isdisjoint(i_set):
             accepted[kind].append((e_set, i_set))
         else:
             tied.append((kind, e_set, i_set))
@@ -505,6 +530,23 @@ def _split_pass(coded: tuple[pd.DataFrame, pd.DataFrame], state: State, context:
         open_pairs = [(e, i) for e in e_set for i in i_set
                       if state.e_group[e] < 0 and state.i_group[i] < 0]
         state.tie(kind, open_pairs)
+
+
+def _read_names(expected: Side, items: Side, state: State, *, own_rules: bool
+                ) -> list[np.ndarray]:
+    """The names of the rows still open on each side (None elsewhere), for the name rule;
+    with ``own_rules``, also filled into the sides' ``name`` column for your own rules."""
+    names = []
+    for side, live in ((expected, state.e_live()), (items, state.i_live())):
+        rows = np.flatnonzero(live)
+        found = side.names_at(rows)
+        column = np.full(len(side), None, dtype=object)
+        if found is not None:
+            column[rows] = found.to_numpy(zero_copy_only=False)
+        names.append(column)
+        if own_rules:  # your own rules see them in their frames
+            side.read_names(live)
+    return names
 
 
 # --------------------------------------------------------------------------- decisions
@@ -637,25 +679,20 @@ def match(expected: pd.DataFrame, items: pd.DataFrame, *, columns: Mapping[str, 
         _run_rule(AccountAmountDate(), coded, e_side, i_side, state, context)
         bar.step("fuzzy rules")
         fuzzy: list[Rule] = []
+        amount_rule = None
         if settings.amount_tolerance > 0:
-            fuzzy.append(AmountWithin(settings.amount_tolerance))
+            amount_rule = AmountWithin(settings.amount_tolerance)
+            fuzzy.append(amount_rule)
         if "name" in roles:
             fuzzy.append(NameSimilar())
         fuzzy.extend(settings.rules)
-        if fuzzy:
-            # Only the rows left by the exact passes need their names read.
-            names = []
-            for side, live in ((e_side, state.e_live()), (i_side, state.i_live())):
-                rows = np.flatnonzero(live)
-                found = side.names_at(rows)
-                column = np.full(len(side), None, dtype=object)
-                if found is not None:
-                    column[rows] = found.to_numpy(zero_copy_only=False)
-                names.append(column)
-                if settings.rules:  # your own rules see them in their frames
-                    side.read_names(live)
+        names: list[np.ndarray] | None = None
         for rule in fuzzy:
-            _run_rule(rule, coded, e_side, i_side, state, context, names)
+            if names is None and rule is not amount_rule:
+                # Only the rows left by the passes before the first rule that may use names
+                # (the built-in amount rule does not) need them read.
+                names = _read_names(e_side, i_side, state, own_rules=bool(settings.rules))
+            _run_rule(rule, coded, e_side, i_side, state, context, names or ())
         bar.step("splits")
         _split_pass(coded, state, context, settings.max_parts, settings.max_candidates)
         bar.step("result")

@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 import pandas as pd
 import pyarrow as pa
+import pyarrow.compute as pc
 
 from paynb.codes import STATUS_NAMES
 from paynb.matching._columns import Side
@@ -43,6 +44,19 @@ def decimals(cents: np.ndarray) -> pd.api.extensions.ExtensionArray:
     words[:, 1] = np.where(cents < 0, -1, 0)
     array = pa.Array.from_buffers(_AMOUNT, len(cents), [None, pa.py_buffer(words.tobytes())])
     return pd.arrays.ArrowExtensionArray(array)
+
+
+def _missing(value: Any) -> bool:
+    """A missing scalar (None, NA, NaN), without pandas' general isna per value."""
+    return value is None or value is pd.NA or (isinstance(value, float) and value != value)
+
+
+def _str_objects(values: np.ndarray) -> np.ndarray:
+    """``values.astype(str)`` as an object array of Python str; integers and objects by
+    ``str`` in Python, quicker than numpy's fixed-width text for a few thousand."""
+    if values.dtype.kind in "iuO":
+        return np.array([str(v) for v in values.tolist()] + [None], dtype=object)[:-1]
+    return values.astype(str).astype(object)
 
 
 def _labels(frame: pd.DataFrame, rows: np.ndarray) -> np.ndarray:
@@ -133,17 +147,7 @@ class MatchResult:
     def _group_rows(self) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
         """The rows of the matches with more than one row: (match id, expected row) and
         (match id, item row) pairs, flat."""
-        e_ids: list[int] = []
-        e_rows: list[int] = []
-        i_ids: list[int] = []
-        i_rows: list[int] = []
-        for group, (e_set, i_set) in self._state.multi.items():
-            e_ids += [group] * len(e_set)
-            e_rows += e_set
-            i_ids += [group] * len(i_set)
-            i_rows += i_set
-        return (np.array(e_ids, dtype=np.int64), np.array(e_rows, dtype=np.int64),
-                np.array(i_ids, dtype=np.int64), np.array(i_rows, dtype=np.int64))
+        return self._state.multi_rows()
 
     def _sums(self) -> tuple[np.ndarray, np.ndarray]:
         """Expected and item cents per match, summed exactly (int64) over its rows."""
@@ -171,17 +175,29 @@ class MatchResult:
         match_ids = np.arange(count, dtype=np.int64)
         e_rows, i_rows = state.e_first, state.i_first
         if state.multi:
-            extra_ids, extra_e, extra_i = [], [], []
-            for group, (e_set, i_set) in state.multi.items():
-                # One row per part: the single side repeats beside each part of the other.
-                parts = max(len(e_set), len(i_set))
-                extra_ids += [group] * (parts - 1)
-                extra_e += list(e_set[1:]) if len(e_set) > 1 else [e_set[0]] * (parts - 1)
-                extra_i += list(i_set[1:]) if len(i_set) > 1 else [i_set[0]] * (parts - 1)
-            order = np.argsort(np.concatenate([match_ids, extra_ids]), kind="stable")
-            match_ids = np.concatenate([match_ids, extra_ids]).astype(np.int64)[order]
-            e_rows = np.concatenate([e_rows, extra_e]).astype(np.int64)[order]
-            i_rows = np.concatenate([i_rows, extra_i]).astype(np.int64)[order]
+            # One row per part: the single side repeats beside each part of the other
+            # (part k of a match takes row k of a side with several, else its only row).
+            e_ids, e_flat, i_ids, i_flat = self._group_rows()
+            groups = np.fromiter(state.multi, dtype=np.int64, count=len(state.multi))
+            e_n = np.bincount(e_ids, minlength=count)[groups]
+            i_n = np.bincount(i_ids, minlength=count)[groups]
+            e_at = np.searchsorted(e_ids, groups)
+            i_at = np.searchsorted(i_ids, groups)
+            extra = np.maximum(e_n, i_n) - 1
+            owner = np.repeat(np.arange(len(groups)), extra)
+            part = np.arange(len(owner)) - np.repeat(np.cumsum(extra) - extra, extra) + 1
+            extra_ids = groups[owner]
+            extra_e = e_flat[e_at[owner] + np.where(e_n[owner] > 1, part, 0)]
+            extra_i = i_flat[i_at[owner] + np.where(i_n[owner] > 1, part, 0)]
+            # Each match's rows together, by match id: placed where they belong (the
+            # first row of a match, then its parts), no sort of all the rows.
+            sizes = np.ones(count, dtype=np.int64)
+            sizes[groups] += extra
+            starts = np.cumsum(sizes) - sizes
+            match_ids = np.repeat(match_ids, sizes)
+            placed = starts[extra_ids] + part
+            e_rows, i_rows = np.repeat(e_rows, sizes), np.repeat(i_rows, sizes)
+            e_rows[placed], i_rows[placed] = extra_e, extra_i
         self._group_difference = group_difference
         self._group_sums = (e_sum, i_sum)
         e_dates = e_norm["date"].to_numpy()[e_rows]
@@ -212,10 +228,10 @@ class MatchResult:
             "expected_date": e_dates.astype("datetime64[ns]"),
             "item_date": i_dates.astype("datetime64[ns]"),
             "date_difference": pd.arrays.IntegerArray(np.where(present, gaps, 0), ~present),
+            # In the constructor: a column inserted afterwards copies the frame's blocks.
+            **{column: items[column].take(i_rows).reset_index(drop=True)
+               for column in ("itemStatus", "bankAccountNumber") if column in items.columns},
         })
-        for column in ("itemStatus", "bankAccountNumber"):
-            if column in items.columns:
-                frame[column] = items[column].take(i_rows).reset_index(drop=True)
         return frame
 
     def _item_status(self, rows: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -235,15 +251,18 @@ class MatchResult:
         """What each item of ``rows`` shows as returned: "Returned R01" (taken for those
         rows only: a few thousand, not every item)."""
         items = self._items.frame
-        status = items["itemStatus"].take(rows).astype("string").reset_index(drop=True)
-        codes, uniques = pd.factorize(status)
-        # The few distinct codes named once, not once per item.
-        names = np.array([STATUS_NAMES.get(c, str(c)) for c in uniques] + [None], dtype=object)
-        named = pd.Series(names[codes], dtype="string")
-        if "returnReason" in items.columns:
-            reason = items["returnReason"].take(rows).astype("string").reset_index(drop=True)
-            named = named + (" " + reason).where(reason.notna() & (reason != ""), "")
-        return named.to_numpy(dtype=object, na_value=None)
+        # A few thousand rows: plain Python over their values beats pandas text columns.
+        statuses = items["itemStatus"].take(rows).tolist()
+        reasons = (items["returnReason"].take(rows).tolist() if "returnReason" in items.columns
+                   else [None] * len(rows))
+        texts: list[str | None] = []
+        for status, reason in zip(statuses, reasons, strict=True):
+            if _missing(status):
+                texts.append(None)
+                continue
+            text = STATUS_NAMES.get(str(status), str(status))
+            texts.append(text if _missing(reason) or str(reason) == "" else f"{text} {reason}")
+        return np.array(texts + [None], dtype=object)[:-1]
 
     def _exceptions_frame(self, decisions: list[dict[str, Any]]) -> pd.DataFrame:
         state, items = self._state, self._items.frame
@@ -259,12 +278,6 @@ class MatchResult:
             voided[i_ids[item_voided[i_rows]]] = True
         differs = self._group_difference != 0
         labels = self._expected.frame.index.to_numpy()
-        ids = items[self._items.columns["id"]].to_numpy(dtype=object)
-
-        def rows_text(group: int) -> tuple[str, str]:
-            _, _, e_set, i_set = state.group(group)
-            return (", ".join(str(labels[e]) for e in e_set),
-                    ", ".join(str(ids[i]) for i in i_set))
 
         def returned_detail(groups: np.ndarray) -> list[str]:
             # Each match's returned items; the texts made for all of them at once.
@@ -274,36 +287,49 @@ class MatchResult:
             texts = iter(self._returned_details(flat).astype(str).tolist())
             return [", ".join(next(texts) for _ in part) for part in rows]
 
-        parts = []
-        for reason, flags in (("returned", returned), ("voided", voided),
-                              ("amount differs", differs)):
+        # The exceptions as flat arrays (match id, reason's position in REASONS, detail),
+        # ordered by match, then reason: no frame per reason to concatenate and sort.
+        found_ids, found_codes, found_details = [], [], []
+        for code, flags in enumerate((returned, voided, differs)):
             groups = np.flatnonzero(flags)
-            if reason == "returned":
+            if REASONS[code] == "returned":
                 detail = returned_detail(groups)
-            elif reason == "voided":
+            elif REASONS[code] == "voided":
                 detail = ["the item was voided"] * len(groups)
             else:
                 # Arrow writes the exact decimals as text, all at once ("-0.05").
                 amounts = pa.array(decimals(i_sum[groups] - e_sum[groups])).cast(pa.string())
-                detail = ("items minus expected: " + amounts.to_pandas()).tolist()
-            parts.append(pd.DataFrame({"match_id": groups, "reason": reason, "detail": detail}))
-        found = pd.concat(parts, ignore_index=True)
-        found["order"] = found["reason"].map({r: n for n, r in enumerate(REASONS)})
-        found = found.sort_values(["match_id", "order"], kind="stable").reset_index(drop=True)
-        groups = found["match_id"].to_numpy(dtype=np.int64)
-        one_e = np.array([g not in state.multi for g in groups.tolist()], dtype=bool)
-        expected_rows = np.where(one_e, labels[e_first[groups]].astype(str) if len(groups)
-                                 else np.array([], dtype=str), "")
-        item_ids = ids[i_first[groups]].astype(str) if len(groups) else np.array([], dtype=str)
-        expected_rows, item_ids = expected_rows.astype(object), item_ids.astype(object)
+                detail = pc.binary_join_element_wise("items minus expected: ", amounts,
+                                                     "").to_pylist()
+            found_ids.append(groups)
+            found_codes.append(np.full(len(groups), code, dtype=np.int8))
+            found_details.extend(detail)
+        order = np.lexsort((np.concatenate(found_codes), np.concatenate(found_ids)))
+        groups = np.concatenate(found_ids).astype(np.int64)[order]
+        codes = np.concatenate(found_codes)[order]
+        details = np.array(found_details + [None], dtype=object)[:-1][order]
+        one_e = ~state.multi_mask()[groups]
+        expected_rows = _str_objects(labels[e_first[groups]])
+        expected_rows[~one_e] = ""
+        # The ids named: one take for the first item of every exception and every item
+        # of the few with several.
+        _, _, multi_ids, multi_rows = self._group_rows()
+        named = np.union1d(i_first[groups],
+                           multi_rows[np.isin(multi_ids, groups[~one_e])]).astype(np.int64)
+        id_texts = _str_objects(items[self._items.columns["id"]].take(named).to_numpy(
+            dtype=object))
+        item_ids = id_texts[np.searchsorted(named, i_first[groups])]
         for position in np.flatnonzero(~one_e).tolist():
-            expected_rows[position], item_ids[position] = rows_text(int(groups[position]))
-        resolved_flags, notes, decided = self._resolutions(found, decisions)
+            _, _, e_set, i_set = state.group(int(groups[position]))
+            expected_rows[position] = ", ".join(str(labels[e]) for e in e_set)
+            item_ids[position] = ", ".join(
+                id_texts[np.searchsorted(named, np.array(i_set, dtype=np.int64))].tolist())
+        resolved_flags, notes, decided = self._resolutions(groups, codes, decisions)
         frame = pd.DataFrame({
-            "exception_id": np.arange(len(found), dtype=np.int64),
+            "exception_id": np.arange(len(groups), dtype=np.int64),
             "match_id": groups,
-            "reason": pd.Categorical(found["reason"], categories=REASONS),
-            "detail": found["detail"].astype(object),
+            "reason": pd.Categorical.from_codes(codes, categories=REASONS),
+            "detail": pd.Series(details, dtype=object),
             "rule": pd.Series(state.rule_of[groups], dtype="string"),
             "manual": state.manual_of[groups],
             "expected_rows": expected_rows,
@@ -317,22 +343,24 @@ class MatchResult:
         })
         return frame
 
-    def _resolutions(self, found: pd.DataFrame, decisions: list[dict[str, Any]]
+    def _resolutions(self, groups: np.ndarray, codes: np.ndarray,
+                     decisions: list[dict[str, Any]]
                      ) -> tuple[np.ndarray, list[str | None], list[Any]]:
-        """Which exceptions a kept ``resolve`` decision covers: same reason, same rows."""
+        """Which exceptions (their match ids, reasons as positions in :data:`REASONS`) a
+        kept ``resolve`` decision covers: same reason, same rows."""
         resolved = {(d["reason"], tuple(d["expected"]), tuple(d["items"])): d
                     for d in decisions if d["action"] == "resolve"}
-        flags = np.zeros(len(found), dtype=bool)
-        notes: list[str | None] = [None] * len(found)
-        decided: list[Any] = [None] * len(found)
+        flags = np.zeros(len(groups), dtype=bool)
+        notes: list[str | None] = [None] * len(groups)
+        decided: list[Any] = [None] * len(groups)
         if not resolved:
             return flags, notes, decided
         # Keys tie a resolution to its match across runs; without one they are not needed.
         e_keys, i_keys = self._expected.keys(), self._items.keys()
-        for position, (group, reason) in enumerate(zip(found["match_id"].tolist(),
-                                                       found["reason"].tolist(), strict=True)):
+        for position, (group, code) in enumerate(zip(groups.tolist(), codes.tolist(),
+                                                     strict=True)):
             _, _, e_set, i_set = self._state.group(group)
-            decision = resolved.get((reason, tuple(e_keys[e] for e in e_set),
+            decision = resolved.get((REASONS[code], tuple(e_keys[e] for e in e_set),
                                      tuple(i_keys[i] for i in i_set)))
             if decision is not None:
                 flags[position] = True
