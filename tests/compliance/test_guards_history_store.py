@@ -238,10 +238,17 @@ def test_a_sandbox_judges_by_its_own_default_store_never_another_sandboxs(sb, tm
         syncer.sync(kinds=["ach", "nocs"], progress=False)   # the default store
         store = syncer.history.path
         assert check_entries(syncer, body(number)).iloc[0]["rules"] == ["returned-account"]
-    with paynb_sandbox.serve(port=0, seed_items=5, seed=3) as other, \
-            other.connect(journal=None) as client, warnings.catch_warnings():
-        warnings.simplefilter("ignore", GuardWarning)   # no history here: cannot check
-        found = check_entries(client, body(number)).iloc[0]
-        assert found["allowed"] and found["rules"] == []
-        assert str(store) not in found["checked"]
-        assert client.history.path != store
+    with paynb_sandbox.serve(port=0, seed_items=5, seed=3) as other:
+        with other.connect(journal=None) as client, warnings.catch_warnings():
+            warnings.simplefilter("ignore", GuardWarning)   # no history here: cannot check
+            found = check_entries(client, body(number)).iloc[0]
+            assert found["allowed"] and found["rules"] == []
+            assert str(store) not in found["checked"]
+            assert client.history.path != store
+        # Pointed at the other sandbox's store, the guards say so rather than judge by it.
+        with other.connect(journal=None) as client:
+            client.history_folder = store
+            with pytest.warns(GuardWarning, match=f"history at {store} was synced from "
+                                                  "sandbox .*, not from this client's sandbox"):
+                found = check_entries(client, body(number)).iloc[0]
+            assert found["allowed"]
