@@ -402,10 +402,9 @@ class Client(_KeywordsOnly):
         """The local history of this company (:class:`paynb.History`), read with this
         client's masking: ``client.history.ach(...)``, ``.sql(...)``, ``.events(...)``,
         ``.path``. Filled by :meth:`sync`."""
-        from paynb.history import History
-        from paynb.history._sync import history_path
+        from paynb.history._sync import open_history
 
-        return History(history_path(self), company=self.company_code, mask=self.mask)
+        return open_history(self)
 
     def sync(self, kinds: Any = None, since: Any = None, rebuild: bool = False,
              progress: bool | None = None, *, path: Any = None,
@@ -417,8 +416,8 @@ class Client(_KeywordsOnly):
             since: the first sync keeps items received from then on (default: all).
             rebuild: throw the store away and fetch everything again.
             progress: False hides the progress bars.
-            path: the store's folder (default: ``history/<environment>`` in the user's
-                data folder); remembered for :attr:`history`.
+            path: the store's folder (default: ``history/<service>`` in the user's
+                data folder, one per service); remembered for :attr:`history`.
             mask: keep account numbers masked in the files (default: as this client
                 shows them; fixed when the store is first written).
 

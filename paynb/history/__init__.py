@@ -15,7 +15,7 @@ pandas, pyarrow and DuckDB load only when a store is synced or read.
 
 from __future__ import annotations
 
-from paynb.history._reader import History
+from paynb.history._reader import History, HistoryCompanyWarning
 from paynb.history._store import (
     HistoryCorruptError,
     HistoryError,
@@ -26,6 +26,7 @@ from paynb.history._sync import sync
 
 __all__ = [
     "History",
+    "HistoryCompanyWarning",
     "HistoryCorruptError",
     "HistoryError",
     "HistoryLockedError",

@@ -30,9 +30,13 @@ from paynb.history._sync import KIND_NAMES, kind_of, when
 if TYPE_CHECKING:
     import pandas as pd
 
-__all__ = ["History"]
+__all__ = ["History", "HistoryCompanyWarning"]
 
 logger = logging.getLogger("paynb.history")
+
+
+class HistoryCompanyWarning(PaynbWarning):
+    """A history opened for a company it holds no items of (its frames are empty)."""
 
 
 def _statuses(status: str | Iterable[str] | None, kind: str) -> list[str]:
@@ -72,11 +76,15 @@ def _like(bound: Any, values: pd.Series) -> Any:
 
 
 def _range(start: Any, end: Any, names: tuple[str, str]) -> tuple[Any, Any]:
-    from paynb.resources._base import invalid
+    from paynb.resources._base import backwards
 
     low, high = when(start, names[0]), when(end, names[1], end=True)
     if low is not None and high is not None and high < low:
-        raise invalid(names[1], f"({end}) is before {names[0]} ({start})")
+        # As the lists say it; a whole day's end shown as its day.
+        shown = when(end, names[1])
+        assert shown is not None  # end is given: high is not None
+        raise backwards(names[0], low.tz_convert(None).to_pydatetime(), names[1],
+                        shown.tz_convert(None).to_pydatetime())
     return low, high
 
 
@@ -110,6 +118,7 @@ class History:
         self.mask = mask
         self._store.meta()  # a broken metadata file is reported on opening
         self._told_empty = False
+        self._told_company = False
 
     def __repr__(self) -> str:
         return f"<paynb.History at {self.path}>"
@@ -187,6 +196,37 @@ class History:
                           "these frames are empty; run client.sync() (path= for this "
                           "folder) first", PaynbWarning, stacklevel=3)
 
+    def _warn_if_company_unknown(self, meta: dict[str, Any], stacklevel: int = 4) -> None:
+        # company="NOPE" (a typo, or another company's store) would pass for "no items"
+        # too: name the companies the store holds, once per History.
+        held = sorted({c for states in meta.get("kinds", {}).values() for c in states})
+        if self.company is None or not held or self.company in held or self._told_company:
+            return
+        self._told_company = True
+        warnings.warn(f"the history at {self.path} holds no items of company "
+                      f"{self.company!r}: it holds {', '.join(map(repr, held))}; these "
+                      "frames are empty", HistoryCompanyWarning, stacklevel=stacklevel)
+
+    def _columns(self, kind: str, columns: Any, files: list[DataFile]) -> list[str] | None:
+        """``columns`` checked against the kind's frame and the stored fields."""
+        from paynb import frames
+        from paynb.resources._base import invalid
+
+        if columns is None:
+            return None
+        if isinstance(columns, str) or not all(isinstance(c, str) for c in columns):
+            raise invalid("columns", "must be a list of column names")
+        known = [*frames.empty_frame(kind).columns]
+        if any(c not in known for c in columns):
+            # Fields the service sent that this paynb does not know are columns too.
+            known += [c for c in self._store.info(files)["dtypes"]
+                      if c not in known and c not in INTERNAL and c != KEY_COLUMN]
+        unknown = [c for c in columns if c not in known]
+        if unknown:
+            raise invalid("columns", f"holds {', '.join(map(repr, unknown))}, not a column of "
+                          f"the {kind} frames; use some of {', '.join(known)}")
+        return list(columns)
+
     def _items(self, kind: str, start: Any, end: Any, status: Any, returned_from: Any,
                returned_to: Any, columns: list[str] | None) -> pd.DataFrame:
         self._warn_if_never_synced()
@@ -197,17 +237,15 @@ class History:
         r_low, r_high = _range(returned_from, returned_to, ("returned_from", "returned_to"))
         codes = _statuses(status, kind)
         meta = self._store.meta()
+        self._warn_if_company_unknown(meta)
         if meta.get("masked") is True and not self.mask:
             raise HistoryError(f"the history at {self.path} keeps account numbers masked (it "
                                "was synced so); History(mask=False) cannot show them whole")
         files = self._files("items", kind, low, high)
         id_field, month_field = ID_FIELDS[kind], MONTH_FIELDS[kind]
         wanted = None
+        columns = self._columns(kind, columns, files)
         if columns is not None:
-            if isinstance(columns, str) or not all(isinstance(c, str) for c in columns):
-                from paynb.resources._base import invalid
-
-                raise invalid("columns", "must be a list of column names")
             wanted = list(dict.fromkeys([id_field, *columns, "companyCode", month_field,
                                          "_order", "_version"]))
             if codes:
@@ -420,6 +458,7 @@ class History:
 
         name = kind_of(kind, "kind")
         low, high = _range(start, end, ("start", "end"))
+        self._warn_if_company_unknown(self._store.meta(), stacklevel=3)
         table = self._store.read(self._files("events", name))
         columns = list(event_columns())
         if table.num_rows == 0:

@@ -47,6 +47,7 @@ import logging
 import math
 import threading
 import time
+import weakref
 from collections.abc import Iterable, Sequence
 from typing import TYPE_CHECKING, Any
 
@@ -77,7 +78,8 @@ if TYPE_CHECKING:
     from paynb.paging import Page
     from paynb.resources._base import Resource
 
-__all__ = ["KIND_NAMES", "history_path", "kind_of", "row_hash", "sync", "when"]
+__all__ = ["KIND_NAMES", "check_service", "history_path", "kind_of", "open_history", "row_hash",
+           "service_name", "service_of", "sync", "when"]
 
 logger = logging.getLogger("paynb.history")
 
@@ -102,7 +104,10 @@ def kind_of(name: Any, argument: str = "kinds") -> str:
     if text == "noc":
         text = "nocs"
     if text not in KIND_NAMES:
-        raise invalid(argument, f"holds {name!r}; use some of {', '.join(KIND_NAMES)}")
+        known = ", ".join(KIND_NAMES)
+        # One kind ("kind"), or each of several ("kinds"): say which of them is wrong.
+        raise invalid(argument, f"{name!r} is not one of {known}" if argument == "kind"
+                      else f"holds {name!r}, not one of {known}")
     return KIND_NAMES[text]
 
 
@@ -129,17 +134,75 @@ def when(value: Any, argument: str, *, end: bool = False) -> pd.Timestamp | None
     return stamp
 
 
+def service_of(client: Client) -> dict[str, Any]:
+    """Which service ``client`` talks to, as the store's metadata records it, and the
+    service's time now (``now``, UTC).
+
+    The sandbox says who it is in ``GET /sandbox/info``: its database's id, which a
+    file database (the demo sandbox of :func:`paynb.connect`) keeps across restarts and
+    an in-memory one (``serve(port=0)``) has alone; and its clock, which
+    ``simulate.advance_clock`` moves. A real service is its host (it publishes no clock:
+    the local one).
+    """
+    where = client.environment
+    if not where.is_sandbox:
+        return {"service": where.host, "now": now_utc()}
+    answer = client.context.transport.json("GET", "/sandbox/info")
+    answer = answer if isinstance(answer, dict) else {}
+    ident = answer.get("databaseId") or answer.get("instanceId")
+    now = when(answer.get("now"), "the sandbox clock")
+    return {"service": f"sandbox {ident}",
+            "now": now_utc() if now is None else now.to_pydatetime()}
+
+
+_SERVICES: weakref.WeakKeyDictionary[Any, str] = weakref.WeakKeyDictionary()
+
+
+def service_name(client: Client) -> str:
+    """:func:`service_of`'s ``service``, asked once per client."""
+    name = _SERVICES.get(client)
+    if name is None:
+        name = _SERVICES[client] = service_of(client)["service"]
+    return name
+
+
 def history_path(client: Client) -> Any:
     """The store folder of ``client``: the one its last ``sync(path=...)`` named, else the
-    default of its environment (``sandbox``, or the profile's name and the host)."""
+    default of its service: ``sandbox-<database id>`` for a sandbox, the profile's name
+    and the host for a real service."""
     given = client.history_folder
     if given is not None:
         return given
     where = client.environment
-    # One store per service: the sandbox's port changes from run to run, a real
-    # service's host does not.
-    name = where.name if where.is_sandbox else f"{where.name}-{where.host}"
+    # One store per service: a sandbox's port changes from run to run and two sandboxes
+    # hold different data, so its database's id names it; a real service's host does.
+    name = service_name(client).replace(" ", "-") if where.is_sandbox \
+        else f"{where.name}-{where.host}"
     return default_path(name)
+
+
+def check_service(path: Any, meta: dict[str, Any], service: str) -> None:
+    """Refuse a store synced from another service than ``service``: its items are not
+    this service's (a guard would judge by them, a sync would mix them)."""
+    recorded = meta.get("service")
+    if recorded is not None and recorded != service:
+        from paynb.history._store import HistoryError
+
+        raise HistoryError(
+            f"the history at {path} was synced from {recorded}, not from this "
+            f"client's {service}: open it with paynb.History(path), or give this client "
+            "a folder of its own (client.sync(path=...)), or rebuild it from this service "
+            "(client.sync(rebuild=True))")
+
+
+def open_history(client: Client) -> Any:
+    """``client.history``: the client's store, read as the client shows items; a store of
+    another service is an error."""
+    from paynb.history._reader import History
+
+    history = History(history_path(client), company=client.company_code, mask=client.mask)
+    check_service(history.path, history.info(), service_name(client))
+    return history
 
 
 def row_hash(frame: pd.DataFrame) -> np.ndarray:
@@ -814,6 +877,8 @@ def sync(client: Client, *, kinds: Any = None, since: Any = None, rebuild: bool 
         raise invalid("progress", "must be True, False or None")
     if mask is not None and not isinstance(mask, bool):
         raise invalid("mask", "must be True, False or None")
+    service = service_of(client)
+    _SERVICES[client] = service["service"]
     store = Store(history_path(client) if path is None else path)
     rows = []
     with store.locked():
@@ -831,6 +896,7 @@ def sync(client: Client, *, kinds: Any = None, since: Any = None, rebuild: bool 
             meta["version"] = last
         else:
             meta = store.meta()
+            check_service(store.path, meta, service["service"])
             store.remove_uncommitted(meta)
         masked = meta.get("masked")
         wanted = client.mask if mask is None else mask
@@ -841,7 +907,9 @@ def sync(client: Client, *, kinds: Any = None, since: Any = None, rebuild: bool 
                           f"numbers {'masked' if masked else 'unmasked'}; use "
                           "sync(rebuild=True, mask=...) to build it again the other way")
         version = int(meta["version"]) + 1
-        now = now_utc()
+        # The service's time: a sandbox's clock may have been moved, and the guards'
+        # "items received ... to <syncedAt>" must be in the service's time.
+        now = service["now"]
         new_meta = copy.deepcopy(meta)
         if "ach" in chosen and not meta.get("accountKey") and not meta.get("kinds", {}).get("ach"):
             # Keys from the first ACH row on: a store either has them on every row or not.
@@ -886,7 +954,8 @@ def sync(client: Client, *, kinds: Any = None, since: Any = None, rebuild: bool 
             }
             rows.append({"kind": kind, "requests": job.requests, "written": job.written,
                          "events": job.events, "seconds": time.perf_counter() - began})
-        new_meta.update(version=version, masked=masked, syncedAt=now.isoformat())
+        new_meta.update(version=version, masked=masked, syncedAt=now.isoformat(),
+                        service=service["service"])
         from paynb._version import __version__
 
         new_meta["paynb"] = __version__

@@ -155,11 +155,18 @@ def date_range(start: Any, end: Any, start_name: str, end_name: str
         finish += dt.timedelta(days=1)
     if begin is not None and finish is not None and (
             begin >= finish if whole_day else begin > finish):
-        shown_end = finish - dt.timedelta(days=1) if whole_day else finish
-        message = (f"{start_name} ({_shown(begin)}) is after {end_name} ({_shown(shown_end)}): "
-                   f"a backwards range selects nothing; swap them")
-        raise ValidationError({start_name: [message], end_name: [message]}, message=message)
+        raise backwards(start_name, begin, end_name,
+                        finish - dt.timedelta(days=1) if whole_day else finish)
     return begin, finish, whole_day
+
+
+def backwards(start_name: str, begin: dt.datetime, end_name: str, end: dt.datetime
+              ) -> ValidationError:
+    """The error of a range whose start (``begin``) is after its end (zone-less UTC; a
+    whole day's end as its midnight): it names both arguments."""
+    message = (f"{start_name} ({_shown(begin)}) is after {end_name} ({_shown(end)}): "
+               f"a backwards range selects nothing; swap them")
+    return ValidationError({start_name: [message], end_name: [message]}, message=message)
 
 
 def _plain(value: Any) -> Any:

@@ -147,6 +147,10 @@ def serve(*, host: str = "127.0.0.1", port: int = 0, db: str | os.PathLike[str] 
     if store.get_meta("seeded") is None:
         seed_demo(store, items=seed_items, seed=seed)
         store.set_meta("seeded", json.dumps({"items": seed_items, "seed": seed}))
+    if store.get_meta("databaseId") is None:
+        # Who the data is: a file database keeps it across restarts (unlike the instance
+        # id), so a client's local history of it stays its own (paynb.history).
+        store.set_meta("databaseId", uuid.uuid4().hex)
     faults = Faults(reads=reads or FaultSettings(**base.as_dict()),
                     writes=writes or FaultSettings(**base.as_dict()), seed=seed)
     app = create_app(store, config=AppConfig(token_ttl=token_ttl), faults=faults)

@@ -226,3 +226,29 @@ def test_warnings_point_at_the_callers_line(sb, tmp_path):
         told = {(w.category.__name__, w.filename) for w in caught}
         assert {name for name, _ in told} >= {"GuardWarning", "UnknownValueWarning"}
         assert {filename for _, filename in told} == {__file__}
+
+
+def test_a_sandbox_judges_by_its_own_default_store_never_another_sandboxs(sb, tmp_path):
+    """Every sandbox client once defaulted to one store (``history/sandbox``): a private
+    sandbox's guards read the demo sandbox's items and refused by them."""
+    number = account()
+    closed = sent(sb, number)
+    sb.simulate.force_status(closed, "R", code="R03")
+    with sb.connect(journal=None) as syncer:
+        syncer.sync(kinds=["ach", "nocs"], progress=False)   # the default store
+        store = syncer.history.path
+        assert check_entries(syncer, body(number)).iloc[0]["rules"] == ["returned-account"]
+    with paynb_sandbox.serve(port=0, seed_items=5, seed=3) as other:
+        with other.connect(journal=None) as client, warnings.catch_warnings():
+            warnings.simplefilter("ignore", GuardWarning)   # no history here: cannot check
+            found = check_entries(client, body(number)).iloc[0]
+            assert found["allowed"] and found["rules"] == []
+            assert str(store) not in found["checked"]
+            assert client.history.path != store
+        # Pointed at the other sandbox's store, the guards say so rather than judge by it.
+        with other.connect(journal=None) as client:
+            client.history_folder = store
+            with pytest.warns(GuardWarning, match=f"history at {store} was synced from "
+                                                  "sandbox .*, not from this client's sandbox"):
+                found = check_entries(client, body(number)).iloc[0]
+            assert found["allowed"]

@@ -184,6 +184,38 @@ def test_bad_arguments_are_named(synced, call, argument):
     assert argument in caught.value.errors
 
 
+def test_a_backwards_range_is_told_as_the_lists_tell_it(client, synced):
+    with pytest.raises(ValidationError) as listed:
+        client.ach.list(received_from="2026-02-01", received_to="2026-01-01", progress=False)
+    with pytest.raises(ValidationError) as read:
+        synced.ach(start="2026-02-01", end="2026-01-01")
+    assert str(read.value) == str(listed.value).replace("received_from", "start") \
+        .replace("received_to", "end")
+    assert "selects nothing; swap them" in str(read.value)
+    with pytest.raises(ValidationError, match=r"returned_from \(2026-02-01 10:00:00 UTC\) is "
+                                              r"after returned_to \(2026-01-31\)"):
+        synced.ach(returned_from="2026-02-01T10:00:00Z", returned_to="2026-01-31")
+
+
+def test_an_unknown_kind_or_column_is_named_with_the_known_ones(synced):
+    with pytest.raises(ValidationError, match="kind 'achh' is not one of ach, rcc, instant"):
+        synced.events("achh")
+    with pytest.raises(ValueError, match=r"columns holds 'nope', 'nada', not a column of the "
+                                         r"ach frames; use some of achItemId, .*amount"):
+        synced.ach(columns=["amount", "nope", "nada"])
+
+
+def test_a_company_the_store_does_not_hold_is_told_with_the_ones_it_does(synced):
+    other = History(synced.path, company="NOPE")
+    with pytest.warns(paynb.history.HistoryCompanyWarning,
+                      match="holds no items of company 'NOPE': it holds 'DEMO1'"):
+        assert other.ach().empty
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        assert other.events().empty   # told once per History
+        assert len(History(synced.path, company="DEMO1").ach()) == len(synced.ach())
+
+
 def test_bad_sync_arguments_are_named(client, tmp_path):
     for options, argument in (({"kinds": ["ach", "wire"]}, "kinds"), ({"since": "later"}, "since"),
                               ({"rebuild": "yes"}, "rebuild"), ({"mask": "no"}, "mask")):
@@ -332,14 +364,46 @@ def test_a_masked_store_cannot_be_read_whole(synced):
         History(synced.path, mask=False).ach()
 
 
-def test_the_default_store_is_in_the_user_data_folder(sandbox, monkeypatch, tmp_path):
+def test_each_sandbox_has_a_default_store_of_its_own_kept_across_restarts(sandbox, monkeypatch,
+                                                                          tmp_path):
     import platformdirs
 
     monkeypatch.setattr(platformdirs, "user_data_dir", lambda *a, **k: str(tmp_path))
-    fresh = paynb.history.default_path("sandbox")
-    assert fresh == Path(tmp_path) / "history" / "sandbox"
-    with sandbox.connect(journal=None) as client:
-        assert client.history.path == Path(tmp_path) / "history" / "sandbox"
+    assert paynb.history.default_path("x") == Path(tmp_path) / "history" / "x"
+    with sandbox.connect(journal=None) as shared:
+        info = sandbox.simulate.info()
+        assert shared.history.path == Path(tmp_path) / "history" / f"sandbox-{info['databaseId']}"
+    db = tmp_path / "demo.sqlite3"
+    with serve(port=0, seed_items=20, seed=3, db=db) as first, \
+            first.connect(journal=None) as client:
+        assert client.history.path.parent == Path(tmp_path) / "history"
+        assert client.history.path != shared.history.path   # another sandbox: another store
+        client.sync(kinds="ach", progress=False)
+        # The store's sync time is the service's clock, moved 40 days on here.
+        now = first.simulate.advance_clock(days=40)
+        client.sync(kinds="ach", progress=False)
+        synced_at = dt.datetime.fromisoformat(client.history.info()["syncedAt"])
+        assert abs(synced_at - now) < dt.timedelta(minutes=5)
+        path, items = client.history.path, len(client.history.ach())
+        assert items == len(client.ach.list(progress=False)) > 0
+    # The same database served again (the demo sandbox restarted): the same store.
+    with serve(port=0, seed=3, db=db) as again, again.connect(journal=None) as client:
+        assert client.history.path == path
+        assert len(client.history.ach()) == items
+
+
+def test_a_store_of_another_service_is_refused_naming_both(synced, tmp_path):
+    recorded = synced.info()["service"]
+    with serve(port=0, seed_items=5, seed=4) as other, other.connect(journal=None) as client:
+        mine = f"sandbox {other.simulate.info()['databaseId']}"
+        client.history_folder = synced.path   # as sync(path=...) would remember it
+        with pytest.raises(HistoryError, match=f"synced from {recorded}, not from this "
+                                               f"client's {mine}"):
+            client.history.ach()
+        with pytest.raises(HistoryError, match=f"synced from {recorded}"):
+            client.sync(path=synced.path, progress=False)
+        # Offline, with no client, it opens: the folder is what was asked for.
+        assert len(History(synced.path).ach()) == len(synced.ach())
 
 
 def test_the_returns_window_is_counted_and_read_again_only_when_it_changed(private, tmp_path):

@@ -57,7 +57,7 @@ def _schema(properties: dict[str, Any], required: list[str] | None = None) -> di
 
 @router.get("/info", summary="Sandbox facts: clock, seed, companies")
 def info(ctx: Ctx, request: Request) -> Response:
-    """Seed, clock, companies, users, instance id and token requests so far."""
+    """Seed, clock, companies, users, instance and database ids, token requests so far."""
     store = ctx.store
     return json_response({
         "sandbox": True, "version": __version__, "seed": store.seed, "now": iso(store.now()),
@@ -65,6 +65,7 @@ def info(ctx: Ctx, request: Request) -> Response:
         "users": [{"username": u.username, "companies": list(u.companies)}
                   for u in ctx.users.values()],
         "instanceId": getattr(request.app.state, "instance_id", None),
+        "databaseId": store.get_meta("databaseId"),
         "tokenRequests": dict(sorted(ctx.token_requests.items())),
     })
 
