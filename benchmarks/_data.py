@@ -26,6 +26,8 @@ _LAST = ["Smith", "Johnson", "Williams", "Brown", "Jones", "Garcia", "Miller", "
 _STATES = ("AL AK AZ AR CA CO CT DE FL GA HI ID IL IN IA KS KY LA ME MD MA MI MN MS MO MT NE "
            "NV NH NJ NM NY NC ND OH OK OR PA RI SC SD TN TX UT VT VA WA WV WI WY").split()
 # Valid ABA routing numbers (checksum holds), as the sandbox's seed uses real-looking ones.
+_CITIES = ["Springfield", "Riverside", "Franklin", "Greenville", "Bristol", "Clinton",
+           "Fairview", "Salem"]
 _ROUTING = ["021000021", "011000138", "026009593", "121000358", "111000025", "122105155",
             "031176110", "071000013", "044000037", "061000104"]
 _STATUS = [("W", "Waiting", 0.90), ("R", "Returned", 0.05), ("I", "Invalid", 0.02),
@@ -96,6 +98,37 @@ def ach_records(n: int, *, seed: int = 7) -> list[dict[str, Any]]:
             "receivedDateTime": received_s[i],
             "sendDate": send_s[i] if st != "V" else None,
             "settleDate": settle_s[i] if st == "W" else None,
+            # The rest of the documented record (docs/reference: the service sends all 50
+            # fields): without them paynb's frame, which has every documented column,
+            # would be compared with a plain frame of fewer columns.
+            "flexBatchId": None,
+            "merchantId": 17,
+            "address1": f"{(i * 7919) % 9999 + 1} Main St",
+            "address2": None,
+            "city": _CITIES[i % len(_CITIES)],
+            "countryCode": "US",
+            "itemSource": "API",
+            "returnItemId": 500_000 + i if st == "R" else None,
+            "reportStatus": "Reported" if ret else None,
+            "achEffectiveDate": settle_s[i],
+            "depositDateTime": send_s[i] if st != "V" else None,
+            "apiReportDateTime": return_s[i] if ret else None,
+            "bankId": 3,
+            "achTransactionCode": (32 if savings[i] else 22) + (5 if deb else 0),
+            "achPaymentTypeCode": "S",
+            "achCheckNumber": 0,
+            "achIdentificationNumber": f"CUST-{i % 50_000:05d}",
+            "achCompanyEntryDescription": "BILLING" if deb else "PAYROLL",
+            "achCompanyDiscretionaryData": "",
+            "achTransactionDiscretionaryData": "",
+            "achAddendaText": "",
+            "sameDayAchRequested": False,
+            "returnFileName": f"RET{return_s[i][:10].replace('-', '')}.txt" if ret else None,
+            "settlementReportFileName": None,
+            "returnReportFileName": None,
+            "iatAddenda": None,
+            "requestedSendDate": send_s[i][:10] + "T00:00:00.000Z",
+            "requestedAchEffectiveDate": settle_s[i][:10] + "T00:00:00.000Z",
         })
     return records
 
