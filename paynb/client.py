@@ -23,7 +23,7 @@ import math
 import os
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Generic, TypeVar, overload
 from urllib.parse import urlsplit
 
 from paynb import config
@@ -83,12 +83,34 @@ def _seconds(value: Any, argument: str) -> float:
     return float(value)
 
 
-def _fixed(name: str, option: str, more: str = "") -> AttributeError:
-    """The error for setting a client option that is fixed when the client is made."""
-    return AttributeError(
-        f"client.{name} is set when the client is made and cannot be changed: make a new "
-        f"client with {option}, e.g. paynb.connect({option}) or "
-        f"sandbox.connect({option}){more}")
+_T = TypeVar("_T")
+
+
+class _ContextOption(Generic[_T]):
+    """A client option read from the resources' context (so the client and its resources
+    cannot disagree). Setting one says how to get the client wanted: Python's own
+    "property has no setter" names neither the remedy nor why."""
+
+    def __init__(self, name: str, option: str, more: str = "", *, doc: str) -> None:
+        self.name, self.option, self.more = name, option, more
+        self.__doc__ = doc
+
+    @overload
+    def __get__(self, client: None, owner: type | None = None) -> _ContextOption[_T]: ...
+    @overload
+    def __get__(self, client: Client, owner: type | None = None) -> _T: ...
+    def __get__(self, client: Client | None,
+                owner: type | None = None) -> _T | _ContextOption[_T]:
+        if client is None:
+            return self
+        value: _T = getattr(client.context, self.name)
+        return value
+
+    def __set__(self, client: Client, value: Any) -> None:
+        raise AttributeError(
+            f"client.{self.name} is set when the client is made and cannot be changed: make "
+            f"a new client with {self.option}, e.g. paynb.connect({self.option}) or "
+            f"sandbox.connect({self.option}){self.more}")
 
 
 def _is_session(value: Any) -> bool:
@@ -255,45 +277,15 @@ class Client(_KeywordsOnly):
         """ACH notices of change: list, export."""
 
     # The options the resources work with live in their context, once; read-only here.
-    # Setting one says how to get the client wanted (Python's own "property has no
-    # setter" names neither the remedy nor why).
-
-    @property
-    def company_code(self) -> str:
-        """The company every call acts for."""
-        return self.context.company_code
-
-    @company_code.setter
-    def company_code(self, value: Any) -> None:
-        raise _fixed("company_code", "company_code='...'")
-
-    @property
-    def page_size(self) -> int:
-        """Records per page of a list."""
-        return self.context.page_size
-
-    @page_size.setter
-    def page_size(self, value: Any) -> None:
-        raise _fixed("page_size", "page_size=...",
-                     "; for one list, client.ach.list(page_size=...)")
-
-    @property
-    def max_workers(self) -> int:
-        """Pages fetched at the same time."""
-        return self.context.max_workers
-
-    @max_workers.setter
-    def max_workers(self, value: Any) -> None:
-        raise _fixed("max_workers", "max_workers=...")
-
-    @property
-    def mask(self) -> bool:
-        """Whether frames show account numbers as ``****6789``."""
-        return self.context.mask
-
-    @mask.setter
-    def mask(self, value: Any) -> None:
-        raise _fixed("mask", "mask=False")
+    company_code = _ContextOption[str]("company_code", "company_code='...'",
+                                  doc="The company every call acts for.")
+    page_size = _ContextOption[int]("page_size", "page_size=...",
+                               "; for one list, client.ach.list(page_size=...)",
+                               doc="Records per page of a list.")
+    max_workers = _ContextOption[int]("max_workers", "max_workers=...",
+                                 doc="Pages fetched at the same time.")
+    mask = _ContextOption[bool]("mask", "mask=False",
+                          doc="Whether frames show account numbers as ``****6789``.")
 
     # ------------------------------------------------------------------ construction
 
