@@ -110,8 +110,13 @@ def _pages_total(first: Page, page_size: int, remaining: float) -> int | None:
     return max(1, math.ceil(min(first.total, len(first.records) + remaining) / page_size))
 
 
-def iter_pages(fetch: Callable[[int], Page], *, page_size: int, max_items: int | None = None,
+def _as_page(page: Page) -> Page:
+    return page
+
+
+def iter_pages(fetch: Callable[[int], Any], *, page_size: int, max_items: int | None = None,
                max_workers: int = 8, progress: bool | None = None, desc: str = "pages",
+               decode: Callable[[Any], Page] | None = None,
                ) -> Iterator[list[dict[str, Any]]]:
     """The records of every page of a paged list, page after page, in order.
 
@@ -119,7 +124,16 @@ def iter_pages(fetch: Callable[[int], Page], *, page_size: int, max_items: int |
     the first page, up to ``max_workers`` pages are fetched at a time while the
     caller works on the pages already yielded. A progress bar (tqdm.auto) shows
     when more than one page is fetched, unless ``progress`` is False.
+
+    With ``decode``, ``fetch(n)`` returns the page as it came (an HTTP answer) and
+    ``decode(answer)`` makes the :class:`Page` of it in the thread that iterates, as
+    each page is reached: the fetching threads then only send requests and read
+    answers, and go on to the next request at once (parsing in them would hold the
+    interpreter lock between one answer and the next request); an answer that cannot
+    be decoded raises where its page is reached, as an error of ``fetch`` does.
     """
+    if decode is None:
+        decode = _as_page
     listener = _page_listener.get()
     # max_items asking for several pages: the first round fetches them with page 0, which
     # saves the round trip of page 0 alone (one latency on a list of any length).
@@ -130,7 +144,7 @@ def iter_pages(fetch: Callable[[int], Page], *, page_size: int, max_items: int |
     following = len(pending) + 1
     bar = None
     try:
-        first = fetch(0)
+        first = decode(fetch(0))
         remaining = max_items if max_items is not None else math.inf
         records = first.records[:remaining] if max_items is not None else first.records
         remaining -= len(records)
@@ -157,7 +171,7 @@ def iter_pages(fetch: Callable[[int], Page], *, page_size: int, max_items: int |
                 following += 1
             if not pending:
                 return
-            page = pending.popleft().result()
+            page = decode(pending.popleft().result())
             if bar is not None:
                 bar.update(1)
             if listener is not None:

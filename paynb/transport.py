@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import datetime as dt
 import email.utils
+import io
 import logging
 import random
 import time
@@ -281,7 +282,8 @@ class Transport:
                 response = self.session.request(
                     method, url, params=_query(params),
                     data=body.encode() if body is not None else None,
-                    headers=all_headers, timeout=self.timeout)
+                    headers=all_headers, timeout=self.timeout, stream=True)
+                _read_body(response)
             except requests.RequestException as exc:
                 raise _NoAnswer(exc) from None
             logger.debug("%s %s -> %s in %.3f s", method, path, response.status_code,
@@ -346,6 +348,38 @@ class Transport:
         """Send a request and parse its JSON answer (``None`` for an empty answer)."""
         response = self.request(method, path, params=params, body=body)
         return parse_json(response, method, path)
+
+
+def _read_body(response: requests.Response) -> None:
+    """Read the body of an answer asked with ``stream=True`` now, as requests does for one
+    not streamed, but in as few socket reads as the data allows.
+
+    requests reads a body 10 KiB at a time, and every socket read lets go of the
+    interpreter lock; while another thread holds it (a list builds its frames while later
+    pages come in) each taking back can wait the interpreter's switch interval (5 ms): a
+    page of 200 ACH items (280 KB) waited on about 28 of them, read at once on about 4
+    (benchmarks/RESULTS.md, case 1). The body, decoded as requests would decode it, is then
+    handed to requests as a file in memory. A connection lost or timed out mid-body raises
+    the exception requests raises for it, so it is no answer (and a read is retried).
+    """
+    from urllib3.exceptions import DecodeError, ProtocolError, ReadTimeoutError, SSLError
+
+    raw = response.raw
+    if raw is None or not hasattr(raw, "stream"):  # not urllib3's: requests reads it
+        response.content  # noqa: B018
+        return
+    try:
+        body = raw.read(decode_content=True)
+    except ProtocolError as exc:
+        raise requests.exceptions.ChunkedEncodingError(exc) from exc
+    except DecodeError as exc:
+        raise requests.exceptions.ContentDecodingError(exc) from exc
+    except ReadTimeoutError as exc:
+        raise requests.exceptions.ConnectionError(exc) from exc
+    except SSLError as exc:
+        raise requests.exceptions.SSLError(exc) from exc
+    response.raw = io.BytesIO(body)
+    response.content  # noqa: B018 (from memory: no socket read, the lock is kept)
 
 
 class _NoAnswer(Exception):

@@ -31,10 +31,12 @@ from paynb.transport import parse_json, preview
 
 if TYPE_CHECKING:
     import pandas as pd
+    import requests
 
     from paynb.client import Client
 
-__all__ = ["Resource", "ResourceContext", "fetch_list", "frame_rows", "page_fetcher"]
+__all__ = ["Resource", "ResourceContext", "fetch_list", "frame_rows", "page_fetcher",
+           "page_reader"]
 
 logger = logging.getLogger("paynb.resources")
 
@@ -398,9 +400,9 @@ class Resource:
             raise invalid("progress", "must be True, False or None")
         # The envelope's totals of the whole list (every page carries the same ones).
         envelope: dict[str, Any] = {}
-        fetch = page_fetcher(self, params, size, envelope=envelope)
+        fetch, decode = page_reader(self, params, size, envelope=envelope)
         if page is not None:
-            records = fetch(positive_int(page, "page", minimum=0)).records
+            records = decode(fetch(positive_int(page, "page", minimum=0))).records
             if max_items is not None:
                 records = records[:max_items]
             frame = self._frame(records)
@@ -414,7 +416,7 @@ class Resource:
 
             frame = self._frame_of_pages(iter_pages(
                 fetch, page_size=size, max_items=max_items, max_workers=workers,
-                progress=progress, desc=f"{self.kind} pages"),
+                progress=progress, desc=f"{self.kind} pages", decode=decode),
                 expected=expected, last_batch=max(workers * size, FRAME_BATCH // 4))
         if self.id_field in frame.columns and len(frame):
             ids = frame[self.id_field]
@@ -701,11 +703,30 @@ def page_fetcher(resource: Resource, params: list[tuple[str, Any]], size: int, *
     """``fetch(n)``: page ``n`` (``size`` records) of ``resource``'s list with the query
     ``params``, as :func:`paynb.paging.iter_pages` reads it. The first page's envelope
     totals (count, exact Decimal sums) go into ``envelope`` when it is given."""
-    path = resource._path()
+    fetch, decode = page_reader(resource, params, size, envelope=envelope)
 
-    def fetch(number: int) -> Page:
+    def page(number: int) -> Page:
+        return decode(fetch(number))
+
+    return page
+
+
+def page_reader(resource: Resource, params: list[tuple[str, Any]], size: int, *,
+                envelope: dict[str, Any] | None = None,
+                ) -> tuple[Callable[[int], requests.Response], Callable[[requests.Response], Page]]:
+    """:func:`page_fetcher` in two steps, for ``iter_pages(fetch, decode=decode)``:
+    ``fetch(n)`` sends the request of page ``n`` and returns the answer (retries and
+    error answers as for any read), ``decode(answer)`` parses it into a :class:`Page`
+    (a body that is no JSON raises :class:`~paynb.errors.ResponseFormatError`)."""
+    path = resource._path()
+    transport = resource.context.transport
+
+    def fetch(number: int) -> requests.Response:
         query = [*params, ("page", number), ("pageSize", size)]
-        answer = resource._call("GET", path, params=query)
+        return transport.request("GET", path, params=query)
+
+    def decode(response: requests.Response) -> Page:
+        answer = parse_json(response, "GET", path)
         records = frames.extract_records(answer, method="GET", path=path)
         meta = frames.list_metadata(answer)
         if envelope is not None and not envelope:
@@ -713,7 +734,7 @@ def page_fetcher(resource: Resource, params: list[tuple[str, Any]], size: int, *
         total = meta.get("total")
         return Page(records, total if isinstance(total, int) else None)
 
-    return fetch
+    return fetch, decode
 
 
 def fetch_list(resource: Resource, params: list[tuple[str, Any]], *,
