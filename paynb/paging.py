@@ -117,6 +117,7 @@ def _as_page(page: Page) -> Page:
 def iter_pages(fetch: Callable[[int], Any], *, page_size: int, max_items: int | None = None,
                max_workers: int = 8, progress: bool | None = None, desc: str = "pages",
                decode: Callable[[Any], Page] | None = None,
+               idle: Callable[[], Any] | None = None,
                ) -> Iterator[list[dict[str, Any]]]:
     """The records of every page of a paged list, page after page, in order.
 
@@ -131,6 +132,11 @@ def iter_pages(fetch: Callable[[int], Any], *, page_size: int, max_items: int | 
     answers, and go on to the next request at once (parsing in them would hold the
     interpreter lock between one answer and the next request); an answer that cannot
     be decoded raises where its page is reached, as an error of ``fetch`` does.
+
+    ``idle()``, when given, is called (in the thread that iterates) whenever the next
+    page has not come yet, just before waiting for it: work done there holds the
+    interpreter lock while the fetching threads wait on the network rather than while
+    they have answers to read and requests to send.
     """
     if decode is None:
         decode = _as_page
@@ -171,7 +177,10 @@ def iter_pages(fetch: Callable[[int], Any], *, page_size: int, max_items: int | 
                 following += 1
             if not pending:
                 return
-            page = decode(pending.popleft().result())
+            future = pending.popleft()
+            if idle is not None and not future.done():
+                idle()
+            page = decode(future.result())
             if bar is not None:
                 bar.update(1)
             if listener is not None:

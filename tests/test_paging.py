@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import threading
+import time
 
 import pytest
 
@@ -99,3 +100,71 @@ def test_an_error_on_a_page_that_is_needed_is_raised():
 
     with pytest.raises(RuntimeError, match="page 2 failed"):
         list(iter_pages(fetch, page_size=100, max_items=500, max_workers=8, progress=False))
+
+
+def test_decode_runs_in_the_iterating_thread_and_its_error_is_raised_where_the_page_is():
+    """With ``decode``, the fetching threads hand over the answers as they came and the
+    pages are made of them in the thread that iterates, page after page."""
+    fetched_on: dict[int, str] = {}
+    decoded_on: list[tuple[int, str]] = []
+
+    def fetch(number: int) -> int:
+        fetched_on[number] = threading.current_thread().name
+        return number
+
+    def decode(number: int) -> Page:
+        decoded_on.append((number, threading.current_thread().name))
+        if number == 3:
+            raise ValueError("page 3 is not JSON")
+        return Page([{"n": number}] * 100, 1000)
+
+    pages = iter_pages(fetch, page_size=100, max_items=1000, max_workers=4, progress=False,
+                       decode=decode)
+    got = [next(pages)[0]["n"] for _ in range(3)]
+    with pytest.raises(ValueError, match="page 3 is not JSON"):
+        next(pages)
+    assert got == [0, 1, 2]
+    here = threading.current_thread().name
+    assert decoded_on == [(n, here) for n in range(4)]
+    assert all(fetched_on[n].startswith("paynb-page") for n in (1, 2, 3))
+
+
+def test_idle_is_called_only_while_the_next_page_is_on_its_way():
+    """``idle()`` runs before waiting for a page that has not come, never for one that
+    is there (work put there overlaps the wait instead of the fetching threads' work)."""
+    release = {n: threading.Event() for n in range(1, 4)}
+    calls: list[int] = []
+    yielded: list[int] = []
+
+    def fetch(number: int) -> Page:
+        if number in release:
+            assert release[number].wait(10)
+        return Page([{"n": number}] * 100, 400)
+
+    def idle() -> None:
+        calls.append(len(yielded))
+        release[len(yielded)].set()  # the awaited page answers once idle() has run
+
+    for page in iter_pages(fetch, page_size=100, max_items=400, max_workers=4,
+                           progress=False, idle=idle):
+        yielded.append(page[0]["n"])
+    assert yielded == [0, 1, 2, 3]
+    assert calls == [1, 2, 3]
+
+
+def test_idle_is_not_called_for_a_page_already_there():
+    done = threading.Event()
+    calls: list[str] = []
+
+    def fetch(number: int) -> Page:
+        if number == 2:
+            done.set()
+        return Page([{"n": number}] * 100, 300)
+
+    pages = iter_pages(fetch, page_size=100, max_items=300, max_workers=4, progress=False,
+                       idle=lambda: calls.append("idle"))
+    assert next(pages)[0]["n"] == 0
+    assert done.wait(10)
+    time.sleep(0.2)  # pages 1 and 2 are in
+    assert [p[0]["n"] for p in pages] == [1, 2]
+    assert calls == []

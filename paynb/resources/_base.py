@@ -64,6 +64,67 @@ _ENVELOPE_TOTALS = ("total", "creditAmount", "debitAmount")
 FRAME_BATCH = 4000
 
 
+class _Batches:
+    """One frame of a list's pages, built in batches while later pages are fetched.
+
+    A batch is built once ``FRAME_BATCH`` records wait, or, in the list's last
+    ``FRAME_BATCH`` records, once ``last_batch`` (a round of pages, but not so few
+    records that each frame's fixed cost dominates) wait, so that little is left to build
+    once the last page is in. Half a batch is built early when the main thread would
+    wait for the next page anyway (:meth:`idle`): building holds the interpreter lock,
+    and while it does, the fetching threads cannot read their answers or send their next
+    requests. ``expected()`` is how many records the list will hold (``inf`` while
+    unknown).
+    """
+
+    def __init__(self, frame: Callable[[list[dict[str, Any]]], pd.DataFrame], *,
+                 expected: Callable[[], float], last_batch: int) -> None:
+        self._build = frame
+        self._expected = expected
+        self._last_batch = last_batch
+        self._records: list[dict[str, Any]] = []
+        self._pieces: list[pd.DataFrame] = []
+        self._converted = 0
+
+    def _flush(self) -> None:
+        self._pieces.append(self._build(self._records[self._converted:]))
+        self._converted = len(self._records)
+
+    def _waiting(self, *, idle: bool) -> bool:
+        waiting = len(self._records) - self._converted
+        near_end = self._expected() - len(self._records) < FRAME_BATCH
+        if near_end:
+            return waiting >= self._last_batch
+        return waiting >= (FRAME_BATCH // 2 if idle else FRAME_BATCH)
+
+    def add(self, records: list[dict[str, Any]]) -> None:
+        """The records of the next page."""
+        self._records.extend(records)
+        if self._waiting(idle=False):
+            self._flush()
+
+    def idle(self) -> None:
+        """The next page has not come yet: build what waits, if it is worth a batch."""
+        if self._waiting(idle=True):
+            self._flush()
+
+    def result(self) -> pd.DataFrame:
+        """The frame of every record added."""
+        import pandas as pd
+
+        if self._converted < len(self._records) or not self._pieces:
+            self._flush()
+        pieces = self._pieces
+        if len(pieces) == 1:
+            return pieces[0]
+        first = pieces[0].dtypes
+        if all(piece.dtypes.equals(first) for piece in pieces[1:]):
+            return pd.concat(pieces, ignore_index=True)
+        # The batches disagree (a status code or field only some pages have): one frame
+        # of all records gives the dtypes the whole list calls for.
+        return self._build(self._records)
+
+
 def invalid(argument: str, message: str) -> ValidationError:
     """A :class:`ValidationError` about one argument of a call."""
     return ValidationError({argument: [message]}, message=f"{argument} {message}")
@@ -414,10 +475,14 @@ class Resource:
                 known = total if isinstance(total, int) else math.inf
                 return known if max_items is None else min(known, max_items)
 
-            frame = self._frame_of_pages(iter_pages(
-                fetch, page_size=size, max_items=max_items, max_workers=workers,
-                progress=progress, desc=f"{self.kind} pages", decode=decode),
-                expected=expected, last_batch=max(workers * size, FRAME_BATCH // 4))
+            batches = _Batches(self._frame, expected=expected,
+                               last_batch=max(workers * size, FRAME_BATCH // 4))
+            for records in iter_pages(
+                    fetch, page_size=size, max_items=max_items, max_workers=workers,
+                    progress=progress, desc=f"{self.kind} pages", decode=decode,
+                    idle=batches.idle):
+                batches.add(records)
+            frame = batches.result()
         if self.id_field in frame.columns and len(frame):
             ids = frame[self.id_field]
             repeats = ids.duplicated() & ids.notna()
@@ -427,38 +492,6 @@ class Resource:
                 frame = frame[~repeats].reset_index(drop=True)
         frame.attrs.update(envelope)
         return frame
-
-    def _frame_of_pages(self, pages: Iterable[list[dict[str, Any]]], *,
-                        expected: Callable[[], float], last_batch: int) -> pd.DataFrame:
-        """One frame of every page, built in batches while later pages are fetched.
-
-        ``expected()`` is how many records the list will hold (``inf`` while unknown).
-        In its last ``FRAME_BATCH`` records, batches shrink to ``last_batch`` (a round
-        of pages, but not so few records that each frame's fixed cost dominates), so
-        that little is left to build once the last page is in.
-        """
-        import pandas as pd
-
-        everything: list[dict[str, Any]] = []
-        pieces: list[pd.DataFrame] = []
-        converted = 0
-        for records in pages:
-            everything.extend(records)
-            waiting = len(everything) - converted
-            if waiting >= FRAME_BATCH or (
-                    waiting >= last_batch and expected() - len(everything) < FRAME_BATCH):
-                pieces.append(self._frame(everything[converted:]))
-                converted = len(everything)
-        if converted < len(everything) or not pieces:
-            pieces.append(self._frame(everything[converted:]))
-        if len(pieces) == 1:
-            return pieces[0]
-        first = pieces[0].dtypes
-        if all(piece.dtypes.equals(first) for piece in pieces[1:]):
-            return pd.concat(pieces, ignore_index=True)
-        # The batches disagree (a status code or field only some pages have): one frame
-        # of all records gives the dtypes the whole list calls for.
-        return self._frame(everything)
 
     # ------------------------------------------------------------------ filters
 
