@@ -67,14 +67,15 @@ FRAME_BATCH = 4000
 class _Batches:
     """One frame of a list's pages, built in batches while later pages are fetched.
 
-    A batch is built once ``FRAME_BATCH`` records wait, or, in the list's last
-    ``FRAME_BATCH`` records, once ``last_batch`` (a round of pages, but not so few
-    records that each frame's fixed cost dominates) wait, so that little is left to build
-    once the last page is in. Half a batch is built early when the main thread would
-    wait for the next page anyway (:meth:`idle`): building holds the interpreter lock,
-    and while it does, the fetching threads cannot read their answers or send their next
-    requests. ``expected()`` is how many records the list will hold (``inf`` while
-    unknown).
+    A batch is built once ``last_batch`` records (a round of pages, but not so few
+    records that each frame's fixed cost dominates) wait while the main thread would
+    wait for the next page anyway (:meth:`idle`): building holds the interpreter lock, and
+    while it does the fetching threads can neither read their answers nor send their next
+    requests, so it is best done while they wait on the network. Pages that come faster
+    than that leave no idle moment: a batch is then built once ``FRAME_BATCH`` records
+    wait, and in the list's last ``FRAME_BATCH`` records once ``last_batch`` wait, so that
+    little is left to build once the last page is in. ``expected()`` is how many records
+    the list will hold (``inf`` while unknown).
     """
 
     def __init__(self, frame: Callable[[list[dict[str, Any]]], pd.DataFrame], *,
@@ -93,9 +94,7 @@ class _Batches:
     def _waiting(self, *, idle: bool) -> bool:
         waiting = len(self._records) - self._converted
         near_end = self._expected() - len(self._records) < FRAME_BATCH
-        if near_end:
-            return waiting >= self._last_batch
-        return waiting >= (FRAME_BATCH // 2 if idle else FRAME_BATCH)
+        return waiting >= (self._last_batch if idle or near_end else FRAME_BATCH)
 
     def add(self, records: list[dict[str, Any]]) -> None:
         """The records of the next page."""

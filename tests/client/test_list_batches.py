@@ -24,16 +24,16 @@ def test_batches_shrink_at_the_end_and_give_the_same_frame(sandbox, monkeypatch)
         batched = client.ach.list(page_size=50, max_items=1500, progress=False)
     assert len(whole) == 1500
     pd.testing.assert_frame_equal(batched, whole)
-    # At most 400 records a batch (at least 200 when built early, while the next page was
-    # awaited), then in the last 400 to come batches of a round of pages: 2 workers x 50
-    # records. Which batches are built early depends on when the pages come.
+    # At most 400 records a batch (at least a round of pages, 2 workers x 50 records, when
+    # built while the next page was awaited), and in the last 400 to come batches of a
+    # round. Which batches are built early depends on when the pages come.
     assert sum(sizes) == 1500
     done = 0
     for size in sizes[:-1]:
         if 1500 - done - size < 400:
             assert size in (100, 150, 200, 250, 300, 350, 400), sizes
         else:
-            assert 200 <= size <= 400, sizes
+            assert 100 <= size <= 400, sizes
         done += size
     assert sizes[-1] <= 100, sizes
 
@@ -46,28 +46,28 @@ def _batches(events: list[str], total: int) -> _base._Batches:
     return _base._Batches(build, expected=lambda: total, last_batch=1600)
 
 
-def test_half_a_batch_is_built_early_while_the_next_page_is_awaited():
+def test_a_round_of_pages_is_built_while_the_next_page_is_awaited():
     events: list[str] = []
     batches = _batches(events, 20_000)
     page = 0
-    for _ in range(9):  # 1,800 records: less than half a batch, nothing built yet
+    for _ in range(7):  # 1,400 records: less than a round of 8 pages, nothing built yet
         batches.add([{"n": page * 200 + i} for i in range(200)])
         page += 1
     batches.idle()
     assert events == []
     batches.add([{"n": page * 200 + i} for i in range(200)])
     page += 1
-    assert events == []  # 2,000 waiting: not a full batch, and pages keep coming
+    assert events == []  # a round waiting: not a full batch, and pages keep coming
     batches.idle()
-    assert events == ["build 2000"]  # the next page is awaited: half a batch is built
-    while page < 30:  # without idle moments, full batches of 4,000
+    assert events == ["build 1600"]  # the next page is awaited: the round is built
+    while page < 28:  # without idle moments, full batches of 4,000
         batches.add([{"n": page * 200 + i} for i in range(200)])
         page += 1
-    assert events == ["build 2000", "build 4000"]
-    while page < 100:  # idle after every page: half batches, then in the last 4,000
-        batches.add([{"n": page * 200 + i} for i in range(200)])  # rounds of 1,600
+    assert events == ["build 1600", "build 4000"]
+    while page < 100:  # idle after every page: a round at a time, and the rest at the end
+        batches.add([{"n": page * 200 + i} for i in range(200)])
         page += 1
         batches.idle()
-    frame = batches.result()  # and the rest
-    assert events[2:] == ["build 2000"] * 5 + ["build 1600", "build 1600", "build 800"]
+    frame = batches.result()
+    assert events[2:] == ["build 1600"] * 9
     assert frame["n"].tolist() == list(range(20_000))
