@@ -358,9 +358,10 @@ def _read_body(response: requests.Response) -> None:
     interpreter lock; while another thread holds it (a list builds its frames while later
     pages come in) each taking back can wait the interpreter's switch interval (5 ms): a
     page of 200 ACH items (283 KB) took 33 reads, read at once 4-5 (as much as has
-    arrived each time; benchmarks/RESULTS.md, case 1). The body, decoded as requests would decode it, is then
-    handed to requests as a file in memory. A connection lost or timed out mid-body raises
-    the exception requests raises for it, so it is no answer (and a read is retried).
+    arrived each time; benchmarks/RESULTS.md, case 1). The body, decoded as requests
+    would decode it, is then handed to requests as a file in memory. A connection lost or
+    timed out mid-body raises the exception requests raises for it, so it is no answer
+    (and a read is retried).
     """
     from urllib3.exceptions import DecodeError, ProtocolError, ReadTimeoutError, SSLError
 
