@@ -18,10 +18,10 @@ from typing import Any
 import pyarrow.parquet as pq
 import pytest
 
+from paynb import frames
 from paynb import sandbox as paynb_sandbox
 from paynb.compliance import GuardWarning, check_entries
 from paynb.compliance._guards import STORE_DAYS
-from paynb import frames
 from paynb.errors import SubmissionRefusedError, ValidationError
 
 ROUTING = "021000021"
