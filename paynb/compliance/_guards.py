@@ -375,6 +375,35 @@ def from_store(client: Client, found: tuple[Any, dict[str, Any]],
     return rows
 
 
+def unknown_noc(client: Client, noc_id: str) -> str | None:
+    """None when ``noc_id`` (as text) is a NOC of the client's company; else where it was
+    looked for, for the error that refuses to mark it.
+
+    It is looked for among the NOCs this client has seen, then in the service's NOC list
+    (listed now: a mark is rare, and an id typed by hand is the case to catch), then in
+    the history store's NOCs (the service may no longer list an old one).
+    """
+    nocs = client.nocs.seen
+    assert nocs is not None
+
+    def held() -> set[str]:
+        return {str(get(noc, "nocId")) for noc in nocs.records()}
+
+    if noc_id in held():
+        return None
+    listed = client.nocs.list(progress=False)
+    if noc_id in held():
+        return None
+    looked = f"the service lists {len(listed):,} NOCs of company {client.company_code}"
+    store = _store_meta(client)
+    if store is not None:
+        stored = store[0].nocs(columns=["nocId"])
+        if noc_id in set(stored["nocId"].astype(str)):
+            return None
+        looked += f" and its history store {len(stored):,}"
+    return looked
+
+
 def applied_marks(client: Client) -> dict[str, dict[str, Any]]:
     """The journal's applied NOCs of the client's company (none without a journal)."""
     journal = client.context.journal

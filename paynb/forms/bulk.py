@@ -146,7 +146,7 @@ class BulkSubmitForm(Form):
     @property
     def commit_valid(self) -> bool:
         """The ``alwaysCommitValid`` choice."""
-        return self.commit.value == _COMMIT_VALID
+        return bool(self.commit.value == _COMMIT_VALID)
 
     # -- input ------------------------------------------------------------------------
 
@@ -228,9 +228,13 @@ class BulkSubmitForm(Form):
         verdicts, problem = guard_verdicts(self.client, bodies,
                                            new_authorization=self.new_authorization.value)
         for n in bodies:
-            verdict = verdicts.get(n)
-            if problem or not verdict.allowed:
-                self._errors[n]["guard"] = [problem] if problem else verdict.reasons
+            if problem:
+                self._errors[n]["guard"] = [problem]
+                self._amounts[n] = None
+                continue
+            verdict = verdicts[n]   # judge() gives every body its verdict
+            if not verdict.allowed:
+                self._errors[n]["guard"] = verdict.reasons
                 self._amounts[n] = None
             elif guard_text(verdict):
                 self._guard_notes[n] = guard_text(verdict)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import builtins  # `list` is a method of ItemResource: its annotations name the type
 import datetime as dt
 import logging
 import re
@@ -111,7 +112,8 @@ def _statuses(status: str | Iterable[str] | None) -> list[str]:
 def _records_of(items: Any) -> list[Any]:
     """The rows of a DataFrame or of a list of mappings/models, as given."""
     if hasattr(items, "to_dict") and hasattr(items, "columns"):
-        return items.to_dict("records")
+        records: list[Any] = items.to_dict("records")
+        return records
     if isinstance(items, Mapping | str | bytes) or not isinstance(items, Iterable):
         raise invalid("items", "must be a DataFrame or a list of mappings")
     return list(items)
@@ -236,7 +238,7 @@ class ItemResource(Resource):
         return self._filtered_list(filters, page=page, page_size=page_size,
                                    max_items=max_items, progress=progress)
 
-    def _status_codes(self, status: str | Iterable[str]) -> list[str]:
+    def _status_codes(self, status: str | Iterable[str]) -> builtins.list[str]:
         return _statuses(status)
 
     def get(self, item_id: int) -> pd.Series:
@@ -341,17 +343,18 @@ class ItemResource(Resource):
         if plain_entries:
             super()._settle_records(plain_entries, plain_records)
 
-    def _check_rows(self, rows: list[dict[str, Any]]
-                    ) -> tuple[dict[int, dict[str, Any]], dict[int, dict[str, list[str]]]]:
+    def _check_rows(self, rows: builtins.list[dict[str, Any]]
+                    ) -> tuple[dict[int, dict[str, Any]], dict[int, dict[str, builtins.list[str]]]]:
         """Wire bodies of the valid rows and errors of the others, in one validation pass."""
         # Row by row rather than one TypeAdapter over the list: a list's error aborts the
         # whole list, and validating the good rows again made one bad row double the time.
         bodies, bad, _ = self._check_rows_advice(rows)
         return bodies, bad
 
-    def _check_rows_advice(self, rows: list[dict[str, Any]]
-                           ) -> tuple[dict[int, dict[str, Any]], dict[int, dict[str, list[str]]],
-                                      list[tuple[int | None, Advisory]]]:
+    def _check_rows_advice(
+            self, rows: builtins.list[dict[str, Any]],
+    ) -> tuple[dict[int, dict[str, Any]], dict[int, dict[str, builtins.list[str]]],
+               builtins.list[tuple[int | None, Advisory]]]:
         """:meth:`_check_rows`, plus the advisories of the valid rows."""
         from paynb._checks import check_rows
 
@@ -391,11 +394,11 @@ class ItemResource(Resource):
             index = pd.RangeIndex(len(records))
         n = len(index)
         # Tuples: one shared empty tuple for the (many) rows without advisories.
-        advice: list[tuple[str, ...]] = [()] * n
+        advice: builtins.list[tuple[str, ...]] = [()] * n
         for row, advisory in checked.advice:
             if row is not None:
                 advice[row] = (*advice[row], f"{advisory.field}: {advisory.message}")
-        errors: list[Any] = [None] * n
+        errors: builtins.list[Any] = [None] * n
         valid = np.ones(n, dtype=bool)
         for row, fields in checked.errors.items():
             errors[row] = fields
@@ -476,7 +479,7 @@ class ItemResource(Resource):
 
         verdicts = guard_submission(self, bodies, new_authorization=new_authorization,
                                     all_or_nothing=not commit_valid)
-        results: list[dict[str, Any] | None] = [None] * len(rows)
+        results: builtins.list[dict[str, Any] | None] = [None] * len(rows)
         for n, verdict in verdicts.items():
             if not verdict.allowed:
                 results[n] = {"yourReferenceNumber": rows[n].get("yourReferenceNumber"),
@@ -503,8 +506,8 @@ class ItemResource(Resource):
                               for n in range(len(rows))]
         return frame
 
-    def _send_bulk(self, order: list[int], bodies: dict[int, dict[str, Any]],
-                   results: list[dict[str, Any] | None], path: str, *, commit_valid: bool,
+    def _send_bulk(self, order: builtins.list[int], bodies: dict[int, dict[str, Any]],
+                   results: builtins.list[dict[str, Any] | None], path: str, *, commit_valid: bool,
                    allow_duplicate: bool,
                    on_chunk: Callable[[int, int], None] | None = None) -> None:
         """Send the valid rows ``order`` in chunks, filling ``results`` in place."""
@@ -546,8 +549,8 @@ class ItemResource(Resource):
             _tell(on_chunk, number + 1, len(chunks))
 
     @staticmethod
-    def _match(chunk: list[int], records: list[dict[str, Any]],
-               bodies: dict[int, dict[str, Any]]) -> list[dict[str, Any] | None]:
+    def _match(chunk: builtins.list[int], records: builtins.list[dict[str, Any]],
+               bodies: dict[int, dict[str, Any]]) -> builtins.list[dict[str, Any] | None]:
         """The answer entry of each row: by position, else by reference number."""
         if len(records) == len(chunk):
             return list(records)
@@ -569,8 +572,8 @@ class ItemResource(Resource):
         self._settle_records(entries, [record])
         return self._row(record)
 
-    def _void_several(self, operation: str, suffix: str, field: str, values: list[Any],
-                      keys: list[Any], key_field: str) -> pd.DataFrame:
+    def _void_several(self, operation: str, suffix: str, field: str, values: builtins.list[Any],
+                      keys: builtins.list[Any], key_field: str) -> pd.DataFrame:
         path = self._path(suffix)
         body = {field: values}
         records, entries = self._journaled(operation, keys,
@@ -680,5 +683,5 @@ class ItemResource(Resource):
 def _utc(moment: Any) -> dt.datetime:
     """A Timestamp of a date column (zone-less, UTC by paynb's rule) or a UTC one, as an
     aware UTC datetime (the form of the watermark)."""
-    value = moment.to_pydatetime()
+    value: dt.datetime = moment.to_pydatetime()
     return value.replace(tzinfo=dt.UTC) if value.tzinfo is None else value

@@ -73,8 +73,12 @@ class NocResource(Resource):
         mark is kept in the journal, so the ledger survives restarts and is shared
         by every process using the same journal; the first mark of a NOC stands.
         Returns ``{noc_id, by, when, note, already}`` (``already``: it was marked before).
+
+        ``noc_id`` must be a NOC of the company: one this client has seen, one the
+        service lists (the list is asked when the id is not among those seen), or one the
+        history store holds; any other id is a :class:`~paynb.errors.ValidationError`.
         """
-        from paynb.compliance._guards import current_user
+        from paynb.compliance._guards import current_user, unknown_noc
 
         if noc_id is None or isinstance(noc_id, bool) or not str(noc_id).strip():
             raise invalid("noc_id", "must be the id of a NOC")
@@ -83,5 +87,10 @@ class NocResource(Resource):
         if note is not None and not isinstance(note, str):
             raise invalid("note", "must be text or None")
         journal = self.context.require_journal()
-        return journal.apply_noc(self._company, str(noc_id).strip(), by=by or current_user(),
-                                 note=note)
+        key = str(noc_id).strip()
+        looked = unknown_noc(self.client, key)
+        if looked is not None:
+            raise invalid("noc_id", f"{key!r} is not the id of a NOC: {looked}, none with "
+                                    "that id (client.nocs.list() shows them). A mark on a "
+                                    "mistyped id would leave the NOC it was meant for open")
+        return journal.apply_noc(self._company, key, by=by or current_user(), note=note)

@@ -20,7 +20,7 @@ from paynb.compliance import (
     check_entries,
     service_now,
 )
-from paynb.errors import SubmissionRefusedError
+from paynb.errors import SubmissionRefusedError, ValidationError
 from paynb.models import AchItem
 
 ROUTING, ACCOUNT = "021000021", "000123456789"
@@ -357,6 +357,28 @@ def test_the_ledger_fetches_the_entries_of_nocs_it_has_not_seen(sb: Any, tmp_pat
         again = listed.nocs.obligations(progress=False)
         applied = again[again["nocId"] == noc["nocId"]].iloc[0]
         assert applied["state"] == "applied" and applied["appliedBy"]
+
+
+def test_a_noc_id_the_client_has_not_seen_is_looked_up_and_a_wrong_one_refused(
+        sb: Any, tmp_path: Any) -> None:
+    with sb.connect(journal=None) as sender, warnings.catch_warnings():
+        warnings.simplefilter("ignore", GuardWarning)   # no history: "cannot check"
+        sent = sender.ach.submit(entry(bankAccountNumber=_fresh_account()))
+    noc = sb.simulate.create_noc(int(sent["achItemId"]), change_code="C01",
+                                 corrected_data="55511122")
+    with sb.connect(journal=tmp_path / "j.sqlite") as fresh:
+        # Not seen by this client: the service's list is asked, and it holds the NOC.
+        assert fresh.nocs.apply(str(noc["nocId"]))["noc_id"] == str(noc["nocId"])
+        listed = len(fresh.nocs.list(progress=False))
+        for wrong in (-1, f"{noc['nocId']}0"):
+            with pytest.raises(ValidationError, match="noc_id") as refused:
+                fresh.nocs.apply(wrong)
+            assert refused.value.errors == {"noc_id": [refused.value.errors["noc_id"][0]]}
+            assert f"'{wrong}' is not the id of a NOC: the service lists {listed:,} NOCs of " \
+                   f"company {fresh.company_code}" in str(refused.value)
+        # Nothing was recorded for the wrong ids.
+        assert set(fresh.context.journal.applied_nocs(fresh.company_code)) == \
+            {str(noc["nocId"])}
 
 
 # ------------------------------------------------------------------ the sandbox's scenarios

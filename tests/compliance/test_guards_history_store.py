@@ -18,10 +18,11 @@ from typing import Any
 import pyarrow.parquet as pq
 import pytest
 
+from paynb import frames
 from paynb import sandbox as paynb_sandbox
 from paynb.compliance import GuardWarning, check_entries
 from paynb.compliance._guards import STORE_DAYS
-from paynb.errors import SubmissionRefusedError
+from paynb.errors import SubmissionRefusedError, ValidationError
 
 ROUTING = "021000021"
 
@@ -130,6 +131,22 @@ def test_an_overdue_noc_in_the_store_refuses_and_names_its_due_day(sb, tmp_path)
         client.nocs.apply(noc["nocId"])
         assert check_entries(client, body(number),
                              as_of=sixth + dt.timedelta(days=1)).iloc[0]["allowed"]
+
+
+def test_a_noc_only_the_store_still_holds_can_be_marked(sb, tmp_path, monkeypatch):
+    noc = sb.simulate.create_noc(sent(sb, account()), change_code="C01",
+                                 corrected_data="55511122")
+    store = synced(sb, tmp_path / "store")
+    with fresh(sb, store, tmp_path) as client:
+        held = len(client.history.nocs())
+        # The service keeps NOCs for a while only: this one has left its list.
+        monkeypatch.setattr(type(client.nocs), "list",
+                            lambda self, **options: frames.empty_frame("noc"))
+        assert client.nocs.apply(noc["nocId"])["noc_id"] == str(noc["nocId"])
+        with pytest.raises(ValidationError, match=f"'-1' is not the id of a NOC: the service "
+                                                  f"lists 0 NOCs of company \\w+ and its "
+                                                  f"history store {held:,}, none"):
+            client.nocs.apply(-1)
 
 
 def test_reinitiations_are_counted_from_the_store(sb, tmp_path):
