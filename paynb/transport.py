@@ -24,6 +24,7 @@ from urllib.parse import urlencode, urlsplit
 
 import requests
 from requests.adapters import HTTPAdapter
+from requests.auth import AuthBase
 
 from paynb._json import loads
 from paynb._redact import preview, redact
@@ -53,6 +54,24 @@ RETRY_STATUSES = frozenset({408, 429}) | frozenset(range(500, 600))
 _SAFE_METHODS = frozenset({"GET", "HEAD"})
 
 Params = Mapping[str, Any] | Sequence[tuple[str, Any]] | None
+
+
+class _Bearer(AuthBase):
+    """The bearer token, given to requests as ``auth=``.
+
+    requests replaces an ``Authorization`` header given in ``headers=`` by a ``~/.netrc``
+    (or ``$NETRC``) entry for the host, or by the ``auth`` of a session the user passed
+    in; an ``auth=`` of the request itself wins over both.
+    """
+
+    __slots__ = ("token",)
+
+    def __init__(self, token: str) -> None:
+        self.token = token
+
+    def __call__(self, request: requests.PreparedRequest) -> requests.PreparedRequest:
+        request.headers["Authorization"] = f"Bearer {self.token}"
+        return request
 
 
 def make_session(pool_size: int, session: requests.Session | None = None) -> requests.Session:
@@ -275,14 +294,13 @@ class Transport:
             all_headers["Content-Type"] = "application/json"
         token = self.token()
         for renewed in (False, True):
-            if token:
-                all_headers["Authorization"] = f"Bearer {token}"
             started = time.perf_counter()
             try:
                 response = self.session.request(
                     method, url, params=_query(params),
                     data=body.encode() if body is not None else None,
-                    headers=all_headers, timeout=self.timeout, stream=True)
+                    headers=all_headers, timeout=self.timeout, stream=True,
+                    auth=_Bearer(token) if token else None)
                 _read_body(response)
             except requests.RequestException as exc:
                 raise _NoAnswer(exc) from None

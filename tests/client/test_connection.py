@@ -126,6 +126,28 @@ def test_a_users_session_is_used_for_every_call(stub):
     assert [call.request.headers.get("X-Desk") for call in stub.calls] == ["treasury"] * 2
 
 
+@pytest.mark.parametrize("where", ["netrc", "session auth"])
+def test_a_netrc_entry_or_a_sessions_own_auth_does_not_replace_the_bearer_token(
+        sandbox, tmp_path, monkeypatch, where):
+    # requests puts a ~/.netrc entry for the host, or a session's auth, in place of an
+    # Authorization header given in headers=: the service would get Basic credentials.
+    session = requests.Session()
+    if where == "netrc":
+        netrc = tmp_path / "netrc"
+        netrc.write_text("machine 127.0.0.1 login desk password netrc-secret\n")
+        netrc.chmod(0o600)
+        monkeypatch.setenv("NETRC", str(netrc))
+    else:
+        session.auth = ("desk", "session-secret")
+    sent = []
+    session.hooks["response"].append(
+        lambda response, **_: sent.append(response.request.headers.get("Authorization")))
+    with sandbox.connect(journal=None, session=session) as client:
+        assert len(client.ach.list(max_items=5, progress=False)) == 5
+    # The first answer is the token request's; every call after it carries the bearer token.
+    assert len(sent) >= 2 and all(h.startswith("Bearer ") for h in sent[1:]), sent
+
+
 # ---------------------------------------------------------------- connection truth
 
 
