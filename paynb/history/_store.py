@@ -85,6 +85,11 @@ AREAS = ("items", "events", "returns")
 RETURN_KINDS = ("ach", "rcc")
 _FILE = re.compile(r"^v(\d{6,})-[0-9a-f]{8,}\.parquet$")
 _EVENT_COLUMNS = ("kind", "itemId", "itemStatus", "seenAt")
+#: The folder of the items files' indexes (see :meth:`Store.read_index`), the schema
+#: metadata key of an index's description, and the version of its layout.
+INDEX = "index"
+INDEX_KEY = b"paynb-index"
+INDEX_FORMAT = 1
 
 
 class HistoryError(PaynbError):
@@ -312,16 +317,32 @@ class Store:
     def remove_uncommitted(self, meta: dict[str, Any]) -> None:
         """Delete what an interrupted sync left: files above the committed version, files
         a committed compaction replaced, and temporary files."""
+        version = int(meta.get("version", 0))
+        superseded = set(meta.get("superseded", []))
         for area in AREAS:
-            committed = {f.path for f in self.files(area, meta=meta)}
             for data in self.files(area, meta=meta, committed=False):
-                if data.path not in committed:
+                if data.version > version or \
+                        data.path.relative_to(self.path).as_posix() in superseded:
                     data.path.unlink(missing_ok=True)
+        # An index whose items file is gone (uncommitted, superseded) goes too.
+        index = self.path / INDEX
+        if index.exists():
+            for file in index.rglob("*.arrow"):
+                data = self.path / file.relative_to(index).with_suffix(".parquet")
+                if not data.exists():
+                    file.unlink(missing_ok=True)
         shutil.rmtree(self.path / ".tmp", ignore_errors=True)
+
+    def remove_superseded(self, relatives: list[str]) -> None:
+        """Delete the files a committed compaction replaced, and their indexes."""
+        for relative in relatives:
+            data = self.path / relative
+            data.unlink(missing_ok=True)
+            self.index_path(data).unlink(missing_ok=True)
 
     def remove_all_data(self) -> None:
         """Delete every data file (for a rebuild); the metadata is rewritten by the commit."""
-        for area in AREAS:
+        for area in (*AREAS, INDEX):
             shutil.rmtree(self.path / area, ignore_errors=True)
 
     # ------------------------------------------------------------------ reading
@@ -365,51 +386,113 @@ class Store:
             return tables[0]
         return pa.concat_tables(tables, promote_options="permissive")
 
-    def read_ids(self, files: list[DataFile], id_field: str, ids: list[Any],
-                 columns: list[str], cache: dict[Any, Any] | None = None) -> pa.Table:
-        """The rows of ``files`` whose ``id_field`` is in ``ids`` (every version, oldest
-        file first), decoding only the row groups whose id statistics (min and max) can
-        hold one of them: ids grow with the list, so the few hundred items a sync asks
-        about are in a few groups of the newest files, not in the whole months.
+    # ------------------------------------------------------------------ the index
 
-        ``cache`` (a dict the caller keeps) holds the opened files and decoded groups,
-        so that asking again about other ids decodes nothing twice.
+    def index_path(self, data: Path) -> Path:
+        """The index file of the items file ``data``: the same path under ``index/``,
+        ending ``.arrow`` (outside ``items/``, so that Parquet readers never meet it)."""
+        return (self.path / INDEX / data.relative_to(self.path)).with_suffix(".arrow")
+
+    def write_index(self, data: Path, table: pa.Table, id_field: str,
+                    status_field: str | None) -> None:
+        """Write the index of the items file ``data`` (whose rows are ``table``): its ids
+        sorted, with the fingerprint, list position and status of each (the last row of
+        an id the file holds twice). Flushed with the data files at the commit."""
+        import pyarrow as pa
+
+        index = _index_table(table, id_field, status_field)
+        stat = data.stat()
+        info = {"format": INDEX_FORMAT, "file": data.name, "bytes": stat.st_size,
+                "mtime": stat.st_mtime_ns, "rows": index.num_rows}
+        index = index.replace_schema_metadata({INDEX_KEY: json.dumps(info).encode("utf-8")})
+        target = self.index_path(data)
+        with self.writing():
+            tmp = self.path / ".tmp"
+            tmp.mkdir(parents=True, exist_ok=True)
+            part = tmp / f"{target.name}.{secrets.token_hex(4)}"
+            with pa.OSFile(str(part), "wb") as sink, \
+                    pa.ipc.new_file(sink, index.schema) as writer:
+                writer.write_table(index)
+            target.parent.mkdir(parents=True, exist_ok=True)
+            os.replace(part, target)
+        self._unsynced.append(target)
+
+    def read_index(self, files: list[DataFile], id_field: str, status_field: str | None,
+                   ids: list[Any], cache: dict[Any, Any] | None = None) -> pa.Table:
+        """The stored id, ``_hash``, ``_order`` and status of the items of ``files`` whose
+        id is in ``ids`` (every version, oldest file first), found in the files' indexes
+        by a binary search: no Parquet file is decoded.
+
+        An index that is missing, unreadable or not of its file as it is now (another
+        name, size or modification time) is not trusted: it is built again from the file
+        and written (only a sync, which holds the lock, calls this). ``cache`` (a dict
+        the caller keeps) holds the indexes read, so that asking again reads nothing.
         """
         import numpy as np
         import pyarrow as pa
         import pyarrow.compute as pc
-        import pyarrow.parquet as pq
 
         cache = {} if cache is None else cache
         tables = []
+        wanted: Any = None
         for data in files:
-            try:
-                parquet = cache.get(data.path)
-                if parquet is None:
-                    parquet = cache[data.path] = pq.ParquetFile(data.path)
-                schema = parquet.schema_arrow
-                if id_field not in schema.names or not ids:
-                    continue
-                wanted = pa.array(ids).cast(schema.field(id_field).type)
-                values = np.sort(np.asarray(wanted.drop_null().to_pylist(), dtype=object))
-                groups = _groups_holding(parquet.metadata, schema.get_field_index(id_field),
-                                         values)
-                names = [c for c in columns if c in schema.names]
-                for group in groups:
-                    if (data.path, group) not in cache:
-                        cache[data.path, group] = parquet.read_row_group(group, columns=names)
-            except (OSError, pa.ArrowException) as exc:
-                raise HistoryCorruptError(
-                    f"{data.path} is not a readable Parquet file of this history ({exc})"
-                    + _rebuild_hint(self.path)) from None
-            for group in groups:
-                table = cache[data.path, group]
-                tables.append(table.filter(pc.is_in(table.column(id_field), value_set=wanted)))
+            index = cache.get(data.path)
+            if index is None:
+                index = cache[data.path] = self._index_of(data, id_field, status_field)
+            if not ids or index.num_rows == 0:
+                continue
+            column = index.column(id_field)
+            if wanted is None or wanted.type != column.type:
+                try:
+                    wanted = pa.array(ids).cast(column.type)
+                except (pa.ArrowException, TypeError):
+                    continue  # ids of another type: none of them is in this file
+            if pa.types.is_integer(column.type) and column.null_count == 0:
+                keys = column.to_numpy()
+                asked = wanted.drop_null().to_numpy(zero_copy_only=False)
+                place = np.searchsorted(keys, asked).clip(0, len(keys) - 1)
+                rows = place[keys[place] == asked]
+            else:
+                found = pc.index_in(wanted, value_set=column.combine_chunks())
+                rows = found.drop_null().to_numpy(zero_copy_only=False)
+            if len(rows):
+                tables.append(index.take(pa.array(np.unique(rows))))
         if not tables:
             return pa.table({})
         if len(tables) == 1:
             return tables[0]
         return pa.concat_tables(tables, promote_options="permissive")
+
+    def _index_of(self, data: DataFile, id_field: str, status_field: str | None) -> pa.Table:
+        """The index of ``data`` (see :meth:`read_index`), built again when not trusted."""
+        import pyarrow as pa
+        import pyarrow.parquet as pq
+
+        path = self.index_path(data.path)
+        columns = [id_field, "_hash", "_order", *([status_field] if status_field else [])]
+        try:
+            stat = data.path.stat()
+            expected = {"format": INDEX_FORMAT, "file": data.path.name,
+                        "bytes": stat.st_size, "mtime": stat.st_mtime_ns}
+            # Mapped, not read: a look-up touches only the pages its binary search does.
+            # (The sync drops its indexes before it deletes superseded files: a mapped
+            # file cannot be deleted on Windows.)
+            index = pa.ipc.open_file(pa.memory_map(str(path))).read_all()
+            info = json.loads((index.schema.metadata or {})[INDEX_KEY])
+            if {k: info.get(k) for k in expected} == expected and info.get("rows") == \
+                    index.num_rows and index.column_names == columns:
+                return index.combine_chunks()
+        except (OSError, pa.ArrowException, KeyError, ValueError, TypeError):
+            pass
+        logger.info("history: building the index of %s", data.path)
+        try:
+            table = pq.ParquetFile(data.path).read(columns=columns)
+        except (OSError, pa.ArrowException) as exc:
+            raise HistoryCorruptError(
+                f"{data.path} is not a readable Parquet file of this history ({exc})"
+                + _rebuild_hint(self.path)) from None
+        self.write_index(data.path, table, id_field, status_field)
+        return _index_table(table, id_field, status_field).combine_chunks()
 
     def info(self, files: list[DataFile]) -> dict[str, Any]:
         """What the files say of their columns: the pandas ``dtypes`` they were written
@@ -482,25 +565,6 @@ def _condition(where: list[tuple[str, str, Any]], schema: pa.Schema,
     return condition
 
 
-def _groups_holding(metadata: Any, column: int, values: Any) -> list[int]:
-    """The row groups whose statistics of ``column`` allow one of the sorted ``values``
-    (a group without statistics may hold any)."""
-    import numpy as np
-
-    groups = []
-    for number in range(metadata.num_row_groups):
-        stats = metadata.row_group(number).column(column).statistics
-        if stats is None or not stats.has_min_max:
-            groups.append(number)
-            continue
-        # The first value not below the group's minimum: the group may hold it if it is
-        # not above the maximum.
-        place = int(np.searchsorted(values, stats.min, side="left"))
-        if place < len(values) and values[place] <= stats.max:
-            groups.append(number)
-    return groups
-
-
 def _read_matching(parquet: Any, columns: list[str] | None, condition: Any,
                    where: list[tuple[str, str, Any]], also: tuple[str, list[Any]] | None,
                    ) -> pa.Table:
@@ -530,6 +594,32 @@ def _read_matching(parquet: Any, columns: list[str] | None, condition: Any,
     offsets = np.concatenate([[0], np.cumsum(sizes[groups])[:-1]])
     place = offsets[np.searchsorted(groups, group_of)] + (rows - starts[group_of])
     return table.take(pa.array(place))
+
+
+def _index_table(table: pa.Table, id_field: str, status_field: str | None) -> pa.Table:
+    """The index rows of an items file's ``table``: one per id (its last row), sorted by
+    id, with the columns :meth:`Store.read_index` returns."""
+    import numpy as np
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    columns = [id_field, "_hash", "_order", *([status_field] if status_field else [])]
+    table = table.select(columns)
+    table = table.filter(pc.is_valid(table.column(id_field)))
+    if status_field and table.schema.field(status_field).type != pa.string():
+        table = table.set_column(table.schema.get_field_index(status_field), status_field,
+                                 pc.cast(table.column(status_field), pa.string()))
+    ids = table.column(id_field)
+    order = pc.sort_indices(ids)  # stable: an id's rows stay in file order
+    table = table.take(order)
+    if table.num_rows > 1:
+        ids = table.column(id_field).combine_chunks()
+        # The last row of each run of equal ids.
+        last = pc.not_equal(ids.slice(1), ids.slice(0, len(ids) - 1))
+        keep = np.append(last.to_numpy(zero_copy_only=False), True)
+        if not keep.all():
+            table = table.filter(pa.array(keep))
+    return table
 
 
 def latest(table: pa.Table, id_field: str) -> pa.Table:

@@ -250,7 +250,7 @@ class _Index:
 
         self.job = job
         self.asked: set[Any] = set()
-        #: The files opened and the row groups decoded (see Store.read_ids).
+        #: The files' indexes read (see Store.read_index).
         self.cache: dict[Any, Any] = {}
         self.frame = pd.DataFrame({"_hash": [], "_order": [], "status": []})
 
@@ -323,14 +323,15 @@ class _KindSync:
     def _read_index(self, files: list[Any], ids: list[Any] | None,
                     cache: dict[Any, Any] | None = None) -> pd.DataFrame:
         """Status, fingerprint and list position by id of the items of ``files`` (only
-        of ``ids`` unless None; ``cache`` as :meth:`Store.read_ids` takes it)."""
+        of ``ids`` unless None, from the files' indexes; ``cache`` as
+        :meth:`Store.read_index` takes it)."""
         import pandas as pd
 
         columns = [self.id_field, "_hash", "_order"]
         if self.status_field:
             columns.append(self.status_field)
         table = self.store.read(files, columns) if ids is None else \
-            self.store.read_ids(files, self.id_field, ids, columns, cache)
+            self.store.read_index(files, self.id_field, self.status_field, ids, cache)
         frame = latest(table, self.id_field).to_pandas()
         if frame.empty:
             return pd.DataFrame({"_hash": [], "_order": [], "status": []})
@@ -556,8 +557,10 @@ class _KindSync:
 
         The overlap (a day before the watermark, as ``changes()`` polls) is read again
         only when it may hold something new: when the store knows the returns it held at
-        the last sync (``window`` in the metadata) and the service counts as many of
-        each return status there, the poll starts just after the watermark.
+        the last sync (``window`` in the metadata), the returns after the watermark are
+        read at once, and the overlap only if the service counts other numbers of each
+        return status there than the store holds (asked meanwhile, see :meth:`_counts`).
+        Either way the records are those of one poll from the overlap's start.
         """
         from paynb.resources._base import wire_time
         from paynb.resources._items import CHANGE_STATUSES, CHANGES_OVERLAP
@@ -566,19 +569,33 @@ class _KindSync:
         mark = self.state.get("watermark")
         window = self._window()
         self.kept = None
-        if mark is not None:
+        if mark is None:
+            parts = [params]
+        else:
             start = dt.datetime.fromisoformat(mark) - CHANGES_OVERLAP
-            if window is not None and all(
-                    counts[("window", code)].result() == window["status"].count(code)
-                    for code in _window_codes()):
-                # Nothing came into the window: from just after the watermark (the
-                # filter is inclusive, to the millisecond).
-                start = dt.datetime.fromisoformat(mark) + dt.timedelta(milliseconds=1)
+            parts = [[*params, ("returnDateStart", wire_time(start, "watermark"))]]
+        if mark is not None and window is not None:
+            # From just after the watermark (the filter is inclusive, to the millisecond),
+            # without waiting for the counts: the critical path of a sync is this list.
+            after = dt.datetime.fromisoformat(mark) + dt.timedelta(milliseconds=1)
+            polled = self._records([*params, ("returnDateStart", wire_time(after, "watermark"))])
+            if all(counts[("window", code)].result() == window["status"].count(code)
+                   for code in _window_codes()):
+                # Nothing came into the window since the last sync.
                 self.kept = window
-            params.append(("returnDateStart", wire_time(start, "watermark")))
-        self.polled = [record for records in self._pages(params, f"history {self.kind} returns")
-                       for record in records]
+                parts = []
+            else:
+                end = dt.datetime.fromisoformat(mark)
+                parts = [[*parts[0], ("returnDateEnd", wire_time(end, "watermark"))]]
+        else:
+            polled = []
+        self.polled = [record for part in parts for record in self._records(part)] + polled
         return self.polled
+
+    def _records(self, params: list[tuple[str, Any]]) -> list[dict[str, Any]]:
+        """Every record of the list of ``params`` (the returns poll's)."""
+        return [record for records in self._pages(params, f"history {self.kind} returns")
+                for record in records]
 
     def window(self) -> dict[str, Any] | None:
         """The returns in the overlap before the new watermark, as the service holds
@@ -773,12 +790,16 @@ class _KindSync:
             merged = merged.filter(pa.array(keep)).replace_schema_metadata(
                 table.schema.metadata)
             merged = _with_info(merged, self.store.info(merge))
-            self.store.write_table(merged, folder, self.version)
+            written = self.store.write_table(merged, folder, self.version)
             self.superseded += [f.path.relative_to(self.store.path).as_posix()
                                 for f in merge]
             files[:] = [f for f in files if f not in merge]
         else:
-            self.store.write_table(table, folder, self.version)
+            merged = table
+            written = self.store.write_table(table, folder, self.version)
+        if area == "items":
+            # The rows of the file written (with those it merged): the sync's look-ups.
+            self.store.write_index(written, merged, self.id_field, self.status_field)
 
     def _log_events(self, ids: pd.Series, status: pd.Series | None) -> None:
         import pandas as pd
@@ -960,8 +981,7 @@ def sync(client: Client, *, kinds: Any = None, since: Any = None, rebuild: bool 
 
         new_meta["paynb"] = __version__
         store.commit(new_meta)
-        for relative in new_meta["superseded"]:
-            (store.path / relative).unlink(missing_ok=True)
+        store.remove_superseded(new_meta["superseded"])
     logger.info("history: synced %s into %s (version %d)", ", ".join(chosen), store.path,
                 version)
     return pd.DataFrame(rows, columns=["kind", "requests", "written", "events", "seconds"])
