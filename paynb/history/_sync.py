@@ -442,17 +442,22 @@ class _KindSync:
             self.next_order = int(every["_order"].max()) + 1 if len(every) else 0
         from concurrent.futures import ThreadPoolExecutor
 
-        with ThreadPoolExecutor(max_workers=len(COUNTED_STATUSES) + len(_window_codes()) + 2,
+        with ThreadPoolExecutor(max_workers=len(COUNTED_STATUSES) + len(_window_codes()) + 1,
                                 thread_name_prefix="paynb-history") as pool:
             # The counts and the returns poll need no answer of the walk: asked meanwhile,
-            # their waiting overlaps the walk's and its look-ups in the store.
-            counts = self._counts(pool) if self.kind in ("ach", "rcc") else {}
-            polled = pool.submit(self._poll, counts) if self.kind in ("ach", "rcc") else None
-            # The last page if nothing was added (the items stored): asked with the first.
+            # their waiting overlaps the walk's and its look-ups in the store. The poll
+            # first: its pages are the longest chain of requests (page 0, then the rest).
+            counts: dict[Any, Any] = {}
+            asked = threading.Event()
+            polled = pool.submit(self._poll, counts, asked) \
+                if self.kind in ("ach", "rcc") else None
+            if self.kind in ("ach", "rcc"):
+                counts.update(self._counts(pool))
+            asked.set()
+            # The last page if nothing was added (the items stored).
             guess = None if self.since is not None else \
                 max(0, math.ceil(self.next_order / self.client.page_size) - 1)
-            fetched = self._walk([], lambda page: self._known(page, index), pool=pool,
-                                 guess=guess)
+            fetched = self._walk([], lambda page: self._known(page, index), guess=guess)
             if polled is not None:
                 fetched += polled.result()
             frame = self._frame(fetched)
@@ -478,30 +483,26 @@ class _KindSync:
         self._write(frame.iloc[keep].reset_index(drop=True), orders[keep], new=~known[keep],
                     previous=previous, hashes=hashes[keep])
 
-    def _walk(self, params: list[tuple[str, Any]], done: Any, *, pool: Any = None,
+    def _walk(self, params: list[tuple[str, Any]], done: Any, *,
               guess: int | None = None) -> list[dict[str, Any]]:
         """Pages of a list from its last one backwards, until ``done(records of the page)``;
-        their records in list order. Page ``guess``, the likely last one, is asked on
-        ``pool`` at the same time as the first (whose total says which is the last)."""
+        their records in list order. Page ``guess``, the likely last one, is asked first:
+        its answer's total says which page is the last, so that the list's first page is
+        not asked for its total (where nothing was added, ``guess`` is the last page)."""
         size = self.client.page_size
         fetch = self._fetcher(params, size)
-        ahead = pool.submit(fetch, guess) if pool is not None and guess else None
-        first = fetch(0)
+        number = guess if guess else 0
+        first = fetch(number)
         if first.total is None:
             logger.warning("history %s: the list gives no total, so its last pages cannot be "
                            "found; reading every page", self.kind)
             return [r for records in self._pages(params, f"history {self.kind} pages")
                     for r in records]
+        asked = {number: first.records}
         gathered: list[list[dict[str, Any]]] = []
         number = max(0, math.ceil(first.total / size) - 1)
         while number >= 0:
-            if number == 0:
-                records = first.records
-            elif ahead is not None and number == guess and ahead.result().total == first.total:
-                # The same total: nothing was added between the two answers.
-                records = ahead.result().records
-            else:
-                records = fetch(number).records
+            records = asked[number] if number in asked else fetch(number).records
             gathered.insert(0, records)
             if records and done(records):
                 break
@@ -552,7 +553,7 @@ class _KindSync:
         return {key: pool.submit(lambda params: self._fetcher(params, 1)(0).total, params)
                 for key, params in asked.items()}
 
-    def _poll(self, counts: dict[Any, Any]) -> list[dict[str, Any]]:
+    def _poll(self, counts: dict[Any, Any], asked: threading.Event) -> list[dict[str, Any]]:
         """Items that became B, I or R since the watermark (minus the overlap).
 
         The overlap (a day before the watermark, as ``changes()`` polls) is read again
@@ -561,6 +562,7 @@ class _KindSync:
         read at once, and the overlap only if the service counts other numbers of each
         return status there than the store holds (asked meanwhile, see :meth:`_counts`).
         Either way the records are those of one poll from the overlap's start.
+        ``counts`` (see :meth:`_counts`) is complete once ``asked`` is set.
         """
         from paynb.resources._base import wire_time
         from paynb.resources._items import CHANGE_STATUSES, CHANGES_OVERLAP
@@ -579,6 +581,7 @@ class _KindSync:
             # without waiting for the counts: the critical path of a sync is this list.
             after = dt.datetime.fromisoformat(mark) + dt.timedelta(milliseconds=1)
             polled = self._records([*params, ("returnDateStart", wire_time(after, "watermark"))])
+            asked.wait()  # ``counts`` is filled once they are all asked
             if all(counts[("window", code)].result() == window["status"].count(code)
                    for code in _window_codes()):
                 # Nothing came into the window since the last sync.
