@@ -134,8 +134,10 @@ class Store:
     def __init__(self, path: str | os.PathLike[str]) -> None:
         self.path = Path(path).expanduser()
         self._written = 0
-        #: Data files written since the last commit, not yet flushed to disk.
-        self._unsynced: list[Path] = []
+        #: Files being written under ``.tmp`` since the last commit: (the write's future,
+        #: its temporary file, where the commit moves it).
+        self._pending: list[tuple[Any, Path, Path]] = []
+        self._pool: Any = None
 
     # ------------------------------------------------------------------ metadata
 
@@ -168,19 +170,37 @@ class Store:
     def commit(self, meta: dict[str, Any]) -> None:
         """Replace the metadata in one rename: the sync's files become visible at once.
 
-        The data files are flushed to disk first, all at once (one wait, not one per
-        file), so that metadata on disk never names a file that is not.
+        The files written since the last commit (see :meth:`write_table`) are moved into
+        place and flushed to disk first, all at once (one wait, not one per file), so
+        that metadata on disk never names a file that is not.
         """
-        if self._unsynced:
+        import orjson
+
+        if self._pending:
             from concurrent.futures import ThreadPoolExecutor
 
-            with self.writing(), ThreadPoolExecutor(
-                    max_workers=min(8, len(self._unsynced)),
-                    thread_name_prefix="paynb-fsync") as pool:
-                list(pool.map(_fsync, self._unsynced))
-            self._unsynced = []
-        self._atomic_write(self.meta_path,
-                           json.dumps(meta, indent=1, sort_keys=True).encode("utf-8"))
+            with self.writing():
+                moved = []
+                for future, part, target in self._pending:
+                    future.result()
+                    target.parent.mkdir(parents=True, exist_ok=True)
+                    os.replace(part, target)
+                    moved.append(target)
+                with ThreadPoolExecutor(max_workers=min(8, len(moved)),
+                                        thread_name_prefix="paynb-fsync") as pool:
+                    list(pool.map(_fsync, moved))
+            self._pending = []
+        # orjson: the standard encoder is pure Python once it indents.
+        self._atomic_write(self.meta_path, orjson.dumps(
+            meta, option=orjson.OPT_INDENT_2 | orjson.OPT_SORT_KEYS))
+
+    def close(self) -> None:
+        """Stop the writing threads, once the running writes end (a sync that failed
+        leaves its files in ``.tmp``, which the next one removes)."""
+        if self._pool is not None:
+            self._pool.shutdown(wait=True, cancel_futures=True)
+            self._pool = None
+        self._pending = []
 
     # ------------------------------------------------------------------ the lock
 
@@ -245,9 +265,16 @@ class Store:
             target.parent.mkdir(parents=True, exist_ok=True)
             os.replace(part, target)
 
-    def write_table(self, table: pa.Table, folder: Path, version: int) -> Path:
-        """Write ``table`` as a new file of ``folder`` (temp file, then rename)."""
-        import pyarrow.parquet as pq
+    def write_table(self, table: pa.Table, folder: Path, version: int, *,
+                    index: tuple[str, str | None] | None = None) -> Path:
+        """Write ``table`` as a new file of ``folder``, and with ``index = (id field,
+        status field)`` its index (see :meth:`read_index`); return the file's path.
+
+        Written on a thread into ``.tmp`` (Arrow's writer leaves the interpreter free
+        meanwhile), and moved into place by :meth:`commit`: a sync interrupted at any
+        point leaves its files in ``.tmp``, which the next sync removes.
+        """
+        from concurrent.futures import ThreadPoolExecutor
 
         # The counter keeps one sync's files of a partition in the order they were written.
         self._written += 1
@@ -255,15 +282,25 @@ class Store:
         with self.writing():
             tmp = self.path / ".tmp"
             tmp.mkdir(parents=True, exist_ok=True)
-            part = tmp / name
-            # Snappy: read about 2.5x faster than zstd here, and every Parquet reader has it.
-            pq.write_table(table, part, compression="snappy", row_group_size=ROW_GROUP)
-            folder.mkdir(parents=True, exist_ok=True)
-            # In place before it is on disk: readers ignore it until the commit, which
-            # flushes it first (see :meth:`commit`).
-            os.replace(part, folder / name)
-        self._unsynced.append(folder / name)
-        return folder / name
+        if self._pool is None:
+            self._pool = ThreadPoolExecutor(max_workers=2, thread_name_prefix="paynb-write")
+        target = folder / name
+        future = self._pool.submit(self._write_part, table, tmp / name, index)
+        self._pending.append((future, tmp / name, target))
+        if index is not None:
+            self._pending.append((future, tmp / f"{name}.index", self.index_path(target)))
+        return target
+
+    def _write_part(self, table: pa.Table, part: Path,
+                    index: tuple[str, str | None] | None) -> None:
+        import pyarrow.parquet as pq
+
+        # Snappy: read about 2.5x faster than zstd here, and every Parquet reader has it.
+        pq.write_table(table, part, compression="snappy", row_group_size=ROW_GROUP)
+        if index is not None:
+            # Of the file as it will be in place: a rename keeps its size and time.
+            self._write_index(part.parent / f"{part.name}.index", part, part.name, table,
+                              *index)
 
     def items_folder(self, kind: str, company: str, month: str) -> Path:
         return (self.path / "items" / f"kind={kind}" / f"company={quote(company, safe='')}"
@@ -393,29 +430,20 @@ class Store:
         ending ``.arrow`` (outside ``items/``, so that Parquet readers never meet it)."""
         return (self.path / INDEX / data.relative_to(self.path)).with_suffix(".arrow")
 
-    def write_index(self, data: Path, table: pa.Table, id_field: str,
-                    status_field: str | None) -> None:
-        """Write the index of the items file ``data`` (whose rows are ``table``): its ids
-        sorted, with the fingerprint, list position and status of each (the last row of
-        an id the file holds twice). Flushed with the data files at the commit."""
+    def _write_index(self, path: Path, data: Path, name: str, table: pa.Table,
+                     id_field: str, status_field: str | None) -> None:
+        """Write to ``path`` the index of the items file ``data`` (to be named ``name``),
+        whose rows are ``table``: its ids sorted, with the fingerprint, list position and
+        status of each (the last row of an id the file holds twice)."""
         import pyarrow as pa
 
         index = _index_table(table, id_field, status_field)
         stat = data.stat()
-        info = {"format": INDEX_FORMAT, "file": data.name, "bytes": stat.st_size,
+        info = {"format": INDEX_FORMAT, "file": name, "bytes": stat.st_size,
                 "mtime": stat.st_mtime_ns, "rows": index.num_rows}
         index = index.replace_schema_metadata({INDEX_KEY: json.dumps(info).encode("utf-8")})
-        target = self.index_path(data)
-        with self.writing():
-            tmp = self.path / ".tmp"
-            tmp.mkdir(parents=True, exist_ok=True)
-            part = tmp / f"{target.name}.{secrets.token_hex(4)}"
-            with pa.OSFile(str(part), "wb") as sink, \
-                    pa.ipc.new_file(sink, index.schema) as writer:
-                writer.write_table(index)
-            target.parent.mkdir(parents=True, exist_ok=True)
-            os.replace(part, target)
-        self._unsynced.append(target)
+        with pa.OSFile(str(path), "wb") as sink, pa.ipc.new_file(sink, index.schema) as writer:
+            writer.write_table(index)
 
     def read_index(self, files: list[DataFile], id_field: str, status_field: str | None,
                    ids: list[Any], cache: dict[Any, Any] | None = None) -> pa.Table:
@@ -491,7 +519,14 @@ class Store:
             raise HistoryCorruptError(
                 f"{data.path} is not a readable Parquet file of this history ({exc})"
                 + _rebuild_hint(self.path)) from None
-        self.write_index(data.path, table, id_field, status_field)
+        target = self.index_path(data.path)
+        with self.writing():
+            part = self.path / ".tmp" / f"{target.name}.{secrets.token_hex(4)}"
+            part.parent.mkdir(parents=True, exist_ok=True)
+            self._write_index(part, data.path, data.path.name, table, id_field, status_field)
+            target.parent.mkdir(parents=True, exist_ok=True)
+            # Not flushed: an index lost or torn by a crash is not trusted, but built again.
+            os.replace(part, target)
         return _index_table(table, id_field, status_field).combine_chunks()
 
     def info(self, files: list[DataFile]) -> dict[str, Any]:

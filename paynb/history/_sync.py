@@ -41,7 +41,7 @@ exactly once, and every status change is recorded once.
 
 from __future__ import annotations
 
-import copy
+import contextlib
 import datetime as dt
 import logging
 import math
@@ -301,8 +301,8 @@ class _KindSync:
         self.secret = secret if kind == "ach" else None
         self.files = store.files("items", kind=kind, company=self.company, meta=meta)
         self.return_files = store.files("returns", kind=kind, company=self.company, meta=meta)
-        self.state: dict[str, Any] = copy.deepcopy(
-            meta.get("kinds", {}).get(kind, {}).get(self.company, {}))
+        #: The kind's committed state (read only: the sync writes a new one).
+        self.state: dict[str, Any] = meta.get("kinds", {}).get(kind, {}).get(self.company, {})
         self.since = since
         self.superseded: list[str] = []
         self.requests = 0
@@ -784,6 +784,8 @@ class _KindSync:
             folder = self.store.items_folder(self.kind, self.company, month)
             files = self.files
         existing = [f for f in files if f.month == month]
+        # The items files' indexes serve the sync's look-ups (see Store.read_index).
+        index = (self.id_field, self.status_field) if area == "items" else None
         if len(existing) + 1 > MAX_FILES:
             merge = _to_merge(existing)
             old = self.store.read(merge)
@@ -793,16 +795,12 @@ class _KindSync:
             merged = merged.filter(pa.array(keep)).replace_schema_metadata(
                 table.schema.metadata)
             merged = _with_info(merged, self.store.info(merge))
-            written = self.store.write_table(merged, folder, self.version)
+            self.store.write_table(merged, folder, self.version, index=index)
             self.superseded += [f.path.relative_to(self.store.path).as_posix()
                                 for f in merge]
             files[:] = [f for f in files if f not in merge]
         else:
-            merged = table
-            written = self.store.write_table(table, folder, self.version)
-        if area == "items":
-            # The rows of the file written (with those it merged): the sync's look-ups.
-            self.store.write_index(written, merged, self.id_field, self.status_field)
+            self.store.write_table(table, folder, self.version, index=index)
 
     def _log_events(self, ids: pd.Series, status: pd.Series | None) -> None:
         import pandas as pd
@@ -905,7 +903,7 @@ def sync(client: Client, *, kinds: Any = None, since: Any = None, rebuild: bool 
     _SERVICES[client] = service["service"]
     store = Store(history_path(client) if path is None else path)
     rows = []
-    with store.locked():
+    with store.locked(), contextlib.closing(store):
         if path is not None:
             # Only a folder that could be written becomes the client's history.
             client.history_folder = path
@@ -934,7 +932,10 @@ def sync(client: Client, *, kinds: Any = None, since: Any = None, rebuild: bool 
         # The service's time: a sandbox's clock may have been moved, and the guards'
         # "items received ... to <syncedAt>" must be in the service's time.
         now = service["now"]
-        new_meta = copy.deepcopy(meta)
+        # Copied as deep as the sync writes (a kind's state is replaced whole); a deep
+        # copy of the returns window's lists cost more than the rest of a quiet sync.
+        new_meta = {**meta, "kinds": {kind: dict(companies)
+                                      for kind, companies in meta.get("kinds", {}).items()}}
         if "ach" in chosen and not meta.get("accountKey") and not meta.get("kinds", {}).get("ach"):
             # Keys from the first ACH row on: a store either has them on every row or not.
             new_meta["accountKey"] = new_key()
