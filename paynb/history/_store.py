@@ -28,6 +28,7 @@ from __future__ import annotations
 
 import contextlib
 import datetime as dt
+import functools
 import json
 import logging
 import os
@@ -689,6 +690,39 @@ def months_of(stamps: pd.Series) -> Any:
 def event_columns() -> tuple[str, ...]:
     """The columns of :meth:`paynb.History.events`."""
     return _EVENT_COLUMNS
+
+
+def event_table(kind: str, company: str, ids: list[str], status: list[Any] | None,
+                seen: pd.Timestamp) -> pa.Table:
+    """The events file's table of ``ids`` (text) seen in ``status`` (None: no status) at
+    ``seen``: as :func:`table_of` gives it for the frame of these columns (the same
+    schema and metadata), without building the frame."""
+    import pyarrow as pa
+
+    schema = _event_schema()
+    statuses = [None if s is None or s != s else str(s) for s in status] \
+        if status is not None else [None] * len(ids)
+    table = pa.table([pa.array([kind] * len(ids), pa.large_string()),
+                      pa.array(ids, pa.large_string()),
+                      pa.array(statuses, pa.large_string()),
+                      pa.array([seen.value] * len(ids), pa.int64()).cast(
+                          schema.field("seenAt").type)], schema=schema)
+    info = json.loads(schema.metadata[b"paynb"])
+    extra = json.dumps({"kind": kind, "company": company, **info}).encode("utf-8")
+    return table.replace_schema_metadata({**schema.metadata, b"paynb": extra})
+
+
+@functools.cache
+def _event_schema() -> pa.Schema:
+    """The schema :func:`table_of` gives an events frame (its pandas metadata does not
+    depend on the rows)."""
+    import pandas as pd
+
+    frame = pd.DataFrame({"kind": pd.Series(["k"], dtype="str"),
+                          "itemId": pd.Series(["1"], dtype="str"),
+                          "itemStatus": pd.Series(["S"], dtype="str"),
+                          "seenAt": pd.Series([pd.Timestamp(0, tz="UTC")]).dt.as_unit("ns")})
+    return table_of(frame, {}).schema
 
 
 def now_utc() -> dt.datetime:

@@ -137,8 +137,9 @@ def test_a_sync_killed_midway_is_invisible_and_the_next_one_completes(private, t
          creds.password, str(tmp_path)], env=env)
     try:
         deadline = time.monotonic() + 60
-        # Killed once the ACH files are in place, while the later kinds are fetched.
-        while not list((tmp_path / "items").rglob("*.parquet")):
+        # Killed once the ACH files are written (under .tmp: the commit moves them into
+        # place), while the later kinds are fetched.
+        while not list((tmp_path / ".tmp").glob("*.parquet")):
             assert child.poll() is None, "the sync ended before it could be killed"
             assert time.monotonic() < deadline
             time.sleep(0.01)
@@ -148,8 +149,10 @@ def test_a_sync_killed_midway_is_invisible_and_the_next_one_completes(private, t
         if child.poll() is None:
             child.kill()
     private.simulate.clear_faults()
-    written = list((tmp_path / "items").rglob("*.parquet"))
+    written = list((tmp_path / ".tmp").glob("*.parquet"))
     assert written and not committed_files(tmp_path)
+    assert not [f for area in ("items", "events", "returns")
+                for f in (tmp_path / area).rglob("*.parquet")]  # nothing in place
     # A reader sees the store as it was before the killed sync: empty.
     assert History(tmp_path).ach().empty and History(tmp_path).events("ach").empty
     client = private.connect(journal=None)
