@@ -243,8 +243,8 @@ def _fetcher(resource: Resource, params: list[tuple[str, Any]], size: int) -> An
 
 class _Index:
     """Stored status, fingerprint and list position of items, looked up by id and kept
-    for the rest of the sync: an incremental sync over a million items decodes only the
-    row groups of the months its records fall in that can hold their ids."""
+    for the rest of the sync: an incremental sync over a million items searches the
+    indexes of the files of the months its records fall in (see Store.read_index)."""
 
     def __init__(self, job: _KindSync) -> None:
         import pandas as pd
@@ -254,6 +254,14 @@ class _Index:
         #: The files' indexes read (see Store.read_index).
         self.cache: dict[Any, Any] = {}
         self.frame = pd.DataFrame({"_hash": [], "_order": [], "status": []})
+
+    def open(self, months: set[str]) -> None:
+        """Open the indexes of the files of ``months`` now: the look-ups made while pages
+        are being received (several threads wanting the interpreter) then make no system
+        call, each of which could cost them a thread switch's wait."""
+        files = [f for f in self.job.files if f.month in months]
+        self.job.store.read_index(files, self.job.id_field, self.job.status_field, [],
+                                  self.cache)
 
     def lookup(self, ids: Iterable[Any], months: set[str] | None) -> pd.DataFrame:
         """The stored rows of ``ids`` (indexed by id; an id the store does not hold has
@@ -443,6 +451,8 @@ class _KindSync:
             self.next_order = int(every["_order"].max()) + 1 if len(every) else 0
         from concurrent.futures import ThreadPoolExecutor
 
+        # New items and recent returns are of the newest months.
+        index.open(set(sorted({f.month for f in self.files if f.month != NO_MONTH})[-2:]))
         with ThreadPoolExecutor(max_workers=len(COUNTED_STATUSES) + len(_window_codes()) + 1,
                                 thread_name_prefix="paynb-history") as pool:
             # The counts and the returns poll need no answer of the walk: asked meanwhile,
