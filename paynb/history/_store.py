@@ -354,7 +354,14 @@ class Store:
 
     def remove_uncommitted(self, meta: dict[str, Any]) -> None:
         """Delete what an interrupted sync left: files above the committed version, files
-        a committed compaction replaced, and temporary files."""
+        a committed compaction replaced, and temporary files.
+
+        Only where a sync did not finish: each one writes its files under ``.tmp`` and
+        removes ``.tmp`` last, after its commit and clean-up (see :meth:`finish`), so a
+        store without ``.tmp`` has nothing to remove and is not searched.
+        """
+        if not (self.path / ".tmp").exists():
+            return
         version = int(meta.get("version", 0))
         superseded = set(meta.get("superseded", []))
         for area in AREAS:
@@ -369,6 +376,11 @@ class Store:
                 data = self.path / file.relative_to(index).with_suffix(".parquet")
                 if not data.exists():
                     file.unlink(missing_ok=True)
+        shutil.rmtree(self.path / ".tmp", ignore_errors=True)
+
+    def finish(self) -> None:
+        """Remove ``.tmp``: the sync committed and cleaned up (see
+        :meth:`remove_uncommitted`)."""
         shutil.rmtree(self.path / ".tmp", ignore_errors=True)
 
     def remove_superseded(self, relatives: list[str]) -> None:

@@ -1016,6 +1016,7 @@ def sync(client: Client, *, kinds: Any = None, since: Any = None, rebuild: bool 
         new_meta["paynb"] = __version__
         store.commit(new_meta)
         store.remove_superseded(new_meta["superseded"])
+        store.finish()
     logger.info("history: synced %s into %s (version %d)", ", ".join(chosen), store.path,
                 version)
     return pd.DataFrame(rows, columns=["kind", "requests", "written", "events", "seconds"])
