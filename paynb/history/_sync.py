@@ -310,6 +310,7 @@ class _KindSync:
         self.secret = secret if kind == "ach" else None
         self.files = store.files("items", kind=kind, company=self.company, meta=meta)
         self.return_files = store.files("returns", kind=kind, company=self.company, meta=meta)
+        self.event_files = store.files("events", kind=kind, company=self.company, meta=meta)
         #: The kind's committed state (read only: the sync writes a new one).
         self.state: dict[str, Any] = meta.get("kinds", {}).get(kind, {}).get(self.company, {})
         self.since = since
@@ -836,9 +837,23 @@ class _KindSync:
         table = event_table(self.kind, self.company, ids.astype(str).tolist(),
                             None if status is None else status.tolist(),
                             pd.Timestamp(self.now).tz_convert("UTC").as_unit("ns"))
-        self.store.write_table(table, self.store.events_folder(self.kind, self.company),
-                               self.version)
+        folder = self.store.events_folder(self.kind, self.company)
         self.events += table.num_rows
+        merge = _to_merge(self.event_files) if len(self.event_files) + 1 > MAX_FILES else []
+        if len(merge) < 2 or not all(_small(f) for f in merge):
+            # Every sync adds an events file; a full folder merges its newest small ones
+            # (as an items partition does), but never rewrites the big ones (a backfill's).
+            self.store.write_table(table, folder, self.version)
+            return
+        import pyarrow as pa
+
+        old = self.store.read(merge, list(table.column_names))
+        # Every row kept, in the order the files hold them (the readers sort by seenAt
+        # stably): the events files' schema never changes, so the new table's is theirs.
+        merged = pa.concat_tables([old.cast(table.schema), table])
+        self.store.write_table(merged, folder, self.version)
+        self.superseded += [f.path.relative_to(self.store.path).as_posix() for f in merge]
+        self.event_files[:] = [f for f in self.event_files if f not in merge]
 
     def watermark(self) -> str | None:
         """The latest return date the store holds (where the next returns poll starts):
@@ -893,6 +908,19 @@ def _to_merge(files: list[Any]) -> list[Any]:
             break
         small.insert(0, data)
     return small if len(small) >= 2 else files
+
+
+def _small(data: Any) -> bool:
+    """Whether a file holds less than a row group (see :func:`_to_merge`)."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    from paynb.history import _store
+
+    try:
+        return bool(pq.read_metadata(data.path).num_rows < _store.ROW_GROUP)
+    except (OSError, pa.ArrowException):
+        return True  # read by the merge, which names the file
 
 
 def _with_info(table: Any, older: dict[str, Any]) -> Any:
