@@ -373,8 +373,7 @@ class Store:
         index = self.path / INDEX
         if index.exists():
             for file in index.rglob("*.arrow"):
-                data = self.path / file.relative_to(index).with_suffix(".parquet")
-                if not data.exists():
+                if not (self.path / file.relative_to(index).with_suffix(".parquet")).exists():
                     file.unlink(missing_ok=True)
         shutil.rmtree(self.path / ".tmp", ignore_errors=True)
 

@@ -453,7 +453,8 @@ class _KindSync:
         from concurrent.futures import ThreadPoolExecutor
 
         # New items and recent returns are of the newest months.
-        index.open(set(sorted({f.month for f in self.files if f.month != NO_MONTH})[-2:]))
+        months = sorted({f.month for f in self.files if f.month and f.month != NO_MONTH})
+        index.open(set(months[-2:]))
         with ThreadPoolExecutor(max_workers=len(COUNTED_STATUSES) + len(_window_codes()) + 1,
                                 thread_name_prefix="paynb-history") as pool:
             # The counts and the returns poll need no answer of the walk: asked meanwhile,
