@@ -452,9 +452,6 @@ class _KindSync:
             self.next_order = int(every["_order"].max()) + 1 if len(every) else 0
         from concurrent.futures import ThreadPoolExecutor
 
-        # New items and recent returns are of the newest months.
-        months = sorted({f.month for f in self.files if f.month and f.month != NO_MONTH})
-        index.open(set(months[-2:]))
         with ThreadPoolExecutor(max_workers=len(COUNTED_STATUSES) + len(_window_codes()) + 1,
                                 thread_name_prefix="paynb-history") as pool:
             # The counts and the returns poll need no answer of the walk: asked meanwhile,
@@ -464,6 +461,10 @@ class _KindSync:
             asked = threading.Event()
             polled = pool.submit(self._poll, counts, asked) \
                 if self.kind in ("ach", "rcc") else None
+            # New items and recent returns are of the newest months (opened while the
+            # poll's first page is asked).
+            months = sorted({f.month for f in self.files if f.month and f.month != NO_MONTH})
+            index.open(set(months[-2:]))
             if self.kind in ("ach", "rcc"):
                 counts.update(self._counts(pool))
             asked.set()
