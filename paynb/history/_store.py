@@ -6,17 +6,26 @@ Layout under the store's folder (plain hive-partitioned Parquet)::
     items/kind=ach/company=DEMO1/month=2026-11/v000003-<random>.parquet
     events/kind=ach/company=DEMO1/v000003-<random>.parquet
     returns/kind=ach/company=DEMO1/month=2026-12/v000003-<random>.parquet
+    index/items/kind=ach/company=DEMO1/month=2026-11/v000003-<random>.arrow
     .lock                                    held by the process that syncs
     .tmp/                                    files being written
 
-Every file is written under ``.tmp`` and renamed into place, so no reader ever sees
-half a file. Each sync writes its files with the next version number, then commits by
-replacing the metadata file (also by rename): files of a version above the committed
-one are left-overs of an interrupted sync, ignored by readers and removed by the next
-sync. A sync appends small files (the new and changed items); readers keep the
-highest version of each item. A partition that grows more than :data:`MAX_FILES`
-files is compacted by the sync that touches it (its newest small files merged into
-one; see ``_to_merge`` in :mod:`paynb.history._sync`).
+Every file is written under ``.tmp`` and moved into place by the commit, so no reader
+ever sees half a file. Each sync writes its files with the next version number, then
+commits: moves them into place, flushes them, and replaces the metadata file (by
+rename); files of a version above the committed one are left-overs of a commit cut
+short, ignored by readers and removed by the next sync, which also empties ``.tmp``
+(it looks for left-overs only when ``.tmp`` is there: a sync removes it last). A sync
+appends small files (the new and changed items); readers keep the highest version of
+each item. A partition (or a kind's events folder) that grows more than
+:data:`MAX_FILES` files is compacted by the sync that touches it (its newest small
+files merged into one; see ``_to_merge`` in :mod:`paynb.history._sync`).
+
+``index`` holds, for each items file, its ids sorted with their ``_hash``, ``_order``
+and status (Arrow IPC, outside the folders other Parquet readers glob): the sync's
+look-ups of the items it fetched are binary searches there (see
+:meth:`Store.read_index`). An index names its file's name, size and modification time,
+and is built again from the file whenever it does not match.
 
 ``returns`` holds a second copy of every stored row that has a return date (ACH and
 RCC), partitioned by the month of that date: a few percent of the rows, so that the

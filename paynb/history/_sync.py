@@ -7,7 +7,8 @@ can have changed:
 1. **The tail of the list.** The service lists items oldest first (the sandbox
    does; the real service's documented examples agree), so new items are at the
    end. Pages are read from the last one backwards until a whole page is items
-   the store already holds.
+   the store already holds, starting with the page that is the last if nothing was
+   added (its answer's total says whether it is).
 2. **The returns poll.** Items that became B, I or R, by return date from the
    store's own watermark minus :data:`~paynb.resources._items.CHANGES_OVERLAP`
    (the poll :meth:`client.ach.changes() <paynb.resources._items.ItemResource.changes>`
@@ -25,8 +26,11 @@ can have changed:
    items missing are found. (W, not S, is counted: W is the last days' items, S
    nearly every item ever, and a count costs the service what it matches.)
 
-So a sync with nothing new costs about five requests (the counts are asked while
-the list's end is read), and one with changes adds the pages that hold them. Rows
+So a sync with nothing new costs about four requests (the poll and the counts are
+asked while the list's end is read), and one with changes adds the pages that hold
+them. What was read is compared with the store by id in the items files' indexes
+(:meth:`Store.read_index <paynb.history._store.Store.read_index>`), not by reading the
+Parquet files. Rows
 with a return date are also written to ``returns/`` by return month (see
 :mod:`paynb.history._store`). ``sync(rebuild=True)`` reads everything again: it is the
 remedy where these assumptions fail (a list out of creation order; a change to an
