@@ -469,9 +469,11 @@ class _KindSync:
             # poll's first page is asked).
             months = sorted({f.month for f in self.files if f.month and f.month != NO_MONTH})
             index.open(set(months[-2:]))
-            if self.kind in ("ach", "rcc"):
-                counts.update(self._counts(pool))
-            asked.set()
+            try:
+                if self.kind in ("ach", "rcc"):
+                    counts.update(self._counts(pool))
+            finally:
+                asked.set()  # also if asking failed: the poll must not wait for ever
             # The last page if nothing was added (the items stored).
             guess = None if self.since is not None else \
                 max(0, math.ceil(self.next_order / self.client.page_size) - 1)
