@@ -101,12 +101,12 @@ def test_ctrl_c_after_some_kinds_were_written_commits_nothing(private, tmp_path,
     with pytest.raises(KeyboardInterrupt):
         client.sync(kinds=["ach", "rcc"], progress=False)
     # The ACH files of the interrupted sync (the item, its copy in returns/, its event)
-    # were written under .tmp and never moved into place (that is the commit's): no reader
-    # sees them.
+    # go to .tmp, and only the commit moves them into place: none is in place, no reader
+    # sees them. (Those still queued for writing when the interrupt came are dropped.)
     on_disk = set((tmp_path / "items").rglob("*.parquet")) | set(
         (tmp_path / "events").rglob("*.parquet"))
     assert on_disk == committed_files(tmp_path)
-    assert len(list((tmp_path / ".tmp").glob("*.parquet"))) == 3
+    assert len(list((tmp_path / ".tmp").glob("*.parquet"))) <= 3
     pd.testing.assert_frame_equal(client.history.ach(), before)
     assert client.history.sql("select count(*) as n from ach where itemStatus = 'B'")["n"][0] \
         == (before["itemStatus"] == "B").sum()
