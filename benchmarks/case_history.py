@@ -138,23 +138,27 @@ def run(cfg: Config) -> list[Row]:
                         met=ratio <= 2,
                         notes=["baseline: a fresh client listing exactly the changed items "
                                "(status R, their return date). The sync also reads the list's "
-                               "total and last page, the W and V counts, and the B, I and R "
-                               "counts of the day before the watermark (from the second "
-                               "round on: that day holds the previous round's returns, "
-                               "counted instead of read again), all counts and the poll "
-                               "asked while the list's end is read; it looks up the stored "
-                               "rows of the changed ids (the row groups that can hold them)"]))
+                               "last page (its total says it is the last), the W and V "
+                               "counts, and the B, I and R counts of the day before the "
+                               "watermark (from the second round on: that day holds the "
+                               "previous round's returns, counted instead of read again), "
+                               "the poll first, then the counts, all while the list's end is "
+                               "read; it looks up the stored rows of the changed ids in the "
+                               "items files' indexes (index/, a binary search, no Parquet "
+                               "read), and writes its files on threads"]))
 
         everything = paynb.History(folder).ach()
         memory = everything.memory_usage(deep=True).sum() / len(everything)
         on_disk = _store_bytes(folder) + _store_bytes(folder, "returns")
+        indexes = sum(f.stat().st_size for f in (folder / "index").rglob("*.arrow"))
         size = on_disk / stored
         rows.append(Row(f"10 store bytes/item vs frame bytes/item, {stored:,} items",
                         fmt_bytes(size), fmt_bytes(memory), size / memory,
                         notes=[f"store {fmt_bytes(on_disk)} on disk (Parquet, snappy; of it "
                                f"{fmt_bytes(_store_bytes(folder, 'returns'))} the returns "
                                "copied by return month), frame memory by "
-                               "memory_usage(deep=True)"]))
+                               "memory_usage(deep=True); besides, the sync's indexes "
+                               f"(index/, Arrow IPC) {fmt_bytes(indexes)}"]))
         client.close()
     finally:
         shutil.rmtree(folder, ignore_errors=True)

@@ -6,17 +6,26 @@ Layout under the store's folder (plain hive-partitioned Parquet)::
     items/kind=ach/company=DEMO1/month=2026-11/v000003-<random>.parquet
     events/kind=ach/company=DEMO1/v000003-<random>.parquet
     returns/kind=ach/company=DEMO1/month=2026-12/v000003-<random>.parquet
+    index/items/kind=ach/company=DEMO1/month=2026-11/v000003-<random>.arrow
     .lock                                    held by the process that syncs
     .tmp/                                    files being written
 
-Every file is written under ``.tmp`` and renamed into place, so no reader ever sees
-half a file. Each sync writes its files with the next version number, then commits by
-replacing the metadata file (also by rename): files of a version above the committed
-one are left-overs of an interrupted sync, ignored by readers and removed by the next
-sync. A sync appends small files (the new and changed items); readers keep the
-highest version of each item. A partition that grows more than :data:`MAX_FILES`
-files is compacted by the sync that touches it (its newest small files merged into
-one; see ``_to_merge`` in :mod:`paynb.history._sync`).
+Every file is written under ``.tmp`` and moved into place by the commit, so no reader
+ever sees half a file. Each sync writes its files with the next version number, then
+commits: moves them into place, flushes them, and replaces the metadata file (by
+rename); files of a version above the committed one are left-overs of a commit cut
+short, ignored by readers and removed by the next sync, which also empties ``.tmp``
+(it looks for left-overs only when ``.tmp`` is there: a sync removes it last). A sync
+appends small files (the new and changed items); readers keep the highest version of
+each item. A partition (or a kind's events folder) that grows more than
+:data:`MAX_FILES` files is compacted by the sync that touches it (its newest small
+files merged into one; see ``_to_merge`` in :mod:`paynb.history._sync`).
+
+``index`` holds, for each items file, its ids sorted with their ``_hash``, ``_order``
+and status (Arrow IPC, outside the folders other Parquet readers glob): the sync's
+look-ups of the items it fetched are binary searches there (see
+:meth:`Store.read_index`). An index names its file's name, size and modification time,
+and is built again from the file whenever it does not match.
 
 ``returns`` holds a second copy of every stored row that has a return date (ACH and
 RCC), partitioned by the month of that date: a few percent of the rows, so that the
@@ -28,6 +37,7 @@ from __future__ import annotations
 
 import contextlib
 import datetime as dt
+import functools
 import json
 import logging
 import os
@@ -85,6 +95,11 @@ AREAS = ("items", "events", "returns")
 RETURN_KINDS = ("ach", "rcc")
 _FILE = re.compile(r"^v(\d{6,})-[0-9a-f]{8,}\.parquet$")
 _EVENT_COLUMNS = ("kind", "itemId", "itemStatus", "seenAt")
+#: The folder of the items files' indexes (see :meth:`Store.read_index`), the schema
+#: metadata key of an index's description, and the version of its layout.
+INDEX = "index"
+INDEX_KEY = b"paynb-index"
+INDEX_FORMAT = 1
 
 
 class HistoryError(PaynbError):
@@ -129,8 +144,10 @@ class Store:
     def __init__(self, path: str | os.PathLike[str]) -> None:
         self.path = Path(path).expanduser()
         self._written = 0
-        #: Data files written since the last commit, not yet flushed to disk.
-        self._unsynced: list[Path] = []
+        #: Files being written under ``.tmp`` since the last commit: (the write's future,
+        #: its temporary file, where the commit moves it).
+        self._pending: list[tuple[Any, Path, Path]] = []
+        self._pool: Any = None
 
     # ------------------------------------------------------------------ metadata
 
@@ -163,19 +180,37 @@ class Store:
     def commit(self, meta: dict[str, Any]) -> None:
         """Replace the metadata in one rename: the sync's files become visible at once.
 
-        The data files are flushed to disk first, all at once (one wait, not one per
-        file), so that metadata on disk never names a file that is not.
+        The files written since the last commit (see :meth:`write_table`) are moved into
+        place and flushed to disk first, all at once (one wait, not one per file), so
+        that metadata on disk never names a file that is not.
         """
-        if self._unsynced:
+        import orjson
+
+        if self._pending:
             from concurrent.futures import ThreadPoolExecutor
 
-            with self.writing(), ThreadPoolExecutor(
-                    max_workers=min(8, len(self._unsynced)),
-                    thread_name_prefix="paynb-fsync") as pool:
-                list(pool.map(_fsync, self._unsynced))
-            self._unsynced = []
-        self._atomic_write(self.meta_path,
-                           json.dumps(meta, indent=1, sort_keys=True).encode("utf-8"))
+            with self.writing():
+                moved = []
+                for future, part, target in self._pending:
+                    future.result()
+                    target.parent.mkdir(parents=True, exist_ok=True)
+                    os.replace(part, target)
+                    moved.append(target)
+                with ThreadPoolExecutor(max_workers=min(8, len(moved)),
+                                        thread_name_prefix="paynb-fsync") as pool:
+                    list(pool.map(_fsync, moved))
+            self._pending = []
+        # orjson: the standard encoder is pure Python once it indents.
+        self._atomic_write(self.meta_path, orjson.dumps(
+            meta, option=orjson.OPT_INDENT_2 | orjson.OPT_SORT_KEYS))
+
+    def close(self) -> None:
+        """Stop the writing threads, once the running writes end (a sync that failed
+        leaves its files in ``.tmp``, which the next one removes)."""
+        if self._pool is not None:
+            self._pool.shutdown(wait=True, cancel_futures=True)
+            self._pool = None
+        self._pending = []
 
     # ------------------------------------------------------------------ the lock
 
@@ -240,9 +275,16 @@ class Store:
             target.parent.mkdir(parents=True, exist_ok=True)
             os.replace(part, target)
 
-    def write_table(self, table: pa.Table, folder: Path, version: int) -> Path:
-        """Write ``table`` as a new file of ``folder`` (temp file, then rename)."""
-        import pyarrow.parquet as pq
+    def write_table(self, table: pa.Table, folder: Path, version: int, *,
+                    index: tuple[str, str | None] | None = None) -> Path:
+        """Write ``table`` as a new file of ``folder``, and with ``index = (id field,
+        status field)`` its index (see :meth:`read_index`); return the file's path.
+
+        Written on a thread into ``.tmp`` (Arrow's writer leaves the interpreter free
+        meanwhile), and moved into place by :meth:`commit`: a sync interrupted at any
+        point leaves its files in ``.tmp``, which the next sync removes.
+        """
+        from concurrent.futures import ThreadPoolExecutor
 
         # The counter keeps one sync's files of a partition in the order they were written.
         self._written += 1
@@ -250,15 +292,25 @@ class Store:
         with self.writing():
             tmp = self.path / ".tmp"
             tmp.mkdir(parents=True, exist_ok=True)
-            part = tmp / name
-            # Snappy: read about 2.5x faster than zstd here, and every Parquet reader has it.
-            pq.write_table(table, part, compression="snappy", row_group_size=ROW_GROUP)
-            folder.mkdir(parents=True, exist_ok=True)
-            # In place before it is on disk: readers ignore it until the commit, which
-            # flushes it first (see :meth:`commit`).
-            os.replace(part, folder / name)
-        self._unsynced.append(folder / name)
-        return folder / name
+        if self._pool is None:
+            self._pool = ThreadPoolExecutor(max_workers=2, thread_name_prefix="paynb-write")
+        target = folder / name
+        future = self._pool.submit(self._write_part, table, tmp / name, index)
+        self._pending.append((future, tmp / name, target))
+        if index is not None:
+            self._pending.append((future, tmp / f"{name}.index", self.index_path(target)))
+        return target
+
+    def _write_part(self, table: pa.Table, part: Path,
+                    index: tuple[str, str | None] | None) -> None:
+        import pyarrow.parquet as pq
+
+        # Snappy: read about 2.5x faster than zstd here, and every Parquet reader has it.
+        pq.write_table(table, part, compression="snappy", row_group_size=ROW_GROUP)
+        if index is not None:
+            # Of the file as it will be in place: a rename keeps its size and time.
+            self._write_index(part.parent / f"{part.name}.index", part, part.name, table,
+                              *index)
 
     def items_folder(self, kind: str, company: str, month: str) -> Path:
         return (self.path / "items" / f"kind={kind}" / f"company={quote(company, safe='')}"
@@ -311,17 +363,44 @@ class Store:
 
     def remove_uncommitted(self, meta: dict[str, Any]) -> None:
         """Delete what an interrupted sync left: files above the committed version, files
-        a committed compaction replaced, and temporary files."""
+        a committed compaction replaced, and temporary files.
+
+        Only where a sync did not finish: each one writes its files under ``.tmp`` and
+        removes ``.tmp`` last, after its commit and clean-up (see :meth:`finish`), so a
+        store without ``.tmp`` has nothing to remove and is not searched.
+        """
+        if not (self.path / ".tmp").exists():
+            return
+        version = int(meta.get("version", 0))
+        superseded = set(meta.get("superseded", []))
         for area in AREAS:
-            committed = {f.path for f in self.files(area, meta=meta)}
             for data in self.files(area, meta=meta, committed=False):
-                if data.path not in committed:
+                if data.version > version or \
+                        data.path.relative_to(self.path).as_posix() in superseded:
                     data.path.unlink(missing_ok=True)
+        # An index whose items file is gone (uncommitted, superseded) goes too.
+        index = self.path / INDEX
+        if index.exists():
+            for file in index.rglob("*.arrow"):
+                if not (self.path / file.relative_to(index).with_suffix(".parquet")).exists():
+                    file.unlink(missing_ok=True)
         shutil.rmtree(self.path / ".tmp", ignore_errors=True)
+
+    def finish(self) -> None:
+        """Remove ``.tmp``: the sync committed and cleaned up (see
+        :meth:`remove_uncommitted`)."""
+        shutil.rmtree(self.path / ".tmp", ignore_errors=True)
+
+    def remove_superseded(self, relatives: list[str]) -> None:
+        """Delete the files a committed compaction replaced, and their indexes."""
+        for relative in relatives:
+            data = self.path / relative
+            data.unlink(missing_ok=True)
+            self.index_path(data).unlink(missing_ok=True)
 
     def remove_all_data(self) -> None:
         """Delete every data file (for a rebuild); the metadata is rewritten by the commit."""
-        for area in AREAS:
+        for area in (*AREAS, INDEX):
             shutil.rmtree(self.path / area, ignore_errors=True)
 
     # ------------------------------------------------------------------ reading
@@ -365,51 +444,111 @@ class Store:
             return tables[0]
         return pa.concat_tables(tables, promote_options="permissive")
 
-    def read_ids(self, files: list[DataFile], id_field: str, ids: list[Any],
-                 columns: list[str], cache: dict[Any, Any] | None = None) -> pa.Table:
-        """The rows of ``files`` whose ``id_field`` is in ``ids`` (every version, oldest
-        file first), decoding only the row groups whose id statistics (min and max) can
-        hold one of them: ids grow with the list, so the few hundred items a sync asks
-        about are in a few groups of the newest files, not in the whole months.
+    # ------------------------------------------------------------------ the index
 
-        ``cache`` (a dict the caller keeps) holds the opened files and decoded groups,
-        so that asking again about other ids decodes nothing twice.
+    def index_path(self, data: Path) -> Path:
+        """The index file of the items file ``data``: the same path under ``index/``,
+        ending ``.arrow`` (outside ``items/``, so that Parquet readers never meet it)."""
+        return (self.path / INDEX / data.relative_to(self.path)).with_suffix(".arrow")
+
+    def _write_index(self, path: Path, data: Path, name: str, table: pa.Table,
+                     id_field: str, status_field: str | None) -> None:
+        """Write to ``path`` the index of the items file ``data`` (to be named ``name``),
+        whose rows are ``table``: its ids sorted, with the fingerprint, list position and
+        status of each (the last row of an id the file holds twice)."""
+        import pyarrow as pa
+
+        index = _index_table(table, id_field, status_field)
+        stat = data.stat()
+        info = {"format": INDEX_FORMAT, "file": name, "bytes": stat.st_size,
+                "mtime": stat.st_mtime_ns, "rows": index.num_rows}
+        index = index.replace_schema_metadata({INDEX_KEY: json.dumps(info).encode("utf-8")})
+        with pa.OSFile(str(path), "wb") as sink, pa.ipc.new_file(sink, index.schema) as writer:
+            writer.write_table(index)
+
+    def read_index(self, files: list[DataFile], id_field: str, status_field: str | None,
+                   ids: list[Any], cache: dict[Any, Any] | None = None) -> pa.Table:
+        """The stored id, ``_hash``, ``_order`` and status of the items of ``files`` whose
+        id is in ``ids`` (every version, oldest file first), found in the files' indexes
+        by a binary search: no Parquet file is decoded.
+
+        An index that is missing, unreadable or not of its file as it is now (another
+        name, size or modification time) is not trusted: it is built again from the file
+        and written (only a sync, which holds the lock, calls this). ``cache`` (a dict
+        the caller keeps) holds the indexes read, so that asking again reads nothing.
         """
         import numpy as np
         import pyarrow as pa
         import pyarrow.compute as pc
-        import pyarrow.parquet as pq
 
         cache = {} if cache is None else cache
         tables = []
+        wanted: Any = None
         for data in files:
-            try:
-                parquet = cache.get(data.path)
-                if parquet is None:
-                    parquet = cache[data.path] = pq.ParquetFile(data.path)
-                schema = parquet.schema_arrow
-                if id_field not in schema.names or not ids:
-                    continue
-                wanted = pa.array(ids).cast(schema.field(id_field).type)
-                values = np.sort(np.asarray(wanted.drop_null().to_pylist(), dtype=object))
-                groups = _groups_holding(parquet.metadata, schema.get_field_index(id_field),
-                                         values)
-                names = [c for c in columns if c in schema.names]
-                for group in groups:
-                    if (data.path, group) not in cache:
-                        cache[data.path, group] = parquet.read_row_group(group, columns=names)
-            except (OSError, pa.ArrowException) as exc:
-                raise HistoryCorruptError(
-                    f"{data.path} is not a readable Parquet file of this history ({exc})"
-                    + _rebuild_hint(self.path)) from None
-            for group in groups:
-                table = cache[data.path, group]
-                tables.append(table.filter(pc.is_in(table.column(id_field), value_set=wanted)))
+            index = cache.get(data.path)
+            if index is None:
+                index = cache[data.path] = self._index_of(data, id_field, status_field)
+            if not ids or index.num_rows == 0:
+                continue
+            column = index.column(id_field)
+            if wanted is None or wanted.type != column.type:
+                try:
+                    wanted = pa.array(ids).cast(column.type)
+                except (pa.ArrowException, TypeError):
+                    continue  # ids of another type: none of them is in this file
+            if pa.types.is_integer(column.type) and column.null_count == 0:
+                keys = column.to_numpy()
+                asked = wanted.drop_null().to_numpy(zero_copy_only=False)
+                place = np.searchsorted(keys, asked).clip(0, len(keys) - 1)
+                rows = place[keys[place] == asked]
+            else:
+                found = pc.index_in(wanted, value_set=column.combine_chunks())
+                rows = found.drop_null().to_numpy(zero_copy_only=False)
+            if len(rows):
+                tables.append(index.take(pa.array(np.unique(rows))))
         if not tables:
             return pa.table({})
         if len(tables) == 1:
             return tables[0]
         return pa.concat_tables(tables, promote_options="permissive")
+
+    def _index_of(self, data: DataFile, id_field: str, status_field: str | None) -> pa.Table:
+        """The index of ``data`` (see :meth:`read_index`), built again when not trusted."""
+        import pyarrow as pa
+        import pyarrow.parquet as pq
+
+        path = self.index_path(data.path)
+        columns = [id_field, "_hash", "_order", *([status_field] if status_field else [])]
+        try:
+            stat = data.path.stat()
+            expected = {"format": INDEX_FORMAT, "file": data.path.name,
+                        "bytes": stat.st_size, "mtime": stat.st_mtime_ns}
+            # Mapped, not read: a look-up touches only the pages its binary search does.
+            # (The sync drops its indexes before it deletes superseded files: a mapped
+            # file cannot be deleted on Windows.)
+            index = pa.ipc.open_file(pa.memory_map(str(path))).read_all()
+            info = json.loads((index.schema.metadata or {})[INDEX_KEY])
+            if {k: info.get(k) for k in expected} == expected and info.get("rows") == \
+                    index.num_rows and index.column_names == columns:
+                return index.combine_chunks()
+        except (OSError, pa.ArrowException, KeyError, ValueError, TypeError):
+            pass
+        logger.info("history: building the index of %s", data.path)
+        try:
+            table = pq.ParquetFile(data.path).read(columns=columns)
+        except (OSError, pa.ArrowException) as exc:
+            raise HistoryCorruptError(
+                f"{data.path} is not a readable Parquet file of this history ({exc})"
+                + _rebuild_hint(self.path)) from None
+        target = self.index_path(data.path)
+        with self.writing():
+            part = self.path / ".tmp" / f"{target.name}.{secrets.token_hex(4)}"
+            part.parent.mkdir(parents=True, exist_ok=True)
+            self._write_index(part, data.path, data.path.name, table, id_field, status_field)
+            target.parent.mkdir(parents=True, exist_ok=True)
+            # Not flushed: an index lost or torn by a crash is not trusted, but built again.
+            os.replace(part, target)
+        return _index_table(table, id_field, status_field).combine_chunks()
 
     def info(self, files: list[DataFile]) -> dict[str, Any]:
         """What the files say of their columns: the pandas ``dtypes`` they were written
@@ -482,25 +621,6 @@ def _condition(where: list[tuple[str, str, Any]], schema: pa.Schema,
     return condition
 
 
-def _groups_holding(metadata: Any, column: int, values: Any) -> list[int]:
-    """The row groups whose statistics of ``column`` allow one of the sorted ``values``
-    (a group without statistics may hold any)."""
-    import numpy as np
-
-    groups = []
-    for number in range(metadata.num_row_groups):
-        stats = metadata.row_group(number).column(column).statistics
-        if stats is None or not stats.has_min_max:
-            groups.append(number)
-            continue
-        # The first value not below the group's minimum: the group may hold it if it is
-        # not above the maximum.
-        place = int(np.searchsorted(values, stats.min, side="left"))
-        if place < len(values) and values[place] <= stats.max:
-            groups.append(number)
-    return groups
-
-
 def _read_matching(parquet: Any, columns: list[str] | None, condition: Any,
                    where: list[tuple[str, str, Any]], also: tuple[str, list[Any]] | None,
                    ) -> pa.Table:
@@ -530,6 +650,32 @@ def _read_matching(parquet: Any, columns: list[str] | None, condition: Any,
     offsets = np.concatenate([[0], np.cumsum(sizes[groups])[:-1]])
     place = offsets[np.searchsorted(groups, group_of)] + (rows - starts[group_of])
     return table.take(pa.array(place))
+
+
+def _index_table(table: pa.Table, id_field: str, status_field: str | None) -> pa.Table:
+    """The index rows of an items file's ``table``: one per id (its last row), sorted by
+    id, with the columns :meth:`Store.read_index` returns."""
+    import numpy as np
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    columns = [id_field, "_hash", "_order", *([status_field] if status_field else [])]
+    table = table.select(columns)
+    table = table.filter(pc.is_valid(table.column(id_field)))
+    if status_field and table.schema.field(status_field).type != pa.string():
+        table = table.set_column(table.schema.get_field_index(status_field), status_field,
+                                 pc.cast(table.column(status_field), pa.string()))
+    ids = table.column(id_field)
+    order = pc.sort_indices(ids)  # stable: an id's rows stay in file order
+    table = table.take(order)
+    if table.num_rows > 1:
+        ids = table.column(id_field).combine_chunks()
+        # The last row of each run of equal ids.
+        last = pc.not_equal(ids.slice(1), ids.slice(0, len(ids) - 1))
+        keep = np.append(last.to_numpy(zero_copy_only=False), True)
+        if not keep.all():
+            table = table.filter(pa.array(keep))
+    return table
 
 
 def latest(table: pa.Table, id_field: str) -> pa.Table:
@@ -564,6 +710,39 @@ def months_of(stamps: pd.Series) -> Any:
 def event_columns() -> tuple[str, ...]:
     """The columns of :meth:`paynb.History.events`."""
     return _EVENT_COLUMNS
+
+
+def event_table(kind: str, company: str, ids: list[str], status: list[Any] | None,
+                seen: pd.Timestamp) -> pa.Table:
+    """The events file's table of ``ids`` (text) seen in ``status`` (None: no status) at
+    ``seen``: as :func:`table_of` gives it for the frame of these columns (the same
+    schema and metadata), without building the frame."""
+    import pyarrow as pa
+
+    schema = _event_schema()
+    statuses = [None if s is None or s != s else str(s) for s in status] \
+        if status is not None else [None] * len(ids)
+    table = pa.table([pa.array([kind] * len(ids), pa.large_string()),
+                      pa.array(ids, pa.large_string()),
+                      pa.array(statuses, pa.large_string()),
+                      pa.array([seen.value] * len(ids), pa.int64()).cast(
+                          schema.field("seenAt").type)], schema=schema)
+    info = json.loads(schema.metadata[b"paynb"])
+    extra = json.dumps({"kind": kind, "company": company, **info}).encode("utf-8")
+    return table.replace_schema_metadata({**schema.metadata, b"paynb": extra})
+
+
+@functools.cache
+def _event_schema() -> pa.Schema:
+    """The schema :func:`table_of` gives an events frame (its pandas metadata does not
+    depend on the rows)."""
+    import pandas as pd
+
+    frame = pd.DataFrame({"kind": pd.Series(["k"], dtype="str"),
+                          "itemId": pd.Series(["1"], dtype="str"),
+                          "itemStatus": pd.Series(["S"], dtype="str"),
+                          "seenAt": pd.Series([pd.Timestamp(0, tz="UTC")]).dt.as_unit("ns")})
+    return table_of(frame, {}).schema
 
 
 def now_utc() -> dt.datetime:

@@ -7,7 +7,8 @@ can have changed:
 1. **The tail of the list.** The service lists items oldest first (the sandbox
    does; the real service's documented examples agree), so new items are at the
    end. Pages are read from the last one backwards until a whole page is items
-   the store already holds.
+   the store already holds, starting with the page that is the last if nothing was
+   added (its answer's total says whether it is).
 2. **The returns poll.** Items that became B, I or R, by return date from the
    store's own watermark minus :data:`~paynb.resources._items.CHANGES_OVERLAP`
    (the poll :meth:`client.ach.changes() <paynb.resources._items.ItemResource.changes>`
@@ -25,8 +26,11 @@ can have changed:
    items missing are found. (W, not S, is counted: W is the last days' items, S
    nearly every item ever, and a count costs the service what it matches.)
 
-So a sync with nothing new costs about five requests (the counts are asked while
-the list's end is read), and one with changes adds the pages that hold them. Rows
+So a sync with nothing new costs about four requests (the poll and the counts are
+asked while the list's end is read), and one with changes adds the pages that hold
+them. What was read is compared with the store by id in the items files' indexes
+(:meth:`Store.read_index <paynb.history._store.Store.read_index>`), not by reading the
+Parquet files. Rows
 with a return date are also written to ``returns/`` by return month (see
 :mod:`paynb.history._store`). ``sync(rebuild=True)`` reads everything again: it is the
 remedy where these assumptions fail (a list out of creation order; a change to an
@@ -41,7 +45,7 @@ exactly once, and every status change is recorded once.
 
 from __future__ import annotations
 
-import copy
+import contextlib
 import datetime as dt
 import logging
 import math
@@ -63,6 +67,7 @@ from paynb.history._store import (
     HistoryCorruptError,
     Store,
     default_path,
+    event_table,
     latest,
     months_of,
     now_utc,
@@ -242,17 +247,25 @@ def _fetcher(resource: Resource, params: list[tuple[str, Any]], size: int) -> An
 
 class _Index:
     """Stored status, fingerprint and list position of items, looked up by id and kept
-    for the rest of the sync: an incremental sync over a million items decodes only the
-    row groups of the months its records fall in that can hold their ids."""
+    for the rest of the sync: an incremental sync over a million items searches the
+    indexes of the files of the months its records fall in (see Store.read_index)."""
 
     def __init__(self, job: _KindSync) -> None:
         import pandas as pd
 
         self.job = job
         self.asked: set[Any] = set()
-        #: The files opened and the row groups decoded (see Store.read_ids).
+        #: The files' indexes read (see Store.read_index).
         self.cache: dict[Any, Any] = {}
         self.frame = pd.DataFrame({"_hash": [], "_order": [], "status": []})
+
+    def open(self, months: set[str]) -> None:
+        """Open the indexes of the files of ``months`` now: the look-ups made while pages
+        are being received (several threads wanting the interpreter) then make no system
+        call, each of which could cost them a thread switch's wait."""
+        files = [f for f in self.job.files if f.month in months]
+        self.job.store.read_index(files, self.job.id_field, self.job.status_field, [],
+                                  self.cache)
 
     def lookup(self, ids: Iterable[Any], months: set[str] | None) -> pd.DataFrame:
         """The stored rows of ``ids`` (indexed by id; an id the store does not hold has
@@ -301,8 +314,9 @@ class _KindSync:
         self.secret = secret if kind == "ach" else None
         self.files = store.files("items", kind=kind, company=self.company, meta=meta)
         self.return_files = store.files("returns", kind=kind, company=self.company, meta=meta)
-        self.state: dict[str, Any] = copy.deepcopy(
-            meta.get("kinds", {}).get(kind, {}).get(self.company, {}))
+        self.event_files = store.files("events", kind=kind, company=self.company, meta=meta)
+        #: The kind's committed state (read only: the sync writes a new one).
+        self.state: dict[str, Any] = meta.get("kinds", {}).get(kind, {}).get(self.company, {})
         self.since = since
         self.superseded: list[str] = []
         self.requests = 0
@@ -323,14 +337,15 @@ class _KindSync:
     def _read_index(self, files: list[Any], ids: list[Any] | None,
                     cache: dict[Any, Any] | None = None) -> pd.DataFrame:
         """Status, fingerprint and list position by id of the items of ``files`` (only
-        of ``ids`` unless None; ``cache`` as :meth:`Store.read_ids` takes it)."""
+        of ``ids`` unless None, from the files' indexes; ``cache`` as
+        :meth:`Store.read_index` takes it)."""
         import pandas as pd
 
         columns = [self.id_field, "_hash", "_order"]
         if self.status_field:
             columns.append(self.status_field)
         table = self.store.read(files, columns) if ids is None else \
-            self.store.read_ids(files, self.id_field, ids, columns, cache)
+            self.store.read_index(files, self.id_field, self.status_field, ids, cache)
         frame = latest(table, self.id_field).to_pandas()
         if frame.empty:
             return pd.DataFrame({"_hash": [], "_order": [], "status": []})
@@ -441,17 +456,28 @@ class _KindSync:
             self.next_order = int(every["_order"].max()) + 1 if len(every) else 0
         from concurrent.futures import ThreadPoolExecutor
 
-        with ThreadPoolExecutor(max_workers=len(COUNTED_STATUSES) + len(_window_codes()) + 2,
+        with ThreadPoolExecutor(max_workers=len(COUNTED_STATUSES) + len(_window_codes()) + 1,
                                 thread_name_prefix="paynb-history") as pool:
             # The counts and the returns poll need no answer of the walk: asked meanwhile,
-            # their waiting overlaps the walk's and its look-ups in the store.
-            counts = self._counts(pool) if self.kind in ("ach", "rcc") else {}
-            polled = pool.submit(self._poll, counts) if self.kind in ("ach", "rcc") else None
-            # The last page if nothing was added (the items stored): asked with the first.
+            # their waiting overlaps the walk's and its look-ups in the store. The poll
+            # first: its pages are the longest chain of requests (page 0, then the rest).
+            counts: dict[Any, Any] = {}
+            asked = threading.Event()
+            polled = pool.submit(self._poll, counts, asked) \
+                if self.kind in ("ach", "rcc") else None
+            # New items and recent returns are of the newest months (opened while the
+            # poll's first page is asked).
+            months = sorted({f.month for f in self.files if f.month and f.month != NO_MONTH})
+            index.open(set(months[-2:]))
+            try:
+                if self.kind in ("ach", "rcc"):
+                    counts.update(self._counts(pool))
+            finally:
+                asked.set()  # also if asking failed: the poll must not wait for ever
+            # The last page if nothing was added (the items stored).
             guess = None if self.since is not None else \
                 max(0, math.ceil(self.next_order / self.client.page_size) - 1)
-            fetched = self._walk([], lambda page: self._known(page, index), pool=pool,
-                                 guess=guess)
+            fetched = self._walk([], lambda page: self._known(page, index), guess=guess)
             if polled is not None:
                 fetched += polled.result()
             frame = self._frame(fetched)
@@ -477,30 +503,26 @@ class _KindSync:
         self._write(frame.iloc[keep].reset_index(drop=True), orders[keep], new=~known[keep],
                     previous=previous, hashes=hashes[keep])
 
-    def _walk(self, params: list[tuple[str, Any]], done: Any, *, pool: Any = None,
+    def _walk(self, params: list[tuple[str, Any]], done: Any, *,
               guess: int | None = None) -> list[dict[str, Any]]:
         """Pages of a list from its last one backwards, until ``done(records of the page)``;
-        their records in list order. Page ``guess``, the likely last one, is asked on
-        ``pool`` at the same time as the first (whose total says which is the last)."""
+        their records in list order. Page ``guess``, the likely last one, is asked first:
+        its answer's total says which page is the last, so that the list's first page is
+        not asked for its total (where nothing was added, ``guess`` is the last page)."""
         size = self.client.page_size
         fetch = self._fetcher(params, size)
-        ahead = pool.submit(fetch, guess) if pool is not None and guess else None
-        first = fetch(0)
+        number = guess if guess else 0
+        first = fetch(number)
         if first.total is None:
             logger.warning("history %s: the list gives no total, so its last pages cannot be "
                            "found; reading every page", self.kind)
             return [r for records in self._pages(params, f"history {self.kind} pages")
                     for r in records]
+        asked = {number: first.records}
         gathered: list[list[dict[str, Any]]] = []
         number = max(0, math.ceil(first.total / size) - 1)
         while number >= 0:
-            if number == 0:
-                records = first.records
-            elif ahead is not None and number == guess and ahead.result().total == first.total:
-                # The same total: nothing was added between the two answers.
-                records = ahead.result().records
-            else:
-                records = fetch(number).records
+            records = asked[number] if number in asked else fetch(number).records
             gathered.insert(0, records)
             if records and done(records):
                 break
@@ -548,16 +570,29 @@ class _KindSync:
                     ("returnDateEnd", wire_time(mark, "watermark"))]
             asked.update({("window", code): [("itemStatus", code), *span]
                           for code in _window_codes()})
-        return {key: pool.submit(lambda params: self._fetcher(params, 1)(0).total, params)
-                for key, params in asked.items()}
+        # One thread asks the window's counts one after another, another the W and V
+        # counts: a thread and a connection per count cost the client more than the
+        # waiting they save (the poll needs the window's only after its own pages).
+        groups = [[key for key in asked if isinstance(key, tuple)],
+                  [key for key in asked if not isinstance(key, tuple)]]
+        counts: dict[Any, Any] = {}
+        for group in groups:
+            if group:
+                task = pool.submit(lambda keys: {key: self._fetcher(asked[key], 1)(0).total
+                                                 for key in keys}, group)
+                counts.update({key: _Count(task, key) for key in group})
+        return counts
 
-    def _poll(self, counts: dict[Any, Any]) -> list[dict[str, Any]]:
+    def _poll(self, counts: dict[Any, Any], asked: threading.Event) -> list[dict[str, Any]]:
         """Items that became B, I or R since the watermark (minus the overlap).
 
         The overlap (a day before the watermark, as ``changes()`` polls) is read again
         only when it may hold something new: when the store knows the returns it held at
-        the last sync (``window`` in the metadata) and the service counts as many of
-        each return status there, the poll starts just after the watermark.
+        the last sync (``window`` in the metadata), the returns after the watermark are
+        read at once, and the overlap only if the service counts other numbers of each
+        return status there than the store holds (asked meanwhile, see :meth:`_counts`).
+        Either way the records are those of one poll from the overlap's start.
+        ``counts`` (see :meth:`_counts`) is complete once ``asked`` is set.
         """
         from paynb.resources._base import wire_time
         from paynb.resources._items import CHANGE_STATUSES, CHANGES_OVERLAP
@@ -566,19 +601,34 @@ class _KindSync:
         mark = self.state.get("watermark")
         window = self._window()
         self.kept = None
-        if mark is not None:
+        if mark is None:
+            parts = [params]
+        else:
             start = dt.datetime.fromisoformat(mark) - CHANGES_OVERLAP
-            if window is not None and all(
-                    counts[("window", code)].result() == window["status"].count(code)
-                    for code in _window_codes()):
-                # Nothing came into the window: from just after the watermark (the
-                # filter is inclusive, to the millisecond).
-                start = dt.datetime.fromisoformat(mark) + dt.timedelta(milliseconds=1)
+            parts = [[*params, ("returnDateStart", wire_time(start, "watermark"))]]
+        if mark is not None and window is not None:
+            # From just after the watermark (the filter is inclusive, to the millisecond),
+            # without waiting for the counts: the critical path of a sync is this list.
+            after = dt.datetime.fromisoformat(mark) + dt.timedelta(milliseconds=1)
+            polled = self._records([*params, ("returnDateStart", wire_time(after, "watermark"))])
+            asked.wait()  # ``counts`` is filled once they are all asked
+            if all(counts[("window", code)].result() == window["status"].count(code)
+                   for code in _window_codes()):
+                # Nothing came into the window since the last sync.
                 self.kept = window
-            params.append(("returnDateStart", wire_time(start, "watermark")))
-        self.polled = [record for records in self._pages(params, f"history {self.kind} returns")
-                       for record in records]
+                parts = []
+            else:
+                end = dt.datetime.fromisoformat(mark)
+                parts = [[*parts[0], ("returnDateEnd", wire_time(end, "watermark"))]]
+        else:
+            polled = []
+        self.polled = [record for part in parts for record in self._records(part)] + polled
         return self.polled
+
+    def _records(self, params: list[tuple[str, Any]]) -> list[dict[str, Any]]:
+        """Every record of the list of ``params`` (the returns poll's)."""
+        return [record for records in self._pages(params, f"history {self.kind} returns")
+                for record in records]
 
     def window(self) -> dict[str, Any] | None:
         """The returns in the overlap before the new watermark, as the service holds
@@ -595,8 +645,13 @@ class _KindSync:
         ids = [r.get(self.id_field) for r in polled]
         status = [r.get(self.status_field or "") for r in polled]
         stamps = pd.to_datetime(pd.Series([r.get("returnDate") for r in polled], dtype=object),
-                                utc=True, errors="coerce")
-        ms = [None if s is pd.NaT else int(s.value // 1_000_000) for s in stamps]
+                                utc=True, errors="coerce", format="ISO8601")
+        known = stamps.notna().to_numpy()
+        ms: list[int | None] = [None] * len(polled)
+        for i, value in zip(known.nonzero()[0].tolist(),
+                            (stamps[known].dt.as_unit("ns").astype("int64") // 1_000_000)
+                            .tolist(), strict=True):
+            ms[i] = int(value)
         if self.kept is not None:
             again = set(ids)
             for i, item in enumerate(self.kept["ids"]):
@@ -764,6 +819,8 @@ class _KindSync:
             folder = self.store.items_folder(self.kind, self.company, month)
             files = self.files
         existing = [f for f in files if f.month == month]
+        # The items files' indexes serve the sync's look-ups (see Store.read_index).
+        index = (self.id_field, self.status_field) if area == "items" else None
         if len(existing) + 1 > MAX_FILES:
             merge = _to_merge(existing)
             old = self.store.read(merge)
@@ -773,31 +830,38 @@ class _KindSync:
             merged = merged.filter(pa.array(keep)).replace_schema_metadata(
                 table.schema.metadata)
             merged = _with_info(merged, self.store.info(merge))
-            self.store.write_table(merged, folder, self.version)
+            self.store.write_table(merged, folder, self.version, index=index)
             self.superseded += [f.path.relative_to(self.store.path).as_posix()
                                 for f in merge]
             files[:] = [f for f in files if f not in merge]
         else:
-            self.store.write_table(table, folder, self.version)
+            self.store.write_table(table, folder, self.version, index=index)
 
     def _log_events(self, ids: pd.Series, status: pd.Series | None) -> None:
         import pandas as pd
 
         if ids.empty:
             return
-        events = pd.DataFrame({
-            "kind": self.kind,
-            "itemId": ids.astype(str).to_numpy(),
-            "itemStatus": None if status is None else status.to_numpy(),
-            "seenAt": pd.Timestamp(self.now).tz_convert("UTC").as_unit("ns"),
-        })
-        events["itemId"] = events["itemId"].astype("str")
-        events["itemStatus"] = events["itemStatus"].astype("str") \
-            .where(events["itemStatus"].notna(), None)
-        table = table_of(events, {"kind": self.kind, "company": self.company})
-        self.store.write_table(table, self.store.events_folder(self.kind, self.company),
-                               self.version)
-        self.events += len(events)
+        table = event_table(self.kind, self.company, ids.astype(str).tolist(),
+                            None if status is None else status.tolist(),
+                            pd.Timestamp(self.now).tz_convert("UTC").as_unit("ns"))
+        folder = self.store.events_folder(self.kind, self.company)
+        self.events += table.num_rows
+        merge = _to_merge(self.event_files) if len(self.event_files) + 1 > MAX_FILES else []
+        if len(merge) < 2 or not all(_small(f) for f in merge):
+            # Every sync adds an events file; a full folder merges its newest small ones
+            # (as an items partition does), but never rewrites the big ones (a backfill's).
+            self.store.write_table(table, folder, self.version)
+            return
+        import pyarrow as pa
+
+        old = self.store.read(merge, list(table.column_names))
+        # Every row kept, in the order the files hold them (the readers sort by seenAt
+        # stably): the events files' schema never changes, so the new table's is theirs.
+        merged = pa.concat_tables([old.cast(table.schema), table])
+        self.store.write_table(merged, folder, self.version)
+        self.superseded += [f.path.relative_to(self.store.path).as_posix() for f in merge]
+        self.event_files[:] = [f for f in self.event_files if f not in merge]
 
     def watermark(self) -> str | None:
         """The latest return date the store holds (where the next returns poll starts):
@@ -809,6 +873,17 @@ class _KindSync:
         if previous is None or self.latest_return > dt.datetime.fromisoformat(previous):
             return latest
         return previous
+
+
+class _Count:
+    """One total of a group of counts asked together: ``result()`` as a future's."""
+
+    def __init__(self, task: Any, key: Any) -> None:
+        self.task, self.key = task, key
+
+    def result(self) -> int | None:
+        total: int | None = self.task.result()[self.key]
+        return total
 
 
 def _window_codes() -> tuple[str, ...]:
@@ -841,6 +916,19 @@ def _to_merge(files: list[Any]) -> list[Any]:
             break
         small.insert(0, data)
     return small if len(small) >= 2 else files
+
+
+def _small(data: Any) -> bool:
+    """Whether a file holds less than a row group (see :func:`_to_merge`)."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    from paynb.history import _store
+
+    try:
+        return bool(pq.read_metadata(data.path).num_rows < _store.ROW_GROUP)
+    except (OSError, pa.ArrowException):
+        return True  # read by the merge, which names the file
 
 
 def _with_info(table: Any, older: dict[str, Any]) -> Any:
@@ -881,7 +969,7 @@ def sync(client: Client, *, kinds: Any = None, since: Any = None, rebuild: bool 
     _SERVICES[client] = service["service"]
     store = Store(history_path(client) if path is None else path)
     rows = []
-    with store.locked():
+    with store.locked(), contextlib.closing(store):
         if path is not None:
             # Only a folder that could be written becomes the client's history.
             client.history_folder = path
@@ -910,7 +998,10 @@ def sync(client: Client, *, kinds: Any = None, since: Any = None, rebuild: bool 
         # The service's time: a sandbox's clock may have been moved, and the guards'
         # "items received ... to <syncedAt>" must be in the service's time.
         now = service["now"]
-        new_meta = copy.deepcopy(meta)
+        # Copied as deep as the sync writes (a kind's state is replaced whole); a deep
+        # copy of the returns window's lists cost more than the rest of a quiet sync.
+        new_meta = {**meta, "kinds": {kind: dict(companies)
+                                      for kind, companies in meta.get("kinds", {}).items()}}
         if "ach" in chosen and not meta.get("accountKey") and not meta.get("kinds", {}).get("ach"):
             # Keys from the first ACH row on: a store either has them on every row or not.
             new_meta["accountKey"] = new_key()
@@ -960,8 +1051,8 @@ def sync(client: Client, *, kinds: Any = None, since: Any = None, rebuild: bool 
 
         new_meta["paynb"] = __version__
         store.commit(new_meta)
-        for relative in new_meta["superseded"]:
-            (store.path / relative).unlink(missing_ok=True)
+        store.remove_superseded(new_meta["superseded"])
+        store.finish()
     logger.info("history: synced %s into %s (version %d)", ", ".join(chosen), store.path,
                 version)
     return pd.DataFrame(rows, columns=["kind", "requests", "written", "events", "seconds"])

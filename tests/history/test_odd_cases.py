@@ -100,10 +100,13 @@ def test_ctrl_c_after_some_kinds_were_written_commits_nothing(private, tmp_path,
     monkeypatch.setattr(sync_module._KindSync, "incremental", interrupted)
     with pytest.raises(KeyboardInterrupt):
         client.sync(kinds=["ach", "rcc"], progress=False)
-    # The ACH file of the interrupted sync is on disk, and no reader sees it.
+    # The ACH files of the interrupted sync (the item, its copy in returns/, its event)
+    # go to .tmp, and only the commit moves them into place: none is in place, no reader
+    # sees them. (Those still queued for writing when the interrupt came are dropped.)
     on_disk = set((tmp_path / "items").rglob("*.parquet")) | set(
         (tmp_path / "events").rglob("*.parquet"))
-    assert len(on_disk - committed_files(tmp_path)) == 2  # the ACH item and its event
+    assert on_disk == committed_files(tmp_path)
+    assert len(list((tmp_path / ".tmp").glob("*.parquet"))) <= 3
     pd.testing.assert_frame_equal(client.history.ach(), before)
     assert client.history.sql("select count(*) as n from ach where itemStatus = 'B'")["n"][0] \
         == (before["itemStatus"] == "B").sum()
@@ -134,8 +137,9 @@ def test_a_sync_killed_midway_is_invisible_and_the_next_one_completes(private, t
          creds.password, str(tmp_path)], env=env)
     try:
         deadline = time.monotonic() + 60
-        # Killed once the ACH files are in place, while the later kinds are fetched.
-        while not list((tmp_path / "items").rglob("*.parquet")):
+        # Killed once the ACH files are written (under .tmp: the commit moves them into
+        # place), while the later kinds are fetched.
+        while not list((tmp_path / ".tmp").glob("*.parquet")):
             assert child.poll() is None, "the sync ended before it could be killed"
             assert time.monotonic() < deadline
             time.sleep(0.01)
@@ -145,8 +149,10 @@ def test_a_sync_killed_midway_is_invisible_and_the_next_one_completes(private, t
         if child.poll() is None:
             child.kill()
     private.simulate.clear_faults()
-    written = list((tmp_path / "items").rglob("*.parquet"))
+    written = list((tmp_path / ".tmp").glob("*.parquet"))
     assert written and not committed_files(tmp_path)
+    assert not [f for area in ("items", "events", "returns")
+                for f in (tmp_path / area).rglob("*.parquet")]  # nothing in place
     # A reader sees the store as it was before the killed sync: empty.
     assert History(tmp_path).ach().empty and History(tmp_path).events("ach").empty
     client = private.connect(journal=None)
