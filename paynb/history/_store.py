@@ -758,16 +758,17 @@ def table_of(frame: pd.DataFrame, info: dict[str, Any]) -> pa.Table:
     import pyarrow as pa
 
     frame = frame.copy(deep=False)
-    json_columns = []
-    for name in frame.columns:
-        if frame[name].dtype == object:
-            json_columns.append(name)
-            frame[name] = [None if v is None or (isinstance(v, float) and v != v)
-                           else json.dumps(v, default=str) for v in frame[name]]
+    # A column taken from a frame deep-copies the frame's attrs; they are not stored.
+    frame.attrs = {}
+    dtypes = frame.dtypes
+    json_columns = [name for name, dtype in dtypes.items() if dtype == object]
+    for name in json_columns:
+        frame[name] = [None if v is None or (isinstance(v, float) and v != v)
+                       else json.dumps(v, default=str) for v in frame[name]]
     table = pa.Table.from_pandas(frame, preserve_index=False)
-    dtypes = {name: ("object" if name in json_columns else str(frame[name].dtype))
-              for name in frame.columns}
-    extra = json.dumps({**info, "dtypes": dtypes, "json": json_columns}).encode("utf-8")
+    kept = {name: ("object" if name in json_columns else str(dtype))
+            for name, dtype in dtypes.items()}
+    extra = json.dumps({**info, "dtypes": kept, "json": json_columns}).encode("utf-8")
     return table.replace_schema_metadata({**(table.schema.metadata or {}), b"paynb": extra})
 
 

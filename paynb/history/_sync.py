@@ -94,6 +94,8 @@ QUIET_STATUSES = ("S", "V")
 #: newest items only, so counting it is cheap where counting every S item ever is not.
 WAITING = "W"
 COUNTED_STATUSES = (WAITING, "V")
+#: The key of the count of the returns in the overlap window (see _KindSync._overlap).
+WINDOW = "window"
 #: Records per frame and per file while backfilling.
 BATCH = 100_000
 #: The names of the kinds as the client, the readers and the SQL views call them.
@@ -215,27 +217,121 @@ def row_hash(frame: pd.DataFrame) -> np.ndarray:
 
     Summed per column (so the column order does not count), and a column that is null
     in a row adds nothing (so a field that only some batches carry does not count
-    where it is empty).
+    where it is empty). A column's part is its values' ``hash_pandas_object``, mixed with
+    the column's name.
+
+    A value's hash does not depend on the values beside it, so the text columns (and the
+    categories, whose values are text) are hashed together as one Arrow column, each
+    distinct text once, and the whole-number, boolean and time columns as one array of
+    their 64-bit values: three calls rather than one per column (about 50), which was
+    most of the cost for the few thousand rows of a daily sync. Other columns (amounts,
+    objects) are hashed one by one. ``tests/history/test_store.py`` checks that the
+    fingerprints are those of the column-by-column definition.
     """
     import numpy as np
     import pandas as pd
 
-    total = np.zeros(len(frame), dtype=np.uint64)
+    rows = len(frame)
+    # A column taken from a frame deep-copies the frame's attrs (the list's totals).
+    plain = frame.copy(deep=False)
+    plain.attrs = {}
+    text: list[tuple[str, Any]] = []
+    numbers: list[tuple[str, np.ndarray, np.ndarray]] = []
+    total = np.zeros(rows, dtype=np.uint64)
     with np.errstate(over="ignore"):
-        for name in frame.columns:
+        for name in plain.columns:
             if name in INTERNAL or name == KEY_COLUMN:
                 continue
-            column = frame[name]
+            column = plain[name]
+            arrow = _text_arrow(column)
+            if arrow is not None:
+                text.append((name, arrow))
+                continue
+            values = _raw_u8(column)
+            if values is not None:
+                numbers.append((name, values, column.notna().to_numpy()))
+                continue
             try:
                 hashed = pd.util.hash_pandas_object(column, index=False).to_numpy(np.uint64)
             except TypeError:  # lists or objects: their text
                 hashed = pd.util.hash_pandas_object(column.astype(str), index=False) \
                     .to_numpy(np.uint64)
-            salt = np.uint64(int.from_bytes(name.encode("utf-8")[:8].ljust(8, b"\0"),
-                                            "little") | 1)
-            mixed = (hashed ^ salt) * np.uint64(_PRIME)
-            total += np.where(column.notna().to_numpy(), mixed, np.uint64(0))
+            total += _mixed([name], hashed, column.notna().to_numpy())
+        if text:
+            import pyarrow as pa
+            import pyarrow.compute as pc
+
+            joined = pa.chunked_array([arrow for _, arrow in text]).combine_chunks()
+            encoded = pc.dictionary_encode(joined)
+            distinct = pd.util.hash_array(
+                encoded.dictionary.to_numpy(zero_copy_only=False), categorize=False)
+            codes = encoded.indices.fill_null(0).to_numpy()
+            hashed = distinct[codes] if len(distinct) else np.zeros(len(codes), np.uint64)
+            total += _mixed([name for name, _ in text], hashed,
+                            joined.is_valid().to_numpy(zero_copy_only=False))
+        if numbers:
+            hashed = pd.util.hash_array(np.concatenate([v for _, v, _ in numbers]),
+                                        categorize=False)
+            total += _mixed([name for name, _, _ in numbers], hashed,
+                            np.concatenate([present for _, _, present in numbers]))
     return total.view(np.int64)
+
+
+def _mixed(names: list[str], hashed: np.ndarray, present: np.ndarray) -> np.ndarray:
+    """The part of the columns ``names`` in each row's fingerprint: their values' hashes
+    (the columns one after another), each mixed with its column's name, nulls left out,
+    summed over the columns."""
+    import numpy as np
+
+    salts = np.array([int.from_bytes(name.encode("utf-8")[:8].ljust(8, b"\0"), "little") | 1
+                      for name in names], dtype=np.uint64)
+    shape = (len(names), len(hashed) // max(1, len(names)))
+    mixed = (hashed.reshape(shape) ^ salts[:, None]) * np.uint64(_PRIME)
+    parts: np.ndarray = np.where(present.reshape(shape), mixed, np.uint64(0)).sum(
+        axis=0, dtype=np.uint64)
+    return parts
+
+
+def _text_arrow(column: pd.Series) -> Any:
+    """A text or text-category column as an Arrow ``large_string`` array (hashed as
+    ``hash_pandas_object`` hashes its values: each text by itself), else None."""
+    import pandas as pd
+    import pyarrow as pa
+
+    dtype = column.dtype
+    if not isinstance(dtype, pd.StringDtype | pd.CategoricalDtype):
+        return None
+    try:
+        arrow = pa.array(column.array)
+    except (pa.ArrowException, TypeError, ValueError):
+        return None
+    if isinstance(arrow, pa.ChunkedArray):
+        arrow = arrow.combine_chunks()
+    if pa.types.is_dictionary(arrow.type):
+        if not (pa.types.is_string(arrow.type.value_type)
+                or pa.types.is_large_string(arrow.type.value_type)):
+            return None  # categories of numbers are hashed as numbers
+    elif not (pa.types.is_string(arrow.type) or pa.types.is_large_string(arrow.type)):
+        return None
+    return arrow.cast(pa.large_string())
+
+
+def _raw_u8(column: pd.Series) -> np.ndarray | None:
+    """A column of 64-bit whole numbers, booleans or times as the unsigned 64-bit values
+    ``hash_pandas_object`` hashes (nulls as 0: they are left out), else None."""
+    import numpy as np
+    import pandas as pd
+
+    dtype = column.dtype
+    if isinstance(dtype, pd.Int64Dtype | pd.UInt64Dtype) or dtype in (np.int64, np.uint64):
+        return column.to_numpy(dtype=dtype.numpy_dtype if hasattr(dtype, "numpy_dtype")
+                               else dtype, na_value=0).view(np.uint64)
+    if isinstance(dtype, pd.BooleanDtype) or dtype == np.bool_:
+        return column.to_numpy(dtype=bool, na_value=False).astype(np.uint64)
+    if isinstance(dtype, pd.DatetimeTZDtype) or (isinstance(dtype, np.dtype)
+                                                 and dtype.kind in "mM"):
+        return np.asarray(column.array.view("i8")).view(np.uint64)
+    return None
 
 
 def _fetcher(resource: Resource, params: list[tuple[str, Any]], size: int) -> Any:
@@ -263,7 +359,7 @@ class _Index:
         """Open the indexes of the files of ``months`` now: the look-ups made while pages
         are being received (several threads wanting the interpreter) then make no system
         call, each of which could cost them a thread switch's wait."""
-        files = [f for f in self.job.files if f.month in months]
+        files = [f for f in self.job.committed if f.month in months]
         self.job.store.read_index(files, self.job.id_field, self.job.status_field, [],
                                   self.cache)
 
@@ -274,7 +370,7 @@ class _Index:
 
         new = [i for i in dict.fromkeys(ids) if not pd.isna(i) and i not in self.asked]
         if new:
-            files = [f for f in self.job.files if months is None or f.month in months]
+            files = [f for f in self.job.committed if months is None or f.month in months]
             part = self.job._read_index(files, new, self.cache)
             if len(part):
                 self.frame = part if self.frame.empty else pd.concat([self.frame, part])
@@ -290,9 +386,22 @@ class _Index:
         return self.lookup([r.get(self.job.id_field) for r in records],
                            self.job._record_months(records))
 
+    def update(self, ids: np.ndarray, hashes: np.ndarray, orders: np.ndarray,
+               status: np.ndarray | None) -> None:
+        """Note rows this sync wrote: later look-ups of these ids compare with them."""
+        import pandas as pd
+
+        if not len(ids):
+            return
+        part = pd.DataFrame({"_hash": hashes, "_order": orders, "status": status},
+                            index=pd.Index(ids))
+        kept = self.frame[~self.frame.index.isin(part.index)]
+        self.frame = part if kept.empty else pd.concat([kept, part])
+        self.asked.update(ids.tolist())
+
     def everything(self) -> pd.DataFrame:
         """Every stored item's row (for a store written before the counts were kept)."""
-        return self.job._read_index(self.job.files, None)
+        return self.job._read_index(self.job.committed, None)
 
 
 class _KindSync:
@@ -313,12 +422,17 @@ class _KindSync:
         #: The store's account-key secret (ACH only; see paynb.history._accounts).
         self.secret = secret if kind == "ach" else None
         self.files = store.files("items", kind=kind, company=self.company, meta=meta)
+        #: The items files as the last commit left them: what the sync looks items up in.
+        #: (``files`` loses the ones a compaction merges; they stay until the commit.)
+        self.committed = list(self.files)
         self.return_files = store.files("returns", kind=kind, company=self.company, meta=meta)
         self.event_files = store.files("events", kind=kind, company=self.company, meta=meta)
         #: The kind's committed state (read only: the sync writes a new one).
         self.state: dict[str, Any] = meta.get("kinds", {}).get(kind, {}).get(self.company, {})
         self.since = since
         self.superseded: list[str] = []
+        #: The partitions (area, month) a write of this sync has compacted.
+        self.compacted: set[tuple[str, str]] = set()
         self.requests = 0
         self._counting = threading.Lock()
         self.latest_return: dt.datetime | None = None
@@ -387,6 +501,8 @@ class _KindSync:
         from paynb import frames
 
         frame = frames.to_frame(records, self.kind, mask=self.masked)
+        # Not stored; and a column taken from a frame deep-copies them.
+        frame.attrs = {}
         if self.secret is not None and len(frame) == len(records):
             frame[KEY_COLUMN] = account_keys(records, self.secret)
         if self.id_field in frame.columns:
@@ -445,7 +561,8 @@ class _KindSync:
 
     def incremental(self) -> None:
         """New and changed items since the last commit (see the module's description)."""
-        import numpy as np
+        from concurrent.futures import ThreadPoolExecutor
+
         import pandas as pd
 
         index = _Index(self)
@@ -454,39 +571,51 @@ class _KindSync:
             every = index.everything()
             self.counts = {str(k): int(v) for k, v in every["status"].value_counts().items()}
             self.next_order = int(every["_order"].max()) + 1 if len(every) else 0
-        from concurrent.futures import ThreadPoolExecutor
-
-        with ThreadPoolExecutor(max_workers=len(COUNTED_STATUSES) + len(_window_codes()) + 1,
-                                thread_name_prefix="paynb-history") as pool:
-            # The counts and the returns poll need no answer of the walk: asked meanwhile,
-            # their waiting overlaps the walk's and its look-ups in the store. The poll
-            # first: its pages are the longest chain of requests (page 0, then the rest).
-            counts: dict[Any, Any] = {}
-            asked = threading.Event()
-            polled = pool.submit(self._poll, counts, asked) \
-                if self.kind in ("ach", "rcc") else None
-            # New items and recent returns are of the newest months (opened while the
-            # poll's first page is asked).
+        returns = self.kind in ("ach", "rcc")
+        # The last page if nothing was added (the items stored).
+        guess = 0 if self.since is not None else \
+            max(0, math.ceil(self.next_order / self.client.page_size) - 1)
+        with ThreadPoolExecutor(max_workers=4, thread_name_prefix="paynb-history") as pool:
+            # The returns poll first, with the list's end: the poll's pages hold most
+            # changes, and the counts are asked once they are in, so that the sync's own
+            # work on them (framing, fingerprints, writing) runs while the service counts.
+            # (The service answers what it is asked in turn: asked at once, the counts
+            # held the poll's pages back, and the sync's work followed all of them.)
+            polled_all = threading.Event()
+            polled = pool.submit(self._poll, polled_all) if returns else None
+            first = pool.submit(self._fetcher([], self.client.page_size), guess)
+            counts = self._counts(pool, polled_all) if returns else {}
+            # New items and recent returns are of the newest months.
             months = sorted({f.month for f in self.files if f.month and f.month != NO_MONTH})
             index.open(set(months[-2:]))
-            try:
-                if self.kind in ("ach", "rcc"):
-                    counts.update(self._counts(pool))
-            finally:
-                asked.set()  # also if asking failed: the poll must not wait for ever
-            # The last page if nothing was added (the items stored).
-            guess = None if self.since is not None else \
-                max(0, math.ceil(self.next_order / self.client.page_size) - 1)
-            fetched = self._walk([], lambda page: self._known(page, index), guess=guess)
-            if polled is not None:
-                fetched += polled.result()
-            frame = self._frame(fetched)
-            if self.kind in ("ach", "rcc"):
-                quiet = self._quiet_changes(index, frame, counts)
-                if quiet:
-                    frame = self._frame(fetched + quiet)
+            fetched = self._walk([], lambda page: self._known(page, index), guess=guess,
+                                 first=first)
+            fetched = self._unseen(fetched, index)
+            after = polled.result() if polled is not None else []
+            # Written (on threads) while the counts are awaited; the poll's records last:
+            # an item on both is as the poll saw it.
+            applied = self._apply(self._frame(fetched + after), index) \
+                if fetched or after else set()
+            later: list[dict[str, Any]] = []
+            if returns:
+                overlap = self._overlap(counts)
+                self.polled = overlap + after
+                # The poll's records after the watermark came later than the overlap's.
+                later = [r for r in overlap if r.get(self.id_field) not in applied]
+                seen = self._frame(later) if later else pd.DataFrame(
+                    {self.id_field: [], self.status_field: []})
+                later += self._quiet_changes(index, seen, counts)
+        if later:
+            self._apply(self._frame(later), index)
+
+    def _apply(self, frame: pd.DataFrame, index: _Index) -> set[Any]:
+        """Write the rows of ``frame`` that are new or differ from the stored ones (their
+        events too), and note them in ``index`` as now stored; the ids of ``frame``."""
+        import numpy as np
+        import pandas as pd
+
         if frame.empty:
-            return
+            return set()
         stored_index = index.of_frame(frame)
         ids = frame[self.id_field]
         stored = stored_index.reindex(ids)
@@ -500,27 +629,45 @@ class _KindSync:
         orders = np.where(known, stored["_order"].fillna(0).to_numpy(np.int64), new_orders)
         keep = np.flatnonzero(changed)
         previous = pd.Series(stored["status"].to_numpy()[keep])
-        self._write(frame.iloc[keep].reset_index(drop=True), orders[keep], new=~known[keep],
-                    previous=previous, hashes=hashes[keep])
+        written = frame.iloc[keep].reset_index(drop=True)
+        self._write(written, orders[keep], new=~known[keep], previous=previous,
+                    hashes=hashes[keep])
+        index.update(written[self.id_field].to_numpy(), hashes[keep], orders[keep],
+                     written[self.status_field].astype(object).to_numpy()
+                     if self.status_field else None)
+        return set(ids.tolist())
+
+    def _unseen(self, records: list[dict[str, Any]], index: _Index) -> list[dict[str, Any]]:
+        """The records of the list's end that can hold something to write: for ACH and
+        RCC not those of stored items in their stored status (their changes are the
+        poll's and the counts' to find, as on every other page)."""
+        if self.kind not in ("ach", "rcc") or not records or not self.status_field:
+            return records
+        stored = index.of_records(records)["status"]
+        statuses = stored.reindex([r.get(self.id_field) for r in records]).to_numpy()
+        field = self.status_field
+        return [r for r, status in zip(records, statuses, strict=True)
+                if status is None or status != status or r.get(field) != status]
 
     def _walk(self, params: list[tuple[str, Any]], done: Any, *,
-              guess: int | None = None) -> list[dict[str, Any]]:
+              guess: int | None = None, first: Any = None) -> list[dict[str, Any]]:
         """Pages of a list from its last one backwards, until ``done(records of the page)``;
-        their records in list order. Page ``guess``, the likely last one, is asked first:
-        its answer's total says which page is the last, so that the list's first page is
-        not asked for its total (where nothing was added, ``guess`` is the last page)."""
+        their records in list order. Page ``guess``, the likely last one, is asked first
+        (or was: ``first`` is the future of its answer): its answer's total says which
+        page is the last, so that the list's first page is not asked for its total (where
+        nothing was added, ``guess`` is the last page)."""
         size = self.client.page_size
         fetch = self._fetcher(params, size)
         number = guess if guess else 0
-        first = fetch(number)
-        if first.total is None:
+        page = first.result() if first is not None else fetch(number)
+        if page.total is None:
             logger.warning("history %s: the list gives no total, so its last pages cannot be "
                            "found; reading every page", self.kind)
             return [r for records in self._pages(params, f"history {self.kind} pages")
                     for r in records]
-        asked = {number: first.records}
+        asked = {number: page.records}
         gathered: list[list[dict[str, Any]]] = []
-        number = max(0, math.ceil(first.total / size) - 1)
+        number = max(0, math.ceil(page.total / size) - 1)
         while number >= 0:
             records = asked[number] if number in asked else fetch(number).records
             gathered.insert(0, records)
@@ -553,12 +700,12 @@ class _KindSync:
             return None
         return window
 
-    def _counts(self, pool: Any) -> dict[Any, Any]:
-        """The service's totals the sync compares with the store, asked on ``pool``: of
-        W and V (see :meth:`_quiet_changes`), and of each return status within the
-        overlap window."""
+    def _counts(self, pool: Any, after: threading.Event) -> dict[Any, Any]:
+        """The service's totals the sync compares with the store, asked on ``pool`` once
+        ``after`` is set: of W and of V (see :meth:`_quiet_changes`), and of the returns
+        (B, I and R together) within the overlap window (see :meth:`_overlap`)."""
         from paynb.resources._base import wire_time
-        from paynb.resources._items import CHANGES_OVERLAP
+        from paynb.resources._items import CHANGE_STATUSES, CHANGES_OVERLAP
 
         asked: dict[Any, list[tuple[str, Any]]] = {}
         if self.since is None:
@@ -566,64 +713,73 @@ class _KindSync:
         window = self._window()
         if window is not None:
             mark = dt.datetime.fromisoformat(window["mark"])
-            span = [("returnDateStart", wire_time(mark - CHANGES_OVERLAP, "watermark")),
-                    ("returnDateEnd", wire_time(mark, "watermark"))]
-            asked.update({("window", code): [("itemStatus", code), *span]
-                          for code in _window_codes()})
-        # One thread asks the window's counts one after another, another the W and V
-        # counts: a thread and a connection per count cost the client more than the
-        # waiting they save (the poll needs the window's only after its own pages).
-        groups = [[key for key in asked if isinstance(key, tuple)],
-                  [key for key in asked if not isinstance(key, tuple)]]
+            asked[WINDOW] = [*[("itemStatus", code) for code in CHANGE_STATUSES],
+                             ("returnDateStart", wire_time(mark - CHANGES_OVERLAP, "watermark")),
+                             ("returnDateEnd", wire_time(mark, "watermark"))]
+        # One thread asks the window's count, another the W and V counts one after the
+        # other: a thread and a connection per count cost the client more than the
+        # waiting they save.
+        groups = [[key for key in asked if key == WINDOW],
+                  [key for key in asked if key != WINDOW]]
         counts: dict[Any, Any] = {}
         for group in groups:
             if group:
-                task = pool.submit(lambda keys: {key: self._fetcher(asked[key], 1)(0).total
-                                                 for key in keys}, group)
+                task = pool.submit(lambda keys: after.wait() and {
+                    key: self._fetcher(asked[key], 1)(0).total for key in keys}, group)
                 counts.update({key: _Count(task, key) for key in group})
         return counts
 
-    def _poll(self, counts: dict[Any, Any], asked: threading.Event) -> list[dict[str, Any]]:
-        """Items that became B, I or R since the watermark (minus the overlap).
+    def _poll(self, done: threading.Event) -> list[dict[str, Any]]:
+        """Items that became B, I or R since the watermark (see :meth:`_overlap` for the
+        day before it).
 
-        The overlap (a day before the watermark, as ``changes()`` polls) is read again
-        only when it may hold something new: when the store knows the returns it held at
-        the last sync (``window`` in the metadata), the returns after the watermark are
-        read at once, and the overlap only if the service counts other numbers of each
-        return status there than the store holds (asked meanwhile, see :meth:`_counts`).
-        Either way the records are those of one poll from the overlap's start.
-        ``counts`` (see :meth:`_counts`) is complete once ``asked`` is set.
+        When the store knows the returns of that day (``window`` in the metadata), the
+        poll starts just after the watermark, and the day is counted instead (the count
+        is asked meanwhile, see :meth:`_counts`); else it starts a day before the
+        watermark, as ``changes()`` polls (no watermark: every return).
         """
         from paynb.resources._base import wire_time
         from paynb.resources._items import CHANGE_STATUSES, CHANGES_OVERLAP
 
         params: list[tuple[str, Any]] = [("itemStatus", code) for code in CHANGE_STATUSES]
         mark = self.state.get("watermark")
+        try:
+            if mark is None:
+                return self._records(params)
+            if self._window() is not None:
+                # The filter is inclusive, to the millisecond.
+                start = dt.datetime.fromisoformat(mark) + dt.timedelta(milliseconds=1)
+            else:
+                start = dt.datetime.fromisoformat(mark) - CHANGES_OVERLAP
+            return self._records([*params, ("returnDateStart", wire_time(start, "watermark"))])
+        finally:
+            done.set()  # also when it failed: the counts wait for it
+
+    def _overlap(self, counts: dict[Any, Any]) -> list[dict[str, Any]]:
+        """The returns of the day before the watermark, read again only when they may hold
+        something new: when the service counts another number of them than the store
+        holds (``window`` in the metadata). Then the records are, with :meth:`_poll`'s,
+        those of one poll from the overlap's start.
+
+        One count of B, I and R together suffices: an item in B or I is locked and R is
+        the end of an item's life (the service's documentation), so returns only ever
+        come into that day; the same number is the same returns.
+        """
+        from paynb.resources._base import wire_time
+        from paynb.resources._items import CHANGE_STATUSES, CHANGES_OVERLAP
+
         window = self._window()
         self.kept = None
-        if mark is None:
-            parts = [params]
-        else:
-            start = dt.datetime.fromisoformat(mark) - CHANGES_OVERLAP
-            parts = [[*params, ("returnDateStart", wire_time(start, "watermark"))]]
-        if mark is not None and window is not None:
-            # From just after the watermark (the filter is inclusive, to the millisecond),
-            # without waiting for the counts: the critical path of a sync is this list.
-            after = dt.datetime.fromisoformat(mark) + dt.timedelta(milliseconds=1)
-            polled = self._records([*params, ("returnDateStart", wire_time(after, "watermark"))])
-            asked.wait()  # ``counts`` is filled once they are all asked
-            if all(counts[("window", code)].result() == window["status"].count(code)
-                   for code in _window_codes()):
-                # Nothing came into the window since the last sync.
-                self.kept = window
-                parts = []
-            else:
-                end = dt.datetime.fromisoformat(mark)
-                parts = [[*parts[0], ("returnDateEnd", wire_time(end, "watermark"))]]
-        else:
-            polled = []
-        self.polled = [record for part in parts for record in self._records(part)] + polled
-        return self.polled
+        if window is None or WINDOW not in counts:
+            return []
+        if counts[WINDOW].result() == len(window["ids"]):
+            self.kept = window  # nothing came into the window since the last sync
+            return []
+        mark = dt.datetime.fromisoformat(window["mark"])
+        return self._records([*[("itemStatus", code) for code in CHANGE_STATUSES],
+                              ("returnDateStart", wire_time(mark - CHANGES_OVERLAP,
+                                                            "watermark")),
+                              ("returnDateEnd", wire_time(mark, "watermark"))])
 
     def _records(self, params: list[tuple[str, Any]]) -> list[dict[str, Any]]:
         """Every record of the list of ``params`` (the returns poll's)."""
@@ -739,7 +895,7 @@ class _KindSync:
         it held so (an older version's row counts too: it only lowers the bound)."""
         if not self.status_field:
             return 0
-        table = self.store.read(self.files, ["_order"],
+        table = self.store.read(self.committed, ["_order"],
                                 where=[(self.status_field, "isin", [WAITING])])
         if table.num_rows == 0:
             return self.next_order
@@ -757,7 +913,7 @@ class _KindSync:
 
         if frame.empty:
             return
-        rows = frame.copy()
+        rows = frame.copy(deep=False)  # the columns below are added to the copy alone
         rows["_version"] = np.int64(self.version)
         rows["_order"] = np.asarray(orders, dtype=np.int64)
         rows["_hash"] = row_hash(frame) if hashes is None else hashes
@@ -821,7 +977,10 @@ class _KindSync:
         existing = [f for f in files if f.month == month]
         # The items files' indexes serve the sync's look-ups (see Store.read_index).
         index = (self.id_field, self.status_field) if area == "items" else None
-        if len(existing) + 1 > MAX_FILES:
+        if len(existing) + 1 > MAX_FILES and (area, month) not in self.compacted:
+            # Once per sync: a second write of the sync (see incremental) merging the files
+            # in place would leave out the first one's, still in .tmp, and outrank it.
+            self.compacted.add((area, month))
             merge = _to_merge(existing)
             old = self.store.read(merge)
             merged = pa.concat_tables([old, table], promote_options="permissive")
@@ -847,7 +1006,9 @@ class _KindSync:
                             pd.Timestamp(self.now).tz_convert("UTC").as_unit("ns"))
         folder = self.store.events_folder(self.kind, self.company)
         self.events += table.num_rows
-        merge = _to_merge(self.event_files) if len(self.event_files) + 1 > MAX_FILES else []
+        merge = _to_merge(self.event_files) if len(self.event_files) + 1 > MAX_FILES \
+            and ("events", "") not in self.compacted else []
+        self.compacted.add(("events", ""))
         if len(merge) < 2 or not all(_small(f) for f in merge):
             # Every sync adds an events file; a full folder merges its newest small ones
             # (as an items partition does), but never rewrites the big ones (a backfill's).
@@ -884,13 +1045,6 @@ class _Count:
     def result(self) -> int | None:
         total: int | None = self.task.result()[self.key]
         return total
-
-
-def _window_codes() -> tuple[str, ...]:
-    """The statuses the returns poll asks for (counted one by one in its window)."""
-    from paynb.resources._items import CHANGE_STATUSES
-
-    return CHANGE_STATUSES
 
 
 def _to_merge(files: list[Any]) -> list[Any]:
