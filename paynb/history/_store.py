@@ -761,7 +761,7 @@ def table_of(frame: pd.DataFrame, info: dict[str, Any]) -> pa.Table:
     # A column taken from a frame deep-copies the frame's attrs; they are not stored.
     frame.attrs = {}
     dtypes = frame.dtypes
-    json_columns = [name for name, dtype in dtypes.items() if dtype == object]
+    json_columns = [name for name, dtype in dtypes.items() if str(dtype) == "object"]
     for name in json_columns:
         frame[name] = [None if v is None or (isinstance(v, float) and v != v)
                        else json.dumps(v, default=str) for v in frame[name]]
