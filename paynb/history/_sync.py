@@ -445,6 +445,9 @@ class _KindSync:
         #: The returns poll's records, and the stored window it counted instead of reading.
         self.polled: list[dict[str, Any]] | None = None
         self.kept: dict[str, Any] | None = None
+        #: A backfill's returns (ids, statuses, return times) for the window: see
+        #: _note_returns (None: not a backfill of a kind with returns).
+        self.backfilled: tuple[list[Any], list[Any], list[int]] | None = None
 
     # ------------------------------------------------------------------ the index
 
@@ -530,6 +533,8 @@ class _KindSync:
 
     def backfill(self) -> None:
         """Every item of the kind, written batch by batch as the pages come."""
+        if self.kind in ("ach", "rcc"):
+            self.backfilled = ([], [], [])
         batch: list[dict[str, Any]] = []
         seen: set[Any] = set()
         order = 0
@@ -549,6 +554,7 @@ class _KindSync:
             frame = frame[fresh.to_numpy()].reset_index(drop=True)
             seen.update(frame[self.id_field].dropna().tolist())
         frame = self._in_scope(frame)
+        self._note_returns(frame)
         orders = np.arange(order, order + len(frame), dtype=np.int64)
         self._write(frame, orders, new=np.ones(len(frame), dtype=bool), previous=None)
         return order + len(frame)
@@ -796,18 +802,13 @@ class _KindSync:
 
         mark = self.watermark()
         polled = self.polled
-        if mark is None or polled is None:
+        if mark is None or (polled is None and self.backfilled is None):
             return None
-        ids = [r.get(self.id_field) for r in polled]
-        status = [r.get(self.status_field or "") for r in polled]
-        stamps = pd.to_datetime(pd.Series([r.get("returnDate") for r in polled], dtype=object),
-                                utc=True, errors="coerce", format="ISO8601")
-        known = stamps.notna().to_numpy()
-        ms: list[int | None] = [None] * len(polled)
-        for i, value in zip(known.nonzero()[0].tolist(),
-                            (stamps[known].dt.as_unit("ns").astype("int64") // 1_000_000)
-                            .tolist(), strict=True):
-            ms[i] = int(value)
+        if polled is None:
+            # A backfill read every return: those of its batches (see _write_new).
+            ids, status, ms = (list(part) for part in self.backfilled)
+        else:
+            ids, status, ms = self._returns_of(polled)
         if self.kept is not None:
             again = set(ids)
             for i, item in enumerate(self.kept["ids"]):
@@ -823,6 +824,49 @@ class _KindSync:
         keep = [i for i, m in enumerate(ms) if m is not None and low <= m <= high]
         return {"mark": mark, "ids": [ids[i] for i in keep],
                 "status": [status[i] for i in keep], "ms": [ms[i] for i in keep]}
+
+    def _returns_of(self, records: list[dict[str, Any]]) -> tuple[list[Any], list[Any],
+                                                                  list[int | None]]:
+        """The ids, statuses and return times (epoch milliseconds, None: no time) of the
+        returns poll's ``records``."""
+        import pandas as pd
+
+        ids = [r.get(self.id_field) for r in records]
+        status = [r.get(self.status_field or "") for r in records]
+        stamps = pd.to_datetime(pd.Series([r.get("returnDate") for r in records],
+                                          dtype=object),
+                                utc=True, errors="coerce", format="ISO8601")
+        known = stamps.notna().to_numpy()
+        ms: list[int | None] = [None] * len(records)
+        for i, value in zip(known.nonzero()[0].tolist(),
+                            (stamps[known].dt.as_unit("ns").astype("int64") // 1_000_000)
+                            .tolist(), strict=True):
+            ms[i] = int(value)
+        return ids, status, ms
+
+    def _note_returns(self, frame: pd.DataFrame) -> None:
+        """Keep the ids, statuses and return times of the returns (B, I, R) among a
+        backfill's rows: the first sync after it then counts the day before the
+        watermark instead of reading it again (see :meth:`window`)."""
+        import numpy as np
+        import pandas as pd
+
+        from paynb.resources._items import CHANGE_STATUSES
+
+        if self.backfilled is None or not self.status_field or "returnDate" not in frame:
+            return
+        status = frame[self.status_field].astype(object)
+        stamps = frame["returnDate"]
+        chosen = (status.isin(CHANGE_STATUSES) & stamps.notna()).to_numpy()
+        if not chosen.any():
+            return
+        if isinstance(stamps.dtype, pd.DatetimeTZDtype):
+            stamps = stamps.dt.tz_convert("UTC").dt.tz_localize(None)
+        ms = stamps[chosen].astype("datetime64[ms]").to_numpy().astype(np.int64).tolist()
+        ids, codes, times = self.backfilled
+        ids += frame[self.id_field][chosen].tolist()
+        codes += status[chosen].tolist()
+        times += ms
 
     def _quiet_changes(self, index: _Index, seen: pd.DataFrame, counts: dict[Any, Any],
                        ) -> list[dict[str, Any]]:

@@ -535,6 +535,28 @@ def test_the_returns_window_is_counted_and_read_again_only_when_it_changed(priva
         == ["W", "R", "I"]
 
 
+def test_a_backfill_knows_its_returns_window_so_the_next_sync_counts_it(private, tmp_path):
+    """The first sync after a backfill does not read the day before the watermark again:
+    the backfill read every return, so it keeps that day's as a poll would."""
+    client = private.connect(journal=None, page_size=5)
+    waiting = client.ach.list(status="W", progress=False)["achItemId"].tolist()
+    day = dt.date(2030, 1, 10)
+    for item in waiting[:7]:                   # more than a page of returns on one day
+        private.simulate.force_status(item, "R", code="R01", date=day)
+    client.sync(path=tmp_path, kinds="ach", progress=False)
+    state = client.history.info()["kinds"]["ach"][private.company_code]
+    assert sorted(state["window"]["ids"]) == sorted(waiting[:7])
+    assert state["window"]["status"] == ["R"] * 7
+    assert set(state["window"]["ms"]) == {int(pd.Timestamp(day, tz="UTC").value // 10**6)}
+    # The list's last page, the window's count, the poll after the watermark, W and V.
+    quiet = client.sync(kinds="ach", progress=False).set_index("kind").loc["ach"]
+    assert (quiet["written"], quiet["events"], quiet["requests"]) == (0, 0, 5)
+    private.simulate.force_status(waiting[8], "B", date=day)  # dated back into the window
+    late = client.sync(kinds="ach", progress=False).set_index("kind").loc["ach"]
+    assert late["events"] == 1
+    assert_same_as_lists(client, client.history, ("ach",))
+
+
 def test_returns_by_date_read_their_own_partitions_and_only_latest_versions(private,
                                                                            tmp_path):
     client = private.connect(journal=None, page_size=50)
