@@ -340,24 +340,24 @@ class Store:
         root = self.path / area
         if not root.exists():
             return found
-        for file in root.rglob("*"):
-            if file.is_dir():
-                continue
-            relative = file.relative_to(root)
-            data = _parse(relative, depth)
-            if data is None:
-                raise HistoryCorruptError(
-                    f"{file} does not belong to a paynb history (the folder {root} holds "
-                    "only the files paynb writes)" + _rebuild_hint(self.path))
-            file_kind, file_company, month, file_version = data
-            if kind is not None and file_kind != kind:
-                continue
-            if company is not None and file_company != company:
-                continue
-            if committed and (file_version > version
-                              or file.relative_to(self.path).as_posix() in superseded):
-                continue
-            found.append(DataFile(file, file_kind, file_company, month, file_version))
+        # Every file, of other kinds too: a file that is not the store's is named.
+        for folder, _, names in os.walk(root):
+            for name in names:
+                file = Path(folder, name)
+                data = _parse(file.relative_to(root), depth)
+                if data is None:
+                    raise HistoryCorruptError(
+                        f"{file} does not belong to a paynb history (the folder {root} "
+                        "holds only the files paynb writes)" + _rebuild_hint(self.path))
+                file_kind, file_company, month, file_version = data
+                if kind is not None and file_kind != kind:
+                    continue
+                if company is not None and file_company != company:
+                    continue
+                if committed and (file_version > version
+                                  or file.relative_to(self.path).as_posix() in superseded):
+                    continue
+                found.append(DataFile(file, file_kind, file_company, month, file_version))
         found.sort(key=lambda f: (f.kind, f.company, f.month or "", f.version, f.path.name))
         return found
 
