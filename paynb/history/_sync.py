@@ -829,12 +829,26 @@ class _KindSync:
                                                                   list[int | None]]:
         """The ids, statuses and return times (epoch milliseconds, None: no time) of the
         returns poll's ``records``."""
+        import numpy as np
         import pandas as pd
 
         ids = [r.get(self.id_field) for r in records]
         status = [r.get(self.status_field or "") for r in records]
-        stamps = pd.to_datetime(pd.Series([r.get("returnDate") for r in records],
-                                          dtype=object),
+        texts = [r.get("returnDate") for r in records]
+        if all(text is None or (isinstance(text, str) and len(text) >= 10 and text[-1] != "Z"
+                                and "+" not in text[10:] and "-" not in text[10:])
+               for text in texts):
+            # Zone-less ISO text (UTC, see paynb.frames.DAY_FIELDS), read in compiled code.
+            try:
+                parsed = np.array(texts, dtype="datetime64[ms]")
+            except ValueError:
+                pass
+            else:
+                times = parsed.astype(np.int64).tolist()
+                missing = np.isnat(parsed).tolist()
+                return ids, status, [None if gone else t for t, gone in zip(times, missing,
+                                                                             strict=True)]
+        stamps = pd.to_datetime(pd.Series(texts, dtype=object),
                                 utc=True, errors="coerce", format="ISO8601")
         known = stamps.notna().to_numpy()
         ms: list[int | None] = [None] * len(records)
