@@ -16,8 +16,11 @@ can have changed:
    the user polls, and the store must not skip what it has not stored). The
    overlap is counted rather than read again when the store knows the returns it
    holds there (``window`` in the metadata) and they fill a page: when the
-   service counts as many of each return status in the overlap, the poll starts
-   just after the watermark (:meth:`_KindSync._poll`).
+   service counts as many returns (B, I and R together) in the overlap, the poll
+   starts just after the watermark (:meth:`_KindSync._poll`, :meth:`_KindSync._overlap`;
+   one count suffices because B and I are locked and R is final, so returns only ever
+   come into the overlap). As many pages of the poll as the last one had are asked at
+   once (returns come at a steady pace: one round of pages, not two).
 3. **Quiet changes.** W -> S (an RCC item deposited) and W -> V (voided) set no
    return date, so no documented filter finds them by date. The service's count of
    W and of V items (a list of one record each gives its ``total``) is compared with
@@ -26,8 +29,11 @@ can have changed:
    items missing are found. (W, not S, is counted: W is the last days' items, S
    nearly every item ever, and a count costs the service what it matches.)
 
-So a sync with nothing new costs about four requests (the poll and the counts are
-asked while the list's end is read), and one with changes adds the pages that hold
+The poll and the list's end are asked first; the counts once the poll is in, while
+the sync frames, fingerprints and writes what the poll brought (the service answers
+requests in turn, so counts asked with the poll held its pages back). So a sync with
+nothing new costs about five requests (after a poll of several pages, as many pages
+again), and one with changes adds the pages that hold
 them. What was read is compared with the store by id in the items files' indexes
 (:meth:`Store.read_index <paynb.history._store.Store.read_index>`), not by reading the
 Parquet files. Rows
@@ -440,6 +446,8 @@ class _KindSync:
         #: next list position, kept in the metadata so that a sync need not read them.
         self.counts: dict[str, int] = dict(self.state.get("counts") or {})
         self.next_order = int(self.state.get("nextOrder") or 0)
+        #: Pages of the last returns poll (the next one asks as many at once).
+        self.poll_pages = int(self.state.get("pollPages") or 1)
         self.written = 0
         self.events = 0
         #: The returns poll's records, and the stored window it counted instead of reading.
@@ -513,13 +521,14 @@ class _KindSync:
             frame = frame[~(ids.duplicated(keep="last") & ids.notna())]
         return frame.reset_index(drop=True)
 
-    def _pages(self, params: list[tuple[str, Any]], desc: str) -> Iterable[list[dict[str, Any]]]:
+    def _pages(self, params: list[tuple[str, Any]], desc: str, *,
+               expect: int = 1) -> Iterable[list[dict[str, Any]]]:
         from paynb.paging import iter_pages
 
         size = self.client.page_size
         fetch = self._fetcher(params, size)
         return iter_pages(fetch, page_size=size, max_workers=self.client.max_workers,
-                          progress=self.progress, desc=desc)
+                          progress=self.progress, desc=desc, expect=expect)
 
     def _fetcher(self, params: list[tuple[str, Any]], size: int) -> Any:
         fetch = _fetcher(self.resource, params, size)
@@ -757,7 +766,13 @@ class _KindSync:
                 start = dt.datetime.fromisoformat(mark) + dt.timedelta(milliseconds=1)
             else:
                 start = dt.datetime.fromisoformat(mark) - CHANGES_OVERLAP
-            return self._records([*params, ("returnDateStart", wire_time(start, "watermark"))])
+            # As many pages as the last poll had are asked at once: returns come at a
+            # steady pace, and a daily sync then waits for one round of pages, not two.
+            records = self._records([*params, ("returnDateStart",
+                                               wire_time(start, "watermark"))],
+                                    expect=self.poll_pages)
+            self.poll_pages = max(1, math.ceil(len(records) / self.client.page_size))
+            return records
         finally:
             done.set()  # also when it failed: the counts wait for it
 
@@ -787,9 +802,12 @@ class _KindSync:
                                                             "watermark")),
                               ("returnDateEnd", wire_time(mark, "watermark"))])
 
-    def _records(self, params: list[tuple[str, Any]]) -> list[dict[str, Any]]:
-        """Every record of the list of ``params`` (the returns poll's)."""
-        return [record for records in self._pages(params, f"history {self.kind} returns")
+    def _records(self, params: list[tuple[str, Any]], *,
+                 expect: int = 1) -> list[dict[str, Any]]:
+        """Every record of the list of ``params`` (the returns poll's; ``expect`` pages
+        are asked at once, see :func:`paynb.paging.iter_pages`)."""
+        return [record for records in self._pages(params, f"history {self.kind} returns",
+                                                  expect=expect)
                 for record in records]
 
     def window(self) -> dict[str, Any] | None:
@@ -1254,6 +1272,7 @@ def sync(client: Client, *, kinds: Any = None, since: Any = None, rebuild: bool 
                 "syncedAt": now.isoformat(),
                 "counts": job.counts,
                 "nextOrder": job.next_order,
+                "pollPages": job.poll_pages,
             }
             rows.append({"kind": kind, "requests": job.requests, "written": job.written,
                          "events": job.events, "seconds": time.perf_counter() - began})

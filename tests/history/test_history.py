@@ -514,10 +514,13 @@ def test_the_returns_window_is_counted_and_read_again_only_when_it_changed(priva
     state = client.history.info()["kinds"]["ach"][private.company_code]
     assert sorted(state["window"]["ids"]) == sorted(waiting[:12])
 
-    # Nothing new: the list's last page, the window's count, one page of the poll after
-    # the watermark, the W and V counts; the 12 returns are not read again.
+    # Nothing new: the list's last page, the window's count, the poll after the watermark
+    # (three pages asked at once, as many as the last poll had), the W and V counts; the
+    # 12 returns are not read again.
+    assert state["pollPages"] == 3
     quiet = client.sync(progress=False).set_index("kind").loc["ach"]
-    assert (quiet["written"], quiet["events"], quiet["requests"]) == (0, 0, 5)
+    assert (quiet["written"], quiet["events"], quiet["requests"]) == (0, 0, 7)
+    assert client.history.info()["kinds"]["ach"][private.company_code]["pollPages"] == 1
 
     # A late return dated inside the window: counted, so the window is read again (and
     # with it a change the simulation makes to a return there, which the service does
