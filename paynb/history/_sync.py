@@ -53,6 +53,7 @@ from __future__ import annotations
 
 import contextlib
 import datetime as dt
+import functools
 import logging
 import math
 import threading
@@ -427,12 +428,7 @@ class _KindSync:
         self.masked, self.version, self.now, self.progress = masked, version, now, progress
         #: The store's account-key secret (ACH only; see paynb.history._accounts).
         self.secret = secret if kind == "ach" else None
-        self.files = store.files("items", kind=kind, company=self.company, meta=meta)
-        #: The items files as the last commit left them: what the sync looks items up in.
-        #: (``files`` loses the ones a compaction merges; they stay until the commit.)
-        self.committed = list(self.files)
-        self.return_files = store.files("returns", kind=kind, company=self.company, meta=meta)
-        self.event_files = store.files("events", kind=kind, company=self.company, meta=meta)
+        self.meta = meta
         #: The kind's committed state (read only: the sync writes a new one).
         self.state: dict[str, Any] = meta.get("kinds", {}).get(kind, {}).get(self.company, {})
         self.since = since
@@ -451,11 +447,38 @@ class _KindSync:
         self.written = 0
         self.events = 0
         #: The returns poll's records, and the stored window it counted instead of reading.
-        self.polled: list[dict[str, Any]] | None = None
         self.kept: dict[str, Any] | None = None
-        #: A backfill's returns (ids, statuses, return times) for the window: see
-        #: _note_returns (None: not a backfill of a kind with returns).
-        self.backfilled: tuple[list[Any], list[Any], list[int]] | None = None
+        #: The returns (ids, statuses, return times) among the rows this sync read, for
+        #: the window: see _note_returns (None: a kind with no returns poll).
+        self.returns_seen: tuple[list[Any], list[Any], list[int]] | None = None
+
+    # The store's files are listed when first needed: an incremental sync sends its first
+    # requests before, so that the listing overlaps their waiting.
+
+    @functools.cached_property
+    def committed(self) -> list[Any]:
+        """The items files as the last commit left them: what the sync looks items up in
+        (:attr:`files` loses the ones a compaction merges; they stay until the commit)."""
+        return self.store.files("items", kind=self.kind, company=self.company, meta=self.meta)
+
+    @functools.cached_property
+    def files(self) -> list[Any]:
+        """The items files, as the sync's compactions leave them."""
+        return list(self.committed)
+
+    @functools.cached_property
+    def return_files(self) -> list[Any]:
+        return self.store.files("returns", kind=self.kind, company=self.company, meta=self.meta)
+
+    @functools.cached_property
+    def event_files(self) -> list[Any]:
+        return self.store.files("events", kind=self.kind, company=self.company, meta=self.meta)
+
+    def holds_items(self) -> bool:
+        """Whether the store holds items files of this kind and company (without listing
+        them all: the sync's clean-up has removed any that are not committed)."""
+        folder = self.store.items_folder(self.kind, self.company, NO_MONTH).parent
+        return folder.is_dir() and next(folder.rglob("*.parquet"), None) is not None
 
     # ------------------------------------------------------------------ the index
 
@@ -543,7 +566,7 @@ class _KindSync:
     def backfill(self) -> None:
         """Every item of the kind, written batch by batch as the pages come."""
         if self.kind in ("ach", "rcc"):
-            self.backfilled = ([], [], [])
+            self.returns_seen = ([], [], [])
         batch: list[dict[str, Any]] = []
         seen: set[Any] = set()
         order = 0
@@ -587,6 +610,8 @@ class _KindSync:
             self.counts = {str(k): int(v) for k, v in every["status"].value_counts().items()}
             self.next_order = int(every["_order"].max()) + 1 if len(every) else 0
         returns = self.kind in ("ach", "rcc")
+        if returns:
+            self.returns_seen = ([], [], [])
         # The last page if nothing was added (the items stored).
         guess = 0 if self.since is not None else \
             max(0, math.ceil(self.next_order / self.client.page_size) - 1)
@@ -600,7 +625,10 @@ class _KindSync:
             polled = pool.submit(self._poll, polled_all) if returns else None
             first = pool.submit(self._fetcher([], self.client.page_size), guess)
             counts = self._counts(pool, polled_all) if returns else {}
-            # New items and recent returns are of the newest months.
+            # While the first answers are awaited: the store's files (the writes need
+            # them), and the indexes of the newest months (new items and recent returns).
+            for listing in (self.files, self.return_files, self.event_files):
+                logger.debug("history %s: %d files", self.kind, len(listing))
             months = sorted({f.month for f in self.files if f.month and f.month != NO_MONTH})
             index.open(set(months[-2:]))
             fetched = self._walk([], lambda page: self._known(page, index), guess=guess,
@@ -614,7 +642,6 @@ class _KindSync:
             later: list[dict[str, Any]] = []
             if returns:
                 overlap = self._overlap(counts)
-                self.polled = overlap + after
                 # The poll's records after the watermark came later than the overlap's.
                 later = [r for r in overlap if r.get(self.id_field) not in applied]
                 seen = self._frame(later) if later else pd.DataFrame(
@@ -631,6 +658,7 @@ class _KindSync:
 
         if frame.empty:
             return set()
+        self._note_returns(frame)
         stored_index = index.of_frame(frame)
         ids = frame[self.id_field]
         stored = stored_index.reindex(ids)
@@ -819,14 +847,9 @@ class _KindSync:
         from paynb.resources._items import CHANGES_OVERLAP
 
         mark = self.watermark()
-        polled = self.polled
-        if mark is None or (polled is None and self.backfilled is None):
+        if mark is None or self.returns_seen is None:
             return None
-        if polled is None:
-            # A backfill read every return: those of its batches (see _write_new).
-            ids, status, ms = (list(part) for part in self.backfilled)
-        else:
-            ids, status, ms = self._returns_of(polled)
+        ids, status, ms = (list(part) for part in self.returns_seen)
         if self.kept is not None:
             again = set(ids)
             for i, item in enumerate(self.kept["ids"]):
@@ -843,49 +866,17 @@ class _KindSync:
         return {"mark": mark, "ids": [ids[i] for i in keep],
                 "status": [status[i] for i in keep], "ms": [ms[i] for i in keep]}
 
-    def _returns_of(self, records: list[dict[str, Any]]) -> tuple[list[Any], list[Any],
-                                                                  list[int | None]]:
-        """The ids, statuses and return times (epoch milliseconds, None: no time) of the
-        returns poll's ``records``."""
-        import numpy as np
-        import pandas as pd
-
-        ids = [r.get(self.id_field) for r in records]
-        status = [r.get(self.status_field or "") for r in records]
-        texts = [r.get("returnDate") for r in records]
-        if all(text is None or (isinstance(text, str) and len(text) >= 10 and text[-1] != "Z"
-                                and "+" not in text[10:] and "-" not in text[10:])
-               for text in texts):
-            # Zone-less ISO text (UTC, see paynb.frames.DAY_FIELDS), read in compiled code.
-            try:
-                parsed = np.array(texts, dtype="datetime64[ms]")
-            except ValueError:
-                pass
-            else:
-                times = parsed.astype(np.int64).tolist()
-                missing = np.isnat(parsed).tolist()
-                return ids, status, [None if gone else t for t, gone in zip(times, missing,
-                                                                             strict=True)]
-        stamps = pd.to_datetime(pd.Series(texts, dtype=object),
-                                utc=True, errors="coerce", format="ISO8601")
-        known = stamps.notna().to_numpy()
-        ms: list[int | None] = [None] * len(records)
-        for i, value in zip(known.nonzero()[0].tolist(),
-                            (stamps[known].dt.as_unit("ns").astype("int64") // 1_000_000)
-                            .tolist(), strict=True):
-            ms[i] = int(value)
-        return ids, status, ms
-
     def _note_returns(self, frame: pd.DataFrame) -> None:
-        """Keep the ids, statuses and return times of the returns (B, I, R) among a
-        backfill's rows: the first sync after it then counts the day before the
-        watermark instead of reading it again (see :meth:`window`)."""
+        """Keep the ids, statuses and return times of the returns (B, I, R) among rows
+        the sync read (all of a backfill's; the poll's and the list end's of a later
+        sync), for :meth:`window`: the next sync counts the day before the watermark
+        instead of reading it again."""
         import numpy as np
         import pandas as pd
 
         from paynb.resources._items import CHANGE_STATUSES
 
-        if self.backfilled is None or not self.status_field or "returnDate" not in frame:
+        if self.returns_seen is None or not self.status_field or "returnDate" not in frame:
             return
         status = frame[self.status_field].astype(object)
         stamps = frame["returnDate"]
@@ -895,7 +886,7 @@ class _KindSync:
         if isinstance(stamps.dtype, pd.DatetimeTZDtype):
             stamps = stamps.dt.tz_convert("UTC").dt.tz_localize(None)
         ms = stamps[chosen].astype("datetime64[ms]").to_numpy().astype(np.int64).tolist()
-        ids, codes, times = self.backfilled
+        ids, codes, times = self.returns_seen
         ids += frame[self.id_field][chosen].tolist()
         codes += status[chosen].tolist()
         times += ms
@@ -1256,7 +1247,7 @@ def sync(client: Client, *, kinds: Any = None, since: Any = None, rebuild: bool 
                 kind_since = None
             job = _KindSync(client, store, meta, kind, since=kind_since, masked=masked,
                             version=version, now=now, progress=progress, secret=secret)
-            if state is None or not job.files:
+            if state is None or not job.holds_items():
                 job.backfill()
                 # Every returned row went to ``returns`` too: readers may rely on it.
                 copied = kind in RETURN_KINDS
