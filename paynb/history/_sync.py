@@ -256,7 +256,7 @@ def row_hash(frame: pd.DataFrame) -> np.ndarray:
                 continue
             values = _raw_u8(column)
             if values is not None:
-                numbers.append((name, values, column.notna().to_numpy()))
+                numbers.append((name, values, ~np.asarray(column.array.isna(), dtype=bool)))
                 continue
             try:
                 hashed = pd.util.hash_pandas_object(column, index=False).to_numpy(np.uint64)
