@@ -433,6 +433,8 @@ class _KindSync:
         self.state: dict[str, Any] = meta.get("kinds", {}).get(kind, {}).get(self.company, {})
         self.since = since
         self.superseded: list[str] = []
+        #: Files to write (table, folder, index; see _write).
+        self.writes: list[tuple[Any, Any, Any]] = []
         #: The partitions (area, month) a write of this sync has compacted.
         self.compacted: set[tuple[str, str]] = set()
         self.requests = 0
@@ -673,12 +675,13 @@ class _KindSync:
         keep = np.flatnonzero(changed)
         previous = pd.Series(stored["status"].to_numpy()[keep])
         written = frame.iloc[keep].reset_index(drop=True)
-        self._write(written, orders[keep], new=~known[keep], previous=previous,
-                    hashes=hashes[keep])
         index.update(written[self.id_field].to_numpy(), hashes[keep], orders[keep],
                      written[self.status_field].astype(object).to_numpy()
                      if self.status_field else None)
-        return set(ids.tolist())
+        applied = set(ids.tolist())
+        self._write(written, orders[keep], new=~known[keep], previous=previous,
+                    hashes=hashes[keep])
+        return applied
 
     def _unseen(self, records: list[dict[str, Any]], index: _Index) -> list[dict[str, Any]]:
         """The records of the list's end that can hold something to write: for ACH and
@@ -1022,6 +1025,12 @@ class _KindSync:
                 moved |= previous.to_numpy(dtype=object) != status.to_numpy()
         self._log_events(frame[self.id_field][moved],
                          None if status is None else status[moved])
+        # The files are handed to the writing threads once this work is done: Python
+        # code of theirs (Arrow's writer's) running meanwhile held it up for the
+        # interpreter's switch interval at a time.
+        for table, folder, index in self.writes:
+            self.store.write_table(table, folder, self.version, index=index)
+        self.writes.clear()
 
     def _append(self, month: str, table: pa.Table, area: str = "items") -> None:
         """Write ``table`` into its partition of ``area`` (``items`` or ``returns``);
@@ -1056,12 +1065,12 @@ class _KindSync:
             merged = merged.filter(pa.array(keep)).replace_schema_metadata(
                 table.schema.metadata)
             merged = _with_info(merged, self.store.info(merge))
-            self.store.write_table(merged, folder, self.version, index=index)
+            self.writes.append((merged, folder, index))
             self.superseded += [f.path.relative_to(self.store.path).as_posix()
                                 for f in merge]
             files[:] = [f for f in files if f not in merge]
         else:
-            self.store.write_table(table, folder, self.version, index=index)
+            self.writes.append((table, folder, index))
 
     def _log_events(self, ids: pd.Series, status: pd.Series | None) -> None:
         import pandas as pd
@@ -1079,7 +1088,7 @@ class _KindSync:
         if len(merge) < 2 or not all(_small(f) for f in merge):
             # Every sync adds an events file; a full folder merges its newest small ones
             # (as an items partition does), but never rewrites the big ones (a backfill's).
-            self.store.write_table(table, folder, self.version)
+            self.writes.append((table, folder, None))
             return
         import pyarrow as pa
 
@@ -1087,7 +1096,7 @@ class _KindSync:
         # Every row kept, in the order the files hold them (the readers sort by seenAt
         # stably): the events files' schema never changes, so the new table's is theirs.
         merged = pa.concat_tables([old.cast(table.schema), table])
-        self.store.write_table(merged, folder, self.version)
+        self.writes.append((merged, folder, None))
         self.superseded += [f.path.relative_to(self.store.path).as_posix() for f in merge]
         self.event_files[:] = [f for f in self.event_files if f not in merge]
 
