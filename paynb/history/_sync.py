@@ -232,7 +232,7 @@ def row_hash(frame: pd.DataFrame) -> np.ndarray:
     distinct text once, and the whole-number, boolean and time columns as one array of
     their 64-bit values: three calls rather than one per column (about 50), which was
     most of the cost for the few thousand rows of a daily sync. Other columns (amounts,
-    objects) are hashed one by one. ``tests/history/test_store.py`` checks that the
+    objects) are hashed one by one. ``tests/history/test_fingerprints.py`` checks that the
     fingerprints are those of the column-by-column definition.
     """
     import numpy as np
