@@ -137,15 +137,16 @@ def run(cfg: Config) -> list[Row]:
                         fmt_s(sync_s), fmt_s(list_s), ratio, target="ratio <= 2",
                         met=ratio <= 2,
                         notes=["baseline: a fresh client listing exactly the changed items "
-                               "(status R, their return date). The sync also reads the list's "
-                               "last page (its total says it is the last), the W and V "
-                               "counts, and the B, I and R counts of the day before the "
-                               "watermark (from the second round on: that day holds the "
-                               "previous round's returns, counted instead of read again), "
-                               "the poll first, then the counts, all while the list's end is "
-                               "read; it looks up the stored rows of the changed ids in the "
-                               "items files' indexes (index/, a binary search, no Parquet "
-                               "read), and writes its files on threads"]))
+                               "(status R, their return date). The sync reads the returns poll "
+                               "after the watermark (as many pages at once as its last poll "
+                               "had) and the list's last page (its total says it is the last) "
+                               "first, then, once the poll is in, the count of the returns of "
+                               "the day before the watermark (it holds the previous round's "
+                               "returns, counted instead of read again) and the W and V "
+                               "counts, while it frames, fingerprints and writes the poll's "
+                               "items (files on threads); it looks up the stored rows of the "
+                               "changed ids in the items files' indexes (index/, a binary "
+                               "search, no Parquet read)"]))
 
         everything = paynb.History(folder).ach()
         memory = everything.memory_usage(deep=True).sum() / len(everything)

@@ -117,7 +117,7 @@ def _as_page(page: Page) -> Page:
 def iter_pages(fetch: Callable[[int], Any], *, page_size: int, max_items: int | None = None,
                max_workers: int = 8, progress: bool | None = None, desc: str = "pages",
                decode: Callable[[Any], Page] | None = None,
-               idle: Callable[[], Any] | None = None,
+               idle: Callable[[], Any] | None = None, expect: int = 1,
                ) -> Iterator[list[dict[str, Any]]]:
     """The records of every page of a paged list, page after page, in order.
 
@@ -137,13 +137,18 @@ def iter_pages(fetch: Callable[[int], Any], *, page_size: int, max_items: int | 
     page has not come yet, just before waiting for it: work done there holds the
     interpreter lock while the fetching threads wait on the network rather than while
     they have answers to read and requests to send.
+
+    ``expect``: how many pages the caller expects (a guess, such as the number a poll
+    had the last time): up to ``max_workers`` of them are asked with page 0, not after
+    its answer, which saves that round trip when the guess holds. Pages past the end
+    of a shorter list are dropped (those already asked cost a request each).
     """
     if decode is None:
         decode = _as_page
     listener = _page_listener.get()
-    # max_items asking for several pages: the first round fetches them with page 0, which
-    # saves the round trip of page 0 alone (one latency on a list of any length).
-    wanted = 1 if max_items is None else max(1, math.ceil(max_items / page_size))
+    # max_items asking for several pages (or the pages expected): the first round fetches
+    # them with page 0, which saves the round trip of page 0 alone.
+    wanted = max(1, expect) if max_items is None else max(1, math.ceil(max_items / page_size))
     pool = ThreadPoolExecutor(max_workers=max_workers, thread_name_prefix="paynb-page")
     pending: deque[Future[Page]] = deque(
         pool.submit(fetch, number) for number in range(1, min(wanted, max_workers)))

@@ -83,6 +83,27 @@ def test_without_max_items_the_first_page_comes_alone():
     assert asked == [0]
 
 
+def test_expected_pages_are_asked_with_page_0_and_the_list_read_whole():
+    events = {n: threading.Event() for n in (1, 2, 3, 4)}
+    got = [r["n"] for page in iter_pages(_pages(1000, 100, wait_for=events), page_size=100,
+                                         max_workers=8, progress=False, expect=5)
+           for r in page]
+    assert got == list(range(1000))
+
+
+@pytest.mark.parametrize(("records", "expect"), [(150, 5), (1, 3), (700, 2)])
+def test_a_wrong_guess_of_pages_reads_the_list_exactly(records, expect):
+    """More pages expected than the list has: the extra ones (asked already) are dropped;
+    fewer: the rest are asked once page 0's total says how many."""
+    asked: list[int] = []
+    fetch = _pages(records, 100, asked=asked, past_end=RuntimeError("page past the end"))
+    got = [r["n"] for page in iter_pages(fetch, page_size=100, max_workers=8,
+                                         progress=False, expect=expect) for r in page]
+    assert got == list(range(records))
+    assert set(asked) >= set(range(max(1, -(-records // 100))))
+    assert len(asked) == len(set(asked))  # no page twice
+
+
 @pytest.mark.parametrize("max_items", [0, 1, 100])
 def test_max_items_within_the_first_page_fetches_only_it(max_items):
     asked: list[int] = []

@@ -16,8 +16,11 @@ can have changed:
    the user polls, and the store must not skip what it has not stored). The
    overlap is counted rather than read again when the store knows the returns it
    holds there (``window`` in the metadata) and they fill a page: when the
-   service counts as many of each return status in the overlap, the poll starts
-   just after the watermark (:meth:`_KindSync._poll`).
+   service counts as many returns (B, I and R together) in the overlap, the poll
+   starts just after the watermark (:meth:`_KindSync._poll`, :meth:`_KindSync._overlap`;
+   one count suffices because B and I are locked and R is final, so returns only ever
+   come into the overlap). As many pages of the poll as the last one had are asked at
+   once (returns come at a steady pace: one round of pages, not two).
 3. **Quiet changes.** W -> S (an RCC item deposited) and W -> V (voided) set no
    return date, so no documented filter finds them by date. The service's count of
    W and of V items (a list of one record each gives its ``total``) is compared with
@@ -26,8 +29,11 @@ can have changed:
    items missing are found. (W, not S, is counted: W is the last days' items, S
    nearly every item ever, and a count costs the service what it matches.)
 
-So a sync with nothing new costs about four requests (the poll and the counts are
-asked while the list's end is read), and one with changes adds the pages that hold
+The poll and the list's end are asked first; the counts once the poll is in, while
+the sync frames, fingerprints and writes what the poll brought (the service answers
+requests in turn, so counts asked with the poll held its pages back). So a sync with
+nothing new costs about five requests (after a poll of several pages, as many pages
+again), and one with changes adds the pages that hold
 them. What was read is compared with the store by id in the items files' indexes
 (:meth:`Store.read_index <paynb.history._store.Store.read_index>`), not by reading the
 Parquet files. Rows
@@ -47,6 +53,7 @@ from __future__ import annotations
 
 import contextlib
 import datetime as dt
+import functools
 import logging
 import math
 import threading
@@ -94,6 +101,8 @@ QUIET_STATUSES = ("S", "V")
 #: newest items only, so counting it is cheap where counting every S item ever is not.
 WAITING = "W"
 COUNTED_STATUSES = (WAITING, "V")
+#: The key of the count of the returns in the overlap window (see _KindSync._overlap).
+WINDOW = "window"
 #: Records per frame and per file while backfilling.
 BATCH = 100_000
 #: The names of the kinds as the client, the readers and the SQL views call them.
@@ -215,27 +224,121 @@ def row_hash(frame: pd.DataFrame) -> np.ndarray:
 
     Summed per column (so the column order does not count), and a column that is null
     in a row adds nothing (so a field that only some batches carry does not count
-    where it is empty).
+    where it is empty). A column's part is its values' ``hash_pandas_object``, mixed with
+    the column's name.
+
+    A value's hash does not depend on the values beside it, so the text columns (and the
+    categories, whose values are text) are hashed together as one Arrow column, each
+    distinct text once, and the whole-number, boolean and time columns as one array of
+    their 64-bit values: three calls rather than one per column (about 50), which was
+    most of the cost for the few thousand rows of a daily sync. Other columns (amounts,
+    objects) are hashed one by one. ``tests/history/test_fingerprints.py`` checks that the
+    fingerprints are those of the column-by-column definition.
     """
     import numpy as np
     import pandas as pd
 
-    total = np.zeros(len(frame), dtype=np.uint64)
+    rows = len(frame)
+    # A column taken from a frame deep-copies the frame's attrs (the list's totals).
+    plain = frame.copy(deep=False)
+    plain.attrs = {}
+    text: list[tuple[str, Any]] = []
+    numbers: list[tuple[str, np.ndarray, np.ndarray]] = []
+    total = np.zeros(rows, dtype=np.uint64)
     with np.errstate(over="ignore"):
-        for name in frame.columns:
+        for name in plain.columns:
             if name in INTERNAL or name == KEY_COLUMN:
                 continue
-            column = frame[name]
+            column = plain[name]
+            arrow = _text_arrow(column)
+            if arrow is not None:
+                text.append((name, arrow))
+                continue
+            values = _raw_u8(column)
+            if values is not None:
+                numbers.append((name, values, ~np.asarray(column.array.isna(), dtype=bool)))
+                continue
             try:
                 hashed = pd.util.hash_pandas_object(column, index=False).to_numpy(np.uint64)
             except TypeError:  # lists or objects: their text
                 hashed = pd.util.hash_pandas_object(column.astype(str), index=False) \
                     .to_numpy(np.uint64)
-            salt = np.uint64(int.from_bytes(name.encode("utf-8")[:8].ljust(8, b"\0"),
-                                            "little") | 1)
-            mixed = (hashed ^ salt) * np.uint64(_PRIME)
-            total += np.where(column.notna().to_numpy(), mixed, np.uint64(0))
+            total += _mixed([name], hashed, column.notna().to_numpy())
+        if text:
+            import pyarrow as pa
+            import pyarrow.compute as pc
+
+            joined = pa.chunked_array([arrow for _, arrow in text]).combine_chunks()
+            encoded = pc.dictionary_encode(joined)
+            distinct = pd.util.hash_array(
+                encoded.dictionary.to_numpy(zero_copy_only=False), categorize=False)
+            codes = encoded.indices.fill_null(0).to_numpy()
+            hashed = distinct[codes] if len(distinct) else np.zeros(len(codes), np.uint64)
+            total += _mixed([name for name, _ in text], hashed,
+                            joined.is_valid().to_numpy(zero_copy_only=False))
+        if numbers:
+            hashed = pd.util.hash_array(np.concatenate([v for _, v, _ in numbers]),
+                                        categorize=False)
+            total += _mixed([name for name, _, _ in numbers], hashed,
+                            np.concatenate([present for _, _, present in numbers]))
     return total.view(np.int64)
+
+
+def _mixed(names: list[str], hashed: np.ndarray, present: np.ndarray) -> np.ndarray:
+    """The part of the columns ``names`` in each row's fingerprint: their values' hashes
+    (the columns one after another), each mixed with its column's name, nulls left out,
+    summed over the columns."""
+    import numpy as np
+
+    salts = np.array([int.from_bytes(name.encode("utf-8")[:8].ljust(8, b"\0"), "little") | 1
+                      for name in names], dtype=np.uint64)
+    shape = (len(names), len(hashed) // max(1, len(names)))
+    mixed = (hashed.reshape(shape) ^ salts[:, None]) * np.uint64(_PRIME)
+    parts: np.ndarray = np.where(present.reshape(shape), mixed, np.uint64(0)).sum(
+        axis=0, dtype=np.uint64)
+    return parts
+
+
+def _text_arrow(column: pd.Series) -> Any:
+    """A text or text-category column as an Arrow ``large_string`` array (hashed as
+    ``hash_pandas_object`` hashes its values: each text by itself), else None."""
+    import pandas as pd
+    import pyarrow as pa
+
+    dtype = column.dtype
+    if not isinstance(dtype, pd.StringDtype | pd.CategoricalDtype):
+        return None
+    try:
+        arrow = pa.array(column.array)
+    except (pa.ArrowException, TypeError, ValueError):
+        return None
+    if isinstance(arrow, pa.ChunkedArray):
+        arrow = arrow.combine_chunks()
+    if pa.types.is_dictionary(arrow.type):
+        if not (pa.types.is_string(arrow.type.value_type)
+                or pa.types.is_large_string(arrow.type.value_type)):
+            return None  # categories of numbers are hashed as numbers
+    elif not (pa.types.is_string(arrow.type) or pa.types.is_large_string(arrow.type)):
+        return None
+    return arrow.cast(pa.large_string())
+
+
+def _raw_u8(column: pd.Series) -> np.ndarray | None:
+    """A column of 64-bit whole numbers, booleans or times as the unsigned 64-bit values
+    ``hash_pandas_object`` hashes (nulls as 0: they are left out), else None."""
+    import numpy as np
+    import pandas as pd
+
+    dtype = column.dtype
+    if isinstance(dtype, pd.Int64Dtype | pd.UInt64Dtype) or dtype in (np.int64, np.uint64):
+        return column.to_numpy(dtype=dtype.numpy_dtype if hasattr(dtype, "numpy_dtype")
+                               else dtype, na_value=0).view(np.uint64)
+    if isinstance(dtype, pd.BooleanDtype) or dtype == np.bool_:
+        return column.to_numpy(dtype=bool, na_value=False).astype(np.uint64)
+    if isinstance(dtype, pd.DatetimeTZDtype) or (isinstance(dtype, np.dtype)
+                                                 and dtype.kind in "mM"):
+        return np.asarray(column.array.view("i8")).view(np.uint64)
+    return None
 
 
 def _fetcher(resource: Resource, params: list[tuple[str, Any]], size: int) -> Any:
@@ -263,7 +366,7 @@ class _Index:
         """Open the indexes of the files of ``months`` now: the look-ups made while pages
         are being received (several threads wanting the interpreter) then make no system
         call, each of which could cost them a thread switch's wait."""
-        files = [f for f in self.job.files if f.month in months]
+        files = [f for f in self.job.committed if f.month in months]
         self.job.store.read_index(files, self.job.id_field, self.job.status_field, [],
                                   self.cache)
 
@@ -274,7 +377,7 @@ class _Index:
 
         new = [i for i in dict.fromkeys(ids) if not pd.isna(i) and i not in self.asked]
         if new:
-            files = [f for f in self.job.files if months is None or f.month in months]
+            files = [f for f in self.job.committed if months is None or f.month in months]
             part = self.job._read_index(files, new, self.cache)
             if len(part):
                 self.frame = part if self.frame.empty else pd.concat([self.frame, part])
@@ -290,9 +393,22 @@ class _Index:
         return self.lookup([r.get(self.job.id_field) for r in records],
                            self.job._record_months(records))
 
+    def update(self, ids: np.ndarray, hashes: np.ndarray, orders: np.ndarray,
+               status: np.ndarray | None) -> None:
+        """Note rows this sync wrote: later look-ups of these ids compare with them."""
+        import pandas as pd
+
+        if not len(ids):
+            return
+        part = pd.DataFrame({"_hash": hashes, "_order": orders, "status": status},
+                            index=pd.Index(ids))
+        kept = self.frame[~self.frame.index.isin(part.index)]
+        self.frame = part if kept.empty else pd.concat([kept, part])
+        self.asked.update(ids.tolist())
+
     def everything(self) -> pd.DataFrame:
         """Every stored item's row (for a store written before the counts were kept)."""
-        return self.job._read_index(self.job.files, None)
+        return self.job._read_index(self.job.committed, None)
 
 
 class _KindSync:
@@ -312,13 +428,15 @@ class _KindSync:
         self.masked, self.version, self.now, self.progress = masked, version, now, progress
         #: The store's account-key secret (ACH only; see paynb.history._accounts).
         self.secret = secret if kind == "ach" else None
-        self.files = store.files("items", kind=kind, company=self.company, meta=meta)
-        self.return_files = store.files("returns", kind=kind, company=self.company, meta=meta)
-        self.event_files = store.files("events", kind=kind, company=self.company, meta=meta)
+        self.meta = meta
         #: The kind's committed state (read only: the sync writes a new one).
         self.state: dict[str, Any] = meta.get("kinds", {}).get(kind, {}).get(self.company, {})
         self.since = since
         self.superseded: list[str] = []
+        #: Files to write (table, folder, index; see _write).
+        self.writes: list[tuple[Any, Any, Any]] = []
+        #: The partitions (area, month) a write of this sync has compacted.
+        self.compacted: set[tuple[str, str]] = set()
         self.requests = 0
         self._counting = threading.Lock()
         self.latest_return: dt.datetime | None = None
@@ -326,11 +444,43 @@ class _KindSync:
         #: next list position, kept in the metadata so that a sync need not read them.
         self.counts: dict[str, int] = dict(self.state.get("counts") or {})
         self.next_order = int(self.state.get("nextOrder") or 0)
+        #: Pages of the last returns poll (the next one asks as many at once).
+        self.poll_pages = int(self.state.get("pollPages") or 1)
         self.written = 0
         self.events = 0
         #: The returns poll's records, and the stored window it counted instead of reading.
-        self.polled: list[dict[str, Any]] | None = None
         self.kept: dict[str, Any] | None = None
+        #: The returns (ids, statuses, return times) among the rows this sync read, for
+        #: the window: see _note_returns (None: a kind with no returns poll).
+        self.returns_seen: tuple[list[Any], list[Any], list[int]] | None = None
+
+    # The store's files are listed when first needed: an incremental sync sends its first
+    # requests before, so that the listing overlaps their waiting.
+
+    @functools.cached_property
+    def committed(self) -> list[Any]:
+        """The items files as the last commit left them: what the sync looks items up in
+        (:attr:`files` loses the ones a compaction merges; they stay until the commit)."""
+        return self.store.files("items", kind=self.kind, company=self.company, meta=self.meta)
+
+    @functools.cached_property
+    def files(self) -> list[Any]:
+        """The items files, as the sync's compactions leave them."""
+        return list(self.committed)
+
+    @functools.cached_property
+    def return_files(self) -> list[Any]:
+        return self.store.files("returns", kind=self.kind, company=self.company, meta=self.meta)
+
+    @functools.cached_property
+    def event_files(self) -> list[Any]:
+        return self.store.files("events", kind=self.kind, company=self.company, meta=self.meta)
+
+    def holds_items(self) -> bool:
+        """Whether the store holds items files of this kind and company (without listing
+        them all: the sync's clean-up has removed any that are not committed)."""
+        folder = self.store.items_folder(self.kind, self.company, NO_MONTH).parent
+        return folder.is_dir() and next(folder.rglob("*.parquet"), None) is not None
 
     # ------------------------------------------------------------------ the index
 
@@ -387,6 +537,8 @@ class _KindSync:
         from paynb import frames
 
         frame = frames.to_frame(records, self.kind, mask=self.masked)
+        # Not stored; and a column taken from a frame deep-copies them.
+        frame.attrs = {}
         if self.secret is not None and len(frame) == len(records):
             frame[KEY_COLUMN] = account_keys(records, self.secret)
         if self.id_field in frame.columns:
@@ -394,13 +546,14 @@ class _KindSync:
             frame = frame[~(ids.duplicated(keep="last") & ids.notna())]
         return frame.reset_index(drop=True)
 
-    def _pages(self, params: list[tuple[str, Any]], desc: str) -> Iterable[list[dict[str, Any]]]:
+    def _pages(self, params: list[tuple[str, Any]], desc: str, *,
+               expect: int = 1) -> Iterable[list[dict[str, Any]]]:
         from paynb.paging import iter_pages
 
         size = self.client.page_size
         fetch = self._fetcher(params, size)
         return iter_pages(fetch, page_size=size, max_workers=self.client.max_workers,
-                          progress=self.progress, desc=desc)
+                          progress=self.progress, desc=desc, expect=expect)
 
     def _fetcher(self, params: list[tuple[str, Any]], size: int) -> Any:
         fetch = _fetcher(self.resource, params, size)
@@ -414,6 +567,8 @@ class _KindSync:
 
     def backfill(self) -> None:
         """Every item of the kind, written batch by batch as the pages come."""
+        if self.kind in ("ach", "rcc"):
+            self.returns_seen = ([], [], [])
         batch: list[dict[str, Any]] = []
         seen: set[Any] = set()
         order = 0
@@ -433,6 +588,7 @@ class _KindSync:
             frame = frame[fresh.to_numpy()].reset_index(drop=True)
             seen.update(frame[self.id_field].dropna().tolist())
         frame = self._in_scope(frame)
+        self._note_returns(frame)
         orders = np.arange(order, order + len(frame), dtype=np.int64)
         self._write(frame, orders, new=np.ones(len(frame), dtype=bool), previous=None)
         return order + len(frame)
@@ -445,7 +601,8 @@ class _KindSync:
 
     def incremental(self) -> None:
         """New and changed items since the last commit (see the module's description)."""
-        import numpy as np
+        from concurrent.futures import ThreadPoolExecutor
+
         import pandas as pd
 
         index = _Index(self)
@@ -454,39 +611,56 @@ class _KindSync:
             every = index.everything()
             self.counts = {str(k): int(v) for k, v in every["status"].value_counts().items()}
             self.next_order = int(every["_order"].max()) + 1 if len(every) else 0
-        from concurrent.futures import ThreadPoolExecutor
-
-        with ThreadPoolExecutor(max_workers=len(COUNTED_STATUSES) + len(_window_codes()) + 1,
-                                thread_name_prefix="paynb-history") as pool:
-            # The counts and the returns poll need no answer of the walk: asked meanwhile,
-            # their waiting overlaps the walk's and its look-ups in the store. The poll
-            # first: its pages are the longest chain of requests (page 0, then the rest).
-            counts: dict[Any, Any] = {}
-            asked = threading.Event()
-            polled = pool.submit(self._poll, counts, asked) \
-                if self.kind in ("ach", "rcc") else None
-            # New items and recent returns are of the newest months (opened while the
-            # poll's first page is asked).
+        returns = self.kind in ("ach", "rcc")
+        if returns:
+            self.returns_seen = ([], [], [])
+        # The last page if nothing was added (the items stored).
+        guess = 0 if self.since is not None else \
+            max(0, math.ceil(self.next_order / self.client.page_size) - 1)
+        with ThreadPoolExecutor(max_workers=4, thread_name_prefix="paynb-history") as pool:
+            # The returns poll first, with the list's end: the poll's pages hold most
+            # changes, and the counts are asked once they are in, so that the sync's own
+            # work on them (framing, fingerprints, writing) runs while the service counts.
+            # (The service answers what it is asked in turn: asked at once, the counts
+            # held the poll's pages back, and the sync's work followed all of them.)
+            polled_all = threading.Event()
+            polled = pool.submit(self._poll, polled_all) if returns else None
+            first = pool.submit(self._fetcher([], self.client.page_size), guess)
+            counts = self._counts(pool, polled_all) if returns else {}
+            # While the first answers are awaited: the store's files (the writes need
+            # them), and the indexes of the newest months (new items and recent returns).
+            for listing in (self.files, self.return_files, self.event_files):
+                logger.debug("history %s: %d files", self.kind, len(listing))
             months = sorted({f.month for f in self.files if f.month and f.month != NO_MONTH})
             index.open(set(months[-2:]))
-            try:
-                if self.kind in ("ach", "rcc"):
-                    counts.update(self._counts(pool))
-            finally:
-                asked.set()  # also if asking failed: the poll must not wait for ever
-            # The last page if nothing was added (the items stored).
-            guess = None if self.since is not None else \
-                max(0, math.ceil(self.next_order / self.client.page_size) - 1)
-            fetched = self._walk([], lambda page: self._known(page, index), guess=guess)
-            if polled is not None:
-                fetched += polled.result()
-            frame = self._frame(fetched)
-            if self.kind in ("ach", "rcc"):
-                quiet = self._quiet_changes(index, frame, counts)
-                if quiet:
-                    frame = self._frame(fetched + quiet)
+            fetched = self._walk([], lambda page: self._known(page, index), guess=guess,
+                                 first=first)
+            fetched = self._unseen(fetched, index)
+            after = polled.result() if polled is not None else []
+            # Written (on threads) while the counts are awaited; the poll's records last:
+            # an item on both is as the poll saw it.
+            applied = self._apply(self._frame(fetched + after), index) \
+                if fetched or after else set()
+            later: list[dict[str, Any]] = []
+            if returns:
+                overlap = self._overlap(counts)
+                # The poll's records after the watermark came later than the overlap's.
+                later = [r for r in overlap if r.get(self.id_field) not in applied]
+                seen = self._frame(later) if later else pd.DataFrame(
+                    {self.id_field: [], self.status_field: []})
+                later += self._quiet_changes(index, seen, counts)
+        if later:
+            self._apply(self._frame(later), index)
+
+    def _apply(self, frame: pd.DataFrame, index: _Index) -> set[Any]:
+        """Write the rows of ``frame`` that are new or differ from the stored ones (their
+        events too), and note them in ``index`` as now stored; the ids of ``frame``."""
+        import numpy as np
+        import pandas as pd
+
         if frame.empty:
-            return
+            return set()
+        self._note_returns(frame)
         stored_index = index.of_frame(frame)
         ids = frame[self.id_field]
         stored = stored_index.reindex(ids)
@@ -500,27 +674,46 @@ class _KindSync:
         orders = np.where(known, stored["_order"].fillna(0).to_numpy(np.int64), new_orders)
         keep = np.flatnonzero(changed)
         previous = pd.Series(stored["status"].to_numpy()[keep])
-        self._write(frame.iloc[keep].reset_index(drop=True), orders[keep], new=~known[keep],
-                    previous=previous, hashes=hashes[keep])
+        written = frame.iloc[keep].reset_index(drop=True)
+        index.update(written[self.id_field].to_numpy(), hashes[keep], orders[keep],
+                     written[self.status_field].astype(object).to_numpy()
+                     if self.status_field else None)
+        applied = set(ids.tolist())
+        self._write(written, orders[keep], new=~known[keep], previous=previous,
+                    hashes=hashes[keep])
+        return applied
+
+    def _unseen(self, records: list[dict[str, Any]], index: _Index) -> list[dict[str, Any]]:
+        """The records of the list's end that can hold something to write: for ACH and
+        RCC not those of stored items in their stored status (their changes are the
+        poll's and the counts' to find, as on every other page)."""
+        if self.kind not in ("ach", "rcc") or not records or not self.status_field:
+            return records
+        stored = index.of_records(records)["status"]
+        statuses = stored.reindex([r.get(self.id_field) for r in records]).to_numpy()
+        field = self.status_field
+        return [r for r, status in zip(records, statuses, strict=True)
+                if status is None or status != status or r.get(field) != status]
 
     def _walk(self, params: list[tuple[str, Any]], done: Any, *,
-              guess: int | None = None) -> list[dict[str, Any]]:
+              guess: int | None = None, first: Any = None) -> list[dict[str, Any]]:
         """Pages of a list from its last one backwards, until ``done(records of the page)``;
-        their records in list order. Page ``guess``, the likely last one, is asked first:
-        its answer's total says which page is the last, so that the list's first page is
-        not asked for its total (where nothing was added, ``guess`` is the last page)."""
+        their records in list order. Page ``guess``, the likely last one, is asked first
+        (or was: ``first`` is the future of its answer): its answer's total says which
+        page is the last, so that the list's first page is not asked for its total (where
+        nothing was added, ``guess`` is the last page)."""
         size = self.client.page_size
         fetch = self._fetcher(params, size)
         number = guess if guess else 0
-        first = fetch(number)
-        if first.total is None:
+        page = first.result() if first is not None else fetch(number)
+        if page.total is None:
             logger.warning("history %s: the list gives no total, so its last pages cannot be "
                            "found; reading every page", self.kind)
             return [r for records in self._pages(params, f"history {self.kind} pages")
                     for r in records]
-        asked = {number: first.records}
+        asked = {number: page.records}
         gathered: list[list[dict[str, Any]]] = []
-        number = max(0, math.ceil(first.total / size) - 1)
+        number = max(0, math.ceil(page.total / size) - 1)
         while number >= 0:
             records = asked[number] if number in asked else fetch(number).records
             gathered.insert(0, records)
@@ -553,12 +746,12 @@ class _KindSync:
             return None
         return window
 
-    def _counts(self, pool: Any) -> dict[Any, Any]:
-        """The service's totals the sync compares with the store, asked on ``pool``: of
-        W and V (see :meth:`_quiet_changes`), and of each return status within the
-        overlap window."""
+    def _counts(self, pool: Any, after: threading.Event) -> dict[Any, Any]:
+        """The service's totals the sync compares with the store, asked on ``pool`` once
+        ``after`` is set: of W and of V (see :meth:`_quiet_changes`), and of the returns
+        (B, I and R together) within the overlap window (see :meth:`_overlap`)."""
         from paynb.resources._base import wire_time
-        from paynb.resources._items import CHANGES_OVERLAP
+        from paynb.resources._items import CHANGE_STATUSES, CHANGES_OVERLAP
 
         asked: dict[Any, list[tuple[str, Any]]] = {}
         if self.since is None:
@@ -566,68 +759,86 @@ class _KindSync:
         window = self._window()
         if window is not None:
             mark = dt.datetime.fromisoformat(window["mark"])
-            span = [("returnDateStart", wire_time(mark - CHANGES_OVERLAP, "watermark")),
-                    ("returnDateEnd", wire_time(mark, "watermark"))]
-            asked.update({("window", code): [("itemStatus", code), *span]
-                          for code in _window_codes()})
-        # One thread asks the window's counts one after another, another the W and V
-        # counts: a thread and a connection per count cost the client more than the
-        # waiting they save (the poll needs the window's only after its own pages).
-        groups = [[key for key in asked if isinstance(key, tuple)],
-                  [key for key in asked if not isinstance(key, tuple)]]
+            asked[WINDOW] = [*[("itemStatus", code) for code in CHANGE_STATUSES],
+                             ("returnDateStart", wire_time(mark - CHANGES_OVERLAP, "watermark")),
+                             ("returnDateEnd", wire_time(mark, "watermark"))]
+        # One thread asks the window's count, another the W and V counts one after the
+        # other: a thread and a connection per count cost the client more than the
+        # waiting they save.
+        groups = [[key for key in asked if key == WINDOW],
+                  [key for key in asked if key != WINDOW]]
         counts: dict[Any, Any] = {}
         for group in groups:
             if group:
-                task = pool.submit(lambda keys: {key: self._fetcher(asked[key], 1)(0).total
-                                                 for key in keys}, group)
+                task = pool.submit(lambda keys: after.wait() and {
+                    key: self._fetcher(asked[key], 1)(0).total for key in keys}, group)
                 counts.update({key: _Count(task, key) for key in group})
         return counts
 
-    def _poll(self, counts: dict[Any, Any], asked: threading.Event) -> list[dict[str, Any]]:
-        """Items that became B, I or R since the watermark (minus the overlap).
+    def _poll(self, done: threading.Event) -> list[dict[str, Any]]:
+        """Items that became B, I or R since the watermark (see :meth:`_overlap` for the
+        day before it).
 
-        The overlap (a day before the watermark, as ``changes()`` polls) is read again
-        only when it may hold something new: when the store knows the returns it held at
-        the last sync (``window`` in the metadata), the returns after the watermark are
-        read at once, and the overlap only if the service counts other numbers of each
-        return status there than the store holds (asked meanwhile, see :meth:`_counts`).
-        Either way the records are those of one poll from the overlap's start.
-        ``counts`` (see :meth:`_counts`) is complete once ``asked`` is set.
+        When the store knows the returns of that day (``window`` in the metadata), the
+        poll starts just after the watermark, and the day is counted instead (the count
+        is asked meanwhile, see :meth:`_counts`); else it starts a day before the
+        watermark, as ``changes()`` polls (no watermark: every return).
         """
         from paynb.resources._base import wire_time
         from paynb.resources._items import CHANGE_STATUSES, CHANGES_OVERLAP
 
         params: list[tuple[str, Any]] = [("itemStatus", code) for code in CHANGE_STATUSES]
         mark = self.state.get("watermark")
+        try:
+            if mark is None:
+                return self._records(params)
+            if self._window() is not None:
+                # The filter is inclusive, to the millisecond.
+                start = dt.datetime.fromisoformat(mark) + dt.timedelta(milliseconds=1)
+            else:
+                start = dt.datetime.fromisoformat(mark) - CHANGES_OVERLAP
+            # As many pages as the last poll had are asked at once: returns come at a
+            # steady pace, and a daily sync then waits for one round of pages, not two.
+            records = self._records([*params, ("returnDateStart",
+                                               wire_time(start, "watermark"))],
+                                    expect=self.poll_pages)
+            self.poll_pages = max(1, math.ceil(len(records) / self.client.page_size))
+            return records
+        finally:
+            done.set()  # also when it failed: the counts wait for it
+
+    def _overlap(self, counts: dict[Any, Any]) -> list[dict[str, Any]]:
+        """The returns of the day before the watermark, read again only when they may hold
+        something new: when the service counts another number of them than the store
+        holds (``window`` in the metadata). Then the records are, with :meth:`_poll`'s,
+        those of one poll from the overlap's start.
+
+        One count of B, I and R together suffices: an item in B or I is locked and R is
+        the end of an item's life (the service's documentation), so returns only ever
+        come into that day; the same number is the same returns.
+        """
+        from paynb.resources._base import wire_time
+        from paynb.resources._items import CHANGE_STATUSES, CHANGES_OVERLAP
+
         window = self._window()
         self.kept = None
-        if mark is None:
-            parts = [params]
-        else:
-            start = dt.datetime.fromisoformat(mark) - CHANGES_OVERLAP
-            parts = [[*params, ("returnDateStart", wire_time(start, "watermark"))]]
-        if mark is not None and window is not None:
-            # From just after the watermark (the filter is inclusive, to the millisecond),
-            # without waiting for the counts: the critical path of a sync is this list.
-            after = dt.datetime.fromisoformat(mark) + dt.timedelta(milliseconds=1)
-            polled = self._records([*params, ("returnDateStart", wire_time(after, "watermark"))])
-            asked.wait()  # ``counts`` is filled once they are all asked
-            if all(counts[("window", code)].result() == window["status"].count(code)
-                   for code in _window_codes()):
-                # Nothing came into the window since the last sync.
-                self.kept = window
-                parts = []
-            else:
-                end = dt.datetime.fromisoformat(mark)
-                parts = [[*parts[0], ("returnDateEnd", wire_time(end, "watermark"))]]
-        else:
-            polled = []
-        self.polled = [record for part in parts for record in self._records(part)] + polled
-        return self.polled
+        if window is None or WINDOW not in counts:
+            return []
+        if counts[WINDOW].result() == len(window["ids"]):
+            self.kept = window  # nothing came into the window since the last sync
+            return []
+        mark = dt.datetime.fromisoformat(window["mark"])
+        return self._records([*[("itemStatus", code) for code in CHANGE_STATUSES],
+                              ("returnDateStart", wire_time(mark - CHANGES_OVERLAP,
+                                                            "watermark")),
+                              ("returnDateEnd", wire_time(mark, "watermark"))])
 
-    def _records(self, params: list[tuple[str, Any]]) -> list[dict[str, Any]]:
-        """Every record of the list of ``params`` (the returns poll's)."""
-        return [record for records in self._pages(params, f"history {self.kind} returns")
+    def _records(self, params: list[tuple[str, Any]], *,
+                 expect: int = 1) -> list[dict[str, Any]]:
+        """Every record of the list of ``params`` (the returns poll's; ``expect`` pages
+        are asked at once, see :func:`paynb.paging.iter_pages`)."""
+        return [record for records in self._pages(params, f"history {self.kind} returns",
+                                                  expect=expect)
                 for record in records]
 
     def window(self) -> dict[str, Any] | None:
@@ -639,19 +850,9 @@ class _KindSync:
         from paynb.resources._items import CHANGES_OVERLAP
 
         mark = self.watermark()
-        polled = self.polled
-        if mark is None or polled is None:
+        if mark is None or self.returns_seen is None:
             return None
-        ids = [r.get(self.id_field) for r in polled]
-        status = [r.get(self.status_field or "") for r in polled]
-        stamps = pd.to_datetime(pd.Series([r.get("returnDate") for r in polled], dtype=object),
-                                utc=True, errors="coerce", format="ISO8601")
-        known = stamps.notna().to_numpy()
-        ms: list[int | None] = [None] * len(polled)
-        for i, value in zip(known.nonzero()[0].tolist(),
-                            (stamps[known].dt.as_unit("ns").astype("int64") // 1_000_000)
-                            .tolist(), strict=True):
-            ms[i] = int(value)
+        ids, status, ms = (list(part) for part in self.returns_seen)
         if self.kept is not None:
             again = set(ids)
             for i, item in enumerate(self.kept["ids"]):
@@ -667,6 +868,31 @@ class _KindSync:
         keep = [i for i, m in enumerate(ms) if m is not None and low <= m <= high]
         return {"mark": mark, "ids": [ids[i] for i in keep],
                 "status": [status[i] for i in keep], "ms": [ms[i] for i in keep]}
+
+    def _note_returns(self, frame: pd.DataFrame) -> None:
+        """Keep the ids, statuses and return times of the returns (B, I, R) among rows
+        the sync read (all of a backfill's; the poll's and the list end's of a later
+        sync), for :meth:`window`: the next sync counts the day before the watermark
+        instead of reading it again."""
+        import numpy as np
+        import pandas as pd
+
+        from paynb.resources._items import CHANGE_STATUSES
+
+        if self.returns_seen is None or not self.status_field or "returnDate" not in frame:
+            return
+        status = frame[self.status_field].astype(object)
+        stamps = frame["returnDate"]
+        chosen = (status.isin(CHANGE_STATUSES) & stamps.notna()).to_numpy()
+        if not chosen.any():
+            return
+        if isinstance(stamps.dtype, pd.DatetimeTZDtype):
+            stamps = stamps.dt.tz_convert("UTC").dt.tz_localize(None)
+        ms = stamps[chosen].astype("datetime64[ms]").to_numpy().astype(np.int64).tolist()
+        ids, codes, times = self.returns_seen
+        ids += frame[self.id_field][chosen].tolist()
+        codes += status[chosen].tolist()
+        times += ms
 
     def _quiet_changes(self, index: _Index, seen: pd.DataFrame, counts: dict[Any, Any],
                        ) -> list[dict[str, Any]]:
@@ -739,7 +965,7 @@ class _KindSync:
         it held so (an older version's row counts too: it only lowers the bound)."""
         if not self.status_field:
             return 0
-        table = self.store.read(self.files, ["_order"],
+        table = self.store.read(self.committed, ["_order"],
                                 where=[(self.status_field, "isin", [WAITING])])
         if table.num_rows == 0:
             return self.next_order
@@ -757,7 +983,7 @@ class _KindSync:
 
         if frame.empty:
             return
-        rows = frame.copy()
+        rows = frame.copy(deep=False)  # the columns below are added to the copy alone
         rows["_version"] = np.int64(self.version)
         rows["_order"] = np.asarray(orders, dtype=np.int64)
         rows["_hash"] = row_hash(frame) if hashes is None else hashes
@@ -799,6 +1025,12 @@ class _KindSync:
                 moved |= previous.to_numpy(dtype=object) != status.to_numpy()
         self._log_events(frame[self.id_field][moved],
                          None if status is None else status[moved])
+        # The files are handed to the writing threads once this work is done: Python
+        # code of theirs (Arrow's writer's) running meanwhile held it up for the
+        # interpreter's switch interval at a time.
+        for table, folder, index in self.writes:
+            self.store.write_table(table, folder, self.version, index=index)
+        self.writes.clear()
 
     def _append(self, month: str, table: pa.Table, area: str = "items") -> None:
         """Write ``table`` into its partition of ``area`` (``items`` or ``returns``);
@@ -821,7 +1053,10 @@ class _KindSync:
         existing = [f for f in files if f.month == month]
         # The items files' indexes serve the sync's look-ups (see Store.read_index).
         index = (self.id_field, self.status_field) if area == "items" else None
-        if len(existing) + 1 > MAX_FILES:
+        if len(existing) + 1 > MAX_FILES and (area, month) not in self.compacted:
+            # Once per sync: a second write of the sync (see incremental) merging the files
+            # in place would leave out the first one's, still in .tmp, and outrank it.
+            self.compacted.add((area, month))
             merge = _to_merge(existing)
             old = self.store.read(merge)
             merged = pa.concat_tables([old, table], promote_options="permissive")
@@ -830,12 +1065,12 @@ class _KindSync:
             merged = merged.filter(pa.array(keep)).replace_schema_metadata(
                 table.schema.metadata)
             merged = _with_info(merged, self.store.info(merge))
-            self.store.write_table(merged, folder, self.version, index=index)
+            self.writes.append((merged, folder, index))
             self.superseded += [f.path.relative_to(self.store.path).as_posix()
                                 for f in merge]
             files[:] = [f for f in files if f not in merge]
         else:
-            self.store.write_table(table, folder, self.version, index=index)
+            self.writes.append((table, folder, index))
 
     def _log_events(self, ids: pd.Series, status: pd.Series | None) -> None:
         import pandas as pd
@@ -847,11 +1082,13 @@ class _KindSync:
                             pd.Timestamp(self.now).tz_convert("UTC").as_unit("ns"))
         folder = self.store.events_folder(self.kind, self.company)
         self.events += table.num_rows
-        merge = _to_merge(self.event_files) if len(self.event_files) + 1 > MAX_FILES else []
+        merge = _to_merge(self.event_files) if len(self.event_files) + 1 > MAX_FILES \
+            and ("events", "") not in self.compacted else []
+        self.compacted.add(("events", ""))
         if len(merge) < 2 or not all(_small(f) for f in merge):
             # Every sync adds an events file; a full folder merges its newest small ones
             # (as an items partition does), but never rewrites the big ones (a backfill's).
-            self.store.write_table(table, folder, self.version)
+            self.writes.append((table, folder, None))
             return
         import pyarrow as pa
 
@@ -859,7 +1096,7 @@ class _KindSync:
         # Every row kept, in the order the files hold them (the readers sort by seenAt
         # stably): the events files' schema never changes, so the new table's is theirs.
         merged = pa.concat_tables([old.cast(table.schema), table])
-        self.store.write_table(merged, folder, self.version)
+        self.writes.append((merged, folder, None))
         self.superseded += [f.path.relative_to(self.store.path).as_posix() for f in merge]
         self.event_files[:] = [f for f in self.event_files if f not in merge]
 
@@ -884,13 +1121,6 @@ class _Count:
     def result(self) -> int | None:
         total: int | None = self.task.result()[self.key]
         return total
-
-
-def _window_codes() -> tuple[str, ...]:
-    """The statuses the returns poll asks for (counted one by one in its window)."""
-    from paynb.resources._items import CHANGE_STATUSES
-
-    return CHANGE_STATUSES
 
 
 def _to_merge(files: list[Any]) -> list[Any]:
@@ -1026,7 +1256,7 @@ def sync(client: Client, *, kinds: Any = None, since: Any = None, rebuild: bool 
                 kind_since = None
             job = _KindSync(client, store, meta, kind, since=kind_since, masked=masked,
                             version=version, now=now, progress=progress, secret=secret)
-            if state is None or not job.files:
+            if state is None or not job.holds_items():
                 job.backfill()
                 # Every returned row went to ``returns`` too: readers may rely on it.
                 copied = kind in RETURN_KINDS
@@ -1042,6 +1272,7 @@ def sync(client: Client, *, kinds: Any = None, since: Any = None, rebuild: bool 
                 "syncedAt": now.isoformat(),
                 "counts": job.counts,
                 "nextOrder": job.next_order,
+                "pollPages": job.poll_pages,
             }
             rows.append({"kind": kind, "requests": job.requests, "written": job.written,
                          "events": job.events, "seconds": time.perf_counter() - began})

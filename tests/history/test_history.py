@@ -500,8 +500,9 @@ def test_a_store_of_another_service_is_refused_naming_both(synced, tmp_path):
 
 def test_the_returns_window_is_counted_and_read_again_only_when_it_changed(private, tmp_path):
     """Returns of the day before the watermark: read again only when the service counts
-    other numbers of them than the store knows (a late return dated back, a status
-    change), else the poll starts after the watermark."""
+    another number of them than the store knows (a late return dated back), else the
+    poll starts after the watermark. One count of B, I and R together: B and I are
+    locked and R is final, so returns only come into the day."""
     client = private.connect(journal=None, page_size=5)
     client.sync(path=tmp_path, kinds="ach", progress=False)
     waiting = client.ach.list(status="W", progress=False)["achItemId"].tolist()
@@ -513,12 +514,17 @@ def test_the_returns_window_is_counted_and_read_again_only_when_it_changed(priva
     state = client.history.info()["kinds"]["ach"][private.company_code]
     assert sorted(state["window"]["ids"]) == sorted(waiting[:12])
 
-    # Nothing new: the list's last page, three window counts, one page of the poll after
-    # the watermark, the W and V counts; the 12 returns are not read again.
+    # Nothing new: the list's last page, the window's count, the poll after the watermark
+    # (three pages asked at once, as many as the last poll had), the W and V counts; the
+    # 12 returns are not read again.
+    assert state["pollPages"] == 3
     quiet = client.sync(progress=False).set_index("kind").loc["ach"]
     assert (quiet["written"], quiet["events"], quiet["requests"]) == (0, 0, 7)
+    assert client.history.info()["kinds"]["ach"][private.company_code]["pollPages"] == 1
 
-    # A late return dated inside the window, and a status change within it: counted.
+    # A late return dated inside the window: counted, so the window is read again (and
+    # with it a change the simulation makes to a return there, which the service does
+    # not: the window's total alone did not change for it).
     private.simulate.force_status(waiting[20], "R", code="R02", date=day)
     private.simulate.force_status(waiting[0], "I", date=day)
     late = client.sync(progress=False).set_index("kind").loc["ach"]
@@ -530,6 +536,28 @@ def test_the_returns_window_is_counted_and_read_again_only_when_it_changed(priva
     assert_same_as_lists(client, client.history, ("ach",))
     assert client.history.events("ach", item_id=waiting[0])["itemStatus"].tolist() \
         == ["W", "R", "I"]
+
+
+def test_a_backfill_knows_its_returns_window_so_the_next_sync_counts_it(private, tmp_path):
+    """The first sync after a backfill does not read the day before the watermark again:
+    the backfill read every return, so it keeps that day's as a poll would."""
+    client = private.connect(journal=None, page_size=5)
+    waiting = client.ach.list(status="W", progress=False)["achItemId"].tolist()
+    day = dt.date(2030, 1, 10)
+    for item in waiting[:7]:                   # more than a page of returns on one day
+        private.simulate.force_status(item, "R", code="R01", date=day)
+    client.sync(path=tmp_path, kinds="ach", progress=False)
+    state = client.history.info()["kinds"]["ach"][private.company_code]
+    assert sorted(state["window"]["ids"]) == sorted(waiting[:7])
+    assert state["window"]["status"] == ["R"] * 7
+    assert set(state["window"]["ms"]) == {int(pd.Timestamp(day, tz="UTC").value // 10**6)}
+    # The list's last page, the window's count, the poll after the watermark, W and V.
+    quiet = client.sync(kinds="ach", progress=False).set_index("kind").loc["ach"]
+    assert (quiet["written"], quiet["events"], quiet["requests"]) == (0, 0, 5)
+    private.simulate.force_status(waiting[8], "B", date=day)  # dated back into the window
+    late = client.sync(kinds="ach", progress=False).set_index("kind").loc["ach"]
+    assert late["events"] == 1
+    assert_same_as_lists(client, client.history, ("ach",))
 
 
 def test_returns_by_date_read_their_own_partitions_and_only_latest_versions(private,

@@ -24,14 +24,19 @@ from paynb.history import _sync as sync_module
 from paynb.history._store import Store
 from paynb.sandbox import Sandbox, serve
 
-from .test_history import KINDS, assert_same_as_lists
+from .test_history import KINDS, ach_item, assert_same_as_lists
 
 ROOT = Path(__file__).resolve().parents[2]
 
 
 @pytest.fixture
 def private() -> Iterator[Sandbox]:
+    """A sandbox of this test alone, with 40 items still waiting whatever the time of day
+    (the demo's own have gone W -> S by the banking-day cut-off, later in the day)."""
     with serve(port=0, seed_items=400, seed=5) as sb:
+        with sb.connect(journal=None) as client, warnings.catch_warnings():
+            warnings.simplefilter("ignore")  # the guards' notice of a client with no history
+            client.ach.submit_many([ach_item(f"ODD-W-{n}", 600 + n) for n in range(40)])
         yield sb
 
 
