@@ -1,10 +1,10 @@
 """Demo data, deterministic from a seed.
 
 ``seed_demo(store, items=N, seed=S)`` stores N ACH items received over the
-180 days before today (UTC) and, once the day's cut-off has passed, today until the
-cut-off (so that some items always wait), N/5 RCC items, N/20 instant card and N/20
-instant RTP payments, split 80/20 between DEMO1 and DEMO2. The same ``(N, S)`` on the
-same day, before or after its cut-off, gives the same data. Fates follow the tables of
+180 days before today (UTC) and today until the last full hour (so that some items
+always wait), N/5 RCC items, N/20 instant card and N/20 instant RTP payments, split
+80/20 between DEMO1 and DEMO2. The same ``(N, S)`` within the same hour gives the same
+data. Fates follow the tables of
 :mod:`paynb.sandbox.rules`, so returns, invalid and blocked items and NOCs
 appear at the documented rates; events still in the future happen as the
 sandbox clock reaches them. Columns are drawn with numpy, a million items in
@@ -331,13 +331,13 @@ def seed_demo(store: Store, *, items: int, seed: int | None = None) -> None:
     seed = store.seed if seed is None else seed
     now = store.now()
     today = rules.day_start(now)
-    # Received up to today's cut-off once it has passed, else up to midnight: either way
-    # the items received since the last cut-off are still waiting (W), as an originator's
-    # always are. (Up to midnight alone, every item was sent from the cut-off to midnight.)
-    cutoff = today + store.config.cutoff_ms
-    end = cutoff if now >= cutoff else today
-    start, span = today - HISTORY_DAYS * processing.DAY_MS, end - (
-        today - HISTORY_DAYS * processing.DAY_MS)
+    # Received up to the last full hour: the items received since the last cut-off are
+    # then waiting (W) at any time, as an originator's always are, also in a sandbox that
+    # goes on past the cut-off. (Up to midnight alone, every item was sent from the day's
+    # cut-off to midnight.) Whole hours keep the data the same within an hour.
+    end = max(today, now - now % processing.HOUR_MS)
+    start = today - HISTORY_DAYS * processing.DAY_MS
+    span = end - start
     plan = (("ach", _ACH_COLUMNS, _ach_rows, items),
             ("rcc", _RCC_COLUMNS, _rcc_rows, items // 5),
             ("instant", _INSTANT_COLUMNS, _instant_rows, items // 20),
