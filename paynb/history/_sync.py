@@ -476,6 +476,11 @@ class _KindSync:
     def event_files(self) -> list[Any]:
         return self.store.files("events", kind=self.kind, company=self.company, meta=self.meta)
 
+    def _list_files(self) -> None:
+        """List the store's files of the kind now (each listing is kept)."""
+        for area in ("files", "return_files", "event_files"):
+            getattr(self, area)
+
     def holds_items(self) -> bool:
         """Whether the store holds items files of this kind and company (without listing
         them all: the sync's clean-up has removed any that are not committed)."""
@@ -567,7 +572,7 @@ class _KindSync:
 
     def backfill(self) -> None:
         """Every item of the kind, written batch by batch as the pages come."""
-        if self.kind in ("ach", "rcc"):
+        if self.kind in RETURN_KINDS:
             self.returns_seen = ([], [], [])
         batch: list[dict[str, Any]] = []
         seen: set[Any] = set()
@@ -611,7 +616,7 @@ class _KindSync:
             every = index.everything()
             self.counts = {str(k): int(v) for k, v in every["status"].value_counts().items()}
             self.next_order = int(every["_order"].max()) + 1 if len(every) else 0
-        returns = self.kind in ("ach", "rcc")
+        returns = self.kind in RETURN_KINDS
         if returns:
             self.returns_seen = ([], [], [])
         # The last page if nothing was added (the items stored).
@@ -629,8 +634,7 @@ class _KindSync:
             counts = self._counts(pool, polled_all) if returns else {}
             # While the first answers are awaited: the store's files (the writes need
             # them), and the indexes of the newest months (new items and recent returns).
-            for listing in (self.files, self.return_files, self.event_files):
-                logger.debug("history %s: %d files", self.kind, len(listing))
+            self._list_files()
             months = sorted({f.month for f in self.files if f.month and f.month != NO_MONTH})
             index.open(set(months[-2:]))
             fetched = self._walk([], lambda page: self._known(page, index), guess=guess,
@@ -687,7 +691,7 @@ class _KindSync:
         """The records of the list's end that can hold something to write: for ACH and
         RCC not those of stored items in their stored status (their changes are the
         poll's and the counts' to find, as on every other page)."""
-        if self.kind not in ("ach", "rcc") or not records or not self.status_field:
+        if self.kind not in RETURN_KINDS or not records or not self.status_field:
             return records
         stored = index.of_records(records)["status"]
         statuses = stored.reindex([r.get(self.id_field) for r in records]).to_numpy()
@@ -750,18 +754,12 @@ class _KindSync:
         """The service's totals the sync compares with the store, asked on ``pool`` once
         ``after`` is set: of W and of V (see :meth:`_quiet_changes`), and of the returns
         (B, I and R together) within the overlap window (see :meth:`_overlap`)."""
-        from paynb.resources._base import wire_time
-        from paynb.resources._items import CHANGE_STATUSES, CHANGES_OVERLAP
-
         asked: dict[Any, list[tuple[str, Any]]] = {}
         if self.since is None:
             asked.update({code: [("itemStatus", code)] for code in COUNTED_STATUSES})
         window = self._window()
         if window is not None:
-            mark = dt.datetime.fromisoformat(window["mark"])
-            asked[WINDOW] = [*[("itemStatus", code) for code in CHANGE_STATUSES],
-                             ("returnDateStart", wire_time(mark - CHANGES_OVERLAP, "watermark")),
-                             ("returnDateEnd", wire_time(mark, "watermark"))]
+            asked[WINDOW] = _window_list(window["mark"])
         # One thread asks the window's count, another the W and V counts one after the
         # other: a thread and a connection per count cost the client more than the
         # waiting they save.
@@ -817,9 +815,6 @@ class _KindSync:
         the end of an item's life (the service's documentation), so returns only ever
         come into that day; the same number is the same returns.
         """
-        from paynb.resources._base import wire_time
-        from paynb.resources._items import CHANGE_STATUSES, CHANGES_OVERLAP
-
         window = self._window()
         self.kept = None
         if window is None or WINDOW not in counts:
@@ -827,11 +822,7 @@ class _KindSync:
         if counts[WINDOW].result() == len(window["ids"]):
             self.kept = window  # nothing came into the window since the last sync
             return []
-        mark = dt.datetime.fromisoformat(window["mark"])
-        return self._records([*[("itemStatus", code) for code in CHANGE_STATUSES],
-                              ("returnDateStart", wire_time(mark - CHANGES_OVERLAP,
-                                                            "watermark")),
-                              ("returnDateEnd", wire_time(mark, "watermark"))])
+        return self._records(_window_list(window["mark"]))
 
     def _records(self, params: list[tuple[str, Any]], *,
                  expect: int = 1) -> list[dict[str, Any]]:
@@ -1121,6 +1112,17 @@ class _Count:
     def result(self) -> int | None:
         total: int | None = self.task.result()[self.key]
         return total
+
+
+def _window_list(mark: str) -> list[tuple[str, Any]]:
+    """The query of the returns (B, I, R) in the day before the watermark ``mark``."""
+    from paynb.resources._base import wire_time
+    from paynb.resources._items import CHANGE_STATUSES, CHANGES_OVERLAP
+
+    end = dt.datetime.fromisoformat(mark)
+    return [*[("itemStatus", code) for code in CHANGE_STATUSES],
+            ("returnDateStart", wire_time(end - CHANGES_OVERLAP, "watermark")),
+            ("returnDateEnd", wire_time(end, "watermark"))]
 
 
 def _to_merge(files: list[Any]) -> list[Any]:
