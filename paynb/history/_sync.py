@@ -29,9 +29,10 @@ can have changed:
    items missing are found. (W, not S, is counted: W is the last days' items, S
    nearly every item ever, and a count costs the service what it matches.)
 
-The poll and the list's end are asked first; the counts once the poll is in, while
-the sync frames, fingerprints and writes what the poll brought (the service answers
-requests in turn, so counts asked with the poll held its pages back). So a sync with
+The poll is asked first, the list's end once the poll is in (its rows are framed
+meanwhile), the counts once the list's end is in, while the sync fingerprints and writes
+what the poll brought (the service shares its time among the requests it answers, so a
+request asked alongside another holds it back). So a sync with
 nothing new costs about five requests (after a poll of several pages, as many pages
 again), and one with changes adds the pages that hold
 them. What was read is compared with the store by id in the items files' indexes
@@ -362,13 +363,19 @@ class _Index:
         self.cache: dict[Any, Any] = {}
         self.frame = pd.DataFrame({"_hash": [], "_order": [], "status": []})
 
-    def open(self, months: set[str]) -> None:
-        """Open the indexes of the files of ``months`` now: the look-ups made while pages
-        are being received (several threads wanting the interpreter) then make no system
-        call, each of which could cost them a thread switch's wait."""
-        files = [f for f in self.job.committed if f.month in months]
-        self.job.store.read_index(files, self.job.id_field, self.job.status_field, [],
-                                  self.cache)
+    def open(self, until: Any) -> None:
+        """Open the indexes of the files month by month, newest first, until the future
+        ``until`` is done: the look-ups made while pages are being received (several
+        threads wanting the interpreter) then make no system call, each of which could
+        cost them a thread switch's wait."""
+        by_month: dict[str, list[Any]] = {}
+        for data in self.job.committed:
+            by_month.setdefault(data.month, []).append(data)
+        for month in sorted(by_month, reverse=True):
+            if until.done():
+                break
+            self.job.store.read_index(by_month[month], self.job.id_field,
+                                      self.job.status_field, [], self.cache)
 
     def lookup(self, ids: Iterable[Any], months: set[str] | None) -> pd.DataFrame:
         """The stored rows of ``ids`` (indexed by id; an id the store does not hold has
@@ -538,6 +545,23 @@ class _KindSync:
 
     # ------------------------------------------------------------------ fetching
 
+    def _joined(self, parts: list[tuple[list[dict[str, Any]], pd.DataFrame]]) -> pd.DataFrame:
+        """The frame of records framed in parts (``(records, their frame)`` each, in
+        order), as :meth:`_frame` gives it for them all: the frames one after another, a
+        later row of an item replacing an earlier one; framed again together should the
+        parts differ in their columns or dtypes (a field the service did not document)."""
+        import pandas as pd
+
+        if len(parts) == 1:
+            return parts[0][1]
+        frames = [frame for _, frame in parts]
+        columns = list(frames[0].columns)
+        joined = pd.concat(frames, ignore_index=True) \
+            if all(list(frame.columns) == columns for frame in frames) else None
+        if joined is None or any((frame.dtypes != joined.dtypes).any() for frame in frames):
+            return self._frame([record for records, _ in parts for record in records])
+        return _last_at_first(joined, self.id_field)
+
     def _frame(self, records: Sequence[dict[str, Any]]) -> pd.DataFrame:
         from paynb import frames
 
@@ -547,8 +571,7 @@ class _KindSync:
         if self.secret is not None and len(frame) == len(records):
             frame[KEY_COLUMN] = account_keys(records, self.secret)
         if self.id_field in frame.columns:
-            ids = frame[self.id_field]
-            frame = frame[~(ids.duplicated(keep="last") & ids.notna())]
+            return _last_at_first(frame, self.id_field)
         return frame.reset_index(drop=True)
 
     def _pages(self, params: list[tuple[str, Any]], desc: str, *,
@@ -622,29 +645,34 @@ class _KindSync:
         # The last page if nothing was added (the items stored).
         guess = 0 if self.since is not None else \
             max(0, math.ceil(self.next_order / self.client.page_size) - 1)
-        with ThreadPoolExecutor(max_workers=4, thread_name_prefix="paynb-history") as pool:
-            # The returns poll first, with the list's end: the poll's pages hold most
-            # changes, and the counts are asked once they are in, so that the sync's own
-            # work on them (framing, fingerprints, writing) runs while the service counts.
-            # (The service answers what it is asked in turn: asked at once, the counts
-            # held the poll's pages back, and the sync's work followed all of them.)
-            polled_all = threading.Event()
+        # The requests go one group after another: the returns poll (most changes are
+        # there), then the list's end, then the counts. The service shares its time
+        # among the requests it answers, so a request asked alongside another holds it
+        # back; asked in turn, each answer comes while the sync works on the one before
+        # (the poll's rows are framed while the list's end is answered; framed,
+        # fingerprinted and written while the service counts).
+        pool = ThreadPoolExecutor(max_workers=4, thread_name_prefix="paynb-history")
+        try:
+            polled_all, walked = threading.Event(), threading.Event()
             polled = pool.submit(self._poll, polled_all) if returns else None
-            first = pool.submit(self._fetcher([], self.client.page_size), guess)
-            counts = self._counts(pool, polled_all) if returns else {}
+            first = pool.submit(_after, polled_all if returns else None,
+                                self._fetcher([], self.client.page_size), guess)
+            first.add_done_callback(lambda _: walked.set())
+            counts = self._counts(pool, walked) if returns else {}
             # While the first answers are awaited: the store's files (the writes need
-            # them), and the indexes of the newest months (new items and recent returns).
+            # them), and the indexes of the months, newest first (new items and recent
+            # returns are there), as long as the wait lasts.
             self._list_files()
-            months = sorted({f.month for f in self.files if f.month and f.month != NO_MONTH})
-            index.open(set(months[-2:]))
+            index.open(polled if polled is not None else first)
+            after = polled.result() if polled is not None else []
+            framed = [(after, self._frame(after))] if after else []
             fetched = self._walk([], lambda page: self._known(page, index), guess=guess,
                                  first=first)
             fetched = self._unseen(fetched, index)
-            after = polled.result() if polled is not None else []
             # Written (on threads) while the counts are awaited; the poll's records last:
             # an item on both is as the poll saw it.
-            applied = self._apply(self._frame(fetched + after), index) \
-                if fetched or after else set()
+            parts = ([(fetched, self._frame(fetched))] if fetched else []) + framed
+            applied = self._apply(self._joined(parts), index) if parts else set()
             later: list[dict[str, Any]] = []
             if returns:
                 overlap = self._overlap(counts)
@@ -653,6 +681,10 @@ class _KindSync:
                 seen = self._frame(later) if later else pd.DataFrame(
                     {self.id_field: [], self.status_field: []})
                 later += self._quiet_changes(index, seen, counts)
+        finally:
+            # Every answer used has been awaited: the threads are not joined (each would
+            # wait for the interpreter, which the writing threads hold, to end).
+            pool.shutdown(wait=False, cancel_futures=True)
         if later:
             self._apply(self._frame(later), index)
 
@@ -1112,6 +1144,33 @@ class _Count:
     def result(self) -> int | None:
         total: int | None = self.task.result()[self.key]
         return total
+
+
+def _last_at_first(frame: pd.DataFrame, id_field: str) -> pd.DataFrame:
+    """The last row of each id of ``frame`` at the place of the id's first row (as
+    :func:`~paynb.history._store.latest` keeps stored rows): an item both new on the
+    list's end and returned in the poll is as the poll saw it, in its list place, which
+    its list position (``_order``) follows. Rows with no id are all kept."""
+    import numpy as np
+
+    ids = frame[id_field]
+    later = (ids.duplicated(keep="last") & ids.notna()).to_numpy()
+    if not later.any():
+        return frame.reset_index(drop=True)
+    place = np.arange(len(frame))
+    known = ids.notna().to_numpy()
+    firsts = known & ~ids.duplicated(keep="first").to_numpy()
+    first_place = dict(zip(ids[firsts].tolist(), place[firsts].tolist(), strict=True))
+    place[known] = [first_place[item] for item in ids[known].tolist()]
+    kept = np.flatnonzero(~later)
+    return frame.iloc[kept[np.argsort(place[kept], kind="stable")]].reset_index(drop=True)
+
+
+def _after(event: threading.Event | None, fetch: Any, number: int) -> Any:
+    """``fetch(number)`` once ``event`` is set (at once with None)."""
+    if event is not None:
+        event.wait()
+    return fetch(number)
 
 
 def _window_list(mark: str) -> list[tuple[str, Any]]:

@@ -369,3 +369,72 @@ def test_a_path_that_cannot_be_written_is_named_with_what_to_do(client, tmp_path
     assert not isinstance(caught.value, OSError)
     # The client's history stays where it was.
     assert client.history.path != path
+
+
+@pytest.mark.parametrize("change", ["status", "new field typed apart", "unknown category"])
+def test_records_framed_in_parts_join_into_the_frame_of_them_all(private, tmp_path, change):
+    """The sync frames the poll's records while the list's end is answered, then joins
+    the two frames: the join is the frame of all the records, the later row of an item
+    winning, and where the parts type a column apart they are framed again together."""
+    client = private.connect(journal=None)
+    job = sync_module._KindSync(client, Store(tmp_path), {}, "ach", since=None, masked=True,
+                                version=1, now=pd.Timestamp.now(tz="UTC"), progress=False)
+    records = sync_module._fetcher(client.ach, [], 50)(0).records
+    walk, poll = records[:30], [dict(r) for r in records[20:50]]
+    if change == "status":
+        for record in poll[:10]:  # items on both: the poll saw them returned
+            record.update(itemStatus="R", returnDate="2026-11-20T00:00:00.000Z")
+    elif change == "new field typed apart":
+        for number, record in enumerate(walk):
+            record["traceNumber"] = number
+        for record in poll:
+            record["traceNumber"] = f"T{record['achItemId']}"
+    else:
+        poll[-1]["achEntryClass"] = "XYZ"
+    whole = job._frame(walk + poll)
+    joined = job._joined([(walk, job._frame(walk)), (poll, job._frame(poll))])
+    pd.testing.assert_frame_equal(joined, whole)
+    assert len(joined) == 50
+    if change == "status":
+        assert (joined.set_index("achItemId").loc[[r["achItemId"] for r in poll[:10]],
+                                                  "itemStatus"] == "R").all()
+
+
+def test_new_items_already_returned_keep_their_list_places_and_one_event(private, tmp_path):
+    """New items on the list's end that the returns poll also brings (returned before the
+    sync saw them): framed apart, joined, stored once each, as the poll saw them, in the
+    list's order."""
+    client = private.connect(journal=None, page_size=50)
+    client.sync(path=tmp_path, kinds="ach", progress=False)
+    client.ach.submit_many([ach_item(f"ODD-NEW-{n}", 700 + n) for n in range(6)])
+    new = client.ach.list(progress=False)["achItemId"].iloc[-6:].tolist()
+    for item in new[1::2]:
+        private.simulate.force_status(int(item), "R", code="R01")
+    client.sync(kinds="ach", progress=False)
+    history = client.history.ach()
+    pd.testing.assert_frame_equal(history, client.ach.list(progress=False))
+    assert history.set_index("achItemId").loc[new[1::2], "itemStatus"].eq("R").all()
+    events = client.history.events("ach")
+    assert not events.duplicated(["itemId", "itemStatus"]).any()
+    assert events[events["itemId"].isin([str(i) for i in new])].groupby("itemId").size() \
+        .eq(1).all()
+
+
+def test_the_indexes_are_opened_newest_month_first_while_the_answers_wait(synced):
+    """The sync opens the files' indexes while it waits for the service, month after month
+    from the newest, and stops once the answer is in."""
+    from concurrent.futures import Future
+
+    client, path = synced
+    store = Store(path)
+    meta = store.meta()
+    job = sync_module._KindSync(client, store, meta, "ach", since=None, masked=True,
+                                version=1, now=pd.Timestamp.now(tz="UTC"), progress=False)
+    waiting, answered = Future(), Future()
+    answered.set_result(None)
+    index = sync_module._Index(job)
+    index.open(answered)
+    assert index.cache == {}
+    index.open(waiting)
+    assert set(index.cache) == {data.path for data in job.committed}
+    assert len({data.month for data in job.committed}) > 1
