@@ -649,8 +649,8 @@ class _KindSync:
         # there), then the list's end, then the counts. The service shares its time
         # among the requests it answers, so a request asked alongside another holds it
         # back; asked in turn, each answer comes while the sync works on the one before
-        # (the poll's rows are framed while the list's end is answered; framed,
-        # fingerprinted and written while the service counts).
+        # (the poll's rows are framed while the list's end is answered, fingerprinted
+        # and written while the service counts).
         pool = ThreadPoolExecutor(max_workers=4, thread_name_prefix="paynb-history")
         try:
             polled_all, walked = threading.Event(), threading.Event()
