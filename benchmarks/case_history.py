@@ -137,15 +137,16 @@ def run(cfg: Config) -> list[Row]:
                         fmt_s(sync_s), fmt_s(list_s), ratio, target="ratio <= 2",
                         met=ratio <= 2,
                         notes=["baseline: a fresh client listing exactly the changed items "
-                               "(status R, their return date). The sync reads the returns poll "
-                               "after the watermark (as many pages at once as its last poll "
-                               "had) and the list's last page (its total says it is the last) "
-                               "first, then, once the poll is in, the count of the returns of "
-                               "the day before the watermark (it holds the previous round's "
-                               "returns, counted instead of read again) and the W and V "
-                               "counts, while it frames, fingerprints and writes the poll's "
-                               "items (files on threads); it looks up the stored rows of the "
-                               "changed ids in the items files' indexes (index/, a binary "
+                               "(status R, their return date). The sync asks its requests "
+                               "one group after another: the returns poll after the "
+                               "watermark (as many pages at once as its last poll had), "
+                               "then the list's last page (its total says it is the last) "
+                               "while it frames the poll's items, then the count of the "
+                               "returns of the day before the watermark (the previous "
+                               "round's, counted instead of read again) and the W and V "
+                               "counts while it fingerprints and writes them (files on "
+                               "threads); it looks up the stored rows of the changed ids "
+                               "in the items files' indexes (index/, a binary "
                                "search, no Parquet read)"]))
 
         everything = paynb.History(folder).ach()

@@ -17,9 +17,10 @@ rename); files of a version above the committed one are left-overs of a commit c
 short, ignored by readers and removed by the next sync, which also empties ``.tmp``
 (it looks for left-overs only when ``.tmp`` is there: a sync removes it last). A sync
 appends small files (the new and changed items); readers keep the highest version of
-each item. A partition (or a kind's events folder) that grows more than
-:data:`MAX_FILES` files is compacted by the sync that touches it (its newest small
-files merged into one; see ``_to_merge`` in :mod:`paynb.history._sync`).
+each item. When a partition's (or a kind's events folder's) newest files are
+:data:`MAX_FILES` small ones (under a row group each), the sync that writes the last
+of them merges them into one; big files are never rewritten (see ``_to_merge`` in
+:mod:`paynb.history._sync`).
 
 ``index`` holds, for each items file, its ids sorted with their ``_hash``, ``_order``
 and status (Arrow IPC, outside the folders other Parquet readers glob): the sync's
@@ -72,7 +73,8 @@ logger = logging.getLogger("paynb.history")
 FORMAT = "paynb-history"
 FORMAT_VERSION = 1
 META_FILE = "paynb-history.json"
-#: Files a partition may hold before the sync that touches it compacts them into one.
+#: The small files (under a row group each) a partition collects before the sync that
+#: writes the last of them merges them into one.
 MAX_FILES = 8
 #: Rows per Parquet row group: small enough that a date range skips most of a month's
 #: groups by their statistics, large enough that reading everything stays fast.

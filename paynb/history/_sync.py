@@ -30,7 +30,7 @@ can have changed:
    nearly every item ever, and a count costs the service what it matches.)
 
 The poll is asked first, the list's end once the poll is in (its rows are framed
-meanwhile), the counts once the list's end is in, while the sync fingerprints and writes
+meanwhile), the counts once they are framed, while the sync fingerprints and writes
 what the poll brought (the service shares its time among the requests it answers, so a
 request asked alongside another holds it back). So a sync with
 nothing new costs about five requests (after a poll of several pages, as many pages
@@ -364,18 +364,16 @@ class _Index:
         self.frame = pd.DataFrame({"_hash": [], "_order": [], "status": []})
 
     def open(self, until: Any) -> None:
-        """Open the indexes of the files month by month, newest first, until the future
+        """Open the indexes of the files, the newest month's first, until the future
         ``until`` is done: the look-ups made while pages are being received (several
         threads wanting the interpreter) then make no system call, each of which could
         cost them a thread switch's wait."""
-        by_month: dict[str, list[Any]] = {}
-        for data in self.job.committed:
-            by_month.setdefault(data.month, []).append(data)
-        for month in sorted(by_month, reverse=True):
+        # File by file: the frames of the answers wait for no more than one opening.
+        for data in sorted(self.job.committed, key=lambda f: f.month, reverse=True):
             if until.done():
                 break
-            self.job.store.read_index(by_month[month], self.job.id_field,
-                                      self.job.status_field, [], self.cache)
+            self.job.store.read_index([data], self.job.id_field, self.job.status_field, [],
+                                      self.cache)
 
     def lookup(self, ids: Iterable[Any], months: set[str] | None) -> pd.DataFrame:
         """The stored rows of ``ids`` (indexed by id; an id the store does not hold has
@@ -646,19 +644,18 @@ class _KindSync:
         guess = 0 if self.since is not None else \
             max(0, math.ceil(self.next_order / self.client.page_size) - 1)
         # The requests go one group after another: the returns poll (most changes are
-        # there), then the list's end, then the counts. The service shares its time
-        # among the requests it answers, so a request asked alongside another holds it
-        # back; asked in turn, each answer comes while the sync works on the one before
-        # (the poll's rows are framed while the list's end is answered, fingerprinted
-        # and written while the service counts).
+        # there), then the list's end, then the counts once the poll's rows are framed.
+        # The service shares its time among the requests it answers, so a request asked
+        # alongside another holds it back; asked in turn, each answer comes while the
+        # sync works on the one before (the poll's rows are framed while the list's end
+        # is answered, fingerprinted and written while the service counts).
         pool = ThreadPoolExecutor(max_workers=4, thread_name_prefix="paynb-history")
         try:
-            polled_all, walked = threading.Event(), threading.Event()
+            polled_all, framed_all = threading.Event(), threading.Event()
             polled = pool.submit(self._poll, polled_all) if returns else None
             first = pool.submit(_after, polled_all if returns else None,
                                 self._fetcher([], self.client.page_size), guess)
-            first.add_done_callback(lambda _: walked.set())
-            counts = self._counts(pool, walked) if returns else {}
+            counts = self._counts(pool, framed_all) if returns else {}
             # While the first answers are awaited: the store's files (the writes need
             # them), and the indexes of the months, newest first (new items and recent
             # returns are there), as long as the wait lasts.
@@ -666,6 +663,11 @@ class _KindSync:
             index.open(polled if polled is not None else first)
             after = polled.result() if polled is not None else []
             framed = [(after, self._frame(after))] if after else []
+            framed_all.set()
+            if after:
+                # The stored rows of the poll's items and of the list's end's in one
+                # look-up (each costs a search of every file of the months named).
+                index.of_records(after + first.result().records)
             fetched = self._walk([], lambda page: self._known(page, index), guess=guess,
                                  first=first)
             fetched = self._unseen(fetched, index)
@@ -682,6 +684,7 @@ class _KindSync:
                     {self.id_field: [], self.status_field: []})
                 later += self._quiet_changes(index, seen, counts)
         finally:
+            framed_all.set()  # also when it failed: the counts wait for it
             # Every answer used has been awaited: the threads are not joined (each would
             # wait for the interpreter, which the writing threads hold, to end).
             pool.shutdown(wait=False, cancel_futures=True)
@@ -1056,14 +1059,9 @@ class _KindSync:
         self.writes.clear()
 
     def _append(self, month: str, table: pa.Table, area: str = "items") -> None:
-        """Write ``table`` into its partition of ``area`` (``items`` or ``returns``);
-        compact the partition when it has too many files (the old files are superseded
-        by the commit).
-
-        A compaction merges the newest small files only (see :func:`_to_merge`): a
-        month's big files are not rewritten for the few thousand rows of the syncs since,
-        so a daily sync does not pay a whole month's rewrite every eighth day.
-        """
+        """Write ``table`` into its partition of ``area`` (``items`` or ``returns``),
+        merged with the partition's newest small files when they are many (see
+        :func:`_to_merge`; the files merged are superseded by the commit)."""
         import pandas as pd
         import pyarrow as pa
 
@@ -1076,11 +1074,11 @@ class _KindSync:
         existing = [f for f in files if f.month == month]
         # The items files' indexes serve the sync's look-ups (see Store.read_index).
         index = (self.id_field, self.status_field) if area == "items" else None
-        if len(existing) + 1 > MAX_FILES and (area, month) not in self.compacted:
-            # Once per sync: a second write of the sync (see incremental) merging the files
-            # in place would leave out the first one's, still in .tmp, and outrank it.
+        # Once per sync: a second write of the sync (see incremental) merging the files
+        # in place would leave out the first one's, still in .tmp, and outrank it.
+        merge = [] if (area, month) in self.compacted else _to_merge(existing)
+        if merge:
             self.compacted.add((area, month))
-            merge = _to_merge(existing)
             old = self.store.read(merge)
             merged = pa.concat_tables([old, table], promote_options="permissive")
             ids = pd.Series(merged.column(self.id_field).to_pandas())
@@ -1105,14 +1103,13 @@ class _KindSync:
                             pd.Timestamp(self.now).tz_convert("UTC").as_unit("ns"))
         folder = self.store.events_folder(self.kind, self.company)
         self.events += table.num_rows
-        merge = _to_merge(self.event_files) if len(self.event_files) + 1 > MAX_FILES \
-            and ("events", "") not in self.compacted else []
-        self.compacted.add(("events", ""))
-        if len(merge) < 2 or not all(_small(f) for f in merge):
-            # Every sync adds an events file; a full folder merges its newest small ones
-            # (as an items partition does), but never rewrites the big ones (a backfill's).
+        merge = [] if ("events", "") in self.compacted else _to_merge(self.event_files)
+        if not merge:
+            # Every sync adds an events file; its newest small ones are merged as an items
+            # partition's are, and the big ones (a backfill's) are never rewritten.
             self.writes.append((table, folder, None))
             return
+        self.compacted.add(("events", ""))
         import pyarrow as pa
 
         old = self.store.read(merge, list(table.column_names))
@@ -1185,41 +1182,36 @@ def _window_list(mark: str) -> list[tuple[str, Any]]:
 
 
 def _to_merge(files: list[Any]) -> list[Any]:
-    """The files of a full partition (oldest version first) that its compaction merges
-    with the new rows: the newest ones while they are small (under a row group), when
-    there are at least two; else all of them.
+    """The files of a partition (oldest version first) that the new file written into it
+    is merged with: the newest files while they are small (under a row group), once
+    they are :data:`MAX_FILES` - 1 (with the new one, ``MAX_FILES``); else none.
 
-    Only a run of the newest files may be merged: the merged file takes the sync's
-    version, above every file left, as the rows it holds are the latest of theirs.
+    So a partition holds its big files and fewer than :data:`MAX_FILES` small ones, and
+    a sync of a few thousand rows merges only every ``MAX_FILES - 1``-th time, the rows
+    of the syncs since (a merge at every sync once a partition is full rewrote a file
+    that grew to a row group, sync after sync). Big files (a backfill's, a merge's that
+    reached a row group) are never rewritten. Only a run of the newest files may be
+    merged: the merged file takes the sync's version, above every file left, as the rows
+    it holds are the latest of theirs.
     """
     import pyarrow as pa
     import pyarrow.parquet as pq
 
     from paynb.history import _store
 
+    wanted = MAX_FILES - 1
+    if len(files) < wanted:
+        return []
     small: list[Any] = []
-    for data in reversed(files):
+    for data in reversed(files[-wanted:]):
         try:
             rows = pq.read_metadata(data.path).num_rows
         except (OSError, pa.ArrowException):
-            return files  # read again by the merge, which names the file
+            rows = 0  # read by the merge, which names the file
         if rows >= _store.ROW_GROUP:
-            break
+            return []
         small.insert(0, data)
-    return small if len(small) >= 2 else files
-
-
-def _small(data: Any) -> bool:
-    """Whether a file holds less than a row group (see :func:`_to_merge`)."""
-    import pyarrow as pa
-    import pyarrow.parquet as pq
-
-    from paynb.history import _store
-
-    try:
-        return bool(pq.read_metadata(data.path).num_rows < _store.ROW_GROUP)
-    except (OSError, pa.ArrowException):
-        return True  # read by the merge, which names the file
+    return small
 
 
 def _with_info(table: Any, older: dict[str, Any]) -> Any:
