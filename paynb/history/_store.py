@@ -481,6 +481,7 @@ class Store:
         cache = {} if cache is None else cache
         tables = []
         wanted: Any = None
+        asked: Any = None
         for data in files:
             index = cache.get(data.path)
             if index is None:
@@ -493,11 +494,18 @@ class Store:
                     wanted = pa.array(ids).cast(column.type)
                 except (pa.ArrowException, TypeError):
                     continue  # ids of another type: none of them is in this file
+                asked = None
             if pa.types.is_integer(column.type) and column.null_count == 0:
                 keys = column.to_numpy()
-                asked = wanted.drop_null().to_numpy(zero_copy_only=False)
-                place = np.searchsorted(keys, asked).clip(0, len(keys) - 1)
-                rows = place[keys[place] == asked]
+                if asked is None:
+                    asked = np.unique(wanted.drop_null().to_numpy(zero_copy_only=False))
+                # Only the ids within the file's range are searched for: a file holds a
+                # run of the list (a backfill's batch of it, a sync's changes), so most ids
+                # asked lie outside most files of their month.
+                within = asked[np.searchsorted(asked, keys[0]):
+                               np.searchsorted(asked, keys[-1], side="right")]
+                place = np.searchsorted(keys, within)
+                rows = place[keys[place] == within]
             else:
                 found = pc.index_in(wanted, value_set=column.combine_chunks())
                 rows = found.drop_null().to_numpy(zero_copy_only=False)
