@@ -30,8 +30,8 @@ can have changed:
    nearly every item ever, and a count costs the service what it matches.)
 
 The poll is asked first, the list's end once the poll is in (its rows are framed
-meanwhile), the counts once they are framed, while the sync fingerprints and writes
-what the poll brought (the service shares its time among the requests it answers, so a
+meanwhile), the counts once the poll's rows are framed, while the sync fingerprints
+and writes what the poll brought (the service shares its time among the requests it answers, so a
 request asked alongside another holds it back). So a sync with
 nothing new costs about five requests (after a poll of several pages, as many pages
 again), and one with changes adds the pages that hold
