@@ -156,9 +156,13 @@ def _schema() -> tuple[list[str], dict[str, str]]:
             indexes[f"{t}_company_status_return_seq"] = (
                 f"INDEX {t}_company_status_return_seq "
                 f"ON {t} (companyCode, itemStatus, returnDate, _seq)")
-            # Walking one status's items in id order (a filtered page that most of them match).
+            # Walking one status's items in id order (a filtered page that most of them
+            # match); with the amounts, it also answers the totals of a status alone (a
+            # count of W is then read from the index, not from every W item's row).
+            totals = ("achTransactionType, amount" if kind.totals == "ach" else "amount")
             indexes[f"{t}_company_status_seq"] = (
-                f"INDEX {t}_company_status_seq ON {t} (companyCode, itemStatus, _seq, returnDate)")
+                f"INDEX {t}_company_status_seq "
+                f"ON {t} (companyCode, itemStatus, _seq, returnDate, {totals})")
             indexes[f"{t}_fate"] = (f"INDEX {t}_fate ON {t} (_fate_at) "
                                     "WHERE _fate_status IS NOT NULL")
     indexes["ach_noc"] = "INDEX ach_noc ON ach (_noc_at) WHERE _noc_at IS NOT NULL"
@@ -505,13 +509,17 @@ class Store:
             return query
         return replace(query, statuses=(), return_from=None, return_to=None)
 
-    def _where(self, kind: Kind, company: str, query: ListQuery) -> tuple[str, list[Any]]:
-        """``FROM`` source (with the index that serves the filters) and ``WHERE`` clause."""
+    def _where(self, kind: Kind, company: str, query: ListQuery, *,
+               totals: bool = False) -> tuple[str, list[Any]]:
+        """``FROM`` source (with the index that serves the filters; for ``totals``, the
+        one that also holds the amounts when it can) and ``WHERE`` clause."""
         t = kind.table
         clauses, params = self._clauses(company, query)
         # The planner, avoiding a sort for ORDER BY _seq, would rather walk the whole
         # company; the filters' own index is always the better choice here.
+        dated = query.return_from is not None or query.return_to is not None
         index = (f"{t}_company_ref" if query.reference is not None else
+                 f"{t}_company_status_seq" if query.statuses and totals and not dated else
                  f"{t}_company_status_return_seq" if query.statuses else f"{t}_company_seq")
         return f"{t} INDEXED BY {index} WHERE {clauses}", params
 
@@ -592,7 +600,7 @@ class Store:
         cached = self._aggregates.get(key)
         if cached and cached[0] == self._versions[kind.name]:
             return cached[1]
-        where, params = self._where(kind, company, query)
+        where, params = self._where(kind, company, query, totals=True)
         credit_sql, debit_sql = self._total_expressions(kind)
         n, c, d = self._db.execute(
             f"SELECT COUNT(*), {credit_sql}, {debit_sql} FROM {where}",

@@ -162,3 +162,35 @@ def test_filtered_pages_match_a_plain_filter_whichever_way_the_store_picks_them(
                             store.list("ach", "DEMO1", query)["transactions"]]
                 assert got == expected, (statuses, low, high, size)
     assert {"merge", "sort"} <= set(ways)
+
+
+@pytest.mark.parametrize("kind_name", ["ach", "rcc"])
+def test_the_totals_of_statuses_are_the_sums_of_their_items(store: Store, kind_name: str
+                                                            ) -> None:
+    kind = KINDS[kind_name]
+    records = store.list(kind_name, "DEMO1", ListQuery(page=0, page_size=1000))["transactions"]
+    assert len({r["itemStatus"] for r in records}) >= 3
+    for statuses in (("W",), ("S",), ("R", "B", "I"), ("V",), ("W", "S", "R")):
+        for dated in (False, True):
+            query = ListQuery(page=0, page_size=1, statuses=statuses,
+                              return_from=0 if dated else None)
+            chosen = [r for r in records if r["itemStatus"] in statuses
+                      and (not dated or r["returnDate"] is not None)]
+            credit = sum((r["amount"] for r in chosen
+                          if kind.totals != "ach" or r["achTransactionType"] == "Credit"),
+                         Decimal(0))
+            debit = sum((r["amount"] for r in chosen
+                         if kind.totals != "ach" or r["achTransactionType"] == "Debit"),
+                        Decimal(0))
+            page = store.list(kind_name, "DEMO1", query)
+            assert page["total"] == len(chosen), (statuses, dated)
+            if kind.totals == "ach":
+                assert (page["creditAmount"], page["debitAmount"]) == (credit, debit)
+            else:  # RCC items are debits
+                assert (page["creditAmount"], page["debitAmount"]) == (0, debit)
+    # The totals of statuses alone are read from the status index, not from the rows.
+    where, params = store._where(kind, "DEMO1", ListQuery(statuses=("W",)), totals=True)
+    plan = " ".join(str(row) for row in store._db.execute(
+        f"EXPLAIN QUERY PLAN SELECT COUNT(*), {', '.join(store._total_expressions(kind))} "
+        f"FROM {where}", params))
+    assert f"COVERING INDEX {kind.table}_company_status_seq" in plan, plan
