@@ -89,34 +89,41 @@ def _text(value: Any) -> str | None:
 
 def account_key(secret: bytes, routing: Any, account: Any) -> int | None:
     """The key of one account (None when either number is missing or masked)."""
+    return _key(blake2b(key=secret, digest_size=8), routing, account)
+
+
+def _key(keyed: Any, routing: Any, account: Any) -> int | None:
+    """:func:`account_key` with the hash already keyed (``keyed`` is not changed)."""
     routing_text, account_text = _text(routing), _text(account)
     if routing_text is None or account_text is None:
         return None
-    digest = blake2b(f"{routing_text}\x1f{account_text}".encode(), key=secret,
-                     digest_size=8).digest()
-    return int.from_bytes(digest, "big", signed=True)
+    digest = keyed.copy()
+    digest.update(f"{routing_text}\x1f{account_text}".encode())
+    return int.from_bytes(digest.digest(), "big", signed=True)
 
 
 def account_keys(records: Iterable[Mapping[str, Any]], secret: bytes) -> Any:
     """The keys of raw ACH records (whole numbers, as the service sends them), as a
-    nullable ``Int64`` array: one hash per distinct account, not per record."""
+    nullable ``Int64`` array: one hash per distinct account, not per record, each from a
+    copy of one keyed hash (keying it hashes a block: a third of the cost)."""
     import numpy as np
     import pandas as pd
 
+    records = list(records)
+    keyed = blake2b(key=secret, digest_size=8)
     done: dict[tuple[Any, Any], int | None] = {}
-    keys = []
-    for record in records:
+    values = np.zeros(len(records), dtype=np.int64)
+    missing = np.zeros(len(records), dtype=bool)
+    for row, record in enumerate(records):
         pair = (record.get("bankRoutingNumber"), record.get("bankAccountNumber"))
         try:
-            key = done[pair]
-        except KeyError:
-            key = done[pair] = account_key(secret, *pair)
+            key = done[pair] if pair in done else done.setdefault(pair, _key(keyed, *pair))
         except TypeError:  # an unhashable value: no account
             key = None
-        keys.append(key)
-    missing = np.fromiter((key is None for key in keys), dtype=bool, count=len(keys))
-    values = np.fromiter((0 if key is None else key for key in keys), dtype=np.int64,
-                         count=len(keys))
+        if key is None:
+            missing[row] = True
+        else:
+            values[row] = key
     return pd.arrays.IntegerArray(values, missing)
 
 
