@@ -787,6 +787,50 @@ def table_of(frame: pd.DataFrame, info: dict[str, Any]) -> pa.Table:
     return table.replace_schema_metadata({**(table.schema.metadata or {}), b"paynb": extra})
 
 
+def with_internal(table: pa.Table, version: int, orders: Any, hashes: Any,
+                  seen_at: pd.Timestamp) -> pa.Table:
+    """``table`` (as :func:`table_of` gives a frame) with the store's columns of its rows
+    added (:data:`INTERNAL`: the version, list positions, fingerprints and the time they
+    were seen), as :func:`table_of` gives the frame with these columns: the same
+    schema and metadata, without converting the frame again."""
+    import numpy as np
+    import pyarrow as pa
+
+    rows = table.num_rows
+    fields, described, dtypes = _internal_schema()
+    arrays = [pa.array(np.full(rows, version, dtype=np.int64)),
+              pa.array(np.asarray(orders, dtype=np.int64)),
+              pa.array(np.asarray(hashes, dtype=np.int64)),
+              pa.array(np.full(rows, seen_at.value, dtype=np.int64)).cast(fields[3].type)]
+    metadata = dict(table.schema.metadata or {})
+    if b"pandas" in metadata:
+        pandas_meta = json.loads(metadata[b"pandas"])
+        pandas_meta["columns"] += described
+        metadata[b"pandas"] = json.dumps(pandas_meta).encode("utf-8")
+    info = json.loads(metadata[b"paynb"])
+    info["dtypes"].update(dtypes)
+    metadata[b"paynb"] = json.dumps(info).encode("utf-8")
+    schema = pa.schema([*table.schema, *fields], metadata=metadata)
+    return pa.Table.from_arrays([*table.columns, *arrays], schema=schema)
+
+
+@functools.lru_cache(maxsize=1)
+def _internal_schema() -> tuple[list[pa.Field], list[dict[str, Any]], dict[str, str]]:
+    """The Arrow fields, pandas metadata entries and dtypes :func:`table_of` gives the
+    store's columns (the same for any rows: learnt once from a row of them)."""
+    import numpy as np
+    import pandas as pd
+
+    row = table_of(pd.DataFrame({
+        "_version": np.zeros(1, dtype=np.int64), "_order": np.zeros(1, dtype=np.int64),
+        "_hash": np.zeros(1, dtype=np.int64),
+        "_seenAt": pd.Series(pd.Timestamp(0, tz="UTC").as_unit("ns"), index=range(1))}), {})
+    if row.column_names != list(INTERNAL):
+        raise AssertionError(f"the store's columns are {INTERNAL}, not {row.column_names}")
+    return (list(row.schema), json.loads(row.schema.metadata[b"pandas"])["columns"],
+            json.loads(row.schema.metadata[b"paynb"])["dtypes"])
+
+
 def _lock(handle: Any) -> None:
     try:
         import fcntl

@@ -60,7 +60,7 @@ import math
 import threading
 import time
 import weakref
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from typing import TYPE_CHECKING, Any
 
 from paynb.history._accounts import KEY_COLUMN, account_keys, new_key, secret_of
@@ -80,6 +80,7 @@ from paynb.history._store import (
     months_of,
     now_utc,
     table_of,
+    with_internal,
 )
 
 if TYPE_CHECKING:
@@ -220,7 +221,7 @@ def open_history(client: Client) -> Any:
     return history
 
 
-def row_hash(frame: pd.DataFrame) -> np.ndarray:
+def row_hash(frame: pd.DataFrame, table: pa.Table | None = None) -> np.ndarray:
     """A 64-bit fingerprint of each row, the same whatever batch the row came in.
 
     Summed per column (so the column order does not count), and a column that is null
@@ -232,9 +233,13 @@ def row_hash(frame: pd.DataFrame) -> np.ndarray:
     categories, whose values are text) are hashed together as one Arrow column, each
     distinct text once, and the whole-number, boolean and time columns as one array of
     their 64-bit values: three calls rather than one per column (about 50), which was
-    most of the cost for the few thousand rows of a daily sync. Other columns (amounts,
-    objects) are hashed one by one. ``tests/history/test_fingerprints.py`` checks that the
+    most of the cost for the few thousand rows of a daily sync. The amounts join the text,
+    since the text of a ``Decimal`` is what is hashed of it; other columns (objects) are
+    hashed one by one. ``tests/history/test_fingerprints.py`` checks that the
     fingerprints are those of the column-by-column definition.
+
+    ``table``: the frame as :func:`~paynb.history._store.table_of` gives it, when the
+    caller has it: the text columns are taken from it rather than converted again.
     """
     import numpy as np
     import pandas as pd
@@ -243,15 +248,25 @@ def row_hash(frame: pd.DataFrame) -> np.ndarray:
     # A column taken from a frame deep-copies the frame's attrs (the list's totals).
     plain = frame.copy(deep=False)
     plain.attrs = {}
+    converted = set(table.column_names) if table is not None else set()
     text: list[tuple[str, Any]] = []
     numbers: list[tuple[str, np.ndarray, np.ndarray]] = []
     total = np.zeros(rows, dtype=np.uint64)
     with np.errstate(over="ignore"):
-        for name in plain.columns:
+        for name, dtype in plain.dtypes.items():
             if name in INTERNAL or name == KEY_COLUMN:
                 continue
+            arrow = None
+            if name in converted and isinstance(dtype, pd.StringDtype | pd.CategoricalDtype):
+                arrow = _as_text(table.column(name))  # type: ignore[union-attr]
+                if arrow is not None:
+                    text.append((name, arrow))
+                    continue
             column = plain[name]
             arrow = _text_arrow(column)
+            if arrow is None:
+                arrow = _decimal_text(column, table.column(name)
+                                      if table is not None and name in converted else None)
             if arrow is not None:
                 text.append((name, arrow))
                 continue
@@ -313,14 +328,42 @@ def _text_arrow(column: pd.Series) -> Any:
         arrow = pa.array(column.array)
     except (pa.ArrowException, TypeError, ValueError):
         return None
+    return _as_text(arrow)
+
+
+def _as_text(arrow: Any) -> Any:
+    """An Arrow text or text-dictionary array (or chunked array) as one ``large_string``
+    array, else None (categories of numbers are hashed as numbers)."""
+    import pyarrow as pa
+
     if isinstance(arrow, pa.ChunkedArray):
         arrow = arrow.combine_chunks()
     if pa.types.is_dictionary(arrow.type):
         if not (pa.types.is_string(arrow.type.value_type)
                 or pa.types.is_large_string(arrow.type.value_type)):
-            return None  # categories of numbers are hashed as numbers
+            return None
     elif not (pa.types.is_string(arrow.type) or pa.types.is_large_string(arrow.type)):
         return None
+    return arrow.cast(pa.large_string())
+
+
+def _decimal_text(column: pd.Series, converted: Any = None) -> Any:
+    """An Arrow decimal column (the amounts) as the text of each value, which is what
+    ``hash_pandas_object`` hashes of a ``Decimal`` (its ``str``), as a ``large_string``
+    array; else None. ``converted``: the column as Arrow, when the caller has it.
+
+    Arrow writes a decimal as ``str`` writes it, exponents included (``0E-7``): the same
+    rules (the General Decimal Arithmetic's to-scientific-string), which
+    ``tests/history/test_fingerprints.py`` checks."""
+    import pandas as pd
+    import pyarrow as pa
+
+    dtype = column.dtype
+    if not (isinstance(dtype, pd.ArrowDtype) and pa.types.is_decimal(dtype.pyarrow_dtype)):
+        return None
+    arrow = pa.array(column.array) if converted is None else converted
+    if isinstance(arrow, pa.ChunkedArray):
+        arrow = arrow.combine_chunks()
     return arrow.cast(pa.large_string())
 
 
@@ -375,14 +418,17 @@ class _Index:
             self.job.store.read_index([data], self.job.id_field, self.job.status_field, [],
                                       self.cache)
 
-    def lookup(self, ids: Iterable[Any], months: set[str] | None) -> pd.DataFrame:
+    def lookup(self, ids: Iterable[Any], months: Callable[[], set[str] | None]
+               ) -> pd.DataFrame:
         """The stored rows of ``ids`` (indexed by id; an id the store does not hold has
-        no row), looked for in the partitions of ``months`` (None: all)."""
+        no row), looked for in the partitions ``months()`` names (None: all), asked only
+        when some id was not looked up before."""
         import pandas as pd
 
         new = [i for i in dict.fromkeys(ids) if not pd.isna(i) and i not in self.asked]
         if new:
-            files = [f for f in self.job.committed if months is None or f.month in months]
+            named = months()
+            files = [f for f in self.job.committed if named is None or f.month in named]
             part = self.job._read_index(files, new, self.cache)
             if len(part):
                 self.frame = part if self.frame.empty else pd.concat([self.frame, part])
@@ -391,12 +437,22 @@ class _Index:
 
     def of_frame(self, frame: pd.DataFrame) -> pd.DataFrame:
         """:meth:`lookup` of the items of a frame."""
-        return self.lookup(frame[self.job.id_field].tolist(), self.job._months(frame))
+        return self.lookup(frame[self.job.id_field].tolist(), lambda: self.job._months(frame))
+
+    def of_both(self, frame: pd.DataFrame, records: list[dict[str, Any]]) -> pd.DataFrame:
+        """:meth:`lookup` of the items of a frame and of unframed records in one search
+        (the frame's months are read from its typed times, not from the text)."""
+        def months() -> set[str] | None:
+            named = self.job._record_months(records)
+            return None if named is None else named | self.job._months(frame)
+
+        field = self.job.id_field
+        return self.lookup([*frame[field].tolist(), *(r.get(field) for r in records)], months)
 
     def of_records(self, records: list[dict[str, Any]]) -> pd.DataFrame:
         """:meth:`lookup` of the items of a page as the service sent it (no framing)."""
         return self.lookup([r.get(self.job.id_field) for r in records],
-                           self.job._record_months(records))
+                           lambda: self.job._record_months(records))
 
     def update(self, ids: np.ndarray, hashes: np.ndarray, orders: np.ndarray,
                status: np.ndarray | None) -> None:
@@ -667,7 +723,7 @@ class _KindSync:
             if after:
                 # The stored rows of the poll's items and of the list's end's in one
                 # look-up (each costs a search of every file of the months named).
-                index.of_records(after + first.result().records)
+                index.of_both(framed[0][1], first.result().records)
             fetched = self._walk([], lambda page: self._known(page, index), guess=guess,
                                  first=first)
             fetched = self._unseen(fetched, index)
@@ -703,7 +759,8 @@ class _KindSync:
         stored_index = index.of_frame(frame)
         ids = frame[self.id_field]
         stored = stored_index.reindex(ids)
-        hashes = row_hash(frame)
+        table = self._table(frame)
+        hashes = row_hash(frame, table)
         changed = stored["_hash"].isna().to_numpy() | (stored["_hash"].to_numpy() != hashes)
         known = ids.isin(stored_index.index).to_numpy()
         if self.since is not None:
@@ -713,13 +770,15 @@ class _KindSync:
         orders = np.where(known, stored["_order"].fillna(0).to_numpy(np.int64), new_orders)
         keep = np.flatnonzero(changed)
         previous = pd.Series(stored["status"].to_numpy()[keep])
-        written = frame.iloc[keep].reset_index(drop=True)
+        # Every row, as a daily sync's changes mostly are: no take of every column.
+        written = frame if len(keep) == len(frame) else frame.iloc[keep].reset_index(drop=True)
         index.update(written[self.id_field].to_numpy(), hashes[keep], orders[keep],
                      written[self.status_field].astype(object).to_numpy()
                      if self.status_field else None)
         applied = set(ids.tolist())
         self._write(written, orders[keep], new=~known[keep], previous=previous,
-                    hashes=hashes[keep])
+                    hashes=hashes[keep],
+                    table=table if len(keep) == len(frame) else table.take(keep))
         return applied
 
     def _unseen(self, records: list[dict[str, Any]], index: _Index) -> list[dict[str, Any]]:
@@ -999,44 +1058,50 @@ class _KindSync:
 
     # ------------------------------------------------------------------ writing
 
+    def _table(self, frame: pd.DataFrame) -> pa.Table:
+        """``frame`` as Arrow, as it is stored (its internal columns still to add)."""
+        return table_of(frame, {"kind": self.kind, "company": self.company,
+                                "masked": self.masked})
+
     def _write(self, frame: pd.DataFrame, orders: np.ndarray, *, new: np.ndarray,
-               previous: pd.Series | None, hashes: np.ndarray | None = None) -> None:
+               previous: pd.Series | None, hashes: np.ndarray | None = None,
+               table: pa.Table | None = None) -> None:
         """Append the rows of ``frame`` to their month partitions, and their status changes
         (and first sights) to the events. ``new`` marks the rows never stored before;
-        ``previous`` holds the stored status of the others."""
+        ``previous`` holds the stored status of the others; ``hashes`` and ``table``
+        are the rows' fingerprints and Arrow table, when the caller has them."""
         import numpy as np
         import pandas as pd
+        import pyarrow as pa
 
         if frame.empty:
             return
-        rows = frame.copy(deep=False)  # the columns below are added to the copy alone
-        rows["_version"] = np.int64(self.version)
-        rows["_order"] = np.asarray(orders, dtype=np.int64)
-        rows["_hash"] = row_hash(frame) if hashes is None else hashes
-        rows["_seenAt"] = pd.Timestamp(self.now).tz_convert("UTC").as_unit("ns")
-        import pyarrow as pa
-
-        months = months_of(rows[self.month_field])
-        # One conversion to Arrow, then a slice per partition (converting each slice from
-        # pandas cost most of a small sync).
-        table = table_of(rows, {"kind": self.kind, "company": self.company,
-                                "masked": self.masked})
+        # One conversion to Arrow (which the fingerprints use too), then a slice per
+        # partition (converting each slice from pandas cost most of a small sync).
+        if table is None:
+            table = self._table(frame)
+        if hashes is None:
+            hashes = row_hash(frame, table)
+        orders = np.asarray(orders, dtype=np.int64)
+        table = with_internal(table, self.version, orders, hashes,
+                              pd.Timestamp(self.now).tz_convert("UTC").as_unit("ns"))
+        months = months_of(frame[self.month_field])
         for month in sorted(set(months)):
             self._append(str(month), table.filter(pa.array(months == month)))
-        if self.kind in RETURN_KINDS and "returnDate" in rows:
+        if self.kind in RETURN_KINDS and "returnDate" in frame:
             # The returned rows again, by return month (the returns of a month are then
             # one small partition's read).
-            returned = months_of(rows["returnDate"])
+            returned = months_of(frame["returnDate"])
             for month in sorted(set(returned) - {NO_MONTH}):
                 self._append(str(month), table.filter(pa.array(returned == month)),
                              area="returns")
-        self.written += len(rows)
-        if "returnDate" in rows:
-            latest = rows["returnDate"].max()
+        self.written += len(frame)
+        if "returnDate" in frame:
+            latest = frame["returnDate"].max()
             if latest is not pd.NaT and latest == latest and (
                     self.latest_return is None or latest > self.latest_return):
                 self.latest_return = latest.to_pydatetime()
-        self.next_order = max(self.next_order, int(rows["_order"].max()) + 1)
+        self.next_order = max(self.next_order, int(orders.max()) + 1)
         status = None
         moved = np.asarray(new, dtype=bool).copy()
         if self.status_field:
