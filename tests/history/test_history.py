@@ -158,6 +158,27 @@ def test_history_opens_offline_with_no_client(synced):
     assert "DEMO" in repr(offline) or str(synced.path) in repr(offline)
 
 
+def test_a_big_read_gives_arrow_back_the_memory_it_no_longer_uses(synced, monkeypatch):
+    import pyarrow
+
+    from paynb.history import _reader
+
+    released: list[str] = []
+
+    class Pool:
+        def release_unused(self) -> None:
+            released.append("released")
+
+    monkeypatch.setattr(pyarrow, "default_memory_pool", lambda: Pool())
+    expected = synced.ach()  # a few hundred items: kept, as Arrow would reuse it anyway
+    assert released == []
+    monkeypatch.setattr(_reader, "RELEASE_BYTES", 1)
+    # Given back once the frame is made: the frame is whole (its text is Arrow's memory).
+    pd.testing.assert_frame_equal(synced.ach(), expected)
+    assert released == ["released"]
+    assert len(synced.rcc(columns=["itemStatus"])) > 0 and released == ["released"] * 2
+
+
 def test_the_files_hold_masked_account_numbers(synced):
     accounts = set()
     for file in (synced.path / "items" / "kind=ach").rglob("*.parquet"):
