@@ -256,9 +256,9 @@ def row_hash(frame: pd.DataFrame, table: pa.Table | None = None) -> np.ndarray:
         for name, dtype in plain.dtypes.items():
             if name in INTERNAL or name == KEY_COLUMN:
                 continue
-            arrow = None
-            if name in converted and isinstance(dtype, pd.StringDtype | pd.CategoricalDtype):
-                arrow = _as_text(table.column(name))  # type: ignore[union-attr]
+            if table is not None and name in converted \
+                    and isinstance(dtype, pd.StringDtype | pd.CategoricalDtype):
+                arrow = _as_text(table.column(name))
                 if arrow is not None:
                     text.append((name, arrow))
                     continue
