@@ -18,9 +18,9 @@ short, ignored by readers and removed by the next sync, which also empties ``.tm
 (it looks for left-overs only when ``.tmp`` is there: a sync removes it last). A sync
 appends small files (the new and changed items); readers keep the highest version of
 each item. When a partition's (or a kind's events folder's) newest files are
-:data:`MAX_FILES` small ones (under a row group each), the sync that writes the last
-of them merges them into one; big files are never rewritten (see ``_to_merge`` in
-:mod:`paynb.history._sync`).
+:data:`MAX_FILES` small ones (of fewer than :data:`SMALL_FILE_ROWS` rows each), the
+sync that writes the last of them merges them into one; big files are never rewritten
+(see ``_to_merge`` in :mod:`paynb.history._sync`).
 
 ``index`` holds, for each items file, its ids sorted with their ``_hash``, ``_order``
 and status (Arrow IPC, outside the folders other Parquet readers glob): the sync's
@@ -73,12 +73,16 @@ logger = logging.getLogger("paynb.history")
 FORMAT = "paynb-history"
 FORMAT_VERSION = 1
 META_FILE = "paynb-history.json"
-#: The small files (under a row group each) a partition collects before the sync that
-#: writes the last of them merges them into one.
+#: The small files a partition collects before the sync that writes the last of them
+#: merges them into one.
 MAX_FILES = 8
 #: Rows per Parquet row group: small enough that a date range skips most of a month's
 #: groups by their statistics, large enough that reading everything stays fast.
 ROW_GROUP = 32_768
+#: A file of fewer rows is small, to be merged (see MAX_FILES): a quarter of a row group,
+#: so a backfill's last batch of a month (up to a row group) is written once, and a merge
+#: rewrites at most some thousands of rows beside the syncs' files.
+SMALL_FILE_ROWS = 8_192
 #: The frames kinds, as the folders name them.
 KINDS: tuple[str, ...] = ("ach", "rcc", "instant", "rtp", "noc")
 ID_FIELDS = {"ach": "achItemId", "rcc": "rccItemId", "instant": "uniqueId", "rtp": "uniqueId",

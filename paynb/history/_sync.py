@@ -1248,14 +1248,17 @@ def _window_list(mark: str) -> list[tuple[str, Any]]:
 
 def _to_merge(files: list[Any]) -> list[Any]:
     """The files of a partition (oldest version first) that the new file written into it
-    is merged with: the newest files while they are small (under a row group), once
-    they are :data:`MAX_FILES` - 1 (with the new one, ``MAX_FILES``); else none.
+    is merged with: the newest files while they are small (fewer than
+    :data:`~paynb.history._store.SMALL_FILE_ROWS` rows), once they are :data:`MAX_FILES`
+    - 1 (with the new one, ``MAX_FILES``); else none.
 
     So a partition holds its big files and fewer than :data:`MAX_FILES` small ones, and
     a sync of a few thousand rows merges only every ``MAX_FILES - 1``-th time, the rows
     of the syncs since (a merge at every sync once a partition is full rewrote a file
     that grew to a row group, sync after sync). Big files (a backfill's, a merge's that
-    reached a row group) are never rewritten. Only a run of the newest files may be
+    reached the threshold) are never rewritten: with a threshold of a row group, the
+    weekly merge also rewrote the 30,000 rows of a backfill's last batch in the newest
+    month, and of its last events file. Only a run of the newest files may be
     merged: the merged file takes the sync's version, above every file left, as the rows
     it holds are the latest of theirs.
     """
@@ -1273,7 +1276,7 @@ def _to_merge(files: list[Any]) -> list[Any]:
             rows = pq.read_metadata(data.path).num_rows
         except (OSError, pa.ArrowException):
             rows = 0  # read by the merge, which names the file
-        if rows >= _store.ROW_GROUP:
+        if rows >= _store.SMALL_FILE_ROWS:
             return []
         small.insert(0, data)
     return small

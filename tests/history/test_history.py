@@ -401,7 +401,7 @@ def test_events_files_are_compacted_newest_small_ones_only_and_keep_every_event(
         private, tmp_path, monkeypatch):
     from paynb.history import _store, _sync
 
-    monkeypatch.setattr(_store, "ROW_GROUP", 40)  # "big": a file of 40 rows or more
+    monkeypatch.setattr(_store, "SMALL_FILE_ROWS", 40)  # "big": 40 rows or more
     monkeypatch.setattr(_sync, "BATCH", 1)  # a backfill's file a page: several big ones
     client = private.connect(journal=None, page_size=50)
     client.sync(path=tmp_path, kinds="ach", progress=False)
@@ -439,7 +439,7 @@ def test_a_compaction_merges_the_newest_small_files_not_the_big_ones(private, tm
                                                                     monkeypatch):
     from paynb.history import _store
 
-    monkeypatch.setattr(_store, "ROW_GROUP", 40)  # "big": a file of 40 rows or more
+    monkeypatch.setattr(_store, "SMALL_FILE_ROWS", 40)  # "big": 40 rows or more
     client = private.connect(journal=None)
     client.sync(path=tmp_path, kinds="ach", progress=False)
     items = tmp_path / "items" / "kind=ach"
@@ -457,6 +457,33 @@ def test_a_compaction_merges_the_newest_small_files_not_the_big_ones(private, tm
     assert len(files - big) < 12
     pd.testing.assert_frame_equal(client.history.ach(), client.ach.list(progress=False))
     assert_same_as_lists(client, client.history, ("ach",))
+
+
+def test_a_merge_takes_the_files_under_a_quarter_of_a_row_group(tmp_path):
+    import pyarrow as pa
+
+    from paynb.history._store import ROW_GROUP, SMALL_FILE_ROWS, DataFile
+    from paynb.history._sync import _to_merge
+
+    assert SMALL_FILE_ROWS == ROW_GROUP // 4 == 8_192
+
+    def files(*rows: int) -> list[DataFile]:
+        made = []
+        for n, count in enumerate(rows):
+            path = tmp_path / f"v{n:06d}-{count}.parquet"
+            pq.write_table(pa.table({"achItemId": list(range(count))}), path)
+            made.append(DataFile(path, "ach", "DEMO1", "2026-11", n + 1))
+        return made
+
+    week = [1_000] * 6
+    # A backfill's last batch of the month (30,436 rows in the benchmark) is big: the
+    # week's files wait until the newest seven are all small.
+    assert _to_merge(files(100_000, 30_436, *week)) == []
+    assert _to_merge(files(30_436, 8_192, *week)) == []
+    later = files(30_436, 2_000, *week)
+    assert _to_merge(later) == later[1:]  # 8,191 rows or fewer: merged
+    assert _to_merge(files(8_191, *week)) != []
+    assert _to_merge(files(*week)) == []  # six: not yet
 
 
 def test_since_keeps_later_items_and_refuses_an_earlier_start(private, tmp_path):
