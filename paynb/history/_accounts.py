@@ -117,7 +117,9 @@ def account_keys(records: Iterable[Mapping[str, Any]], secret: bytes) -> Any:
     for row, record in enumerate(records):
         pair = (record.get("bankRoutingNumber"), record.get("bankAccountNumber"))
         try:
-            key = done[pair] if pair in done else done.setdefault(pair, _key(keyed, *pair))
+            if pair not in done:
+                done[pair] = _key(keyed, *pair)
+            key = done[pair]
         except TypeError:  # an unhashable value: no account
             key = None
         if key is None:
