@@ -726,7 +726,7 @@ class _KindSync:
                 index.of_both(framed[0][1], first.result().records)
             fetched = self._walk([], lambda page: self._known(page, index), guess=guess,
                                  first=first)
-            fetched = self._unseen(fetched, index)
+            fetched = self._unseen(fetched, index, after)
             # Written (on threads) while the counts are awaited; the poll's records last:
             # an item on both is as the poll saw it.
             parts = ([(fetched, self._frame(fetched))] if fetched else []) + framed
@@ -781,17 +781,24 @@ class _KindSync:
                     table=table if len(keep) == len(frame) else table.take(keep))
         return applied
 
-    def _unseen(self, records: list[dict[str, Any]], index: _Index) -> list[dict[str, Any]]:
+    def _unseen(self, records: list[dict[str, Any]], index: _Index,
+                polled: list[dict[str, Any]]) -> list[dict[str, Any]]:
         """The records of the list's end that can hold something to write: for ACH and
         RCC not those of stored items in their stored status (their changes are the
-        poll's and the counts' to find, as on every other page)."""
+        poll's and the counts' to find, as on every other page), nor those of stored
+        items the returns poll ``polled`` holds too (the poll's record is the one
+        written, and a stored item keeps its list position: framing and joining the
+        list's copy cost a daily sync more than framing the poll). A new item's record
+        is kept: its place in the list gives it its position."""
         if self.kind not in RETURN_KINDS or not records or not self.status_field:
             return records
+        field, id_field = self.status_field, self.id_field
         stored = index.of_records(records)["status"]
-        statuses = stored.reindex([r.get(self.id_field) for r in records]).to_numpy()
-        field = self.status_field
+        statuses = stored.reindex([r.get(id_field) for r in records]).to_numpy()
+        in_poll = {r.get(id_field) for r in polled}
         return [r for r, status in zip(records, statuses, strict=True)
-                if status is None or status != status or r.get(field) != status]
+                if status is None or status != status
+                or (r.get(field) != status and r.get(id_field) not in in_poll)]
 
     def _walk(self, params: list[tuple[str, Any]], done: Any, *,
               guess: int | None = None, first: Any = None) -> list[dict[str, Any]]:

@@ -623,6 +623,47 @@ def test_a_backfill_knows_its_returns_window_so_the_next_sync_counts_it(private,
     assert_same_as_lists(client, client.history, ("ach",))
 
 
+def test_items_on_the_lists_end_and_in_the_poll_are_stored_once_as_the_poll_saw_them(
+        private, tmp_path, monkeypatch):
+    """A stored item returned among the newest is on the list's last page and in the
+    returns poll: stored once, the poll's record, at its old list position, and not framed
+    twice. A new item already returned takes its place at the end of the list."""
+    from paynb.history import _sync
+
+    client = private.connect(journal=None, page_size=25)
+    client.sync(path=tmp_path, kinds="ach", progress=False)
+    stored = pq.read_table(sorted((tmp_path / "items").rglob("*.parquet")),
+                           columns=["achItemId", "_order"]).to_pandas()
+    order = dict(zip(stored["achItemId"], stored["_order"], strict=True))
+    newest = client.ach.list(status="W", progress=False)["achItemId"].tolist()[-2:]
+    for item in newest:
+        private.simulate.force_status(item, "R", code="R01")
+    new = int(client.ach.submit(ach_item("HIST-BOTH-1", 1))["achItemId"])
+    private.simulate.force_status(new, "R", code="R02")
+    framed: list[list[int]] = []
+    frame = _sync._KindSync._frame
+
+    def counted(self, records):
+        framed.append(sorted(int(r["achItemId"]) for r in records))
+        return frame(self, records)
+
+    monkeypatch.setattr(_sync._KindSync, "_frame", counted)
+    result = client.sync(kinds="ach", progress=False).set_index("kind").loc["ach"]
+    assert result["written"] == 3 and result["events"] == 3
+    # The poll (the three returns, beside the stored ones it reads again), then the
+    # list's end: the new item alone.
+    assert len(framed) == 2 and {*newest, new} <= set(framed[0]) and framed[1] == [new]
+    rows = pq.read_table(sorted((tmp_path / "items").rglob("*.parquet")),
+                         columns=["achItemId", "_order", "itemStatus"]).to_pandas()
+    latest = rows.drop_duplicates("achItemId", keep="last").set_index("achItemId")
+    for item in newest:
+        assert latest.loc[item, "_order"] == order[item]
+        assert str(latest.loc[item, "itemStatus"]) == "R"
+    assert latest.loc[new, "_order"] == max(order.values()) + 1
+    assert str(latest.loc[new, "itemStatus"]) == "R"
+    assert_same_as_lists(client, client.history, ("ach",))
+
+
 def test_returns_by_date_read_their_own_partitions_and_only_latest_versions(private,
                                                                            tmp_path):
     client = private.connect(journal=None, page_size=50)

@@ -158,8 +158,9 @@ def test_a_sync_killed_midway_is_invisible_and_the_next_one_completes(private, t
     assert written and not committed_files(tmp_path)
     assert not [f for area in ("items", "events", "returns")
                 for f in (tmp_path / area).rglob("*.parquet")]  # nothing in place
-    # A reader sees the store as it was before the killed sync: empty.
-    assert History(tmp_path).ach().empty and History(tmp_path).events("ach").empty
+    # A reader sees the store as it was before the killed sync: empty, and says so.
+    with pytest.warns(paynb.PaynbWarning, match="no history has been synced"):
+        assert History(tmp_path).ach().empty and History(tmp_path).events("ach").empty
     client = private.connect(journal=None)
     client.sync(path=tmp_path, progress=False)  # the lock died with the process
     assert not any(path.exists() for path in written)
