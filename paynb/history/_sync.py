@@ -678,8 +678,19 @@ class _KindSync:
     def _in_scope(self, frame: pd.DataFrame) -> pd.DataFrame:
         if self.since is None or frame.empty:
             return frame
+        return frame[self._from_since(frame)].reset_index(drop=True)
+
+    def _from_since(self, frame: pd.DataFrame) -> np.ndarray:
+        """Whether each row's month field is at or after ``since`` (a missing one is not).
+        A NOC's ``nocDate`` is a zone-less UTC date (see paynb.frames.DATE_FIELDS), the
+        other kinds' ``receivedDateTime`` a UTC time: ``since`` (UTC) is compared as such."""
+        import pandas as pd
+
         stamps = frame[self.month_field]
-        return frame[(stamps >= self.since).fillna(False).to_numpy()].reset_index(drop=True)
+        since = self.since
+        if since is not None and not isinstance(stamps.dtype, pd.DatetimeTZDtype):
+            since = since.tz_convert("UTC").tz_localize(None)
+        return (stamps >= since).fillna(False).to_numpy(dtype=bool)
 
     def incremental(self) -> None:
         """New and changed items since the last commit (see the module's description)."""
@@ -764,8 +775,7 @@ class _KindSync:
         changed = stored["_hash"].isna().to_numpy() | (stored["_hash"].to_numpy() != hashes)
         known = ids.isin(stored_index.index).to_numpy()
         if self.since is not None:
-            stamps = frame[self.month_field]
-            changed &= known | (stamps >= self.since).fillna(False).to_numpy()
+            changed &= known | self._from_since(frame)
         new_orders = self.next_order + np.cumsum(~known) - 1
         orders = np.where(known, stored["_order"].fillna(0).to_numpy(np.int64), new_orders)
         keep = np.flatnonzero(changed)
@@ -835,8 +845,7 @@ class _KindSync:
             # Only then the times count: framed, so that they are read as the store does.
             frame = self._frame(records)
             known = frame[self.id_field].isin(index.of_frame(frame).index).to_numpy()
-            return bool((known | ~(frame[self.month_field] >= self.since)
-                         .fillna(False).to_numpy()).all())
+            return bool((known | ~self._from_since(frame)).all())
         stored = index.of_records(records).index
         return all(r.get(self.id_field) in stored for r in records)
 
@@ -1325,6 +1334,11 @@ def sync(client: Client, *, kinds: Any = None, since: Any = None, rebuild: bool 
         raise invalid("mask", "must be True, False or None")
     service = service_of(client)
     _SERVICES[client] = service["service"]
+    if start is not None and start > service["now"]:
+        # Nothing received yet could be kept: an empty history, sync after sync.
+        raise invalid("since", f"({start:%Y-%m-%d %H:%M} UTC) is after the service's time "
+                      f"now ({service['now']:%Y-%m-%d %H:%M} UTC): no item would be kept; "
+                      "give a date in the past")
     store = Store(history_path(client) if path is None else path)
     rows = []
     with store.locked(), contextlib.closing(store):

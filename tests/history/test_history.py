@@ -498,6 +498,51 @@ def test_since_keeps_later_items_and_refuses_an_earlier_start(private, tmp_path)
         client.sync(kinds="ach", since=cut - pd.Timedelta(days=30), progress=False)
 
 
+def test_since_applies_to_every_kind_by_its_own_date(private, tmp_path):
+    """``since`` bounds the NOCs' ``nocDate`` (a zone-less date) as it bounds the other
+    kinds' ``receivedDateTime`` (UTC): the NOCs of the cut's day are kept, those of the
+    day before are not; the sync of every kind, and the one after it, go through."""
+    client = private.connect(journal=None)
+    nocs = client.nocs.list(progress=False)
+    days = nocs["nocDate"].dt.normalize().drop_duplicates().sort_values()
+    assert len(days) >= 3, "the seeded sandbox should date its NOCs on several days"
+    cut = days.iloc[len(days) // 2]
+    kept = nocs[nocs["nocDate"] >= cut]
+    assert 0 < len(kept) < len(nocs)
+    assert (nocs["nocDate"] < cut).any()
+    summary = client.sync(path=tmp_path, since=cut.date(), progress=False)
+    assert list(summary["kind"]) == ["ach", "rcc", "instant", "rtp", "noc"]
+    stored = client.history.nocs()
+    assert sorted(stored["nocDate"].dt.normalize().unique()) == sorted(kept["nocDate"].dt
+                                                                    .normalize().unique())
+    assert len(stored) == len(kept)
+    assert stored["nocDate"].min() == cut  # the cut's own day is in
+    start = pd.Timestamp(cut).tz_localize("UTC")
+    for name in ("ach", "rcc", "instant", "rtp"):
+        live = resource(client, name).list(progress=False)
+        expected = live[live["receivedDateTime"] >= start].reset_index(drop=True)
+        pd.testing.assert_frame_equal(getattr(client.history, name)(), expected, obj=name)
+    again = client.sync(progress=False)
+    assert again["written"].sum() == 0
+
+
+def test_since_after_the_services_time_is_refused(private, tmp_path):
+    from paynb.history._sync import service_of
+
+    client = private.connect(journal=None)
+    now = pd.Timestamp(service_of(client)["now"])
+    with pytest.raises(ValidationError, match=r"since \(.*\) is after the service's time now"):
+        client.sync(path=tmp_path / "later", since=now + pd.Timedelta(minutes=5),
+                    progress=False)
+    assert not (tmp_path / "later").exists()  # refused before anything is written
+    # The service's own day is in the past at its midnight: accepted, and kept as the start.
+    summary = client.sync(path=tmp_path / "today", kinds="ach", since=now.date(),
+                          progress=False)
+    assert summary["kind"].tolist() == ["ach"]
+    assert client.history.info()["kinds"]["ach"][client.company_code]["since"].startswith(
+        now.strftime("%Y-%m-%d"))
+
+
 def test_an_unmasked_store_is_masked_on_reading_unless_asked(private, tmp_path):
     open_client = private.connect(journal=None, mask=False)
     open_client.sync(path=tmp_path, kinds=["ach", "nocs"], progress=False)
