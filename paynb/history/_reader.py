@@ -15,6 +15,7 @@ from paynb.history._accounts import KEY_COLUMN
 from paynb.history._store import (
     ID_FIELDS,
     INTERNAL,
+    META_FILE,
     MONTH_FIELDS,
     NO_MONTH,
     STATUS_FIELDS,
@@ -118,6 +119,9 @@ class History:
         if company is not None and (not isinstance(company, str) or not company.strip()):
             raise invalid("company", "must be a company code or None")
         self._store = Store(path)
+        if self._store.path.exists() and not self._store.path.is_dir():
+            raise invalid("path", f"{self._store.path} is a file: give the folder of a "
+                          "history store (client.history.path)")
         self.company = company.strip() if company else None
         self.mask = mask
         self._store.meta()  # a broken metadata file is reported on opening
@@ -195,10 +199,27 @@ class History:
         # or no sync yet) would pass for "no items": say so, once per History.
         if not self._store.exists() and not self._told_empty:
             self._told_empty = True
-            warnings.warn(f"no history has been synced into {self.path} (the folder "
-                          f"{'is empty' if self.path.exists() else 'does not exist'}): "
+            if not self.path.exists():
+                state = "the folder does not exist"
+            elif any(self.path.iterdir()):
+                state = f"the folder holds other files, but no {META_FILE}"
+            else:
+                state = "the folder is empty"
+            warnings.warn(f"no history has been synced into {self.path} ({state}): "
                           "these frames are empty; run client.sync() (path= for this "
                           "folder) first", PaynbWarning, stacklevel=3)
+
+    def _warn_if_unseen(self, kind: str, asked: list[str], seen: set[str]) -> None:
+        # An id of another kind, a typo or an item synced after this store's last sync
+        # would pass for "no status change": name the ids no sync has seen.
+        unseen = [item for item in asked if item not in seen]
+        if not unseen:
+            return
+        shown = ", ".join(unseen[:5]) + (f" and {len(unseen) - 5} more" if len(unseen) > 5
+                                         else "")
+        warnings.warn(f"no sync into {self.path} has seen {kind} item(s) {shown}: they have "
+                      "no events (not synced yet, or not of this kind)", PaynbWarning,
+                      stacklevel=4)
 
     def _warn_if_company_unknown(self, meta: dict[str, Any], stacklevel: int = 4) -> None:
         # company="NOPE" (a typo, or another company's store) would pass for "no items"
@@ -485,7 +506,9 @@ class History:
             if hasattr(item_id, "item") and not isinstance(item_id, str | bytes):
                 item_id = item_id.item()  # a numpy or pandas scalar
             wanted = [item_id] if isinstance(item_id, str | int) else list(item_id)
-            keep &= frame["itemId"].isin([str(v) for v in wanted]).to_numpy()
+            asked = list(dict.fromkeys(str(v) for v in wanted))
+            keep &= frame["itemId"].isin(asked).to_numpy()
+            self._warn_if_unseen(name, asked, set(frame["itemId"][keep]))
         if low is not None:
             keep &= (frame["seenAt"] >= low).to_numpy()
         if high is not None:

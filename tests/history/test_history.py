@@ -486,6 +486,20 @@ def test_a_merge_takes_the_files_under_a_quarter_of_a_row_group(tmp_path):
     assert _to_merge(files(*week)) == []  # six: not yet
 
 
+def test_events_of_an_item_no_sync_has_seen_say_so(synced):
+    from paynb.errors import PaynbWarning
+
+    known = synced.events("ach")["itemId"].iloc[0]
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        assert len(synced.events("ach", item_id=int(known))) >= 1  # seen: no warning
+    with pytest.warns(PaynbWarning, match=r"has seen ach item\(s\) 987654321: they have no"):
+        assert synced.events("ach", item_id=[int(known), 987654321])["itemId"].eq(known).all()
+    many = [str(n) for n in range(900_000_001, 900_000_008)]
+    with pytest.warns(PaynbWarning, match=r"item\(s\) 900000001, .*, 900000005 and 2 more"):
+        assert synced.events("rcc", item_id=many).empty
+
+
 def test_since_keeps_later_items_and_refuses_an_earlier_start(private, tmp_path):
     client = private.connect(journal=None)
     every = client.ach.list(progress=False)

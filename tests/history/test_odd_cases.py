@@ -18,7 +18,7 @@ import pytest
 
 import paynb
 from paynb import frames
-from paynb.errors import PaynbError
+from paynb.errors import PaynbError, ValidationError
 from paynb.history import History, HistoryCorruptError, HistoryLockedError
 from paynb.history import _sync as sync_module
 from paynb.history._store import Store
@@ -305,6 +305,12 @@ def test_a_folder_never_synced_into_says_so_instead_of_passing_for_no_items(tmp_
         assert typo.rcc().empty  # said once per History, not on every read
     with pytest.warns(PaynbWarning, match="is empty"):
         History(tmp_path).nocs()
+    (tmp_path / "notes.txt").write_text("not a store")
+    with pytest.warns(PaynbWarning, match="holds other files, but no paynb-history.json"):
+        History(tmp_path).nocs()
+    with pytest.raises(ValidationError, match=r"path .*notes\.txt is a file: give the folder"):
+        History(tmp_path / "notes.txt")
+
 
 
 def test_a_return_the_poll_cannot_reach_is_reported_and_the_search_stays_short(tmp_path,
