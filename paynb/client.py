@@ -406,7 +406,9 @@ class Client(_KeywordsOnly):
         Args:
             kinds: some of ``ach``, ``rcc``, ``instant``, ``rtp``, ``nocs`` (default all).
             since: the first sync keeps items received (NOCs: dated) from then on
-                (default: all); a time after the service's now is refused.
+                (default: all); later syncs keep that start (an earlier one needs
+                ``rebuild``, a later one is ignored with a warning); a time after the
+                service's now is refused.
             rebuild: throw the store away and fetch everything again.
             progress: False hides the progress bars.
             path: the store's folder (default: ``history/<service>`` in the user's

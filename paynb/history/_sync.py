@@ -59,10 +59,12 @@ import logging
 import math
 import threading
 import time
+import warnings
 import weakref
 from collections.abc import Callable, Iterable, Sequence
 from typing import TYPE_CHECKING, Any
 
+from paynb.errors import PaynbWarning
 from paynb.history._accounts import KEY_COLUMN, account_keys, new_key, secret_of
 from paynb.history._store import (
     ID_FIELDS,
@@ -1387,15 +1389,22 @@ def sync(client: Client, *, kinds: Any = None, since: Any = None, rebuild: bool 
             began = time.perf_counter()
             state = meta.get("kinds", {}).get(kind, {}).get(client.company_code)
             kind_since = start
-            if state is not None and state.get("since") is not None:
-                stored = when(state["since"], "since")
-                if start is not None and start < stored:
+            if state is not None:
+                stored = when(state.get("since"), "since")
+                if start is not None and stored is not None and start < stored:
                     raise invalid("since", f"is before {stored:%Y-%m-%d}, where the history of "
                                   f"{kind} starts; use sync(rebuild=True, since=...) to fetch "
                                   "the earlier items")
+                if start is not None and start != stored:
+                    # A later start than the store's drops nothing already kept: say so
+                    # rather than let the frames pass for "from since on".
+                    held = "every item" if stored is None else \
+                        f"the items from {stored:%Y-%m-%d %H:%M} UTC on"
+                    warnings.warn(f"since={start:%Y-%m-%d %H:%M} UTC is ignored for {kind}: "
+                                  f"the history at {store.path} already keeps {held}; "
+                                  "sync(rebuild=True, since=...) starts it again there",
+                                  PaynbWarning, stacklevel=3)
                 kind_since = stored
-            elif state is not None:
-                kind_since = None
             job = _KindSync(client, store, meta, kind, since=kind_since, masked=masked,
                             version=version, now=now, progress=progress, secret=secret)
             if state is None or not job.holds_items():

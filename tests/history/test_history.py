@@ -504,12 +504,24 @@ def test_since_keeps_later_items_and_refuses_an_earlier_start(private, tmp_path)
     client = private.connect(journal=None)
     every = client.ach.list(progress=False)
     cut = every["receivedDateTime"].sort_values().iloc[len(every) // 2]
-    client.sync(path=tmp_path, kinds="ach", since=cut, progress=False)
+    client.sync(path=tmp_path / "cut", kinds="ach", since=cut, progress=False)
     expected = every[every["receivedDateTime"] >= cut].reset_index(drop=True)
     pd.testing.assert_frame_equal(client.history.ach(), expected)
     assert client.sync(kinds="ach", progress=False)["written"].sum() == 0
     with pytest.raises(ValidationError, match="rebuild=True"):
         client.sync(kinds="ach", since=cut - pd.Timedelta(days=30), progress=False)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        client.sync(kinds="ach", since=cut, progress=False)  # the store's own start: quiet
+    later = cut + pd.Timedelta(days=1)
+    with pytest.warns(paynb.PaynbWarning, match=rf"since={later:%Y-%m-%d %H:%M} UTC is "
+                      rf"ignored for ach: .* keeps the items from {cut:%Y-%m-%d %H:%M} UTC"):
+        client.sync(kinds="ach", since=later, progress=False)
+    pd.testing.assert_frame_equal(client.history.ach(), expected)  # nothing dropped
+    whole = tmp_path / "whole"
+    client.sync(path=whole, kinds="ach", progress=False)
+    with pytest.warns(paynb.PaynbWarning, match="ignored for ach: .* keeps every item"):
+        client.sync(path=whole, kinds="ach", since=cut, progress=False)
 
 
 def test_since_applies_to_every_kind_by_its_own_date(private, tmp_path):
