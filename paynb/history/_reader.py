@@ -127,6 +127,8 @@ class History:
         self._store.meta()  # a broken metadata file is reported on opening
         self._told_empty = False
         self._told_company = False
+        #: The kinds (and starts) already said to be missing from the store.
+        self._told_held: set[tuple[str, str]] = set()
 
     def __repr__(self) -> str:
         return f"<paynb.History at {self.path}>"
@@ -209,6 +211,39 @@ class History:
                           "these frames are empty; run client.sync() (path= for this "
                           "folder) first", PaynbWarning, stacklevel=3)
 
+    def _warn_if_not_held(self, meta: dict[str, Any], kind: str, low: Any,
+                          stacklevel: int = 4) -> None:
+        # A kind no sync fetched, or a start before the one the store was synced from,
+        # would pass for "no items" (or for all of them): say what the store holds.
+        states = meta.get("kinds", {})
+        if not states:
+            return  # nothing synced at all: _warn_if_never_synced has said so
+        names = {v: k for k, v in KIND_NAMES.items()}
+        name = names.get(kind, kind)
+        held = states.get(kind, {})
+        if not held:
+            if (kind, "") not in self._told_held:
+                self._told_held.add((kind, ""))
+                synced = ", ".join(sorted(names.get(k, k) for k in states))
+                warnings.warn(f"the history at {self.path} holds no {name} items: no sync "
+                              f"fetched them (it holds {synced}); "
+                              f"client.sync(kinds={name!r}) does", PaynbWarning,
+                              stacklevel=stacklevel)
+            return
+        if self.company is not None:  # another company's: _warn_if_company_unknown's
+            held = {c: state for c, state in held.items() if c == self.company}
+        starts = [when(state.get("since"), "since") for state in held.values()]
+        if low is None or not starts or any(start is None for start in starts):
+            return
+        first = min(start for start in starts if start is not None)
+        if low < first and (kind, str(first)) not in self._told_held:
+            self._told_held.add((kind, str(first)))
+            warnings.warn(f"the history at {self.path} keeps {name} items from "
+                          f"{first:%Y-%m-%d %H:%M} UTC on (synced with since=): the frame "
+                          f"holds none from before, though start is {low:%Y-%m-%d}; "
+                          "client.sync(rebuild=True, since=...) fetches them", PaynbWarning,
+                          stacklevel=stacklevel)
+
     def _warn_if_unseen(self, kind: str, asked: list[str], seen: set[str]) -> None:
         # An id of another kind, a typo or an item synced after this store's last sync
         # would pass for "no status change": name the ids no sync has seen.
@@ -263,6 +298,7 @@ class History:
         codes = _statuses(status, kind)
         meta = self._store.meta()
         self._warn_if_company_unknown(meta)
+        self._warn_if_not_held(meta, kind, low)
         if meta.get("masked") is True and not self.mask:
             raise HistoryError(f"the history at {self.path} keeps account numbers masked (it "
                                "was synced so); History(mask=False) cannot show them whole")
@@ -492,7 +528,9 @@ class History:
 
         name = kind_of(kind, "kind")
         low, high = _range(start, end, ("start", "end"))
-        self._warn_if_company_unknown(self._store.meta(), stacklevel=3)
+        meta = self._store.meta()
+        self._warn_if_company_unknown(meta, stacklevel=3)
+        self._warn_if_not_held(meta, name, None, stacklevel=3)
         table = self._store.read(self._files("events", name))
         columns = list(event_columns())
         if table.num_rows == 0:

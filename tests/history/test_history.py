@@ -507,6 +507,14 @@ def test_since_keeps_later_items_and_refuses_an_earlier_start(private, tmp_path)
     client.sync(path=tmp_path / "cut", kinds="ach", since=cut, progress=False)
     expected = every[every["receivedDateTime"] >= cut].reset_index(drop=True)
     pd.testing.assert_frame_equal(client.history.ach(), expected)
+    history = client.history
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        assert len(history.ach(start=cut)) == len(expected)  # from the store's start: quiet
+    earlier = cut - pd.Timedelta(days=10)
+    with pytest.warns(paynb.PaynbWarning, match=rf"keeps ach items from {cut:%Y-%m-%d %H:%M} "
+                      rf"UTC on .* though start is {earlier:%Y-%m-%d}; .*rebuild=True"):
+        assert len(history.ach(start=earlier)) == len(expected)
     assert client.sync(kinds="ach", progress=False)["written"].sum() == 0
     with pytest.raises(ValidationError, match="rebuild=True"):
         client.sync(kinds="ach", since=cut - pd.Timedelta(days=30), progress=False)

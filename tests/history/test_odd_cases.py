@@ -285,10 +285,18 @@ def test_frames_that_type_a_field_anew_still_give_the_list_frame(private, tmp_pa
 def test_history_reads_kinds_never_synced_as_empty_list_frames(private, tmp_path):
     client = private.connect(journal=None)
     client.sync(path=tmp_path, kinds="nocs", progress=False)
+    history = client.history
     for name in KINDS[:-1]:
-        got = getattr(client.history, name)()
+        # Empty, as the lists' frames of no items, and said to be never synced.
+        with pytest.warns(paynb.PaynbWarning, match=rf"holds no {name} items: no sync "
+                          rf"fetched them \(it holds nocs\); client.sync\(kinds='{name}'\)"):
+            got = getattr(history, name)()
         pd.testing.assert_frame_equal(got, frames.empty_frame(
             "instant" if name == "instant" else name))
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        assert history.ach().empty  # said once per History and kind
+        assert len(history.nocs()) > 0  # a kind synced: quiet
     assert client.history.sql("select count(*) as n from ach")["n"].iloc[0] == 0
     meta = json.loads((tmp_path / "paynb-history.json").read_text())
     assert meta["masked"] is True and list(meta["kinds"]) == ["noc"]
