@@ -627,7 +627,7 @@ class ItemResource(Resource):
     def changes(self, since: Any = "last", until: Any = None, *,
                 status: str | Iterable[str] | None = None, received_from: Any = None,
                 received_to: Any = None, settled_from: Any = None,
-                settled_to: Any = None) -> pd.DataFrame:
+                settled_to: Any = None, progress: bool | None = None) -> pd.DataFrame:
         """Items that became blocked, invalid or returned: the polling call (spec 4.5).
 
         Asks for ``itemStatus`` B, I and R by return date. ``since="last"`` (the
@@ -641,7 +641,8 @@ class ItemResource(Resource):
         ``status`` narrows B, I, R to some of them (sent as ``itemStatus``); the
         received and settled ranges are applied here, as in :meth:`list`. A change
         that a filter leaves out is not marked as reported, so a later poll
-        without it still returns it.
+        without it still returns it. ``progress=False`` hides the progress bar, as
+        in :meth:`list`.
         """
         statuses = list(CHANGE_STATUSES)
         if status is not None:
@@ -661,7 +662,7 @@ class ItemResource(Resource):
                                 received_from=received_from, received_to=received_to,
                                 settled_from=settled_from, settled_to=settled_to)
         frame = self._filtered_list(filters, page=None, page_size=None, max_items=None,
-                                    progress=None)
+                                    progress=progress)
         keys = list(zip(frame[self.id_field].tolist(), frame["itemStatus"].astype(str).tolist(),
                         frame["returnDate"].tolist(), strict=True))
         seen = context.seen_changes(self.kind, keys)

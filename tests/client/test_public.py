@@ -64,6 +64,8 @@ def test_signatures_of_design_section_2():
         assert inspect.signature(items.export).parameters["filetype"].default == "csv"
         changes = inspect.signature(items.changes).parameters
         assert (changes["since"].default, changes["until"].default) == ("last", None)
+        assert changes["progress"].default is None
+        assert changes["progress"].kind is inspect.Parameter.KEYWORD_ONLY
         for name in ("get", "void", "void_many", "void_references"):
             assert callable(getattr(items, name))
     instant = inspect.signature(InstantResource.check_route).parameters

@@ -425,6 +425,18 @@ def test_changes_without_a_journal_remembers_in_the_client(sandbox, make_ach):
             client.journal()
 
 
+def test_changes_shows_its_progress_bar_unless_turned_off(sandbox, capsys):
+    with sandbox.connect(journal=None, page_size=20) as client:
+        shown = client.ach.changes(since=None)
+        assert len(shown) > 40  # three pages or more: a bar, as a list of them shows
+        assert "ach pages" in capsys.readouterr().err
+        hidden = client.ach.changes(since=None, progress=False)
+        assert capsys.readouterr().err == ""
+        pd.testing.assert_frame_equal(hidden, shown)
+        with pytest.raises(ValidationError, match="progress must be True, False or None"):
+            client.ach.changes(progress="no")
+
+
 # ------------------------------------------------------------------------ instant card
 
 def test_instant_route_check_then_send(client, wire):
