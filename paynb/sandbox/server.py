@@ -87,14 +87,21 @@ class Sandbox:
         return self._store
 
     def connect(self, **options: Any) -> Any:
-        """A :class:`paynb.Client` signed in to this sandbox (``options`` go to the client)."""
+        """A :class:`paynb.Client` signed in to this sandbox (``options`` go to the client;
+        ``company_code`` and ``credentials`` default to this handle's, so
+        ``connect(company_code="DEMO2")`` is the other demo company)."""
         from paynb.client import Client
         from paynb.config import Credentials as ClientCredentials
+        from paynb.resources._base import invalid
 
+        given = sorted({"base_url", "auth_url"} & set(options))
+        if given:
+            raise invalid(given[0], f"is this sandbox's own ({self.base_url}); connect() "
+                          "takes the client's other options")
         options.setdefault("environment", "sandbox")
-        return Client(base_url=self.base_url, auth_url=self.auth_url,
-                      company_code=self.company_code,
-                      credentials=ClientCredentials(**self.credentials.as_dict()), **options)
+        options.setdefault("company_code", self.company_code)
+        options.setdefault("credentials", ClientCredentials(**self.credentials.as_dict()))
+        return Client(base_url=self.base_url, auth_url=self.auth_url, **options)
 
     def close(self) -> None:
         """Stop the server (if this process runs it) and close its database."""

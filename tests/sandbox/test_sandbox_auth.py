@@ -105,6 +105,20 @@ def test_token_works_for_every_held_company(api):
         assert api.get(ACH, company=company, params={"pageSize": 1}).status_code == 200
 
 
+def test_connect_signs_in_as_another_company_and_keeps_its_own_address(sandbox):
+    from paynb.errors import PermissionDeniedError, ValidationError
+
+    with sandbox.connect(company_code="DEMO2", journal=None) as other:
+        assert other.company_code == "DEMO2"
+        items = other.ach.list(progress=False)
+        assert len(items) > 0 and set(items["companyCode"]) == {"DEMO2"}
+    with sandbox.connect(company_code="NOPE", journal=None) as stranger, \
+            pytest.raises(PermissionDeniedError, match="NOPE"):
+        stranger.ach.list(max_items=1, progress=False)
+    with pytest.raises(ValidationError, match="base_url is this sandbox's own"):
+        sandbox.connect(base_url="http://127.0.0.1:9")
+
+
 def _form(sb, username, password):
     return {**sb.credentials.as_dict(), "grant_type": "password", "username": username,
             "password": password}
