@@ -209,7 +209,7 @@ class History:
                 state = "the folder is empty"
             warnings.warn(f"no history has been synced into {self.path} ({state}): "
                           "these frames are empty; run client.sync() (path= for this "
-                          "folder) first", PaynbWarning, stacklevel=3)
+                          "folder) first", PaynbWarning, stacklevel=4)
 
     def _warn_if_not_held(self, meta: dict[str, Any], kind: str, low: Any,
                           stacklevel: int = 4) -> None:
@@ -254,7 +254,7 @@ class History:
                                          else "")
         warnings.warn(f"no sync into {self.path} has seen {kind} item(s) {shown}: they have "
                       "no events (not synced yet, or not of this kind)", PaynbWarning,
-                      stacklevel=4)
+                      stacklevel=3)
 
     def _warn_if_company_unknown(self, meta: dict[str, Any], stacklevel: int = 4) -> None:
         # company="NOPE" (a typo, or another company's store) would pass for "no items"

@@ -493,8 +493,10 @@ def test_events_of_an_item_no_sync_has_seen_say_so(synced):
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         assert len(synced.events("ach", item_id=int(known))) >= 1  # seen: no warning
-    with pytest.warns(PaynbWarning, match=r"has seen ach item\(s\) 987654321: they have no"):
+    with pytest.warns(PaynbWarning, match=r"has seen ach item\(s\) 987654321: they have no"
+                      ) as caught:
         assert synced.events("ach", item_id=[int(known), 987654321])["itemId"].eq(known).all()
+    assert caught[0].filename == __file__
     many = [str(n) for n in range(900_000_001, 900_000_008)]
     with pytest.warns(PaynbWarning, match=r"item\(s\) 900000001, .*, 900000005 and 2 more"):
         assert synced.events("rcc", item_id=many).empty
@@ -513,8 +515,9 @@ def test_since_keeps_later_items_and_refuses_an_earlier_start(private, tmp_path)
         assert len(history.ach(start=cut)) == len(expected)  # from the store's start: quiet
     earlier = cut - pd.Timedelta(days=10)
     with pytest.warns(paynb.PaynbWarning, match=rf"keeps ach items from {cut:%Y-%m-%d %H:%M} "
-                      rf"UTC on .* though start is {earlier:%Y-%m-%d}; .*rebuild=True"):
+                      rf"UTC on .* though start is {earlier:%Y-%m-%d}; .*rebuild=True") as caught:
         assert len(history.ach(start=earlier)) == len(expected)
+    assert caught[0].filename == __file__
     assert client.sync(kinds="ach", progress=False)["written"].sum() == 0
     with pytest.raises(ValidationError, match="rebuild=True"):
         client.sync(kinds="ach", since=cut - pd.Timedelta(days=30), progress=False)
@@ -523,8 +526,10 @@ def test_since_keeps_later_items_and_refuses_an_earlier_start(private, tmp_path)
         client.sync(kinds="ach", since=cut, progress=False)  # the store's own start: quiet
     later = cut + pd.Timedelta(days=1)
     with pytest.warns(paynb.PaynbWarning, match=rf"since={later:%Y-%m-%d %H:%M} UTC is "
-                      rf"ignored for ach: .* keeps the items from {cut:%Y-%m-%d %H:%M} UTC"):
+                      rf"ignored for ach: .* keeps the items from {cut:%Y-%m-%d %H:%M} UTC"
+                      ) as caught:
         client.sync(kinds="ach", since=later, progress=False)
+    assert caught[0].filename == __file__
     pd.testing.assert_frame_equal(client.history.ach(), expected)  # nothing dropped
     whole = tmp_path / "whole"
     client.sync(path=whole, kinds="ach", progress=False)

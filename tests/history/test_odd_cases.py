@@ -289,8 +289,10 @@ def test_history_reads_kinds_never_synced_as_empty_list_frames(private, tmp_path
     for name in KINDS[:-1]:
         # Empty, as the lists' frames of no items, and said to be never synced.
         with pytest.warns(paynb.PaynbWarning, match=rf"holds no {name} items: no sync "
-                          rf"fetched them \(it holds nocs\); client.sync\(kinds='{name}'\)"):
+                          rf"fetched them \(it holds nocs\); client.sync\(kinds='{name}'\)"
+                          ) as caught:
             got = getattr(history, name)()
+        assert caught[0].filename == __file__
         pd.testing.assert_frame_equal(got, frames.empty_frame(
             "instant" if name == "instant" else name))
     with warnings.catch_warnings():
@@ -306,8 +308,9 @@ def test_a_folder_never_synced_into_says_so_instead_of_passing_for_no_items(tmp_
     from paynb.errors import PaynbWarning
 
     typo = History(tmp_path / "histroy")
-    with pytest.warns(PaynbWarning, match="does not exist.*run client.sync"):
+    with pytest.warns(PaynbWarning, match="does not exist.*run client.sync") as caught:
         assert typo.ach().empty
+    assert caught[0].filename == __file__  # pointed at the reader's caller, not at paynb
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         assert typo.rcc().empty  # said once per History, not on every read
