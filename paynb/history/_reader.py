@@ -10,6 +10,7 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from paynb._warn import user_stacklevel
 from paynb.errors import PaynbWarning
 from paynb.history._accounts import KEY_COLUMN
 from paynb.history._store import (
@@ -209,10 +210,9 @@ class History:
                 state = "the folder is empty"
             warnings.warn(f"no history has been synced into {self.path} ({state}): "
                           "these frames are empty; run client.sync() (path= for this "
-                          "folder) first", PaynbWarning, stacklevel=4)
+                          "folder) first", PaynbWarning, stacklevel=user_stacklevel())
 
-    def _warn_if_not_held(self, meta: dict[str, Any], kind: str, low: Any,
-                          stacklevel: int = 4) -> None:
+    def _warn_if_not_held(self, meta: dict[str, Any], kind: str, low: Any) -> None:
         # A kind no sync fetched, or a start before the one the store was synced from,
         # would pass for "no items" (or for all of them): say what the store holds.
         states = meta.get("kinds", {})
@@ -228,7 +228,7 @@ class History:
                 warnings.warn(f"the history at {self.path} holds no {name} items: no sync "
                               f"fetched them (it holds {synced}); "
                               f"client.sync(kinds={name!r}) does", PaynbWarning,
-                              stacklevel=stacklevel)
+                              stacklevel=user_stacklevel())
             return
         if self.company is not None:  # another company's: _warn_if_company_unknown's
             held = {c: state for c, state in held.items() if c == self.company}
@@ -242,7 +242,7 @@ class History:
                           f"{first:%Y-%m-%d %H:%M} UTC on (synced with since=): the frame "
                           f"holds none from before, though start is {low:%Y-%m-%d}; "
                           "client.sync(rebuild=True, since=...) fetches them", PaynbWarning,
-                          stacklevel=stacklevel)
+                          stacklevel=user_stacklevel())
 
     def _warn_if_unseen(self, kind: str, asked: list[str], seen: set[str]) -> None:
         # An id of another kind, a typo or an item synced after this store's last sync
@@ -254,9 +254,9 @@ class History:
                                          else "")
         warnings.warn(f"no sync into {self.path} has seen {kind} item(s) {shown}: they have "
                       "no events (not synced yet, or not of this kind)", PaynbWarning,
-                      stacklevel=3)
+                      stacklevel=user_stacklevel())
 
-    def _warn_if_company_unknown(self, meta: dict[str, Any], stacklevel: int = 4) -> None:
+    def _warn_if_company_unknown(self, meta: dict[str, Any]) -> None:
         # company="NOPE" (a typo, or another company's store) would pass for "no items"
         # too: name the companies the store holds, once per History.
         held = sorted({c for states in meta.get("kinds", {}).values() for c in states})
@@ -265,7 +265,7 @@ class History:
         self._told_company = True
         warnings.warn(f"the history at {self.path} holds no items of company "
                       f"{self.company!r}: it holds {', '.join(map(repr, held))}; these "
-                      "frames are empty", HistoryCompanyWarning, stacklevel=stacklevel)
+                      "frames are empty", HistoryCompanyWarning, stacklevel=user_stacklevel())
 
     def _columns(self, kind: str, columns: Any, files: list[DataFile]) -> list[str] | None:
         """``columns`` checked against the kind's frame and the stored fields."""
@@ -529,8 +529,8 @@ class History:
         name = kind_of(kind, "kind")
         low, high = _range(start, end, ("start", "end"))
         meta = self._store.meta()
-        self._warn_if_company_unknown(meta, stacklevel=3)
-        self._warn_if_not_held(meta, name, None, stacklevel=3)
+        self._warn_if_company_unknown(meta)
+        self._warn_if_not_held(meta, name, None)
         table = self._store.read(self._files("events", name))
         columns = list(event_columns())
         if table.num_rows == 0:

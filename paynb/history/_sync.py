@@ -64,6 +64,7 @@ import weakref
 from collections.abc import Callable, Iterable, Sequence
 from typing import TYPE_CHECKING, Any
 
+from paynb._warn import user_stacklevel
 from paynb.errors import PaynbWarning
 from paynb.history._accounts import KEY_COLUMN, account_keys, new_key, secret_of
 from paynb.history._store import (
@@ -1403,7 +1404,7 @@ def sync(client: Client, *, kinds: Any = None, since: Any = None, rebuild: bool 
                     warnings.warn(f"since={start:%Y-%m-%d %H:%M} UTC is ignored for {kind}: "
                                   f"the history at {store.path} already keeps {held}; "
                                   "sync(rebuild=True, since=...) starts it again there",
-                                  PaynbWarning, stacklevel=3)
+                                  PaynbWarning, stacklevel=user_stacklevel())
                 kind_since = stored
             job = _KindSync(client, store, meta, kind, since=kind_since, masked=masked,
                             version=version, now=now, progress=progress, secret=secret)
