@@ -92,12 +92,13 @@ class Sandbox:
         ``connect(company_code="DEMO2")`` is the other demo company)."""
         from paynb.client import Client
         from paynb.config import Credentials as ClientCredentials
-        from paynb.resources._base import invalid
+        from paynb.errors import ValidationError
 
         given = sorted({"base_url", "auth_url"} & set(options))
         if given:
-            raise invalid(given[0], f"is this sandbox's own ({self.base_url}); connect() "
-                          "takes the client's other options")
+            message = (f"is this sandbox's own ({self.base_url}); connect() takes the "
+                       "client's other options")
+            raise ValidationError({given[0]: [message]}, message=f"{given[0]} {message}")
         options.setdefault("environment", "sandbox")
         options.setdefault("company_code", self.company_code)
         options.setdefault("credentials", ClientCredentials(**self.credentials.as_dict()))
