@@ -9,6 +9,7 @@ from typing import Any
 
 import pandas as pd
 
+from paynb.compliance._items import without_history_mark
 from paynb.compliance._rates import LEVELS, return_rates
 from paynb.compliance._rules import WARNING_SHARE
 from paynb.errors import PaynbError
@@ -125,8 +126,9 @@ def check(items: pd.DataFrame, *, as_of: Any = None, history: pd.DataFrame | Non
         "window_start", "window_end")]
     previous: dict[tuple[Any, ...], str] = {}
     if history is not None:
-        before = return_rates(history, as_of=as_of, window=window, by=by,
-                              warning_share=warning_share)
+        # The history as it stood before ``items``: a stale one is what is asked for here.
+        before = return_rates(without_history_mark(history), as_of=as_of, window=window,
+                              by=by, warning_share=warning_share)
         previous = {tuple(row[:-1]): row[-1] for row in before[
             [*by_columns, "category", "level"]].astype(object).itertuples(index=False)}
     flagged = rates[rates["level"].isin(["warning", "over"])]

@@ -13,7 +13,14 @@ import pyarrow.compute as pc
 
 from paynb._coerce import parse_decimal
 from paynb.calendar import add_banking_days
-from paynb.compliance._items import NO_DAY, as_day, day_values, prepare, text_in
+from paynb.compliance._items import (
+    NO_DAY,
+    as_day,
+    day_values,
+    prepare,
+    text_in,
+    warn_beyond_history,
+)
 from paynb.compliance._rules import (
     CONSUMER_ENTRY_CLASSES,
     EXTENDED_RETURN_DAYS,
@@ -86,6 +93,7 @@ def return_exposure(items: pd.DataFrame, *, as_of: Any = None,
         raise ValueError("items has no column 'settleDate' (the settlement date of a debit); "
                          "pass an ACH items frame from the paynb client")
     prep = prepare(items, by)  # refuses what is not a DataFrame
+    warn_beyond_history(items, day - EXTENDED_RETURN_DAYS, day, "the return exposure")
     amounts = _amounts(items)
     settle = day_values(items["settleDate"], "settleDate")
     if "achEntryClass" in items.columns:

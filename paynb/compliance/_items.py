@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import datetime as dt
 import logging
+import warnings
 from collections.abc import Sequence
 from dataclasses import dataclass
 from decimal import Decimal
@@ -19,10 +20,13 @@ import pandas as pd
 import pyarrow as pa
 import pyarrow.compute as pc
 
+from paynb._attrs import HISTORY
+from paynb._warn import user_stacklevel
 from paynb.compliance._rules import CATEGORIES, NOT_ENTRY_STATUSES
+from paynb.errors import PaynbWarning
 
 __all__ = ["NO_DAY", "Prepared", "as_day", "day_values", "prepare", "text_in", "to_dates",
-           "today"]
+           "today", "warn_beyond_history", "without_history_mark"]
 
 logger = logging.getLogger("paynb.compliance")
 
@@ -51,6 +55,38 @@ def as_day(value: Any, name: str = "as_of") -> int:
     if stamp.tzinfo is not None:
         stamp = stamp.tz_convert("UTC").tz_localize(None)
     return int(np.datetime64(stamp.date(), "D").astype("int64"))
+
+
+def warn_beyond_history(items: Any, first: int, last: int, measured: str) -> None:
+    """Warn when ``items`` were read from a local history (:data:`paynb._attrs.HISTORY`)
+    that cannot hold the days ``first`` to ``last`` (day numbers) ``measured`` covers:
+    days before the store's ``since``, or after its last sync. The figures would pass
+    for the company's while they are the store's."""
+    held = items.attrs.get(HISTORY) if isinstance(items, pd.DataFrame) else None
+    if not isinstance(held, dict):
+        return
+    gaps = []
+    since, synced = held.get("since"), held.get("syncedAt")
+    if since is not None and first < as_day(since, "since"):
+        gaps.append(f"it keeps the items received from {str(since)[:10]} on (synced with "
+                    "since=), so the earlier ones are not counted")
+    if synced is not None and last > as_day(synced, "syncedAt"):
+        gaps.append(f"it was last synced on {str(synced)[:10]}, so the returns and entries "
+                    "since then are not counted (client.sync() brings it up to date)")
+    if gaps:
+        warnings.warn(f"{measured} ({to_dates(first)} to {to_dates(last)}) is measured on the "
+                      f"local history at {held.get('path')} ({held.get('kind')}): "
+                      + "; and ".join(gaps), PaynbWarning, stacklevel=user_stacklevel())
+
+
+def without_history_mark(items: Any) -> Any:
+    """``items`` without the mark :func:`warn_beyond_history` reads (a shallow copy), for
+    a figure whose caller has already said what the history lacks, or that measures
+    the history as it was on purpose."""
+    if isinstance(items, pd.DataFrame) and HISTORY in items.attrs:
+        items = items.copy(deep=False)
+        items.attrs = {key: value for key, value in items.attrs.items() if key != HISTORY}
+    return items
 
 
 def to_dates(days: Any) -> Any:

@@ -9,7 +9,14 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from paynb.compliance._items import Prepared, as_day, prepare, to_dates, today
+from paynb.compliance._items import (
+    Prepared,
+    as_day,
+    prepare,
+    to_dates,
+    today,
+    warn_beyond_history,
+)
 from paynb.compliance._rules import CATEGORIES, WARNING_SHARE, WINDOWS
 
 __all__ = ["LEVELS", "return_rates", "rolling_return_rates"]
@@ -139,6 +146,7 @@ def return_rates(items: pd.DataFrame, *, as_of: Any = None, window: str = "60D",
     day = as_day(as_of)
     prep = prepare(items, by)
     (lo,), (hi,) = window_bounds([day], window)
+    warn_beyond_history(items, int(lo), int(hi), "the return rates' window")
     returns, entries = _counts(prep, int(lo), int(hi))
     size, k = len(prep.labels), len(CATEGORIES)
     groups = np.repeat(np.arange(size), k)
@@ -200,6 +208,7 @@ def rolling_return_rates(items: pd.DataFrame, freq: str = "D", *, window: str = 
                       np.zeros(0, np.int64), share, {"date": pd.DatetimeIndex([])})
     lo, hi = window_bounds(days, window)
     base, top = int(lo.min()), int(hi.max())
+    warn_beyond_history(items, base, top, "the rolling return rates' windows")
     span = top - base + 1
 
     def cumulative(mask: np.ndarray, when: np.ndarray) -> np.ndarray:

@@ -16,9 +16,15 @@ import pandas as pd
 
 from paynb.codes import RETURN_CODES
 from paynb.compliance._exposure import return_exposure
-from paynb.compliance._items import as_day, prepare, to_dates
+from paynb.compliance._items import (
+    as_day,
+    prepare,
+    to_dates,
+    warn_beyond_history,
+    without_history_mark,
+)
 from paynb.compliance._rates import return_rates, rolling_return_rates, window_bounds
-from paynb.compliance._rules import CATEGORIES, SOURCES, WARNING_SHARE
+from paynb.compliance._rules import CATEGORIES, EXTENDED_RETURN_DAYS, SOURCES, WARNING_SHARE
 
 __all__ = ["ComplianceReport", "report"]
 
@@ -254,10 +260,16 @@ def report(client_or_items: Any, *, as_of: Any = None, window: str = "60D",
         raise TypeError("client_or_items must be a paynb Client or a DataFrame of ACH items, "
                         f"not {type(client_or_items).__name__}")
     day = as_day(as_of)
+    # Said once for the report (its rates, breaches and exposure all read ``items``).
+    marked, items = items, without_history_mark(items)
     by_columns = (by,) if isinstance(by, str) else tuple(by or ())
     by_arg = list(by_columns) or None
     rates = return_rates(items, as_of=to_dates(day), window=window, by=by_arg,
                          warning_share=warning_share)
+    first = day - EXTENDED_RETURN_DAYS  # the exposure's oldest settlement day
+    if len(rates):
+        first = min(first, as_day(rates["window_start"].iloc[0], "window_start"))
+    warn_beyond_history(marked, first, day, "the compliance report")
     exposure = return_exposure(items, as_of=to_dates(day), by=by_arg)
     keys = list(by_columns)
     sums = exposure.drop(columns=["settleDate", "standard_deadline", "unauthorized_deadline"])

@@ -10,6 +10,7 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from paynb._attrs import HISTORY
 from paynb._warn import user_stacklevel
 from paynb.errors import PaynbWarning
 from paynb.history._accounts import KEY_COLUMN
@@ -244,6 +245,22 @@ class History:
                           "client.sync(rebuild=True, since=...) fetches them", PaynbWarning,
                           stacklevel=user_stacklevel())
 
+    def _held(self, meta: dict[str, Any], kind: str) -> dict[str, Any] | None:
+        """What the store holds of ``kind`` (see :data:`paynb._attrs.HISTORY`), for the
+        frames' ``attrs``; None when no sync fetched it."""
+        states = meta.get("kinds", {}).get(kind, {})
+        if self.company is not None:
+            states = {c: state for c, state in states.items() if c == self.company}
+        synced = [when(state.get("syncedAt"), "syncedAt") for state in states.values()]
+        if not states or any(stamp is None for stamp in synced):
+            return None
+        starts = [when(state.get("since"), "since") for state in states.values()]
+        given = [start for start in starts if start is not None]
+        names = {v: k for k, v in KIND_NAMES.items()}
+        return {"path": str(self.path), "kind": names.get(kind, kind),
+                "since": max(given).isoformat() if given else None,
+                "syncedAt": min(stamp for stamp in synced if stamp is not None).isoformat()}
+
     def _warn_if_unseen(self, kind: str, asked: list[str], seen: set[str]) -> None:
         # An id of another kind, a typo or an item synced after this store's last sync
         # would pass for "no status change": name the ids no sync has seen.
@@ -363,6 +380,9 @@ class History:
         frame = self._typed(frame, kind, info, bool(meta.get("masked")))
         if columns is not None:
             frame = frame[[c for c in dict.fromkeys([id_field, *columns]) if c in frame]]
+        held = self._held(meta, kind)
+        if held is not None:
+            frame.attrs[HISTORY] = held
         if big:
             # The files' decoded buffers are freed by now, but Arrow's allocator keeps
             # their memory: reading 1,000,000 ACH items left the kernel at 2.0 GB with a

@@ -502,6 +502,24 @@ def test_events_of_an_item_no_sync_has_seen_say_so(synced):
         assert synced.events("rcc", item_id=many).empty
 
 
+def test_history_frames_say_what_the_store_held_and_the_rates_use_it(synced):
+    from paynb import compliance
+    from paynb._attrs import HISTORY
+
+    items = synced.ach(status=["S", "R"])
+    held = items.attrs[HISTORY]
+    state = synced.info()["kinds"]["ach"]["DEMO1"]
+    assert (held["path"], held["kind"], held["since"]) == (str(synced.path), "ach", None)
+    assert pd.Timestamp(held["syncedAt"]) == pd.Timestamp(state["syncedAt"])
+    assert synced.nocs().attrs[HISTORY]["kind"] == "nocs"
+    day = pd.Timestamp(held["syncedAt"]).date()
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        compliance.return_rates(items, as_of=day)  # the day of the sync: all there
+    with pytest.warns(paynb.PaynbWarning, match=rf"last synced on {day}"):
+        compliance.return_rates(items, as_of=day + dt.timedelta(days=1))
+
+
 def test_since_keeps_later_items_and_refuses_an_earlier_start(private, tmp_path):
     client = private.connect(journal=None)
     every = client.ach.list(progress=False)
