@@ -447,10 +447,13 @@ class MatchResult:
 
     def __repr__(self) -> str:
         s = self.summary
+        tied = s.loc["tied", "expected_lines"]
+        # Tied lines are among the unmatched: say so, or they pass for lines with no item.
+        ties = f", {tied:,} expected lines tied (see .ties)" if tied else ""
         return (f"<MatchResult: {s.loc['matched', 'expected_lines']:,} of "
                 f"{len(self._expected):,} expected lines matched, "
                 f"{s.loc['exceptions open', 'expected_lines']:,} in open exceptions, "
-                f"{s.loc['unmatched items', 'items']:,} items unmatched>")
+                f"{s.loc['unmatched items', 'items']:,} items unmatched{ties}>")
 
     def _repr_html_(self) -> str:
         shown = self.summary.copy()

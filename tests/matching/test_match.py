@@ -79,6 +79,9 @@ def test_the_closer_date_wins_and_equal_ones_tie():
     assert result.unmatched_expected["tied_with"].tolist() == ["1, 2"]
     assert result.unmatched_items["tied_with"].tolist() == ["0", "0"]
     assert result.summary.loc["tied", "items"] == 2
+    assert repr(result) == ("<MatchResult: 0 of 1 expected lines matched, 0 in open "
+                            "exceptions, 2 items unmatched, 1 expected lines tied (see .ties)>")
+    assert "tied" not in repr(closer)
 
 
 def test_two_items_with_one_reference_tie():
