@@ -408,10 +408,12 @@ def index(entries: list[Entry]) -> tuple[dict[str, Entry], dict[int, list[Entry]
 def ledger(nocs: Any, entries: list[Entry], *, as_of: dt.datetime,
            applied: Mapping[str, Mapping[str, Any]], due_soon: int = DUE_SOON_DAYS,
            indexed: tuple[dict[str, Entry], dict[int, list[Entry]]] | None = None,
-           ) -> list[dict[str, Any]]:
+           as_it_stood: bool = False) -> list[dict[str, Any]]:
     """One obligation per NOC, as dicts (with the private ``accountKey``); the work of
     :func:`noc_obligations`, shared with the submission guards (which pass ``indexed``,
-    the :func:`index` of ``entries`` they keep)."""
+    the :func:`index` of ``entries`` they keep). ``as_it_stood``: the ledger as it stood
+    on ``as_of``'s day, without the NOCs dated later nor the marks made later (a
+    ledger asked of a past day; the guards judge an entry sent now by every mark)."""
     from paynb import calendar
 
     by_id, by_key = indexed or index(entries)
@@ -421,6 +423,8 @@ def ledger(nocs: Any, entries: list[Entry], *, as_of: dt.datetime,
         noc_id = get(noc, "nocId")
         code = str(get(noc, "changeCode") or "").strip().upper()
         received = when(get(noc, "nocDate"))
+        if as_it_stood and received is not None and _day(received) > today:
+            continue  # not received yet on the day judged
         corrected = parse_corrected_data(code, get(noc, "correctedData"))
         item = by_id.get(str(get(noc, "achItemId")))
         key = item.key if item is not None else None
@@ -437,6 +441,9 @@ def ledger(nocs: Any, entries: list[Entry], *, as_of: dt.datetime,
         if sixth is not None and following is not None and following.received is not None:
             due = max(sixth, _day(following.received))
         mark = applied.get(str(noc_id))
+        marked = when(mark.get("when")) if mark is not None else None
+        if as_it_stood and marked is not None and _day(marked) > today:
+            mark = None  # applied after the day judged: not yet then
         if mark is not None:
             state = "applied"
         elif due is None:
@@ -535,6 +542,11 @@ def noc_obligations(nocs: Any, *, items: Any = None, as_of: Any = None, applied:
     (a :class:`Correction`: the corrected account record, when the NOC's data and its
     entry are known).
 
+    The ledger is the one that stood on ``as_of``'s day: a NOC dated later is left
+    out, and a mark made later (its ``when``) does not count yet. The *next entry* is
+    taken from ``items`` whenever it was received: before it goes out the NOC is due,
+    which is what a ledger of a past day is asked for.
+
     The *next entry* is the earliest ACH entry in ``items`` to the same routing and
     account number as the entry the NOC was about, received by the service after the
     NOC's date, other than that entry itself, and not voided, invalid or blocked (those
@@ -545,5 +557,5 @@ def noc_obligations(nocs: Any, *, items: Any = None, as_of: Any = None, applied:
     if isinstance(due_soon, bool) or not isinstance(due_soon, int) or due_soon < 0:
         raise invalid("due_soon", "must be a whole number of banking days, 0 or more")
     rows = ledger(nocs, entries_of(items), as_of=as_of_time(as_of),
-                  applied=_applied_marks(applied), due_soon=due_soon)
+                  applied=_applied_marks(applied), due_soon=due_soon, as_it_stood=True)
     return obligations_frame(rows)

@@ -62,7 +62,8 @@ class NocResource(Resource):
         self.list(progress=progress)
         seen = history(self.client, whole=True)
         rows = ledger(seen.nocs, seen.noc_entries, as_of=when,
-                      applied=applied_marks(self.client), indexed=seen.noc_indexed)
+                      applied=applied_marks(self.client), indexed=seen.noc_indexed,
+                      as_it_stood=True)
         return obligations_frame(rows)
 
     def apply(self, noc_id: Any, *, by: str | None = None,

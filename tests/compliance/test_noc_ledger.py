@@ -97,6 +97,22 @@ def test_applied_marks_and_the_masked_account() -> None:
                                                          "applied"], ordered=True)
 
 
+@pytest.mark.parametrize(("as_of", "states"), [
+    ("2026-06-28", []),                       # the day before the NOC: not received yet
+    ("2026-06-29", ["open"]),                 # its own day
+    ("2026-07-07", ["due soon"]),             # its sixth banking day, the mark a day later
+    ("2026-07-08", ["applied"]),              # the day of the mark (09:00 UTC)
+    ("2026-07-09", ["applied"]),
+])
+def test_a_past_as_of_judges_the_ledger_as_it_stood_that_day(as_of: str,
+                                                                states: list[str]) -> None:
+    applied = {1: {"by": "ana", "when": dt.datetime(2026, 7, 8, 9, tzinfo=dt.UTC)}}
+    ledger = noc_obligations([noc(1, 10, RECEIPT)], items=[item(10, "2026-06-25")],
+                             as_of=as_of, applied=applied)
+    assert list(ledger["state"]) == states
+    assert list(ledger.columns)[:2] == ["nocId", "achItemId"]  # an empty ledger keeps them
+
+
 def test_the_corrected_record_is_offered_in_full_but_shown_masked() -> None:
     ledger = noc_obligations([noc(1, 10, RECEIPT, "C03", "011000015 000555666777")],
                              items=[item(10, "2026-06-25")], as_of="2026-07-01")
