@@ -28,7 +28,7 @@ from paynb.history._store import (
     latest,
     months_of,
 )
-from paynb.history._sync import KIND_NAMES, kind_of, when
+from paynb.history._sync import KIND_NAMES, SHOWN_KINDS, kind_of, when
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -219,13 +219,12 @@ class History:
         states = meta.get("kinds", {})
         if not states:
             return  # nothing synced at all: _warn_if_never_synced has said so
-        names = {v: k for k, v in KIND_NAMES.items()}
-        name = names.get(kind, kind)
+        name = SHOWN_KINDS.get(kind, kind)
         held = states.get(kind, {})
         if not held:
             if (kind, "") not in self._told_held:
                 self._told_held.add((kind, ""))
-                synced = ", ".join(sorted(names.get(k, k) for k in states))
+                synced = ", ".join(sorted(SHOWN_KINDS.get(k, k) for k in states))
                 warnings.warn(f"the history at {self.path} holds no {name} items: no sync "
                               f"fetched them (it holds {synced}); "
                               f"client.sync(kinds={name!r}) does", PaynbWarning,
@@ -256,8 +255,7 @@ class History:
             return None
         starts = [when(state.get("since"), "since") for state in states.values()]
         given = [start for start in starts if start is not None]
-        names = {v: k for k, v in KIND_NAMES.items()}
-        return {"path": str(self.path), "kind": names.get(kind, kind),
+        return {"path": str(self.path), "kind": SHOWN_KINDS.get(kind, kind),
                 "since": max(given).isoformat() if given else None,
                 "syncedAt": min(stamp for stamp in synced if stamp is not None).isoformat()}
 
@@ -572,8 +570,7 @@ class History:
         if high is not None:
             keep &= (frame["seenAt"] <= high).to_numpy()
         frame = frame[keep].sort_values("seenAt", kind="stable").reset_index(drop=True)
-        reverse = {v: k for k, v in KIND_NAMES.items()}
-        frame["kind"] = frame["kind"].map(lambda k: reverse.get(k, k)).astype("str")
+        frame["kind"] = frame["kind"].map(lambda k: SHOWN_KINDS.get(k, k)).astype("str")
         return frame
 
     # ------------------------------------------------------------------ SQL

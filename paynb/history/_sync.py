@@ -112,6 +112,8 @@ WINDOW = "window"
 BATCH = 100_000
 #: The names of the kinds as the client, the readers and the SQL views call them.
 KIND_NAMES = {"ach": "ach", "rcc": "rcc", "instant": "instant", "rtp": "rtp", "nocs": "noc"}
+#: The other way: what a message calls a kind.
+SHOWN_KINDS = {kind: name for name, kind in KIND_NAMES.items()}
 _PRIME = 0x100000001B3
 
 
@@ -1386,6 +1388,7 @@ def sync(client: Client, *, kinds: Any = None, since: Any = None, rebuild: bool 
                            "machine: new ACH rows get no key (the guards cannot match "
                            "accounts in them); sync(rebuild=True) makes a new one", store.path)
         new_meta["superseded"] = []
+        ignored: list[str] = []
         for kind in chosen:
             began = time.perf_counter()
             state = meta.get("kinds", {}).get(kind, {}).get(client.company_code)
@@ -1397,14 +1400,11 @@ def sync(client: Client, *, kinds: Any = None, since: Any = None, rebuild: bool 
                                   f"{kind} starts; use sync(rebuild=True, since=...) to fetch "
                                   "the earlier items")
                 if start is not None and start != stored:
-                    # A later start than the store's drops nothing already kept: say so
-                    # rather than let the frames pass for "from since on".
-                    held = "every item" if stored is None else \
-                        f"the items from {stored:%Y-%m-%d %H:%M} UTC on"
-                    warnings.warn(f"since={start:%Y-%m-%d %H:%M} UTC is ignored for {kind}: "
-                                  f"the history at {store.path} already keeps {held}; "
-                                  "sync(rebuild=True, since=...) starts it again there",
-                                  PaynbWarning, stacklevel=user_stacklevel())
+                    # A later start than the store's drops nothing already kept: said
+                    # (once, below) rather than let the frames pass for "from since on".
+                    ignored.append(f"{SHOWN_KINDS.get(kind, kind)} keeps " + (
+                        "every item" if stored is None
+                        else f"the items from {stored:%Y-%m-%d %H:%M} UTC on"))
                 kind_since = stored
             job = _KindSync(client, store, meta, kind, since=kind_since, masked=masked,
                             version=version, now=now, progress=progress, secret=secret)
@@ -1428,6 +1428,11 @@ def sync(client: Client, *, kinds: Any = None, since: Any = None, rebuild: bool 
             }
             rows.append({"kind": kind, "requests": job.requests, "written": job.written,
                          "events": job.events, "seconds": time.perf_counter() - began})
+        if ignored:
+            warnings.warn(f"since={start:%Y-%m-%d %H:%M} UTC is ignored: the history at "
+                          f"{store.path} already starts elsewhere ({'; '.join(ignored)}); "
+                          "sync(rebuild=True, since=...) starts it again there",
+                          PaynbWarning, stacklevel=user_stacklevel())
         new_meta.update(version=version, masked=masked, syncedAt=now.isoformat(),
                         service=service["service"])
         from paynb._version import __version__

@@ -544,15 +544,18 @@ def test_since_keeps_later_items_and_refuses_an_earlier_start(private, tmp_path)
         client.sync(kinds="ach", since=cut, progress=False)  # the store's own start: quiet
     later = cut + pd.Timedelta(days=1)
     with pytest.warns(paynb.PaynbWarning, match=rf"since={later:%Y-%m-%d %H:%M} UTC is "
-                      rf"ignored for ach: .* keeps the items from {cut:%Y-%m-%d %H:%M} UTC"
+                      rf"ignored: .* \(ach keeps the items from {cut:%Y-%m-%d %H:%M} UTC on\)"
                       ) as caught:
         client.sync(kinds="ach", since=later, progress=False)
     assert caught[0].filename == __file__
     pd.testing.assert_frame_equal(client.history.ach(), expected)  # nothing dropped
     whole = tmp_path / "whole"
     client.sync(path=whole, kinds="ach", progress=False)
-    with pytest.warns(paynb.PaynbWarning, match="ignored for ach: .* keeps every item"):
-        client.sync(path=whole, kinds="ach", since=cut, progress=False)
+    client.sync(path=whole, kinds="noc", progress=False)
+    with pytest.warns(paynb.PaynbWarning, match=r"ignored: .* \(ach keeps every item; nocs "
+                      r"keeps every item\)") as caught:
+        client.sync(path=whole, kinds=["ach", "nocs"], since=cut, progress=False)
+    assert len(caught) == 1  # one warning for the kinds together
 
 
 def test_since_applies_to_every_kind_by_its_own_date(private, tmp_path):
