@@ -543,11 +543,10 @@ def noc_obligations(nocs: Any, *, items: Any = None, as_of: Any = None, applied:
     entry are known).
 
     The ledger is the one that stood on ``as_of``'s day: a NOC dated later is left
-    out, and a mark made later (its ``when``) does not count yet. The *next entry* is
-    taken from ``items`` whenever it was received: before it goes out the NOC is due,
-    which is what a ledger of a past day is asked for.
+    out, and a mark made later (its ``when``) does not count yet.
 
-    The *next entry* is the earliest ACH entry in ``items`` to the same routing and
+    The *next entry* is the earliest ACH entry in ``items`` (even one received after
+    ``as_of``: the change is due before it goes out) to the same routing and
     account number as the entry the NOC was about, received by the service after the
     NOC's date, other than that entry itself, and not voided, invalid or blocked (those
     never went to the bank).
