@@ -44,6 +44,10 @@ def _free(host: str, port: int) -> bool:
 
 
 def _port(host: str, wanted: int, what: str) -> int:
+    from paynb.sandbox.server import check_port
+
+    # Before the probe: a port out of range is an error, not a busy port.
+    check_port(wanted, f"the port of {what}")
     if wanted == 0 or _free(host, wanted):
         return wanted
     _say(f"port {wanted} is busy; {what} takes a free port instead")
@@ -66,8 +70,10 @@ def _sandbox_arguments(parser: argparse.ArgumentParser, *, default_items: int) -
 
 def _start(args: argparse.Namespace, db: str | None):
     from paynb.sandbox import serve
-    from paynb.sandbox.server import announce
+    from paynb.sandbox.server import announce, check_serve_options
 
+    check_serve_options(port=args.port, seed_items=args.seed_items, token_ttl=args.token_ttl,
+                        latency_ms=args.latency_ms, error_rate=args.error_rate)
     port = _port(args.host, args.port, "the sandbox")
     _say("starting the paynb sandbox" + (f" (data in {db})" if db else " (data in memory)")
          + " ...")

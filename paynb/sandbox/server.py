@@ -126,6 +126,27 @@ class Sandbox:
                 f"owned={self.owned})")
 
 
+def check_port(port: Any, name: str = "port") -> None:
+    """Raise ``ValueError`` unless ``port`` is a TCP port number (0: any free port)."""
+    if isinstance(port, bool) or not isinstance(port, int) or not 0 <= port <= 65535:
+        raise ValueError(f"{name} must be a whole number from 0 to 65535 (0: any free port); "
+                         f"got {port!r}")
+
+
+def check_serve_options(*, port: Any, seed_items: Any, token_ttl: Any,
+                        latency_ms: Any = 0.0, error_rate: Any = 0.0) -> None:
+    """Raise ``ValueError`` naming the first of :func:`serve`'s options out of range
+    (``latency_ms`` and ``error_rate`` as :meth:`FaultSettings.validate` checks them)."""
+    check_port(port)
+    if isinstance(seed_items, bool) or not isinstance(seed_items, int) or seed_items < 0:
+        raise ValueError(f"seed_items must be a whole number of at least 0; got {seed_items!r}")
+    if isinstance(token_ttl, bool) or not isinstance(token_ttl, int | float) \
+            or not token_ttl >= 0:
+        raise ValueError(f"token_ttl must be a number of seconds of at least 0; "
+                         f"got {token_ttl!r}")
+    FaultSettings(latency_ms=latency_ms, error_rate=error_rate).validate()
+
+
 def serve(*, host: str = "127.0.0.1", port: int = 0, db: str | os.PathLike[str] | None = None,
           seed: int = 1, seed_items: int = 1000, token_ttl: float = 3600.0,
           latency_ms: float = 0.0, error_rate: float = 0.0,
@@ -147,8 +168,10 @@ def serve(*, host: str = "127.0.0.1", port: int = 0, db: str | os.PathLike[str] 
     from paynb.sandbox.seed import seed_demo
     from paynb.sandbox.store import Store
 
+    check_serve_options(port=port, seed_items=seed_items, token_ttl=token_ttl,
+                        latency_ms=latency_ms, error_rate=error_rate)
     base = FaultSettings(latency_ms=latency_ms, error_rate=error_rate)
-    for settings in (base, reads, writes):
+    for settings in (reads, writes):
         if settings is not None:
             settings.validate()
     store = Store(os.fspath(db) if db else None, seed=seed)

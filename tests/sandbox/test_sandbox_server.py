@@ -50,6 +50,30 @@ def test_busy_port_raises(sandbox):
         serve(port=port, seed_items=0)
 
 
+@pytest.mark.parametrize(("option", "value", "message"), [
+    ("port", 65536, "port must be a whole number from 0 to 65535"),
+    ("port", -1, "port must be a whole number from 0 to 65535"),
+    ("seed_items", -5, "seed_items must be a whole number of at least 0; got -5"),
+    ("token_ttl", -1, "token_ttl must be a number of seconds of at least 0"),
+])
+def test_serve_refuses_options_out_of_range(option, value, message):
+    with pytest.raises(ValueError, match=message):
+        serve(**{"port": 0, "seed_items": 0, option: value})
+
+
+@pytest.mark.parametrize(("flags", "message"), [
+    (["--port", "99999"], "port must be a whole number from 0 to 65535 (0: any free port); "
+                          "got 99999"),
+    (["--port", "0", "--seed-items", "-5"], "seed_items must be a whole number of at least 0"),
+    (["--port", "0", "--error-rate", "2"], "error_rate must be a number from 0 to 1"),
+])
+def test_cli_says_which_option_is_out_of_range(capsys, flags, message):
+    assert cli.main(["sandbox", *flags]) == 2
+    out = capsys.readouterr().out
+    assert f"paynb sandbox: {message}" in out and "Traceback" not in out
+    assert "starting" not in out  # refused before anything was started
+
+
 def test_file_database_keeps_items_and_seeds_once(tmp_path):
     db = tmp_path / "sandbox.sqlite3"
     item = ach_item()
