@@ -50,7 +50,7 @@ def lab() -> Iterator[labdriver.Lab]:
 def notebook03(lab: labdriver.Lab) -> labdriver.Lab:
     """``03_submit_and_void`` opened and run top to bottom."""
     lab.open("03_submit_and_void.ipynb")
-    lab.run_all()
+    lab.run_all_rendering("03_submit_and_void.ipynb", ".paynb-form-ach")
     return lab
 
 
@@ -58,7 +58,7 @@ def notebook03(lab: labdriver.Lab) -> labdriver.Lab:
 def notebook04(lab: labdriver.Lab) -> labdriver.Lab:
     """``04_instant_payments`` opened (in a second tab) and run top to bottom."""
     lab.open("04_instant_payments.ipynb")
-    lab.run_all()
+    lab.run_all_rendering("04_instant_payments.ipynb", ".paynb-form-instant")
     return lab
 
 
