@@ -217,32 +217,32 @@ def test_frame_is_typed_and_the_same_when_empty(journal: Journal) -> None:
 # ---------------------------------------------------------------------------- polling
 
 def test_watermarks_per_company_and_kind(journal: Journal) -> None:
-    assert journal.watermark(COMPANY, "ach") is None
-    journal.set_watermark(COMPANY, "ach", datetime(2026, 11, 1, 8, 30))  # zone-less: UTC
-    journal.set_watermark(COMPANY, "rcc", datetime(2026, 11, 2, tzinfo=timezone(timedelta(
+    assert journal.polling.watermark(COMPANY, "ach") is None
+    journal.polling.set_watermark(COMPANY, "ach", datetime(2026, 11, 1, 8, 30))  # zone-less: UTC
+    journal.polling.set_watermark(COMPANY, "rcc", datetime(2026, 11, 2, tzinfo=timezone(timedelta(
         hours=-5))))
-    journal.set_watermark(COMPANY, "ach", pd.Timestamp("2026-11-03T12:00:00.5Z"))
+    journal.polling.set_watermark(COMPANY, "ach", pd.Timestamp("2026-11-03T12:00:00.5Z"))
 
-    assert journal.watermark(COMPANY, "ach") == datetime(2026, 11, 3, 12, 0, 0, 500000,
+    assert journal.polling.watermark(COMPANY, "ach") == datetime(2026, 11, 3, 12, 0, 0, 500000,
                                                          tzinfo=UTC)
-    assert journal.watermark(COMPANY, "rcc") == datetime(2026, 11, 2, 5, tzinfo=UTC)
-    assert journal.watermark("DEMO2", "ach") is None
+    assert journal.polling.watermark(COMPANY, "rcc") == datetime(2026, 11, 2, 5, tzinfo=UTC)
+    assert journal.polling.watermark("DEMO2", "ach") is None
     with pytest.raises(TypeError):
-        journal.set_watermark(COMPANY, "ach", "2026-11-01")
+        journal.polling.set_watermark(COMPANY, "ach", "2026-11-01")
 
 
 def test_seen_changes_report_only_new_keys(journal: Journal) -> None:
     returned = datetime(2026, 11, 1, tzinfo=UTC)
     first = [(1, "R", returned), (2, "B", None)]
-    assert journal.seen_changes(COMPANY, "ach", first) == set()
-    assert journal.mark_seen(COMPANY, "ach", first) == 2
+    assert journal.polling.seen_changes(COMPANY, "ach", first) == set()
+    assert journal.polling.mark_seen(COMPANY, "ach", first) == 2
 
     # The overlapping window comes back with pandas values and a new change of item 1.
     again = [(1, "R", pd.Timestamp(returned)), (2, "B", pd.NaT), (1, "I", returned),
              (2, "B", pd.NA)]
-    assert journal.seen_changes(COMPANY, "ach", again) == {again[0], again[1], again[3]}
-    assert journal.mark_seen(COMPANY, "ach", again) == 1
-    assert journal.seen_changes(COMPANY, "rcc", again) == set()
+    assert journal.polling.seen_changes(COMPANY, "ach", again) == {again[0], again[1], again[3]}
+    assert journal.polling.mark_seen(COMPANY, "ach", again) == 1
+    assert journal.polling.seen_changes(COMPANY, "rcc", again) == set()
 
 
 # ---------------------------------------------------------------------------- secrets

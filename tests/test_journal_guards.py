@@ -12,24 +12,24 @@ from paynb.journal import SCHEMA_VERSION, Journal
 def test_applied_marks_survive_a_reopen_and_the_first_mark_stands(tmp_path: Path) -> None:
     path = tmp_path / "j.sqlite3"
     with Journal(path) as journal:
-        first = journal.apply_noc("DEMO1", 17, by="ana", note="CRM updated")
+        first = journal.nocs.apply("DEMO1", 17, by="ana", note="CRM updated")
         assert first["already"] is False and first["noc_id"] == "17"
     with Journal(path) as again:
-        second = again.apply_noc("DEMO1", "17", by="bob")
+        second = again.nocs.apply("DEMO1", "17", by="bob")
         assert second["already"] is True and second["by"] == "ana"
-        marks = again.applied_nocs("DEMO1")
+        marks = again.nocs.applied("DEMO1")
         assert list(marks) == ["17"] and marks["17"]["note"] == "CRM updated"
-        assert again.applied_nocs("OTHER") == {}
+        assert again.nocs.applied("OTHER") == {}
 
 
 def test_overrides_are_recorded_with_who(tmp_path: Path) -> None:
     with Journal(tmp_path / "j.sqlite3") as journal:
-        number = journal.record_override("DEMO1", "ach", "REF-1", "returned-account",
+        number = journal.overrides.record("DEMO1", "ach", "REF-1", "returned-account",
                                          "returned R02", by="ana")
-        (found,) = journal.overrides("DEMO1")
+        (found,) = journal.overrides.list("DEMO1")
         assert found["id"] == number and found["by"] == "ana"
         assert found["rule"] == "returned-account" and found["reference"] == "REF-1"
-        assert journal.overrides("OTHER") == []
+        assert journal.overrides.list("OTHER") == []
 
 
 def test_a_schema_1_journal_gains_the_new_tables(tmp_path: Path) -> None:
@@ -42,7 +42,7 @@ def test_a_schema_1_journal_gains_the_new_tables(tmp_path: Path) -> None:
         conn.execute("PRAGMA user_version = 1")
     with Journal(path) as reopened:
         assert [e["reference"] for e in reopened.entries("DEMO1")] == ["OLD-1"]
-        reopened.apply_noc("DEMO1", 1, by="ana")
-        assert "1" in reopened.applied_nocs("DEMO1")
+        reopened.nocs.apply("DEMO1", 1, by="ana")
+        assert "1" in reopened.nocs.applied("DEMO1")
     with sqlite3.connect(path) as conn:
         assert conn.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION == 2

@@ -33,9 +33,7 @@ paynb helps monitor these rules; it is not legal advice.
 from __future__ import annotations
 
 import datetime as dt
-import getpass
 import logging
-import os
 import threading
 import warnings
 import weakref
@@ -60,6 +58,7 @@ from paynb.compliance._nocs import (
     when,
 )
 from paynb.errors import PaynbError, PaynbWarning, SubmissionRefusedError
+from paynb.journal import current_user
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -174,14 +173,6 @@ def service_now(client: Client) -> dt.datetime:
                            "the sandbox clock")
         return found
     return dt.datetime.now(dt.UTC)
-
-
-def current_user() -> str:
-    """Who is acting, for the journal: the OS user."""
-    try:
-        return getpass.getuser()
-    except (OSError, KeyError):  # no login name in some containers
-        return os.environ.get("USER") or "unknown"
 
 
 # ---------------------------------------------------------------------------- history
@@ -407,7 +398,7 @@ def unknown_noc(client: Client, noc_id: str) -> str | None:
 def applied_marks(client: Client) -> dict[str, dict[str, Any]]:
     """The journal's applied NOCs of the client's company (none without a journal)."""
     journal = client.context.journal
-    return journal.applied_nocs(client.company_code) if journal is not None else {}
+    return journal.nocs.applied(client.company_code) if journal is not None else {}
 
 
 # ---------------------------------------------------------------------------- rules
@@ -649,7 +640,7 @@ def guard_submission(resource: Resource, bodies: dict[int, dict[str, Any]], *,
         for rule, reason in verdict.overridden:
             journal = client.context.journal
             if journal is not None:
-                journal.record_override(client.company_code, resource.kind,
+                journal.overrides.record(client.company_code, resource.kind,
                                         verdict.reference, rule, reason, by=by)
             logger.warning("guards: %s sent with new_authorization=True: %s", rule, reason)
     texts = sorted({text for v in verdicts.values() if v.allowed for text in v.warnings})

@@ -655,7 +655,7 @@ def match(expected: pd.DataFrame, items: pd.DataFrame, *, columns: Mapping[str, 
         journal = Journal(":memory:")
     elif not isinstance(journal, Journal):
         journal = Journal(journal)
-    decisions = journal.match_decisions(settings.ledger)
+    decisions = journal.match_decisions.in_force(settings.ledger)
 
     bar = _Progress(progress, len(expected) + len(items))
     try:

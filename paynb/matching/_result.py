@@ -541,7 +541,7 @@ class MatchResult:
                   if state.i_group[i] >= 0]
         if taken:
             raise ValueError(f"already matched: {', '.join(taken)}; a row is matched once")
-        self.journal.record_match_decision(
+        self.journal.match_decisions.record(
             self._settings.ledger, "pair", note=note,
             expected=[self._expected.keys()[e] for e in e_rows],
             items=[self._items.keys()[i] for i in i_rows])
@@ -558,7 +558,7 @@ class MatchResult:
                            f"{self.exceptions['exception_id'].tolist()}")
         row = found.iloc[0]
         _, _, e_set, i_set = self._state.group(int(row["match_id"]))
-        self.journal.record_match_decision(
+        self.journal.match_decisions.record(
             self._settings.ledger, "resolve", reason=str(row["reason"]), note=note.strip(),
             expected=[self._expected.keys()[e] for e in e_set],
             items=[self._items.keys()[i] for i in i_set])

@@ -55,24 +55,24 @@ class ResourceContext:
         """The newest change ``changes()`` reported for ``kind`` (None before the first)."""
         if self.journal is None:
             return self._marks.get(kind)
-        return self.journal.watermark(self.company_code, kind)
+        return self.journal.polling.watermark(self.company_code, kind)
 
     def set_watermark(self, kind: str, when: dt.datetime) -> None:
         """Remember ``when`` as the watermark of ``kind``."""
         if self.journal is None:
             self._marks[kind] = when
         else:
-            self.journal.set_watermark(self.company_code, kind, when)
+            self.journal.polling.set_watermark(self.company_code, kind, when)
 
     def seen_changes(self, kind: str, keys: list[Any]) -> set[Any]:
         """Those of ``keys`` (id, status, date) already reported for ``kind``."""
         if self.journal is None:
             return {key for key in keys if key in self._seen.get(kind, set())}
-        return self.journal.seen_changes(self.company_code, kind, keys)
+        return self.journal.polling.seen_changes(self.company_code, kind, keys)
 
     def mark_seen(self, kind: str, keys: list[Any]) -> None:
         """Remember ``keys`` as reported for ``kind``."""
         if self.journal is None:
             self._seen.setdefault(kind, set()).update(keys)
         elif keys:
-            self.journal.mark_seen(self.company_code, kind, keys)
+            self.journal.polling.mark_seen(self.company_code, kind, keys)

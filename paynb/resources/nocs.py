@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any, ClassVar
 
+from paynb.journal import current_user
 from paynb.resources._base import Resource, invalid
 
 if TYPE_CHECKING:
@@ -79,7 +80,7 @@ class NocResource(Resource):
         service lists (the list is asked when the id is not among those seen), or one the
         history store holds; any other id is a :class:`~paynb.errors.ValidationError`.
         """
-        from paynb.compliance._guards import current_user, unknown_noc
+        from paynb.compliance._guards import unknown_noc
 
         if noc_id is None or isinstance(noc_id, bool) or not str(noc_id).strip():
             raise invalid("noc_id", "must be the id of a NOC")
@@ -94,4 +95,4 @@ class NocResource(Resource):
             raise invalid("noc_id", f"{key!r} is not the id of a NOC: {looked}, none with "
                                     "that id (client.nocs.list() shows them). A mark on a "
                                     "mistyped id would leave the NOC it was meant for open")
-        return journal.apply_noc(self._company, key, by=by or current_user(), note=note)
+        return journal.nocs.apply(self._company, key, by=by or current_user(), note=note)

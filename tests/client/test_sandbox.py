@@ -412,7 +412,7 @@ def test_changes_sends_the_spec_query_and_reports_each_change_once(client, wire,
     assert new["achItemId"].tolist() == [item["achItemId"]]
     assert new["returnReason"].tolist() == ["R01"]
     assert client.ach.changes().empty
-    mark = client._journal.watermark("DEMO1", "ach")
+    mark = client._journal.polling.watermark("DEMO1", "ach")
     # returnDate is a date (zone-less, UTC by paynb's rule); the watermark a UTC time
     assert mark is not None and pd.Timestamp(mark) == new["returnDate"].max().tz_localize("UTC")
 

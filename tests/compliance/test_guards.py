@@ -291,7 +291,7 @@ def test_a_refused_entry_never_reaches_the_sandbox(sb: Any, client: Any) -> None
     assert client.journal().empty   # nothing reserved either
     sent = client.ach.submit(entry(bankAccountNumber=account), new_authorization=True)
     assert sent["itemStatus"] == "W" and _count(client) == before + 1
-    (override,) = client._journal.overrides(client.company_code)
+    (override,) = client._journal.overrides.list(client.company_code)
     assert override["rule"] == "returned-account" and override["by"]
     assert account not in override["detail"]
 
@@ -377,7 +377,7 @@ def test_a_noc_id_the_client_has_not_seen_is_looked_up_and_a_wrong_one_refused(
             assert f"'{wrong}' is not the id of a NOC: the service lists {listed:,} NOCs of " \
                    f"company {fresh.company_code}" in str(refused.value)
         # Nothing was recorded for the wrong ids.
-        assert set(fresh.context.journal.applied_nocs(fresh.company_code)) == \
+        assert set(fresh.context.journal.nocs.applied(fresh.company_code)) == \
             {str(noc["nocId"])}
 
 

@@ -159,7 +159,7 @@ def test_a_return_needing_authorization_and_the_checkbox(client, fill, ach_value
     assert not form.submit_button.disabled
     form.submit_button.click()
     assert form.result["itemStatus"] == "W" and _count(client) == before + 1
-    (override,) = client._journal.overrides(client.company_code)
+    (override,) = client._journal.overrides.list(client.company_code)
     assert override["rule"] == "returned-account"
     assert override["reference"] == ach_values["yourReferenceNumber"]
 

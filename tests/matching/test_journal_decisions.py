@@ -12,20 +12,20 @@ from paynb.journal import Journal
 
 def test_record_read_withdraw(tmp_path: Path):
     journal = Journal(tmp_path / "j.sqlite3")
-    first = journal.record_match_decision("billing", "pair", expected=["a#1"], items=["ach:7"],
+    first = journal.match_decisions.record("billing", "pair", expected=["a#1"], items=["ach:7"],
                                           note="card 4111 1111 1111 1111 on the memo")
-    journal.record_match_decision("payroll", "resolve", expected=["b#1"], items=["ach:8"],
+    journal.match_decisions.record("payroll", "resolve", expected=["b#1"], items=["ach:8"],
                                   reason="returned", note="ok")
-    kept = journal.match_decisions("billing")
+    kept = journal.match_decisions.in_force("billing")
     assert [(d["id"], d["action"], d["expected"], d["items"]) for d in kept] == [
         (first, "pair", ["a#1"], ["ach:7"])]
     assert "4111 1111 1111 1111" not in kept[0]["note"]  # scrubbed like every stored text
-    journal.withdraw_match_decision(first)
-    assert journal.match_decisions("billing") == []
+    journal.match_decisions.withdraw(first)
+    assert journal.match_decisions.in_force("billing") == []
     with pytest.raises(KeyError):
-        journal.withdraw_match_decision(first)
+        journal.match_decisions.withdraw(first)
     with pytest.raises(ValueError, match="action"):
-        journal.record_match_decision("billing", "forget", expected=[], items=[])
+        journal.match_decisions.record("billing", "forget", expected=[], items=[])
 
 
 def test_a_journal_made_before_the_table_gets_it_on_first_use(tmp_path: Path):
@@ -34,6 +34,6 @@ def test_a_journal_made_before_the_table_gets_it_on_first_use(tmp_path: Path):
     with sqlite3.connect(path) as conn:  # as a journal written before this table existed
         conn.execute("DROP TABLE match_decisions")
     journal = Journal(path)
-    assert journal.match_decisions() == []
-    journal.record_match_decision("billing", "pair", expected=["a#1"], items=["ach:1"])
-    assert len(journal.match_decisions()) == 1
+    assert journal.match_decisions.in_force() == []
+    journal.match_decisions.record("billing", "pair", expected=["a#1"], items=["ach:1"])
+    assert len(journal.match_decisions.in_force()) == 1

@@ -1,0 +1,68 @@
+"""The journal: the audit log of submissions and voids, the duplicate guard, and the
+other records paynb keeps for its user (polling memory, NOC marks, guard overrides,
+match decisions), in one SQLite file.
+
+Every submission, bulk and void is recorded *before* it is sent (state ``pending``)
+and settled with the service's answer afterwards:
+
+- ``sent``      the service accepted it (item id and status recorded);
+- ``rejected``  the service refused it (400): nothing was stored, it may be sent again;
+- ``failed``    it never left (an error before sending): it may be sent again;
+- ``unknown``   it left but no answer came back: it may or may not be stored, so it
+  blocks a second submission until :meth:`paynb.Client.reconcile` settles it;
+- ``invalid``   the service answered with status ``I``: the item is stored but invalid
+  and will not be processed (no money moves); it may be sent again, corrected;
+- ``blocked``   the service answered with status ``B`` (state, routing or account
+  restrictions): stored and locked, no money moves; it may be sent again.
+
+A submission of a reference number that the same company already has in the journal
+for the same kind, in any state but ``rejected``, ``failed``, ``invalid`` or ``blocked``,
+is refused with
+:class:`~paynb.errors.DuplicateSubmissionError` unless the caller allows it. The check
+and the record are one ``BEGIN IMMEDIATE`` transaction, so two threads or two processes
+sharing the file cannot both pass it; a unique partial index guards the same rule.
+
+Nothing secret is stored: summaries go through :func:`scrub` (passwords, secrets,
+tokens and one-time passwords dropped, card numbers reduced to their last four digits,
+account numbers masked).
+
+The package: :class:`Journal` and its entries (``_journal``), one module per other
+table, each owning its statements (``_polling``, ``_nocs``, ``_overrides``,
+``_decisions``), all on the one connection of ``_db``.
+"""
+
+from paynb.journal._common import KINDS, current_user
+from paynb.journal._db import JournalError
+from paynb.journal._decisions import MATCH_ACTIONS, MatchDecisions
+from paynb.journal._journal import (
+    NOT_ACCEPTED,
+    OPERATIONS,
+    SCHEMA_VERSION,
+    STATES,
+    SUBMISSIONS,
+    VOIDS_BY_ID,
+    Journal,
+    scrub,
+)
+from paynb.journal._nocs import NocMarks
+from paynb.journal._overrides import GuardOverrides
+from paynb.journal._polling import Polling
+
+__all__ = [
+    "KINDS",
+    "MATCH_ACTIONS",
+    "NOT_ACCEPTED",
+    "OPERATIONS",
+    "SCHEMA_VERSION",
+    "STATES",
+    "SUBMISSIONS",
+    "VOIDS_BY_ID",
+    "GuardOverrides",
+    "Journal",
+    "JournalError",
+    "MatchDecisions",
+    "NocMarks",
+    "Polling",
+    "current_user",
+    "scrub",
+]

@@ -1,0 +1,445 @@
+"""The journal proper: :class:`Journal`, its entries (every submission, bulk row and
+void, recorded before it is sent and settled with the answer) and the duplicate guard;
+the other tables are features on the same connection (``journal.polling``,
+``journal.nocs``, ``journal.overrides``, ``journal.match_decisions``)."""
+
+from __future__ import annotations
+
+import json
+import logging
+import os
+import sqlite3
+from collections.abc import Iterable, Mapping, Sequence
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from paynb._redact import mask_card_numbers, redact
+from paynb.errors import DuplicateSubmissionError
+from paynb.journal import _decisions, _nocs, _overrides, _polling
+from paynb.journal._common import KINDS, chunks, name, parse_stamp, placeholders, scalar, stamp
+from paynb.journal._db import Database, JournalError
+from paynb.journal._decisions import MatchDecisions
+from paynb.journal._nocs import NocMarks
+from paynb.journal._overrides import GuardOverrides
+from paynb.journal._polling import Polling
+
+if TYPE_CHECKING:
+    import pandas as pd
+
+__all__ = ["NOT_ACCEPTED", "OPERATIONS", "STATES", "SUBMISSIONS", "VOIDS_BY_ID", "Journal",
+           "scrub"]
+
+logger = logging.getLogger("paynb.journal")
+
+#: Operations the journal records; those in :data:`SUBMISSIONS` are guarded against duplicates.
+OPERATIONS = ("submit", "submit_many", "send", "void", "void_many", "void_references")
+SUBMISSIONS = frozenset({"submit", "submit_many", "send"})
+#: Entry states, in the order an entry usually goes through them.
+STATES = ("pending", "sent", "rejected", "unknown", "failed", "invalid", "blocked")
+# States after which the same reference may be submitted again: nothing was stored, or
+# what was stored will never move money (answered I or B).
+_RETRYABLE = ("rejected", "failed", "invalid", "blocked")
+_LIVE = ("pending", "sent", "unknown")
+#: The state of a submission the service stored with item status ``I`` or ``B`` (it will
+#: never be processed), by that status: what a submission's answer and reconcile record.
+NOT_ACCEPTED = {"I": "invalid", "B": "blocked"}
+#: Voids recorded by item id (their reference is the id); the others go by reference number.
+VOIDS_BY_ID = frozenset({"void", "void_many"})
+
+# Values of $PAYNB_JOURNAL that turn the journal off.
+_OFF = frozenset({"off", "none", "false", "0"})
+
+#: A copy of a value that is safe to store (:func:`paynb._redact.redact`: the one rule
+#: for what a secret looks like, shared with the transport, errors and results).
+scrub = redact
+
+#: The entries table, by the schema version that added it.
+TABLES = {1: ("""
+CREATE TABLE IF NOT EXISTS entries (
+    id              INTEGER PRIMARY KEY,
+    batch           INTEGER,
+    created         TEXT NOT NULL,
+    updated         TEXT NOT NULL,
+    company         TEXT NOT NULL,
+    kind            TEXT NOT NULL,
+    operation       TEXT NOT NULL,
+    reference       TEXT,
+    state           TEXT NOT NULL,
+    item_id,
+    item_status     TEXT,
+    detail          TEXT,
+    summary         TEXT,
+    allow_duplicate INTEGER NOT NULL DEFAULT 0,
+    guard           INTEGER NOT NULL DEFAULT 0
+)""", "CREATE INDEX IF NOT EXISTS entries_reference ON entries (company, kind, reference)",
+    "CREATE INDEX IF NOT EXISTS entries_state ON entries (state, company)",
+    # The duplicate guard as a rule of the database: one live guarded submission of a
+    # reference per company and kind.
+    "CREATE UNIQUE INDEX IF NOT EXISTS entries_guard ON entries (company, kind, reference)"
+    f" WHERE guard = 1 AND state IN {_LIVE!r}")}
+
+#: Every table of the journal by the schema version that added it; 2 added
+#: ``noc_applied``, ``guard_overrides`` and ``match_decisions`` (a version-1 file gets
+#: them on opening: every statement is ``IF NOT EXISTS``).
+SCHEMA: dict[int, tuple[str, ...]] = {}
+for _tables in (TABLES, _polling.TABLES, _nocs.TABLES, _overrides.TABLES, _decisions.TABLES):
+    for _version, _statements in _tables.items():
+        SCHEMA[_version] = SCHEMA.get(_version, ()) + tuple(_statements)
+SCHEMA_VERSION = max(SCHEMA)
+
+_ENTRY_COLUMNS = ("id", "batch", "created", "updated", "company", "kind", "operation",
+                  "reference", "state", "item_id", "item_status", "detail", "summary",
+                  "allow_duplicate")
+_SELECT = f"SELECT {', '.join(_ENTRY_COLUMNS)} FROM entries"
+
+
+def _states(state: str | Iterable[str] | None) -> list[str] | None:
+    if state is None:
+        return None
+    states = [state] if isinstance(state, str) else list(state)
+    for one in states:
+        name(one, "state", STATES)
+    return states
+
+
+def _entry(row: sqlite3.Row | tuple[Any, ...]) -> dict[str, Any]:
+    entry = dict(zip(_ENTRY_COLUMNS, row, strict=True))
+    entry["when"] = parse_stamp(entry.pop("created"))
+    entry["updated"] = parse_stamp(entry["updated"])
+    entry["summary"] = json.loads(entry["summary"]) if entry["summary"] else None
+    entry["allow_duplicate"] = bool(entry["allow_duplicate"])
+    return {"id": entry.pop("id"), "when": entry.pop("when"), **entry}
+
+
+class Journal:
+    """The audit log and duplicate guard, with the polling memory, NOC marks, guard
+    overrides and match decisions, in one SQLite file.
+
+    ``Journal(path)`` opens (and if needed creates) the file; ``Journal()`` opens the
+    default one (:meth:`default_path`); ``Journal(":memory:")`` keeps everything in this
+    object only (for tests and throw-away sessions). One object may be shared by threads;
+    several objects and several processes may share one file. Opening is cheap: one
+    connection per object and process, about a millisecond.
+
+    Besides the entries (:meth:`reserve`, :meth:`settle`, :meth:`entries`, ...), each
+    table is a feature on the same connection: :attr:`polling`, :attr:`nocs`,
+    :attr:`overrides` and :attr:`match_decisions`.
+    """
+
+    def __init__(self, path: str | os.PathLike[str] | None = None) -> None:
+        self.path = Path(path) if path is not None else self.default_path()
+        self._db = Database(self.path, SCHEMA)
+        #: The memory of ``changes()`` polling (:class:`~paynb.journal._polling.Polling`).
+        self.polling = Polling(self._db)
+        #: The applied marks of NOCs (:class:`~paynb.journal._nocs.NocMarks`).
+        self.nocs = NocMarks(self._db)
+        #: Guard overrides (:class:`~paynb.journal._overrides.GuardOverrides`).
+        self.overrides = GuardOverrides(self._db)
+        #: Decisions on match results (:class:`~paynb.journal._decisions.MatchDecisions`).
+        self.match_decisions = MatchDecisions(self._db)
+
+    @staticmethod
+    def default_path() -> Path:
+        """The journal file: ``$PAYNB_JOURNAL``, else ``journal.sqlite3`` in the user's data
+        directory (``~/.local/share/paynb`` on Linux). Its folder is created if missing.
+
+        Raises :class:`JournalError` when ``$PAYNB_JOURNAL`` turns the journal off
+        (see :meth:`from_env`)."""
+        override = os.environ.get("PAYNB_JOURNAL", "").strip()
+        if override.lower() in _OFF:
+            raise JournalError("the journal is turned off (PAYNB_JOURNAL=off)")
+        if override:
+            path = Path(override).expanduser()
+        else:
+            import platformdirs
+
+            path = Path(platformdirs.user_data_dir("paynb", appauthor=False)) / "journal.sqlite3"
+        path.parent.mkdir(parents=True, exist_ok=True)
+        return path
+
+    @classmethod
+    def from_env(cls) -> Journal | None:
+        """The default journal, or ``None`` when ``$PAYNB_JOURNAL`` is ``off`` (also
+        ``none``, ``false``, ``0``): what :func:`paynb.connect` uses."""
+        if os.environ.get("PAYNB_JOURNAL", "").strip().lower() in _OFF:
+            return None
+        return cls(cls.default_path())
+
+    def __repr__(self) -> str:
+        return f"Journal({str(self.path)!r})"
+
+    def __getstate__(self) -> dict[str, Any]:
+        return {"path": self.path}
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        self.__init__(state["path"])  # type: ignore[misc]
+
+    def __enter__(self) -> Journal:
+        return self
+
+    def __exit__(self, *exc_info: object) -> None:
+        self.close()
+
+    def close(self) -> None:
+        """Close the connection; the next call opens a new one."""
+        self._db.close()
+
+    # ------------------------------------------------------------------ submissions and voids
+
+    def reserve(self, company: str, kind: str, operation: str,
+                references: Iterable[str | int | None], *, allow_duplicate: bool = False,
+                summary: Mapping[str, Any] | Sequence[Mapping[str, Any] | None] | None = None,
+                ) -> list[int]:
+        """Record one ``pending`` entry per reference, before anything is sent.
+
+        ``references`` are the ``yourReferenceNumber`` values of a submission (``submit``,
+        ``submit_many``, ``send``), or the item ids (``void``, ``void_many``) or reference
+        numbers (``void_references``) of a void. ``summary`` is one mapping for every
+        entry, or a sequence with one mapping (or ``None``) per reference; it is stored
+        scrubbed (:func:`scrub`).
+
+        A submission is refused, with nothing recorded, when any of its references already
+        has an entry for this company and kind that is not ``rejected`` or ``failed`` (or
+        appears twice in ``references``), unless ``allow_duplicate``: raises
+        :class:`~paynb.errors.DuplicateSubmissionError` with ``previous`` the earlier
+        entry. Voids are never refused.
+
+        Returns the entry ids, in the order of ``references``.
+        """
+        company = name(company, "company")
+        kind = name(kind, "kind", KINDS)
+        operation = name(operation, "operation", OPERATIONS)
+        if isinstance(references, str | bytes):
+            raise TypeError("references must be a list of reference numbers, not one string")
+        given = list(references)
+        refs = [None if ref is None else str(ref) for ref in given]
+        summaries = _per_entry(summary, len(refs))
+        if not refs:
+            return []
+        guarded = operation in SUBMISSIONS and not allow_duplicate
+        if guarded:
+            _refuse_repeats(company, kind, refs)
+        now = stamp()
+        repeated: dict[str, dict[str, Any]] = {}
+        with self._db.write() as conn:
+            if guarded:
+                self._refuse_known(conn, company, kind, refs)
+            elif operation in SUBMISSIONS:
+                repeated = self._blocking(conn, company, kind, refs)
+            ids: list[int] = []
+            for ref, original, one_summary in zip(refs, given, summaries, strict=True):
+                item_id = scalar(original) if operation in VOIDS_BY_ID else None
+                try:
+                    (entry_id,) = conn.execute(
+                        "INSERT INTO entries (batch, created, updated, company, kind, operation,"
+                        " reference, state, item_id, summary, allow_duplicate, guard)"
+                        " VALUES (?, ?, ?, ?, ?, ?, ?, 'pending', ?, ?, ?, ?) RETURNING id",
+                        (ids[0] if ids else None, now, now, company, kind, operation, ref,
+                         item_id, one_summary, int(allow_duplicate),
+                         int(guarded and ref is not None)),
+                    ).fetchone()
+                except sqlite3.IntegrityError:
+                    # Only the unique guard index can fail here; the check above should
+                    # have caught it, so say what is there.
+                    self._refuse_known(conn, company, kind, [ref])
+                    raise
+                ids.append(entry_id)
+            conn.execute("UPDATE entries SET batch = id WHERE id = ?", (ids[0],))
+        if repeated:
+            logger.warning("journal: %d %s reference(s) of %s submitted again with "
+                           "allow_duplicate=True (first: %s)", len(repeated), kind, company,
+                           next(ref for ref in refs if ref in repeated))
+        logger.debug("journal: reserved %d %s %s entries for %s (batch %d)", len(ids), kind,
+                     operation, company, ids[0])
+        return ids
+
+    def _blocking(self, conn: sqlite3.Connection, company: str, kind: str,
+                  refs: Sequence[str | None]) -> dict[str, dict[str, Any]]:
+        """The latest blocking submission entry of each of ``refs`` that has one."""
+        wanted = sorted({ref for ref in refs if ref is not None})
+        found: dict[str, dict[str, Any]] = {}
+        for chunk in chunks(wanted):
+            rows = conn.execute(
+                f"{_SELECT} WHERE company = ? AND kind = ? AND reference IN"
+                f" ({placeholders(len(chunk))}) AND operation IN"
+                f" ({placeholders(len(SUBMISSIONS))}) AND state NOT IN"
+                f" ({placeholders(len(_RETRYABLE))}) ORDER BY id",
+                (company, kind, *chunk, *sorted(SUBMISSIONS), *_RETRYABLE),
+            ).fetchall()
+            for row in rows:
+                entry = _entry(row)
+                found[entry["reference"]] = entry
+        return found
+
+    def _refuse_known(self, conn: sqlite3.Connection, company: str, kind: str,
+                      refs: Sequence[str | None]) -> None:
+        found = self._blocking(conn, company, kind, refs)
+        if not found:
+            return
+        first = next(ref for ref in refs if ref in found)
+        previous = found[first]
+        others = len(found) - 1
+        more = f" (and {others} more of these references)" if others else ""
+        item = f", item {previous['item_id']}" if previous["item_id"] is not None else ""
+        raise DuplicateSubmissionError(
+            f"{kind} reference {first!r} of company {company} is already in the journal: "
+            f"{previous['operation']} at {previous['when']:%Y-%m-%d %H:%M:%S} UTC, "
+            f"{previous['state']}{item}{more}. Nothing was sent; pass allow_duplicate=True "
+            "to send it again.",
+            reference_number=first, previous=previous)
+
+    def duplicates(self, company: str, kind: str,
+                   references: Iterable[str]) -> dict[str, dict[str, Any]]:
+        """Which of ``references`` :meth:`reserve` would refuse, each with the earlier entry.
+
+        For showing or dropping the repeats of a bulk before submitting it; the guard
+        itself stays in :meth:`reserve`.
+        """
+        company = name(company, "company")
+        kind = name(kind, "kind", KINDS)
+        with self._db.reading() as conn:
+            return self._blocking(conn, company, kind, [str(ref) for ref in references])
+
+    def previous(self, company: str, kind: str, reference: str) -> dict[str, Any] | None:
+        """The entry that blocks a new submission of ``reference``, or ``None``."""
+        return self.duplicates(company, kind, [reference]).get(str(reference))
+
+    def settle(self, entry_id: int, state: str, *, item_id: str | int | None = None,
+               item_status: str | None = None, detail: str | None = None) -> None:
+        """Record the outcome of entry ``entry_id``: its new ``state`` and, when known, the
+        service's item id and status and a short ``detail`` (an error message, never a
+        secret). Values left ``None`` keep what the entry had."""
+        self.settle_many([(entry_id, state, item_id, item_status, detail)])
+
+    def settle_many(self, outcomes: Iterable[Sequence[Any]]) -> None:
+        """Settle many entries in one transaction: ``outcomes`` holds tuples
+        ``(entry_id, state[, item_id[, item_status[, detail]]])`` as for :meth:`settle`.
+        Raises ``KeyError`` (and changes nothing) when an entry id is not in the journal."""
+        now = stamp()
+        rows = []
+        for outcome in outcomes:
+            if not 2 <= len(outcome) <= 5:
+                raise ValueError("each outcome is (entry_id, state[, item_id[, item_status"
+                                 "[, detail]]])")
+            entry_id, state, item_id, item_status, detail = (*outcome, None, None, None)[:5]
+            name(state, "state", STATES)
+            rows.append({"id": int(entry_id), "state": state, "item_id": scalar(item_id),
+                         "item_status": None if item_status is None else str(item_status),
+                         "detail": None if detail is None else mask_card_numbers(str(detail)),
+                         "live": state in _LIVE, "now": now})
+        if not rows:
+            return
+        with self._db.write() as conn:
+            cursor = conn.executemany(
+                "UPDATE entries SET state = :state, updated = :now,"
+                " item_id = COALESCE(:item_id, item_id),"
+                " item_status = COALESCE(:item_status, item_status),"
+                " detail = COALESCE(:detail, detail),"
+                # An entry coming back to life beside another live submission of the same
+                # reference (say a 'failed' one found sent after all) is a duplicate that
+                # happened: record it, and let it leave the unique guard.
+                " guard = CASE WHEN :live AND guard = 1 AND EXISTS (SELECT 1 FROM entries o"
+                "   WHERE o.company = entries.company AND o.kind = entries.kind"
+                "   AND o.reference = entries.reference AND o.guard = 1"
+                f"  AND o.state IN {_LIVE!r} AND o.id != entries.id) THEN 0 ELSE guard END"
+                " WHERE id = :id",
+                rows,
+            )
+            if cursor.rowcount != len(rows):
+                ids = sorted({row["id"] for row in rows})
+                known = {found for chunk in chunks(ids) for (found,) in conn.execute(
+                    f"SELECT id FROM entries WHERE id IN ({placeholders(len(chunk))})", chunk)}
+                missing = [entry_id for entry_id in ids if entry_id not in known]
+                if missing:
+                    raise KeyError(f"no journal entry {missing[0]}"
+                                   + (f" (and {len(missing) - 1} more)" if len(missing) > 1
+                                      else ""))
+        logger.debug("journal: settled %d entries", len(rows))
+
+    # ------------------------------------------------------------------ reading
+
+    def entries(self, company: str | None = None, kind: str | None = None,
+                state: str | Iterable[str] | None = None, *, operation: str | None = None,
+                reference: str | None = None) -> list[dict[str, Any]]:
+        """Entries, oldest first, filtered by company, kind, state (one or several),
+        operation and reference. Each is a dict: ``id, when`` (UTC datetime of the
+        reservation), ``batch`` (id of the first entry of the same call), ``updated,
+        company, kind, operation, reference, state, item_id, item_status, detail, summary,
+        allow_duplicate``."""
+        clauses: list[str] = []
+        params: list[Any] = []
+        for column, value, choices in (("company", company, None), ("kind", kind, KINDS),
+                                       ("operation", operation, OPERATIONS),
+                                       ("reference", reference, None)):
+            if value is not None:
+                clauses.append(f"{column} = ?")
+                params.append(name(value, column, choices) if column != "reference"
+                              else str(value))
+        states = _states(state)
+        if states is not None:
+            clauses.append(f"state IN ({placeholders(len(states))})")
+            params.extend(states)
+        where = f" WHERE {' AND '.join(clauses)}" if clauses else ""
+        return [_entry(row) for row in self._db.read(f"{_SELECT}{where} ORDER BY id", params)]
+
+    def unknown_entries(self, company: str | None = None, *,
+                        stale_after: float | None = 600.0) -> list[dict[str, Any]]:
+        """Entries whose outcome is not known, oldest first: state ``unknown``, and
+        ``pending`` entries older than ``stale_after`` seconds (their process stopped
+        between recording and answer; ``None`` leaves pending entries out). These are what
+        :meth:`paynb.Client.reconcile` looks up in the service."""
+        found = self.entries(company, state=("unknown", "pending"))
+        now = datetime.now(UTC)
+        return [entry for entry in found if entry["state"] == "unknown"
+                or (stale_after is not None
+                    and (now - entry["when"]).total_seconds() > stale_after)]
+
+    def frame(self, company: str | None = None, kind: str | None = None,
+              state: str | Iterable[str] | None = None, *, operation: str | None = None,
+              reference: str | None = None) -> pd.DataFrame:
+        """:meth:`entries` as a typed DataFrame: ``when``/``updated`` UTC timestamps,
+        ``state`` categorical in :data:`STATES` order, ids nullable integers, the same
+        columns when empty."""
+        import pandas as pd
+
+        found = self.entries(company, kind, state, operation=operation, reference=reference)
+        columns = ["id", "when", "batch", "updated", "company", "kind", "operation",
+                   "reference", "state", "item_id", "item_status", "detail", "summary",
+                   "allow_duplicate"]
+        df = pd.DataFrame.from_records(found, columns=columns)
+        return df.astype({
+            "id": "Int64", "batch": "Int64",
+            "when": "datetime64[ns, UTC]", "updated": "datetime64[ns, UTC]",
+            "company": "string", "kind": pd.CategoricalDtype(KINDS),
+            "operation": pd.CategoricalDtype(OPERATIONS), "reference": "string",
+            "state": pd.CategoricalDtype(STATES),
+            "item_id": "string", "item_status": "string", "detail": "string",
+            "summary": "object", "allow_duplicate": "bool",
+        })
+
+
+def _refuse_repeats(company: str, kind: str, refs: Sequence[str | None]) -> None:
+    seen: set[str] = set()
+    for ref in refs:
+        if ref is None:
+            continue
+        if ref in seen:
+            raise DuplicateSubmissionError(
+                f"{kind} reference {ref!r} of company {company} appears more than once in this "
+                "submission. Nothing was sent; pass allow_duplicate=True to send it anyway.",
+                reference_number=ref)
+        seen.add(ref)
+
+
+def _per_entry(summary: Mapping[str, Any] | Sequence[Mapping[str, Any] | None] | None,
+               count: int) -> list[str | None]:
+    """The scrubbed JSON summary of each entry."""
+    if summary is None or isinstance(summary, Mapping) or hasattr(summary, "to_wire"):
+        text = None if summary is None else json.dumps(scrub(summary), ensure_ascii=False)
+        return [text] * count
+    summaries = list(summary)
+    if len(summaries) != count:
+        raise ValueError(f"summary has {len(summaries)} entries for {count} references")
+    return [None if one is None else json.dumps(scrub(one), ensure_ascii=False)
+            for one in summaries]
