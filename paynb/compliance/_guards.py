@@ -43,7 +43,7 @@ from typing import TYPE_CHECKING, Any
 
 from paynb._coerce import parse_decimal
 from paynb._warn import user_stacklevel
-from paynb.codes import RETURN_CODES
+from paynb.codes import RETURN_CODE_TABLE
 from paynb.compliance._nocs import (
     Entry,
     account_key,
@@ -82,11 +82,13 @@ logger = logging.getLogger("paynb.compliance")
 
 #: Return codes after which the account may not be debited again without a new
 #: authorization (NACHA 2.12.4(b)): closed, no account, invalid number, unauthorized,
-#: revoked, stopped, not authorized, frozen, and R51 (RCK item ineligible).
-NEW_AUTHORIZATION_CODES = ("R02", "R03", "R04", "R05", "R07", "R08", "R10", "R16", "R29",
-                           "R51")
-#: Return codes whose entries may be reinitiated (insufficient or uncollected funds).
-REINITIATION_CODES = ("R01", "R09")
+#: revoked, stopped, not authorized, frozen, and R51 (RCK item ineligible); the codes
+#: :data:`paynb.codes.RETURN_CODE_TABLE` marks ``needs_new_authorization``.
+NEW_AUTHORIZATION_CODES = tuple(code for code, r in RETURN_CODE_TABLE.items()
+                                if r.needs_new_authorization)
+#: Return codes whose entries may be reinitiated (insufficient or uncollected funds): the
+#: codes :data:`paynb.codes.RETURN_CODE_TABLE` marks ``reinitiable``.
+REINITIATION_CODES = tuple(code for code, r in RETURN_CODE_TABLE.items() if r.reinitiable)
 #: Reinitiations allowed per original entry (NACHA 2.12.4(a)).
 MAX_REINITIATIONS = 2
 #: Days after the original entry's settlement within which it may be reinitiated.
@@ -94,7 +96,6 @@ REINITIATION_DAYS = 180
 #: Company entry description a reinitiated entry must carry (NACHA 2.12.4(c)).
 RETRY_DESCRIPTION = "RETRY PYMT"
 _DESCRIPTION_FIELD = "achCompanyEntryDescription"
-_RETURN_NAMES = {**RETURN_CODES, "R51": "Item related to RCK entry is ineligible or improper"}
 #: Item kinds the NACHA guards apply to.
 GUARDED_KINDS = frozenset({"ach"})
 #: Unseen entries of NOCs fetched one by one; more are found by listing the ACH items once.
@@ -429,7 +430,7 @@ def _carries(body: Mapping[str, Any], corrected: Mapping[str, str]) -> bool:
 def _noc_rule(verdict: Verdict, body: Mapping[str, Any], obligations: list[dict[str, Any]],
               today: dt.date) -> None:
     for row in obligations:
-        if row["state"] == "applied":
+        if row["state"] in ("applied", "no change"):
             continue
         what = (f"NOC {row['nocId']} ({row['changeCode']} {row['changeReason']}) on account "
                 f"{row['bankAccountNumber']}, received {_day(row['received'])}")
@@ -461,7 +462,7 @@ def _returned_rule(verdict: Verdict, entries: list[Entry], *, new_authorization:
         return
     reason = (f"the last entry to this account (item {last.id}, received "
               f"{_day(last.received)}) was returned {last.code} "
-              f"({_RETURN_NAMES.get(last.code, 'see the return')}) on {_day(last.returned)}: "
+              f"({RETURN_CODE_TABLE[last.code].meaning}) on {_day(last.returned)}: "
               "another entry needs a new authorization from the receiver (NACHA 2.12.4(b)); "
               "pass new_authorization=True once you hold one")
     if new_authorization:

@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Any
 
 from paynb._coerce import missing, parse_decimal
 from paynb._redact import last_four
-from paynb.codes import NOC_CODES
+from paynb.codes import NOC_CODE_TABLE, code_label, code_meaning
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -34,40 +34,27 @@ __all__ = [
 
 #: Banking days after receipt within which a NOC's change must be made (NACHA 2.12.1).
 NOC_DUE_DAYS = 6
-#: States of an obligation, in the order they usually go through.
-NOC_STATES = ("open", "due soon", "overdue", "applied")
+#: States of an obligation, in the order they usually go through; ``no change`` is a
+#: refused NOC (C61-C69), which asks the originator to change nothing.
+NOC_STATES = ("open", "due soon", "overdue", "applied", "no change")
 #: Banking days before the due date from which an open obligation reads ``due soon``.
 DUE_SOON_DAYS = 2
 
 #: What each change code asks to change: the fields its corrected data carries (the
-#: request's field names where the ACH item has one) and the words for it. C04, C08 and
-#: C10-C13 concern data paynb cannot pre-fill (the receiver's name as the bank has it,
-#: the IAT receiving bank, the company's own name and identification, the addenda).
+#: request's field names where the ACH item has one) and the words for it, from
+#: :data:`paynb.codes.NOC_CODE_TABLE`. C04, C08 and C10-C14 concern data paynb cannot
+#: pre-fill (the receiver's name as the bank has it, the IAT receiving bank, the company's
+#: own name and identification, the addenda, the entry class). Refused NOCs (C61-C69)
+#: ask no change and are not here.
 NOC_CHANGES: dict[str, tuple[tuple[str, ...], str]] = {
-    "C01": (("bankAccountNumber",), "account number"),
-    "C02": (("bankRoutingNumber",), "routing number"),
-    "C03": (("bankRoutingNumber", "bankAccountNumber"), "routing number and account number"),
-    "C04": (("individualName",), "receiver's name"),
-    "C05": (("achTransactionCode",), "transaction code (account type)"),
-    "C06": (("bankAccountNumber", "achTransactionCode"),
-            "account number and transaction code (account type)"),
-    "C07": (("bankRoutingNumber", "bankAccountNumber", "achTransactionCode"),
-            "routing number, account number and transaction code (account type)"),
-    "C08": (("receivingDfiIdentification",), "receiving bank identification (IAT)"),
-    "C09": (("achIdentificationNumber",), "individual identification number"),
-    "C10": (("companyName",), "your company name (in the batch header)"),
-    "C11": (("companyIdentification",), "your company identification (in the batch header)"),
-    "C12": (("companyName", "companyIdentification"),
-            "your company name and identification (in the batch header)"),
-    "C13": (("addenda",), "addenda record format"),
-}
+    code: (noc.fields, noc.change) for code, noc in NOC_CODE_TABLE.items() if noc.fields}
 
 _LABELS = {
     "bankAccountNumber": "account number", "bankRoutingNumber": "routing number",
     "achTransactionCode": "transaction code", "individualName": "receiver's name",
     "receivingDfiIdentification": "receiving bank", "achIdentificationNumber": "individual ID",
     "companyName": "company name", "companyIdentification": "company ID",
-    "addenda": "addenda",
+    "addenda": "addenda", "achEntryClass": "entry class",
 }
 
 #: NACHA transaction codes: first digit the account (2 checking, 3 savings, 4 general
@@ -161,7 +148,9 @@ def must_change(code: Any, corrected: Mapping[str, str]) -> str:
     masked): ``account number to ****4321; transaction code to 32 (savings credit)``."""
     code = str(code).strip().upper()
     if code not in NOC_CHANGES:
-        return f"unknown change code {code}: see the NOC"
+        if code in NOC_CODE_TABLE:
+            return f"nothing: {code_label(code)}, a notice the ODFI sent back to the bank"
+        return f"{code_label(code)}: see the NOC"
     fields, words = NOC_CHANGES[code]
     if not corrected:
         # (a list has no mask option: the whole numbers come from the ledger or a client
@@ -444,7 +433,10 @@ def ledger(nocs: Any, entries: list[Entry], *, as_of: dt.datetime,
         marked = when(mark.get("when")) if mark is not None else None
         if as_it_stood and marked is not None and _day(marked) > today:
             mark = None  # applied after the day judged: not yet then
-        if mark is not None:
+        if code in NOC_CODE_TABLE and code not in NOC_CHANGES:
+            sixth = due = None  # a refused NOC: nothing to change, no deadline
+            state = "no change"
+        elif mark is not None:
             state = "applied"
         elif due is None:
             state = "open"
@@ -462,7 +454,7 @@ def ledger(nocs: Any, entries: list[Entry], *, as_of: dt.datetime,
         rows.append({
             "nocId": noc_id, "achItemId": get(noc, "achItemId"),
             "yourReferenceNumber": get(noc, "yourReferenceNumber"), "changeCode": code,
-            "changeReason": get(noc, "changeReason") or NOC_CODES.get(code),
+            "changeReason": get(noc, "changeReason") or code_meaning(code),
             "bankRoutingNumber": item.fields.get("bankRoutingNumber") if item else None,
             "bankAccountNumber": last_four(account) if account else None,
             "mustChange": must_change(code, corrected),
@@ -538,7 +530,8 @@ def noc_obligations(nocs: Any, *, items: Any = None, as_of: Any = None, applied:
     a weekend or holiday counts from the next banking day), ``nextEntry`` (when the
     service received the first later entry to the same account), ``dueDate`` (the later
     of the two, NACHA 2.12.1), ``state`` (``open``, ``due soon``, ``overdue`` once the
-    due date has passed, ``applied``), ``appliedBy``, ``appliedAt`` and ``correction``
+    due date has passed, ``applied``; ``no change`` for a refused NOC, C61-C69, which
+    has no due date), ``appliedBy``, ``appliedAt`` and ``correction``
     (a :class:`Correction`: the corrected account record, when the NOC's data and its
     entry are known).
 

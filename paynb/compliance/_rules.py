@@ -13,6 +13,13 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from paynb.codes import (
+    ADMINISTRATIVE_RETURN_CODES,
+    EXTENDED_RETURN_DAYS,
+    STANDARD_RETURN_BANKING_DAYS,
+    UNAUTHORIZED_RETURN_CODES,
+)
+
 __all__ = [
     "CATEGORIES",
     "CONSUMER_ENTRY_CLASSES",
@@ -46,11 +53,11 @@ class Category:
 
 
 CATEGORIES: tuple[Category, ...] = (
-    Category("unauthorized", frozenset({"R05", "R07", "R10", "R11", "R29", "R51"}), 50,
+    Category("unauthorized", UNAUTHORIZED_RETURN_CODES, 50,
              "NACHA Operating Rules, Article Two, Subsection 2.17.2 (ODFI Return Rate "
              "Reporting, Unauthorized Entry Return Rate): unauthorized debit returns above "
              "0.5 % of debit entries"),
-    Category("administrative", frozenset({"R02", "R03", "R04"}), 300,
+    Category("administrative", ADMINISTRATIVE_RETURN_CODES, 300,
              "NACHA Operating Rules, Article Two, Subsection 2.17.2 (Administrative Return "
              "Rate Level, added by the 2021 Risk Management rules): R02, R03, R04 above "
              "3.0 % of debit entries"),
@@ -59,7 +66,9 @@ CATEGORIES: tuple[Category, ...] = (
              "Level, added by the 2021 Risk Management rules): all debit returns above "
              "15.0 % of debit entries"),
 )
-"""The three return-rate categories, in the order every result lists them."""
+"""The three return-rate categories, in the order every result lists them; their codes
+are those :data:`paynb.codes.RETURN_CODE_TABLE` puts in each (R05, R07, R10, R11, R29,
+R51 unauthorized; R02, R03, R04 administrative; overall: every return)."""
 
 #: A level is "warning" from this share of the threshold on (configurable per call).
 WARNING_SHARE = 0.8
@@ -72,15 +81,10 @@ WINDOWS: tuple[str, ...] = ("60D", "2M")
 #: A W item that the service already gave a send date is sent, and counts.
 NOT_ENTRY_STATUSES = frozenset({"W", "V", "I", "B"})
 
-#: Standard return time frame: the return reaches the ODFI no later than the opening
-#: of business on the second banking day after the Settlement Date (Article Three,
-#: Subsection 3.8.3.1).
-STANDARD_RETURN_BANKING_DAYS = 2
-
-#: Extended return time frame for unauthorized consumer debits (R05, R07, R10, R11,
-#: and R37/R51/R53 for check conversions): 60 calendar days after the Settlement Date
-#: (Article Three, Subsection 3.13, "Extended Return Entries").
-EXTENDED_RETURN_DAYS = 60
+# STANDARD_RETURN_BANKING_DAYS (2: the return reaches the ODFI no later than the opening
+# of business on the second banking day after the Settlement Date, Article Three,
+# Subsection 3.8.3.1) and EXTENDED_RETURN_DAYS (60 calendar days for unauthorized consumer
+# debits and R37/R38/R51-R53, Subsection 3.13) are paynb.codes' time frames, named here too.
 
 #: Consumer entry classes whose debits may come back as unauthorized within the
 #: extended time frame. The rules also give the extended time frame to other consumer

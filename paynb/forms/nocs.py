@@ -50,11 +50,13 @@ def guard_text(verdict: Any) -> str:
 
 def new_authorization_box() -> widgets.Checkbox:
     """The checkbox by which the analyst says the receiver authorized the entry anew."""
+    from paynb.compliance import NEW_AUTHORIZATION_CODES
+
     box = widgets.Checkbox(value=False, indent=False,
                            description="New authorization from the receiver",
                            layout=widgets.Layout(width="auto"))
     box.tooltip = ("Tick only if you hold a new authorization: after a return that "
-                   "requires one (R02, R03, R04, R05, R07, R08, R10, R16, R29, R51)")
+                   f"requires one ({', '.join(NEW_AUTHORIZATION_CODES)})")
     box.add_class("paynb-new-authorization")
     return box
 
@@ -112,7 +114,7 @@ class NocForm(Form):
             shown[column] = shown[column].dt.strftime("%Y-%m-%d").fillna("")
         self.table.value = table_html(shown, nowrap=True)
         keep = self.noc.value
-        pending = ledger[ledger["state"] != "applied"]
+        pending = ledger[~ledger["state"].isin(["applied", "no change"])]
         self.noc.options = [(f"NOC {row.nocId} · {row.changeCode} · {row.bankAccountNumber or '?'}"
                              f" · {row.state}, due {row.dueDate:%Y-%m-%d}"
                              if row.dueDate is not None and row.dueDate == row.dueDate

@@ -94,7 +94,7 @@ def test_applied_marks_and_the_masked_account() -> None:
     assert ledger.loc[0, "mustChange"] == "account number to ****8777"
     assert ledger.loc[1, "mustChange"] == "transaction code to 32 (savings credit)"
     assert ledger["state"].dtype == pd.CategoricalDtype(["open", "due soon", "overdue",
-                                                         "applied"], ordered=True)
+                                                         "applied", "no change"], ordered=True)
 
 
 @pytest.mark.parametrize(("as_of", "states"), [
@@ -169,14 +169,25 @@ def test_corrected_data_is_read_per_change_code(code: str, data: str,
 
 
 def test_every_known_change_code_is_spelled_out() -> None:
-    from paynb.codes import NOC_CODES
+    from paynb.codes import NOC_CODE_TABLE, NOC_CODES
 
-    assert set(NOC_CHANGES) == set(NOC_CODES)
+    changes = [c for c, n in NOC_CODE_TABLE.items() if n.group == "change"]
+    assert list(NOC_CHANGES) == changes == [f"C{n:02d}" for n in range(1, 15)]
     ledger = noc_obligations([noc(n, 10, RECEIPT, code, "X") for n, code in
-                              enumerate(NOC_CODES, 1)], items=[item(10, "2026-06-25")],
+                              enumerate([*NOC_CODES, "C99"], 1)], items=[item(10, "2026-06-25")],
                              as_of="2026-07-01")
     assert ledger["mustChange"].notna().all()
     assert (ledger["mustChange"].str.len() > 5).all()
+    assert ledger["changeReason"].tolist() == [*NOC_CODES.values(), "not a NACHA code paynb knows"]
+    refused = ledger[ledger["changeCode"].str.startswith("C6")]
+    assert len(refused) == 9 and (refused["state"] == "no change").all()
+    assert refused["dueDate"].isna().all() and refused["sixthBankingDay"].isna().all()
+    assert refused["mustChange"].iloc[0] == ("nothing: C61: Refused NOC: misrouted, a notice "
+                                             "the ODFI sent back to the bank")
+    unknown = ledger[ledger["changeCode"] == "C99"].iloc[0]
+    assert unknown["mustChange"] == "C99: not a NACHA code paynb knows: see the NOC"
+    # Not known, so not excused: it keeps the six banking days, the analyst looks.
+    assert unknown["state"] == "open" and pd.notna(unknown["dueDate"])
 
 
 def test_without_items_the_account_is_unknown_but_the_dates_are_there() -> None:

@@ -148,7 +148,7 @@ def force(ctx: Ctx, companyCode: str, kind: str, itemId: str, data: Body) -> Res
     if status == "R" and code is None:
         code = "R01"
     if code is not None and code not in RETURN_CODES:
-        errors["code"] = ["must be a return code R01 to R29"]
+        errors["code"] = ["must be a NACHA return code (R01 to R85, docs/codes.md)"]
     if message is not None and not isinstance(message, str):
         errors["message"] = ["must be text"]
     if errors:
@@ -171,7 +171,8 @@ def create_noc(ctx: Ctx, companyCode: str, itemId: str, data: Body) -> Response:
     code = data.get("changeCode", "C01")
     corrected = data.get("correctedData")
     if not isinstance(code, str) or code not in NOC_CODES:
-        raise validation({"changeCode": ["must be a change code C01 to C13"]})
+        raise validation({"changeCode": ["must be a NACHA change code (C01 to C69, "
+                                         "docs/codes.md)"]})
     if corrected is not None and not isinstance(corrected, str):
         raise validation({"correctedData": ["must be text"]})
     key = parse_item_id(itemId)
