@@ -19,7 +19,7 @@ import requests
 
 from paynb.errors import AuthenticationError, TransportError
 
-__all__ = ["PasswordAuth", "gave_up", "no_answer_reason"]
+__all__ = ["TOKEN_REQUEST", "PasswordAuth", "gave_up", "never_connected", "no_answer_reason"]
 
 logger = logging.getLogger("paynb.auth")
 
@@ -30,6 +30,8 @@ _RENEW_MAX_MARGIN = 60.0
 # without the URL around them (its query string may hold references).
 _ERRNO = re.compile(r"\[Errno -?\d+\] ([^'\"()\[\]]+)")
 _TLS_FAILED = "the TLS handshake failed"
+#: What errors call the token request (:attr:`~paynb.errors.TransportError.request`).
+TOKEN_REQUEST = "token request"
 
 
 def no_answer_reason(exc: BaseException) -> str:
@@ -50,6 +52,31 @@ def no_answer_reason(exc: BaseException) -> str:
     return name
 
 
+def never_connected(exc: BaseException) -> bool:
+    """Whether ``exc`` (a requests exception) says that no connection to the host was
+    made: refused, the host name not resolved, or timed out while connecting. The request
+    then never left, so the service cannot have processed it. (A connection dropped or a
+    TLS failure may come after the request was written: not counted.)"""
+    from urllib3.exceptions import ConnectTimeoutError, NewConnectionError
+
+    if isinstance(exc, requests.exceptions.ConnectTimeout):
+        return True
+    seen: set[int] = set()
+    todo: list[Any] = [exc]
+    while todo:
+        found = todo.pop()
+        if not isinstance(found, BaseException) or id(found) in seen:
+            continue
+        seen.add(id(found))
+        # urllib3's NewConnectionError (refused, and NameResolutionError) is a
+        # ConnectTimeoutError: both are raised before anything is written.
+        if isinstance(found, ConnectTimeoutError | NewConnectionError):
+            return True
+        todo += [getattr(found, "reason", None), found.__cause__, found.__context__,
+                 *found.args]
+    return False
+
+
 def _advice(reason: str, setting: str, url: str) -> str:
     """What to check after no answer came from ``url`` (for ``reason``)."""
     if reason.startswith(_TLS_FAILED):
@@ -61,7 +88,7 @@ def _advice(reason: str, setting: str, url: str) -> str:
 
 
 def gave_up(what: str, method: str, url: str, *, reason: str, attempts: int, seconds: float,
-            setting: str, outcome: str = "") -> TransportError:
+            setting: str, outcome: str = "", connected: bool = True) -> TransportError:
     """The final :class:`TransportError` after ``attempts`` tries without an answer."""
     parts = urlsplit(url)
     host = parts.netloc
@@ -74,7 +101,7 @@ def gave_up(what: str, method: str, url: str, *, reason: str, attempts: int, sec
         f"no answer from {host} to the {what} ({method} {parts.path}): {reason}; "
         f"{tries}.{outcome} {_advice(reason, setting, base)}",
         method=method, path=parts.path, host=host, request=what, attempts=attempts,
-        seconds=seconds, reason=reason)
+        seconds=seconds, reason=reason, connected=connected)
 
 
 class PasswordAuth:
@@ -126,7 +153,7 @@ class PasswordAuth:
             response = self._session.post(self.token_url, data=self._form, timeout=self._timeout)
         except requests.RequestException as exc:
             # One attempt: Transport.token() retries, and its final error counts them all.
-            raise gave_up("token request", "POST", self.token_url,
+            raise gave_up(TOKEN_REQUEST, "POST", self.token_url,
                           reason=no_answer_reason(exc), attempts=1,
                           seconds=time.monotonic() - started, setting="auth_url") from None
         answer: Any

@@ -7,7 +7,7 @@ The tree::
     ├── ValidationError            bad input found before anything was sent (per field)
     ├── ApiError                   the service answered with an error status
     │   ├── BadRequestError        400
-    │   │   └── BulkRejectedError  400 to an all-or-nothing bulk submission
+    │   │   └── BulkRejectedError  400 to an all-or-nothing bulk (or refused before sending)
     │   ├── PermissionDeniedError  403 (a company the user does not hold)
     │   ├── NotFoundError          404
     │   ├── RateLimitError         429
@@ -136,7 +136,7 @@ class ApiError(_ServiceAnswer, PaynbError):
     when the answer had them.
     """
 
-    def __init__(self, message: str, *, status: int, method: str, path: str,
+    def __init__(self, message: str, *, status: int | None, method: str, path: str,
                  title: str | None = None, detail: str | None = None,
                  errors: dict[str, list[str]] | None = None, body: Any = None):
         self._keep_answer(status=status, method=method, path=path, title=title,
@@ -144,7 +144,8 @@ class ApiError(_ServiceAnswer, PaynbError):
         super().__init__(message)
 
     def __str__(self) -> str:
-        text = f"{self.status} {self.method} {self.path}: {self.args[0]}"
+        said = "refused before sending" if self.status is None else str(self.status)
+        text = f"{said} {self.method} {self.path}: {self.args[0]}"
         if self.errors:
             text += f" ({_format_field_errors(self.errors)})"
         return text
@@ -155,9 +156,12 @@ class BadRequestError(ApiError):
 
 
 class BulkRejectedError(BadRequestError):
-    """400 to an all-or-nothing bulk submission: nothing was stored.
+    """An all-or-nothing bulk submission refused: nothing was stored.
 
     ``rows`` maps each rejected input row (0-based, in input order) to its errors.
+    ``status`` is 400 when the service refused the set, ``None`` when paynb's own checks
+    refused it before anything was sent (the message then starts ``refused before
+    sending``).
     """
 
     def __init__(self, message: str, *, rows: dict[int, dict[str, list[str]]] | None = None,
@@ -189,8 +193,12 @@ class ServerError(ApiError):
 class TransportError(PaynbError):
     """No answer came: the connection was refused or dropped, or the call timed out.
 
-    For a POST this means the outcome is unknown; the journal marks the submission
-    ``unknown`` until :meth:`paynb.Client.reconcile` settles it.
+    ``connected`` is False when no connection to the host was made (refused, the host
+    name not resolved, timed out while connecting): the request never left, and the
+    journal records a submission ``failed`` (not sent; it may be sent again). Otherwise
+    the request may have reached the service, and for a POST the outcome is unknown:
+    the journal marks the submission ``unknown`` until
+    :meth:`paynb.Client.reconcile` settles it.
 
     The message names the request that got no answer and its host once, says how
     many attempts were made over how long, and what to check (VPN, proxy, the
@@ -201,7 +209,8 @@ class TransportError(PaynbError):
 
     def __init__(self, message: str, *, method: str | None = None, path: str | None = None,
                  host: str | None = None, request: str | None = None, attempts: int = 1,
-                 seconds: float | None = None, reason: str | None = None):
+                 seconds: float | None = None, reason: str | None = None,
+                 connected: bool = True):
         self.method = method
         self.path = path
         self.host = host
@@ -209,6 +218,7 @@ class TransportError(PaynbError):
         self.attempts = attempts
         self.seconds = seconds
         self.reason = reason
+        self.connected = connected
         super().__init__(message)
 
 

@@ -28,7 +28,7 @@ from requests.auth import AuthBase
 
 from paynb._json import loads
 from paynb._redact import preview, redact
-from paynb.auth import PasswordAuth, gave_up, no_answer_reason
+from paynb.auth import TOKEN_REQUEST, PasswordAuth, gave_up, never_connected, no_answer_reason
 from paynb.errors import (
     ApiError,
     AuthenticationError,
@@ -196,7 +196,7 @@ def describe_request(method: str, path: str, params: Params = None) -> str:
     """What a request is for, in words for log lines and errors: ``token request``,
     ``list page 3``, ``export``, ``read``, ``submission`` or ``void``."""
     if path.endswith("/connect/token"):
-        return "token request"
+        return TOKEN_REQUEST
     if method in _SAFE_METHODS:
         page = _param(params, "page")
         if "/export/" in path:
@@ -267,7 +267,7 @@ class Transport:
                 return auth.renew(stale) if stale else auth.token()
             except TransportError as exc:
                 if last:
-                    raise gave_up("token request", "POST", auth.token_url,
+                    raise gave_up(TOKEN_REQUEST, "POST", auth.token_url,
                                   reason=exc.reason or "no answer", attempts=attempt + 1,
                                   seconds=time.monotonic() - started,
                                   setting="auth_url") from None
@@ -337,12 +337,16 @@ class Transport:
             except _NoAnswer as lost:
                 reason = no_answer_reason(lost.cause)
                 if last:
+                    connected = not never_connected(lost.cause)
                     outcome = "" if method in _SAFE_METHODS else (
                         " The service may or may not have processed it, and paynb does not "
-                        "send it again (client.reconcile() finds out).")
+                        "send it again (client.reconcile() finds out)." if connected else
+                        " No connection was made, so it never reached the service: nothing "
+                        "was sent.")
                     raise gave_up(what, method, self.base_url + path, reason=reason,
                                   attempts=attempt + 1, seconds=time.monotonic() - started,
-                                  setting="base_url", outcome=outcome) from None
+                                  setting="base_url", outcome=outcome,
+                                  connected=connected) from None
                 wait = self._wait(attempt, None)
                 logger.warning("%s (%s %s) to %s: no answer (%s); retry %d of %d in %.1f s",
                                what, method, path, urlsplit(self.base_url).netloc, reason,

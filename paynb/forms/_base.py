@@ -193,6 +193,8 @@ def describe_error(exc: PaynbError) -> str:
     unknown = "If this was a submission its outcome is unknown: run client.reconcile() " \
         "before trying again."
     if isinstance(exc, TransportError):
+        if not exc.connected:  # its message says that nothing was sent
+            return f"The service could not be reached ({exc})."
         return f"No answer from the service ({exc}). {unknown}"
     if isinstance(exc, ResponseFormatError):
         return f"An answer paynb cannot read ({exc}). {unknown}"

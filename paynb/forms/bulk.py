@@ -355,8 +355,10 @@ class BulkSubmitForm(Form):
                                           new_authorization=self.new_authorization.value)
         except BulkRejectedError as exc:
             self._render_preview(exc.rows)
-            self._announce("The service rejected the whole set (all or nothing): nothing was "
-                           "stored. Its reasons are marked in the preview.", "error")
+            who = ("paynb's checks refused the whole set before sending" if exc.status is None
+                   else "The service rejected the whole set")
+            self._announce(f"{who} (all or nothing): nothing was stored. The reasons are "
+                           "marked in the preview.", "error")
             return
         except DuplicateSubmissionError as exc:
             self._duplicate = True

@@ -15,6 +15,7 @@ import ipywidgets as widgets
 from paynb.errors import (
     ApiError,
     DuplicateSubmissionError,
+    PaynbError,
     ResponseFormatError,
     RouteNotCheckedError,
     RouteUnavailableError,
@@ -182,6 +183,15 @@ class PaymentForm(Form):
             return
         self._send(self._pending, allow_duplicate=True)
 
+    def _lost(self, exc: PaynbError) -> None:
+        """The answer was lost (or unreadable): the payment may exist, so this form will
+        not send it again, and its secrets are no longer needed."""
+        self._done = True
+        self._pending = None
+        self._forget_secrets()
+        self._untick()
+        self._announce(describe_error(exc), "error")
+
     def _send(self, item: RequestModel, *, allow_duplicate: bool) -> None:
         try:
             # The advisories are in the status line already; a submission answered I or
@@ -210,14 +220,17 @@ class PaymentForm(Form):
                 text += " — " + "; ".join(elsewhere)
             self._announce(text, "error")
             return
-        except (TransportError, ResponseFormatError) as exc:
-            # The answer was lost (or unreadable): the payment may exist, so this form
-            # will not send it again, and its secrets are no longer needed.
-            self._done = True
-            self._pending = None
-            self._forget_secrets()
+        except TransportError as exc:
+            if exc.connected:
+                self._lost(exc)
+                return
+            # No connection was made: nothing left, the journal records it not sent, and
+            # the form keeps it to send once the service can be reached.
             self._untick()
             self._announce(describe_error(exc), "error")
+            return
+        except ResponseFormatError as exc:
+            self._lost(exc)
             return
         except Exception as exc:
             # Anything else may have come after the payment left: when in doubt, empty.

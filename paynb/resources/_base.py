@@ -16,10 +16,12 @@ from typing import TYPE_CHECKING, Any, ClassVar, TypeVar
 from urllib.parse import quote
 
 from paynb._coerce import missing
+from paynb.auth import TOKEN_REQUEST
 from paynb.errors import (
     ApiError,
     AuthenticationError,
     ResponseFormatError,
+    TransportError,
     ValidationError,
 )
 from paynb.models import RequestModel, check
@@ -682,8 +684,10 @@ class Resource:
         """Record ``references`` in the journal, then ``call()``; on failure settle them.
 
         The entries' state after a failure says what is known: ``rejected`` when
-        the service refused (4xx), ``unknown`` when the call may have reached the
-        service (no answer, 5xx, an unreadable answer, an interruption).
+        the service refused (4xx), ``failed`` when no connection was made (refused,
+        host not found: it never reached the service), ``unknown`` when the call may
+        have reached the service (no answer, 5xx, an unreadable answer, an
+        interruption).
         """
         entries = self._reserve(operation, references, allow_duplicate=allow_duplicate,
                                 summary=summary)
@@ -779,9 +783,14 @@ def fetch_list(resource: Resource, params: list[tuple[str, Any]], *,
 
 
 def failure_state(exc: BaseException) -> str:
-    """The journal state of a call that raised ``exc``."""
+    """The journal state of a call that raised ``exc``: ``rejected`` when the service
+    refused it, ``failed`` when it never reached the service (no connection was made, or
+    no token came for it), else ``unknown`` (it may have been processed)."""
     if isinstance(exc, ApiError | AuthenticationError) and (exc.status or 0) < 500:
         return "rejected"
+    if isinstance(exc, TransportError) and (not exc.connected
+                                            or exc.request == TOKEN_REQUEST):
+        return "failed"
     return "unknown"
 
 

@@ -471,7 +471,7 @@ class ItemResource(Resource):
                 f"{len(bad)} of {len(rows)} rows are invalid (rows "
                 f"{', '.join(str(n) for n in sorted(bad)[:20])}"
                 f"{', ...' if len(bad) > 20 else ''}); nothing was sent. {ESCAPE_HATCH}",
-                rows=bad, status=400, method="POST", path=path,
+                rows=bad, status=None, method="POST", path=path,
                 errors={f"items[{n}].{field}": messages for n, fields in bad.items()
                         for field, messages in fields.items()})
         # Lazy: compliance sits above the resources (see paynb.compliance._guards).

@@ -369,3 +369,19 @@ def test_a_token_endpoint_503_is_retried_as_the_token_request(stub, caplog):
     assert [r.getMessage().split(" in ")[0] for r in caplog.records] == [
         "token request to auth.test: HTTP 503; retry 1 of 2",
         "token request to auth.test: HTTP 503; retry 2 of 2"]
+
+
+def test_only_a_connection_never_made_counts_as_never_sent():
+    from urllib3.exceptions import MaxRetryError, NewConnectionError, ProtocolError
+
+    from paynb.auth import never_connected
+
+    refused = requests.ConnectionError(MaxRetryError(
+        None, "/x", reason=NewConnectionError(None, "[Errno 111] Connection refused")))
+    assert never_connected(refused)
+    assert never_connected(requests.exceptions.ConnectTimeout("connect timed out"))
+    dropped = requests.ConnectionError(ProtocolError("Connection aborted.",
+                                                     ConnectionResetError(104, "reset")))
+    assert not never_connected(dropped)
+    assert not never_connected(requests.exceptions.ReadTimeout("read timed out"))
+    assert not never_connected(requests.exceptions.SSLError("certificate verify failed"))

@@ -253,6 +253,9 @@ def test_all_or_nothing_rejects_locally_with_the_bad_rows(client, wire, make_ach
         client.ach.submit_many(items, commit_valid=False)
     assert caught.value.rows == {1: {"zip": caught.value.rows[1]["zip"]}}
     assert wire == []
+    # paynb refused it: not worded as if the service had answered 400.
+    assert caught.value.status is None
+    assert str(caught.value).startswith("refused before sending POST /api/v3/AchTransactions/")
 
 
 def test_all_or_nothing_rejected_by_the_service(client, make_ach):
@@ -260,6 +263,7 @@ def test_all_or_nothing_rejected_by_the_service(client, make_ach):
     items = [make_ach(refs[0]), make_ach(refs[1]), make_ach(refs[2], bankAccountNumber="1'2345")]
     with pytest.raises(BulkRejectedError) as caught:
         client.ach.submit_many(items, commit_valid=False, validate=False)
+    assert str(caught.value).startswith("400 POST /api/v3/AchTransactions/")
     assert list(caught.value.rows) == [2]
     assert "bankAccountNumber" in caught.value.rows[2]
     found = client.ach.list(progress=False)

@@ -157,3 +157,29 @@ def test_after_a_503_a_second_click_is_held_by_the_journal_not_sent_blind(
     form.anyway_button.click()  # the analyst decides: now it is sent, once
     assert _stored(client, "ach", reference) == 1
     assert form.result is not None and form.result["itemStatus"] == "W"
+
+
+def test_a_service_that_cannot_be_reached_keeps_the_payment_to_send_again(
+        client, fill, ach_values) -> None:
+    import socket
+
+    with socket.socket() as probe:  # a port nobody listens on
+        probe.bind(("127.0.0.1", 0))
+        nobody = f"http://127.0.0.1:{probe.getsockname()[1]}"
+    form = AchForm(client)
+    fill(form, **ach_values)
+    # The token still comes from the sandbox (auth_url); the service's address is wrong.
+    served, client._transport.base_url = client._transport.base_url, nobody
+    form.confirm.value = True
+    form.submit_button.click()
+    assert form.status_text.startswith("The service could not be reached")
+    assert "nothing was sent" in form.status_text
+    assert "reconcile" not in form.status_text
+    # Nothing left: the form keeps the payment, secrets included, for another try.
+    assert form.fields["bankAccountNumber"].value == "000123456789"
+    assert list(client.journal()["state"]) == ["failed"]
+    client._transport.base_url = served
+    form.confirm.value = True
+    form.submit_button.click()
+    assert form.result is not None and form.result["itemStatus"] == "W"
+    assert _stored(client, "ach", ach_values["yourReferenceNumber"]) == 1

@@ -330,3 +330,70 @@ def test_a_submission_that_times_out_is_unknown_and_never_resent(tmp_path: Path)
         with pytest.raises(DuplicateSubmissionError):
             client.ach.submit(ach_item("TIMEOUT-1", 1))
         assert len(spy.select("POST", token=False)) == 1
+
+
+# ---------------------------------------------------------------- never sent is not unknown
+
+def _unused_port() -> int:
+    import socket
+
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return probe.getsockname()[1]
+
+
+@pytest.mark.filterwarnings("ignore:cannot check NOCs")  # no list of items to judge by
+@pytest.mark.parametrize("where", ["refused", "no such host"])
+def test_a_submission_that_never_reached_the_service_is_not_sent_not_unknown(
+        sb: Any, tmp_path: Path, where: str) -> None:
+    """Connection refused, or a host name that does not resolve: the request never left.
+    The journal says ``failed`` (not sent), not ``unknown``, and the reference may be sent
+    again at once, without a reconcile()."""
+    from paynb.client import Client
+    from paynb.config import Credentials
+
+    address = (f"http://127.0.0.1:{_unused_port()}" if where == "refused"
+               else "http://paynb-no-such-host.invalid")
+    with Client(base_url=address, auth_url=sb.auth_url, company_code=sb.company_code,
+                credentials=Credentials(**sb.credentials.as_dict()),
+                journal=tmp_path / "j.sqlite3", max_retries=0, timeout=5) as client:
+        for attempt in (1, 2):  # the second attempt is not refused as a duplicate
+            with pytest.raises(TransportError) as caught:
+                client.ach.submit(ach_item("NEVER-1", 3))
+            error = caught.value
+            assert error.connected is False
+            assert "never reached the service: nothing was sent" in str(error)
+            assert "may or may not have processed it" not in str(error)
+            journal = client.journal()
+            assert list(journal["state"]) == ["failed"] * attempt
+            assert "nothing was sent" in journal["detail"].iloc[-1]
+        assert client.reconcile().empty  # nothing to settle
+
+
+@pytest.mark.filterwarnings("ignore:cannot check NOCs")  # no list of items to judge by
+def test_a_bulk_and_an_instant_payment_that_never_left_are_not_sent(sb: Any,
+                                                                    tmp_path: Path) -> None:
+    with spied_client(sb, journal=tmp_path / "j.sqlite3", max_retries=0) as (client, _):
+        client.rtp.check_route("021000021")  # the token in hand, the route checked
+        client._transport.base_url = f"http://127.0.0.1:{_unused_port()}"
+        with pytest.raises(TransportError):
+            client.ach.submit_many([ach_item("NEVER-B1", 1), ach_item("NEVER-B2", 2)])
+        with pytest.raises(TransportError):
+            client.rtp.send({"yourReferenceNumber": "NEVER-R1", "amount": 100,
+                             "routingNumber": "021000021", "accountNumber": "12345678",
+                             "firstName": "Jane", "lastName": "Roe"})
+        journal = client.journal()
+        assert dict(zip(journal["reference"], journal["state"], strict=True)) == {
+            "NEVER-B1": "failed", "NEVER-B2": "failed", "NEVER-R1": "failed"}
+
+
+def test_an_answer_lost_after_the_request_left_stays_unknown(sb: Any, tmp_path: Path) -> None:
+    """The other side of the line: a connection made and dropped is not 'never sent'."""
+    with spied_client(sb, journal=tmp_path / "j.sqlite3") as (client, spy):
+        client.ach.list(max_items=1, progress=False)
+        sb.simulate.script_fault("drop", on="writes")
+        with pytest.raises(TransportError) as caught:
+            client.ach.submit(ach_item("DROPPED-1", 7))
+        assert caught.value.connected is True
+        assert "may or may not have processed it" in str(caught.value)
+        assert list(client.journal()["state"]) == ["unknown"]
