@@ -13,6 +13,7 @@ from datetime import UTC, datetime
 
 from benchmarks import (
     case_compliance,
+    case_excel,
     case_history,
     case_import,
     case_list,
@@ -36,6 +37,7 @@ CASES: dict[str, tuple[str, Callable[[Config], list[Row]]]] = {
     "8": ("compliance", case_compliance.run),
     "9": ("match", case_match.run),
     "10": ("history", case_history.run),
+    "11": ("excel", case_excel.run),
 }
 
 

@@ -14,6 +14,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from paynb._excel import MONEY_FORMAT, write_excel
 from paynb.codes import RETURN_CODES
 from paynb.compliance._exposure import return_exposure
 from paynb.compliance._items import (
@@ -79,21 +80,11 @@ class ComplianceReport:
         Amounts are written as numbers (exact decimals), rates as percentages, dates as
         dates. Returns the path written.
         """
-        from openpyxl.utils import get_column_letter
-
         path = Path(path)
-        with pd.ExcelWriter(path, engine="openpyxl") as writer:
-            for name, table in self.tables().items():
-                _for_excel(table).to_excel(writer, sheet_name=name, index=False)
-                sheet = writer.sheets[name]
-                for i, column in enumerate(table.columns, 1):
-                    letter = get_column_letter(i)
-                    sheet.column_dimensions[letter].width = max(12, min(60, len(str(column))
-                                                                        + 4))
-                    number = _excel_format(column)
-                    if number:
-                        for cell in sheet[letter][1:]:
-                            cell.number_format = number
+        tables = self.tables()
+        formats = {str(column): code for table in tables.values() for column in table.columns
+                   if (code := _excel_format(str(column))) is not None}
+        write_excel(path, tables, formats=formats)
         return path
 
     def _group_label(self, values: Sequence[Any]) -> str:
@@ -158,31 +149,14 @@ class ComplianceReport:
         return "\n".join(lines)
 
 
-def _for_excel(table: pd.DataFrame) -> pd.DataFrame:
-    """Exact decimals as Decimal objects (numbers in Excel), categoricals as text."""
-    out = table.copy()
-    for name in out.columns:
-        column = out[name]
-        if isinstance(column.dtype, pd.ArrowDtype):
-            out[name] = pd.Series(column.tolist(), index=out.index, dtype=object)
-        elif isinstance(column.dtype, pd.CategoricalDtype):
-            out[name] = column.astype(object)
-        elif isinstance(column.dtype, pd.DatetimeTZDtype):
-            out[name] = column.dt.tz_localize(None)
-    return out
-
-
 def _excel_format(column: str) -> str | None:
     if column in ("rate", "threshold"):
         return "0.00%"
     if column.startswith("share_of"):
         return "0%"
     if column.endswith("_amount"):
-        return "#,##0.00"
-    if column.endswith(("Date", "_deadline")) or column in (
-            "last_breach", "window_start", "window_end"):
-        return "yyyy-mm-dd"
-    return None
+        return MONEY_FORMAT
+    return None  # dates, times and exact amounts: the writer's own rules
 
 
 def _breaches(items: pd.DataFrame, as_of: int, window: str, by: tuple[str, ...],

@@ -36,6 +36,7 @@ import ipywidgets as widgets
 import pandas as pd
 import pyarrow as pa
 
+from paynb._excel import write_excel
 from paynb._redact import last_four as last_four  # the forms show accounts and cards by it
 from paynb.errors import ApiError, PaynbError, ResponseFormatError, TransportError
 
@@ -119,14 +120,11 @@ def save_frame(frame: pd.DataFrame, folder: Path, stem: str, filetype: str, *,
     second gets ``-2``, ``-3``...).
 
     Times are written in UTC without their zone (Excel has no zones); amounts exactly as
-    the frame holds them; account numbers as masked as the frame has them.
+    the frame holds them in CSV, as numbers with two decimals in Excel (the rules of
+    :func:`paynb._excel.write_excel`); account numbers as masked as the frame has them.
     """
     if filetype not in SAVE_TYPES:
         raise ValueError(f"filetype must be one of {', '.join(SAVE_TYPES)}; got {filetype!r}")
-    written = frame.copy()
-    for column in written.columns:
-        if isinstance(written[column].dtype, pd.DatetimeTZDtype):
-            written[column] = written[column].dt.tz_convert("UTC").dt.tz_localize(None)
     folder.mkdir(parents=True, exist_ok=True)
     base = f"{stem}-{(when or dt.datetime.now()):%Y%m%d-%H%M%S}"
     for number in range(1, 1000):
@@ -137,11 +135,19 @@ def save_frame(frame: pd.DataFrame, folder: Path, stem: str, filetype: str, *,
             continue
         with handle:
             if filetype == "csv":
-                written.to_csv(handle, index=False)
+                _utc_without_zone(frame).to_csv(handle, index=False)
             else:
-                written.to_excel(handle, index=False, sheet_name=stem[:31])
+                write_excel(handle, {stem: frame})
         return path
     raise FileExistsError(f"no free file name for {base}.{filetype} in {folder}")
+
+
+def _utc_without_zone(frame: pd.DataFrame) -> pd.DataFrame:
+    written = frame.copy()
+    for column in written.columns:
+        if isinstance(written[column].dtype, pd.DatetimeTZDtype):
+            written[column] = written[column].dt.tz_convert("UTC").dt.tz_localize(None)
+    return written
 
 
 def _is_decimal(dtype: Any) -> bool:

@@ -12,6 +12,7 @@ import ipywidgets as widgets
 import pandas as pd
 
 from paynb._checks import check_rows
+from paynb._excel import read_excel
 from paynb.errors import BulkRejectedError, DuplicateSubmissionError, TransportError
 from paynb.forms._base import (
     Form,
@@ -67,7 +68,7 @@ def read_upload(name: str, content: bytes) -> pd.DataFrame:
     their leading zeros; amounts stay exact text until the model reads them)."""
     lower = name.lower()
     if lower.endswith((".xlsx", ".xlsm")):
-        return pd.read_excel(io.BytesIO(content), dtype=str)
+        return read_excel(content)
     if lower.endswith((".csv", ".txt")):
         return pd.read_csv(io.BytesIO(content), dtype=str, keep_default_na=False,
                            encoding="utf-8-sig")

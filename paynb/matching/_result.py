@@ -12,6 +12,7 @@ import pandas as pd
 import pyarrow as pa
 import pyarrow.compute as pc
 
+from paynb._excel import MONEY_FORMAT, write_excel
 from paynb.codes import STATUS_NAMES
 from paynb.matching._columns import Side
 from paynb.matching._rules import banking_index
@@ -505,21 +506,17 @@ class MatchResult:
 
     def to_excel(self, path: str | os.PathLike[str]) -> None:
         """Write one sheet per frame (summary, matched, exceptions, unmatched expected,
-        unmatched items, ties): amounts as numbers shown with two decimals, times in UTC
-        without their zone (Excel has none), account numbers masked ``****6789``."""
+        unmatched items, ties) by paynb's Excel rules: amounts as numbers shown with two
+        decimals (exact decimals and ``Decimal`` values alike), times in UTC without their
+        zone (Excel has none), shown as dates where a column holds only midnights;
+        account numbers masked ``****6789``."""
         sheets = {"summary": self.summary.reset_index(), "matched": self.matched,
                   "exceptions": self.exceptions, "unmatched expected": self.unmatched_expected,
                   "unmatched items": self.unmatched_items, "ties": self.ties}
         account = self._settings.columns.get("account")
-        with pd.ExcelWriter(path, engine="openpyxl") as writer:
-            for name, frame in sheets.items():
-                sheet, money_columns = _for_excel(frame, account)
-                sheet.to_excel(writer, sheet_name=name, index=False)
-                worksheet = writer.sheets[name]
-                for position in money_columns:
-                    for (cell,) in worksheet.iter_rows(min_row=2, min_col=position + 1,
-                                                       max_col=position + 1):
-                        cell.number_format = "#,##0.00"
+        amount = self._settings.columns.get("amount")
+        write_excel(path, {name: _masked(frame, account) for name, frame in sheets.items()},
+                    formats={amount: MONEY_FORMAT} if amount else None)
 
     # ------------------------------------------------------------------ decisions
 
@@ -602,25 +599,14 @@ def _mask_account(values: pd.Series) -> pd.Series:
     return masked.where(text.notna() & ~text.str.startswith("*"), text)
 
 
-def _for_excel(frame: pd.DataFrame, account: str | None) -> tuple[pd.DataFrame, list[int]]:
-    """A copy Excel can hold, and the positions of its money columns."""
+def _masked(frame: pd.DataFrame, account: str | None) -> pd.DataFrame:
+    """``frame`` with its account numbers masked (the analyst's account column and every
+    ``...AccountNumber``)."""
     out = frame.copy()
-    money: list[int] = []
-    for position, column in enumerate(out.columns):
-        values = out[column]
-        dtype = values.dtype
-        if isinstance(dtype, pd.ArrowDtype) and pa.types.is_decimal(dtype.pyarrow_dtype):
-            # Excel stores numbers as doubles; two-decimal amounts below 10**13 are exact.
-            out[column] = values.astype("float64")
-            money.append(position)
-        elif isinstance(dtype, pd.DatetimeTZDtype):
-            out[column] = values.dt.tz_convert("UTC").dt.tz_localize(None)
-        elif column == account or str(column).lower().endswith("accountnumber"):
-            out[column] = _mask_account(values)
-        elif dtype is np.dtype(object):
-            out[column] = values.map(lambda v: v if v is None or isinstance(
-                v, str | int | float | bool) else str(v))
-    return out, money
+    for column in out.columns:
+        if column == account or str(column).lower().endswith("accountnumber"):
+            out[column] = _mask_account(out[column])
+    return out
 
 
 def build_result(expected: Side, items: Side, state: State, context: Context,

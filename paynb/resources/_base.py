@@ -643,6 +643,8 @@ class Resource:
             return ExportFile(content=response.content, name=name, content_type=content_type)
         import pandas as pd
 
+        from paynb._excel import read_excel  # pandas and fastexcel: loaded with the first export
+
         data: Any
         if form == "json":
             data = frames.extract_records(parse_json(response, "GET", path),
@@ -653,8 +655,8 @@ class Resource:
                     data = pd.read_csv(io.BytesIO(response.content), dtype=str,
                                        keep_default_na=False, na_values=[""])
                 else:
-                    data = pd.read_excel(io.BytesIO(response.content), dtype=str)
-            except Exception as exc:  # pandas/openpyxl raise many kinds on a broken document
+                    data = read_excel(response.content)
+            except Exception as exc:  # pandas/fastexcel raise many kinds on a broken document
                 raise ResponseFormatError(
                     f"GET {path}: the export is not a readable {form} document "
                     f"({type(exc).__name__}): {preview(response.text)!r}") from None
