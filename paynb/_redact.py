@@ -16,6 +16,8 @@ or the user wrote goes through here:
   run of five or more digits starred out, nothing of them shown;
 - :func:`last_four` -- an account, card or token for a person to recognise
   (``****6789``: confirmation lines, the journal, frames);
+- :func:`shown_url` -- an address named in a message (``base_url``, ``auth_url``, the
+  URL a request went to): credentials in it (``user:password@``, query values) hidden;
 - :data:`HIDDEN` -- what a repr shows instead of a secret.
 """
 
@@ -26,6 +28,7 @@ from collections.abc import Mapping
 from datetime import date, datetime
 from decimal import Decimal
 from typing import Any
+from urllib.parse import urlsplit, urlunsplit
 
 from paynb._coerce import missing
 from paynb.validation import luhn_ok
@@ -41,6 +44,8 @@ __all__ = [
     "mask_card_numbers",
     "preview",
     "redact",
+    "shown_url",
+    "url_host",
 ]
 
 #: What a repr shows in place of a secret.
@@ -113,6 +118,28 @@ def mask_card_numbers(text: str) -> str:
         return last_four(digits) if luhn_ok(digits) else match.group()
 
     return _CARD_LIKE.sub(replace, text)
+
+
+def shown_url(url: str) -> str:
+    """``url`` as a message may show it: the user-info part (``user:password@``) and the
+    value of every query parameter shown as ``<hidden>`` (a configured address that has
+    them carries credentials), scheme, host, port and path as they are.
+
+    >>> shown_url("https://ops:s3cret@api.example.com/api?key=abc")
+    'https://<hidden>@api.example.com/api?key=<hidden>'
+    """
+    parts = urlsplit(str(url))
+    netloc = parts.netloc
+    if "@" in netloc:
+        netloc = f"{HIDDEN}@{netloc.rpartition('@')[2]}"
+    query = "&".join(f"{pair.partition('=')[0]}={HIDDEN}" if "=" in pair else HIDDEN
+                     for pair in parts.query.split("&") if pair)
+    return urlunsplit((parts.scheme, netloc, parts.path, query, ""))
+
+
+def url_host(url: str) -> str:
+    """The host (and port) of ``url``, without any user-info."""
+    return urlsplit(str(url)).netloc.rpartition("@")[2]
 
 
 def _star_all_but_four(digits: str) -> str:

@@ -17,6 +17,7 @@ from urllib.parse import urlsplit
 
 import requests
 
+from paynb._redact import shown_url, url_host
 from paynb.errors import AuthenticationError, TransportError
 
 __all__ = ["TOKEN_REQUEST", "PasswordAuth", "gave_up", "never_connected", "no_answer_reason"]
@@ -32,6 +33,9 @@ _ERRNO = re.compile(r"\[Errno -?\d+\] ([^'\"()\[\]]+)")
 _TLS_FAILED = "the TLS handshake failed"
 #: What errors call the token request (:attr:`~paynb.errors.TransportError.request`).
 TOKEN_REQUEST = "token request"
+#: Statuses of a token request that no OAuth server gave: nothing there (404), or
+#: something that takes no POST (405).
+_NO_TOKEN_ENDPOINT = frozenset({404, 405})
 
 
 def no_answer_reason(exc: BaseException) -> str:
@@ -91,7 +95,7 @@ def gave_up(what: str, method: str, url: str, *, reason: str, attempts: int, sec
             setting: str, outcome: str = "", connected: bool = True) -> TransportError:
     """The final :class:`TransportError` after ``attempts`` tries without an answer."""
     parts = urlsplit(url)
-    host = parts.netloc
+    host = url_host(url)
     base = f"{parts.scheme}://{host}"
     if parts.path.endswith("/connect/token"):
         # The token URL is auth_url + /connect/token: name auth_url as set, with its path.
@@ -113,7 +117,8 @@ class PasswordAuth:
 
     def __init__(self, auth_url: str, client_id: str, client_secret: str, username: str,
                  password: str, *, session: requests.Session, timeout: float):
-        self.token_url = auth_url.rstrip("/") + "/connect/token"
+        self.auth_url = auth_url.rstrip("/")
+        self.token_url = self.auth_url + "/connect/token"
         self._form = {
             "client_id": client_id,
             "client_secret": client_secret,
@@ -128,7 +133,8 @@ class PasswordAuth:
         self._renew_at = 0.0
 
     def __repr__(self) -> str:
-        return f"PasswordAuth(token_url={self.token_url!r}, user={self._form['username']!r})"
+        return (f"PasswordAuth(token_url={shown_url(self.token_url)!r}, "
+                f"user={self._form['username']!r})")
 
     def token(self) -> str:
         """A token valid for a while yet, fetching a new one when needed."""
@@ -166,15 +172,22 @@ class PasswordAuth:
         if response.status_code != 200 or "access_token" not in answer:
             error = answer.get("error")
             description = answer.get("error_description")
+            shown = shown_url(self.token_url)
             if error:
                 reason = f"{error}" + (f" ({description})" if description else "")
             elif response.status_code == 200:
                 reason = "the answer held no access_token"
             else:
                 reason = f"HTTP {response.status_code} without an OAuth error code"
-            raise AuthenticationError(f"token request refused: {reason}", error=error,
-                                      status=response.status_code, method="POST",
-                                      path=urlsplit(self.token_url).path,
+            if not error and response.status_code in _NO_TOKEN_ENDPOINT:
+                # No OAuth server answered at that address: the address is wrong, not the
+                # credentials (an OAuth server refuses those with 400 and an error code).
+                reason += (f"; no token endpoint there, so auth_url "
+                           f"{shown_url(self.auth_url)} is likely wrong (paynb posts to "
+                           f"auth_url + /connect/token), not the credentials")
+            raise AuthenticationError(f"token request to {shown} refused: {reason}",
+                                      error=error, status=response.status_code, method="POST",
+                                      path=urlsplit(self.token_url).path, url=shown,
                                       detail=description if isinstance(description, str)
                                       else None)
         self._token = str(answer["access_token"])

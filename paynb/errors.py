@@ -65,12 +65,14 @@ class PaynbError(Exception):
 
 class _ServiceAnswer:
     """What an error about one answer of the service carries (one list for every such
-    error): the HTTP ``status``, the request ``method`` and ``path``, the problem
-    detail's ``title``, ``detail`` and per-field ``errors``, and the scrubbed ``body``."""
+    error): the HTTP ``status``, the request ``method``, ``path`` and whole ``url`` (with
+    any credentials in it hidden), the problem detail's ``title``, ``detail`` and
+    per-field ``errors``, and the scrubbed ``body``."""
 
     status: int | None
     method: str | None
     path: str | None
+    url: str | None
     title: str | None
     detail: str | None
     errors: dict[str, list[str]]
@@ -78,6 +80,7 @@ class _ServiceAnswer:
 
     def _keep_answer(self, **answer: Any) -> None:
         answer["errors"] = answer["errors"] or {}
+        answer.setdefault("url", None)
         for name, value in answer.items():
             setattr(self, name, value)
 
@@ -87,20 +90,21 @@ class AuthenticationError(_ServiceAnswer, PaynbError):
 
     ``error`` holds the OAuth error code (``invalid_grant``, ``invalid_client``, ...)
     when the token endpoint gave one. A 401 from the service carries what an
-    :class:`ApiError` carries: ``status``, the request ``method`` and ``path``, and
-    the answer's ``title``, ``detail``, per-field ``errors`` and (scrubbed) ``body``;
-    for a token refusal they are ``POST`` and the token endpoint's path, with the
+    :class:`ApiError` carries: ``status``, the request ``method``, ``path`` and ``url``,
+    and the answer's ``title``, ``detail``, per-field ``errors`` and (scrubbed) ``body``;
+    for a token refusal they are ``POST`` and the token endpoint's path and URL, with the
     OAuth ``error_description`` as ``detail``.
     """
 
     def __init__(self, message: str, *, error: str | None = None, status: int | None = None,
                  method: str | None = None, path: str | None = None,
                  title: str | None = None, detail: str | None = None,
-                 errors: dict[str, list[str]] | None = None, body: Any = None):
+                 errors: dict[str, list[str]] | None = None, body: Any = None,
+                 url: str | None = None):
         super().__init__(message)
         self.error = error
         self._keep_answer(status=status, method=method, path=path, title=title,
-                          detail=detail, errors=errors, body=body)
+                          detail=detail, errors=errors, body=body, url=url)
 
 
 def _format_field_errors(errors: dict[str, list[str]]) -> str:
@@ -131,21 +135,24 @@ class ValidationError(PaynbError, ValueError):
 class ApiError(_ServiceAnswer, PaynbError):
     """The service answered with an error status.
 
-    Carries the HTTP ``status``, the request ``method`` and ``path`` (never headers
-    or bodies), and the problem-detail ``title``, ``detail`` and per-field ``errors``
-    when the answer had them.
+    Carries the HTTP ``status``, the request ``method``, ``path`` and ``url`` (the whole
+    address asked, ``base_url`` included, credentials in it hidden; never headers or
+    bodies), and the problem-detail ``title``, ``detail`` and per-field ``errors`` when
+    the answer had them. The message names the whole URL, so that a wrong ``base_url``
+    shows: ``404 GET http://127.0.0.1:8000/api/api/v3/AchTransactions/...``.
     """
 
     def __init__(self, message: str, *, status: int | None, method: str, path: str,
                  title: str | None = None, detail: str | None = None,
-                 errors: dict[str, list[str]] | None = None, body: Any = None):
+                 errors: dict[str, list[str]] | None = None, body: Any = None,
+                 url: str | None = None):
         self._keep_answer(status=status, method=method, path=path, title=title,
-                          detail=detail, errors=errors, body=body)
+                          detail=detail, errors=errors, body=body, url=url)
         super().__init__(message)
 
     def __str__(self) -> str:
         said = "refused before sending" if self.status is None else str(self.status)
-        text = f"{said} {self.method} {self.path}: {self.args[0]}"
+        text = f"{said} {self.method} {self.url or self.path}: {self.args[0]}"
         if self.errors:
             text += f" ({_format_field_errors(self.errors)})"
         return text
@@ -175,7 +182,9 @@ class PermissionDeniedError(ApiError):
 
 
 class NotFoundError(ApiError):
-    """404: no such item (or path)."""
+    """404: no such item (or path). A 404 to a path that names no item (a list, an
+    export, a submission) means the service has no such path at all: the message then
+    says that ``base_url`` is likely wrong."""
 
 
 class RateLimitError(ApiError):

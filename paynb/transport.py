@@ -20,14 +20,14 @@ import random
 import time
 from collections.abc import Mapping, Sequence
 from typing import Any
-from urllib.parse import urlencode, urlsplit
+from urllib.parse import urlencode
 
 import requests
 from requests.adapters import HTTPAdapter
 from requests.auth import AuthBase
 
 from paynb._json import loads
-from paynb._redact import preview, redact
+from paynb._redact import preview, redact, shown_url, url_host
 from paynb.auth import TOKEN_REQUEST, PasswordAuth, gave_up, never_connected, no_answer_reason
 from paynb.errors import (
     ApiError,
@@ -150,8 +150,13 @@ def _error_class(status: int) -> type[ApiError]:
 
 
 def api_error(response: requests.Response, method: str, path: str,
-              cls: type[ApiError] | None = None, **extra: Any) -> ApiError:
+              cls: type[ApiError] | None = None, *, url: str | None = None,
+              hint: str | None = None, **extra: Any) -> ApiError:
     """The exception for an error answer: problem-detail fields when there are any.
+
+    ``url`` is the whole address asked (shown with credentials hidden,
+    :func:`paynb._redact.shown_url`); ``hint`` a sentence appended to the message (what
+    is likely wrong).
 
     The exception keeps the answer as ``body`` after :func:`paynb._redact.redact`
     (secret-named fields dropped, card numbers cut to their last four digits,
@@ -178,11 +183,26 @@ def api_error(response: requests.Response, method: str, path: str,
         message = f"{response.reason or 'error'}; the answer was not JSON: {body}"
     else:
         message = response.reason or f"HTTP {status}"
+    if hint:
+        message = f"{message.rstrip('.')}. {hint}"
     cls = cls or _error_class(status)
     if cls is RateLimitError:
         extra.setdefault("retry_after", _retry_after(response))
     return cls(message, status=status, method=method, path=path, title=title, detail=detail,
-               errors=errors, body=redact(body), **extra)
+               errors=errors, body=redact(body), url=shown_url(url) if url else None, **extra)
+
+
+def wrong_base_url(base_url: str) -> str:
+    """What a 404 to a path that names no item says: the service has no such path, so
+    ``base_url`` is likely wrong (with the address to try when it ends in ``/api``)."""
+    text = (f"The service has no such path: base_url {shown_url(base_url)} is likely wrong "
+            f"(paynb puts /api/v3/... after it)")
+    trimmed = base_url.rstrip("/")
+    for tail in ("/api/v3", "/api"):
+        if trimmed.lower().endswith(tail):
+            text += f"; try {shown_url(trimmed[: -len(tail)])}"
+            break
+    return text + "."
 
 
 def _param(params: Params, name: str) -> Any:
@@ -277,7 +297,7 @@ class Transport:
                     raise
                 wait, said = self._wait(attempt, None), f"HTTP {exc.status}"
             logger.warning("token request to %s: %s; retry %d of %d in %.1f s",
-                           urlsplit(auth.token_url).netloc, said, attempt + 1,
+                           url_host(auth.token_url), said, attempt + 1,
                            self.max_retries, wait)
             self.sleep(wait)
         raise AssertionError("unreachable: the last attempt returns or raises")
@@ -311,20 +331,23 @@ class Transport:
             assert token is not None
             token = self.token(stale=token)
         if response.status_code == 401:
-            refused = api_error(response, method, path)
+            refused = api_error(response, method, path, url=url)
             raise AuthenticationError(
-                f"{method} {path}: the service refused the token (401) even after renewing "
-                f"it: {refused.args[0]}", status=401, method=method, path=path,
+                f"{method} {refused.url}: the service refused the token (401) even after "
+                f"renewing it: {refused.args[0]}", status=401, method=method, path=path,
                 title=refused.title, detail=refused.detail, errors=refused.errors,
-                body=refused.body)
+                body=refused.body, url=refused.url)
         return response
 
     def request(self, method: str, path: str, *, params: Params = None, body: str | None = None,
-                headers: Mapping[str, str] | None = None) -> requests.Response:
+                headers: Mapping[str, str] | None = None,
+                collection: bool = False) -> requests.Response:
         """Send a request; a 2xx answer is returned, anything else raised as a paynb error.
 
         ``body`` is JSON text (made with :func:`paynb._json.dumps`). Only GET and
-        HEAD are retried.
+        HEAD are retried. ``collection``: the path names no item (a list, an export, a
+        submission), so a 404 means the service has no such path and the error says
+        that ``base_url`` is likely wrong (:func:`wrong_base_url`).
         """
         method = method.upper()
         what = describe_request(method, path, params)
@@ -349,7 +372,7 @@ class Transport:
                                   connected=connected) from None
                 wait = self._wait(attempt, None)
                 logger.warning("%s (%s %s) to %s: no answer (%s); retry %d of %d in %.1f s",
-                               what, method, path, urlsplit(self.base_url).netloc, reason,
+                               what, method, path, url_host(self.base_url), reason,
                                attempt + 1, self.max_retries, wait)
                 self.sleep(wait)
                 continue
@@ -362,13 +385,15 @@ class Transport:
                 response.close()
                 self.sleep(wait)
                 continue
-            raise api_error(response, method, path)
+            hint = wrong_base_url(self.base_url) if collection and \
+                response.status_code == 404 else None
+            raise api_error(response, method, path, url=self.base_url + path, hint=hint)
         raise AssertionError("unreachable: the last attempt returns or raises")
 
     def json(self, method: str, path: str, *, params: Params = None,
-             body: str | None = None) -> Any:
+             body: str | None = None, collection: bool = False) -> Any:
         """Send a request and parse its JSON answer (``None`` for an empty answer)."""
-        response = self.request(method, path, params=params, body=body)
+        response = self.request(method, path, params=params, body=body, collection=collection)
         return parse_json(response, method, path)
 
 

@@ -426,7 +426,10 @@ class Resource:
         from paynb._json import dumps
 
         text = dumps(body) if body is not None else None
-        return self.context.transport.json(method, path, params=params, body=text)
+        # A body goes to an endpoint (submit, bulk, voids, route checks), never to one
+        # item: a 404 there means no such path (a wrong base_url), not a missing item.
+        return self.context.transport.json(method, path, params=params, body=text,
+                                           collection=body is not None)
 
     def _record(self, method: str, path: str, *, body: Any = None) -> dict[str, Any]:
         answer = self._call(method, path, body=body)
@@ -630,7 +633,7 @@ class Resource:
             raise invalid("filetype", "must be a short word of letters and digits, like 'csv'")
         path = self._path(f"/export/filetype/{filetype}")
         response = self.context.transport.request("GET", path, params=filters.params or None,
-                                                  headers={"Accept": "*/*"})
+                                                  headers={"Accept": "*/*"}, collection=True)
         content_type = response.headers.get("Content-Type", "")
         name = _filename(response.headers.get("Content-Disposition")) or \
             f"{self.kind}-export.{filetype}"
@@ -761,7 +764,7 @@ def page_reader(resource: Resource, params: list[tuple[str, Any]], size: int, *,
 
     def fetch(number: int) -> requests.Response:
         query = [*params, ("page", number), ("pageSize", size)]
-        return transport.request("GET", path, params=query)
+        return transport.request("GET", path, params=query, collection=True)
 
     def decode(response: requests.Response) -> Page:
         answer = parse_json(response, "GET", path)

@@ -385,3 +385,72 @@ def test_only_a_connection_never_made_counts_as_never_sent():
     assert not never_connected(dropped)
     assert not never_connected(requests.exceptions.ReadTimeout("read timed out"))
     assert not never_connected(requests.exceptions.SSLError("certificate verify failed"))
+
+
+# ---------------------------------------------------------------- a wrong address (issue 32.4)
+
+def _sandbox_client(sandbox, **addresses):
+    settings = {"base_url": sandbox.base_url, "auth_url": sandbox.auth_url, **addresses}
+    return paynb.Client(**settings, company_code="DEMO1", journal=None,
+                        credentials=paynb.Credentials(**sandbox.credentials.as_dict()))
+
+
+def test_a_wrong_base_url_names_the_whole_url_asked_and_says_base_url_is_wrong(sandbox):
+    wrong = sandbox.base_url + "/api"
+    with _sandbox_client(sandbox, base_url=wrong) as client, \
+            pytest.raises(paynb.errors.NotFoundError) as caught:
+        client.ach.list(progress=False)
+    error = caught.value
+    assert error.url == f"{sandbox.base_url}/api/api/v3/AchTransactions/companycode/DEMO1"
+    assert error.path == "/api/v3/AchTransactions/companycode/DEMO1"  # after base_url
+    message = str(error)
+    assert message.startswith(f"404 GET {sandbox.base_url}/api/api/v3/AchTransactions/")
+    assert (f"The service has no such path: base_url {wrong} is likely wrong (paynb puts "
+            f"/api/v3/... after it); try {sandbox.base_url}.") in message
+
+
+def test_a_missing_item_names_its_url_and_blames_no_setting(client):
+    with pytest.raises(paynb.errors.NotFoundError) as caught:
+        client.ach.get(99999999)
+    message = str(caught.value)
+    assert message.startswith(
+        f"404 GET {client.base_url}/api/v3/AchTransactions/companycode/DEMO1/99999999: ")
+    assert "base_url" not in message
+
+
+def test_a_wrong_auth_url_says_auth_url_is_wrong_not_the_credentials(sandbox):
+    wrong = sandbox.auth_url + "/identity"
+    with _sandbox_client(sandbox, auth_url=wrong) as client, \
+            pytest.raises(paynb.errors.AuthenticationError) as caught:
+        client.ach.list(progress=False)
+    error = caught.value
+    assert (error.status, error.url) == (404, f"{wrong}/connect/token")
+    assert str(error) == (
+        f"token request to {wrong}/connect/token refused: HTTP 404 without an OAuth error "
+        f"code; no token endpoint there, so auth_url {wrong} is likely wrong (paynb posts "
+        f"to auth_url + /connect/token), not the credentials")
+
+
+def test_wrong_credentials_still_blame_the_credentials(sandbox):
+    with paynb.Client(base_url=sandbox.base_url, auth_url=sandbox.auth_url, journal=None,
+                      company_code="DEMO1", credentials=CREDS) as client, \
+            pytest.raises(paynb.errors.AuthenticationError) as caught:
+        client.ach.list(progress=False)
+    assert "auth_url" not in str(caught.value) and caught.value.error
+
+
+def test_credentials_in_an_address_never_show(sandbox):
+    host = sandbox.base_url.removeprefix("http://")
+    secret_base = f"http://jane:pa55word-value@{host}/api?key=s3cret-value"
+    with _sandbox_client(sandbox, base_url=secret_base) as client, \
+            pytest.raises(paynb.errors.NotFoundError) as caught:
+        client.ach.list(progress=False)
+    shown = str(caught.value) + repr(caught.value.url)
+    _no_secret(shown)
+    assert "jane" not in shown and f"http://<hidden>@{host}/api" in shown
+    auth = f"http://jane:pa55word-value@{host}/nothing"
+    with _sandbox_client(sandbox, auth_url=auth) as client, \
+            pytest.raises(paynb.errors.AuthenticationError) as refused:
+        client.ach.list(progress=False)
+    _no_secret(str(refused.value) + repr(client._transport.auth))
+    assert f"auth_url http://<hidden>@{host}/nothing is likely wrong" in str(refused.value)

@@ -372,7 +372,7 @@ def test_problem_details_map_to_the_error_tree(stub, stub_client, status, error)
                                                   "/api/v3/AchTransactions/companycode/DEMO1/7")
     assert (exc.title, exc.detail, exc.errors) == ("Nope", "item 7 says no",
                                                    {"itemId": ["is wrong"]})
-    assert str(exc).startswith(f"{status} GET /api/v3/AchTransactions/companycode/DEMO1/7")
+    assert str(exc).startswith(f"{status} GET {ACH}/7: ")  # the whole URL asked
     assert_no_secret(str(exc))
 
 
