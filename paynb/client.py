@@ -24,9 +24,9 @@ import os
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Generic, TypeVar, overload
-from urllib.parse import urlsplit
 
 from paynb import config
+from paynb._redact import shown_url, url_host
 from paynb.auth import PasswordAuth
 from paynb.config import Credentials
 from paynb.errors import ValidationError
@@ -229,6 +229,7 @@ class Client(_KeywordsOnly):
                  timeout: float = 30.0, max_retries: int = DEFAULT_MAX_RETRIES,
                  page_size: int = 200, max_workers: int = 8, journal: Any = DEFAULT_JOURNAL,
                  mask: bool = True, environment: str | None = None) -> None:
+        config.check_names()  # a misspelt PAYNB_JOURNAL, say: refused before anything
         self.base_url = _url(base_url, "base_url")
         self.auth_url = _url(auth_url, "auth_url")
         company_code = _text(company_code, "company_code")
@@ -243,7 +244,7 @@ class Client(_KeywordsOnly):
         if not isinstance(mask, bool):
             raise invalid("mask", "must be True or False")
         name = _text(environment, "environment") if environment is not None else "custom"
-        self.environment = Environment(name=name, host=urlsplit(self.base_url).netloc,
+        self.environment = Environment(name=name, host=url_host(self.base_url),
                                        is_sandbox=name == "sandbox")
         """Where the calls go (:class:`Environment`: ``is_sandbox``, ``label``, ``host``)."""
         owned = session is None
@@ -322,11 +323,11 @@ class Client(_KeywordsOnly):
         self.close()
 
     def __repr__(self) -> str:
-        return (f"<paynb.Client {self.environment.label}: {self.base_url}, "
+        return (f"<paynb.Client {self.environment.label}: {shown_url(self.base_url)}, "
                 f"company {self.company_code}>")
 
     def _repr_html_(self) -> str:
-        rows = [("environment", self.environment.label), ("service", self.base_url),
+        rows = [("environment", self.environment.label), ("service", shown_url(self.base_url)),
                 ("company", self.company_code),
                 ("journal", str(self._journal.path) if self._journal else "off"),
                 ("masking", "on" if self.mask else "off")]

@@ -29,16 +29,15 @@ turns it off).
 from __future__ import annotations
 
 import configparser
-import difflib
 import logging
 import os
 import tomllib
-import warnings
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from paynb import _env
 from paynb._redact import HIDDEN
 from paynb.errors import ValidationError
 
@@ -60,23 +59,12 @@ __all__ = [
 logger = logging.getLogger("paynb.config")
 
 #: The settings every client needs, and the environment variable of each.
-ENV_VARIABLES: dict[str, str] = {
-    "base_url": "PAYNB_BASE_URL",
-    "auth_url": "PAYNB_AUTH_URL",
-    "company_code": "PAYNB_COMPANY_CODE",
-    "client_id": "PAYNB_CLIENT_ID",
-    "client_secret": "PAYNB_CLIENT_SECRET",
-    "username": "PAYNB_USERNAME",
-    "password": "PAYNB_PASSWORD",
-}
+ENV_VARIABLES: dict[str, str] = dict(_env.CONNECTION)
 #: The variable naming the profile :func:`paynb.connect` uses (a connection setting too).
 PROFILE_VARIABLE = "PAYNB_PROFILE"
 #: ``PAYNB_*`` variables that are not connection settings: where paynb keeps its files,
-#: and what its tests and scripts read. Known, so they get no did-you-mean warning.
-OTHER_VARIABLES = frozenset({
-    "PAYNB_CONFIG", "PAYNB_JOURNAL", "PAYNB_SANDBOX_FILE", "PAYNB_SANDBOX_DB",
-    "PAYNB_CHROMIUM", "PAYNB_DOCS_NOTEBOOKS",
-})
+#: and what its tests and scripts read (all of them registered in ``paynb._env``).
+OTHER_VARIABLES = frozenset(_env.VARIABLES) - set(ENV_VARIABLES.values()) - {PROFILE_VARIABLE}
 SECRETS = ("client_secret", "password")
 CREDENTIALS = ("client_id", "client_secret", "username", "password")
 KEYRING_SERVICE = "paynb"
@@ -220,22 +208,27 @@ def connection_variables_set(environ: Mapping[str, str] | None = None) -> list[s
     return [name for name in (*ENV_VARIABLES.values(), PROFILE_VARIABLE) if environ.get(name)]
 
 
-def check_names(environ: Mapping[str, str] | None = None) -> list[str]:
-    """Warn about each ``PAYNB_*`` variable paynb does not know, with the known name it
-    most resembles (``PAYNB_BASEURL``: did you mean ``PAYNB_BASE_URL``?).
+def check_names(environ: Mapping[str, str] | None = None) -> None:
+    """Refuse to go on while a ``PAYNB_*`` variable paynb does not know is set.
 
-    Returns the unknown names. A misspelt setting is otherwise simply not seen.
+    Such a variable means its user meant to configure something (``PAYNB_BASEURL`` for
+    ``PAYNB_BASE_URL``): going on would connect where they did not mean, the sandbox
+    perhaps. The :class:`~paynb.errors.ValidationError` names each one with the known
+    variable it most resembles, and lists the known ones.
     """
-    environ = os.environ if environ is None else environ
-    known = {*ENV_VARIABLES.values(), PROFILE_VARIABLE, *OTHER_VARIABLES}
-    unknown = sorted(name for name in environ
-                     if name.upper().startswith("PAYNB_") and name not in known)
+    unknown = _env.unknown_names(environ)
+    if not unknown:
+        return
+    errors: dict[str, list[str]] = {}
     for name in unknown:
-        close = difflib.get_close_matches(name.upper(), sorted(known), n=1, cutoff=0.6)
-        hint = f"did you mean {close[0]}?" if close else f"known: {', '.join(sorted(known))}"
-        warnings.warn(f"{name} is not a paynb setting and is ignored: {hint}",
-                      UserWarning, stacklevel=3)
-    return unknown
+        close = _env.closest(name)
+        errors[name] = ["is not a paynb variable" + (f" (did you mean {close}?)" if close
+                                                      else "")]
+    said = "; ".join(f"{name} {messages[0]}" for name, messages in errors.items())
+    raise ValidationError(errors, message=(
+        f"{said}. paynb stops here rather than go on without it. Correct or unset "
+        f"{'it' if len(unknown) == 1 else 'them'}; the PAYNB_* variables paynb reads are "
+        f"{', '.join(_env.VARIABLES)} (docs/real-service.md)"))
 
 
 def from_env(environ: Mapping[str, str] | None = None) -> Settings | None:

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import logging
 import socket
-import warnings
 
 import pytest
 import requests
@@ -191,34 +190,60 @@ def test_one_connection_variable_alone_is_not_the_sandbox(monkeypatch, no_sandbo
         paynb.connect(journal=None)
 
 
-def test_a_misspelt_variable_gets_did_you_mean(monkeypatch, no_sandbox):
+def test_a_misspelt_variable_is_refused_with_did_you_mean(monkeypatch, no_sandbox):
     monkeypatch.setenv("PAYNB_BASEURL", "https://svc.test")
     monkeypatch.setenv("PAYNB_COMPANY_CODE", "ACME1")
-    with pytest.warns(UserWarning, match="PAYNB_BASEURL is not a paynb setting and is "
-                                         "ignored: did you mean PAYNB_BASE_URL?"), \
-            pytest.raises(ValidationError, match="PAYNB_BASE_URL"):
+    for start in (lambda: paynb.connect(journal=None),
+                  lambda: paynb.Client.from_env(journal=None)):
+        with pytest.raises(ValidationError, match=r"PAYNB_BASEURL is not a paynb variable "
+                                                  r"\(did you mean PAYNB_BASE_URL\?\)"):
+            start()
+
+
+def test_a_misspelt_variable_alone_never_connects_to_the_sandbox(monkeypatch, no_sandbox):
+    # Issue 32.5: only PAYNB_BASEURL set used to connect to the sandbox with a warning.
+    monkeypatch.setenv("PAYNB_BASEURL", "https://svc.test")
+    with pytest.raises(ValidationError) as caught:
         paynb.connect(journal=None)
-    with pytest.warns(UserWarning, match="did you mean PAYNB_BASE_URL"), \
-            pytest.raises(ValidationError, match="PAYNB_BASE_URL"):
-        paynb.Client.from_env(journal=None)
+    error = caught.value
+    assert error.errors == {"PAYNB_BASEURL": ["is not a paynb variable (did you mean "
+                                              "PAYNB_BASE_URL?)"]}
+    assert str(error).startswith("PAYNB_BASEURL is not a paynb variable (did you mean "
+                                 "PAYNB_BASE_URL?). paynb stops here rather than go on "
+                                 "without it. Correct or unset it; the PAYNB_* variables "
+                                 "paynb reads are PAYNB_BASE_URL, ")
+
+
+def test_a_misspelt_journal_variable_is_refused_by_a_client_given_its_settings(monkeypatch):
+    monkeypatch.setenv("PAYNB_JOURNL", "/tmp/elsewhere.sqlite3")
+    with pytest.raises(ValidationError, match="did you mean PAYNB_JOURNAL"):
+        paynb.Client(**SETTINGS, credentials=CREDS)
 
 
 def test_paynbs_other_variables_are_known(monkeypatch):
     # conftest sets PAYNB_JOURNAL, PAYNB_CONFIG, PAYNB_SANDBOX_FILE and PAYNB_SANDBOX_DB.
     monkeypatch.setenv("PAYNB_CHROMIUM", "/usr/bin/chromium")
-    with warnings.catch_warnings():
-        warnings.simplefilter("error")
-        assert config.check_names() == []
+    config.check_names()
 
 
-def test_unknown_name_warnings_name_the_closest_known_one():
-    with pytest.warns(UserWarning) as caught:
-        assert config.check_names({"PAYNB_PASSWROD": "x", "PAYNB_JOURNAL": "off",
-                                   "PAYNB_ZZZ": "1"}) == ["PAYNB_PASSWROD", "PAYNB_ZZZ"]
-    texts = [str(w.message) for w in caught]
-    assert texts[0] == ("PAYNB_PASSWROD is not a paynb setting and is ignored: did you mean "
-                        "PAYNB_PASSWORD?")
-    assert texts[1].startswith("PAYNB_ZZZ is not a paynb setting and is ignored: known: ")
+def test_unknown_names_are_each_named_with_the_closest_known_one():
+    with pytest.raises(ValidationError) as caught:
+        config.check_names({"PAYNB_PASSWROD": "x", "PAYNB_JOURNAL": "off", "PAYNB_ZZZ": "1"})
+    assert caught.value.errors == {
+        "PAYNB_PASSWROD": ["is not a paynb variable (did you mean PAYNB_PASSWORD?)"],
+        "PAYNB_ZZZ": ["is not a paynb variable"]}
+    assert str(caught.value).startswith(
+        "PAYNB_PASSWROD is not a paynb variable (did you mean PAYNB_PASSWORD?); PAYNB_ZZZ is "
+        "not a paynb variable. paynb stops here rather than go on without it. Correct or "
+        "unset them;")
+
+
+def test_credentials_in_base_url_never_show_in_the_clients_repr():
+    client = paynb.Client(base_url="https://jane:pa55word-value@svc.test/api",
+                          auth_url=AUTH, company_code="ACME1", credentials=CREDS, journal=None)
+    shown = repr(client) + client._repr_html_() + client.environment.label
+    _no_secret(shown)
+    assert "jane" not in shown and "https://<hidden>@svc.test/api" in shown
 
 
 def test_a_profile_without_secrets_says_the_keyring_has_none_and_how_to_store(
