@@ -34,6 +34,8 @@ from pydantic import (
     Field,
     PlainSerializer,
     ValidationInfo,
+    ValidatorFunctionWrapHandler,
+    WrapValidator,
     field_validator,
     model_validator,
 )
@@ -185,6 +187,20 @@ def _optional(kind: Any) -> Any:
     return Annotated[kind | None, BeforeValidator(rules.blank_is_absent)]
 
 
+def _keep_blank(value: Any, handler: ValidatorFunctionWrapHandler) -> Any:
+    if isinstance(value, str) and not value.strip():
+        return value
+    return handler(value)
+
+
+def _optional_as_given(kind: Any) -> Any:
+    """``kind`` or absent, in a nested object: blank text (``""``, ``" "``) is never an
+    error and is **sent as given**. A nested object is written by its caller, field by
+    field (no form or file leaves a field blank there by omission), and the service may
+    want the key itself: paynb never drops what a documented body holds."""
+    return Annotated[kind | None, WrapValidator(_keep_blank)]
+
+
 class Advisory(NamedTuple):
     """Something unusual about a valid request: sent anyway, with a warning.
 
@@ -236,20 +252,21 @@ class RequestModel(BaseModel):
 class ForeignParty(RequestModel):
     """The foreign beneficiary or payer of an IAT entry (part of :class:`IatAddenda`)."""
 
-    name: _optional(FreeText) = _field("Name", "Foreign beneficiary's or payer's name",
-                                       default=None)
-    street_address: _optional(FreeText) = _field("Street address", default=None)
-    city: _optional(FreeText) = _field("City", default=None)
-    state_code: _optional(FreeText) = _field("State or province", default=None)
-    postal_code: _optional(FreeText) = _field("Postal code", default=None)
-    country_code: _optional(CountryCode) = _field("Country code", "Two letters, like CA",
-                                                  placeholder="CA", default=None)
+    name: _optional_as_given(FreeText) = _field(
+        "Name", "Foreign beneficiary's or payer's name", default=None)
+    street_address: _optional_as_given(FreeText) = _field("Street address", default=None)
+    city: _optional_as_given(FreeText) = _field("City", default=None)
+    state_code: _optional_as_given(FreeText) = _field("State or province", default=None)
+    postal_code: _optional_as_given(FreeText) = _field("Postal code", default=None)
+    country_code: _optional_as_given(CountryCode) = _field(
+        "Country code", "Two letters, like CA", placeholder="CA", default=None)
 
 
 class IatAddenda(RequestModel):
     """The IAT addenda of an international ACH entry (entry class ``IAT``)."""
 
-    transaction_type_code: _optional(_open_set(codes.IAT_TRANSACTION_TYPE_CODES)) = _field(
+    transaction_type_code: _optional_as_given(
+        _open_set(codes.IAT_TRANSACTION_TYPE_CODES)) = _field(
         "IAT transaction type", "NACHA code of the payment's purpose, like SAL or REM",
         suggestions=codes.IAT_TRANSACTION_TYPE_CODES, default=None)
     foreign_beneficiary_payer: ForeignParty | None = _field(
@@ -260,6 +277,8 @@ def _warn_unknown(advice: list[Advisory], field: str, value: Any, known: Any,
                   what: str) -> None:
     if value is None or value in known:  # the usual case, checked first: bulk runs it a lot
         return
+    if isinstance(value, str) and not value.strip():
+        return  # a blank sent as given (a nested field): no value to judge
     message = rules.unknown_value(value, known, what)
     if message:
         advice.append(Advisory(field, message, UnknownValueWarning))

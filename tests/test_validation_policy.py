@@ -243,6 +243,17 @@ def test_iat_addenda_on_another_entry_class_is_a_warning() -> None:
     assert _advice(body) == [("iatAddenda", ValidationWarning)]
 
 
+def test_blank_fields_of_nested_objects_are_sent_as_given() -> None:
+    # Issue 32.2: {"transactionTypeCode": ""} lost the field; the service may want the key.
+    addenda = {"transactionTypeCode": "",
+               "foreignBeneficiaryPayer": {**REQUESTS["ach_full"]["iatAddenda"][
+                   "foreignBeneficiaryPayer"], "streetAddress": " ", "postalCode": ""}}
+    body = {**ACH, "achEntryClass": "IAT", "iatAddenda": addenda}
+    assert _errors(models.AchItem, body) == {}
+    assert models.AchItem.model_validate(body).to_wire()["iatAddenda"] == addenda
+    assert _advice(body) == []  # a blank is no unknown value
+
+
 def test_a_credit_prenote_is_a_warning_not_a_refusal() -> None:
     body = {**REQUESTS["ach_prenote"], "achTransactionType": "Credit"}
     assert _errors(models.AchItem, body) == {}

@@ -5,6 +5,7 @@ from __future__ import annotations
 import datetime as dt
 import logging
 import uuid
+import warnings
 from decimal import Decimal
 from urllib.parse import urlsplit
 
@@ -640,3 +641,17 @@ def test_an_instant_payment_whose_answer_is_lost_is_reconciled(client, sandbox):
     settled = client.reconcile()
     assert settled[["kind", "reference", "state", "item_status"]].values.tolist() == [
         ["instant", reference, "sent", "Success"]]
+
+
+def test_blank_fields_of_an_iat_addenda_reach_the_service_as_given(client):
+    # Issue 32.2: the blank transactionTypeCode (and a blank street) used to be dropped.
+    from tests.client.conftest import ach_item
+
+    addenda = {"transactionTypeCode": "", "foreignBeneficiaryPayer": {
+        "name": "Acme GmbH", "streetAddress": " ", "city": "Berlin", "countryCode": "DE"}}
+    with warnings.catch_warnings():  # the guards' notice when nothing was listed yet
+        warnings.simplefilter("ignore", paynb.errors.PaynbWarning)
+        sent = client.ach.submit(ach_item(ref("IAT"), achEntryClass="IAT",
+                                          iatAddenda=addenda))
+    assert sent["iatAddenda"] == addenda
+    assert client.ach.get(int(sent["achItemId"]))["iatAddenda"] == addenda
