@@ -23,6 +23,7 @@ Warnings (sent anyway, or answered without error, but worth a look)::
 
     PaynbWarning (UserWarning)
     ├── UnknownValueWarning            a value of an open set paynb does not know (sent as given)
+    ├── UnknownCodeWarning             a return or change code in none of NACHA's tables
     ├── ValidationWarning              unusual but not certainly wrong (a past effective date)
     ├── SubmissionNotAcceptedWarning   the service answered 200 with status I or B
     └── GuardWarning                   a NACHA guard's warning (paynb.compliance)
@@ -53,6 +54,7 @@ __all__ = [
     "SubmissionNotAcceptedWarning",
     "SubmissionRefusedError",
     "TransportError",
+    "UnknownCodeWarning",
     "UnknownValueWarning",
     "ValidationError",
     "ValidationWarning",
@@ -265,6 +267,22 @@ class PaynbWarning(UserWarning):
 class UnknownValueWarning(PaynbWarning):
     """A value of an open set (account type, entry class, sub-type, payment type code,
     transaction code) that paynb does not know: sent as given, the service decides."""
+
+
+class UnknownCodeWarning(PaynbWarning):
+    """The service sent a return code or change code that is in none of the tables of
+    :mod:`paynb.codes` (a typo at the service, or a code newer than paynb): the code is
+    kept, its meaning reads ``not a NACHA code paynb knows``, it counts in no return-rate
+    category but the overall one, and charts sum it under "other". Given once per frame.
+
+    ``column`` is the column holding it (``returnReason``, ``changeCode``), ``codes``
+    the unknown codes found there.
+    """
+
+    def __init__(self, message: str, *, column: str = "", codes: tuple[str, ...] = ()):
+        self.column = column
+        self.codes = codes
+        super().__init__(message)
 
 
 class ValidationWarning(PaynbWarning):

@@ -54,7 +54,9 @@ most response shapes "not shown"):
      ``df.attrs["amountUnit"]`` says so (:data:`INSTANT_AMOUNT_UNIT`);
    - ``returnReasonDescription`` beside ``returnReason`` (R01...), and
      ``changeReason`` filled from the NOC code (C01...) where the service left it
-     out;
+     out, from the tables of :mod:`paynb.codes`; a code in none of them reads
+     ``not a NACHA code paynb knows``, with one
+     :class:`~paynb.errors.UnknownCodeWarning` per frame;
    - card numbers only as their last four digits (``cardLastFour``; a
      ``cardNumber`` field is always dropped), account numbers masked as
      ``****6789`` unless ``mask=False`` (also the account part of a NOC's
@@ -75,13 +77,15 @@ plain ``pd.DataFrame(records)`` of the same records (benchmarks/RESULTS.md, case
 from __future__ import annotations
 
 import contextlib
+import contextvars
 import datetime as dt
 import functools
 import json
 import logging
 import operator
 import re
-from collections.abc import Callable, Iterable, Mapping, Sequence
+import warnings
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from decimal import Decimal, InvalidOperation, localcontext
 from typing import Any
 
@@ -93,17 +97,21 @@ import pyarrow.compute as pc
 import paynb.accessor  # noqa: F401  (df.paynb on every frame, the client's included)
 from paynb._coerce import STATUS_BY_NAME, missing, parse_decimal
 from paynb._redact import hide_numbers
+from paynb._warn import user_stacklevel
 from paynb.codes import (
     ACH_ACCOUNT_TYPES,
     ACH_ENTRY_CLASSES,
     ACH_TRANSACTION_CODES,
     ACH_TRANSACTION_SUBTYPES,
+    NOC_CODE_TABLE,
     NOC_CODES,
     RETURN_CODES,
     STATUS_NAMES,
     STATUS_ORDER,
+    UNKNOWN_CODE,
+    normalise_code,
 )
-from paynb.errors import ResponseFormatError
+from paynb.errors import ResponseFormatError, UnknownCodeWarning
 
 __all__ = [
     "CARD_BRANDS",
@@ -118,6 +126,7 @@ __all__ = [
     "extract_records",
     "list_metadata",
     "to_frame",
+    "unknown_codes_told_once",
 ]
 
 logger = logging.getLogger("paynb.frames")
@@ -606,11 +615,53 @@ def _meanings(positions: np.ndarray, uniques: Iterable[Any], table: Mapping[str,
     return _from_arrow(meanings.take(np.where(positions < 0, missing, positions)))
 
 
-def _lookup(codes: pd.api.extensions.ExtensionArray, table: Mapping[str, str]
-            ) -> pd.api.extensions.ExtensionArray:
-    """Meanings of codes (R01, C05 ...) through their distinct values only."""
+#: ``(column, code)`` of the unknown codes already warned of, while
+#: :func:`unknown_codes_told_once` is in force (None: every frame warns).
+_TOLD: contextvars.ContextVar[set[tuple[str, str]] | None] = contextvars.ContextVar(
+    "paynb_unknown_codes_told", default=None)
+
+
+@contextlib.contextmanager
+def unknown_codes_told_once(told: set[tuple[str, str]]) -> Iterator[None]:
+    """Within it, frames warn of an unknown return or change code only when ``told`` does
+    not hold it yet (and add it): the frames built in batches for one list share one set,
+    so that the list warns once, as one frame would."""
+    token = _TOLD.set(told)
+    try:
+        yield
+    finally:
+        _TOLD.reset(token)
+
+
+def _warn_unknown_codes(column: str, unknown: list[str], what: str) -> None:
+    told = _TOLD.get()
+    if told is not None:
+        unknown = [code for code in unknown if (column, code) not in told]
+        told.update((column, code) for code in unknown)
+    if not unknown:
+        return
+    one = len(unknown) == 1
+    counted = ("counted in the overall return rate only" if what == "return" else
+               "its NOC kept on the ledger with its six banking days")
+    warnings.warn(UnknownCodeWarning(
+        f"{column}: {', '.join(unknown)} {'is' if one else 'are'} not {'a ' if one else ''}"
+        f"NACHA {what} code{'' if one else 's'} paynb knows (a typo at the service, or a "
+        f"code newer than paynb): kept, described as '{UNKNOWN_CODE}', {counted}, and "
+        "summed under 'other' in charts (docs/codes.md)", column=column, codes=tuple(unknown)),
+        stacklevel=user_stacklevel())
+
+
+def _code_meanings(column: str, codes: pd.api.extensions.ExtensionArray,
+                   table: Mapping[str, str], what: str) -> pd.api.extensions.ExtensionArray:
+    """Meanings of return or change codes (R01, C05 ...) through their distinct values
+    only; a code in no table reads :data:`paynb.codes.UNKNOWN_CODE`, with one warning."""
     positions, uniques = pd.factorize(codes)
-    return _meanings(positions, uniques, table)
+    keys = [normalise_code(code) for code in uniques]
+    unknown = sorted({key for key in keys if key and key not in table})
+    if unknown:
+        _warn_unknown_codes(column, unknown, what)
+    return _meanings(positions, uniques,
+                     {key: table.get(key, UNKNOWN_CODE) for key in keys if key})
 
 
 def _categorical(name: str, values: Sequence[Any], known: Sequence[str],
@@ -853,19 +904,24 @@ def _conv_transaction_code(name: str, raw: Columns, ctx: _Context) -> Columns:
 
 def _conv_return_reason(name: str, raw: Columns, ctx: _Context) -> Columns:
     codes = _strings(_get(raw, name, ctx))
-    return {name: codes, "returnReasonDescription": _lookup(codes, RETURN_CODES)}
+    return {name: codes,
+            "returnReasonDescription": _code_meanings(name, codes, RETURN_CODES, "return")}
 
 
 def _conv_change_code(name: str, raw: Columns, ctx: _Context) -> Columns:
     codes = _strings(_get(raw, name, ctx))
     given = _strings(_get(raw, "changeReason", ctx))
-    reasons = pd.Series(given).fillna(pd.Series(_lookup(codes, NOC_CODES))).array
+    meanings = _code_meanings(name, codes, NOC_CODES, "change")
+    reasons = pd.Series(given).fillna(pd.Series(meanings)).array
     return {name: codes, "changeReason": reasons}
 
 
 #: NOC codes whose corrected data holds an account number (NACHA): C01, C03, C06, C07.
-_ACCOUNT_NOCS = frozenset({"C01", "C03", "C06", "C07"})
-_ROUTING_FIRST_NOCS = frozenset({"C03", "C07"})
+_ACCOUNT_NOCS = frozenset(code for code, noc in NOC_CODE_TABLE.items()
+                          if "bankAccountNumber" in noc.fields)
+#: Of those, the ones whose corrected data starts with the routing number: C03, C07.
+_ROUTING_FIRST_NOCS = frozenset(code for code in _ACCOUNT_NOCS
+                                if "bankRoutingNumber" in NOC_CODE_TABLE[code].fields)
 _DIGIT_RUN = re.compile(r"\d{5,}")
 
 

@@ -7,7 +7,13 @@ period floors on the dates), so a million rows draw as fast as a hundred.
 A frame with no rows, or with nothing to show, gives an empty chart that says so.
 
 Status colours come from :data:`paynb.codes.STATUS_COLORS`, so a status looks the
-same in every chart. Dates are UTC.
+same in every chart. Dates are UTC, every tick of a date axis in one format
+(``15 Oct``, the year under the first tick and wherever it changes). Titles, axes and
+legends name columns in words (``transaction type``, not ``achTransactionType``), codes
+with their meanings (``R01: Insufficient funds``, from :mod:`paynb.codes`; a code in no
+NACHA table is summed under "other"), and ACH and RCC amounts in their currency
+(``Amount (USD)``); instant card and RTP amounts are whole numbers in the service's
+unstated unit and are never shown with decimals.
 
 The same helpers hang on every DataFrame as ``df.paynb.<name>(...)``::
 
@@ -24,12 +30,21 @@ import numpy as np
 import pandas as pd
 
 from paynb.accessor import register
-from paynb.codes import NOC_CODES, RETURN_CODES, STATUS_COLORS, STATUS_NAMES, STATUS_ORDER
+from paynb.codes import (
+    EXTENDED_RETURN_DAYS,
+    STATUS_COLORS,
+    STATUS_NAMES,
+    STATUS_ORDER,
+    code_label,
+    is_known_code,
+    normalise_code,
+)
 
 if TYPE_CHECKING:
     from matplotlib.axes import Axes
 
 __all__ = [
+    "CURRENCY",
     "INSTANT_COLORS",
     "LOG_SCALE_BELOW",
     "RETURN_STATUSES",
@@ -50,15 +65,21 @@ INSTANT_COLORS: dict[str, str] = {"Success": "#55A868", "Failed": "#C44E52"}
 LOG_SCALE_BELOW = 0.02
 """The status chart turns logarithmic when its smallest bar is under this share of its
 largest: below it a linear bar is a sliver no reader sees."""
-RETURN_WINDOW_DAYS = 60
+RETURN_WINDOW_DAYS = EXTENDED_RETURN_DAYS
 """Days after settlement within which a return can still come: the extended return
 deadline of unauthorized consumer debits (R05, R07, R10, R11, R37...: NACHA Operating Rules,
-Article Three, 60 calendar days after the settlement date); most returns come within two
-banking days. The return-rate chart shades the periods younger than this as immature."""
+Article Three, 60 calendar days after the settlement date; :data:`paynb.codes.EXTENDED_RETURN`);
+most returns come within two banking days. The return-rate chart shades the periods
+younger than this as immature."""
+CURRENCY = "USD"
+"""The currency of ACH and RCC amounts (the ACH network and checks are in US dollars),
+as the amount axes name it."""
 _IMMATURE_COLOR = "#B0B0B0"
 _OTHER_COLOR = "#A0A0A0"
 _FREQS = {"D": "day", "W": "week", "M": "month", "Q": "quarter", "Y": "year"}
 _SUBMISSION_DATES = ("receivedDateTime", "depositDateTime", "sendDate")
+#: Columns holding NACHA codes: labelled with their meanings, unknown codes in "other".
+_CODE_COLUMNS = ("returnReason", "changeCode")
 _WEEKDAYS = ("Mon", "Tue", "Wed", "Thu", "Fri", "Sat", "Sun")
 
 
@@ -126,11 +147,88 @@ def _periods(dates: pd.Series, freq: str) -> pd.Series:
 
 
 def _date_axis(ax: Axes) -> None:
+    """Dates on the x axis, every tick in one format: ``15 Oct`` (``Oct`` when the ticks
+    are months apart), the year under the first tick and wherever it changes."""
     import matplotlib.dates as mdates
+    from matplotlib.ticker import Formatter
 
-    locator = mdates.AutoDateLocator(minticks=3, maxticks=10)
-    ax.xaxis.set_major_locator(locator)
-    ax.xaxis.set_major_formatter(mdates.ConciseDateFormatter(locator))
+    class OneFormat(Formatter):  # type: ignore[misc]
+        def __call__(self, x: float, pos: int | None = None) -> str:
+            return self.format_ticks([x])[0]
+
+        def format_ticks(self, values: Sequence[float]) -> list[str]:
+            days = [mdates.num2date(v) for v in values]
+            gaps = np.diff(values)
+            monthly = len(gaps) > 0 and float(np.min(gaps)) >= 28
+            labels = []
+            for i, day in enumerate(days):
+                text = day.strftime("%b" if monthly else "%d %b")
+                if i == 0 or day.year != days[i - 1].year:
+                    text += f"\n{day.year}"
+                labels.append(text)
+            return labels
+
+    ax.xaxis.set_major_locator(mdates.AutoDateLocator(minticks=3, maxticks=10))
+    ax.xaxis.set_major_formatter(OneFormat())
+
+
+#: The docs' words for the columns a chart may group by that no request form names.
+_COLUMN_WORDS = {"itemStatus": "status", "status": "status", "returnReason": "return reason",
+                 "changeCode": "change code", "companyCode": "company", "kind": "kind",
+                 "cardBrand": "card brand", "itemSource": "source",
+                 "reportStatus": "report status", "requestReturnStatus": "return request status"}
+
+
+def _words(column: str) -> str:
+    """A column in words, as the docs and forms name it: ``achTransactionType`` ->
+    ``transaction type`` (the label of the request field), ``companyCode`` -> ``company``;
+    a column paynb does not know stays as it is."""
+    if column in _COLUMN_WORDS:
+        return _COLUMN_WORDS[column]
+    from paynb import models
+
+    for model in (models.AchItem, models.RccItem, models.InstantCardTransaction,
+                  models.RtpTransaction):
+        for name, info in model.model_fields.items():
+            if (info.alias or name) == column and info.title:
+                title = info.title
+                # "Transaction type" -> "transaction type"; "IAT type" keeps its capitals.
+                return title if title[1:2].isupper() else title[:1].lower() + title[1:]
+    return column
+
+
+def _heading(column: str) -> str:
+    """A column in words as an axis or legend heading: ``Transaction type``."""
+    words = _words(column)
+    return words[:1].upper() + words[1:]
+
+
+def _integer_amounts(df: pd.DataFrame) -> bool:
+    """Whether the amounts are whole numbers in the service's unit (instant card, RTP)."""
+    amount = df["amount"].dtype if "amount" in df.columns else None
+    return bool(df.attrs.get("amountUnit")) or (
+        amount is not None and pd.api.types.is_integer_dtype(amount))
+
+
+def _amount_label(df: pd.DataFrame) -> str:
+    """The amount axis: ``Amount (USD)``, or the instant kinds' unstated unit."""
+    if _integer_amounts(df):
+        return "Amount (wire integer, unit not stated)"
+    return f"Amount ({CURRENCY})"
+
+
+def _money(number: float, whole: bool) -> str:
+    """An amount for a label: ``1,234.50``, or ``1,234`` for whole-number units."""
+    return f"{number:,.0f}" if whole else f"{number:,.2f}"
+
+
+def _code_groups(codes: pd.Series) -> pd.Series:
+    """Return or change codes for grouping: trimmed and upper-cased, a code in no NACHA
+    table "other" (it is summed there; its frame warned of it)."""
+    keys = {value: normalise_code(value) for value in codes.dropna().unique()}
+    keys = {value: (key if is_known_code(key) else "other") if key else None
+            for value, key in keys.items()}
+    return codes.map(keys)
 
 
 def _legend(ax: Axes, title: str, *, stacked: bool = False) -> None:
@@ -222,12 +320,12 @@ def _shade_immature(ax: Axes, periods: pd.PeriodIndex, open_until: pd.DatetimeIn
 
 
 def _top(series: pd.Series, top: int) -> pd.Series:
-    """Values beyond the ``top`` most frequent become "other"."""
-    counts = series.value_counts()
+    """Values beyond the ``top`` most frequent become "other" (as "other" itself is)."""
+    counts = series[series != "other"].value_counts()
     if len(counts) <= top:
         return series
     keep = set(counts.index[:top])
-    return series.where(series.isin(keep), "other")
+    return series.where(series.isin(keep) | series.isna(), "other")
 
 
 # --------------------------------------------------------------------------- charts
@@ -242,10 +340,11 @@ def status_summary(df: pd.DataFrame, ax: Axes | None = None, *, by: str | None =
         ax: the Axes to draw on; a new figure when None.
         by: a column to split by (``achTransactionType``, ``companyCode``, or a
             ``kind`` column of a concatenated frame): one bar per value, stacked by
-            status.
+            status. Title and axis name it in words (``transaction type``).
         value: ``"count"`` for the number of items, ``"amount"`` for the sum of
-            their amounts (instant and RTP amounts in the service's unit, which
-            the axis names: see ``df.attrs["amountUnit"]``).
+            their amounts: US dollars for ACH and RCC (the axis reads ``Amount
+            (USD)``), whole numbers in the service's unit for instant and RTP (see
+            ``df.attrs["amountUnit"]``), labelled without decimals.
         title: overrides the default title.
 
     Returns:
@@ -260,7 +359,8 @@ def status_summary(df: pd.DataFrame, ax: Axes | None = None, *, by: str | None =
     if by is not None:
         _require(df, by)
     what = "Items" if value == "count" else "Amount"
-    title = title or f"{what} per status" + (f" by {by}" if by else "")
+    title = title or f"{what} per status" + (f" by {_words(by)}" if by else "")
+    integers = value == "count" or _integer_amounts(df)
     ax = _new_axes(ax)
     if df.empty:
         return _no_items(ax, title)
@@ -282,7 +382,7 @@ def status_summary(df: pd.DataFrame, ax: Axes | None = None, *, by: str | None =
         whole = sum(heights)
         shares = [f" ({100 * h / whole:.{_share_decimals(h / whole)}f} %)" if whole > 0 else ""
                   for h in heights]
-        ax.bar_label(bars, labels=[_fmt(h, value) + share for h, share in zip(
+        ax.bar_label(bars, labels=[_money(h, integers) + share for h, share in zip(
             heights, shares, strict=True)], padding=2, fontsize="small")
         positive = [h for h in heights if h > 0]
         log = len(positive) == len(heights) and min(positive) < LOG_SCALE_BELOW * max(positive)
@@ -302,13 +402,11 @@ def status_summary(df: pd.DataFrame, ax: Axes | None = None, *, by: str | None =
             ax.bar(groups, heights, bottom=bottom, color=_color(s), label=_status_label(s))
             bottom += heights
         for position, total in enumerate(bottom):
-            ax.annotate(_fmt(total, value), (position, total), xytext=(0, 2),
+            ax.annotate(_money(total, integers), (position, total), xytext=(0, 2),
                         textcoords="offset points", ha="center", va="bottom")
         _legend(ax, "Stacked by status", stacked=True)
-        ax.set_xlabel(by)
-    unit = df.attrs.get("amountUnit") if value == "amount" else None
-    label = "Items" if value == "count" else (
-        "Amount (wire integer, unit not stated)" if unit else "Amount")
+        ax.set_xlabel(_heading(by))
+    label = "Items" if value == "count" else _amount_label(df)
     ax.set_ylabel(label + (" (log scale)" if log else ""))
     if log:
         _thousands(ax)
@@ -317,10 +415,6 @@ def status_summary(df: pd.DataFrame, ax: Axes | None = None, *, by: str | None =
         ax.margins(y=0.12)
     ax.set_title(title)
     return ax
-
-
-def _fmt(number: float, value: str) -> str:
-    return f"{number:,.0f}" if value == "count" else f"{number:,.2f}"
 
 
 def _share_decimals(share: float) -> int:
@@ -373,11 +467,13 @@ def return_trend(df: pd.DataFrame, freq: str = "W", by: str | None = "status",
         groups = pd.Series("all returns", index=returns.index)
     elif by == "status":
         groups = returns[status].astype("object")
+    elif by in _CODE_COLUMNS:
+        groups = _top(_code_groups(returns[by].astype("object")), top)
     else:
         groups = _top(returns[by].astype("object"), top)
     table = groups.groupby([periods, groups], dropna=True).size().unstack(fill_value=0)
     if table.empty:
-        return _no_items(ax, title, f"no returned items with a {by}")
+        return _no_items(ax, title, f"no returned items with a {_words(by)}")
     full = pd.period_range(table.index.min(), table.index.max(), freq=freq)
     table = table.reindex(full, fill_value=0)
     if by == "status":
@@ -406,8 +502,7 @@ def return_trend(df: pd.DataFrame, freq: str = "W", by: str | None = "status",
     ax.set_ylabel("Items")
     _count_axis(ax)
     if by is not None:
-        _legend(ax, f"Grouped by {'status' if by == 'status' else by}",
-                stacked=kind == "bar")
+        _legend(ax, f"Grouped by {_words(by)}", stacked=kind == "bar")
     ax.set_title(title)
     return ax
 
@@ -425,9 +520,8 @@ def _group_colors(names: Sequence[Any], statuses: bool) -> dict[Any, str]:
 def _group_label(name: Any, by: str | None) -> str:
     if by == "status":
         return _status_label(name)
-    label = f"{name} {RETURN_CODES[name]}" if by == "returnReason" and name in RETURN_CODES \
-        else str(name)
-    return label if len(label) <= 40 else label[:37] + "..."
+    label = code_label(name) if by in _CODE_COLUMNS and name != "other" else str(name)
+    return label if len(label) <= 48 else label[:45] + "..."
 
 
 def return_rate(df: pd.DataFrame, freq: str = "W", ax: Axes | None = None, *,
@@ -505,8 +599,11 @@ def return_reasons(df: pd.DataFrame, top: int = 10, ax: Axes | None = None, *,
                    title: str | None = None) -> Axes:
     """The most frequent return reasons (R01...) or NOC change codes (C01...), with meanings.
 
-    An item frame counts ``returnReason``; a NOC frame (it has ``changeCode``)
-    counts ``changeCode``. Codes beyond ``top`` are summed as "other".
+    An item frame counts its returns by ``returnReason``; a NOC frame (it has
+    ``changeCode``) counts its NOCs by ``changeCode``. Each bar is labelled with the
+    code and its meaning (:func:`paynb.codes.code_label`). Codes beyond ``top`` are
+    summed as "other", and so is a code in none of NACHA's tables, which the "other"
+    label names (``R99: not a NACHA code paynb knows``).
 
     Returns:
         The Axes: horizontal bars, the most frequent on top, labelled with counts.
@@ -514,33 +611,42 @@ def return_reasons(df: pd.DataFrame, top: int = 10, ax: Axes | None = None, *,
     if not isinstance(top, int) or isinstance(top, bool) or top < 1:
         raise ValueError(f"top must be a positive integer; got {top!r}")
     if isinstance(df, pd.DataFrame) and "changeCode" in df.columns:
-        column, meanings, color = "changeCode", NOC_CODES, STATUS_COLORS["W"]
+        column, what, color = "changeCode", "NOCs", STATUS_COLORS["W"]
         title = title or "Most frequent NOC change codes"
     else:
         _require(df, "returnReason")
-        column, meanings, color = "returnReason", RETURN_CODES, STATUS_COLORS["R"]
+        column, what, color = "returnReason", "Returns", STATUS_COLORS["R"]
         title = title or "Most frequent return reasons"
     ax = _new_axes(ax, (8, 0.9 + 0.4 * min(top + 1, 12)))
     # Count the raw values first: the clean-up then touches each distinct code once.
     raw = df[column].value_counts(dropna=True)
-    codes = pd.Index(raw.index.astype("object")).str.strip().str.upper()
+    codes = pd.Index([normalise_code(code) for code in raw.index])
     counts = raw.groupby(codes).sum()
     counts = counts[counts.index != ""].sort_values(ascending=False, kind="stable")
     if counts.empty:
         return _no_items(ax, title)
-    shown = counts.iloc[:top]
-    rest = counts.iloc[top:]
-    labels = [f"{code} {meanings.get(code, '')}".strip() for code in shown.index]
-    heights = shown.to_list()
-    if len(rest):
-        labels.append(f"other ({len(rest)} code{'s' if len(rest) > 1 else ''})")
-        heights.append(int(rest.sum()))
+    known = np.array([is_known_code(code) for code in counts.index], dtype=bool)
+    unknown = sorted(counts.index[~known])
+    shown = counts[known].iloc[:top]
+    rest = counts[known].iloc[top:]
+    labels = [code_label(code) for code in shown.index]
     labels = [label if len(label) <= 60 else label[:57] + "..." for label in labels]
+    heights = shown.to_list()
+    if len(rest) or unknown:
+        others = len(rest) + len(unknown)
+        label = f"other ({others} code{'s' if others > 1 else ''})"
+        if unknown:
+            one = len(unknown) == 1
+            label += (f"\n{', '.join(unknown[:3])}{', ...' if len(unknown) > 3 else ''}: not "
+                      f"{'a ' if one else ''}NACHA code{'' if one else 's'} paynb knows")
+        labels.append(label)
+        heights.append(int(rest.sum()) + int(counts[~known].sum()))
     positions = np.arange(len(labels))[::-1]
-    bars = ax.barh(positions, heights, color=[color] * len(shown) + [_OTHER_COLOR] * len(rest[:1]))
+    colors = [color] * len(shown) + [_OTHER_COLOR] * (len(labels) - len(shown))
+    bars = ax.barh(positions, heights, color=colors)
     ax.set_yticks(positions, labels)
     ax.bar_label(bars, labels=[f"{h:,}" for h in heights], padding=2)
-    ax.set_xlabel("Items")
+    ax.set_xlabel(what)
     _count_axis(ax, "x")
     ax.margins(x=0.1)
     ax.set_title(title)

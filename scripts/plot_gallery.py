@@ -24,7 +24,8 @@ import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
 
-from paynb import codes, frames, plots
+from paynb import frames, plots
+from paynb.sandbox import processing
 
 logger = logging.getLogger("paynb.gallery")
 
@@ -46,9 +47,10 @@ def synthetic_records(n: int, seed: int = 7) -> tuple[list[dict], list[dict]]:
     return_date = received + lag
     weekend = return_date.day_of_week >= 5
     return_date = return_date.where(~weekend, return_date + pd.Timedelta(days=2))
-    reasons = list(codes.RETURN_CODES)
-    weights = np.array([30, 18, 12, 8, 1, 1, 6, 3, 4, 5, 2, 1, 2, 1, 1, 1, 1, 1, 1, 2, 1, 1, 1,
-                        1, 1, 1, 1, 1, 1], dtype=float)
+    # The sandbox's own draws of return and change codes (paynb.sandbox.processing.Config).
+    config = processing.Config()
+    reasons = list(config.return_code_weights)
+    weights = np.array(list(config.return_code_weights.values()), dtype=float)
     reason = rng.choice(reasons, n, p=weights / weights.sum())
     amounts = np.round(rng.lognormal(5, 1, n), 2)
     kinds = rng.choice(["Debit", "Credit"], n, p=[0.7, 0.3])
@@ -63,8 +65,9 @@ def synthetic_records(n: int, seed: int = 7) -> tuple[list[dict], list[dict]]:
             "returnReason": str(reason[i]) if status[i] == "R" else None,
             "receivedDateTime": received[i].isoformat(),
         })
-    noc_codes = rng.choice(list(codes.NOC_CODES), max(1, n // 50),
-                           p=np.array([40, 20, 10, 8, 6, 4, 3, 1, 2, 2, 2, 1, 1]) / 100)
+    noc_weights = np.array(list(config.noc_code_weights.values()), dtype=float)
+    noc_codes = rng.choice(list(config.noc_code_weights), max(1, n // 50),
+                           p=noc_weights / noc_weights.sum())
     nocs = [{"nocId": i + 1, "achItemId": i * 37 + 1, "changeCode": str(c),
              "nocDate": (end - pd.Timedelta(days=int(i % 100))).isoformat()}
             for i, c in enumerate(noc_codes)]

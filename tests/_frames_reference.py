@@ -2,7 +2,8 @@
 
 Kept verbatim, only for tests/test_frames_builder.py, which checks that the library's
 builder gives the same frames, bit for bit, as this one on random records. Not used by
-paynb itself.
+paynb itself. One change since (issue 36): a return or change code in none of NACHA's
+tables is described as ``not a NACHA code paynb knows`` instead of left empty.
 """
 from __future__ import annotations
 
@@ -32,6 +33,7 @@ from paynb.codes import (
     RETURN_CODES,
     STATUS_NAMES,
     STATUS_ORDER,
+    UNKNOWN_CODE,
 )
 from paynb.errors import ResponseFormatError
 
@@ -698,15 +700,22 @@ def _conv_transaction_code(name: str, raw: Columns, ctx: _Context) -> Columns:
         meanings)}
 
 
+class _KnownOrNot(dict):  # type: ignore[type-arg]
+    """A code table whose ``get`` of a code in no table (not blank) is ``UNKNOWN_CODE``."""
+
+    def get(self, key: Any, default: Any = None) -> Any:
+        return super().get(key, UNKNOWN_CODE if str(key).strip() else default)
+
+
 def _conv_return_reason(name: str, raw: Columns, ctx: _Context) -> Columns:
     codes = _strings(_get(raw, name, ctx))
-    return {name: codes, "returnReasonDescription": _lookup(codes, RETURN_CODES)}
+    return {name: codes, "returnReasonDescription": _lookup(codes, _KnownOrNot(RETURN_CODES))}
 
 
 def _conv_change_code(name: str, raw: Columns, ctx: _Context) -> Columns:
     codes = _strings(_get(raw, name, ctx))
     given = _strings(_get(raw, "changeReason", ctx))
-    reasons = pd.Series(given).fillna(pd.Series(_lookup(codes, NOC_CODES))).array
+    reasons = pd.Series(given).fillna(pd.Series(_lookup(codes, _KnownOrNot(NOC_CODES)))).array
     return {name: codes, "changeReason": reasons}
 
 

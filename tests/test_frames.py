@@ -14,7 +14,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from paynb import codes, frames
-from paynb.errors import ResponseFormatError
+from paynb.errors import ResponseFormatError, UnknownCodeWarning
 
 
 def ach_record(i: int = 1, **fields):
@@ -275,13 +275,37 @@ def test_status_codes_names_and_unknown_codes(caplog):
 
 
 def test_return_and_change_codes_explained():
-    df = frames.to_frame([ach_record(1, itemStatus="R", returnReason="R01"),
-                          ach_record(2, itemStatus="R", returnReason="R99")], "ach")
-    assert df["returnReasonDescription"].iloc[0] == codes.RETURN_CODES["R01"]
-    assert pd.isna(df["returnReasonDescription"].iloc[1])
-    nocs = frames.to_frame([{"nocId": 1, "changeCode": "C05"},
-                            {"nocId": 2, "changeCode": "C02", "changeReason": "Given"}], "noc")
-    assert nocs["changeReason"].tolist() == [codes.NOC_CODES["C05"], "Given"]
+    with pytest.warns(UnknownCodeWarning) as caught:
+        df = frames.to_frame([ach_record(1, itemStatus="R", returnReason="R01"),
+                              ach_record(2, itemStatus="R", returnReason="R99"),
+                              ach_record(3, itemStatus="R", returnReason=" r99"),
+                              ach_record(4, itemStatus="R", returnReason="R48"),
+                              ach_record(5, itemStatus="S")], "ach")
+    assert df["returnReasonDescription"].tolist()[:4] == [
+        codes.RETURN_CODES["R01"], *["not a NACHA code paynb knows"] * 3]
+    assert pd.isna(df["returnReasonDescription"].iloc[4])
+    # One warning for the frame, naming each unknown code once; the codes are kept.
+    assert len(caught) == 1 and caught[0].message.codes == ("R48", "R99")
+    assert caught[0].message.column == "returnReason"
+    assert str(caught[0].message).startswith("returnReason: R48, R99 are not NACHA return codes")
+    assert caught[0].filename == __file__  # it points at the caller's line
+    assert df["returnReason"].tolist()[1:4] == ["R99", " r99", "R48"]
+    with pytest.warns(UnknownCodeWarning, match="changeCode: C99 is not a NACHA change code"):
+        nocs = frames.to_frame([{"nocId": 1, "changeCode": "C05"},
+                                {"nocId": 2, "changeCode": "C02", "changeReason": "Given"},
+                                {"nocId": 3, "changeCode": "C99"},
+                                {"nocId": 4, "changeCode": "C61"}], "noc")
+    assert nocs["changeReason"].tolist() == [codes.NOC_CODES["C05"], "Given",
+                                             "not a NACHA code paynb knows",
+                                             "Refused NOC: misrouted"]
+
+
+def test_known_codes_do_not_warn(recwarn):
+    frames.to_frame([ach_record(i, itemStatus="R", returnReason=code)
+                     for i, code in enumerate(codes.RETURN_CODE_TABLE, 1)], "ach")
+    frames.to_frame([{"nocId": i, "changeCode": code}
+                     for i, code in enumerate(codes.NOC_CODE_TABLE, 1)], "noc")
+    assert not [w for w in recwarn if issubclass(w.category, UnknownCodeWarning)]
 
 
 def test_ids_nullable_integers_from_numbers_or_text():

@@ -23,6 +23,10 @@ from hypothesis import strategies as st
 
 from paynb import _json, codes, frames
 
+# Random records hold many codes in no NACHA table; their one warning per frame is
+# tested in tests/test_frames.py.
+pytestmark = pytest.mark.filterwarnings("ignore::paynb.errors.UnknownCodeWarning")
+
 
 class _Number:
     """A JSON number written exactly as given (``1e2``, ``0.10``, 20 digits)."""

@@ -13,7 +13,7 @@ from paynb.codes import STATUS_COLORS
 from paynb.compliance._exposure import return_exposure as exposure_table
 from paynb.compliance._rates import rolling_return_rates
 from paynb.compliance._rules import CATEGORIES, CONSUMER_ENTRY_CLASSES, WARNING_SHARE
-from paynb.plots import _date_axis, _legend, _new_axes, _no_items, _thousands
+from paynb.plots import CURRENCY, _date_axis, _legend, _new_axes, _no_items, _thousands
 
 if TYPE_CHECKING:
     from matplotlib.axes import Axes
@@ -111,7 +111,8 @@ def return_exposure(items: pd.DataFrame, ax: Axes | None = None, *, as_of: Any =
     extended one. The figures are those of :func:`paynb.compliance.return_exposure`.
 
     Returns:
-        The Axes; amounts in the items' currency, the totals in the legend.
+        The Axes; amounts in US dollars (the axis reads ``Amount (USD)``), the totals
+        in the legend.
     """
     title = title or "Debits still returnable, by settlement day"
     ax = _new_axes(ax, (10, 4.5))
@@ -123,13 +124,13 @@ def return_exposure(items: pd.DataFrame, ax: Axes | None = None, *, as_of: Any =
                         table["unauthorized_amount"].astype("float64").to_numpy(), 0.0)
     days = table["settleDate"]
     ax.bar(days, standard, width=0.8, color=STATUS_COLORS["S"],
-           label=f"any return, standard window: {standard.sum():,.2f}")
+           label=f"any return, standard window: {standard.sum():,.2f} {CURRENCY}")
     ax.bar(days, extended, width=0.8, bottom=standard, color=CATEGORY_COLORS["unauthorized"],
-           label=f"unauthorized only, extended window: {extended.sum():,.2f}")
+           label=f"unauthorized only, extended window: {extended.sum():,.2f} {CURRENCY}")
     _date_axis(ax)
     _thousands(ax)
     ax.set_xlabel("Settlement day (UTC)")
-    ax.set_ylabel("Amount")
+    ax.set_ylabel(f"Amount ({CURRENCY})")
     _legend(ax, "Still returnable")
     ax.set_title(title)
     return ax

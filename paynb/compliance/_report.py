@@ -15,7 +15,7 @@ import numpy as np
 import pandas as pd
 
 from paynb._excel import MONEY_FORMAT, write_excel
-from paynb.codes import RETURN_CODES
+from paynb.codes import code_label, code_meaning
 from paynb.compliance._exposure import return_exposure
 from paynb.compliance._items import (
     as_day,
@@ -115,8 +115,9 @@ class ComplianceReport:
             for column, value in zip(self.by, key, strict=True):
                 reasons = reasons[reasons[column] == value]
             reasons = reasons[reasons["category"] == row["category"]]
-            top = ", ".join(f"{r} ({n})" for r, n in zip(reasons["returnReason"],
-                                                          reasons["returns"], strict=True))
+            top = ", ".join(f"{code_label(r) if isinstance(r, str) and r else 'no code'} "
+                            f"({n})" for r, n in zip(reasons["returnReason"],
+                                                     reasons["returns"], strict=True))
             parts.append("<tr>" + "".join(f"<td>{html.escape(str(v))}</td>" for v in (
                 *(key or ("",)), row["category"])) + f"<td style='color:{color};"
                 f"font-weight:bold'>{mark}</td>" + "".join(
@@ -185,7 +186,9 @@ def _top_reasons(items: pd.DataFrame, as_of: int, window: str, by: tuple[str, ..
     frames = []
     for index, category in enumerate(CATEGORIES):
         picked = np.flatnonzero(returned & prep.in_category(index))
-        part = pd.DataFrame({c: items[c].to_numpy()[picked] for c in by})
+        # The index sets the length: with no ``by`` columns the frame would have none.
+        part = pd.DataFrame({c: items[c].to_numpy()[picked] for c in by},
+                            index=pd.RangeIndex(len(picked)))
         part["category"] = category.name
         part["returnReason"] = codes.to_numpy()[picked]
         frames.append(part)
@@ -196,7 +199,8 @@ def _top_reasons(items: pd.DataFrame, as_of: int, window: str, by: tuple[str, ..
                                               ascending=[True] * len(keys) + [False, True])
     totals = counts.groupby(keys, dropna=False)["returns"].transform("sum")
     counts["share_of_category"] = counts["returns"] / totals
-    counts["description"] = counts["returnReason"].map(RETURN_CODES)
+    counts["description"] = counts["returnReason"].map(
+        lambda code: code_meaning(code) if isinstance(code, str) and code else None)
     top = counts.groupby(keys, dropna=False, sort=False).head(_TOP).reset_index(drop=True)
     order = {c.name: i for i, c in enumerate(CATEGORIES)}
     top = top.sort_values([*by, "category"], key=lambda s: s.map(order) if s.name == "category"

@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any
 import ipywidgets as widgets
 import pandas as pd
 
-from paynb.codes import NOC_CODES, STATUS_NAMES, STATUS_ORDER
+from paynb.codes import STATUS_NAMES, STATUS_ORDER, code_meaning
 from paynb.forms._base import (
     Form,
     data_grid,
@@ -239,10 +239,17 @@ class StatusExplorer(Form):
         if column not in frame.columns or frame.empty:
             return ""
         counts = frame[column].astype("string").fillna("(none)").value_counts()
-        names = {"itemStatus": STATUS_NAMES, "changeCode": NOC_CODES}.get(column, {})
+        nocs = column == "changeCode"
+
+        def meaning(code: str) -> str:
+            if code == "(none)":
+                return ""
+            return code_meaning(code) if nocs else STATUS_NAMES.get(code, "")
+
         rows = "".join(
-            f"<tr><td>{escape(code)}</td><td>{escape(names.get(code, ''))}</td>"
+            f"<tr><td>{escape(code)}</td><td>{escape(meaning(code))}</td>"
             f"<td style='text-align:right'>{count:,}</td></tr>"
             for code, count in counts.items())
-        return (f"<table class='paynb-table paynb-counts-table'><tr><th>{escape(column)}</th>"
-                f"<th></th><th>items</th></tr>{rows}</table>")
+        heading = "change code" if nocs else "status"
+        return (f"<table class='paynb-table paynb-counts-table'><tr><th>{heading}</th>"
+                f"<th></th><th>{'NOCs' if nocs else 'items'}</th></tr>{rows}</table>")

@@ -20,8 +20,8 @@ from paynb.forms._base import Form, escape, table_box, table_html
 __all__ = ["NocForm"]
 
 #: Ledger columns the form's table shows.
-_SHOWN = ("nocId", "achItemId", "changeCode", "bankAccountNumber", "mustChange", "received",
-          "dueDate", "state", "appliedBy", "appliedAt")
+_SHOWN = ("nocId", "achItemId", "changeCode", "changeReason", "bankAccountNumber",
+          "mustChange", "received", "dueDate", "state", "appliedBy", "appliedAt")
 
 
 def guard_verdicts(client: Any, bodies: Mapping[int, Mapping[str, Any]], *,
@@ -115,11 +115,12 @@ class NocForm(Form):
         self.table.value = table_html(shown, nowrap=True)
         keep = self.noc.value
         pending = ledger[~ledger["state"].isin(["applied", "no change"])]
-        self.noc.options = [(f"NOC {row.nocId} · {row.changeCode} · {row.bankAccountNumber or '?'}"
-                             f" · {row.state}, due {row.dueDate:%Y-%m-%d}"
+        self.noc.options = [(f"NOC {row.nocId} · {row.changeCode} {row.changeReason} · "
+                             f"{row.bankAccountNumber or '?'} · {row.state}, due "
+                             f"{row.dueDate:%Y-%m-%d}"
                              if row.dueDate is not None and row.dueDate == row.dueDate
-                             else f"NOC {row.nocId} · {row.changeCode} · {row.state}",
-                             row.nocId) for row in pending.itertuples()]
+                             else f"NOC {row.nocId} · {row.changeCode} {row.changeReason} · "
+                                  f"{row.state}", row.nocId) for row in pending.itertuples()]
         if keep in [value for _label, value in self.noc.options]:
             self.noc.value = keep
         counts = ledger["state"].value_counts()

@@ -88,9 +88,15 @@ class _Batches:
         self._records: list[dict[str, Any]] = []
         self._pieces: list[pd.DataFrame] = []
         self._converted = 0
+        #: The unknown codes the batches warned of: the list warns once, as one frame.
+        self._told: set[tuple[str, str]] = set()
+
+    def _frame(self, records: list[dict[str, Any]]) -> pd.DataFrame:
+        with frames.unknown_codes_told_once(self._told):
+            return self._build(records)
 
     def _flush(self) -> None:
-        self._pieces.append(self._build(self._records[self._converted:]))
+        self._pieces.append(self._frame(self._records[self._converted:]))
         self._converted = len(self._records)
 
     def _waiting(self, *, idle: bool) -> bool:
@@ -123,7 +129,7 @@ class _Batches:
             return pd.concat(pieces, ignore_index=True)
         # The batches disagree (a status code or field only some pages have): one frame
         # of all records gives the dtypes the whole list calls for.
-        return self._build(self._records)
+        return self._frame(self._records)
 
 
 def invalid(argument: str, message: str) -> ValidationError:

@@ -16,8 +16,10 @@ The life of an ACH item, as the NACHA rules and the service's docs describe it:
   the same day for same-day ACH, or a later requested effective date).
 * Returns (``S -> R``) and NOCs come on banking days after settlement: most
   within two banking days (NACHA Operating Rules, Article Three, Subsection
-  3.8.3.1), unauthorized ones (R05, R07, R10, R11, R29) up to 60 calendar days
-  (Subsection 3.13, extended return entries).
+  3.8.3.1), those with the extended time frame (R05, R07, R10, R11 ...:
+  :data:`paynb.codes.EXTENDED_RETURN_CODES`) up to 60 calendar days (Subsection
+  3.13, extended return entries). Codes, meanings and time frames come from
+  :mod:`paynb.codes`.
 
 Every function works on numpy arrays (one element for an HTTP submission,
 a million for the demo data), so both paths follow the same rules.
@@ -33,7 +35,14 @@ from typing import Any, Literal
 import numpy as np
 
 from paynb.calendar import BUSDAY_CALENDAR
-from paynb.codes import RETURN_CODES
+from paynb.codes import (
+    EXTENDED_RETURN_CODES,
+    EXTENDED_RETURN_DAYS,
+    NOC_CODE_TABLE,
+    RETURN_CODE_TABLE,
+    RETURN_CODES,
+    UNAUTHORIZED_RETURN_CODES,
+)
 
 __all__ = [
     "BLOCKED_MESSAGE",
@@ -95,17 +104,21 @@ class Config:
         R01=46, R02=14, R03=11, R04=4, R05=0.5, R06=1, R07=1, R08=4, R09=5, R10=3, R11=1,
         R12=0.5, R13=0.5, R14=0.5, R15=0.5, R16=2, R17=0.5, R18=0.5, R19=0.5, R20=2,
         R21=0.5, R22=0.5, R23=0.5, R24=0.5, R25=0.5, R26=0.5, R27=0.5, R28=0.5, R29=0.5))
-    #: Unauthorized return codes (NACHA's unauthorized return rate, 0.5 % threshold).
-    unauthorized_codes: tuple[str, ...] = ("R05", "R07", "R10", "R11", "R29")
-    #: How NOC change codes are drawn: code -> weight (percent).
+    #: Unauthorized return codes (NACHA's unauthorized return rate, 0.5 % threshold) that
+    #: the demo's consumer and corporate debits can meet: R05, R07, R10, R11, R29 (R51 is
+    #: for RCK entries, which the demo has none of).
+    unauthorized_codes: tuple[str, ...] = tuple(sorted(
+        code for code in UNAUTHORIZED_RETURN_CODES if RETURN_CODE_TABLE[code].group == "rdfi"))
+    #: How NOC change codes are drawn: code -> weight (percent). Domestic entries only:
+    #: no C08 or C14 (IAT), and none of the retired C10-C12.
     noc_code_weights: Mapping[str, float] = field(default_factory=lambda: _weights(
-        C01=40, C02=15, C03=10, C04=8, C05=8, C06=5, C07=4, C08=1, C09=4, C10=2, C11=1,
-        C12=1, C13=1))
-    #: Banking days from settlement to a return (not unauthorized): 1, 2, 3... with
+        C01=40, C02=15, C03=10, C04=8, C05=8, C06=5, C07=4, C09=4, C13=1))
+    #: Banking days from settlement to a return (not of the extended time frame): 1, 2, 3... with
     #: these shares. Most within the two-day return window.
     return_day_shares: tuple[float, ...] = (0.62, 0.30, 0.04, 0.02, 0.02)
-    #: Unauthorized returns come 1 to this many calendar days after settlement.
-    unauthorized_return_days: int = 60
+    #: Returns with NACHA's extended time frame (R05, R07, R10, R11 ...) come 1 to this
+    #: many calendar days after settlement.
+    unauthorized_return_days: int = EXTENDED_RETURN_DAYS
     #: NOCs come 1 or 2 banking days after settlement (this share on the first).
     noc_first_day_share: float = 0.6
     #: RCC items return this many banking days after the deposit: (first, count).
@@ -233,17 +246,18 @@ def _event_at(config: Config, days: np.ndarray, u: np.ndarray) -> np.ndarray:
     return _ms(days) + config.event_hour_ms + (u * 6 * HOUR_MS).astype(np.int64)
 
 
-def _return_days(config: Config, settle: np.ndarray, unauthorized: np.ndarray,
+def _return_days(config: Config, settle: np.ndarray, extended: np.ndarray,
                  u: np.ndarray) -> np.ndarray:
     """Banking days of returns: 1, 2... banking days after settlement by the configured
-    shares; unauthorized ones 1 to 60 calendar days after, on or before a banking day."""
+    shares; those with the extended time frame 1 to 60 calendar days after, on or before
+    a banking day."""
     settle_day = _days(settle)
     edges = np.cumsum(config.return_day_shares) / sum(config.return_day_shares)
     steps = 1 + np.minimum(np.searchsorted(edges, u, side="right"), len(edges) - 1)
     standard = _offset(settle_day, steps, "forward")
     late = settle_day + (1 + (u * config.unauthorized_return_days).astype(np.int64))
     late = np.maximum(_offset(late, 0, "backward"), _offset(settle_day, 1, "forward"))
-    return np.where(unauthorized, late, standard)
+    return np.where(extended, late, standard)
 
 
 def _checks(config: Config, states: np.ndarray, accounts: np.ndarray
@@ -288,8 +302,7 @@ def ach_fates(config: Config, *, kinds: np.ndarray, states: np.ndarray,
     code = np.where(extra, unauthorized_codes[(u[1] * len(unauthorized_codes)).astype(int)],
                     code)
     returned |= extra
-    unauthorized = np.isin(code, unauthorized_codes)
-    days = _return_days(config, settle, unauthorized, u[2])
+    days = _return_days(config, settle, np.isin(code, list(EXTENDED_RETURN_CODES)), u[2])
     return _fates(config, restricted, blocked, returned, code, received,
                   _event_at(config, days, u[3]))
 
@@ -323,24 +336,28 @@ _CORRECTED_ROUTING = ("021000021", "026009593", "121000248", "031176110", "11100
 
 
 def noc_corrected_data(code: str, u: float, *, savings: bool = False) -> str:
-    """The corrected data a NOC of ``code`` carries, in the NACHA layout: an account
-    number (C01), a routing number (C02), both (C03), a transaction code (C05: 22/27
-    checking, 32/37 savings), account and code (C06), all three (C07), an individual
-    id (C09), a company name (C10)... Synthetic, fixed by the draw ``u``."""
+    """The corrected data a NOC of ``code`` carries, in the NACHA layout: the values of
+    the fields its :data:`paynb.codes.NOC_CODE_TABLE` row names, in that order, separated
+    by blanks: an account number (C01), a routing number (C02), both (C03), a name (C04),
+    a transaction code (C05: 22/27 checking, 32/37 savings), account and code (C06), all
+    three (C07), a foreign bank's identification (C08), an individual id (C09), the
+    entry class (C14: IAT)... An addenda format error (C13), a refused NOC (C61-C69) and
+    a code in no table carry none. Synthetic, fixed by the draw ``u``."""
+    noc = NOC_CODE_TABLE.get(code)
+    if noc is None:
+        return ""
     account = f"{int(u * 10**10):010d}"
-    routing = _CORRECTED_ROUTING[min(int(u * len(_CORRECTED_ROUTING)),
-                                     len(_CORRECTED_ROUTING) - 1)]
-    transaction_code = "27" if savings else "37"  # the account type was the other one
-    return {
-        "C01": account,
-        "C02": routing,
-        "C03": f"{routing} {account}",
-        "C04": "DOE JANE",
-        "C05": transaction_code,
-        "C06": f"{account} {transaction_code}",
-        "C07": f"{routing} {account} {transaction_code}",
-        "C09": f"ID{account[:6]}",
-        "C10": "ACME PAYROLL",
-        "C11": f"1{account[:9]}",
-        "C12": f"ACME PAYROLL 1{account[:9]}",
-    }.get(code, "")
+    values = {
+        "bankAccountNumber": account,
+        "bankRoutingNumber": _CORRECTED_ROUTING[min(int(u * len(_CORRECTED_ROUTING)),
+                                                    len(_CORRECTED_ROUTING) - 1)],
+        "achTransactionCode": "27" if savings else "37",  # the account type was the other
+        "individualName": "DOE JANE",
+        "receivingDfiIdentification": f"NWBKGB2L{account[:3]}",
+        "achIdentificationNumber": f"ID{account[:6]}",
+        "companyName": "ACME PAYROLL",
+        "companyIdentification": f"1{account[:9]}",
+        "achEntryClass": "IAT",
+        "addenda": "",
+    }
+    return " ".join(value for field in noc.fields if (value := values[field]))

@@ -471,7 +471,7 @@ class Store:
             self._db.execute(
                 "INSERT INTO noc (nocId, companyCode, _seq, achItemId, yourReferenceNumber, "
                 "changeCode, changeReason, correctedData, nocDate) VALUES (?,?,?,?,?,?,?,?,?)",
-                (noc_id, company, seq, ach_id, reference, code, NOC_CODES[code],
+                (noc_id, company, seq, ach_id, reference, code, NOC_CODES.get(code),
                  processing.noc_corrected_data(code, u, savings=account_type == "Savings"), at))
         self._db.execute("UPDATE ach SET _noc_at = NULL, _noc_code = NULL "
                          "WHERE _noc_at IS NOT NULL AND _noc_at <= ?", (now,))
@@ -788,7 +788,8 @@ class Store:
                         savings=row[1] == "Savings")
                 return {"nocId": noc_id, "achItemId": ach_item_id,
                         "yourReferenceNumber": row[0], "changeCode": code,
-                        "changeReason": NOC_CODES[code], "correctedData": data, "nocDate": at}
+                        "changeReason": NOC_CODES.get(code), "correctedData": data,
+                        "nocDate": at}
 
             return self.insert("noc", company, [make])[0]
 

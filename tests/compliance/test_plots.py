@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
@@ -64,8 +66,14 @@ def test_exposure_stacks_the_windows():
     assert [bar.get_height() for bar in standard] == [0.0, 2.5]
     assert [bar.get_height() for bar in extended] == [4.0, 0.0]
     labels = [text.get_text() for text in ax.get_legend().get_texts()]
-    assert labels == ["any return, standard window: 2.50",
-                      "unauthorized only, extended window: 4.00"]
+    assert labels == ["any return, standard window: 2.50 USD",
+                      "unauthorized only, extended window: 4.00 USD"]
+    assert ax.get_ylabel() == "Amount (USD)"
+    ax.figure.canvas.draw()
+    ticks = [t.get_text() for t in ax.get_xticklabels() if t.get_text()]
+    # One format: "01 Oct" on every tick, the year under the first (no "Oct", "15", "2026-Nov").
+    assert re.fullmatch(r"\d\d [A-Z][a-z]{2}\n2026", ticks[0]), ticks
+    assert all(re.fullmatch(r"\d\d [A-Z][a-z]{2}", t) for t in ticks[1:]), ticks
 
 
 def test_exposure_of_nothing():

@@ -10,6 +10,7 @@ import pandas as pd
 import pytest
 
 from paynb import compliance
+from paynb.errors import UnknownCodeWarning
 
 from .conftest import debit, filler, frame, row
 
@@ -242,3 +243,25 @@ def test_60_day_window_across_the_year_boundary():
     rates = compliance.return_rates(items, as_of="2026-01-15")
     assert rates["window_start"].iloc[0] == pd.Timestamp("2025-11-17")
     assert list(rates["entries"]) == [2, 2, 2]
+
+
+def test_new_codes_count_where_nacha_puts_them_and_an_unknown_one_in_overall_only():
+    """R51 (RCK) is unauthorized, R31 and R61 only overall; R99, in no NACHA table, counts
+    in the overall rate only (with one warning from the frame)."""
+    records = filler(95, "2026-10-01")
+    records += [debit("2026-10-01", "R", returned="2026-10-05", reason=code)
+                for code in ("R51", "R31", "R61", "R99", "R99")]
+    with pytest.warns(UnknownCodeWarning, match="R99"):
+        items = frame(records)
+    rates = compliance.return_rates(items, as_of=AS_OF)
+    assert list(rates["returns"]) == [1, 0, 5]
+    assert list(rates["entries"]) == [100, 100, 100]
+    # The report's top reasons (three per category), described; by=None works too.
+    report = compliance.report(items, as_of=AS_OF, by=None)
+    top = report.top_reasons
+    assert list(zip(top["category"], top["returnReason"], top["returns"], strict=True)) == [
+        ("unauthorized", "R51", 1), ("overall", "R99", 2), ("overall", "R31", 1),
+        ("overall", "R51", 1)]
+    assert top["description"].tolist() == [
+        "RCK: check ineligible or RCK entry improper", "not a NACHA code paynb knows",
+        "CCD/CTX return the ODFI agreed to take", "RCK: check ineligible or RCK entry improper"]

@@ -54,7 +54,7 @@ def test_html_marks_each_rate(report):
     assert "Return rates as of 2026-11-23" in html
     assert html.count("✖ over") == 1 and html.count("✔ ok") == 5
     assert "not legal advice" in html
-    assert "R10 (1)" in html
+    assert "R10: Customer says the debit is not authorized (1)" in html  # code and meaning
 
 
 def test_excel_evidence(report, tmp_path):

@@ -48,7 +48,8 @@ def test_a_backwards_date_range_cannot_be_loaded(client) -> None:
 def test_other_kinds(client) -> None:
     explorer = StatusExplorer(client, kind="noc")
     assert explorer.filters.layout.display == "none"  # NOC lists take no status filter
-    assert "changeCode" in explorer.counts.value and len(explorer.result) > 0
+    assert "<th>change code</th>" in explorer.counts.value and len(explorer.result) > 0
+    assert "<th>NOCs</th>" in explorer.counts.value  # it counts NOCs, not items
     explorer.kind.value = "instant"
     explorer.refresh_button.click()
     assert "uniqueId" in explorer.grid.data.columns
@@ -98,7 +99,7 @@ def test_nocs_plot_their_change_codes(client) -> None:
     codes = [label for label in drawn if not label.startswith("other")]
     assert codes and drawn[codes[0]] == counts.max()  # the most frequent on top
     for label in codes:
-        full = f"{label[:3]} {NOC_CODES[label[:3]]}"
+        full = f"{label[:3]}: {NOC_CODES[label[:3]]}"
         # plots cut a label above 60 characters to 57 and "..." (C03's reason is longer)
         assert drawn[label] == counts[label[:3]]
         assert label == (full if len(full) <= 60 else full[:57] + "...")

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 import matplotlib.dates as mdates
 import matplotlib.pyplot as plt
 import numpy as np
@@ -54,7 +56,7 @@ def test_status_summary_amounts(ach):
     assert bar_heights(ax) == [14.0, 2.0, 107.2, 0.2, 3.0, 2.0]
     assert "107.20 (83 %)" in texts(ax) and "0.20 (0.16 %)" in texts(ax)
     # 0.20 beside 107.20: a linear bar would be invisible, so the axis is logarithmic
-    assert ax.get_ylabel() == "Amount (log scale)" and ax.get_yscale() == "log"
+    assert ax.get_ylabel() == "Amount (USD) (log scale)" and ax.get_yscale() == "log"
 
 
 def test_status_summary_only_present_statuses(ach):
@@ -131,7 +133,11 @@ def test_return_trend_weekly_bars_by_status(ach):
     assert ax.get_xlabel() == "Return date (UTC), per week"
     assert ax.get_ylabel() == "Items"
     assert legend_labels(ax) == ["Blocked (B)", "Invalid (I)", "Returned (R)"]
-    assert isinstance(ax.xaxis.get_major_formatter(), mdates.ConciseDateFormatter)
+    ax.figure.canvas.draw()
+    ticks = [t.get_text() for t in ax.get_xticklabels() if t.get_text()]
+    # One format on every tick: "02 Nov", the year under the first.
+    assert re.fullmatch(r"\d\d Nov\n2026", ticks[0]), ticks
+    assert all(re.fullmatch(r"\d\d [A-Z][a-z]{2}", t) for t in ticks[1:]), ticks
 
 
 def test_return_trend_lines(ach):
@@ -144,7 +150,15 @@ def test_return_trend_lines(ach):
 def test_return_trend_by_reason_with_meanings(ach):
     ax = plots.return_trend(ach, by="returnReason", kind="line")
     lines = {line.get_label(): line.get_ydata().tolist() for line in ax.lines}
-    assert lines == {"R01 Insufficient funds": [2, 0, 0], "R02 Account closed": [0, 0, 1]}
+    assert lines == {"R01: Insufficient funds": [2, 0, 0], "R02: Account closed": [0, 0, 1]}
+
+
+def test_return_trend_sums_an_unknown_code_under_other(ach):
+    odd = ach.copy()
+    odd["returnReason"] = odd["returnReason"].replace({"R02": "R99"})
+    ax = plots.return_trend(odd, by="returnReason", kind="line")
+    lines = {line.get_label(): line.get_ydata().tolist() for line in ax.lines}
+    assert lines == {"R01: Insufficient funds": [2, 0, 0], "other": [0, 0, 1]}
 
 
 def test_return_trend_by_column_top_and_other(ach):
@@ -246,20 +260,32 @@ def test_return_reasons_with_meanings(ach):
     # barh: the most frequent at the top, i.e. the highest y position.
     order = np.argsort([-p.get_y() for p in ax.patches])
     assert [widths[i] for i in order] == [2, 1]
-    assert sorted(labels) == ["R01 Insufficient funds", "R02 Account closed"]
+    assert sorted(labels) == ["R01: Insufficient funds", "R02: Account closed"]
     assert ax.get_yticks().tolist() == [1, 0]
-    assert labels[0] == "R01 Insufficient funds"
+    assert labels[0] == "R01: Insufficient funds"
     assert ax.get_title() == "Most frequent return reasons"
-    assert ax.get_xlabel() == "Items"
+    assert ax.get_xlabel() == "Returns"
+
+
+def test_return_reasons_sum_unknown_codes_under_other_and_name_them(ach):
+    odd = ach.copy()
+    odd["returnReason"] = odd["returnReason"].replace({"R02": " r99"})
+    ax = plots.return_reasons(odd)
+    labels = [t.get_text() for t in ax.get_yticklabels()]
+    assert labels == ["R01: Insufficient funds",
+                      "other (1 code)\nR99: not a NACHA code paynb knows"]
+    assert [p.get_width() for p in ax.patches] == [2, 1]
+    assert to_hex(ax.patches[1].get_facecolor()) == "#a0a0a0"
 
 
 def test_noc_change_codes_top_and_other(nocs):
     ax = plots.return_reasons(nocs, top=2)
     labels = [t.get_text() for t in ax.get_yticklabels()]
-    assert labels == [f"C01 {codes.NOC_CODES['C01']}", f"C05 {codes.NOC_CODES['C05']}",
+    assert labels == [f"C01: {codes.NOC_CODES['C01']}", f"C05: {codes.NOC_CODES['C05']}",
                       "other (1 code)"]
     assert [p.get_width() for p in ax.patches] == [3, 2, 1]
     assert ax.get_title() == "Most frequent NOC change codes"
+    assert ax.get_xlabel() == "NOCs"  # it counts NOCs, not items
 
 
 def test_return_reasons_empty(ach):
@@ -380,6 +406,18 @@ def test_instant_amounts_say_their_unit_is_not_stated():
     ax = plots.status_summary(df, value="amount")
     assert ax.get_ylabel() == "Amount (wire integer, unit not stated)"
     assert bar_heights(ax) == [1500, 2051]
+    # Whole numbers in the service's unit: never shown with cents.
+    assert texts(ax) == ["1,500 (42 %)", "2,051 (58 %)"]
+    stacked = plots.status_summary(df.assign(companyCode="DEMO1"), by="companyCode",
+                                   value="amount")
+    assert texts(stacked) == ["3,551"]
+
+
+def test_ach_amounts_say_their_currency(ach):
+    ax = plots.status_summary(ach, value="amount", by="achTransactionType")
+    assert ax.get_ylabel() == "Amount (USD)"
+    assert ax.get_title() == "Amount per status by transaction type"
+    assert all(re.fullmatch(r"[\d,]+\.\d\d", t) for t in texts(ax)), texts(ax)
 
 
 def test_legends_say_what_they_group_by(ach):
@@ -387,9 +425,18 @@ def test_legends_say_what_they_group_by(ach):
         "Grouped by current status"
     assert plots.return_trend(ach).get_legend().get_title().get_text() == "Grouped by status"
     reasons = plots.return_trend(ach, by="returnReason")
-    assert reasons.get_legend().get_title().get_text() == "Grouped by returnReason"
+    assert reasons.get_legend().get_title().get_text() == "Grouped by return reason"
     stacked = plots.status_summary(ach, by="achTransactionType")
     assert stacked.get_legend().get_title().get_text() == "Stacked by status"
+    # Titles and axes in the docs' words, not field names.
+    assert stacked.get_title() == "Items per status by transaction type"
+    assert stacked.get_xlabel() == "Transaction type"
+    by_company = plots.status_summary(ach.assign(companyCode="DEMO1"), by="companyCode")
+    assert (by_company.get_title(), by_company.get_xlabel()) == (
+        "Items per status by company", "Company")
+    assert plots.status_summary(ach.assign(achEntryClass="PPD"),
+                                by="achEntryClass").get_xlabel() == "Entry class"
+    assert plots.status_summary(ach.assign(extra=1), by="extra").get_xlabel() == "Extra"
 
 
 def _immature(ax):

@@ -38,7 +38,7 @@ def test_return_reasons_match_the_codes(items):
     counts = items["returnReason"].value_counts()
     labels = [t.get_text() for t in ax.get_yticklabels()]
     code = counts.index[0]
-    assert labels[0] == f"{code} {codes.RETURN_CODES[code]}"
+    assert labels[0] == f"{code}: {codes.RETURN_CODES[code]}"
     assert ax.patches[0].get_width() == counts.iloc[0]
     assert sum(p.get_width() for p in ax.patches) == counts.sum()
 
@@ -57,3 +57,4 @@ def test_nocs_chart(client):
     ax = plots.return_reasons(nocs, top=20)
     assert sum(p.get_width() for p in ax.patches) == nocs["changeCode"].notna().sum() > 0
     assert all(t.get_text()[:3] in codes.NOC_CODES for t in ax.get_yticklabels())
+    assert all(t.get_text()[3:5] == ": " for t in ax.get_yticklabels())

@@ -105,8 +105,10 @@ def test_force_status_errors(own):
     with pytest.raises(NotFoundError):
         own.simulate.force_status(999_999_999, "R")
     with pytest.raises(BadRequestError) as caught:
-        own.simulate.force_status(1, "R", code="R99")
+        own.simulate.force_status(1, "R", code="R1")
     assert "code" in caught.value.errors
+    with pytest.raises(BadRequestError):
+        own.simulate.force_status(1, "R", code="C01")
     with pytest.raises(BadRequestError):
         own.simulate.force_status(1, "Q")
 
@@ -121,7 +123,10 @@ def test_create_noc_and_list_nocs(own, own_api):
     listed = own_api.get(NOCS, params={"yourReferenceNumber": item["yourReferenceNumber"]})
     assert listed.json()["transactions"] == [noc]
     with pytest.raises(BadRequestError):
-        own.simulate.create_noc(item["achItemId"], change_code="C99")
+        own.simulate.create_noc(item["achItemId"], change_code="R01")
+    # A well-formed code in no NACHA table is taken, as the real service might send one.
+    odd = own.simulate.create_noc(item["achItemId"], change_code="C99")
+    assert (odd["changeCode"], odd["changeReason"], odd["correctedData"]) == ("C99", None, "")
     with pytest.raises(NotFoundError):
         own.simulate.create_noc(999_999_999)
 
