@@ -32,20 +32,19 @@ most response shapes "not shown"):
      ``cardBrand`` is a categorical over :data:`CARD_BRANDS` (read in any
      casing), extended with any other brand without a warning;
    - times read from ``2025-06-11T20:50:04.032Z``, the spec's zone-less
-     ``2026-11-01T00:00:00.000`` (read as UTC), date-only values and explicit
-     offsets. Values that are no timestamp, or lie outside 1677-2262 (like
-     .NET's "no date" ``0001-01-01``), are empty, with a warning. **The rule:**
-     a field that is a date in meaning is a *date*: zone-less ``datetime64[ns]``
-     at midnight (the UTC day), which prints as ``2026-11-23``, keeps ``.dt``,
-     arithmetic and comparisons with ``"2026-11-23"`` or a ``date``.
-     :data:`DATE_FIELDS` (``settleDate``, ``achEffectiveDate``, ``nocDate``)
-     always are; :data:`DAY_FIELDS` (``returnDate``, ``sendDate``,
-     ``depositDateTime``) are zone-less UTC too, printing as dates when the service
-     sends midnight and keeping a time of day when it sends one (a ``returnDate``
-     at 15:30 reads ``2026-11-23 15:30:00``), so that their dtype never depends on
-     the data. Every other time (``receivedDateTime``, ``completedDateTime``) is a
-     ``datetime64[ns, UTC]`` timestamp.
-     (Compare a date column with a UTC one through ``.dt.tz_localize("UTC")``.);
+     ``2026-11-01T00:00:00.000`` (read as UTC), date-only values (midnight UTC) and
+     explicit offsets. Values that are no timestamp, or lie outside 1677-2262 (like
+     .NET's "no date" ``0001-01-01``), are empty, with a warning. **The rule:** every
+     time the service sends is kept as the instant it is, in UTC: one dtype,
+     ``datetime64[ns, UTC]``, for every time column (``settleDate``, ``returnDate``,
+     ``sendDate``, ``receivedDateTime``, a NOC's ``nocDate`` ...) whatever the records
+     hold, so an empty answer and a full one have the same dtypes and nothing of what
+     was sent is dropped (neither a time of day nor a zone). A column whose values are
+     all midnight **prints as dates** (``2026-11-23``), in the repr, the notebook's
+     table and Excel, without changing the data (:class:`UtcInstants`); a column with
+     one time of day in it prints its times (``2026-11-23 15:30:00+00:00``). The
+     columns keep ``.dt``, arithmetic and comparisons with ``"2026-11-23"`` or a
+     ``Timestamp``; ``.dt.date`` gives the UTC days;
    - ACH and RCC ``amount`` exact, as pyarrow ``decimal128(18, 2)``. Amounts with
      more than two decimals are never rounded: the column then gets the scale they
      need (``decimal128(16 + scale, scale)``) and a warning is logged. Instant card
@@ -115,11 +114,10 @@ from paynb.errors import ResponseFormatError, UnknownCodeWarning
 
 __all__ = [
     "CARD_BRANDS",
-    "DATE_FIELDS",
-    "DAY_FIELDS",
     "INSTANT_AMOUNT_UNIT",
     "INSTANT_STATUSES",
     "KINDS",
+    "UtcInstants",
     "camel_case",
     "empty_frame",
     "extract_record",
@@ -127,6 +125,7 @@ __all__ = [
     "list_metadata",
     "to_frame",
     "unknown_codes_told_once",
+    "utc_instants",
 ]
 
 logger = logging.getLogger("paynb.frames")
@@ -561,48 +560,88 @@ def _parse_timestamps(values: Sequence[Any]) -> tuple[pd.Series | pa.Array, int]
     return parsed, int(series.notna().sum() - parsed.notna().sum())
 
 
-DATE_FIELDS: frozenset[str] = frozenset({"settleDate", "achEffectiveDate",
-                                         "requestedAchEffectiveDate", "nocDate"})
-"""Fields that are dates in meaning: always a date (the UTC day of what the service sends).
-A NOC's date is the day of its entry, whatever time a test or the sandbox attaches."""
-DAY_FIELDS: frozenset[str] = frozenset({"returnDate", "sendDate", "depositDateTime"})
-"""Fields that are usually dates but may carry a time of day: zone-less UTC like the
-:data:`DATE_FIELDS` (so they print as ``2026-11-23`` when the service sends midnight), with
-the time kept when it sends one. The dtype never depends on the data: an empty list and a
-full one have the same columns and dtypes."""
+class UtcInstants(pd.arrays.DatetimeArray):
+    """A column of UTC instants that prints as dates where every value is midnight.
+
+    In every other way it is pandas' own ``datetime64[ns, UTC]`` array (``.dt``,
+    arithmetic, comparisons, ``resample``, Arrow and Parquet all see a ``DatetimeArray``
+    of that dtype): only its text changes. pandas prints a zone-less column whose
+    values are all midnight as dates (``2026-11-23``) and a UTC column always with its
+    time and zone (``2026-11-23 00:00:00+00:00``); this array follows the zone-less
+    rule in UTC, so a ``settleDate`` the service sends as midnight reads as the date it
+    is, and a ``returnDate`` sent at 15:30 shows its time in the whole column. The rule
+    is pandas' (``_is_dates_only``), read per column, in the repr, the notebook's HTML
+    table, ``to_string``, ``to_csv`` and ``astype(str)``; Excel follows the same rule
+    (:mod:`paynb._excel`).
+
+    Why an array, and not the frame: pandas has no per-column display option, a
+    ``DataFrame`` subclass is lost by most of what analysts do with a frame (and changes
+    its type for every library that checks it), and ``attrs`` cannot reach the
+    repr. The array travels with its column through filtering, sorting, ``concat``,
+    ``merge``, ``groupby``, ``copy`` and pickling; an operation that builds a new column
+    (``tz_convert``, a frame rebuilt from Arrow) gives pandas' plain array, which prints
+    as pandas prints UTC, and :func:`utc_instants` makes one again.
+    """
+
+    @classmethod
+    def of(cls, values: Any) -> UtcInstants:
+        """``values`` (times, dates, a pandas datetime column; zone-less ones are UTC) as
+        such an array."""
+        if isinstance(values, pd.Series | pd.Index):
+            values = values.array
+        if not isinstance(values, pd.arrays.DatetimeArray):
+            values = pd.array(pd.to_datetime(values, utc=True))
+        if values.tz is None:
+            values = values.tz_localize("UTC")
+        return cls.from_nanoseconds(values.tz_convert("UTC").as_unit("ns").asi8)
+
+    @classmethod
+    def from_nanoseconds(cls, nanoseconds: np.ndarray) -> UtcInstants:
+        """From int64 nanoseconds since the epoch, UTC (the smallest int64 is NaT)."""
+        return cls._simple_new(np.asarray(nanoseconds, dtype=np.int64).view("datetime64[ns]"),
+                               dtype=_UTC_NS)
+
+    @property
+    def _is_dates_only(self) -> bool:
+        stamps = self.asi8[~self.isna()]
+        return bool((stamps % _DAY_UNITS[self.unit] == 0).all())
 
 
-def _dated(name: str, parsed: pd.Series | pa.Array
-           ) -> pd.api.extensions.ExtensionArray | np.ndarray:
-    """A column of UTC timestamps as paynb shows it (see :data:`DATE_FIELDS`): dates are
-    zone-less ``datetime64[ns]`` at midnight, which print as ``2026-11-23`` and keep
-    ``.dt`` and comparisons; day fields are zone-less UTC with their time kept; any
-    other time stays ``datetime64[ns, UTC]``."""
+_DAY_UNITS = {"s": 86_400, "ms": 86_400_000, "us": 86_400_000_000, "ns": 86_400_000_000_000}
+
+
+def utc_instants(values: Any) -> pd.api.extensions.ExtensionArray:
+    """``values`` as a ``datetime64[ns, UTC]`` column that prints as dates where every
+    value is midnight (:class:`UtcInstants`): for a column built outside the frames
+    (dates paynb computes, a frame read back from Parquet or Delta). A Series keeps its
+    index: ``df["due"] = utc_instants(df["due"])``."""
+    if isinstance(values, pd.Series):
+        return pd.Series(UtcInstants.of(values.array), index=values.index, name=values.name)
+    return UtcInstants.of(values)
+
+
+def _dated(parsed: pd.Series | pa.Array) -> UtcInstants:
+    """A column of UTC timestamps as paynb keeps it: every instant as the service sent it,
+    ``datetime64[ns, UTC]``, printing as dates where all are midnight (:class:`UtcInstants`)."""
     if isinstance(parsed, pa.Array):
         # Straight from Arrow's nanoseconds (pandas' accessors cost ~1 ms a column, which
         # a small answer of some fifty columns would feel).
-        if name not in DATE_FIELDS and name not in DAY_FIELDS:
-            return _UTC_NS.__from_arrow__(parsed)
-        naive = parsed.view(pa.timestamp("ns")).to_numpy(zero_copy_only=False)
-        if name in DATE_FIELDS:  # the UTC day (numpy floors to whole days, like normalize)
-            return naive.astype("datetime64[D]").astype("datetime64[ns]")
-        return naive
-    stamps = parsed.astype(_UTC_NS)
-    if name in DATE_FIELDS:
-        return stamps.dt.tz_localize(None).dt.normalize().to_numpy()
-    if name in DAY_FIELDS:
-        return stamps.dt.tz_localize(None).to_numpy()
-    return stamps.array
+        nanoseconds = parsed.view(pa.int64()).fill_null(_NAT).to_numpy(zero_copy_only=False)
+        return UtcInstants.from_nanoseconds(nanoseconds)
+    return UtcInstants.of(parsed.astype(_UTC_NS).array)
+
+
+_NAT = np.iinfo(np.int64).min
 
 
 def _timestamps(name: str, values: Sequence[Any]) -> pd.api.extensions.ExtensionArray:
-    """UTC timestamps from ISO 8601 text (``...Z``, zone-less = UTC, date-only, offsets);
-    dates for the fields that are dates (:func:`_dated`)."""
+    """UTC timestamps from ISO 8601 text (``...Z``, zone-less = UTC, date-only, offsets),
+    as :func:`_dated` keeps them."""
     parsed, lost = _parse_timestamps(values)
     if lost:
         logger.warning("column %s: %d values are not ISO 8601 timestamps between 1677 "
                        "and 2262; left empty", name, lost)
-    return _dated(name, parsed)
+    return _dated(parsed)
 
 
 def _meanings(positions: np.ndarray, uniques: Iterable[Any], table: Mapping[str, str]
@@ -982,7 +1021,7 @@ def _conv_extra(name: str, raw: Columns, ctx: _Context) -> Columns:
         if folded.endswith(_TIME_SUFFIXES) or name.endswith("At"):
             parsed, lost = _parse_timestamps(values)
             if not lost:  # a date only when every value is one
-                return {name: _dated(name, parsed)}
+                return {name: _dated(parsed)}
         return {name: _strings(values)}
     return {name: _objects(values)}
 
@@ -1233,8 +1272,8 @@ def _all_missing(empty: Any, n: int) -> Any:
     if isinstance(empty, pd.arrays.IntegerArray | pd.arrays.BooleanArray):
         # Values never read under an all-true mask: zeroed pages, not written ones.
         return type(empty)(np.zeros(n, dtype=empty.dtype.numpy_dtype), np.ones(n, dtype=bool))
-    if isinstance(empty, np.ndarray) and empty.dtype.kind == "M":
-        return np.full(n, np.datetime64("NaT"), dtype=empty.dtype)
+    if isinstance(empty, UtcInstants):
+        return UtcInstants.from_nanoseconds(np.full(n, _NAT, dtype=np.int64))
     return pd.api.extensions.take(empty, np.full(n, -1, dtype=np.intp), allow_fill=True)
 
 

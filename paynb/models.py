@@ -45,7 +45,8 @@ from pydantic_core import PydanticCustomError
 
 from paynb import codes
 from paynb import validation as rules
-from paynb.errors import UnknownValueWarning, ValidationWarning
+from paynb._time import utc_moment
+from paynb.errors import UnknownValueWarning, ValidationError, ValidationWarning
 
 __all__ = [
     "AchBulkRequest",
@@ -110,14 +111,16 @@ def _as_text(value: Any) -> Any:
 
 
 def _as_datetime(value: Any) -> Any:
-    # Dates, datetimes, pandas Timestamps and ISO texts; anything else is malformed.
+    # Dates, datetimes, pandas Timestamps and ISO texts (paynb._time); anything else is
+    # malformed, said the pydantic way so that the field's name is attached.
     if value is None:
         return None
-    moment = rules.to_utc_datetime(value)
-    if moment is None:
+    try:
+        return utc_moment(value, "value")
+    except ValidationError:
         raise PydanticCustomError(
-            "paynb_rule", "must be a date or an ISO 8601 date-time, like 2025-06-11T18:25:21.435Z")
-    return moment
+            "paynb_rule", "must be a date or an ISO 8601 date-time, like 2025-06-11T18:25:21.435Z"
+        ) from None
 
 
 def _field(title: str, description: str = "", *, placeholder: str = "", secret: bool = False,

@@ -29,6 +29,7 @@ from typing import TYPE_CHECKING, Any, Literal
 import numpy as np
 import pandas as pd
 
+from paynb._time import utc_moment
 from paynb.accessor import register
 from paynb.codes import (
     EXTENDED_RETURN_DAYS,
@@ -289,8 +290,7 @@ def _as_of(as_of: Any) -> pd.Timestamp:
     """The moment the data describes, as a zone-less UTC Timestamp (default: now)."""
     if as_of is None:
         return pd.Timestamp.now(tz="UTC").tz_localize(None)
-    moment = pd.Timestamp(as_of)
-    return moment.tz_convert("UTC").tz_localize(None) if moment.tz is not None else moment
+    return pd.Timestamp(utc_moment(as_of, "as_of")).tz_localize(None)
 
 
 def _shade_immature(ax: Axes, periods: pd.PeriodIndex, open_until: pd.DatetimeIndex,

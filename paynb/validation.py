@@ -55,7 +55,6 @@ __all__ = [
     "check_tot_password",
     "luhn_ok",
     "to_decimal",
-    "to_utc_datetime",
     "unknown_value",
     "wire_datetime",
 ]
@@ -181,33 +180,6 @@ def check_same_day_amount(amount: Decimal) -> str | None:
         return (f"must be at most {SAME_DAY_LIMIT:,} for a same-day entry (NACHA's "
                 "per-entry Same Day ACH limit); send it as a next-day entry instead")
     return None
-
-
-def to_utc_datetime(value: Any) -> dt.datetime | None:
-    """A date, datetime, pandas ``Timestamp`` or ISO 8601 text as an aware UTC datetime.
-
-    A date is its midnight UTC; a datetime without a zone is read as UTC. ``None``
-    when the value is none of these (a malformed date).
-    """
-    if hasattr(value, "to_pydatetime"):  # pandas Timestamp (numpy datetime64 via pandas)
-        value = value.to_pydatetime()
-    if isinstance(value, str):
-        text = value.strip()
-        try:
-            value = dt.datetime.fromisoformat(text[:-1] + "+00:00" if text.endswith(("Z", "z"))
-                                              else text)
-        except ValueError:
-            return None
-    if isinstance(value, dt.date) and not isinstance(value, dt.datetime):
-        value = dt.datetime.combine(value, dt.time(), tzinfo=dt.UTC)
-    if not isinstance(value, dt.datetime):
-        return None
-    if value.tzinfo is None:
-        return value.replace(tzinfo=dt.UTC)
-    try:
-        return value.astimezone(dt.UTC)
-    except OverflowError:  # 0001-01-01T00:00+01:00 has no UTC time: malformed, not a crash
-        return None
 
 
 def wire_datetime(value: dt.datetime) -> str:

@@ -39,8 +39,6 @@ from paynb.errors import ResponseFormatError
 
 __all__ = [
     "CARD_BRANDS",
-    "DATE_FIELDS",
-    "DAY_FIELDS",
     "INSTANT_AMOUNT_UNIT",
     "INSTANT_STATUSES",
     "KINDS",
@@ -451,28 +449,12 @@ def _parse_timestamps(values: Sequence[Any]) -> tuple[pd.Series, int]:
     return parsed, int(series.notna().sum() - parsed.notna().sum())
 
 
-DATE_FIELDS: frozenset[str] = frozenset({"settleDate", "achEffectiveDate",
-                                         "requestedAchEffectiveDate", "nocDate"})
-"""Fields that are dates in meaning: always a date (the UTC day of what the service sends).
-A NOC's date is the day of its entry, whatever time a test or the sandbox attaches."""
-DAY_FIELDS: frozenset[str] = frozenset({"returnDate", "sendDate", "depositDateTime"})
-"""Fields that are usually dates but may carry a time of day: zone-less UTC like the
-:data:`DATE_FIELDS` (so they print as ``2026-11-23`` when the service sends midnight), with
-the time kept when it sends one. The dtype never depends on the data: an empty list and a
-full one have the same columns and dtypes."""
+def _dated(name: str, parsed: pd.Series) -> pd.api.extensions.ExtensionArray:
+    """A column of UTC timestamps as paynb keeps it since issue 32: every instant as sent,
+    ``datetime64[ns, UTC]``, printing as dates where all are midnight."""
+    from paynb.frames import UtcInstants
 
-
-def _dated(name: str, parsed: pd.Series) -> pd.api.extensions.ExtensionArray | np.ndarray:
-    """A column of UTC timestamps as paynb shows it (see :data:`DATE_FIELDS`): dates are
-    zone-less ``datetime64[ns]`` at midnight, which print as ``2026-11-23`` and keep
-    ``.dt`` and comparisons; day fields are zone-less UTC with their time kept; any
-    other time stays ``datetime64[ns, UTC]``."""
-    stamps = parsed.astype(_UTC_NS)
-    if name in DATE_FIELDS:
-        return stamps.dt.tz_localize(None).dt.normalize().to_numpy()
-    if name in DAY_FIELDS:
-        return stamps.dt.tz_localize(None).to_numpy()
-    return stamps.array
+    return UtcInstants.of(parsed.astype(_UTC_NS).array)
 
 
 def _timestamps(name: str, values: Sequence[Any]) -> pd.api.extensions.ExtensionArray:

@@ -184,7 +184,7 @@ def test_ach_dtypes_follow_the_team_schema():
     assert isinstance(df["itemStatus"].dtype, pd.CategoricalDtype)
     assert df["itemStatus"].cat.ordered
     assert tuple(df["itemStatus"].cat.categories) == codes.STATUS_ORDER
-    assert str(df["returnDate"].dtype) == "datetime64[ns]"  # a date (sent at midnight)
+    assert str(df["returnDate"].dtype) == "datetime64[ns, UTC]"  # an instant (issue 32.1)
     assert str(df["receivedDateTime"].dtype) == "datetime64[ns, UTC]"
     assert df["amount"].dtype == pd.ArrowDtype(pa.decimal128(18, 2))
     columns = list(df.columns)
@@ -245,12 +245,9 @@ def test_timestamps_of_every_form():
     assert got[2] == pd.Timestamp("2026-11-01", tz="UTC")
     assert got[3] == got[0]
     assert pd.isna(got[4])
-    # A day field reads the same instants as zone-less UTC, its time of day kept.
-    assert str(df["returnDate"].dtype) == "datetime64[ns]"
-    assert df["returnDate"].tolist()[:4] == [pd.Timestamp("2025-06-11T20:50:04.032"),
-                                             pd.Timestamp("2026-11-01"),
-                                             pd.Timestamp("2026-11-01"),
-                                             pd.Timestamp("2025-06-11T20:50:04.032")]
+    # Every time field reads the same instants, UTC, time of day and all.
+    assert str(df["returnDate"].dtype) == "datetime64[ns, UTC]"
+    assert df["returnDate"].tolist()[:4] == got[:4]
 
 
 def test_unreadable_timestamps_are_empty_and_logged(caplog):
@@ -401,17 +398,17 @@ def test_json_amounts_are_exact_whatever_the_values(amounts):
                                     ["9999-12-31T23:59:59.9999999Z", "2026-11-01"]])
 def test_timestamps_outside_the_nanosecond_range_are_empty(values):
     df = frames.to_frame([ach_record(i, settleDate=v) for i, v in enumerate(values)], "ach")
-    assert str(df["settleDate"].dtype) == "datetime64[ns]"  # a date, see test_dates_*
+    assert str(df["settleDate"].dtype) == "datetime64[ns, UTC]"
     assert df["settleDate"].isna().iloc[0]
     if len(values) > 1 and values[1]:
-        assert df["settleDate"].iloc[1] == pd.Timestamp("2026-11-01")
+        assert df["settleDate"].iloc[1] == pd.Timestamp("2026-11-01", tz="UTC")
 
 
 def test_space_separated_timestamps():
     df = frames.to_frame([ach_record(1, receivedDateTime="2026-11-01 10:00:00",
                                      sendDate="2026-11-01 10:00:00")], "ach")
     assert df["receivedDateTime"].iloc[0] == pd.Timestamp("2026-11-01T10:00:00", tz="UTC")
-    assert df["sendDate"].iloc[0] == pd.Timestamp("2026-11-01T10:00:00")  # zone-less UTC
+    assert df["sendDate"].iloc[0] == pd.Timestamp("2026-11-01T10:00:00", tz="UTC")
 
 
 # --------------------------------------------------------------------------- never crash
@@ -503,47 +500,63 @@ def test_documented_fields_left_out_still_have_their_typed_columns():
     empty = frames.empty_frame("ach")
     assert df.dtypes.to_dict() == empty.dtypes.to_dict()
     assert df["sameDayAchRequested"].isna().all() and str(df["merchantId"].dtype) == "Int64"
-    assert str(df["achEffectiveDate"].dtype) == "datetime64[ns]"  # a date in meaning
+    assert str(df["achEffectiveDate"].dtype) == "datetime64[ns, UTC]"
 # --------------------------------------------------------------------------- dates and units
 # (issue 13: date-only fields showed as 2026-11-23 00:00:00+00:00; instant amounts as dollars)
 
-def test_dates_in_meaning_are_dates_that_print_as_dates():
+def test_every_time_is_the_utc_instant_sent_and_midnights_print_as_dates():
+    # Issue 32.1: settleDate lost its time of day, sendDate its zone.
     df = frames.to_frame([
         ach_record(1, settleDate="2026-11-23T00:00:00.000", sendDate="2026-11-22T00:00:00Z",
                    returnDate="2026-11-24", achEffectiveDate="2025-06-11T18:25:21.435Z"),
         ach_record(2, settleDate=None, sendDate=None, returnDate=None),
     ], "ach")
-    for name in ("settleDate", "sendDate", "returnDate", "achEffectiveDate"):
-        assert str(df[name].dtype) == "datetime64[ns]", name
+    for name in ("settleDate", "sendDate", "returnDate", "achEffectiveDate", "receivedDateTime"):
+        assert str(df[name].dtype) == "datetime64[ns, UTC]", name
+    # Nothing dropped: an effective date sent with a time keeps it.
+    assert df["achEffectiveDate"].iloc[0] == pd.Timestamp("2025-06-11T18:25:21.435Z")
+    # All midnight: shown as dates, in the repr, the HTML table, to_string and CSV.
     assert df["settleDate"].to_string() == "0   2026-11-23\n1          NaT"
-    assert "00:00:00" not in df[["sendDate", "settleDate", "returnDate"]].to_string()
-    # an effective date is a date whatever time the service gives it: its UTC day
-    assert df["achEffectiveDate"].iloc[0] == pd.Timestamp("2025-06-11")
-    # still a datetime column for analysis: .dt, comparisons with text and dates, arithmetic
+    shown = df[["sendDate", "settleDate", "returnDate"]]
+    assert "00:00:00" not in repr(shown) and "00:00:00" not in shown._repr_html_()
+    assert "<td>2026-11-23</td>" in shown._repr_html_()
+    assert "2025-06-11 18:25:21.435+00:00" in df[["achEffectiveDate"]].to_string()
+    # ... and they stay so through what analysts do with a frame.
+    for changed in (df.head(1), df.sort_values("achItemId", ascending=False),
+                    pd.concat([df, df]), df[df["achItemId"] > 0].copy(),
+                    df.merge(df[["achItemId"]], on="achItemId")):
+        assert "00:00:00" not in changed[["settleDate"]].to_string()
+    # Still datetimes for analysis: .dt, comparisons with text, arithmetic, the UTC day.
     assert df["settleDate"].dt.day_name().iloc[0] == "Monday"
     assert (df["settleDate"] >= "2026-11-23").tolist() == [True, False]
     assert (df["settleDate"] - df["sendDate"]).iloc[0] == pd.Timedelta(days=1)
-    assert df["settleDate"].iloc[0].date() == dt.date(2026, 11, 23)
-    # a real time of day stays a UTC timestamp
-    assert str(df["receivedDateTime"].dtype) == "datetime64[ns, UTC]"
-    assert df["receivedDateTime"].iloc[0] == pd.Timestamp("2025-06-11T20:50:04.032Z")
+    assert df["settleDate"].dt.date.iloc[0] == dt.date(2026, 11, 23)
+    assert (df["settleDate"] > df["receivedDateTime"]).iloc[0]  # one dtype: comparable
 
 
-def test_return_send_and_deposit_dates_keep_a_time_of_day_the_service_sends():
+def test_a_time_of_day_in_a_column_shows_in_the_whole_column():
     df = frames.to_frame([ach_record(1, returnDate="2026-11-24T15:30:00Z",
                                      sendDate="2026-11-22T00:00:00Z"),
                           ach_record(2, returnDate="2026-11-25T00:00:00Z")], "ach")
-    # Zone-less UTC whatever the values: the time of day is kept, the dtype is fixed.
-    assert str(df["returnDate"].dtype) == "datetime64[ns]"
-    assert df["returnDate"].tolist() == [pd.Timestamp("2026-11-24T15:30"),
-                                         pd.Timestamp("2026-11-25")]
-    assert str(df["sendDate"].dtype) == "datetime64[ns]"
-    assert df["sendDate"].iloc[0] == pd.Timestamp("2026-11-22")
+    assert df["returnDate"].tolist() == [pd.Timestamp("2026-11-24T15:30Z"),
+                                         pd.Timestamp("2026-11-25T00:00Z")]
+    assert df["returnDate"].to_string() == ("0   2026-11-24 15:30:00+00:00\n"
+                                            "1   2026-11-25 00:00:00+00:00")
     rcc = frames.to_frame([{"rccItemId": 1, "depositDateTime": "2026-11-20T00:00:00.000"}], "rcc")
-    assert str(rcc["depositDateTime"].dtype) == "datetime64[ns]"
     timed = frames.to_frame([{"rccItemId": 1, "depositDateTime": "2026-11-20T09:12:00Z"}], "rcc")
-    assert timed["depositDateTime"].dtype == rcc["depositDateTime"].dtype
-    assert timed["depositDateTime"].iloc[0] == pd.Timestamp("2026-11-20T09:12")
+    assert timed["depositDateTime"].dtype == rcc["depositDateTime"].dtype  # one dtype
+    assert timed["depositDateTime"].iloc[0] == pd.Timestamp("2026-11-20T09:12Z")
+
+
+def test_utc_instants_makes_a_column_built_elsewhere_print_the_same_way():
+    plain = pd.Series(pd.to_datetime(["2026-11-19", None], utc=True), name="due")
+    assert "00:00:00" in plain.to_string()  # pandas' own UTC column
+    shown = frames.utc_instants(plain)
+    assert shown.to_string() == "0   2026-11-19\n1          NaT"
+    assert shown.name == "due" and str(shown.dtype) == "datetime64[ns, UTC]"
+    pd.testing.assert_series_equal(shown, plain.astype("datetime64[ns, UTC]"))
+    naive = frames.utc_instants(pd.Series(pd.to_datetime(["2026-11-19 10:00"])))
+    assert naive.iloc[0] == pd.Timestamp("2026-11-19T10:00Z")  # zone-less is UTC
 
 
 @pytest.mark.parametrize("kind", ["instant", "rtp"])
@@ -565,9 +578,9 @@ def test_instant_amounts_with_fractions_stay_exact_with_a_warning(caplog):
     assert "not whole numbers" in caplog.text
 
 
-def test_a_noc_date_is_a_date_whatever_time_it_carries():
+def test_a_noc_date_keeps_the_time_it_carries_in_the_dtype_of_an_empty_frame():
     # A NOC made "now" (the sandbox's simulate.create_noc) must not change the column's
-    # dtype: a frame of NOCs keeps the dtype of an empty one.
+    # dtype: a frame of NOCs keeps the dtype of an empty one; its time is kept.
     df = frames.to_frame([{"nocId": 1, "nocDate": "2026-11-23T13:59:18.123Z"}], "noc")
-    assert df["nocDate"].tolist() == [pd.Timestamp("2026-11-23")]
+    assert df["nocDate"].tolist() == [pd.Timestamp("2026-11-23T13:59:18.123Z")]
     assert df.dtypes.to_dict() == frames.empty_frame("noc").dtypes.to_dict()

@@ -24,6 +24,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from paynb import frames, models, validation
+from paynb._time import utc_moment
 from paynb.errors import (
     ESCAPE_HATCH,
     PaynbWarning,
@@ -305,12 +306,11 @@ def test_the_documented_ach_record_is_typed() -> None:
     for name in ("achItemId", "merchantId", "returnItemId", "bankId", "achTransactionCode",
                  "achCheckNumber"):
         assert str(df[name].dtype) == "Int64", name
-    for name in ("receivedDateTime", "apiReportDateTime", "requestedSendDate"):
+    # Every time the service sends is a UTC instant (issue 32.1), dates in meaning too.
+    for name in ("receivedDateTime", "apiReportDateTime", "requestedSendDate", "settleDate",
+                 "returnDate", "achEffectiveDate", "depositDateTime", "sendDate",
+                 "requestedAchEffectiveDate"):
         assert str(df[name].dtype) == "datetime64[ns, UTC]", name
-    # Dates in meaning and day fields: zone-less UTC (paynb.frames.DATE_FIELDS, DAY_FIELDS).
-    for name in ("settleDate", "returnDate", "achEffectiveDate", "depositDateTime",
-                 "sendDate", "requestedAchEffectiveDate"):
-        assert str(df[name].dtype) == "datetime64[ns]", name
     assert row["receivedDateTime"] == pd.Timestamp("2025-06-11T20:50:04.032Z")
     assert str(df["sameDayAchRequested"].dtype) == "boolean"
     assert not row["sameDayAchRequested"]
@@ -423,13 +423,8 @@ def _same(expected: Any, echoed: Any, field: str) -> None:
     elif isinstance(expected, Decimal | int):
         assert Decimal(str(echoed)) == Decimal(expected), field
     elif field in _REQUESTED:
-        # The frame shows these as zone-less UTC; an effective date as its UTC day.
-        sent_utc = pd.Timestamp(expected).tz_convert("UTC").tz_localize(None)
-        if _REQUESTED[field] in frames.DATE_FIELDS:
-            sent_utc = sent_utc.normalize()
-        shown = pd.Timestamp(echoed)
-        shown = shown.tz_convert("UTC").tz_localize(None) if shown.tzinfo else shown
-        assert shown == sent_utc, field
+        # The frame keeps the instant sent, in UTC.
+        assert pd.Timestamp(echoed) == pd.Timestamp(expected), field
     else:
         assert str(echoed) == expected, field
 
@@ -547,7 +542,8 @@ def test_instant_card_transactions_round_trip_through_the_sandbox(
 def test_a_date_time_with_no_utc_time_is_malformed_not_a_crash(moment: str) -> None:
     # Found by the API fuzz test: the sandbox answered 500 (OverflowError) to a bulk item
     # whose sendDate was one of these.
-    assert validation.to_utc_datetime(moment) is None
+    with pytest.raises(ValidationError, match="sendDate must be a date"):
+        utc_moment(moment, "sendDate")
     item, errors = models.check(models.AchItem, {**ACH, "sendDate": moment})
     assert item is None and "ISO 8601" in errors["sendDate"][0]
     bulk, errors = models.check(models.AchBulkRequest, {"items": [{**ACH, "sendDate": moment}]})

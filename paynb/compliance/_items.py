@@ -21,6 +21,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from paynb._attrs import HISTORY
+from paynb._time import utc_day
 from paynb._warn import user_stacklevel
 from paynb.compliance._rules import CATEGORIES, NOT_ENTRY_STATUSES
 from paynb.errors import PaynbWarning
@@ -46,15 +47,7 @@ def as_day(value: Any, name: str = "as_of") -> int:
     (None: today, UTC). A time of day is dropped after converting to UTC."""
     if value is None:
         return today()
-    try:
-        stamp = pd.Timestamp(value)
-    except (TypeError, ValueError) as exc:
-        raise ValueError(f"{name} must be a date (or None for today); got {value!r}") from exc
-    if stamp is pd.NaT:
-        raise ValueError(f"{name} must be a date (or None for today); got {value!r}")
-    if stamp.tzinfo is not None:
-        stamp = stamp.tz_convert("UTC").tz_localize(None)
-    return int(np.datetime64(stamp.date(), "D").astype("int64"))
+    return int(np.datetime64(utc_day(value, name), "D").astype("int64"))
 
 
 def warn_beyond_history(items: Any, first: int, last: int, measured: str) -> None:

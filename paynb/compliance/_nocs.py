@@ -18,7 +18,9 @@ from typing import TYPE_CHECKING, Any
 
 from paynb._coerce import missing, parse_decimal
 from paynb._redact import last_four
+from paynb._time import utc_moment
 from paynb.codes import NOC_CODE_TABLE, code_label, code_meaning
+from paynb.errors import ValidationError
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -256,35 +258,22 @@ def get(record: Mapping[str, Any], field: str) -> Any:
 
 
 def when(value: Any) -> dt.datetime | None:
-    """A timestamp as an aware UTC datetime (zone-less text and values are UTC)."""
-    if value is None:
+    """A record's time as an aware UTC datetime (:func:`paynb._time.utc_moment`); None
+    when the record has none, or one that is no time (the ledger then shows no date
+    rather than failing on one record)."""
+    if missing(value):
         return None
-    if hasattr(value, "to_pydatetime"):
-        value = value.to_pydatetime()
-    if isinstance(value, str):
-        try:
-            value = dt.datetime.fromisoformat(value.strip().replace("Z", "+00:00"))
-        except ValueError:
-            return None
-    if isinstance(value, dt.date) and not isinstance(value, dt.datetime):
-        value = dt.datetime.combine(value, dt.time())
-    if isinstance(value, int | float) and not isinstance(value, bool):
-        value = dt.datetime.fromtimestamp(value / 1000, dt.UTC)  # epoch milliseconds
-    if not isinstance(value, dt.datetime):
+    try:
+        return utc_moment(value, "a record's time")
+    except ValidationError:
         return None
-    return value.replace(tzinfo=dt.UTC) if value.tzinfo is None else value.astimezone(dt.UTC)
 
 
 def as_of_time(as_of: Any, argument: str = "as_of") -> dt.datetime:
     """``as_of`` (None: now, UTC) as an aware UTC datetime; a date is its midnight."""
-    from paynb.resources._base import invalid
-
     if as_of is None:
         return dt.datetime.now(dt.UTC)
-    found = when(as_of)
-    if found is None:
-        raise invalid(argument, "must be a date, a datetime or ISO 8601 text")
-    return found
+    return utc_moment(as_of, argument)
 
 
 def _amount(value: Any) -> Decimal | None:
@@ -480,14 +469,15 @@ def obligations_frame(rows: list[dict[str, Any]]) -> pd.DataFrame:
     """The ledger rows as the typed frame :func:`noc_obligations` returns."""
     import pandas as pd
 
+    from paynb.frames import utc_instants
+
     frame = pd.DataFrame([{column: row[column] for column in COLUMNS} for row in rows],
                          columns=list(COLUMNS), dtype=object)
-    # One dtype per column whatever the rows (nanoseconds, UTC, like the frames' times).
-    for column in ("received", "nextEntry", "appliedAt"):
-        frame[column] = pd.to_datetime(frame[column], utc=True).astype("datetime64[ns, UTC]")
-    for column in ("sixthBankingDay", "dueDate"):
-        frame[column] = pd.to_datetime(frame[column]).dt.tz_localize("UTC") \
-            .astype("datetime64[ns, UTC]")
+    # One dtype per column whatever the rows: UTC instants like the frames' times, the
+    # days paynb computes (the sixth banking day, the due date) at their midnight, so that
+    # they print as the dates they are and compare with the service's times directly.
+    for column in ("received", "nextEntry", "appliedAt", "sixthBankingDay", "dueDate"):
+        frame[column] = utc_instants(frame[column])
 
     def whole(column: str) -> str:
         ints = all(isinstance(v, int) and not isinstance(v, bool) or hasattr(v, "is_integer")

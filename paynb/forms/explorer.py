@@ -66,7 +66,7 @@ def display_frame(frame: pd.DataFrame) -> pd.DataFrame:
         values = shown[column]
         if not pd.api.types.is_datetime64_any_dtype(values.dtype):
             continue
-        # paynb's date columns are zone-less UTC days (see paynb.frames).
+        # The frames' rule (paynb.frames.UtcInstants): a column of midnights shows dates.
         utc = values.dt.tz_convert("UTC") if values.dt.tz is not None else values
         present = utc.dropna()
         dates_only = bool(len(present)) and bool((present == present.dt.normalize()).all())

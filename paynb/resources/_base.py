@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Any, ClassVar, TypeVar
 from urllib.parse import quote
 
 from paynb._coerce import missing
+from paynb._time import is_date_only, utc_moment
 from paynb.auth import TOKEN_REQUEST
 from paynb.errors import (
     ApiError,
@@ -149,25 +150,9 @@ def positive_int(value: Any, argument: str, *, minimum: int = 1) -> int:
 
 
 def _moment(value: Any, argument: str) -> tuple[dt.datetime, bool]:
-    """``value`` as a zone-less UTC datetime, and whether it was a bare date (a whole day)."""
-    if hasattr(value, "to_pydatetime"):  # pandas Timestamp
-        value = value.to_pydatetime()
-    if isinstance(value, str):
-        text = value.strip()
-        try:
-            value = dt.date.fromisoformat(text)
-        except ValueError:
-            try:
-                value = dt.datetime.fromisoformat(text)
-            except ValueError:
-                raise invalid(argument, "must be a date or an ISO 8601 date-time") from None
-    if isinstance(value, dt.date) and not isinstance(value, dt.datetime):
-        return dt.datetime.combine(value, dt.time()), True
-    if not isinstance(value, dt.datetime):
-        raise invalid(argument, "must be a date or an ISO 8601 date-time")
-    if value.tzinfo is not None:
-        value = value.astimezone(dt.UTC).replace(tzinfo=None)
-    return value, False
+    """``value`` as a zone-less UTC datetime (:func:`paynb._time.utc_moment`), and whether
+    it named a whole day (a date, or ISO text without a time)."""
+    return utc_moment(value, argument).replace(tzinfo=None), is_date_only(value)
 
 
 def wire_time(value: Any, argument: str) -> str:

@@ -108,8 +108,8 @@ def test_status_and_return_date_filters(client, wire):
                             progress=False)
     assert len(frame) > 0
     assert set(frame["itemStatus"].astype(str)) <= {"R", "B"}
-    assert frame["returnDate"].min() >= pd.Timestamp("2026-09-01")
-    assert frame["returnDate"].max() <= pd.Timestamp("2026-10-01")
+    assert frame["returnDate"].min() >= pd.Timestamp("2026-09-01", tz="UTC")
+    assert (frame["returnDate"] <= "2026-10-01").all()  # text compares as UTC
     assert wire[0][2].startswith("itemStatus=R&itemStatus=B&returnDateStart=2026-09-01T00:00:00"
                                  ".000&returnDateEnd=2026-10-01T00:00:00.000&page=0")
 
@@ -418,8 +418,8 @@ def test_changes_sends_the_spec_query_and_reports_each_change_once(client, wire,
     assert new["returnReason"].tolist() == ["R01"]
     assert client.ach.changes().empty
     mark = client._journal.polling.watermark("DEMO1", "ach")
-    # returnDate is a date (zone-less, UTC by paynb's rule); the watermark a UTC time
-    assert mark is not None and pd.Timestamp(mark) == new["returnDate"].max().tz_localize("UTC")
+    # returnDate is a UTC instant, as the watermark is
+    assert mark is not None and pd.Timestamp(mark) == new["returnDate"].max()
 
 
 def test_changes_without_a_journal_remembers_in_the_client(sandbox, make_ach):

@@ -417,7 +417,7 @@ def test_lists_accept_any_usual_envelope_and_casing(stub, stub_client, answer):
     frame = stub_client.ach.list(page=0)
     assert frame["achItemId"].tolist() == [1, 2]
     assert frame["itemStatus"].astype(str).tolist() == ["W", "W"]
-    assert str(frame["returnDate"].dtype) == "datetime64[ns]"  # a date: sent at midnight
+    assert str(frame["returnDate"].dtype) == "datetime64[ns, UTC]"  # an instant (issue 32.1)
 
 
 def test_an_unknown_shape_is_a_clear_error(stub, stub_client):

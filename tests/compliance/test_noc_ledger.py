@@ -53,6 +53,18 @@ def test_the_sixth_banking_day_across_a_saturday_holiday(as_of: str, state: str)
     assert row["state"] == state
 
 
+def test_the_days_paynb_computes_print_as_dates() -> None:
+    # Issue 32.1: they printed 2026-07-07 00:00:00+00:00.
+    ledger = noc_obligations([noc(1, 10, RECEIPT)], items=[item(10, "2026-06-25T10:00:00Z")],
+                             as_of="2026-07-02")
+    days = ledger[["sixthBankingDay", "dueDate"]]
+    assert days.to_string() == ("  sixthBankingDay    dueDate\n"
+                                "0      2026-07-07 2026-07-07")
+    assert str(days["dueDate"].dtype) == "datetime64[ns, UTC]"  # compares with any time
+    assert (days["dueDate"] > ledger["received"]).all()
+    assert "15:00:00+00:00" in ledger[["received"]].to_string()  # the NOC's own time
+
+
 def test_a_later_next_entry_moves_the_due_date() -> None:
     items = [item(10, "2026-06-25T10:00:00Z"),
              item(11, "2026-07-01T09:00:00Z", status="V"),               # voided: never sent

@@ -133,8 +133,8 @@ def test_the_table_reads_well_at_notebook_width(client) -> None:
     assert shown["amount"] == float(first["amount"])
     assert grid.renderers["amount"].format == ",.2f"
     assert "Times in UTC" in explorer.output.value
-    # form.result keeps the real types: returnDate a date (paynb.frames), times in UTC.
-    assert str(explorer.result["returnDate"].dtype) == "datetime64[ns]"
+    # form.result keeps the real types: every time a UTC instant (paynb.frames).
+    assert str(explorer.result["returnDate"].dtype) == "datetime64[ns, UTC]"
     assert str(explorer.result["receivedDateTime"].dtype) == "datetime64[ns, UTC]"
 
 

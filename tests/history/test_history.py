@@ -559,7 +559,7 @@ def test_since_keeps_later_items_and_refuses_an_earlier_start(private, tmp_path)
 
 
 def test_since_applies_to_every_kind_by_its_own_date(private, tmp_path):
-    """``since`` bounds the NOCs' ``nocDate`` (a zone-less date) as it bounds the other
+    """``since`` bounds the NOCs' ``nocDate`` (a UTC time) as it bounds the other
     kinds' ``receivedDateTime`` (UTC): the NOCs of the cut's day are kept, those of the
     day before are not; the sync of every kind, and the one after it, go through."""
     client = private.connect(journal=None)
@@ -576,8 +576,8 @@ def test_since_applies_to_every_kind_by_its_own_date(private, tmp_path):
     assert sorted(stored["nocDate"].dt.normalize().unique()) == sorted(kept["nocDate"].dt
                                                                     .normalize().unique())
     assert len(stored) == len(kept)
-    assert stored["nocDate"].min() == cut  # the cut's own day is in
-    start = pd.Timestamp(cut).tz_localize("UTC")
+    assert stored["nocDate"].dt.normalize().min() == cut  # the cut's own day is in
+    start = cut  # a UTC midnight, as every time of the frames is UTC
     for name in ("ach", "rcc", "instant", "rtp"):
         live = resource(client, name).list(progress=False)
         expected = live[live["receivedDateTime"] >= start].reset_index(drop=True)
