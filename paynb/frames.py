@@ -12,8 +12,8 @@ most response shapes "not shown"):
    ``creditAmount``, ``debitAmount`` ...).
 2. :func:`to_frame` turns records into an analyst-ready DataFrame whose columns
    and dtypes depend only on the kind (``ach``, ``rcc``, ``instant``, ``rtp``,
-   ``noc``), never on the number of rows (one exception, below: a
-   ``returnDate``, ``sendDate``... sent with a time of day keeps it):
+   ``noc``), never on the number of rows nor on the values (a time column is
+   ``datetime64[ns, UTC]`` whether the service sends midnights or times of day):
 
    - names in camelCase as the service spells them (``ItemStatus``,
      ``item_status`` -> ``itemStatus``); every field paynb does not know is kept

@@ -669,7 +669,7 @@ def returns_calendar(df: pd.DataFrame, ax: Axes | None = None, *, title: str | N
     returns = _returns(df)
     if returns.empty:
         return _no_items(ax, title, "no items returned")
-    # returnDate is a date (zone-less) when the service sends midnights, else UTC times.
+    # returnDate is UTC (paynb.frames); a frame built elsewhere may hold zone-less times.
     days = _naive_utc(returns["returnDate"]).dt.normalize()
     per_day = days.value_counts()
     first_monday = per_day.index.min() - pd.Timedelta(days=per_day.index.min().day_of_week)

@@ -100,7 +100,7 @@ def expected_ledger(items: pd.DataFrame, *, seed: int = 0, missing: int = 5) -> 
     cents = (frame["amount"].astype("string").str.replace(".", "", regex=False)
              .astype("int64").to_numpy())
     def utc_days(column: str) -> pd.Series:
-        # paynb's date columns are zone-less UTC days, its time columns UTC timestamps.
+        # paynb's time columns are UTC; a ledger's own may be zone-less (read as UTC).
         stamps = pd.to_datetime(frame[column])
         return stamps.dt.tz_convert(None) if stamps.dt.tz is not None else stamps
 

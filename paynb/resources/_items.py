@@ -682,7 +682,7 @@ class ItemResource(Resource):
 
 
 def _utc(moment: Any) -> dt.datetime:
-    """A Timestamp of a date column (zone-less, UTC by paynb's rule) or a UTC one, as an
-    aware UTC datetime (the form of the watermark)."""
+    """A Timestamp of a UTC column (or a zone-less one, UTC by paynb's rule), as an aware
+    UTC datetime (the form of the watermark)."""
     value: dt.datetime = moment.to_pydatetime()
     return value.replace(tzinfo=dt.UTC) if value.tzinfo is None else value
