@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING, Any
 from paynb._version import __version__
 
 if TYPE_CHECKING:
-    from paynb import calendar, compliance, errors, forms, models, plots, sandbox
+    from paynb import calendar, compliance, errors, forms, models, monitor, plots, sandbox
     from paynb.client import Client, connect
     from paynb.config import Credentials
     from paynb.errors import PaynbWarning
@@ -40,6 +40,7 @@ __all__ = [
     "errors",
     "forms",
     "models",
+    "monitor",
     "plots",
     "sandbox",
     "match",
@@ -59,7 +60,8 @@ _LAZY_ATTRIBUTES = {
     "History": "paynb.history",
     "PaynbWarning": "paynb.errors",
 }
-_LAZY_MODULES = {"calendar", "compliance", "errors", "forms", "models", "plots", "sandbox"}
+_LAZY_MODULES = {"calendar", "compliance", "errors", "forms", "models", "monitor", "plots",
+                 "sandbox"}
 
 
 def __getattr__(name: str) -> Any:

@@ -45,6 +45,7 @@ VARIABLES: dict[str, str] = {
     "PAYNB_CHROMIUM": "the Chromium the browser tests drive (scripts/ensure_browser.sh)",
     "PAYNB_DOCS_NOTEBOOKS": "executed copies of the notebooks the docs build shows "
                             "(scripts/docs_hooks.py)",
+    "PAYNB_NOTIFY": "paynb monitor's notification URLs, separated by whitespace (a secret)",
 }
 """Each variable and what it does."""
 

@@ -18,6 +18,9 @@ or the user wrote goes through here:
   (``****6789``: confirmation lines, the journal, frames);
 - :func:`shown_url` -- an address named in a message (``base_url``, ``auth_url``, the
   URL a request went to): credentials in it (``user:password@``, query values) hidden;
+- :func:`url_scheme`, :func:`hide_urls` -- a notification URL (apprise's: it holds
+  tokens, passwords and addresses) named by its scheme only, and every part of it
+  hidden from a text that quotes it (a delivery failure, a log line);
 - :data:`HIDDEN` -- what a repr shows instead of a secret.
 """
 
@@ -37,6 +40,7 @@ __all__ = [
     "HIDDEN",
     "field_name",
     "hide_numbers",
+    "hide_urls",
     "is_account_field",
     "is_card_field",
     "is_secret_field",
@@ -46,6 +50,7 @@ __all__ = [
     "redact",
     "shown_url",
     "url_host",
+    "url_scheme",
 ]
 
 #: What a repr shows in place of a secret.
@@ -56,6 +61,8 @@ _SECRET_FIELDS = frozenset({
     "password", "totpassword", "secret", "clientsecret", "token", "accesstoken",
     "refreshtoken", "idtoken", "authorization", "apikey", "cvv", "cvv2", "cvc",
     "securitycode", "pin", "cardexpiration",
+    # Notification URLs (paynb monitor's, apprise's): they carry tokens and passwords.
+    "notify", "notifyurl", "notifyurls", "webhook", "webhookurl",
 })
 # Field names that hold a full card number (stored only as cardLastFour).
 _CARD_FIELDS = frozenset({"cardnumber", "pan", "primaryaccountnumber"})
@@ -216,3 +223,35 @@ def redact(value: Any) -> Any:
     # Unknown objects (SecretStr and friends) are shown by their (safe) str, masked.
     return mask_card_numbers(str(value))
 
+
+
+# The parts of a URL that may be secret: user, password, host, path segments, query
+# values (apprise puts tokens in any of them: slack://T1/B2/C3, json://user:pw@host).
+_URL_PARTS = re.compile(r"[^:/?&=@#]+")
+
+
+def url_scheme(url: str) -> str:
+    """What a notification URL may be called by: its scheme (``mailtos``, ``json``,
+    ``slack``), nothing else of it; ``"?"`` for text that is no URL."""
+    scheme, found, _ = str(url).partition("://")
+    return scheme.strip().lower() if found and scheme.strip().isalnum() else "?"
+
+
+def hide_urls(text: str, urls: Any) -> str:
+    """``text`` with each of ``urls`` (secret URLs, such as notification URLs), and every
+    part of them of three characters or more, shown as :data:`HIDDEN`.
+
+    A delivery failure or a library's log line may quote a URL whole or any piece of it
+    (the host, the user, a token in the path): none of it shows.
+    """
+    pieces: set[str] = set()
+    for url in [urls] if isinstance(urls, str) else list(urls or ()):
+        url = str(url)
+        if not url:
+            continue
+        pieces.add(url)
+        rest = url.partition("://")[2] or url
+        pieces.update(part for part in _URL_PARTS.findall(rest) if len(part) >= 3)
+    for piece in sorted(pieces, key=len, reverse=True):
+        text = text.replace(piece, HIDDEN)
+    return text

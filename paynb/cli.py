@@ -1,7 +1,9 @@
-"""The ``paynb`` command: ``paynb sandbox`` serves the sandbox, ``paynb demo`` adds JupyterLab.
+"""The ``paynb`` command: ``paynb sandbox`` serves the sandbox, ``paynb demo`` adds JupyterLab,
+``paynb monitor`` runs the morning checks (for schedulers: cron, systemd, Airflow).
 
-Both announce the sandbox in the discovery file, so ``paynb.connect()`` in a
-notebook (or any other process) reuses it instead of starting another. While
+``paynb sandbox`` and ``paynb demo`` announce the sandbox in the discovery file, so
+``paynb.connect()`` in a notebook (or any other process) reuses it instead of starting
+another. While
 JupyterLab starts, ``paynb demo`` runs the quickstart notebook against the sandbox
 into a copy, so the first screen shows its tables and chart.
 """
@@ -10,6 +12,7 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import functools
 import html
 import logging
 import os
@@ -20,9 +23,9 @@ import subprocess
 import sys
 import threading
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import IO
+from typing import IO, Any
 
 __all__ = ["main"]
 
@@ -310,6 +313,127 @@ def _has_jupyterlab() -> bool:
 
 
 
+def _err(text: str) -> None:
+    sys.stderr.write(text + "\n")
+    sys.stderr.flush()
+
+
+def _words(value: object) -> list[str]:
+    """A profile value that lists things: a TOML list, or text separated by commas or
+    whitespace (INI)."""
+    if value is None:
+        return []
+    if isinstance(value, list):
+        return [str(v).strip() for v in value if str(v).strip()]
+    return [part for part in str(value).replace(",", " ").split() if part]
+
+
+def _monitor_settings(args: argparse.Namespace) -> tuple[Any, dict[str, object]]:
+    """The connection settings (``None`` with ``--sandbox``) and the profile's options."""
+    from paynb import config
+    from paynb.errors import ValidationError
+
+    config.check_names()
+    if args.sandbox:
+        return None, {}
+    named = args.profile or os.environ.get(config.PROFILE_VARIABLE)
+    settings = config.from_profile(named) if named else (
+        config.from_env() or config.from_profile())
+    if settings is None:
+        raise ValidationError({"profile": ["nothing configured"]}, message=(
+            "nothing to monitor: no profile and no PAYNB_* variables (a scheduler's "
+            "environment is often bare: set PAYNB_PROFILE or give --profile); "
+            "--sandbox runs against the demo sandbox"))
+    return settings, config.profile_options(named) if settings.environment not in (
+        "env", "custom") else {}
+
+
+def _monitor_clients(args: argparse.Namespace, settings: Any,
+                     options: dict[str, object]) -> list[tuple[str, Callable[[], Any]]]:
+    """``(company, factory)`` for each company to check."""
+    from paynb.client import Client
+
+    if settings is None:
+        from paynb import sandbox
+
+        handle = sandbox.ensure_running()
+        companies = args.company or ["DEMO1", "DEMO2"]
+        return [(c, functools.partial(handle.connect, company_code=c)) for c in companies]
+    base = settings.client_arguments()
+    companies = args.company or _words(options.get("companies")) or [base["company_code"]]
+    environment = settings.environment
+    return [(c, functools.partial(Client, **{**base, "company_code": c},
+                                  environment=environment)) for c in companies]
+
+
+def _why(exc: BaseException) -> str:
+    """One line saying why a company's run could not be done (no secret: paynb's errors
+    never hold one; others are named by type and first line)."""
+    lines = str(exc).strip().splitlines()
+    return f"{type(exc).__name__}: {lines[0] if lines else ''}"
+
+
+def _cmd_monitor(args: argparse.Namespace) -> int:
+    import datetime as dt
+
+    from paynb.errors import PaynbError
+    from paynb.journal import JournalError
+
+    try:
+        from paynb import monitor
+
+        monitor.require_extra()
+        settings, options = _monitor_settings(args)
+        clients = _monitor_clients(args, settings, options)
+    except (PaynbError, OSError, ValueError) as exc:
+        _err(f"paynb monitor: could not run: {_why(exc)}")
+        return 3  # monitor.EXIT_FAILED (the import itself may be what failed)
+    notify = monitor.notify_urls(os.environ.get(monitor.NOTIFY_VARIABLE)
+                                 or options.get("notify") or "")
+    reports_folder = args.reports or options.get("reports")
+    reports_folder = None if reports_folder is None else str(reports_folder)
+    keep = args.keep if args.keep is not None else int(str(options.get("keep", monitor.KEEP)))
+    report_url = args.report_url or options.get("report_url")
+    done, failed, statuses = [], [], []
+    last_success: dict[str, dt.datetime | None] = {}
+    for company, factory in clients:
+        try:
+            with factory() as client:
+                ledger_before = None
+                if client.context.journal is not None:
+                    ledger_before = monitor.Ledger(client.context.journal).last_success(company)
+                last_success[company] = ledger_before.started if ledger_before else None
+                report = monitor.run(
+                    client, sync=not args.no_sync, notify=notify, send=not args.dry_run,
+                    reports=reports_folder, report=not args.no_report, keep=keep,
+                    report_url=str(report_url) if report_url else None,
+                    waiting_days=args.waiting_days)
+        except (PaynbError, JournalError, OSError, ValueError) as exc:
+            _err(f"paynb monitor: {company}: could not run: {_why(exc)}")
+            failed.append(company)
+            statuses.append(monitor.EXIT_FAILED)
+            continue
+        done.append(report)
+        statuses.append(report.status)
+        if not report.problems:
+            last_success[company] = report.started
+        _say(f"{company}: {report.level.upper()} (status {report.status}); "
+             f"{len(report.news.alerts)} new alert(s)"
+             + (f"; report {report.html}" if report.html else ""))
+        if report.news.worth_sending and not notify and not args.dry_run:
+            _say(report.title)
+            _say(report.message)
+        for problem in report.problems:
+            _err(f"paynb monitor: {company}: {problem}")
+    if args.metrics:
+        try:
+            monitor.write_metrics(args.metrics, done, last_success=last_success, failed=failed)
+        except OSError as exc:
+            _err(f"paynb monitor: the metrics could not be written: {_why(exc)}")
+            statuses.append(monitor.EXIT_FAILED)
+    return max(statuses, default=monitor.EXIT_OK)
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of the ``paynb`` console script."""
     from paynb.sandbox import DEMO_ITEMS
@@ -329,8 +453,35 @@ def main(argv: Sequence[str] | None = None) -> int:
     demo.add_argument("--no-browser", action="store_true",
                       help="only print JupyterLab's URL (else a browser opens it, if there is one)")
     demo.set_defaults(run=_cmd_demo)
+    watch = commands.add_parser(
+        "monitor", help="the morning run: sync, checks, report, notifications "
+                        "(exit 0 ok, 1 warnings, 2 breach or overdue NOC, 3 could not run)")
+    watch.add_argument("--profile", help="the profile (default: PAYNB_PROFILE, else the "
+                                         "PAYNB_* variables, else the default profile)")
+    watch.add_argument("--company", action="append",
+                       help="a company to check (repeatable; default: the profile's "
+                            "companies, else its company_code)")
+    watch.add_argument("--sandbox", action="store_true",
+                       help="run against the demo sandbox (DEMO1 and DEMO2)")
+    watch.add_argument("--reports", help="the reports folder (default: reports in the "
+                                         "user's data folder)")
+    watch.add_argument("--keep", type=int, help="runs kept per company (default 30)")
+    watch.add_argument("--report-url", help="where the reports folder is served, for the "
+                                            "message's link")
+    watch.add_argument("--no-report", action="store_true", help="write no HTML report")
+    watch.add_argument("--no-sync", action="store_true",
+                       help="check the history as last synced")
+    watch.add_argument("--dry-run", action="store_true",
+                       help="send nothing and leave the notification ledger as it is")
+    watch.add_argument("--waiting-days", type=int, default=1,
+                       help="banking days after which an item still W is late (default 1)")
+    watch.add_argument("--metrics", metavar="FILE",
+                       help="write Prometheus metrics to FILE (node_exporter's textfile "
+                            "collector)")
+    watch.set_defaults(run=_cmd_monitor)
     args = parser.parse_args(argv)
-    logging.basicConfig(level=logging.WARNING, format="%(levelname)s %(name)s: %(message)s")
+    logging.basicConfig(level=logging.WARNING, format="%(levelname)s %(name)s: %(message)s",
+                        stream=sys.stderr)
     try:
         return args.run(args)
     except KeyboardInterrupt:  # Ctrl-C before the wait began; cleanup already ran

@@ -53,6 +53,7 @@ __all__ = [
     "from_env",
     "from_profile",
     "profile_names",
+    "profile_options",
     "store_secrets",
 ]
 
@@ -281,6 +282,16 @@ def _read_profiles(path: Path) -> dict[str, Any]:
 def profile_names(path: Path | None = None) -> list[str]:
     """Names of the profiles in the config file (empty when there is no file)."""
     return sorted(_read_profiles(path or config_path()))
+
+
+def profile_options(name: str | None = None, *, path: Path | None = None) -> dict[str, Any]:
+    """The keys of profile ``name`` (default: ``PAYNB_PROFILE``, else ``default``) other
+    than the connection settings: what other parts of paynb read from a profile, such as
+    the morning run's ``companies``, ``notify`` (secret: notification URLs), ``reports``,
+    ``keep`` and ``report_url`` (docs/monitor.md). Empty when there is no such profile."""
+    chosen = name or os.environ.get(PROFILE_VARIABLE) or "default"
+    table = _read_profiles(path or config_path()).get(chosen, {})
+    return {key: value for key, value in table.items() if key not in ENV_VARIABLES}
 
 
 def _keyring_secret(profile: str, name: str) -> str | None:

@@ -17,7 +17,8 @@ The tree::
     ├── RouteNotCheckedError       instant send without a recent successful route check
     ├── RouteUnavailableError      the route check said no, or the amount is above its limit
     ├── DuplicateSubmissionError   the journal already holds this reference number
-    └── SubmissionRefusedError     a NACHA guard refused the entry (paynb.compliance)
+    ├── SubmissionRefusedError     a NACHA guard refused the entry (paynb.compliance)
+    └── MissingExtraError          a part of paynb needs an extra that is not installed
 
 Warnings (sent anyway, or answered without error, but worth a look)::
 
@@ -42,6 +43,7 @@ __all__ = [
     "BadRequestError",
     "BulkRejectedError",
     "DuplicateSubmissionError",
+    "MissingExtraError",
     "NotFoundError",
     "PaynbError",
     "PaynbWarning",
@@ -317,4 +319,15 @@ class SubmissionRefusedError(PaynbError):
 
     def __init__(self, message: str, *, verdicts: list[Any] | None = None):
         self.verdicts = verdicts or []
+        super().__init__(message)
+
+
+class MissingExtraError(PaynbError, ImportError):
+    """A part of paynb needs packages of an extra that is not installed. The message names
+    the extra and the command that installs it (``pip install 'paynb[monitor]'``);
+    ``extra`` is its name and ``missing`` the packages not found."""
+
+    def __init__(self, message: str, *, extra: str, missing: list[str] | None = None):
+        self.extra = extra
+        self.missing = missing or []
         super().__init__(message)

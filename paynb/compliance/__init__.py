@@ -29,12 +29,13 @@ from paynb.compliance._nocs import (
     noc_obligations,
     parse_corrected_data,
 )
-from paynb.compliance._rates import LEVELS, return_rates, rolling_return_rates
+from paynb.compliance._rates import LEVELS, daily_counts, return_rates, rolling_return_rates
 from paynb.compliance._report import ComplianceReport, report
 from paynb.compliance._rules import (
     CATEGORIES,
     CONSUMER_ENTRY_CLASSES,
     SOURCES,
+    WARNING_SHARE,
     Category,
 )
 
@@ -51,6 +52,7 @@ __all__ = [
     "REINITIATION_DAYS",
     "RETRY_DESCRIPTION",
     "SOURCES",
+    "WARNING_SHARE",
     "Category",
     "ComplianceReport",
     "Correction",
@@ -60,6 +62,7 @@ __all__ = [
     "Verdict",
     "check",
     "check_entries",
+    "daily_counts",
     "noc_obligations",
     "parse_corrected_data",
     "report",

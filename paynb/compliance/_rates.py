@@ -19,7 +19,7 @@ from paynb.compliance._items import (
 )
 from paynb.compliance._rules import CATEGORIES, WARNING_SHARE, WINDOWS
 
-__all__ = ["LEVELS", "return_rates", "rolling_return_rates"]
+__all__ = ["LEVELS", "daily_counts", "return_rates", "rolling_return_rates"]
 
 #: Levels of a rate, mildest first (an ordered categorical in every result).
 LEVELS: tuple[str, ...] = ("no entries", "ok", "warning", "over")
@@ -232,3 +232,58 @@ def rolling_return_rates(items: pd.DataFrame, freq: str = "D", *, window: str = 
     dates = np.repeat(days.astype("datetime64[D]").astype("datetime64[ns]"), size * k)
     return _table(prep.labels, groups, returns.ravel(), np.repeat(entries.ravel(), k), share,
                   {"date": dates})
+
+
+def daily_counts(items: pd.DataFrame, *, start: Any, end: Any,
+                 by: str | Sequence[str] | None = None) -> pd.DataFrame:
+    """Each day's debit entries (by origination day) and debit returns (by return day, per
+    category): what the return rates' windows add up, day by day.
+
+    The same entries and returns as :func:`return_rates` counts (one definition), so a
+    window's figures are the sum of its days' here. A projection of the rates (what
+    :mod:`paynb.monitor` does) starts from these counts.
+
+    Args:
+        items: ACH items, as for :func:`return_rates`.
+        start, end: the first and last day (UTC dates), both included.
+        by: a column (or columns) to split by.
+
+    Returns:
+        One row per day, ``by`` group and category: ``date`` (naive, UTC), the ``by``
+        columns, ``category``, ``returns`` (returned that day, in the category),
+        ``entries`` (debit entries originated that day; the same on each category's row).
+
+    Raises:
+        ValueError: ``start`` after ``end``, a bound that is no date.
+    """
+    first, last = as_day(start, "start"), as_day(end, "end")
+    if first > last:
+        raise ValueError(f"start ({to_dates(first)}) is after end ({to_dates(last)})")
+    prep = prepare(items, by)
+    size, k, span = len(prep.labels), len(CATEGORIES), last - first + 1
+
+    def per_day(mask: np.ndarray, when: np.ndarray) -> np.ndarray:
+        """(days, groups) counts of the rows in ``mask`` dated ``when`` in the range."""
+        inside = mask & (when >= first) & (when <= last)
+        flat = (when[inside] - first) * size + prep.groups[inside]
+        return np.bincount(flat, minlength=span * size).reshape(span, size)
+
+    entries = per_day(prep.entry, prep.origination)
+    returns = np.stack([per_day(prep.in_category(i), prep.return_day) for i in range(k)],
+                       axis=-1)  # (days, groups, categories)
+    days = np.arange(first, last + 1, dtype=np.int64)
+    columns: dict[str, Any] = {
+        "date": np.repeat(days.astype("datetime64[D]").astype("datetime64[ns]"), size * k)}
+    groups = np.tile(np.repeat(np.arange(size), k), span)
+    for name in prep.labels.columns:
+        columns[name] = prep.labels[name].to_numpy()[groups]
+    columns |= {
+        "category": pd.Categorical.from_codes(np.tile(np.arange(k), span * size),
+                                              dtype=_CATEGORY_DTYPE),
+        "returns": returns.ravel().astype(np.int64),
+        "entries": np.repeat(entries.ravel(), k).astype(np.int64),
+    }
+    frame = pd.DataFrame(columns)
+    for name in prep.labels.columns:
+        frame[name] = frame[name].astype(prep.labels[name].dtype)
+    return frame

@@ -1,0 +1,98 @@
+"""The morning run: paynb checks each company every day, writes the report, and alerts
+only on what is new.
+
+::
+
+    import paynb
+    from paynb import monitor
+
+    report = monitor.run(paynb.connect())     # sync, checks, report, notifications
+    report.findings, report.status, report.html
+
+or from a scheduler: ``paynb monitor [--company CODE] [--metrics FILE]`` (exit status 0
+nothing to act on, 1 warnings, 2 a breach or an overdue NOC, 3 could not run). What each
+finding means, the projection's method, notifications, metrics and scheduling are in
+``docs/monitor.md``.
+
+The run needs the ``monitor`` extra (papermill, nbconvert, apprise, prometheus-client:
+``pip install 'paynb[monitor]'``); they load when a run starts, never on ``import paynb``.
+The pure parts (the projection, the findings and their keys, what is new, the exit
+status) need none of them.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+
+from paynb.errors import MissingExtraError
+from paynb.monitor._checks import UNAUTHORIZED, WAITING_BANKING_DAYS
+from paynb.monitor._findings import (
+    EXIT_BREACH,
+    EXIT_FAILED,
+    EXIT_OK,
+    EXIT_WARNING,
+    KINDS,
+    LEVELS,
+    Finding,
+    exit_status,
+    worst_level,
+)
+from paynb.monitor._ledger import Ledger, Run
+from paynb.monitor._metrics import write_metrics
+from paynb.monitor._news import News, Notified, diff, ledger_rows, message
+from paynb.monitor._notify import NOTIFY_VARIABLE, Delivery, notify_urls
+from paynb.monitor._projection import BASE_BANKING_DAYS, HORIZON_DAYS, Projection, project
+from paynb.monitor._render import KEEP, default_reports_folder
+from paynb.monitor._report import MonitorReport
+from paynb.monitor._run import SYNCED_KINDS, run
+
+__all__ = [
+    "BASE_BANKING_DAYS",
+    "EXIT_BREACH",
+    "EXIT_FAILED",
+    "EXIT_OK",
+    "EXIT_WARNING",
+    "EXTRA_MODULES",
+    "HORIZON_DAYS",
+    "KEEP",
+    "KINDS",
+    "LEVELS",
+    "NOTIFY_VARIABLE",
+    "SYNCED_KINDS",
+    "UNAUTHORIZED",
+    "WAITING_BANKING_DAYS",
+    "Delivery",
+    "Finding",
+    "Ledger",
+    "MonitorReport",
+    "News",
+    "Notified",
+    "Projection",
+    "Run",
+    "default_reports_folder",
+    "diff",
+    "exit_status",
+    "ledger_rows",
+    "message",
+    "notify_urls",
+    "project",
+    "require_extra",
+    "run",
+    "worst_level",
+    "write_metrics",
+]
+
+#: The modules of the ``monitor`` extra, by the package that brings each.
+EXTRA_MODULES = {"papermill": "papermill", "nbconvert": "nbconvert", "apprise": "apprise",
+                 "prometheus_client": "prometheus-client", "ipykernel": "ipykernel"}
+
+
+def require_extra() -> None:
+    """Raise :class:`~paynb.errors.MissingExtraError` naming the ``monitor`` extra (and the
+    packages missing) unless it is installed."""
+    missing = [package for module, package in EXTRA_MODULES.items()
+               if importlib.util.find_spec(module) is None]
+    if missing:
+        raise MissingExtraError(
+            f"the morning run needs the monitor extra: pip install 'paynb[monitor]' "
+            f"(missing: {', '.join(missing)})", extra="monitor", missing=missing)

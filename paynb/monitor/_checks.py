@@ -1,0 +1,340 @@
+"""The checks of a morning run: from the local history (just synced) and the journal to
+findings and the frames behind them. Everything here reads through public APIs: the
+client's history, :mod:`paynb.compliance`, :mod:`paynb.calendar` and the journal.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from dataclasses import dataclass
+from decimal import Decimal
+from typing import Any
+
+import pandas as pd
+
+from paynb import calendar, compliance
+from paynb.codes import RETURN_CODES
+from paynb.monitor._findings import Finding
+from paynb.monitor._projection import WINDOW_DAYS, Projection, project
+
+__all__ = ["ACH_COLUMNS", "READ_DAYS", "UNAUTHORIZED", "WAITING_BANKING_DAYS", "Measured",
+           "measure"]
+
+#: The unauthorized return codes (NACHA Article Two, Subsection 2.17.2): the compliance
+#: rules' own set, so that the monitor and the rates never disagree.
+UNAUTHORIZED: frozenset[str] = next(c.codes or frozenset() for c in compliance.CATEGORIES
+                                    if c.name == "unauthorized")
+
+#: An item waits (``W``) until the cut-off of the first banking day after the day it was
+#: received, or of a later requested send date (docs/sandbox.md, "Statuses and business
+#: processing"); one still waiting after that is late.
+WAITING_BANKING_DAYS = 1
+
+#: Calendar days of items read back from the history: the 60-day window, the 60 days
+#: within which an unauthorized return may come after settlement, and a margin.
+READ_DAYS = 150
+
+#: The ACH columns the checks read (the history reads no others).
+ACH_COLUMNS = ["companyCode", "yourReferenceNumber", "bankRoutingNumber", "bankAccountNumber",
+               "amount", "achTransactionType", "achTransactionSubType", "achEntryClass",
+               "itemStatus", "returnDate", "returnReason", "receivedDateTime", "sendDate",
+               "settleDate", "achEffectiveDate", "requestedSendDate"]
+_WAITING_COLUMNS = ["yourReferenceNumber", "amount", "itemStatus", "receivedDateTime",
+                    "sendDate"]
+#: Days of rolling rates drawn in the report.
+CHART_DAYS = 90
+
+
+def _money(value: Any) -> str:
+    amount = Decimal(0) if value is None or pd.isna(value) else Decimal(str(value))
+    return f"${amount:,.2f}"
+
+
+def _count(count: int, one: str, many: str) -> str:
+    return f"{count:,} {one if count == 1 else many}"
+
+
+def _iso(day: dt.date | None) -> str | None:
+    return None if day is None else day.isoformat()
+
+
+def _utc_day(stamp: Any) -> dt.date:
+    value = pd.Timestamp(stamp)
+    if value.tzinfo is not None:
+        value = value.tz_convert("UTC")
+    day: dt.date = value.date()
+    return day
+
+
+@dataclass
+class Measured:
+    """What :func:`measure` found: the findings and every frame behind them."""
+
+    findings: list[Finding]
+    rates: pd.DataFrame
+    rolling: pd.DataFrame
+    projections: dict[str, Projection]
+    nocs: pd.DataFrame
+    new_returns: pd.DataFrame
+    returns_by_reason: pd.DataFrame
+    waiting: pd.DataFrame
+    unknown: pd.DataFrame
+    exposure: pd.DataFrame
+    exposure_total: dict[str, Any]
+    compliance: Any
+    returns_since: dt.datetime
+
+
+# ---------------------------------------------------------------------------- rates
+
+
+def _rates(items: pd.DataFrame, company: str, today: dt.date, report: Any
+           ) -> tuple[list[Finding], pd.DataFrame, pd.DataFrame, dict[str, Projection]]:
+    """Each rate's level and its projection (from the last 60 days' daily counts)."""
+    daily = compliance.daily_counts(items, start=today - dt.timedelta(days=WINDOW_DAYS - 1),
+                                    end=today)
+    rates = report.rates.copy()
+    projections: dict[str, Projection] = {}
+    findings = []
+    for category in compliance.CATEGORIES:
+        days = daily[daily["category"] == category.name]
+        projection = project(days["date"].tolist(), days["entries"].to_numpy(),
+                             days["returns"].to_numpy(), as_of=today,
+                             threshold_bp=category.threshold_bp,
+                             warning_share=compliance.WARNING_SHARE)
+        projections[category.name] = projection
+        row = rates[rates["category"] == category.name].iloc[0]
+        level = {"over": "breach", "warning": "warning"}.get(str(row["level"]), "ok")
+        rate = "n/a" if pd.isna(row["rate"]) else f"{row['rate']:.2%}"
+        where = {"breach": "over its", "warning": "at the warning level of its"}.get(
+            level, "under its")
+        ahead = ""
+        if level == "ok":
+            ahead = (f"; at this pace warning {projection.when('warning')}, over "
+                     f"{projection.when('over')}")
+        elif level == "warning":
+            ahead = f"; at this pace over {projection.when('over')}"
+        returns, entries = int(row["returns"]), int(row["entries"])
+        title = (f"{category.name} return rate {rate} {where} {category.threshold:.1%} "
+                 f"threshold ({_count(returns, 'return', 'returns')} of "
+                 f"{_count(entries, 'debit entry', 'debit entries')}){ahead}")
+        findings.append(Finding(company, "rate", f"rate:{category.name}", level, title, {
+            "category": category.name,
+            "rate": None if pd.isna(row["rate"]) else float(row["rate"]),
+            "threshold": category.threshold, "returns": returns, "entries": entries,
+            "projected_warning": _iso(projection.warning_day),
+            "projected_over": _iso(projection.breach_day)}))
+    rates["warning_level"] = rates["threshold"] * compliance.WARNING_SHARE
+    rates["projected_warning"] = [projections[c].when("warning") for c in rates["category"]]
+    rates["projected_over"] = [projections[c].when("over") for c in rates["category"]]
+    rolling = compliance.rolling_return_rates(
+        items, start=today - dt.timedelta(days=CHART_DAYS), end=today)
+    return findings, rates, rolling, projections
+
+
+# ---------------------------------------------------------------------------- NOCs
+
+
+def _nocs(client: Any, items: pd.DataFrame, company: str, as_of: dt.datetime
+          ) -> tuple[list[Finding], pd.DataFrame]:
+    """NOC obligations overdue or due soon (two banking days or fewer), judged on the
+    history's NOCs and the entries they are about, with the journal's applied marks."""
+    nocs = client.history.nocs()
+    if nocs.empty:
+        return [], compliance.noc_obligations(nocs, as_of=as_of)
+    # The entries the NOCs are about, and every entry to the same accounts (the next
+    # entry to an account moves a NOC's due date); a masked store matches the NOC's own
+    # entry only, and the due date is then the sixth banking day.
+    about = items[items["achItemId"].isin(nocs["achItemId"].dropna())]
+    accounts = about[["bankRoutingNumber", "bankAccountNumber"]].drop_duplicates()
+    related = items.merge(accounts, on=["bankRoutingNumber", "bankAccountNumber"])
+    related = pd.concat([about, related]).drop_duplicates("achItemId")
+    journal = client.context.journal
+    applied = journal.applied_nocs(company) if journal is not None else {}
+    ledger = compliance.noc_obligations(nocs, items=related, as_of=as_of, applied=applied)
+    due = ledger[ledger["state"].isin(["overdue", "due soon"])].reset_index(drop=True)
+    findings = []
+    for row in due.to_dict("records"):
+        overdue = row["state"] == "overdue"
+        when = f"{row['dueDate']:%Y-%m-%d}" if not pd.isna(row["dueDate"]) else "unknown"
+        reference = row["yourReferenceNumber"]
+        title = (f"NOC {row['nocId']} ({row['changeCode']} {row['changeReason']}"
+                 + (f", reference {reference}" if isinstance(reference, str) else "")
+                 + (f") overdue since {when}" if overdue else f") due {when}"))
+        findings.append(Finding(company, "noc", f"noc:{row['nocId']}",
+                                "breach" if overdue else "warning", title,
+                                {"nocId": str(row["nocId"]), "state": str(row["state"]),
+                                 "dueDate": when}))
+    return findings, due
+
+
+# ---------------------------------------------------------------------------- returns
+
+
+def _new_returns(client: Any, items: pd.DataFrame, company: str, since: dt.datetime | None,
+                 today: dt.date) -> tuple[list[Finding], pd.DataFrame, pd.DataFrame,
+                                          dt.datetime]:
+    """The returns that came in since the previous run (first seen by a sync after it);
+    on a first run, those dated on the banking day before the as-of day or later."""
+    returned = items[items["itemStatus"].astype("string") == "R"]
+    if since is not None:
+        events = client.history.events("ach", start=since)
+        later = events[(events["itemStatus"] == "R") & (events["seenAt"] > since)]
+        new = returned[returned["achItemId"].astype("string").isin(later["itemId"])]
+        start = since
+    else:
+        first = calendar.add_banking_days(today, -1).date()
+        start = dt.datetime.combine(first, dt.time(), dt.UTC)
+        new = returned[returned["returnDate"] >= pd.Timestamp(first)]
+    columns = ["achItemId", "yourReferenceNumber", "amount", "achEntryClass", "returnReason",
+               "returnDate", "settleDate"]
+    new = new[columns].sort_values(["returnDate", "achItemId"]).reset_index(drop=True)
+    new["returnReasonDescription"] = new["returnReason"].map(RETURN_CODES)
+    new["unauthorized"] = new["returnReason"].isin(UNAUTHORIZED)
+    amounts = new["amount"].map(lambda v: Decimal(str(v)) if not pd.isna(v) else Decimal(0))
+    by_reason = (pd.DataFrame({"returnReason": new["returnReason"].astype("string"),
+                               "amount": amounts})
+                 .groupby("returnReason", dropna=False)
+                 .agg(returns=("amount", "size"), amount=("amount", "sum"))
+                 .reset_index().sort_values(["returns", "returnReason"],
+                                            ascending=[False, True]).reset_index(drop=True))
+    by_reason["description"] = by_reason["returnReason"].map(RETURN_CODES)
+    findings = []
+    for row in new[new["unauthorized"]].to_dict("records"):
+        findings.append(Finding(
+            company, "unauthorized", f"unauthorized:{row['achItemId']}", "warning",
+            f"unauthorized return {row['returnReason']} "
+            f"({RETURN_CODES.get(row['returnReason'], 'unknown code')}) of item "
+            f"{row['achItemId']}" + (f" ({row['yourReferenceNumber']})"
+                                     if isinstance(row["yourReferenceNumber"], str) else "")
+            + f", {_money(row['amount'])}, returned {row['returnDate']:%Y-%m-%d}",
+            {"achItemId": str(row["achItemId"]), "returnReason": row["returnReason"],
+             "amount": str(row["amount"])}))
+    total = sum(amounts, Decimal(0))
+    reasons = ", ".join(f"{r['returnReason']} {r['returns']}" for r in
+                        by_reason.to_dict("records")[:6])
+    more = ", ..." if len(by_reason) > 6 else ""
+    title = (f"Returns since {'the last run' if since is not None else 'the last banking day'}"
+             f": {len(new):,}, {_money(total)}" + (f" ({reasons}{more})" if len(new) else ""))
+    findings.append(Finding(company, "returns", "returns", "info", title,
+                            {"count": len(new), "amount": str(total),
+                             "since": start.isoformat()}))
+    return findings, new, by_reason, start
+
+
+# ---------------------------------------------------------------------------- waiting
+
+
+def _waiting(client: Any, company: str, today: dt.date, days: int
+             ) -> tuple[list[Finding], pd.DataFrame]:
+    """ACH and RCC items still ``W`` more than ``days`` banking days after the day they
+    were received (or their requested send day, when later)."""
+    frames = []
+    for kind, id_field in (("ach", "achItemId"), ("rcc", "rccItemId")):
+        columns = [*_WAITING_COLUMNS, "requestedSendDate"] if kind == "ach" \
+            else _WAITING_COLUMNS
+        found = getattr(client.history, kind)(status="W", columns=columns)
+        if found.empty:
+            continue
+        received = pd.to_datetime(found["receivedDateTime"], utc=True).dt.tz_localize(None) \
+            .dt.normalize()
+        start = received
+        if "requestedSendDate" in found:
+            requested = pd.to_datetime(found["requestedSendDate"], utc=True) \
+                .dt.tz_localize(None).dt.normalize()
+            start = received.where(~(requested > received), requested)
+        due = calendar.add_banking_days(start, days)
+        late = found[(due < pd.Timestamp(today)).to_numpy()].copy()
+        late.insert(0, "kind", kind)
+        late = late.rename(columns={id_field: "itemId"})
+        late["due"] = due[late.index]
+        frames.append(late[["kind", "itemId", "yourReferenceNumber", "amount",
+                            "receivedDateTime", "due"]])
+    waiting = pd.concat(frames, ignore_index=True) if frames else pd.DataFrame(
+        columns=["kind", "itemId", "yourReferenceNumber", "amount", "receivedDateTime", "due"])
+    findings = [Finding(company, "waiting", f"waiting:{row['kind']}:{row['itemId']}", "warning",
+                        f"{row['kind'].upper()} item {row['itemId']}"
+                        + (f" ({row['yourReferenceNumber']})"
+                           if isinstance(row["yourReferenceNumber"], str) else "")
+                        + f" still waiting (W): it was due to be sent by "
+                        f"{row['due']:%Y-%m-%d}", {"kind": row["kind"],
+                                                   "itemId": str(row["itemId"])})
+                for row in waiting.to_dict("records")]
+    return findings, waiting
+
+
+# ---------------------------------------------------------------------------- journal
+
+
+def _unknown(client: Any, company: str) -> tuple[list[Finding], pd.DataFrame]:
+    """Submissions whose answer was lost: what ``client.reconcile()`` settles."""
+    journal = client.context.journal
+    entries = journal.unknown_entries(company) if journal is not None else []
+    columns = ["id", "when", "kind", "operation", "reference", "state", "detail"]
+    frame = pd.DataFrame([{c: e.get(c) for c in columns} for e in entries], columns=columns)
+    findings = [Finding(company, "unknown", f"unknown:{e['id']}", "warning",
+                        f"{e['kind'].upper()} {e['operation']} of reference {e['reference']} "
+                        f"({e['state']} since {e['when']:%Y-%m-%d %H:%M} UTC): its answer was "
+                        "lost; client.reconcile() settles it", {"entry": e["id"]})
+                for e in entries]
+    return findings, frame
+
+
+# ---------------------------------------------------------------------------- exposure
+
+
+def _exposure(report: Any, company: str) -> tuple[list[Finding], dict[str, Any]]:
+    total = report.exposure_total.iloc[0].to_dict() if len(report.exposure_total) else {}
+    standard = total.get("standard_amount", Decimal(0))
+    unauthorized = total.get("unauthorized_amount", Decimal(0))
+    shown: dict[str, Any] = {"standard_amount": Decimal(str(standard)),
+             "standard_count": int(total.get("standard_count", 0)),
+             "unauthorized_amount": Decimal(str(unauthorized)),
+             "unauthorized_count": int(total.get("unauthorized_count", 0))}
+    title = (f"Still returnable: {_money(standard)} in the standard window "
+             f"({_count(shown['standard_count'], 'debit', 'debits')}), "
+             f"{_money(unauthorized)} in the extended unauthorized window "
+             f"({_count(shown['unauthorized_count'], 'debit', 'debits')})")
+    return [Finding(company, "exposure", "exposure", "info", title,
+                    {k: str(v) for k, v in shown.items()})], shown
+
+
+# ---------------------------------------------------------------------------- all
+
+
+def read_items(client: Any, today: dt.date) -> pd.DataFrame:
+    """The company's ACH items received in the last :data:`READ_DAYS` days, the columns
+    the checks need."""
+    start = today - dt.timedelta(days=READ_DAYS)
+    return client.history.ach(start=start, columns=ACH_COLUMNS)
+
+
+def measure(client: Any, *, as_of: dt.datetime, since: dt.datetime | None,
+            waiting_days: int = WAITING_BANKING_DAYS) -> Measured:
+    """Every check of a run, on the client's history as last synced.
+
+    Args:
+        client: a :class:`paynb.Client` whose history is synced.
+        as_of: the service's time the run measures (the last sync's).
+        since: the previous successful run's ``as_of`` (None: a first run).
+        waiting_days: banking days after receipt from which a ``W`` item is late.
+    """
+    company = client.company_code
+    today = _utc_day(as_of)
+    items = read_items(client, today)
+    report = compliance.report(items, as_of=today, by=None)
+    report.source = f"local history of {company}"
+    rate_findings, rates, rolling, projections = _rates(items, company, today, report)
+    noc_findings, nocs = _nocs(client, items, company, as_of)
+    return_findings, new, by_reason, start = _new_returns(client, items, company, since,
+                                                          today)
+    waiting_findings, waiting = _waiting(client, company, today, waiting_days)
+    unknown_findings, unknown = _unknown(client, company)
+    exposure_findings, exposure_total = _exposure(report, company)
+    findings = [*rate_findings, *noc_findings, *return_findings, *waiting_findings,
+                *unknown_findings, *exposure_findings]
+    return Measured(findings=findings, rates=rates, rolling=rolling, projections=projections,
+                    nocs=nocs, new_returns=new, returns_by_reason=by_reason, waiting=waiting,
+                    unknown=unknown, exposure=report.exposure, exposure_total=exposure_total,
+                    compliance=report, returns_since=start)
+

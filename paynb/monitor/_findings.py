@@ -1,0 +1,112 @@
+"""What a morning run finds, and what it means for the scheduler: pure values, no I/O.
+
+A :class:`Finding` is one thing worth knowing about a company on the day measured: a
+return rate and its level, a NOC obligation due or overdue, a new unauthorized return,
+an item still waiting, a submission whose answer was lost, the money still returnable,
+the returns that came in. Its ``key`` names it across runs (``rate:unauthorized``,
+``noc:1234``): the notification ledger remembers what was said by key, so that only
+what is new (or worse) alerts.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+__all__ = [
+    "EXIT_BREACH",
+    "EXIT_FAILED",
+    "EXIT_OK",
+    "EXIT_WARNING",
+    "KINDS",
+    "LEVELS",
+    "Finding",
+    "exit_status",
+    "worst_level",
+]
+
+#: Levels of a finding, mildest first. ``info`` is context (the returns that came in, the
+#: money still returnable); ``warning`` and ``breach`` are to act on and alert.
+LEVELS: tuple[str, ...] = ("ok", "info", "warning", "breach")
+
+#: The kinds of finding, in the order a report and a message list them, each with
+#: whether it is a standing condition (it holds until it clears: a rate, an overdue NOC)
+#: or an event (it happens once: a return came in).
+KINDS: dict[str, bool] = {
+    "rate": True,          # a NACHA return rate against its threshold
+    "noc": True,           # a NOC obligation overdue (breach) or due soon (warning)
+    "unauthorized": False,  # an unauthorized return that came in since the last run
+    "waiting": True,       # an item still W past its documented cut-off
+    "unknown": True,       # a submission journaled unknown: reconcile() settles it
+    "returns": False,      # the returns that came in since the last run (info)
+    "exposure": True,      # money still returnable (info)
+}
+
+#: Exit statuses of ``paynb monitor``, for schedulers.
+EXIT_OK, EXIT_WARNING, EXIT_BREACH, EXIT_FAILED = 0, 1, 2, 3
+
+
+def rank(level: str) -> int:
+    """A level's place in :data:`LEVELS` (higher is worse)."""
+    try:
+        return LEVELS.index(level)
+    except ValueError:
+        raise ValueError(f"level must be one of {', '.join(LEVELS)}; got {level!r}") from None
+
+
+@dataclass(frozen=True)
+class Finding:
+    """One thing a run found about one company.
+
+    Attributes:
+        company: the company code.
+        kind: one of :data:`KINDS`.
+        key: the finding's name across runs (``rate:unauthorized``, ``noc:1234``,
+            ``unauthorized:5678``, ``waiting:ach:91``, ``unknown:12``): the notification
+            ledger keeps what was said by it.
+        level: one of :data:`LEVELS`.
+        title: one line a person can act on (no secret, no full account number).
+        detail: the figures behind it (JSON-friendly values).
+    """
+
+    company: str
+    kind: str
+    key: str
+    level: str
+    title: str
+    detail: Mapping[str, Any] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        if self.kind not in KINDS:
+            raise ValueError(f"kind must be one of {', '.join(KINDS)}; got {self.kind!r}")
+        rank(self.level)
+
+    @property
+    def standing(self) -> bool:
+        """Whether it holds until it clears (a rate, an overdue NOC), rather than happens
+        once (a return that came in)."""
+        return KINDS[self.kind]
+
+    @property
+    def alerts(self) -> bool:
+        """Whether it is something to act on (``warning`` or ``breach``)."""
+        return rank(self.level) >= rank("warning")
+
+    def __str__(self) -> str:
+        return f"[{self.level}] {self.title}"
+
+
+def worst_level(findings: Iterable[Finding]) -> str:
+    """The worst level among ``findings`` (``ok`` for none)."""
+    return max((f.level for f in findings), key=rank, default="ok")
+
+
+def exit_status(findings: Iterable[Finding], *, failed: bool = False) -> int:
+    """What ``paynb monitor`` exits with: 0 nothing to act on, 1 warnings, 2 a breach or
+    an overdue NOC, 3 when the run could not be completed (``failed``: configuration,
+    network, or a notification that could not be delivered)."""
+    if failed:
+        return EXIT_FAILED
+    worst = worst_level(findings)
+    return {"breach": EXIT_BREACH, "warning": EXIT_WARNING}.get(worst, EXIT_OK)

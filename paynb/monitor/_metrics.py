@@ -1,0 +1,99 @@
+"""Prometheus metrics of a run, in the text format node_exporter's textfile collector
+reads (written with prometheus-client's ``write_to_textfile``: a temporary file renamed
+into place, so the collector never reads half a file)."""
+
+from __future__ import annotations
+
+import datetime as dt
+import os
+from collections.abc import Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from paynb.monitor._report import MonitorReport
+
+__all__ = ["write_metrics"]
+
+
+def write_metrics(path: str | os.PathLike[str], reports: Sequence[MonitorReport], *,
+                  last_success: dict[str, dt.datetime | None] | None = None,
+                  failed: Sequence[str] = (), now: dt.datetime | None = None) -> Path:
+    """Write the metrics of ``reports`` (one per company) to ``path``.
+
+    ``last_success`` gives each company's last successful run (this run's counts when it
+    succeeded); ``failed`` names companies whose run could not be completed (their
+    ``paynb_monitor_up`` is 0 and only the time since their last success is written).
+    """
+    from prometheus_client import CollectorRegistry, Gauge, write_to_textfile
+
+    from paynb.compliance import CATEGORIES, WARNING_SHARE
+
+    now = now or dt.datetime.now(dt.UTC)
+    registry = CollectorRegistry()
+
+    def gauge(name: str, text: str, labels: Sequence[str] = ("company",)) -> Any:
+        return Gauge(name, text, list(labels), registry=registry)
+
+    up = gauge("paynb_monitor_up", "1 when the company's run completed, 0 when it could not")
+    status = gauge("paynb_monitor_status", "exit status of the company's run (0-3)")
+    rate = gauge("paynb_return_rate", "NACHA return rate over the 60 days ending on the "
+                 "day measured (fraction)", ("company", "category"))
+    threshold = gauge("paynb_return_rate_threshold", "NACHA threshold of the rate (fraction)",
+                      ("company", "category"))
+    warning = gauge("paynb_return_rate_warning", "level from which the rate warns "
+                    "(fraction)", ("company", "category"))
+    returns = gauge("paynb_return_rate_returns", "returns in the rate's window",
+                    ("company", "category"))
+    entries = gauge("paynb_return_rate_entries", "debit entries in the rate's window",
+                    ("company", "category"))
+    overdue = gauge("paynb_noc_overdue", "NOC obligations past their due date")
+    due_soon = gauge("paynb_noc_due_soon", "NOC obligations due within two banking days")
+    new_returns = gauge("paynb_new_returns", "returns that came in since the last run")
+    new_unauthorized = gauge("paynb_new_unauthorized_returns",
+                             "unauthorized returns that came in since the last run")
+    waiting = gauge("paynb_items_waiting_late", "items still W past their cut-off")
+    unknown = gauge("paynb_submissions_unknown", "submissions waiting for reconcile()")
+    exposure = gauge("paynb_return_exposure", "money still returnable (standard window)")
+    undelivered = gauge("paynb_monitor_notifications_failed",
+                        "notifications of the run that could not be delivered")
+    success = gauge("paynb_monitor_last_success_timestamp_seconds",
+                    "when the company's last successful run ended (Unix time)")
+    since = gauge("paynb_monitor_seconds_since_last_success",
+                  "seconds from the last successful run to this one")
+    last_success = last_success or {}
+    for report in reports:
+        company = report.company
+        up.labels(company).set(1)
+        status.labels(company).set(report.status)
+        measured = report.measured
+        for category in CATEGORIES:
+            row = measured.rates[measured.rates["category"] == category.name].iloc[0]
+            value = row["rate"]
+            rate.labels(company, category.name).set(float(value) if value == value else 0.0)
+            threshold.labels(company, category.name).set(category.threshold)
+            warning.labels(company, category.name).set(category.threshold * WARNING_SHARE)
+            returns.labels(company, category.name).set(int(row["returns"]))
+            entries.labels(company, category.name).set(int(row["entries"]))
+        states = measured.nocs["state"].astype(str) if not measured.nocs.empty else []
+        overdue.labels(company).set(int(sum(s == "overdue" for s in states)))
+        due_soon.labels(company).set(int(sum(s == "due soon" for s in states)))
+        new_returns.labels(company).set(len(measured.new_returns))
+        new_unauthorized.labels(company).set(int(measured.new_returns["unauthorized"].sum())
+                                             if len(measured.new_returns) else 0)
+        waiting.labels(company).set(len(measured.waiting))
+        unknown.labels(company).set(len(measured.unknown))
+        exposure.labels(company).set(float(measured.exposure_total["standard_amount"]))
+        undelivered.labels(company).set(sum(not d.delivered for d in report.deliveries))
+    for company in [*(r.company for r in reports), *failed]:
+        if company in failed:
+            up.labels(company).set(0)
+            status.labels(company).set(3)
+        last = last_success.get(company)
+        if last is not None:
+            success.labels(company).set(last.timestamp())
+            since.labels(company).set(max(0.0, (now - last).total_seconds()))
+    target = Path(path)
+    target.parent.mkdir(parents=True, exist_ok=True)
+    write_to_textfile(str(target), registry)
+    return target

@@ -1,0 +1,159 @@
+"""One morning run for one company: sync, checks, report, notification, ledger."""
+
+from __future__ import annotations
+
+import datetime as dt
+import logging
+import os
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from paynb.monitor._checks import WAITING_BANKING_DAYS, measure
+from paynb.monitor._findings import worst_level
+from paynb.monitor._ledger import Ledger, Run
+from paynb.monitor._news import diff, ledger_rows, message
+from paynb.monitor._notify import deliver, notify_urls
+from paynb.monitor._render import KEEP, default_reports_folder, prune, render, report_paths
+from paynb.monitor._report import MonitorReport
+
+__all__ = ["SYNCED_KINDS", "run"]
+
+logger = logging.getLogger("paynb.monitor")
+
+#: What a run syncs: the kinds its checks read.
+SYNCED_KINDS = ("ach", "rcc", "nocs")
+
+
+def _positive(value: Any, name: str) -> int:
+    from paynb.resources._base import invalid
+
+    if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+        raise invalid(name, "must be a whole number, 1 or more")
+    return value
+
+
+def _synced_at(client: Any) -> dt.datetime:
+    """The service's time of the history's last sync (what the run measures)."""
+    from paynb.compliance import service_now
+
+    text = client.history.info().get("syncedAt")
+    if not text:
+        return service_now(client)
+    when = dt.datetime.fromisoformat(str(text).replace("Z", "+00:00"))
+    return when if when.tzinfo else when.replace(tzinfo=dt.UTC)
+
+
+def _link(path: Path, folder: Path, report_url: str | None) -> str:
+    if not report_url:
+        return str(path)
+    relative = path.relative_to(folder).as_posix()
+    return report_url.rstrip("/") + "/" + relative
+
+
+def run(client: Any, *, sync: bool = True, notify: str | Sequence[str] | None = None,
+        send: bool = True, reports: str | os.PathLike[str] | None = None,
+        report: bool = True, keep: int = KEEP, report_url: str | None = None,
+        waiting_days: int = WAITING_BANKING_DAYS, progress: bool | None = False
+        ) -> MonitorReport:
+    """The morning run for the client's company: what ``paynb monitor`` does for each.
+
+    1. Syncs the local history (``client.sync``: ACH, RCC and NOCs; incremental after
+       the first time).
+    2. Checks (docs/monitor.md explains each): the three NACHA return rates against
+       their thresholds with a projection; NOC obligations overdue or due within two
+       banking days; the returns that came in since the previous run, each unauthorized
+       one listed; items still ``W`` past their cut-off; submissions journaled
+       ``unknown``; the money still returnable.
+    3. Writes the report: the package's report notebook run by papermill and rendered
+       to one self-contained HTML file, with the compliance workbook beside it, in
+       ``reports/<company>/``; the oldest beyond ``keep`` runs are deleted.
+    4. Says what is new: a short message to every notification URL when something
+       alerts for the first time or worse, a breach stands (repeated daily, quietly) or
+       a condition cleared; the notification ledger in the journal remembers what was
+       said (only once it was delivered).
+
+    Args:
+        client: a :class:`paynb.Client` with a journal (the ledger lives there).
+        sync: False to check the history as last synced, without syncing.
+        notify: apprise URLs (a string of URLs separated by whitespace, or a list);
+            None: ``$PAYNB_NOTIFY``. With none, the message is only on the report (and
+            printed by ``paynb monitor``).
+        send: False for a dry run: nothing is sent and the ledger is left as it is.
+        reports: the reports folder (default: ``reports`` in the user's data folder).
+        report: False to write no HTML report and workbook.
+        keep: runs kept per company in the reports folder.
+        report_url: where the reports folder is served, for the message's link
+            (``https://reports.example.com/paynb``); default: the file's path.
+        waiting_days: banking days after receipt (or the requested send day) after
+            which an item still ``W`` is late.
+        progress: show the sync's progress bars.
+
+    Returns:
+        A :class:`MonitorReport`: findings, frames, message, deliveries, files; its
+        ``status`` is the exit status (``problems`` lists what went wrong).
+
+    Raises:
+        paynb.errors.MissingExtraError: the ``monitor`` extra is not installed.
+        paynb.journal.JournalError: the client has no journal.
+        paynb.errors.PaynbError: the service or the history could not be read (a
+            network or configuration problem: ``paynb monitor`` exits 3).
+    """
+    from paynb.monitor import require_extra
+
+    require_extra()
+    keep = _positive(keep, "keep")
+    waiting_days = _positive(waiting_days, "waiting_days")
+    urls = notify_urls(notify)
+    journal = client.context.require_journal()
+    ledger = Ledger(journal)
+    company = client.company_code
+    started = dt.datetime.now(dt.UTC)
+    previous = ledger.last_success(company)
+    summary = None
+    if sync:
+        summary = client.sync(kinds=SYNCED_KINDS, progress=progress)
+    as_of = _synced_at(client)
+    measured = measure(client, as_of=as_of, since=previous.as_of if previous else None,
+                       waiting_days=waiting_days)
+    news = diff(measured.findings, ledger.notified(company))
+    result = MonitorReport(
+        company=company, environment=client.environment.label, service=client.base_url,
+        as_of=as_of, started=started, previous=previous.as_of if previous else None,
+        findings=measured.findings, news=news, measured=measured, sync=summary)
+    folder = Path(reports) if reports is not None else default_reports_folder()
+    link = None
+    if report:
+        html, workbook = report_paths(folder, company, started)
+        link = _link(html, folder, report_url)
+    result.title, result.message = message(
+        company=company, environment=client.environment.label, as_of=as_of,
+        findings=measured.findings, news=news, report=link)
+    if report:
+        try:
+            workbook.parent.mkdir(parents=True, exist_ok=True)
+            result.workbook = result.to_excel(workbook)
+            result.html = render(result, html)
+            prune(folder, company, keep)
+        except Exception as exc:  # the findings and the message still go out
+            logger.error("the report of %s could not be written: %s", company, exc)
+            result.problems.append(f"the report could not be written: "
+                                   f"{type(exc).__name__}: {exc}")
+    delivered = "nothing"
+    if send and news.worth_sending:
+        if urls:
+            result.deliveries = deliver(urls, result.title, result.message,
+                                        level=worst_level(news.alerts or news.standing))
+            failed = [d for d in result.deliveries if not d.delivered]
+            delivered = "failed" if failed else "sent"
+            result.problems += [f"{d} (the findings stay new until delivered)"
+                                for d in failed]
+        else:
+            delivered = "printed"
+    if send:
+        if delivered != "failed":
+            ledger.record(company, ledger_rows(measured.findings, news,
+                                               ledger.notified(company), as_of))
+        ledger.record_run(Run(company, started, as_of, result.status,
+                              None if result.html is None else str(result.html), delivered))
+    return result
