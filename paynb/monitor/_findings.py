@@ -98,8 +98,10 @@ class Finding:
 
 
 def worst_level(findings: Iterable[Finding]) -> str:
-    """The worst level among ``findings`` (``ok`` for none)."""
-    return max((f.level for f in findings), key=rank, default="ok")
+    """The worst level among ``findings`` to act on: ``breach``, ``warning``, else ``ok``
+    (context, ``info``, is never a level of the run)."""
+    worst = max((f.level for f in findings), key=rank, default="ok")
+    return "ok" if worst == "info" else worst
 
 
 def exit_status(findings: Iterable[Finding], *, failed: bool = False) -> int:

@@ -25,6 +25,8 @@ logger = logging.getLogger("paynb.monitor")
 #: The variable holding notification URLs (several, separated by whitespace).
 NOTIFY_VARIABLE = "PAYNB_NOTIFY"
 _APPRISE_LOGGER = "apprise"
+# What in apprise's log says why a notification failed.
+_TELLING = re.compile(r"error|fail|refused|timed out|timeout|unreach|denied|reset", re.I)
 
 
 def notify_urls(value: Any = None) -> list[str]:
@@ -75,7 +77,7 @@ class _Hide(logging.Filter):
             record.exc_text = hide_urls(logging.Formatter().formatException(record.exc_info),
                                         self.urls)
             record.exc_info = None
-        if record.levelno >= logging.WARNING:
+        if record.levelno >= logging.WARNING or _TELLING.search(text):
             self.problems.append(text)
         return True
 
@@ -84,17 +86,21 @@ class _Hide(logging.Filter):
 def _hidden(urls: Sequence[str]) -> Iterator[_Hide]:
     hide = _Hide(urls)
     target = logging.getLogger(_APPRISE_LOGGER)
+    # Its debug lines say why a send failed ("Connection refused"): let them be made, to
+    # be read here (the handlers' own levels still decide what is shown).
+    level = target.level
+    target.setLevel(logging.DEBUG)
     target.addFilter(hide)
     try:
         yield hide
     finally:
         target.removeFilter(hide)
+        target.setLevel(level)
 
 
 def _reason(problems: list[str]) -> str:
     """The most telling of apprise's complaints, on one line."""
-    telling = [p for p in problems if re.search(r"error|fail|refused|timed out|unreach",
-                                                p, re.I)] or problems
+    telling = [p for p in problems if _TELLING.search(p)] or problems
     text = " ".join(" ".join(telling[-2:]).split()) if telling else "not delivered"
     return text[:300]
 
@@ -117,7 +123,8 @@ def deliver(urls: Sequence[str], title: str, body: str, *, level: str) -> list[D
                                                          "knows (see its list of services)"))
                 continue
             try:
-                sent = bool(target.notify(body=body, title=title, notify_type=kind))
+                sent = bool(target.notify(body=body, title=title, notify_type=kind,
+                                          body_format=apprise.NotifyFormat.TEXT))
             except Exception as exc:  # a plugin's bug must not lose the report
                 sent = False
                 hide.problems.append(hide_urls(f"{type(exc).__name__}: {exc}", urls))
