@@ -29,7 +29,7 @@ class JsonReceiver:
         received = self.bodies
 
         class Handler(http.server.BaseHTTPRequestHandler):
-            def do_POST(self) -> None:  # noqa: N802 (http.server's name)
+            def do_POST(self) -> None:
                 length = int(self.headers.get("Content-Length", 0))
                 received.append(json.loads(self.rfile.read(length)))
                 self.send_response(200)
@@ -62,7 +62,7 @@ class SmtpReceiver:
         received = self.messages
 
         class Handler:
-            async def handle_DATA(self, server: Any, session: Any, envelope: Any) -> str:  # noqa: N802
+            async def handle_DATA(self, server: Any, session: Any, envelope: Any) -> str:
                 received.append(email.message_from_bytes(envelope.content))
                 return "250 OK"
 

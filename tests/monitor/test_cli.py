@@ -86,7 +86,7 @@ def test_exit_statuses_and_metrics(tmp_path):
         sb.simulate.force_status(int(debit), "R", code="R05", company_code="DEMO1")
         warned = _cron(tmp_path, "--profile", "ops", "--no-report", config=config)
         assert warned.returncode == 1, warned.stdout + warned.stderr
-        assert f"unauthorized return R05" in warned.stdout and str(debit) in warned.stdout
+        assert "unauthorized return R05" in warned.stdout and str(debit) in warned.stdout
 
 
 def test_smtp_down_keeps_the_report_names_the_failure_and_leaks_nothing(tmp_path,

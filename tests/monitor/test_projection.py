@@ -22,8 +22,9 @@ def worked_example() -> tuple[list[pd.Timestamp], list[int], list[int]]:
     base's first ten banking days."""
     days = list(pd.date_range(AS_OF - dt.timedelta(days=59), AS_OF))
     banking = [bool(calendar.is_banking_day(d)) for d in days]
-    entries = [100 if open_ and d.date() != AS_OF else 0 for d, open_ in zip(days, banking)]
-    base = [d for d, open_ in zip(days, banking) if open_ and d.date() < AS_OF][-14:]
+    entries = [100 if open_ and d.date() != AS_OF else 0
+               for d, open_ in zip(days, banking, strict=True)]
+    base = [d for d, open_ in zip(days, banking, strict=True) if open_ and d.date() < AS_OF][-14:]
     returns = [0] * len(days)
     for day in base[:10]:
         returns[days.index(day)] += 1
