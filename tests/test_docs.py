@@ -56,6 +56,7 @@ REFERENCE = {
     "paynb.reconcile": ("reference/internals", "paynb.reconcile", None),
     "paynb.compliance": ("reference/compliance", "paynb.compliance", None),
     "paynb.matching": ("reference/matching", "paynb.matching", None),
+    "paynb.monitor": ("reference/monitor", "paynb.monitor", None),
 }
 #: What every form has from its (private) base class, documented on each form.
 FORM_MEMBERS = ["result", "widget", "status_text", "client"]
@@ -73,7 +74,7 @@ def public_modules() -> list[str]:
 
 
 PAGES = ["getting-started", "real-service", "client", "forms", "plots", "sandbox", "journal",
-         "safety", "compliance", "history"]
+         "safety", "compliance", "history", "monitor"]
 
 
 @pytest.fixture(scope="module")

@@ -14,10 +14,12 @@ def _names(requirements: list[str]) -> set[str]:
     return {re.split(r"[<>=!~ ;]", requirement, maxsplit=1)[0] for requirement in requirements}
 
 
-def test_the_demo_extra_is_the_sandbox_jupyterlab_and_history():
+def test_the_demo_extra_is_the_sandbox_jupyterlab_history_and_monitor():
     demo = _names(EXTRAS["demo"])
-    # history (DuckDB) because notebook 08 runs history.sql() after `make demo`
-    assert demo == {"paynb[sandbox]", "paynb[history]", "jupyterlab", "nbclient"}
+    # history (DuckDB) because notebook 08 runs history.sql() after `make demo`, monitor
+    # (papermill, apprise...) because notebook 10 runs the morning run
+    assert demo == {"paynb[sandbox]", "paynb[history]", "paynb[monitor]", "jupyterlab",
+                    "nbclient"}
     # none of the development toolchain (browser driver, fuzzers, docs builder, test runner)
     assert not demo & {"playwright", "schemathesis", "hypothesis", "mkdocs-material", "pytest",
                        "ruff"}

@@ -34,6 +34,7 @@ EXPECTED = [
     "07_acting_on_nocs_and_returns.ipynb",
     "08_history.ipynb",
     "09_match_ledger.ipynb",
+    "10_morning_run.ipynb",
 ]
 NOTEBOOKS = run_notebooks.notebook_paths()
 # A kernel start and a sandbox seeding each take a while on a busy machine.
@@ -155,3 +156,13 @@ def test_matching_finds_every_planted_match_and_keeps_resolutions(executed):
     kept = _cell_text(notebook, "tomorrow = paynb.match")
     assert "customer paid again by wire" in kept
     assert "presented again under a new reference" in kept
+
+
+def test_morning_run_alerts_at_warning_then_breach_and_repeats_quietly(executed):
+    notebook = _executed(executed, "10_morning_run.ipynb")
+    days = [_cell_text(notebook, f"{name} = morning(") for name in ("day1", "day2", "day3")]
+    assert "status 1; unauthorized return rate" in days[0] and "at the warning level" in days[0]
+    assert "(was warning)" in days[1] and "status 2" in days[1]
+    assert "unauthorized return R05" in days[2] and "Still in breach:" in days[2]
+    assert "unauthorized return rate" not in days[2].split("Still in breach:")[0]
+    assert "new alerts: 0" in _cell_text(notebook, "again = monitor.run(demo2")

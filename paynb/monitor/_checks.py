@@ -105,7 +105,8 @@ def _rates(items: pd.DataFrame, company: str, today: dt.date, report: Any
         projections[category.name] = projection
         row = rates[rates["category"] == category.name].iloc[0]
         level = {"over": "breach", "warning": "warning"}.get(str(row["level"]), "ok")
-        rate = "n/a" if pd.isna(row["rate"]) else f"{row['rate']:.2%}"
+        # Three decimals: 0.499 % must not read as the 0.50 % of a threshold it is under.
+        rate = "n/a" if pd.isna(row["rate"]) else f"{row['rate']:.3%}"
         where = {"breach": "over its", "warning": "at the warning level of its"}.get(
             level, "under its")
         ahead = ""

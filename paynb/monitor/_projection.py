@@ -114,7 +114,8 @@ class Projection:
             return f"not within {(self.horizon_end - self.as_of).days} days"
         if day == self.as_of:
             return "now"
-        return f"{day:%Y-%m-%d} (in {(day - self.as_of).days} days)"
+        days = (day - self.as_of).days
+        return f"{day:%Y-%m-%d} (in {days} day{'' if days == 1 else 's'})"
 
 
 def project(dates: Any, entries: Any, returns: Any, *, as_of: Any, threshold_bp: int,

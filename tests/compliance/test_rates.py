@@ -265,3 +265,20 @@ def test_new_codes_count_where_nacha_puts_them_and_an_unknown_one_in_overall_onl
     assert top["description"].tolist() == [
         "RCK: check ineligible or RCK entry improper", "not a NACHA code paynb knows",
         "CCD/CTX return the ODFI agreed to take", "RCK: check ineligible or RCK entry improper"]
+
+
+def test_daily_counts_add_up_to_the_window():
+    """daily_counts counts what return_rates counts, one day at a time: the worked example
+    by day, and its window summed."""
+    items = worked_example()
+    days = compliance.daily_counts(items, start="2026-09-25", end=AS_OF)
+    assert len(days) == 60 * 3
+    summed = days.groupby("category", observed=True)[["returns", "entries"]].sum()
+    rates = compliance.return_rates(items, as_of=AS_OF).set_index("category")
+    assert summed["returns"].tolist() == rates["returns"].tolist() == [4, 10, 34]
+    assert (summed["entries"] == 400).all()
+    first = days[days["date"] == pd.Timestamp("2026-10-05")].set_index("category")
+    assert first["returns"].tolist() == [3, 10, 33] and (first["entries"] == 0).all()
+    assert days.loc[days["date"] == pd.Timestamp("2026-10-01"), "entries"].tolist() == [400] * 3
+    with pytest.raises(ValueError, match="after end"):
+        compliance.daily_counts(items, start=AS_OF, end="2026-11-01")
