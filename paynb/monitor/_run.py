@@ -56,7 +56,8 @@ def run(client: Any, *, sync: bool = True, notify: str | Sequence[str] | None = 
         report: bool = True, keep: int = KEEP, report_url: str | None = None,
         waiting_days: int = WAITING_BANKING_DAYS, progress: bool | None = False
         ) -> MonitorReport:
-    """The morning run for the client's company: what ``paynb monitor`` does for each.
+    """The morning run for the client's company: what ``paynb monitor`` does for each
+    company.
 
     1. Syncs the local history (``client.sync``: ACH, RCC and NOCs; incremental after
        the first time).
@@ -95,9 +96,9 @@ def run(client: Any, *, sync: bool = True, notify: str | Sequence[str] | None = 
 
     Raises:
         paynb.errors.MissingExtraError: the ``monitor`` extra is not installed.
-        paynb.journal.JournalError: the client has no journal.
-        paynb.errors.PaynbError: the service or the history could not be read (a
-            network or configuration problem: ``paynb monitor`` exits 3).
+        paynb.errors.PaynbError: the client has no journal, or the service or the history
+            could not be read (a network or configuration problem: ``paynb monitor``
+            exits 3).
     """
     from paynb.monitor import require_extra
 
