@@ -401,7 +401,7 @@ def _cmd_monitor(args: argparse.Namespace) -> int:
             with factory() as client:
                 ledger_before = None
                 if client.context.journal is not None:
-                    ledger_before = monitor.Ledger(client.context.journal).last_success(company)
+                    ledger_before = client.context.journal.monitor.last_success(company)
                 last_success[company] = ledger_before.started if ledger_before else None
                 report = monitor.run(
                     client, sync=not args.no_sync, notify=notify, send=not args.dry_run,

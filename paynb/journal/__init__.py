@@ -1,6 +1,6 @@
 """The journal: the audit log of submissions and voids, the duplicate guard, and the
 other records paynb keeps for its user (polling memory, NOC marks, guard overrides,
-match decisions), in one SQLite file.
+match decisions, what the morning run notified), in one SQLite file.
 
 Every submission, bulk and void is recorded *before* it is sent (state ``pending``)
 and settled with the service's answer afterwards:
@@ -28,7 +28,7 @@ account numbers masked).
 
 The package: :class:`Journal` and its entries (``_journal``), one module per other
 table, each owning its statements (``_polling``, ``_nocs``, ``_overrides``,
-``_decisions``), all on the one connection of ``_db``.
+``_decisions``, ``_monitor``), all on the one connection of ``_db``.
 """
 
 from paynb.journal._common import KINDS, current_user
@@ -44,6 +44,7 @@ from paynb.journal._journal import (
     Journal,
     scrub,
 )
+from paynb.journal._monitor import MonitorLedger, MonitorRun, Notified
 from paynb.journal._nocs import NocMarks
 from paynb.journal._overrides import GuardOverrides
 from paynb.journal._polling import Polling
@@ -61,7 +62,10 @@ __all__ = [
     "Journal",
     "JournalError",
     "MatchDecisions",
+    "MonitorLedger",
+    "MonitorRun",
     "NocMarks",
+    "Notified",
     "Polling",
     "current_user",
     "scrub",

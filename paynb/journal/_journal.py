@@ -1,7 +1,7 @@
 """The journal proper: :class:`Journal`, its entries (every submission, bulk row and
 void, recorded before it is sent and settled with the answer) and the duplicate guard;
 the other tables are features on the same connection (``journal.polling``,
-``journal.nocs``, ``journal.overrides``, ``journal.match_decisions``)."""
+``journal.nocs``, ``journal.overrides``, ``journal.match_decisions``, ``journal.monitor``)."""
 
 from __future__ import annotations
 
@@ -16,10 +16,11 @@ from typing import TYPE_CHECKING, Any
 
 from paynb._redact import mask_card_numbers, redact
 from paynb.errors import DuplicateSubmissionError
-from paynb.journal import _decisions, _nocs, _overrides, _polling
+from paynb.journal import _decisions, _monitor, _nocs, _overrides, _polling
 from paynb.journal._common import KINDS, chunks, name, parse_stamp, placeholders, scalar, stamp
 from paynb.journal._db import Database, JournalError
 from paynb.journal._decisions import MatchDecisions
+from paynb.journal._monitor import MonitorLedger
 from paynb.journal._nocs import NocMarks
 from paynb.journal._overrides import GuardOverrides
 from paynb.journal._polling import Polling
@@ -80,10 +81,12 @@ CREATE TABLE IF NOT EXISTS entries (
     f" WHERE guard = 1 AND state IN {_LIVE!r}")}
 
 #: Every table of the journal by the schema version that added it; 2 added
-#: ``noc_applied``, ``guard_overrides`` and ``match_decisions`` (a version-1 file gets
+#: ``noc_applied``, ``guard_overrides``, ``match_decisions`` and the monitor's two tables
+#: (a version-1 file gets
 #: them on opening: every statement is ``IF NOT EXISTS``).
 SCHEMA: dict[int, tuple[str, ...]] = {}
-for _tables in (TABLES, _polling.TABLES, _nocs.TABLES, _overrides.TABLES, _decisions.TABLES):
+for _tables in (TABLES, _polling.TABLES, _nocs.TABLES, _overrides.TABLES, _decisions.TABLES,
+                _monitor.TABLES):
     for _version, _statements in _tables.items():
         SCHEMA[_version] = SCHEMA.get(_version, ()) + tuple(_statements)
 SCHEMA_VERSION = max(SCHEMA)
@@ -124,7 +127,7 @@ class Journal:
 
     Besides the entries (:meth:`reserve`, :meth:`settle`, :meth:`entries`, ...), each
     table is a feature on the same connection: :attr:`polling`, :attr:`nocs`,
-    :attr:`overrides` and :attr:`match_decisions`.
+    :attr:`overrides`, :attr:`match_decisions` and :attr:`monitor`.
     """
 
     def __init__(self, path: str | os.PathLike[str] | None = None) -> None:
@@ -138,6 +141,8 @@ class Journal:
         self.overrides = GuardOverrides(self._db)
         #: Decisions on match results (:class:`~paynb.journal._decisions.MatchDecisions`).
         self.match_decisions = MatchDecisions(self._db)
+        #: The morning run's memory (:class:`~paynb.journal._monitor.MonitorLedger`).
+        self.monitor = MonitorLedger(self._db)
 
     @staticmethod
     def default_path() -> Path:

@@ -25,6 +25,7 @@ from __future__ import annotations
 import importlib.util
 
 from paynb.errors import MissingExtraError
+from paynb.journal import MonitorRun, Notified
 from paynb.monitor._checks import UNAUTHORIZED, WAITING_BANKING_DAYS
 from paynb.monitor._findings import (
     EXIT_BREACH,
@@ -37,9 +38,8 @@ from paynb.monitor._findings import (
     exit_status,
     worst_level,
 )
-from paynb.monitor._ledger import Ledger, Run
 from paynb.monitor._metrics import write_metrics
-from paynb.monitor._news import News, Notified, diff, ledger_rows, message
+from paynb.monitor._news import News, diff, ledger_rows, message
 from paynb.monitor._notify import NOTIFY_VARIABLE, Delivery, notify_urls
 from paynb.monitor._projection import BASE_BANKING_DAYS, HORIZON_DAYS, Projection, project
 from paynb.monitor._render import KEEP, default_reports_folder
@@ -63,12 +63,11 @@ __all__ = [
     "WAITING_BANKING_DAYS",
     "Delivery",
     "Finding",
-    "Ledger",
     "MonitorReport",
+    "MonitorRun",
     "News",
     "Notified",
     "Projection",
-    "Run",
     "default_reports_folder",
     "diff",
     "exit_status",

@@ -13,17 +13,16 @@ from typing import Any
 import pandas as pd
 
 from paynb import calendar, compliance
-from paynb.codes import RETURN_CODES
+from paynb.codes import RETURN_CODES, UNAUTHORIZED_RETURN_CODES
 from paynb.monitor._findings import Finding
 from paynb.monitor._projection import WINDOW_DAYS, Projection, project
 
 __all__ = ["ACH_COLUMNS", "READ_DAYS", "UNAUTHORIZED", "WAITING_BANKING_DAYS", "Measured",
            "measure"]
 
-#: The unauthorized return codes (NACHA Article Two, Subsection 2.17.2): the compliance
-#: rules' own set, so that the monitor and the rates never disagree.
-UNAUTHORIZED: frozenset[str] = next(c.codes or frozenset() for c in compliance.CATEGORIES
-                                    if c.name == "unauthorized")
+#: The unauthorized return codes (NACHA Article Two, Subsection 2.17.2): the code tables'
+#: own set, the one the compliance rates count, so that the two never disagree.
+UNAUTHORIZED: frozenset[str] = UNAUTHORIZED_RETURN_CODES
 
 #: An item waits (``W``) until the cut-off of the first banking day after the day it was
 #: received, or of a later requested send date (docs/sandbox.md, "Statuses and business
@@ -151,7 +150,7 @@ def _nocs(client: Any, items: pd.DataFrame, company: str, as_of: dt.datetime
     related = items.merge(accounts, on=["bankRoutingNumber", "bankAccountNumber"])
     related = pd.concat([about, related]).drop_duplicates("achItemId")
     journal = client.context.journal
-    applied = journal.applied_nocs(company) if journal is not None else {}
+    applied = journal.nocs.applied(company) if journal is not None else {}
     ledger = compliance.noc_obligations(nocs, items=related, as_of=as_of, applied=applied)
     due = ledger[ledger["state"].isin(["overdue", "due soon"])].reset_index(drop=True)
     findings = []

@@ -17,28 +17,15 @@ import datetime as dt
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 
+from paynb.journal import Notified
 from paynb.monitor._findings import KINDS, Finding, rank, worst_level
 
-__all__ = ["News", "Notified", "diff", "ledger_rows", "message", "worst_first"]
+__all__ = ["News", "diff", "ledger_rows", "message", "worst_first"]
 
 #: Findings of one kind listed by name in a message before "and N more".
 LISTED = 5
 _KIND_WORDS = {"rate": "return rate", "noc": "NOC", "unauthorized": "unauthorized return",
                "waiting": "item still waiting", "unknown": "submission with no answer"}
-
-
-@dataclass(frozen=True)
-class Notified:
-    """One row of the notification ledger: a finding's key, the level last notified (or
-    reached since, when it improved), its last title, when it was notified and last seen,
-    and when it cleared (None: it stands)."""
-
-    key: str
-    level: str
-    title: str
-    notified: dt.datetime
-    seen: dt.datetime
-    cleared: dt.datetime | None = None
 
 
 @dataclass(frozen=True)

@@ -9,9 +9,9 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from paynb.journal import MonitorRun
 from paynb.monitor._checks import WAITING_BANKING_DAYS, measure
 from paynb.monitor._findings import worst_level
-from paynb.monitor._ledger import Ledger, Run
 from paynb.monitor._news import diff, ledger_rows, message
 from paynb.monitor._notify import deliver, notify_urls
 from paynb.monitor._render import KEEP, default_reports_folder, prune, render, report_paths
@@ -107,7 +107,7 @@ def run(client: Any, *, sync: bool = True, notify: str | Sequence[str] | None = 
     waiting_days = _positive(waiting_days, "waiting_days")
     urls = notify_urls(notify)
     journal = client.context.require_journal()
-    ledger = Ledger(journal)
+    ledger = journal.monitor
     company = client.company_code
     started = dt.datetime.now(dt.UTC)
     previous = ledger.last_success(company)
@@ -155,6 +155,7 @@ def run(client: Any, *, sync: bool = True, notify: str | Sequence[str] | None = 
         if delivered != "failed":
             ledger.record(company, ledger_rows(measured.findings, news,
                                                ledger.notified(company), as_of))
-        ledger.record_run(Run(company, started, as_of, result.status,
-                              None if result.html is None else str(result.html), delivered))
+        ledger.record_run(MonitorRun(company, started, as_of, result.status,
+                                     None if result.html is None else str(result.html),
+                                     delivered))
     return result

@@ -64,8 +64,9 @@ def test_a_journal_in_memory_keeps_the_ledger(sandbox):
     with sandbox.connect(company_code="DEMO2", journal=journal) as client:
         first = monitor.run(client, report=False, notify=[])
         second = monitor.run(client, sync=False, report=False, notify=[])
+        runs = journal.monitor.runs("DEMO2")  # (closing the client closes the journal)
     assert first.news.alerts and not second.news.alerts
-    assert [r.delivered for r in monitor.Ledger(journal).runs("DEMO2")] == ["printed"] * 2
+    assert [r.delivered for r in runs] == ["printed"] * 2
 
 
 def test_importing_paynb_and_the_monitor_loads_none_of_the_extra() -> None:

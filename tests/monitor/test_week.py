@@ -114,6 +114,6 @@ def test_a_week_of_mornings(tmp_path, smtp_receiver, json_receiver):
             sent_before = sent
             assert all(d.delivered for d in report.deliveries)
         assert len(smtp_receiver.messages) >= 5  # day 1 to day 5 each had something
-        runs = monitor.Ledger(client.context.journal).runs("DEMO1")
+        runs = client.context.journal.monitor.runs("DEMO1")
         assert [r.delivered for r in runs][1:] == ["sent"] * 5
         client.close()

@@ -1,0 +1,154 @@
+"""The morning run's memory (:mod:`paynb.monitor`): what it notified, and its runs.
+
+``monitor_notified``
+    one row per company and finding key: the level last notified (or the milder one it
+    improved to), its last title, when it was notified and last seen, when it cleared.
+``monitor_runs``
+    one row per company and run: when it started, the service's time it measured
+    (``as_of``: the previous successful run's is where "new since the previous run"
+    starts), its exit status, the report written, and whether the message was delivered.
+
+Both belong to schema version 2 and are also made on first use, as ``match_decisions``
+is: a journal made before them gets them when the monitor first runs.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from collections.abc import Iterable
+from dataclasses import dataclass
+from typing import Any
+
+from paynb.journal._common import name, parse_stamp, stamp
+from paynb.journal._db import Database
+
+__all__ = ["DELIVERED", "TABLES", "MonitorLedger", "MonitorRun", "Notified"]
+
+#: The monitor's tables, by the schema version that holds them.
+TABLES = {2: ("""
+CREATE TABLE IF NOT EXISTS monitor_notified (
+    company  TEXT NOT NULL,
+    key      TEXT NOT NULL,
+    level    TEXT NOT NULL,
+    title    TEXT NOT NULL,
+    notified TEXT NOT NULL,
+    seen     TEXT NOT NULL,
+    cleared  TEXT,
+    PRIMARY KEY (company, key)
+) WITHOUT ROWID""", """
+CREATE TABLE IF NOT EXISTS monitor_runs (
+    id        INTEGER PRIMARY KEY,
+    company   TEXT NOT NULL,
+    started   TEXT NOT NULL,
+    as_of     TEXT NOT NULL,
+    status    INTEGER NOT NULL,
+    report    TEXT,
+    delivered TEXT NOT NULL
+)""", "CREATE INDEX IF NOT EXISTS monitor_runs_company ON monitor_runs (company, id)")}
+
+#: What a run's ``delivered`` records: the message went out, there was nothing to send,
+#: it was only printed (no notification configured), or sending it failed.
+DELIVERED = ("sent", "nothing", "printed", "failed")
+
+
+@dataclass(frozen=True)
+class Notified:
+    """One row of ``monitor_notified``: a finding's key, the level last notified (or
+    reached since, when it improved), its last title, when it was notified and last
+    seen, and when it cleared (None: it stands)."""
+
+    key: str
+    level: str
+    title: str
+    notified: dt.datetime
+    seen: dt.datetime
+    cleared: dt.datetime | None = None
+
+
+@dataclass(frozen=True)
+class MonitorRun:
+    """One row of ``monitor_runs``."""
+
+    company: str
+    started: dt.datetime
+    as_of: dt.datetime
+    status: int
+    report: str | None
+    delivered: str
+
+
+def _time(text: str | None) -> dt.datetime:
+    found = parse_stamp(text)
+    if found is None:
+        raise ValueError("a monitor row without its time")
+    return found
+
+
+def _run(row: tuple[Any, ...]) -> MonitorRun:
+    return MonitorRun(row[0], _time(row[1]), _time(row[2]), int(row[3]), row[4], row[5])
+
+
+class MonitorLedger:
+    """The morning run's tables: ``journal.monitor``."""
+
+    def __init__(self, db: Database) -> None:
+        self._db = db
+
+    def _table(self, conn: Any) -> None:
+        # A journal made before the tables existed (same schema version) gets them here.
+        for statement in TABLES[2]:
+            conn.execute(statement)
+
+    def _rows(self, sql: str, params: tuple[Any, ...]) -> list[tuple[Any, ...]]:
+        with self._db.write() as conn:
+            self._table(conn)
+            return list(conn.execute(sql, params).fetchall())
+
+    def notified(self, company: str) -> dict[str, Notified]:
+        """The rows of ``company`` by finding key."""
+        rows = self._rows("SELECT key, level, title, notified, seen, cleared"
+                          " FROM monitor_notified WHERE company = ?",
+                          (name(company, "company"),))
+        return {key: Notified(key, level, title, _time(notified), _time(seen),
+                              parse_stamp(cleared))
+                for key, level, title, notified, seen, cleared in rows}
+
+    def record(self, company: str, rows: Iterable[Notified]) -> None:
+        """Write (insert or replace) rows of ``company``."""
+        company = name(company, "company")
+        values = [(company, row.key, row.level, row.title, stamp(row.notified), stamp(row.seen),
+                   None if row.cleared is None else stamp(row.cleared)) for row in rows]
+        with self._db.write() as conn:
+            self._table(conn)
+            conn.executemany(
+                "INSERT INTO monitor_notified (company, key, level, title, notified, seen,"
+                " cleared) VALUES (?, ?, ?, ?, ?, ?, ?) ON CONFLICT (company, key) DO UPDATE"
+                " SET level = excluded.level, title = excluded.title,"
+                " notified = excluded.notified, seen = excluded.seen,"
+                " cleared = excluded.cleared", values)
+
+    def record_run(self, run: MonitorRun) -> None:
+        """Add a run."""
+        delivered = name(run.delivered, "delivered", DELIVERED)
+        with self._db.write() as conn:
+            self._table(conn)
+            conn.execute("INSERT INTO monitor_runs (company, started, as_of, status, report,"
+                         " delivered) VALUES (?, ?, ?, ?, ?, ?)",
+                         (name(run.company, "company"), stamp(run.started), stamp(run.as_of),
+                          int(run.status), run.report, delivered))
+
+    def last_success(self, company: str) -> MonitorRun | None:
+        """The last run of ``company`` that completed and whose message (if any) was
+        delivered: where "new since the previous run" starts."""
+        rows = self._rows("SELECT company, started, as_of, status, report, delivered"
+                          " FROM monitor_runs WHERE company = ? AND status < 3"
+                          " ORDER BY id DESC LIMIT 1", (name(company, "company"),))
+        return _run(rows[0]) if rows else None
+
+    def runs(self, company: str | None = None) -> list[MonitorRun]:
+        """Every recorded run (of ``company``), oldest first."""
+        where, params = (" WHERE company = ?", (name(company, "company"),)) if company \
+            else ("", ())
+        rows = self._rows("SELECT company, started, as_of, status, report, delivered"
+                          f" FROM monitor_runs{where} ORDER BY id", params)
+        return [_run(row) for row in rows]
