@@ -12,10 +12,10 @@ import paynb
 def test_paynb_all_is_exactly_the_public_names():
     assert sorted(paynb.__all__) == sorted([
         "Client", "Credentials", "ExportFile", "RouteCheck", "__version__", "calendar",
-        "compliance", "connect", "errors", "forms", "models", "plots", "sandbox", "match",
-        "MatchResult", "History", "PaynbWarning"])
+        "compliance", "connect", "errors", "forms", "models", "monitor", "plots", "sandbox",
+        "match", "MatchResult", "History", "PaynbWarning"])
     for name in ("Client", "Credentials", "connect", "ExportFile", "RouteCheck", "match",
-                 "MatchResult", "History", "compliance", "PaynbWarning"):
+                 "MatchResult", "History", "compliance", "monitor", "PaynbWarning"):
         assert getattr(paynb, name) is not None
     # One category silences every paynb warning (the guards' included).
     assert paynb.PaynbWarning is paynb.errors.PaynbWarning
