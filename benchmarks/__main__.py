@@ -19,6 +19,7 @@ from benchmarks import (
     case_list,
     case_match,
     case_memory,
+    case_monitor,
     case_plots,
     case_sandbox,
     case_validation,
@@ -38,6 +39,7 @@ CASES: dict[str, tuple[str, Callable[[Config], list[Row]]]] = {
     "9": ("match", case_match.run),
     "10": ("history", case_history.run),
     "11": ("excel", case_excel.run),
+    "12": ("monitor", case_monitor.run),
 }
 
 

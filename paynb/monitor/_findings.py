@@ -43,8 +43,15 @@ KINDS: dict[str, bool] = {
     "exposure": True,      # money still returnable (info)
 }
 
-#: Exit statuses of ``paynb monitor``, for schedulers.
-EXIT_OK, EXIT_WARNING, EXIT_BREACH, EXIT_FAILED = 0, 1, 2, 3
+#: Exit status of ``paynb monitor``: nothing to act on.
+EXIT_OK = 0
+#: Exit status of ``paynb monitor``: warnings.
+EXIT_WARNING = 1
+#: Exit status of ``paynb monitor``: a breach (a rate over its threshold) or an overdue NOC.
+EXIT_BREACH = 2
+#: Exit status of ``paynb monitor``: could not run (configuration, network, the missing
+#: extra, a notification that could not be delivered).
+EXIT_FAILED = 3
 
 
 def rank(level: str) -> int:

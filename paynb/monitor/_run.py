@@ -122,7 +122,7 @@ def run(client: Any, *, sync: bool = True, notify: str | Sequence[str] | None = 
         company=company, environment=client.environment.label, service=client.base_url,
         as_of=as_of, started=started, previous=previous.as_of if previous else None,
         findings=measured.findings, news=news, measured=measured, sync=summary)
-    folder = Path(reports) if reports is not None else default_reports_folder()
+    folder = Path(reports).expanduser() if reports is not None else default_reports_folder()
     link = None
     if report:
         html, workbook = report_paths(folder, company, started)
