@@ -5,7 +5,7 @@ from __future__ import annotations
 import datetime as dt
 import html
 import os
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from decimal import Decimal
 from pathlib import Path
@@ -74,14 +74,16 @@ class ComplianceReport:
                 ("generated", f"{dt.datetime.now(dt.UTC):%Y-%m-%d %H:%M} UTC by paynb")]
         return pd.DataFrame([*rows, *SOURCES], columns=["item", "note"])
 
-    def to_excel(self, path: str | os.PathLike[str], /) -> Path:
+    def to_excel(self, path: str | os.PathLike[str], /, *,
+                 sheets: Mapping[str, pd.DataFrame] | None = None) -> Path:
         """Write the evidence workbook: one sheet per table, the rules' sources in ``notes``.
 
         Amounts are written as numbers (exact decimals), rates as percentages, dates as
-        dates. Returns the path written.
+        dates. ``sheets`` adds tables of the caller's after the report's, written by the
+        same rules (the morning run adds its findings). Returns the path written.
         """
         path = Path(path)
-        tables = self.tables()
+        tables = {**self.tables(), **(sheets or {})}
         formats = {str(column): code for table in tables.values() for column in table.columns
                    if (code := _excel_format(str(column))) is not None}
         write_excel(path, tables, formats=formats)

@@ -142,23 +142,9 @@ class MonitorReport:
         """The compliance workbook (:meth:`paynb.compliance.ComplianceReport.to_excel`) with
         the run's sheets added: findings, NOC obligations, new returns and their reasons,
         items still waiting, submissions with no answer."""
-        import pandas as pd
-
-        path = self.measured.compliance.to_excel(path)
         frames = self.frames()
-        with pd.ExcelWriter(path, engine="openpyxl", mode="a") as writer:
-            for name in _SHEETS:
-                frame = frames[name]
-                shown = frame.copy()
-                for column in shown.columns:
-                    if isinstance(shown[column].dtype, pd.DatetimeTZDtype):
-                        shown[column] = shown[column].dt.tz_localize(None)
-                    elif shown[column].dtype == object:
-                        shown[column] = shown[column].map(
-                            lambda v: v if v is None or isinstance(v, str | int | float)
-                            else str(v))
-                shown.to_excel(writer, sheet_name=name, index=False)
-        return Path(path)
+        return Path(self.measured.compliance.to_excel(
+            path, sheets={name: frames[name] for name in _SHEETS}))
 
     # ------------------------------------------------------------------ charts
 
