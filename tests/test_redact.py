@@ -93,3 +93,26 @@ def test_reprs_hide_secrets():
                               password="pa55word")
     assert repr(credentials) == (f"Credentials(client_id='id', client_secret={_redact.HIDDEN}, "
                                  f"username='ann', password={_redact.HIDDEN})")
+
+
+@pytest.mark.parametrize(("url", "scheme"), [
+    ("mailtos://ops:app-pass@smtp.example.com?to=a@example.com", "mailtos"),
+    ("json://127.0.0.1:8150/hook", "json"), ("slack://T1/B2/C3/#payments", "slack"),
+    ("not a url", "?"), ("://nothing", "?")])
+def test_a_notification_url_is_named_by_its_scheme_only(url, scheme):
+    assert _redact.url_scheme(url) == scheme
+
+
+def test_every_part_of_a_notification_url_is_hidden_from_text():
+    url = "mailtos://alerts:Pa55-word@smtp.example.com:587?to=ops@example.com"
+    slack = "slack://TokenAAA/TokenBBB/TokenCCC/#payments"
+    text = (f"login to smtp.example.com:587 as alerts failed (Pa55-word refused) for "
+            f"ops@example.com; posted to TokenBBB; {url}")
+    hidden = _redact.hide_urls(text, [url, slack])
+    for secret in ("Pa55-word", "alerts", "smtp.example.com", "ops", "example.com",
+                   "TokenBBB", url):
+        assert secret not in hidden
+    assert hidden.startswith("login to <hidden>:<hidden> as <hidden> failed (<hidden>")
+    assert _redact.hide_urls("nothing secret", []) == "nothing secret"
+    # A profile's notify key is a secret field: redact() drops it.
+    assert _redact.redact({"notify": [url], "company_code": "ACME"}) == {"company_code": "ACME"}

@@ -305,3 +305,47 @@ def test_credentials_from_the_keyring(sb_small: Any, tmp_path: Path,
 def sb_small() -> Iterator[Any]:
     with sandbox.serve(port=0, seed_items=50, seed=43) as running:
         yield running
+
+
+def test_notification_urls_never_show(tmp_path: Path, caplog: pytest.LogCaptureFixture,
+                                      monkeypatch: pytest.MonkeyPatch) -> None:
+    """paynb monitor's notification URLs hold secrets (an SMTP password, a webhook token):
+    a run with one channel down and one that takes the message, at DEBUG logging, shows
+    none of their parts in its logs (apprise's own included), its report (object, HTML
+    and workbook), its message, its deliveries or the journal."""
+    import socket
+
+    from paynb import monitor
+
+    caplog.set_level(logging.DEBUG)
+    with socket.socket() as probe:  # a port nobody listens on: the SMTP server is down
+        probe.bind(("127.0.0.1", 0))
+        closed = probe.getsockname()[1]
+    smtp = (f"mailtos://ops-mailer:SMTP-Pa55-7731@127.0.0.1:{closed}"
+            "?from=paynb@example.com&to=payments-ops@example.com")
+    hook = "json://127.0.0.1:9/hooks/T0KEN-SECRET-8812"  # port 9: nothing there either
+    monkeypatch.setenv("PAYNB_NOTIFY", f"{smtp} {hook}")
+    seen = Evidence()
+    journal = tmp_path / "journal.sqlite3"
+    with sandbox.serve(port=0, seed_items=300, seed=41) as sb, \
+            make_client(sb, journal=journal, company_code="DEMO2") as client:
+        report = monitor.run(client, reports=tmp_path / "reports")
+    assert report.status == monitor.EXIT_FAILED and len(report.deliveries) == 2
+    assert not any(d.delivered for d in report.deliveries)
+    seen.shown("report", report)
+    seen.add("message", report.title + report.message)
+    seen.add("deliveries", repr(report.deliveries) + "".join(map(str, report.deliveries)))
+    seen.add("problems", "\n".join(report.problems))
+    assert report.html is not None and report.workbook is not None
+    seen.add("report page", report.html.read_text())
+    seen.add("workbook", report.workbook.read_bytes())
+    seen.add("log", caplog.text)
+    for record in caplog.records:
+        seen.add(f"log record {record.name}", f"{record.getMessage()} {record.exc_text or ''}")
+    seen.add("journal file", _sqlite_bytes(journal))
+    assert any(record.name == "apprise" for record in caplog.records)  # it did log
+    secrets = ["SMTP-Pa55-7731", "ops-mailer", "T0KEN-SECRET-8812", "payments-ops", smtp,
+               hook, CREDS.password, CREDS.client_secret]
+    leaks = seen.leaks(secrets)
+    assert not leaks, "secrets shown:\n" + "\n".join(leaks[:30])
+    assert "notification 1 (mailtos)" in "\n".join(report.problems)
