@@ -385,7 +385,7 @@ def _cmd_monitor(args: argparse.Namespace) -> int:
         monitor.require_extra()
         settings, options = _monitor_settings(args)
         clients = _monitor_clients(args, settings, options)
-    except (PaynbError, OSError, ValueError) as exc:
+    except Exception as exc:  # a configuration problem; 3 whatever it is (see below)
         _err(f"paynb monitor: could not run: {_why(exc)}")
         return 3  # monitor.EXIT_FAILED (the import itself may be what failed)
     notify = monitor.notify_urls(os.environ.get(monitor.NOTIFY_VARIABLE)
@@ -408,7 +408,11 @@ def _cmd_monitor(args: argparse.Namespace) -> int:
                     reports=reports_folder, report=not args.no_report, keep=keep,
                     report_url=str(report_url) if report_url else None,
                     waiting_days=args.waiting_days)
-        except (PaynbError, JournalError, OSError, ValueError) as exc:
+        except Exception as exc:
+            # Whatever it was (a bug included), a scheduler must read 3, could not run,
+            # not the 1 of a traceback, which would pass for "warnings".
+            if not isinstance(exc, PaynbError | JournalError | OSError | ValueError):
+                logger.exception("paynb monitor: %s failed unexpectedly", company)
             _err(f"paynb monitor: {company}: could not run: {_why(exc)}")
             failed.append(company)
             statuses.append(monitor.EXIT_FAILED)

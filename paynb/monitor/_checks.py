@@ -185,7 +185,8 @@ def _new_returns(client: Any, items: pd.DataFrame, company: str, since: dt.datet
     else:
         first = calendar.add_banking_days(today, -1).date()
         start = dt.datetime.combine(first, dt.time(), dt.UTC)
-        new = returned[returned["returnDate"] >= pd.Timestamp(first)]
+        dated = pd.to_datetime(returned["returnDate"], utc=True)  # naive: UTC already
+        new = returned[(dated >= pd.Timestamp(first, tz="UTC")).to_numpy()]
     columns = ["achItemId", "yourReferenceNumber", "amount", "achEntryClass", "returnReason",
                "returnDate", "settleDate"]
     new = new[columns].sort_values(["returnDate", "achItemId"]).reset_index(drop=True)

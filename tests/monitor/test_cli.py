@@ -122,3 +122,22 @@ def test_smtp_down_keeps_the_report_names_the_failure_and_leaks_nothing(tmp_path
         for where, text in evidence.items():
             assert secret not in text, f"{secret!r} in {where}"
     assert "notification 1 (mailto)" in evidence["stderr"]
+
+
+def test_an_unexpected_error_is_status_3_with_its_reason(sandbox, monkeypatch, capsys):
+    """A bug must not exit 1 through a traceback: a scheduler would read "warnings"."""
+    from paynb import cli, monitor
+
+    def broken(client: Any, **options: Any) -> None:
+        raise RuntimeError("something paynb did not foresee")
+
+    monkeypatch.setattr(monitor, "run", broken)
+    for name, value in {"PAYNB_BASE_URL": sandbox.base_url, "PAYNB_AUTH_URL": sandbox.auth_url,
+                        "PAYNB_COMPANY_CODE": "DEMO1", "PAYNB_CLIENT_ID": CREDS.client_id,
+                        "PAYNB_CLIENT_SECRET": CREDS.client_secret,
+                        "PAYNB_USERNAME": CREDS.username,
+                        "PAYNB_PASSWORD": CREDS.password}.items():
+        monkeypatch.setenv(name, value)
+    assert cli.main(["monitor", "--no-report"]) == 3
+    err = capsys.readouterr().err
+    assert "DEMO1: could not run: RuntimeError: something paynb did not foresee" in err

@@ -27,7 +27,8 @@ def _unauthorized_ids(client: Any) -> dict[int, pd.Timestamp]:
     """Every unauthorized return of the company, as the service lists them: id -> date."""
     returned = client.ach.list(status="R", progress=False)
     picked = returned[returned["returnReason"].isin(UNAUTHORIZED)]
-    return dict(zip(picked["achItemId"].astype(int), picked["returnDate"], strict=True))
+    return dict(zip(picked["achItemId"].astype(int),
+                    pd.to_datetime(picked["returnDate"], utc=True), strict=True))
 
 
 def _rate(client: Any, today: dt.date) -> tuple[int, int]:
@@ -41,7 +42,8 @@ def _force(sb: Any, client: Any, count: int, today: dt.date, code: str) -> list[
     """Return ``count`` settled debits of the window with ``code``, dated today."""
     items = client.ach.list(status="S", progress=False)
     debits = items[(items["achTransactionType"] == "Debit") & (items["amount"] > 0)
-                   & (items["sendDate"] >= pd.Timestamp(today - dt.timedelta(days=30)))]
+                   & (pd.to_datetime(items["sendDate"], utc=True)
+                      >= pd.Timestamp(today - dt.timedelta(days=30), tz="UTC"))]
     chosen = [int(i) for i in debits["achItemId"].sort_values().tolist()[:count]]
     for item_id in chosen:
         sb.simulate.force_status(item_id, "R", code=code, date=today, company_code="DEMO1")
@@ -77,7 +79,7 @@ def test_a_week_of_mornings(tmp_path, smtp_receiver, json_receiver):
                 forced = _force(sb, client, 1, today, "R05")
             now = _unauthorized_ids(client)
             if day == 0:  # a first run: the returns since the last banking day
-                first = pd.Timestamp(calendar.add_banking_days(today, -1).date())
+                first = pd.Timestamp(calendar.add_banking_days(today, -1).date(), tz="UTC")
                 new = {i for i, when in now.items() if when >= first}
             else:
                 new = set(now) - set(known)
