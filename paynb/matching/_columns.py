@@ -12,13 +12,15 @@ from __future__ import annotations
 import logging
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
-from decimal import Decimal, InvalidOperation
 from typing import Any
 
 import numpy as np
 import pandas as pd
 import pyarrow as pa
 import pyarrow.compute as pc
+
+from paynb._coerce import parse_decimal
+from paynb.matching._dates import days_of, row_label
 
 __all__ = ["ITEM_COLUMNS", "ROLES", "Side", "expected_side", "item_side"]
 
@@ -163,37 +165,24 @@ def check_columns(expected: pd.DataFrame, columns: Mapping[str, str]) -> dict[st
 
 # --------------------------------------------------------------------------- amounts
 
-def _row_label(frame: pd.DataFrame, position: int) -> str:
-    label = frame.index[position]
-    return f"row {label!r}" if not isinstance(label, int | np.integer) else f"row {label}"
-
-
 def _bad_amount(frame: pd.DataFrame, column: str, position: int, value: Any, why: str,
                 which: str) -> ValueError:
-    return ValueError(f"{which} {_row_label(frame, position)}, column {column!r}: "
+    return ValueError(f"{which} {row_label(frame, position)}, column {column!r}: "
                       f"amount {value!r} {why}")
 
 
 def _decimal_cents(value: Any, frame: pd.DataFrame, column: str, position: int,
                    which: str) -> int:
-    """One amount (str, int, float, Decimal) as exact cents, or an error naming its row."""
-    if value is None or value is pd.NA or (isinstance(value, float) and np.isnan(value)):
-        raise _bad_amount(frame, column, position, value, "is missing", which)
-    if isinstance(value, bool):
-        raise _bad_amount(frame, column, position, value, "is not an amount", which)
-    if isinstance(value, float | np.floating):
-        # The float read from a CSV stands for its shortest decimal text ("0.1").
-        text = repr(float(value))
-    elif isinstance(value, int | np.integer | Decimal):
-        text = str(value)
-    elif isinstance(value, str):
-        text = value.strip()
-    else:
-        raise _bad_amount(frame, column, position, value, "is not an amount", which)
+    """One amount as exact cents, read as every amount paynb reads
+    (:func:`paynb._coerce.parse_decimal`: ``1,234.56`` and ``$1,234.56`` too), or an error
+    naming its row."""
     try:
-        amount = Decimal(text)
-    except InvalidOperation:
-        raise _bad_amount(frame, column, position, value, "is not a number", which) from None
+        amount = parse_decimal(value, currency_sign=True)
+    except ValueError as exc:
+        raise _bad_amount(frame, column, position, value, f"is not an amount ({exc})",
+                          which) from None
+    if amount is None:
+        raise _bad_amount(frame, column, position, value, "is missing", which)
     if not amount.is_finite():
         raise _bad_amount(frame, column, position, value, "is not a finite number", which)
     cents = amount * 100
@@ -228,7 +217,8 @@ def _decimal_array_cents(array: pa.Array | pa.ChunkedArray) -> np.ndarray | None
 def amount_cents(frame: pd.DataFrame, column: str, which: str = "expected") -> np.ndarray:
     """The amounts of ``frame[column]`` as exact int64 cents.
 
-    Strings, ints, Decimals, decimal128 and floats (taken as their shortest decimal
+    Strings (``1,234.56`` and ``$1,234.56`` too, as :func:`paynb._coerce.parse_decimal`
+    reads them), ints, Decimals, decimal128 and floats (taken as their shortest decimal
     text: ``0.1`` is 10 cents) are accepted; a missing amount, a value that is no
     number, or one with more than two decimals is an error naming its row.
     """
@@ -264,45 +254,6 @@ def amount_cents(frame: pd.DataFrame, column: str, which: str = "expected") -> n
 
 # --------------------------------------------------------------------------- other roles
 
-def _dates(values: pd.Series, which: str, column: str) -> np.ndarray:
-    """``values`` as ``datetime64[D]`` (UTC days for zoned times); NaT stays NaT."""
-    if isinstance(values.dtype, pd.DatetimeTZDtype):
-        parsed = values.dt.tz_convert("UTC").dt.tz_localize(None)
-    elif pd.api.types.is_datetime64_dtype(values.dtype):
-        parsed = values
-    else:
-        fast = _iso_days(values)
-        if fast is not None:
-            return fast
-        parsed = pd.to_datetime(values, errors="coerce", utc=True).dt.tz_localize(None)
-        bad = parsed.isna() & values.notna()
-        if bad.any():
-            position = int(np.flatnonzero(bad.to_numpy())[0])
-            raise ValueError(f"{which} {_row_label(values.to_frame(), position)}, column "
-                             f"{column!r}: {values.iloc[position]!r} is not a date")
-    return parsed.to_numpy(dtype="datetime64[ns]").astype("datetime64[D]")
-
-
-def _iso_days(values: pd.Series) -> np.ndarray | None:
-    """Text dates all written ``YYYY-MM-DD`` (as exports and ``to_csv`` write them), read
-    by Arrow at once; None for anything else (the general parser reads it, or names the
-    row that is no date)."""
-    if not (pd.api.types.is_string_dtype(values.dtype) or values.dtype == object):
-        return None
-    try:
-        text = _arrow_text(values)
-    except (pa.ArrowInvalid, pa.ArrowTypeError, TypeError):
-        return None
-    if text.null_count == len(text) or not pc.all(
-            pc.match_substring_regex(text, r"^\d{4}-\d{2}-\d{2}$")).as_py():
-        return None
-    try:
-        days = pc.cast(text, pa.date32())
-    except pa.ArrowInvalid:  # such as 2026-02-30
-        return None
-    return days.to_numpy(zero_copy_only=False).astype("datetime64[D]")
-
-
 # Text columns go through pyarrow compute (vectorised, RE2), not Python's re per value.
 
 def _arrow_text(values: pd.Series) -> pa.Array:
@@ -320,8 +271,14 @@ def _objects(array: pa.Array) -> pd.Series:
     return array.to_pandas()
 
 
-def _texts(values: pd.Series) -> pa.Array:
-    return _blank_to_null(pc.utf8_trim_whitespace(_arrow_text(values)))
+def _references(values: pd.Series, exact: bool) -> pa.Array:
+    """References as compared: trimmed and lower case (``" ab-1 "`` is ``"AB-1"``), or as
+    written when ``exact``; blank (empty or only spaces) is no reference either way."""
+    text = _arrow_text(values)
+    trimmed = pc.utf8_trim_whitespace(text)
+    if exact:
+        return pc.if_else(pc.equal(trimmed, ""), pa.scalar(None, pa.string()), text)
+    return _blank_to_null(pc.utf8_lower(trimmed))
 
 
 def _all_digits(array: pa.Array) -> bool:
@@ -370,7 +327,8 @@ def items_masked(items: pd.DataFrame, column: str | None) -> bool:
 
 
 def item_side(items: pd.DataFrame, overrides: Mapping[str, str] | None = None,
-              wanted: Iterable[str] = ()) -> Side:
+              wanted: Iterable[str] = (), *, dayfirst: bool | None = None,
+              exact_references: bool = False) -> Side:
     """The item frame as a side; its columns come from :data:`ITEM_COLUMNS`, ``overrides``
     (``item_columns=``) first. Every role of ``wanted`` (those mapped on the expected
     side) must be found: a role silently left out would change what matches."""
@@ -396,33 +354,38 @@ def item_side(items: pd.DataFrame, overrides: Mapping[str, str] | None = None,
             raise ValueError(f"items: no {role} column ({usual}){why}; its columns are "
                              f"{_existing(items)}. Pass a frame from the paynb client, or "
                              f"item_columns={{{role!r}: ...}}")
-    return _side(items, columns, "items", kind=_ITEM_KINDS.get(columns["id"], "item"))
+    return _side(items, columns, "items", kind=_ITEM_KINDS.get(columns["id"], "item"),
+                 dayfirst=dayfirst, exact_references=exact_references)
 
 
-def expected_side(expected: pd.DataFrame, columns: Mapping[str, str]) -> Side:
+def expected_side(expected: pd.DataFrame, columns: Mapping[str, str], *,
+                  dayfirst: bool | None = None, exact_references: bool = False) -> Side:
     """The expected ledger as a side (``columns`` already checked)."""
-    return _side(expected, dict(columns), "expected")
+    return _side(expected, dict(columns), "expected", dayfirst=dayfirst,
+                 exact_references=exact_references)
 
 
-def _side(frame: pd.DataFrame, columns: dict[str, str], which: str, *, kind: str = "") -> Side:
+def _side(frame: pd.DataFrame, columns: dict[str, str], which: str, *, kind: str = "",
+          dayfirst: bool | None, exact_references: bool) -> Side:
     n = len(frame)
     norm = pd.DataFrame({"row": np.arange(n, dtype=np.int64)})
     col = columns.get
-    references = _texts(frame[col("reference")]) if col("reference") else None
+    references = _references(frame[col("reference")], exact_references) \
+        if col("reference") else None
     norm["reference"] = _objects(references) if references is not None else _empty(n)
     # Account keys are finished by :func:`account_keys` once both sides are known.
     norm["account"] = frame[columns["account"]].reset_index(drop=True) if col("account") \
         else _empty(n)
     norm["routing"] = _routing(frame[columns["routing"]]) if col("routing") else _empty(n)
     norm["cents"] = amount_cents(frame, columns["amount"], which)
-    norm["date"] = _dates(frame[columns["date"]], which, columns["date"]) if col("date") \
-        else np.full(n, np.datetime64("NaT"), dtype="datetime64[D]")
+    norm["date"] = days_of(frame[columns["date"]], which, columns["date"], dayfirst) \
+        if col("date") else np.full(n, np.datetime64("NaT"), dtype="datetime64[D]")
     if which == "items" and col("date") == "sendDate" and "receivedDateTime" in frame.columns:
         # An ACH item not sent (yet: W, I, B) has no send date; the ledger expects it on the
         # day it was received, so that day stands in (docs/matching.md).
         unsent = np.isnat(norm["date"].to_numpy())
         if unsent.any():
-            received = _dates(frame["receivedDateTime"], which, "receivedDateTime")
+            received = days_of(frame["receivedDateTime"], which, "receivedDateTime", dayfirst)
             norm.loc[unsent, "date"] = received[unsent]
     # Names are read only for the rows left to the fuzzy rules (Side.read_names).
     norm["name"] = _empty(n)

@@ -16,6 +16,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from paynb.matching._columns import Side, check_columns, expected_side, finish_accounts, item_side
+from paynb.matching._dates import check_dayfirst
 from paynb.matching._rules import (
     NO_DAY,
     PAIR_COLUMNS,
@@ -56,6 +57,8 @@ class Settings:
     item_columns: dict[str, str] | None
     max_parts: int
     max_candidates: int
+    dayfirst: bool | None = None
+    exact_references: bool = False
 
 
 @dataclass
@@ -230,6 +233,12 @@ def _whole(value: Any, name: str, minimum: int) -> int:
     if isinstance(value, bool) or not isinstance(value, int | np.integer) or value < minimum:
         raise ValueError(f"{name} must be a whole number >= {minimum}, got {value!r}")
     return int(value)
+
+
+def _flag(value: Any, name: str) -> bool:
+    if not isinstance(value, bool):
+        raise TypeError(f"{name} must be True or False, got {value!r}")
+    return value
 
 
 def _checked_rules(rules: Iterable[Rule]) -> tuple[Rule, ...]:
@@ -601,7 +610,8 @@ def match(expected: pd.DataFrame, items: pd.DataFrame, *, columns: Mapping[str, 
           date_window: int = 2, amount_tolerance: Decimal | str | int = 0,
           rules: Iterable[Rule] = (), journal: Any = None, ledger: str = "default",
           item_columns: Mapping[str, str] | None = None, max_parts: int = 4,
-          max_candidates: int = 12, progress: bool | None = None) -> Any:
+          max_candidates: int = 12, progress: bool | None = None,
+          dayfirst: bool | None = None, exact_references: bool = False) -> Any:
     """Match the analyst's expected ledger against paynb items, strictest pass first.
 
     Args:
@@ -629,6 +639,14 @@ def match(expected: pd.DataFrame, items: pd.DataFrame, *, columns: Mapping[str, 
         progress: a progress bar (tqdm.auto) over the passes: ``None`` shows it for
             large inputs (100,000 rows on both sides together, about a second or more),
             ``True`` always, ``False`` never.
+        dayfirst: how dates written as text with the day and month as numbers are read:
+            ``True`` day first (``19.11.2026``), ``False`` month first (``11/19/2026``),
+            ``None`` the one order every date of the column allows (a column that reads
+            both ways is an error asking for ``dayfirst=``). ISO 8601 dates, and dates
+            with the month's name, read the same either way (docs/matching.md lists the
+            formats).
+        exact_references: compare reference numbers as written; by default they
+            compare trimmed and ignoring case (``" ab-1"`` matches ``"AB-1"``).
 
     The passes: the manual pairs kept in the journal; the same reference number;
     the same account + exact amount + dates within the window; the fuzzy rules
@@ -650,7 +668,9 @@ def match(expected: pd.DataFrame, items: pd.DataFrame, *, columns: Mapping[str, 
         rules=_checked_rules(rules), ledger=str(ledger),
         item_columns=dict(item_columns) if item_columns is not None else None,
         max_parts=_whole(max_parts, "max_parts", 1),
-        max_candidates=_whole(max_candidates, "max_candidates", 2))
+        max_candidates=_whole(max_candidates, "max_candidates", 2),
+        dayfirst=check_dayfirst(dayfirst),
+        exact_references=_flag(exact_references, "exact_references"))
     if journal is None:
         journal = Journal(":memory:")
     elif not isinstance(journal, Journal):
@@ -660,8 +680,10 @@ def match(expected: pd.DataFrame, items: pd.DataFrame, *, columns: Mapping[str, 
     bar = _Progress(progress, len(expected) + len(items))
     try:
         bar.step("reading")
-        e_side = expected_side(expected, checked)
-        i_side = item_side(items, settings.item_columns, checked)
+        e_side = expected_side(expected, checked, dayfirst=settings.dayfirst,
+                               exact_references=settings.exact_references)
+        i_side = item_side(items, settings.item_columns, checked, dayfirst=settings.dayfirst,
+                           exact_references=settings.exact_references)
         last_four = finish_accounts(e_side, i_side)
         roles = frozenset((e_side.roles & i_side.roles) | {"amount"})
         context = Context(date_window=settings.date_window, last_four=last_four, roles=roles)

@@ -584,7 +584,8 @@ class MatchResult:
         fresh = match(*self._inputs, columns=s.columns, date_window=s.date_window,
                       amount_tolerance=s.amount_tolerance, rules=s.rules, journal=self.journal,
                       ledger=s.ledger, item_columns=s.item_columns, max_parts=s.max_parts,
-                      max_candidates=s.max_candidates)
+                      max_candidates=s.max_candidates, dayfirst=s.dayfirst,
+                      exact_references=s.exact_references)
         self.__dict__.update(fresh.__dict__)
 
 

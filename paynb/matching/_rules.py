@@ -18,6 +18,7 @@ from typing import Protocol, runtime_checkable
 import numpy as np
 import pandas as pd
 
+from paynb._coerce import parse_decimal
 from paynb.calendar import BUSDAY_CALENDAR
 
 _ORIGIN = np.datetime64("1970-01-01", "D")
@@ -83,7 +84,8 @@ class Rule(Protocol):
 
     ``candidates(expected, items, context)`` gets the rows still unmatched, as
     frames with the columns ``row`` (the row's position in its input frame),
-    ``reference``, ``account`` (the last four digits when the items are
+    ``reference`` (trimmed and lower case, as written with ``exact_references=True``),
+    ``account`` (the last four digits when the items are
     masked), ``routing``, ``cents`` (the exact amount as an int64 count of
     cents), ``date`` (``datetime64[D]``) and ``name`` (lower case, single
     spaces); missing values are ``None``/``NaT``. It returns a DataFrame with
@@ -195,7 +197,8 @@ class _Coded:
 
 @dataclass(frozen=True)
 class Reference(_Coded):
-    """Pass 1: the same reference number (``yourReferenceNumber``) on both sides.
+    """Pass 1: the same reference number (``yourReferenceNumber``) on both sides, trimmed
+    and ignoring case unless ``paynb.match(..., exact_references=True)``.
 
     Amounts and dates are not compared: a pair whose amounts differ is matched and
     reported as an exception (amount differs).
@@ -300,9 +303,12 @@ def tolerance_cents(tolerance: Decimal | str | int) -> int:
         raise TypeError("amount_tolerance must be a Decimal, a string or an int "
                         f"(an exact amount), not {type(tolerance).__name__}")
     try:
-        value = Decimal(str(tolerance).strip())
-    except ArithmeticError:
-        raise ValueError(f"amount_tolerance: {tolerance!r} is not an amount") from None
+        value = parse_decimal(tolerance)  # the one reading of amounts: "1,000.00" too
+    except ValueError as exc:
+        raise ValueError(f"amount_tolerance: {tolerance!r} is not an amount ({exc})") from None
+    if value is None:
+        raise ValueError("amount_tolerance: an amount is needed (0 for none), got "
+                         f"{tolerance!r}")
     cents = value * 100
     if not value.is_finite() or value < 0 or cents != cents.to_integral_value():
         raise ValueError(f"amount_tolerance must be a non-negative amount with at most two "
