@@ -73,20 +73,24 @@ class Side:
     def __len__(self) -> int:
         return len(self.norm)
 
-    def names_at(self, rows: np.ndarray) -> pa.Array | None:
-        """The names of the row positions ``rows`` (lower case, single spaces); None when
-        the side has no name."""
+    def display_names(self, rows: np.ndarray) -> pd.Series | None:
+        """The names of the row positions ``rows`` as written (an item's: its first
+        signer's first and last name); None when the side has no name."""
         column = self.columns.get("name")
         if column is None:
             return None
         needed = [column] if column in self.frame.columns else list(_SIGNER)
         chosen = self.frame[needed].iloc[rows]
         if column in self.frame.columns:
-            values = chosen[column]
-        else:  # an item's name: its first signer's first and last name
-            first, last = (chosen[c].astype("string").fillna("") for c in _SIGNER)
-            values = first + " " + last
-        return _names(values).cast(pa.string())
+            return chosen[column]
+        first, last = (chosen[c].astype("string").fillna("") for c in _SIGNER)
+        return (first + " " + last).str.strip()
+
+    def names_at(self, rows: np.ndarray) -> pa.Array | None:
+        """The names of the row positions ``rows`` (lower case, single spaces); None when
+        the side has no name."""
+        values = self.display_names(rows)
+        return None if values is None else _names(values).cast(pa.string())
 
     def read_names(self, rows: np.ndarray) -> None:
         """Fill the ``name`` column of the rows chosen by the mask ``rows``; left empty

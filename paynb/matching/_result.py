@@ -77,8 +77,13 @@ class MatchResult:
       ``amount_difference`` (items minus expected, over the whole match) and
       ``date_difference`` (banking days from the expected date to the item's);
     - ``exceptions``: matches that need a look: ``returned`` (the item was returned,
-      invalid or blocked after matching), ``voided``, ``amount differs``; with
-      ``resolved``, ``note`` and ``decided`` from the decisions kept in the journal;
+      invalid or blocked after matching), ``voided``, ``amount differs``; each names
+      its rows as the analyst knows them, one value per row joined with ", " for a
+      split or a combination: ``expected_rows`` (labels), ``expected_ids`` (the
+      ``id`` column, when mapped), ``expected_references``, ``expected_names`` (when
+      mapped), ``item_ids``, ``item_references``, ``item_names`` (as the service
+      holds them); with ``resolved``, ``note`` and ``decided`` from the decisions
+      kept in the journal;
     - ``unmatched_expected``, ``unmatched_items``: the rows of the inputs nobody
       matched (all their columns), with ``tied_with`` naming the equally good
       candidates of a tie;
@@ -309,22 +314,19 @@ class MatchResult:
         groups = np.concatenate(found_ids).astype(np.int64)[order]
         codes = np.concatenate(found_codes)[order]
         details = np.array(found_details + [None], dtype=object)[:-1][order]
-        one_e = ~state.multi_mask()[groups]
-        expected_rows = _str_objects(labels[e_first[groups]])
-        expected_rows[~one_e] = ""
-        # The ids named: one take for the first item of every exception and every item
-        # of the few with several.
-        _, _, multi_ids, multi_rows = self._group_rows()
-        named = np.union1d(i_first[groups],
-                           multi_rows[np.isin(multi_ids, groups[~one_e])]).astype(np.int64)
-        id_texts = _str_objects(items[self._items.columns["id"]].take(named).to_numpy(
-            dtype=object))
-        item_ids = id_texts[np.searchsorted(named, i_first[groups])]
-        for position in np.flatnonzero(~one_e).tolist():
-            _, _, e_set, i_set = state.group(int(groups[position]))
-            expected_rows[position] = ", ".join(str(labels[e]) for e in e_set)
-            item_ids[position] = ", ".join(
-                id_texts[np.searchsorted(named, np.array(i_set, dtype=np.int64))].tolist())
+        # Who each exception concerns, by what the analyst knows them by: one value per
+        # row of the match (joined with ", " for a split or a combination).
+        e_sets, i_sets = self._match_rows(groups)
+        named = {
+            "expected_rows": self._joined(e_sets, lambda rows: _str_objects(labels[rows])),
+            "expected_ids": self._joined(e_sets, self._texts(self._expected, "id")),
+            "expected_references": self._joined(e_sets, self._texts(self._expected,
+                                                                    "reference")),
+            "expected_names": self._joined(e_sets, self._texts(self._expected, "name")),
+            "item_ids": self._joined(i_sets, self._texts(self._items, "id")),
+            "item_references": self._joined(i_sets, self._texts(self._items, "reference")),
+            "item_names": self._joined(i_sets, self._texts(self._items, "name")),
+        }
         resolved_flags, notes, decided = self._resolutions(groups, codes, decisions)
         frame = pd.DataFrame({
             "exception_id": np.arange(len(groups), dtype=np.int64),
@@ -333,8 +335,8 @@ class MatchResult:
             "detail": pd.Series(details, dtype=object),
             "rule": pd.Series(state.rule_of[groups], dtype="string"),
             "manual": state.manual_of[groups],
-            "expected_rows": expected_rows,
-            "item_ids": item_ids,
+            **{column: pd.Series(values, dtype="string") if column != "expected_rows"
+               else values for column, values in named.items()},
             "expected_amount": decimals(e_sum[groups]),
             "item_amount": decimals(i_sum[groups]),
             "amount_difference": decimals(i_sum[groups] - e_sum[groups]),
@@ -343,6 +345,66 @@ class MatchResult:
             "decided": pd.to_datetime(pd.Series(decided, dtype=object), utc=True),
         })
         return frame
+
+    def _match_rows(self, groups: np.ndarray) -> tuple[tuple[np.ndarray, np.ndarray],
+                                                        tuple[np.ndarray, np.ndarray]]:
+        """The expected and the item rows of the matches ``groups``, each side as (the
+        match's position in ``groups`` per row, the row), in match order: flat arrays, the
+        one-to-one matches without a Python loop."""
+        state = self._state
+        sides = []
+        for first, which in ((state.e_first, 0), (state.i_first, 1)):
+            owners, rows = [np.arange(len(groups))], [first[groups]]
+            several = np.flatnonzero(np.isin(groups, np.fromiter(
+                state.multi, dtype=np.int64, count=len(state.multi))))
+            if len(several):
+                keep = np.ones(len(groups), dtype=bool)
+                keep[several] = False
+                owners, rows = [owners[0][keep]], [rows[0][keep]]
+                for position in several.tolist():
+                    members = state.multi[int(groups[position])][which]
+                    owners.append(np.full(len(members), position, dtype=np.int64))
+                    rows.append(np.asarray(members, dtype=np.int64))
+            owner, row = np.concatenate(owners), np.concatenate(rows)
+            order = np.argsort(owner, kind="stable")
+            sides.append((owner[order], row[order]))
+        return sides[0], sides[1]
+
+    @staticmethod
+    def _texts(side: Side, role: str) -> Any:
+        """A function giving the text of ``role`` at some rows of ``side`` (None where
+        missing, all None when the role is not mapped); names as written."""
+
+        def texts(rows: np.ndarray) -> np.ndarray:
+            if role == "name":
+                values = side.display_names(rows)
+            elif role in side.columns:
+                values = side.frame[side.columns[role]].take(rows)
+            else:
+                values = None
+            if values is None:
+                return np.full(len(rows), None, dtype=object)
+            return values.astype("string").to_numpy(dtype=object, na_value=None)
+
+        return texts
+
+    @staticmethod
+    def _joined(owned: tuple[np.ndarray, np.ndarray], texts: Any) -> np.ndarray:
+        """Per match: the texts of its rows (``owned``, from :meth:`_match_rows`) joined
+        with ", ", None when it has none."""
+        owner, rows = owned
+        values = texts(rows)
+        if not len(owner):
+            return np.full(0, None, dtype=object)
+        count = int(owner.max()) + 1
+        if len(owner) == count:  # one row per match: no joining
+            return values
+        joined: list[list[str]] = [[] for _ in range(count)]
+        for who, value in zip(owner.tolist(), values.tolist(), strict=True):
+            if value is not None and value != "":
+                joined[who].append(str(value))
+        return np.array([", ".join(parts) if parts else None for parts in joined] + [None],
+                        dtype=object)[:-1]
 
     def _resolutions(self, groups: np.ndarray, codes: np.ndarray,
                      decisions: list[dict[str, Any]]
@@ -506,17 +568,28 @@ class MatchResult:
 
     def to_excel(self, path: str | os.PathLike[str]) -> None:
         """Write one sheet per frame (summary, matched, exceptions, unmatched expected,
-        unmatched items, ties) by paynb's Excel rules: amounts as numbers shown with two
-        decimals (exact decimals and ``Decimal`` values alike), times in UTC without their
-        zone (Excel has none), shown as dates where a column holds only midnights;
-        account numbers masked ``****6789``."""
+        unmatched items, ties) by paynb's Excel rules: every amount a number shown with
+        two decimals (exact decimals and ``Decimal`` values alike, and the ledger's own
+        amount column as matching read it, even when the ledger holds it as text), times
+        in UTC without their zone (Excel has none), shown as dates where a column holds
+        only midnights; account numbers masked ``****6789``."""
         sheets = {"summary": self.summary.reset_index(), "matched": self.matched,
-                  "exceptions": self.exceptions, "unmatched expected": self.unmatched_expected,
+                  "exceptions": self.exceptions,
+                  "unmatched expected": self._exact_amounts(self.unmatched_expected),
                   "unmatched items": self.unmatched_items, "ties": self.ties}
         account = self._settings.columns.get("account")
         amount = self._settings.columns.get("amount")
         write_excel(path, {name: _masked(frame, account) for name, frame in sheets.items()},
                     formats={amount: MONEY_FORMAT} if amount else None)
+
+    def _exact_amounts(self, unmatched: pd.DataFrame) -> pd.DataFrame:
+        """``unmatched`` (rows of the expected frame) with the ledger's amount column as
+        the exact amounts matching read from it (text such as ``"1,234.56"`` or
+        ``Decimal`` objects become numbers in Excel, like every other amount)."""
+        column = self._settings.columns["amount"]
+        # The unmatched rows, in order: the rows of ``unmatched`` (see _unmatched).
+        cents = self._expected.norm["cents"].to_numpy()[self._state.e_group < 0]
+        return unmatched.assign(**{column: pd.Series(decimals(cents), index=unmatched.index)})
 
     # ------------------------------------------------------------------ decisions
 

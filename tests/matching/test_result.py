@@ -113,3 +113,60 @@ def test_to_excel_numbers_with_two_decimals_and_masked_accounts(tmp_path: Path):
         ["****5555"]
     items_sheet = book["unmatched items"]
     assert "123456789" not in str(list(items_sheet.values))
+
+
+def test_exceptions_name_the_ledger_line_and_the_item_as_the_analyst_knows_them():
+    items = ach_items([{"amount": "20.00", "itemStatus": "R", "returnReason": "R01",
+                        "yourReferenceNumber": "INV-7", "firstSignerFirstName": "Ana",
+                        "firstSignerLastName": "Lima"},
+                       {"amount": "6.00", "itemStatus": "R", "returnReason": "R01",
+                        "bankAccountNumber": "4444", "yourReferenceNumber": None},
+                       {"amount": "4.00", "bankAccountNumber": "4444",
+                        "yourReferenceNumber": None}], mask=False)
+    expected = pd.DataFrame({"ref": ["inv-7", None], "acct": ["123456789", "4444"],
+                             "amount": ["20.00", "10.00"], "date": ["2026-07-06"] * 2,
+                             "invoice": ["A-100", "A-200"], "payee": ["Ana Lima", "Bo Berg"]})
+    result = paynb.match(expected, items, columns={**COLUMNS, "id": "invoice",
+                                                   "name": "payee"})
+    shown = result.exceptions.set_index("rule")
+    one = shown.loc["reference"]
+    assert (one["expected_ids"], one["expected_references"], one["item_references"],
+            one["expected_names"], one["item_names"], one["item_ids"]) == (
+        "A-100", "inv-7", "INV-7", "Ana Lima", "Ana Lima", "1")
+    split = shown.loc["split"]  # one ledger line paid as two items, one of them returned
+    assert (split["expected_rows"], split["expected_ids"], split["item_ids"],
+            split["item_names"]) == ("1", "A-200", "2, 3", "John Smith, John Smith")
+    assert pd.isna(split["item_references"])
+    # Without an id or name mapped, the columns are there and empty.
+    bare = paynb.match(expected, items, columns=COLUMNS).exceptions
+    assert bare["expected_ids"].isna().all() and bare["expected_names"].isna().all()
+    assert bare["item_names"].notna().all()
+
+
+@pytest.mark.parametrize("amounts", [
+    [Decimal("10.00"), Decimal("20.00"), Decimal("1033.10")],
+    ["10.00", "20.00", "1,033.10"],  # text, as read_csv(dtype=str) gives it
+], ids=["decimals", "text"])
+def test_to_excel_writes_every_amount_as_a_number(tmp_path: Path, amounts):
+    expected, items = _inputs()
+    expected["amount"] = pd.Series(amounts, dtype=object)
+    expected["fee"] = [Decimal("0.25"), None, Decimal("1.50")]
+    result = paynb.match(expected, items, columns=COLUMNS)
+    path = tmp_path / "match.xlsx"
+    result.to_excel(path)
+    book = openpyxl.load_workbook(path)
+    for sheet in book.worksheets:
+        header = [c.value for c in sheet[1]]
+        for name in header:
+            if "amount" not in str(name) and name != "fee":
+                continue
+            cells = [row[header.index(name)] for row in sheet.iter_rows(min_row=2)]
+            assert all(isinstance(c.value, int | float) or c.value is None for c in cells), (
+                sheet.title, name, [c.value for c in cells])
+            assert all(c.number_format == "#,##0.00" for c in cells if c.value is not None)
+    unmatched = book["unmatched expected"]
+    header = [c.value for c in unmatched[1]]
+    row = next(unmatched.iter_rows(min_row=2, values_only=True))
+    assert (row[header.index("amount")], row[header.index("fee")]) == (1033.1, 1.5)
+    # The result itself keeps the analyst's values as they were.
+    assert result.unmatched_expected["amount"].tolist() == amounts[2:]
