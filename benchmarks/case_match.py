@@ -26,7 +26,7 @@ def _merge(expected: pd.DataFrame, items: pd.DataFrame) -> pd.DataFrame:
 
 def run(cfg: Config) -> list[Row]:
     """Median time of both, the share of planted matches each finds, the ratio."""
-    from paynb.matching._demo import demo_items
+    from paynb.matching._demo import demo_items, found_matches
 
     n = cfg.size(100_000, 2_000)
     items = demo_items(n, seed=8)
@@ -36,19 +36,17 @@ def run(cfg: Config) -> list[Row]:
     buffer.seek(0)
     expected = pd.read_csv(buffer, dtype={"Reference": "string", "Account": "string",
                                           "Routing": "string"})
-    wanted = {(tuple(sorted(p.ledger_rows)), tuple(sorted(p.item_ids)))
+    wanted = {(frozenset(p.ledger_rows), frozenset(p.item_ids))
               for p in planted.planted.itertuples()}
     found: dict[str, float] = {}
     counts: dict[str, int] = {}
 
     def share(name: str, result: object) -> None:
         if name == "paynb":
-            groups = result.matched.groupby("match_id")  # type: ignore[attr-defined]
-            got = {(tuple(sorted(g["expected_row"].unique())),
-                    tuple(sorted(g["item_id"].unique()))) for _, g in groups}
+            got = found_matches(result)
         else:
             frame = result  # type: ignore[assignment]
-            got = {((int(e),), (int(i),)) for e, i in
+            got = {(frozenset((int(e),)), frozenset((int(i),))) for e, i in
                    zip(frame["row"], frame["achItemId"], strict=True)}
         found[name] = len(wanted & got) / len(wanted)
         counts[name] = len(wanted & got)

@@ -49,6 +49,31 @@ class PlantedLedger:
     #: The ``date_window`` the planted matches are unambiguous for.
     date_window: int = DATE_WINDOW
 
+    def missed(self, result: Any) -> pd.DataFrame:
+        """The rows of :attr:`planted` that ``result`` (a :class:`paynb.MatchResult`) does
+        not hold as one match of exactly those ledger rows and items: empty when it found
+        every planted match.
+
+        A match is compared as sets of rows, so that a split's ledger line, which
+        ``result.matched`` repeats beside each of its items, counts once."""
+        found = found_matches(result)
+        hit = [(frozenset(rows), frozenset(ids)) in found for rows, ids in
+               zip(self.planted["ledger_rows"], self.planted["item_ids"], strict=True)]
+        return self.planted[~np.array(hit, dtype=bool)]
+
+
+def found_matches(result: Any) -> set[tuple[frozenset[Any], frozenset[Any]]]:
+    """Each match of ``result`` as (its expected rows, its item ids), both as sets."""
+    matched = result.matched
+    sizes = matched.groupby("match_id")["match_id"].transform("size").to_numpy()
+    single = matched[sizes == 1]
+    found = {(frozenset((e,)), frozenset((i,))) for e, i in
+             zip(single["expected_row"].tolist(), single["item_id"].tolist(), strict=True)}
+    for _, group in matched[sizes > 1].groupby("match_id"):
+        found.add((frozenset(group["expected_row"].tolist()),
+                   frozenset(group["item_id"].tolist())))
+    return found
+
 
 def _name_variant(first: str, last: str, rng: np.random.Generator) -> str:
     """How a billing system might spell the same person: "SMITH, JOHN", "Smith John"."""
