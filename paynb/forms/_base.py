@@ -189,6 +189,79 @@ def data_grid(frame: pd.DataFrame, css: str, *, height: str = "220px") -> Any:
     return grid
 
 
+class PagedGrid:
+    """A :func:`data_grid` holding one page of a frame, with *Find* over all its rows and
+    *Previous* / *Next*.
+
+    A grid's data is saved with the notebook (its widget state), so a grid of every row
+    of a large frame makes the notebook megabytes large; a page of :attr:`page_rows`
+    keeps it small whatever the frame's length. The grid sorts and filters the page it
+    shows; :attr:`find` keeps the rows whose text holds what is typed (any column, any
+    case) and goes back to the first page. :attr:`page` is the frame of the rows shown.
+    """
+
+    #: Rows per page.
+    page_rows = 100
+
+    def __init__(self, frame: pd.DataFrame, css: str, *, height: str = "220px") -> None:
+        self.grid = data_grid(frame.head(0), css, height=height)
+        self.find = widgets.Text(value="", placeholder="text in any column",
+                                 description="Find", continuous_update=False,
+                                 layout=widgets.Layout(width="260px"))
+        self.find.add_class("paynb-grid-find")
+        self.previous_button = Form._button("Previous", "paynb-grid-previous",
+                                            icon="chevron-left")
+        self.next_button = Form._button("Next", "paynb-grid-next", icon="chevron-right")
+        self.position = widgets.HTML("")
+        self.position.add_class("paynb-grid-position")
+        self.widget = widgets.VBox([
+            widgets.HBox([self.find, self.previous_button, self.next_button, self.position],
+                         layout=widgets.Layout(align_items="center")),
+            self.grid])
+        self.widget.add_class(css + "-pages")
+        self.find.observe(lambda _change: self._turn(0), names="value")
+        self.previous_button.on_click(lambda _button: self._turn(self._start - self.page_rows))
+        self.next_button.on_click(lambda _button: self._turn(self._start + self.page_rows))
+        self._on_page: list[Callable[[], None]] = []
+        self.show(frame)
+
+    def on_page(self, callback: Callable[[], None]) -> None:
+        """Call ``callback()`` whenever other rows are shown."""
+        self._on_page.append(callback)
+
+    def show(self, frame: pd.DataFrame) -> None:
+        """Show ``frame`` (the frame brought up to date), on the page shown before if it
+        still has rows, with the same *Find*."""
+        self.frame = frame
+        shown = grid_frame(frame)
+        self._shown = shown
+        # One lower-case text per row, to find in (all columns, as the grid shows them).
+        self._text = (shown.astype("string").fillna("").agg(" ".join, axis=1).str.lower()
+                      if len(shown.columns) and len(shown) else pd.Series([], dtype="string"))
+        self._turn(getattr(self, "_start", 0))
+
+    def _turn(self, start: int) -> None:
+        term = self.find.value.strip().lower()
+        chosen = self._text.str.contains(term, regex=False).to_numpy(dtype=bool) if term \
+            else None
+        found = self._shown if chosen is None else self._shown[chosen]
+        self._found = self.frame if chosen is None else self.frame[chosen]
+        last = max(0, (len(found) - 1) // self.page_rows * self.page_rows)
+        self._start = min(max(0, start), last)
+        end = self._start + self.page_rows
+        self.grid.data = found.iloc[self._start:end].reset_index(drop=True)
+        self.page = self._found.iloc[self._start:end]
+        self.previous_button.disabled = self._start == 0
+        self.next_button.disabled = end >= len(found)
+        of = f" found among {len(self.frame):,}" if chosen is not None else ""
+        self.position.value = (f"<span style='margin-left:0.5em'>rows {self._start + 1:,}-"
+                               f"{min(end, len(found)):,} of {len(found):,}{of}</span>"
+                               if len(found) else
+                               f"<span style='margin-left:0.5em'>no rows{of}</span>")
+        for callback in self._on_page:
+            callback()
+
+
 def money(amount: Decimal) -> str:
     """An exact amount with thousands separators: ``1,234.50``."""
     return f"{amount:,.2f}" if amount == amount.quantize(Decimal("0.01")) else f"{amount:,}"

@@ -10,7 +10,7 @@ import ipywidgets as widgets
 import numpy as np
 import pandas as pd
 
-from paynb.forms._base import Form, data_grid, grid_frame
+from paynb.forms._base import Form, PagedGrid
 
 __all__ = ["ExceptionsView"]
 
@@ -22,16 +22,21 @@ _ITEM_SHOWN = ("achItemId", "rccItemId", "uniqueId", "yourReferenceNumber", "amo
 
 
 class ExceptionsView(Form):
-    """The exceptions and unmatched rows of a :class:`paynb.MatchResult`, as sortable,
-    filterable tables, with three actions:
+    """The exceptions and unmatched rows of a :class:`paynb.MatchResult`, as tables shown
+    a page at a time (:class:`~paynb.forms._base.PagedGrid`: *Find* searches all the
+    rows, *Previous* / *Next* turn the page, the grid sorts and filters the page), with
+    three actions:
 
     - **Pair by hand**: choose an unmatched expected line and an unmatched item (click
-      their rows, or pick them in ``expected_choice`` and ``item_choice``), then
-      ``pair_button``;
-    - **Resolve**: choose an exception (``exception_choice``), write a ``note`` saying
-      why, then ``resolve_button``;
+      their rows, or pick them in ``expected_choice`` and ``item_choice``, which offer
+      the rows of the page shown), then ``pair_button``;
+    - **Resolve**: choose an exception (``exception_choice``: the open exceptions of the
+      page shown), write a ``note`` saying why, then ``resolve_button``;
     - **Void**: for an unmatched item that should not exist, ``void_button`` opens a
       :class:`paynb.forms.VoidForm` for it below (needs a ``client``).
+
+    Only the pages shown are kept in the widgets (their state is saved with the
+    notebook): a result of thousands of unmatched rows keeps the notebook small.
 
     Decisions go to the result's journal (see :meth:`paynb.MatchResult.pair`), so the
     next run of :func:`paynb.match` with that journal keeps them; the tables show the
@@ -46,9 +51,13 @@ class ExceptionsView(Form):
         self.result = result
         self.summary = widgets.HTML("")
         self.summary.add_class("paynb-match-summary")
-        self.exceptions_grid = data_grid(result.exceptions, "paynb-match-exceptions")
-        self.expected_grid = data_grid(result.unmatched_expected, "paynb-match-expected")
-        self.items_grid = data_grid(self._items(), "paynb-match-items")
+        self.exceptions_table = PagedGrid(result.exceptions, "paynb-match-exceptions")
+        self.expected_table = PagedGrid(result.unmatched_expected, "paynb-match-expected")
+        self.items_table = PagedGrid(self._items(), "paynb-match-items")
+        #: The grids of the tables' pages.
+        self.exceptions_grid = self.exceptions_table.grid
+        self.expected_grid = self.expected_table.grid
+        self.items_grid = self.items_table.grid
         self.exception_choice = widgets.Dropdown(description="Exception")
         self.exception_choice.add_class("paynb-field-exception")
         self.note = widgets.Text(description="Note", placeholder="why it is fine")
@@ -70,6 +79,8 @@ class ExceptionsView(Form):
         self.void_button.on_click(self._guarded(self._open_void, "Opening the void form…"))
         for widget in (self.exception_choice, self.note, self.expected_choice, self.item_choice):
             widget.observe(self._changed, names="value")
+        for table in (self.exceptions_table, self.expected_table, self.items_table):
+            table.on_page(self._offer)
         self._fill()
         # A click on a grid row chooses it for the action below.
         for grid, column, choice in (
@@ -79,10 +90,10 @@ class ExceptionsView(Form):
             grid.observe(self._picked(grid, column, choice), names="selections")
         self._assemble(
             self.summary,
-            widgets.HTML("<b>Exceptions</b>"), self.exceptions_grid,
+            widgets.HTML("<b>Exceptions</b>"), self.exceptions_table.widget,
             widgets.HBox([self.exception_choice, self.note, self.resolve_button]),
-            widgets.HTML("<b>Unmatched expected lines</b>"), self.expected_grid,
-            widgets.HTML("<b>Unmatched items</b>"), self.items_grid,
+            widgets.HTML("<b>Unmatched expected lines</b>"), self.expected_table.widget,
+            widgets.HTML("<b>Unmatched items</b>"), self.items_table.widget,
             widgets.HBox([self.expected_choice, self.item_choice, self.pair_button,
                           self.void_button]),
             self.void_area)
@@ -101,21 +112,24 @@ class ExceptionsView(Form):
     def _fill(self) -> None:
         result = self.result
         self.summary.value = result._repr_html_()
-        self.exceptions_grid.data = grid_frame(result.exceptions)
-        self.expected_grid.data = grid_frame(result.unmatched_expected)
-        self.items_grid.data = grid_frame(self._items())
-        open_ = result.exceptions[~result.exceptions["resolved"]]
-        self.exception_choice.options = [("", None)] + [
-            (f"#{row.exception_id} {row.reason}: items {row.item_ids}", int(row.exception_id))
-            for row in open_.itertuples()]
-        self.expected_choice.options = [("", None)] + [
-            (f"row {label}", label) for label in result.unmatched_expected.index.tolist()]
-        ids = result.unmatched_items[self._item_column()].tolist()
-        self.item_choice.options = [("", None)] + [(f"item {i}", i) for i in ids]
         self.exception_choice.value = self.expected_choice.value = None
         self.item_choice.value = None
+        self.exceptions_table.show(result.exceptions)
+        self.expected_table.show(result.unmatched_expected)
+        self.items_table.show(self._items())
         self.note.value = ""
 
+    def _offer(self) -> None:
+        """The choices: the rows of the pages shown (and the one chosen, if it is not)."""
+        exceptions = self.exceptions_table.page
+        open_ = exceptions[~exceptions["resolved"]]
+        _set_options(self.exception_choice, [
+            (f"#{row.exception_id} {row.reason}: items {row.item_ids}", int(row.exception_id))
+            for row in open_.itertuples()])
+        _set_options(self.expected_choice, [
+            (f"row {label}", label) for label in self.expected_table.page.index.tolist()])
+        _set_options(self.item_choice, [
+            (f"item {i}", i) for i in self.items_table.page[self._item_column()].tolist()])
     def _picked(self, grid: Any, column: str, choice: widgets.Dropdown) -> Any:
         """A handler choosing, in ``choice``, the row last clicked in ``grid``."""
 
@@ -179,3 +193,14 @@ class ExceptionsView(Form):
         self.void_area.children = (self.void_form.widget,)
         self._announce(f"The void form for item {item} is below: it shows the item first "
                        "and voids only after you confirm.", "ok")
+
+
+def _set_options(choice: widgets.Dropdown, options: list[tuple[str, Any]]) -> None:
+    """Offer ``options`` (after an empty one) in ``choice``, keeping the value chosen."""
+    kept = choice.value
+    pairs = [("", None), *options]
+    if kept is not None and kept not in [value for _, value in options]:
+        pairs.append(next(((label, value) for label, value in choice.options
+                           if value == kept), (str(kept), kept)))
+    choice.options = pairs
+    choice.value = kept

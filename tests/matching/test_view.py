@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pandas as pd
@@ -64,3 +65,65 @@ def test_void_opens_the_void_form_for_the_item(tmp_path: Path, client):
     assert isinstance(view.void_form, VoidForm)
     assert view.void_form.entry.value.strip() == "2"
     assert view.void_area.children == (view.void_form.widget,)
+
+
+def _many_unmatched(journal: Journal, n: int = 2500):
+    items = ach_items([{"amount": f"{10 + k}.00", "yourReferenceNumber": f"REF-{k}",
+                        "bankAccountNumber": f"{100000 + k}"} for k in range(n)])
+    expected = pd.DataFrame({"ref": [f"ref-{k}" for k in range(0, 2 * n, 2)],
+                             "acct": ["5555"] * n, "amount": ["1.00"] * n,
+                             "date": ["2026-07-06"] * n})
+    return paynb.match(expected, items, columns=COLUMNS, journal=journal)
+
+
+def test_the_view_keeps_one_page_of_rows_in_its_widgets(tmp_path: Path):
+    """Issue 32: notebook 09 saved 1.9 MB on the demo data, every unmatched row in its
+    grids' state and every unmatched item in a dropdown."""
+    from ipywidgets.embed import dependency_state
+
+    result = _many_unmatched(Journal(tmp_path / "j.sqlite3"))
+    assert len(result.unmatched_items) == 1250 and len(result.exceptions) == 1250
+    view = ExceptionsView(result)
+    state = json.dumps(dependency_state(view.widget))
+    assert len(state) < 200_000, len(state)
+    assert len(view.items_grid.data) == view.items_table.page_rows == 100
+    assert len(view.item_choice.options) == 101  # the page's items and the empty choice
+    assert "rows 1-100 of 1,250" in view.items_table.position.value
+
+
+def test_find_and_turn_the_page_then_choose_and_pair(tmp_path: Path):
+    result = _many_unmatched(Journal(tmp_path / "j.sqlite3"))
+    view = ExceptionsView(result)
+    table = view.items_table
+    assert table.previous_button.disabled and not table.next_button.disabled
+    table.next_button.click()
+    assert "rows 101-200 of 1,250" in table.position.value
+    assert view.items_grid.data["achItemId"].iloc[0] == table.page["achItemId"].iloc[0]
+    table.find.value = "ref-2001"  # any case, any column
+    assert table.page["yourReferenceNumber"].tolist() == ["REF-2001"]
+    assert "of 1 found among 1,250" in table.position.value
+    view.items_grid.selections = [{"r1": 0, "r2": 0, "c1": 0, "c2": 3}]
+    assert view.item_choice.value == 2002
+    # The chosen item stays chosen while other pages are shown.
+    table.find.value = ""
+    assert view.item_choice.value == 2002
+    view.expected_table.find.value = "ZZZ-nothing"
+    assert "no rows found among" in view.expected_table.position.value
+    view.expected_table.find.value = ""
+    for _ in range(12):
+        view.expected_table.next_button.click()
+    assert view.expected_table.next_button.disabled  # the last page: rows 1,201-1,250
+    assert len(view.expected_table.page) == 50
+    expected_row = int(view.expected_table.page.index[-1])
+    view.expected_choice.value = expected_row
+    view.pair_button.click()
+    assert f"Expected row {expected_row} paired with item 2002" in view.status_text
+    assert "rows 1-100 of 1,249" in table.position.value
+    # An exception of the second page is offered once that page is shown.
+    exceptions = view.exceptions_table
+    exceptions.next_button.click()
+    wanted = int(exceptions.page["exception_id"].iloc[0])
+    view.exception_choice.value = wanted
+    view.note.value = "known"
+    view.resolve_button.click()
+    assert f"Exception #{wanted} resolved" in view.status_text
