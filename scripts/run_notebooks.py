@@ -84,7 +84,9 @@ def execute(path: Path, *, env: dict[str, str], cwd: Path,
     """Run one notebook top to bottom in a fresh kernel; raise on the first failing cell.
 
     The kernel is the ``python3`` kernel of the running interpreter (the venv's), started
-    with ``env`` and working in ``cwd`` (files the notebook writes land there).
+    with ``env`` and working in ``cwd`` (files the notebook writes land there). The
+    notebook comes back as JupyterLab saves it: with the state of every widget the
+    kernel made (shown or not), which :func:`size_problem` judges.
     """
     notebook = nbformat.read(path, as_version=4)
     client = NotebookClient(
@@ -95,7 +97,7 @@ def execute(path: Path, *, env: dict[str, str], cwd: Path,
         allow_errors=False,
     )
     client.execute(env={**env, "PAYNB_JOURNAL": str(cwd / f"{path.stem}.journal.sqlite3")})
-    return drop_unseen_widgets(notebook)
+    return notebook
 
 
 _WIDGET_VIEW = "application/vnd.jupyter.widget-view+json"
@@ -106,7 +108,8 @@ _MODEL_REFERENCE = re.compile(r"IPY_MODEL_([0-9a-f]+)")
 def drop_unseen_widgets(notebook: nbformat.NotebookNode) -> nbformat.NotebookNode:
     """Keep the saved state of the widgets an output shows (and of what they hold), drop
     the rest: nbclient saves every widget a kernel ever made, including forms that a cell
-    built only to read their status line, which no reader of the notebook can see."""
+    built only to read their status line, which no reader of the documentation can see.
+    (A notebook saved in JupyterLab keeps them all: the size limit applies before this.)"""
     saved = notebook.metadata.get("widgets", {}).get(_WIDGET_STATE)
     if not saved:
         return notebook
@@ -126,7 +129,9 @@ def drop_unseen_widgets(notebook: nbformat.NotebookNode) -> nbformat.NotebookNod
 
 
 #: An executed notebook is committed, shared and rendered: past this size something embeds
-#: data (rows in a widget's state, say) that belongs in a file.
+#: data (rows in a widget's state, say) that belongs in a file, or builds widgets by the
+#: thousand. Judged as JupyterLab saves it, every widget's state included, at the demo's
+#: size too (the long tests, tests/test_notebooks.py).
 MAX_EXECUTED_BYTES = 1_000_000
 
 
@@ -209,7 +214,7 @@ def execute_all(paths: Sequence[Path], out_dir: Path, *,
         if problem:
             raise RuntimeError(f"{path.name}: {problem}")
         target = out_dir / path.name
-        nbformat.write(for_docs(result), target)
+        nbformat.write(for_docs(drop_unseen_widgets(result)), target)
         written.append(target)
     return written
 

@@ -41,7 +41,7 @@ import ipywidgets as widgets
 
 from paynb.models import RequestModel, check
 
-__all__ = ["FieldSet", "FieldWidget"]
+__all__ = ["FieldSet", "FieldWidget", "Looks"]
 
 # Wide enough for the longest title with its "(optional)" on one line.
 _LABEL_WIDTH = "230px"
@@ -66,6 +66,35 @@ def _nested_model(annotation: Any) -> type[RequestModel] | None:
     return core if isinstance(core, type) and issubclass(core, RequestModel) else None
 
 
+class Looks:
+    """The layouts and styles the field rows of one form share.
+
+    Each widget's state is saved with the notebook, its layout and style included (a
+    layout alone is about a kilobyte): one model per look for all the rows, not one per
+    row, keeps a form of thirty fields a few dozen kilobytes instead of hundreds. A
+    shared layout is never changed through one widget (a row is hidden by giving it a
+    layout of its own, see :attr:`FieldWidget.visible`).
+    """
+
+    def __init__(self) -> None:
+        self.label = widgets.Layout(width=_LABEL_WIDTH)
+        self.input = widgets.Layout(width=_INPUT_WIDTH)
+        self.error = widgets.Layout(min_width="0")
+        # The help line starts under the input, past the label's width.
+        self.help = widgets.Layout(margin=f"0 0 0 {_LABEL_WIDTH}")
+        self.line = widgets.Layout()
+        self.row = widgets.Layout()
+        self._styles: dict[type, Any] = {}
+        self.html = self.style(widgets.HTML)
+
+    def style(self, widget_type: type[widgets.Widget]) -> Any:
+        """The style shared by the inputs of ``widget_type`` (a text box's, a dropdown's...)."""
+        klass = widget_type.class_traits()["style"].klass
+        if klass not in self._styles:
+            self._styles[klass] = klass()
+        return self._styles[klass]
+
+
 class FieldWidget:
     """One model field as a row of widgets: label, input, error message, help text.
 
@@ -73,10 +102,17 @@ class FieldWidget:
     ``iatAddenda.transactionTypeCode``); the row carries the CSS class
     ``paynb-field-<wire>`` (dots as hyphens). :attr:`value` reads the input as the
     model wants it (``None`` for an empty optional input) and can be set from code.
+
+    The input exists from the start (it holds the value); the rest of the row (label,
+    error, help) is built the first time :attr:`row` (or one of its parts) is asked for,
+    so that a field nobody looks at (a collapsed section, the IAT addenda of a PPD entry)
+    costs one widget, not eight, in the notebook's saved state. ``looks`` are the
+    layouts and styles shared with the other rows of the form.
     """
 
     def __init__(self, model: type[RequestModel], name: str, *, prefix: str = "",
-                 group: str = "") -> None:
+                 group: str = "", looks: Looks | None = None) -> None:
+        self.looks = looks or Looks()
         info = model.model_fields[name]
         extra = info.json_schema_extra if isinstance(info.json_schema_extra, dict) else {}
         self.name = name
@@ -102,55 +138,94 @@ class FieldWidget:
             options: list[tuple[str, Any]] = [(str(c), c) for c in self.choices]
             if nullable or default is None:
                 options.insert(0, ("—", None))
-            self.input: widgets.ValueWidget = widgets.Dropdown(options=options, value=default)
+            kind: type[widgets.ValueWidget] = widgets.Dropdown
+            arguments: dict[str, Any] = {"options": options, "value": default}
         elif core is bool:
             self.kind = "bool"
-            self.input = widgets.Checkbox(value=bool(default), indent=False)
+            kind, arguments = widgets.Checkbox, {"value": bool(default), "indent": False}
         elif core is dt.datetime:
             self.kind = "date"
-            self.input = widgets.DatePicker(value=default)
+            kind, arguments = widgets.DatePicker, {"value": default}
         elif suggestions:
             # An open set: the known values are offered, any other may be typed.
             self.kind = "text"
             self.choices = tuple(suggestions)
-            self.input = widgets.Combobox(value="" if default is None else str(default),
-                                          options=suggestions, ensure_option=False,
-                                          placeholder=str(extra.get("placeholder") or ""),
-                                          continuous_update=True)
+            kind, arguments = widgets.Combobox, {
+                "value": "" if default is None else str(default), "options": suggestions,
+                "ensure_option": False, "placeholder": str(extra.get("placeholder") or ""),
+                "continuous_update": True}
         else:
             # Decimal stays text: a FloatText would turn 0.1 into 0.1000000000000000055.
             self.kind = "decimal" if core is Decimal else "text"
-            box = widgets.Password if self.secret else widgets.Text
-            self.input = box(value="" if default is None else str(default),
-                             placeholder=str(extra.get("placeholder") or ""),
-                             continuous_update=True)
-        self.input.layout = widgets.Layout(width=_INPUT_WIDTH)
+            kind = widgets.Password if self.secret else widgets.Text
+            arguments = {"value": "" if default is None else str(default),
+                         "placeholder": str(extra.get("placeholder") or ""),
+                         "continuous_update": True}
+        self.input: widgets.ValueWidget = kind(**arguments, layout=self.looks.input,
+                                               style=self.looks.style(kind))
         self.input.tooltip = self.description or None
         self.input.add_class("paynb-input")
         self._initial = self.input.value
-
-        self.label = widgets.HTML(layout=widgets.Layout(width=_LABEL_WIDTH))
-        self._draw_label()
-        self.error = widgets.HTML("", layout=widgets.Layout(min_width="0"))
-        self.error.add_class("paynb-error")
-        self.help = widgets.HTML(
-            f'<span class="paynb-help" style="color:#666;font-size:85%">'
-            f"{html.escape(self.description)}</span>" if self.description else "")
-        self.row = widgets.VBox([
-            widgets.HBox([self.label, self.input, self.error]),
-            widgets.HBox([widgets.HTML("", layout=widgets.Layout(width=_LABEL_WIDTH)),
-                          self.help]),
-        ] if self.description else [widgets.HBox([self.label, self.input, self.error])])
-        self.row.add_class("paynb-field")
-        self.row.add_class(f"paynb-field-{self.wire.replace('.', '-')}")
+        self._row: widgets.VBox | None = None
+        self._visible = True
+        self._hidden: widgets.Layout | None = None
+        self._error_html = ""
         self.input.observe(self._on_input, names="value")
 
+    # -- the row, built when first shown --------------------------------------------------
+
+    @property
+    def row(self) -> widgets.VBox:
+        """The row: label, input and error on a line, the help text under the input."""
+        if self._row is None:
+            looks = self.looks
+            self._label = widgets.HTML(layout=looks.label, style=looks.html)
+            self._error = widgets.HTML(self._error_html, layout=looks.error,
+                                       style=looks.html)
+            self._error.add_class("paynb-error")
+            self._help = widgets.HTML(
+                f'<span class="paynb-help" style="color:#666;font-size:85%">'
+                f"{html.escape(self.description)}</span>" if self.description else "",
+                layout=looks.help, style=looks.html)
+            line = widgets.HBox([self._label, self.input, self._error], layout=looks.line)
+            self._row = widgets.VBox([line, self._help] if self.description else [line],
+                                     layout=looks.row if self._visible else self._hidden_layout())
+            self._row.add_class("paynb-field")
+            self._row.add_class(f"paynb-field-{self.wire.replace('.', '-')}")
+            self._draw_label()
+        return self._row
+
+    @property
+    def label(self) -> widgets.HTML:
+        """The label: the title, and "(optional)" when the field may be left empty."""
+        _ = self.row
+        return self._label
+
+    @property
+    def error(self) -> widgets.HTML:
+        """Where the field's error shows."""
+        _ = self.row
+        return self._error
+
+    @property
+    def help(self) -> widgets.HTML:
+        """The help text under the input (the field's description)."""
+        _ = self.row
+        return self._help
+
+    def _hidden_layout(self) -> widgets.Layout:
+        if self._hidden is None:
+            self._hidden = widgets.Layout(display="none")
+        return self._hidden
+
     def _draw_label(self) -> None:
+        if self._row is None:
+            return  # drawn when the row is built
         marker = ("" if self._required else
                   ' <span class="paynb-optional" style="color:#666;font-size:90%">'
                   "(optional)</span>")
-        self.label.value = (f'<span style="white-space:nowrap"><b>{html.escape(self.title)}</b>'
-                            f"{marker}</span>")
+        self._label.value = (f'<span style="white-space:nowrap"><b>{html.escape(self.title)}</b>'
+                             f"{marker}</span>")
 
     @property
     def required(self) -> bool:
@@ -194,18 +269,22 @@ class FieldWidget:
 
     @property
     def visible(self) -> bool:
-        """Whether the row is shown."""
-        return self.row.layout.display != "none"
+        """Whether the row is shown (a hidden field is not sent)."""
+        return self._visible
 
     @visible.setter
     def visible(self, value: bool) -> None:
-        self.row.layout.display = None if value else "none"
+        self._visible = bool(value)
+        if self._row is not None:  # the shared layout, or one of its own to hide it
+            self._row.layout = self.looks.row if self._visible else self._hidden_layout()
 
     def show_error(self, messages: Iterable[str]) -> None:
         """Show ``messages`` beside the input (none: clear it)."""
         text = "; ".join(messages)
-        self.error.value = (f'<span style="color:#b00020">&#9888; {html.escape(text)}</span>'
+        self._error_html = (f'<span style="color:#b00020">&#9888; {html.escape(text)}</span>'
                             if text else "")
+        if self._row is not None:
+            self._error.value = self._error_html
         if text:
             self.input.add_class("paynb-invalid")
         else:
@@ -229,6 +308,8 @@ class FieldSet:
     def __init__(self, model: type[RequestModel], *, exclude: Iterable[str] = ()) -> None:
         skip = set(exclude)
         self.model = model
+        #: The layouts and styles the rows share.
+        self.looks = Looks()
         self.fields: dict[str, FieldWidget] = {}
         #: Titles of the nested models by wire name (``{"iatAddenda": "IAT addenda"}``).
         self.groups: dict[str, str] = {}
@@ -247,7 +328,8 @@ class FieldSet:
                 self._add(nested, set(), prefix=f"{prefix}{wire}.",
                           group=f"{group}: {title}" if group and title != group else title)
                 continue
-            self.fields[prefix + wire] = FieldWidget(model, name, prefix=prefix, group=group)
+            self.fields[prefix + wire] = FieldWidget(model, name, prefix=prefix, group=group,
+                                                     looks=self.looks)
 
     def __getitem__(self, wire: str) -> FieldWidget:
         return self.fields[wire]
@@ -256,7 +338,8 @@ class FieldSet:
         return iter(self.fields.values())
 
     def rows(self, names: Iterable[str] | None = None) -> list[widgets.Widget]:
-        """The row widgets of ``names`` (all fields when ``None``), in that order."""
+        """The row widgets of ``names`` (all fields when ``None``), in that order (built
+        now if they were not)."""
         chosen = self.fields if names is None else names
         return [self.fields[name].row for name in chosen]
 

@@ -267,7 +267,11 @@ class PaymentForm(Form):
 
 class _ItemForm(PaymentForm):
     """An ACH or RCC item: the model's main fields in order, each nested model's fields
-    (the IAT addenda) in their own box, the collapsed "More fields", then the buttons."""
+    (the IAT addenda) in their own box, the collapsed "More fields", then the buttons.
+
+    The rows of a nested model's box and of "More fields" are built the first time the
+    box is shown or the section opened: until then their fields are their inputs alone
+    (values can be set from code), which keeps a form's saved state small."""
 
     def __init__(self, client: Any) -> None:
         super().__init__(client)
@@ -276,26 +280,34 @@ class _ItemForm(PaymentForm):
         for wire, title in self.fields.groups.items():
             if "." in wire:
                 continue  # a model inside a nested model shares its parent's box
-            box = widgets.VBox([widgets.HTML(f"<b>{title}</b>"),
-                                *self.fields.rows(self.fields.in_group(wire))])
+            box = widgets.VBox([widgets.HTML(f"<b>{title}</b>")])
             box.add_class("paynb-group")
             box.add_class(f"paynb-group-{wire}")
             self.groups[wire] = box
         parts: list[widgets.Widget] = [widgets.VBox(self.fields.rows(self.fields.main())),
                                        *self.groups.values()]
         more = self.fields.more()
-        self.more = widgets.Accordion(children=[widgets.VBox(self.fields.rows(more))],
-                                      titles=("More fields",), selected_index=None)
+        self._more_rows = widgets.VBox()
+        self.more = widgets.Accordion(children=[self._more_rows], titles=("More fields",),
+                                      selected_index=None)
         """The collapsed section of the optional fields an analyst rarely needs."""
         self.more.add_class("paynb-more-fields")
+        self.more.observe(self._open_more, names="selected_index")
         if more:
             parts.append(self.more)
         self._assemble(*parts, self.buttons)
         self._refresh()
 
+    def _open_more(self, change: Any) -> None:
+        if change["new"] is not None and not self._more_rows.children:
+            self._more_rows.children = tuple(self.fields.rows(self.fields.more()))
+
     def _show_group(self, wire: str, visible: bool) -> None:
         """Show or hide a nested model's box; hidden fields are not sent."""
-        self._show(self.groups[wire], visible)
+        box = self.groups[wire]
+        if visible and len(box.children) == 1:  # its title alone: the rows, now
+            box.children = (*box.children, *self.fields.rows(self.fields.in_group(wire)))
+        self._show(box, visible)
         for name in self.fields.in_group(wire):
             self.fields[name].visible = visible
 

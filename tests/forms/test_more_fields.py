@@ -29,6 +29,9 @@ def test_more_fields_are_collapsed_and_the_everyday_ones_in_view(client) -> None
     assert form.more.selected_index is None  # collapsed
     assert form.more.titles == ("More fields",)
     assert form.more in form.widget.children
+    # Built when opened (a field nobody opens costs its input alone in the saved notebook).
+    assert _rows_of(form.more) == []
+    form.more.selected_index = 0
     hidden = _rows_of(form.more)
     assert {"address1", "address2", "city", "countryCode", "achTransactionCode",
             "achPaymentTypeCode", "achCheckNumber", "achIdentificationNumber",
