@@ -167,3 +167,33 @@ def test_bulk_form_takes_the_documented_columns(client, ref) -> None:
     assert form._rows[0]["sameDayAchRequested"] == "true"
     assert form.preview.value.count("paynb-row-valid") == 1
     assert "same-day entry" in form.preview.value  # the second row breaks the limit
+
+
+def _saved_state() -> dict:
+    """Every widget alive, as a notebook saves their state."""
+    return widgets.Widget.get_manager_state()["state"]
+
+
+def test_a_form_builds_its_rows_when_shown_and_shares_their_looks(client) -> None:
+    """Issue 32: every widget's state is saved with the notebook, and an AchForm made some
+    760 widgets (800 KB saved): notebook 07, which builds four, saved 3.4 MB."""
+    import json
+
+    before = set(_saved_state())
+    form = AchForm(client)
+    made = {model: state for model, state in _saved_state().items() if model not in before}
+    assert len(made) < 250, len(made)
+    assert len(json.dumps(made, indent=1)) < 250_000
+    # The rows of "More fields" and of the IAT addenda come when they are first shown.
+    assert _rows_of(form.more) == [] and _rows_of(form.groups["iatAddenda"]) == []
+    form.more.selected_index = 0
+    assert "address1" in _rows_of(form.more)
+    form.fields["achEntryClass"].value = "IAT"
+    assert "iatAddenda-transactionTypeCode" in _rows_of(form.groups["iatAddenda"])
+    # The rows' layouts are shared: hiding one gives it its own, the others stay shown.
+    city, state = form.fields["city"], form.fields["address2"]
+    assert city.row.layout is state.row.layout
+    city.visible = False
+    assert city.row.layout.display == "none" and state.row.layout.display is None
+    city.visible = True
+    assert city.row.layout is state.row.layout
