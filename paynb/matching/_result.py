@@ -273,7 +273,7 @@ class MatchResult:
     def _exceptions_frame(self, decisions: list[dict[str, Any]]) -> pd.DataFrame:
         state, items = self._state, self._items.frame
         item_returned, item_voided = self._item_status(np.arange(len(items)))
-        e_first, i_first = state.e_first, state.i_first
+        i_first = state.i_first
         # Per match, vectorised over the one-to-one ones; the few others by their rows.
         e_sum, i_sum = self._group_sums
         returned = item_returned[i_first]
