@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import html
 import logging
+import math
 import os
 from typing import TYPE_CHECKING, Any
 
@@ -32,8 +33,14 @@ _AMOUNT = pa.decimal128(18, 2)
 _RETURNED = ("R", "I", "B")  # the statuses the return charts count as returns
 #: Exception reasons, in the order they are listed.
 REASONS = ("returned", "voided", "amount differs")
-_CATEGORIES = ("matched", "matched by hand", "exceptions open", "exceptions resolved",
-               "unmatched expected", "unmatched items", "tied")
+#: The currency of the service's amounts (its payments are in US dollars).
+CURRENCY = "USD"
+#: The plot's outcomes: their colours (paynb's palette) and labels.
+_OUTCOME_COLORS = {"unmatched": "#C44E52", "tied": "#8172B3", "exceptions open": "#DD8452",
+                   "matched": "#55A868"}
+_OUTCOME_LABELS = {"unmatched": "Unmatched", "tied": "Tied (for you to decide)",
+                   "exceptions open": "Matched, open exception",
+                   "matched": "Matched, nothing open"}
 
 
 def decimals(cents: np.ndarray) -> pd.api.extensions.ExtensionArray:
@@ -487,7 +494,7 @@ class MatchResult:
                     i_matched & groups[np.maximum(state.i_group, 0)] if len(groups) else
                     np.zeros(len(i_cents), dtype=bool))
 
-        masks = {
+        self._masks = masks = {
             "matched": (e_matched, i_matched),
             "matched by hand": (e_manual, i_manual),
             "exceptions open": exception_rows(open_),
@@ -529,40 +536,91 @@ class MatchResult:
                 f"{self._settings.date_window} banking days){table}</div>")
 
     def plot(self, ax: Axes | None = None) -> Axes:
-        """Matched and unmatched amounts by day, as stacked bars (expected lines by their
-        date, unmatched items by theirs); returns the Axes."""
-        from paynb.plots import _date_axis, _new_axes, _no_items, _thousands
+        """Where the money stands, your ledger beside the service: for each outcome
+        (unmatched, tied, open exceptions, matched) a bar for the ledger lines (solid)
+        and one for the service's items (hatched) whose length is their amount, labelled
+        with their count and amount; returns the Axes.
+
+        What needs a look comes first. When the matched amount dwarfs the rest, the
+        matched bars are cut (marked with a break, their figures in their labels) so that
+        the axis is scaled for the rest: an unmatched line is never a sliver. Amounts are
+        summed without their sign (a debit of 100 and a credit of 100 are 200 to look at);
+        ``summary`` has the signed sums."""
+        from paynb.plots import _new_axes, _no_items, _thousands
 
         ax = _new_axes(ax)
-        title = "Matched and unmatched amounts by day"
-        e_norm, i_norm, state = self._expected.norm, self._items.norm, self._state
-        parts = {
-            "matched": (e_norm["date"][state.e_group >= 0], e_norm["cents"][state.e_group >= 0]),
-            "unmatched expected": (e_norm["date"][state.e_group < 0],
-                                   e_norm["cents"][state.e_group < 0]),
-            "unmatched items": (i_norm["date"][state.i_group < 0],
-                                i_norm["cents"][state.i_group < 0]),
-        }
+        rows = self._outcomes()
+        total_e, total_i = len(self._expected), len(self._items)
+        matched_e = int(self.summary.loc["matched", "expected_lines"])
+        # Rounded down: 5 lines of 37,990 unmatched is 99.9 %, never 100.0 %.
+        share = f" ({math.floor(matched_e / total_e * 1000) / 10:.1f}%)" if total_e else ""
+        unmatched_e = rows["unmatched"][0][0]
+        title = (f"{matched_e:,} of {total_e:,} ledger lines matched{share}"
+                 + (f", {unmatched_e:,} unmatched" if unmatched_e else ""))
+        if not total_e and not total_i:
+            return _no_items(ax, "Ledger against the service", "nothing to match")
         # Cents to currency units for drawing only; the frames keep exact amounts.
-        table = pd.DataFrame({name: pd.Series(cents.to_numpy() / 100,
-                                              index=pd.DatetimeIndex(dates)).groupby(level=0).sum()
-                              for name, (dates, cents) in parts.items()}).fillna(0).sort_index()
-        table = table[table.index.notna()]
-        if table.empty:
-            return _no_items(ax, title, "no dated rows")
-        colors = {"matched": "#55A868", "unmatched expected": "#DD8452",
-                  "unmatched items": "#C44E52"}
-        bottom = np.zeros(len(table))
-        for name in table.columns:
-            ax.bar(table.index, table[name], bottom=bottom, width=0.8, label=name,
-                   color=colors[name])
-            bottom += table[name].to_numpy()
+        amounts = {name: (e[1] / 100, i[1] / 100) for name, (e, i) in rows.items()}
+        rest = max([v for name, pair in amounts.items() if name != "matched" for v in pair],
+                   default=0.0)
+        top = max(amounts["matched"])
+        cut = rest * 1.6 if rest > 0 and top > 3 * rest else None
+        limit = cut if cut is not None else max(top, rest) * 1.35 or 1.0
+        height = 0.38
+        for position, (name, (e, i)) in enumerate(rows.items()):
+            for offset, (count, cents), hatch, (one, many) in (
+                    (-height / 2, e, None, ("ledger line", "ledger lines")),
+                    (height / 2, i, "///", ("service item", "service items"))):
+                value = abs(cents) / 100
+                ax.barh(position + offset, min(value, limit), height=height * 0.95,
+                        color=_OUTCOME_COLORS[name], alpha=1.0 if hatch is None else 0.6,
+                        hatch=hatch, edgecolor="white", linewidth=0)
+                label = f"{count:,} {one if count == 1 else many} · {value:,.2f}"
+                if cut is not None and value > limit:
+                    # Cut: a break near the end, the figures inside the bar.
+                    for dx in (0.93, 0.95):
+                        ax.plot([limit * dx, limit * (dx + 0.01)],
+                                [position + offset - height * 0.45,
+                                 position + offset + height * 0.45],
+                                color="white", linewidth=2.5, solid_capstyle="butt")
+                    ax.text(limit * 0.91, position + offset, label, va="center", ha="right",
+                            color="white", fontsize="small", fontweight="bold")
+                elif name == "unmatched" and hatch is None and count:
+                    # Ledger lines with no item: what matters most, however small.
+                    ax.text(value + limit * 0.01, position + offset, label, va="center",
+                            ha="left", fontsize="small", fontweight="bold",
+                            color=_OUTCOME_COLORS[name])
+                else:
+                    ax.text(min(value, limit) + limit * 0.01, position + offset, label,
+                            va="center", ha="left", fontsize="small", color="#333333")
+        ax.set_yticks(range(len(rows)), [_OUTCOME_LABELS[name] for name in rows])
+        ax.invert_yaxis()  # what needs a look on top
+        ax.set_xlim(0, limit)
+        ax.set_xlabel(f"Amount ({CURRENCY}){', matched bars cut' if cut is not None else ''}")
+        _thousands(ax, "x")
+        ax.grid(axis="x", color="#E5E5E5")
+        ax.set_axisbelow(True)
+        for spine in ("top", "right"):
+            ax.spines[spine].set_visible(False)
         ax.set_title(title)
-        ax.set_ylabel("amount")
-        _date_axis(ax)
-        _thousands(ax)
-        ax.legend(frameon=False)
         return ax
+
+    def _outcomes(self) -> dict[str, tuple[tuple[int, int], tuple[int, int]]]:
+        """Per outcome, exclusive of the others, on each side: (count, cents without sign)
+        of the expected lines and of the items."""
+        masks = self._masks
+        e_cents = np.abs(self._expected.norm["cents"].to_numpy())
+        i_cents = np.abs(self._items.norm["cents"].to_numpy())
+        e_matched, i_matched = masks["matched"]
+        e_open, i_open = masks["exceptions open"]
+        e_tied, i_tied = masks["tied"]
+        chosen = {"unmatched": (~e_matched & ~e_tied, ~i_matched & ~i_tied),
+                  "tied": (e_tied, i_tied),
+                  "exceptions open": (e_open, i_open),
+                  "matched": (e_matched & ~e_open, i_matched & ~i_open)}
+        return {name: ((int(e.sum()), int(e_cents[e].sum())), (int(i.sum()),
+                                                               int(i_cents[i].sum())))
+                for name, (e, i) in chosen.items()}
 
     # ------------------------------------------------------------------ export
 

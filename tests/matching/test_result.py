@@ -85,9 +85,41 @@ def test_summary_html_and_plot():
     assert "paynb-match-summary" in html and "33.10" in html and "full account number" in html
     ax = result.plot()
     try:
-        assert ax.get_title() == "Matched and unmatched amounts by day"
-        heights = sorted(round(p.get_height(), 2) for p in ax.patches if p.get_height())
-        assert heights == [30.0, 33.0, 33.1]
+        assert ax.get_title() == "2 of 3 ledger lines matched (66.6%), 1 unmatched"
+        assert ax.get_xlabel() == "Amount (USD)"
+        assert [t.get_text() for t in ax.get_yticklabels()] == [
+            "Unmatched", "Tied (for you to decide)", "Matched, open exception",
+            "Matched, nothing open"]
+        # A bar per outcome and side, ledger first: what needs a look on top.
+        assert [round(p.get_width(), 2) for p in ax.patches] == [
+            33.1, 33.0, 0.0, 0.0, 20.0, 20.0, 10.0, 10.0]
+        texts = [t.get_text() for t in ax.texts]
+        assert texts[:2] == ["1 ledger line · 33.10", "1 service item · 33.00"]
+        assert texts[4] == "1 ledger line · 20.00"  # the returned item: an open exception
+    finally:
+        plt.close(ax.figure)
+
+
+def test_the_plot_keeps_unmatched_lines_readable_beside_a_large_matched_amount():
+    """Issue 32: on the demo data the unmatched ledger lines, what matters most, were
+    invisible slivers under the matched amounts; exceptions were not shown."""
+    items = ach_items([{"amount": "250000.00", "yourReferenceNumber": f"REF-{k}"}
+                       for k in range(40)] + [{"amount": "12.00", "bankAccountNumber": "4444"}],
+                      mask=False)
+    expected = pd.DataFrame({"ref": [f"REF-{k}" for k in range(40)] + [None],
+                             "acct": ["123456789"] * 40 + ["5555"],
+                             "amount": ["250000.00"] * 40 + ["85.00"],
+                             "date": ["2026-07-06"] * 41})
+    ax = paynb.match(expected, items, columns=COLUMNS).plot()
+    try:
+        left, right = ax.get_xlim()
+        unmatched_ledger = ax.patches[0]
+        assert unmatched_ledger.get_width() == 85.0
+        assert unmatched_ledger.get_width() / (right - left) > 0.5  # not a sliver
+        assert ax.get_xlabel() == "Amount (USD), matched bars cut"
+        texts = [t.get_text() for t in ax.texts]
+        assert "40 ledger lines · 10,000,000.00" in texts  # the cut bar's true figures
+        assert "1 service item · 12.00" in texts
     finally:
         plt.close(ax.figure)
 
