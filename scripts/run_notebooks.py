@@ -178,16 +178,17 @@ def for_docs(notebook: nbformat.NotebookNode) -> nbformat.NotebookNode:
 
 
 def execute_many(paths: Sequence[Path], *, env: dict[str, str], cwd: Path,
-                 workers: int = 3) -> dict[Path, nbformat.NotebookNode | Exception]:
+                 workers: int = 3, timeout: int = 180
+                 ) -> dict[Path, nbformat.NotebookNode | Exception]:
     """Run several notebooks at once, each in its own kernel: the executed notebook of each
-    path, or the exception its run raised.
+    path, or the exception its run raised. ``timeout``: the seconds a cell may take.
 
     Most of a run is waiting (a kernel starting, the sandbox answering), so a few at a time
     finish sooner than one after the other, even on two cores.
     """
     def run(path: Path) -> nbformat.NotebookNode | Exception:
         try:
-            return execute(path, env=env, cwd=cwd)
+            return execute(path, env=env, cwd=cwd, timeout=timeout)
         except Exception as exc:  # reported per notebook by the caller
             return exc
 

@@ -79,7 +79,9 @@ def executed_at_demo_size(tmp_path_factory: pytest.TempPathFactory):
     (``DEMO_ITEMS``: the 40,000 ACH items of DEMO1 an analyst lists first)."""
     workdir = tmp_path_factory.mktemp("notebooks-demo")
     with run_notebooks.fresh_sandbox(workdir, seed_items=DEMO_ITEMS) as env:
-        return run_notebooks.execute_many(NOTEBOOKS, env=env, cwd=workdir)
+        # A cell listing or exporting 40,000 items takes a minute or more on a busy
+        # two-core machine (notebook 05's xlsx export alone, at the time of writing).
+        return run_notebooks.execute_many(NOTEBOOKS, env=env, cwd=workdir, timeout=900)
 
 
 @pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.stem)
