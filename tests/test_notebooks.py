@@ -96,12 +96,6 @@ def test_runs_at_demo_size_within_the_size_limit(path: Path, executed_at_demo_si
     """Issue 32: at the demo's size notebook 07 saved 3.4 MB (3,081 widgets' state) and
     09 1.9 MB (every unmatched row in its grids' state)."""
     notebook = executed_at_demo_size[path]
-    if isinstance(notebook, Exception) and "export/filetype/xlsx" in str(notebook) \
-            and "ReadTimeout" in str(notebook):
-        # Issue 32, item 7 (another part of the issue): the sandbox writes the xlsx export
-        # of 40,000 items in about 15 s alone, past the client's 30 s timeout on a busy
-        # machine. Remove this once that export is fast.
-        pytest.xfail("the xlsx export of the demo's 40,000 items timed out (issue 32, item 7)")
     _check_ran(notebook)
     assert run_notebooks.size_problem(notebook) is None
 
