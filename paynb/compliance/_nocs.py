@@ -12,6 +12,7 @@ paynb helps monitor these obligations; it is not legal advice.
 from __future__ import annotations
 
 import datetime as dt
+import functools
 from collections.abc import Iterable, Mapping
 from decimal import Decimal
 from typing import TYPE_CHECKING, Any
@@ -394,6 +395,16 @@ def ledger(nocs: Any, entries: list[Entry], *, as_of: dt.datetime,
     ledger asked of a past day; the guards judge an entry sent now by every mark)."""
     from paynb import calendar
 
+    # Thousands of NOCs fall on a few hundred days: each day's calendar sums once.
+    @functools.cache
+    def sixth_banking_day(day: dt.date) -> dt.date:
+        receipt = calendar.next_banking_day(day).date()
+        return calendar.add_banking_days(receipt, NOC_DUE_DAYS).date()
+
+    @functools.cache
+    def days_left(due: dt.date) -> int:
+        return int(calendar.banking_days_between(today, due))
+
     by_id, by_key = indexed or index(entries)
     today = _day(as_of)
     rows = []
@@ -408,8 +419,7 @@ def ledger(nocs: Any, entries: list[Entry], *, as_of: dt.datetime,
         key = item.key if item is not None else None
         # A NOC that arrives on a weekend or holiday is taken as received the next
         # banking day; the six banking days count from there.
-        receipt = calendar.next_banking_day(_day(received)).date() if received else None
-        sixth = calendar.add_banking_days(receipt, NOC_DUE_DAYS).date() if receipt else None
+        sixth = sixth_banking_day(_day(received)) if received else None
         following = None
         if key is not None and received is not None:
             following = next((e for e in by_key.get(key, ())
@@ -431,7 +441,7 @@ def ledger(nocs: Any, entries: list[Entry], *, as_of: dt.datetime,
             state = "open"
         elif today > due:
             state = "overdue"
-        elif calendar.banking_days_between(today, due) <= due_soon:
+        elif days_left(due) <= due_soon:
             state = "due soon"
         else:
             state = "open"

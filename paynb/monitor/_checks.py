@@ -17,8 +17,8 @@ from paynb.codes import RETURN_CODES, UNAUTHORIZED_RETURN_CODES
 from paynb.monitor._findings import Finding
 from paynb.monitor._projection import WINDOW_DAYS, Projection, project
 
-__all__ = ["ACH_COLUMNS", "READ_DAYS", "UNAUTHORIZED", "WAITING_BANKING_DAYS", "Measured",
-           "measure"]
+__all__ = ["ACH_COLUMNS", "ENTRY_DAYS", "READ_DAYS", "UNAUTHORIZED", "WAITING_BANKING_DAYS",
+           "Measured", "measure"]
 
 #: The unauthorized return codes (NACHA Article Two, Subsection 2.17.2): the code tables'
 #: own set, the one the compliance rates count, so that the two never disagree.
@@ -29,9 +29,13 @@ UNAUTHORIZED: frozenset[str] = UNAUTHORIZED_RETURN_CODES
 #: processing"); one still waiting after that is late.
 WAITING_BANKING_DAYS = 1
 
-#: Calendar days of items read back from the history: the 60-day window, the 60 days
-#: within which an unauthorized return may come after settlement, and a margin.
+#: Calendar days of items read back from the history for the report: 90 days of rolling
+#: rates, each over 60 days. The checks alone read :data:`ENTRY_DAYS` of items and the
+#: returns dated in the window (the history keeps returns by return month: a small read).
 READ_DAYS = 150
+#: Calendar days of items the checks read: the 60-day window's entries, and the debits
+#: still returnable (the extended window: 60 days after settlement), with a margin.
+ENTRY_DAYS = 75
 
 #: The ACH columns the checks read (the history reads no others).
 ACH_COLUMNS = ["companyCode", "yourReferenceNumber", "bankRoutingNumber", "bankAccountNumber",
@@ -80,19 +84,20 @@ class Measured:
     unknown: pd.DataFrame
     exposure: pd.DataFrame
     exposure_total: dict[str, Any]
-    compliance: Any
+    compliance: Any  # the ComplianceReport of the workbook; None when no report is written
     returns_since: dt.datetime
 
 
 # ---------------------------------------------------------------------------- rates
 
 
-def _rates(items: pd.DataFrame, company: str, today: dt.date, report: Any
-           ) -> tuple[list[Finding], pd.DataFrame, pd.DataFrame, dict[str, Projection]]:
+def _rates(items: pd.DataFrame, company: str, today: dt.date, rates: pd.DataFrame,
+           chart: bool) -> tuple[list[Finding], pd.DataFrame, pd.DataFrame,
+                                 dict[str, Projection]]:
     """Each rate's level and its projection (from the last 60 days' daily counts)."""
     daily = compliance.daily_counts(items, start=today - dt.timedelta(days=WINDOW_DAYS - 1),
                                     end=today)
-    rates = report.rates.copy()
+    rates = rates.copy()
     projections: dict[str, Projection] = {}
     findings = []
     for category in compliance.CATEGORIES:
@@ -128,7 +133,7 @@ def _rates(items: pd.DataFrame, company: str, today: dt.date, report: Any
     rates["projected_warning"] = [projections[c].when("warning") for c in rates["category"]]
     rates["projected_over"] = [projections[c].when("over") for c in rates["category"]]
     rolling = compliance.rolling_return_rates(
-        items, start=today - dt.timedelta(days=CHART_DAYS), end=today)
+        items, start=today - dt.timedelta(days=CHART_DAYS if chart else 0), end=today)
     return findings, rates, rolling, projections
 
 
@@ -147,8 +152,13 @@ def _nocs(client: Any, items: pd.DataFrame, company: str, as_of: dt.datetime
     # entry only, and the due date is then the sixth banking day.
     about = items[items["achItemId"].isin(nocs["achItemId"].dropna())]
     accounts = about[["bankRoutingNumber", "bankAccountNumber"]].drop_duplicates()
-    related = items.merge(accounts, on=["bankRoutingNumber", "bankAccountNumber"])
-    related = pd.concat([about, related]).drop_duplicates("achItemId")
+    related = about
+    masked = accounts["bankAccountNumber"].astype("string").str.contains("*", regex=False)
+    if len(accounts) and not masked.fillna(True).all():
+        # Whole account numbers (a store synced with mask=False): the next entries too.
+        whole = accounts[~masked.fillna(True).to_numpy()]
+        later = items.merge(whole, on=["bankRoutingNumber", "bankAccountNumber"])
+        related = pd.concat([about, later]).drop_duplicates("achItemId")
     journal = client.context.journal
     applied = journal.nocs.applied(company) if journal is not None else {}
     ledger = compliance.noc_obligations(nocs, items=related, as_of=as_of, applied=applied)
@@ -284,14 +294,16 @@ def _unknown(client: Any, company: str) -> tuple[list[Finding], pd.DataFrame]:
 # ---------------------------------------------------------------------------- exposure
 
 
-def _exposure(report: Any, company: str) -> tuple[list[Finding], dict[str, Any]]:
-    total = report.exposure_total.iloc[0].to_dict() if len(report.exposure_total) else {}
-    standard = total.get("standard_amount", Decimal(0))
-    unauthorized = total.get("unauthorized_amount", Decimal(0))
-    shown: dict[str, Any] = {"standard_amount": Decimal(str(standard)),
-             "standard_count": int(total.get("standard_count", 0)),
-             "unauthorized_amount": Decimal(str(unauthorized)),
-             "unauthorized_count": int(total.get("unauthorized_count", 0))}
+def _exposure(exposure: pd.DataFrame, company: str) -> tuple[list[Finding], dict[str, Any]]:
+    """The money still returnable, summed over the settlement days of ``exposure``."""
+    total = {name: exposure[name].sum() if len(exposure) else 0 for name in (
+        "standard_amount", "standard_count", "unauthorized_amount", "unauthorized_count")}
+    standard = Decimal(str(total["standard_amount"]))
+    unauthorized = Decimal(str(total["unauthorized_amount"]))
+    shown: dict[str, Any] = {"standard_amount": standard,
+                             "standard_count": int(total["standard_count"]),
+                             "unauthorized_amount": unauthorized,
+                             "unauthorized_count": int(total["unauthorized_count"])}
     title = (f"Still returnable: {_money(standard)} in the standard window "
              f"({_count(shown['standard_count'], 'debit', 'debits')}), "
              f"{_money(unauthorized)} in the extended unauthorized window "
@@ -303,15 +315,26 @@ def _exposure(report: Any, company: str) -> tuple[list[Finding], dict[str, Any]]
 # ---------------------------------------------------------------------------- all
 
 
-def read_items(client: Any, today: dt.date) -> pd.DataFrame:
-    """The company's ACH items received in the last :data:`READ_DAYS` days, the columns
-    the checks need."""
-    start = today - dt.timedelta(days=READ_DAYS)
-    return client.history.ach(start=start, columns=ACH_COLUMNS)
+def read_items(client: Any, today: dt.date, *, report: bool) -> pd.DataFrame:
+    """The company's ACH items the checks need, their columns only: those received in the
+    last :data:`ENTRY_DAYS` days (:data:`READ_DAYS` for a report), and every item returned
+    in the 60-day window, whenever it was received (its return counts, its entry falls
+    before the window)."""
+    history = client.history
+    recent = history.ach(start=today - dt.timedelta(days=READ_DAYS if report else ENTRY_DAYS),
+                         columns=ACH_COLUMNS)
+    returned = history.ach(status="R", returned_from=today - dt.timedelta(days=WINDOW_DAYS),
+                           columns=ACH_COLUMNS)
+    older = returned[~returned["achItemId"].isin(recent["achItemId"])]
+    if older.empty:
+        return recent
+    both = pd.concat([recent, older], ignore_index=True)
+    both.attrs = recent.attrs  # what the history says it holds
+    return both
 
 
 def measure(client: Any, *, as_of: dt.datetime, since: dt.datetime | None,
-            waiting_days: int = WAITING_BANKING_DAYS) -> Measured:
+            waiting_days: int = WAITING_BANKING_DAYS, report: bool = True) -> Measured:
     """Every check of a run, on the client's history as last synced.
 
     Args:
@@ -319,23 +342,31 @@ def measure(client: Any, *, as_of: dt.datetime, since: dt.datetime | None,
         as_of: the service's time the run measures (the last sync's).
         since: the previous successful run's ``as_of`` (None: a first run).
         waiting_days: banking days after receipt from which a ``W`` item is late.
+        report: also the figures of the report and its workbook (the compliance report,
+            90 days of rolling rates); the findings are the same without.
     """
     company = client.company_code
     today = _utc_day(as_of)
-    items = read_items(client, today)
-    report = compliance.report(items, as_of=today, by=None)
-    report.source = f"local history of {company}"
-    rate_findings, rates, rolling, projections = _rates(items, company, today, report)
+    items = read_items(client, today, report=report)
+    evidence = None
+    if report:  # the workbook's figures: the rates, breaches, exposure and top reasons
+        evidence = compliance.report(items, as_of=today, by=None)
+        evidence.source = f"local history of {company}"
+        rates, exposure = evidence.rates, evidence.exposure
+    else:
+        rates = compliance.return_rates(items, as_of=today)
+        exposure = compliance.return_exposure(items, as_of=today)
+    rate_findings, rates, rolling, projections = _rates(items, company, today, rates, report)
     noc_findings, nocs = _nocs(client, items, company, as_of)
     return_findings, new, by_reason, start = _new_returns(client, items, company, since,
                                                           today)
     waiting_findings, waiting = _waiting(client, company, today, waiting_days)
     unknown_findings, unknown = _unknown(client, company)
-    exposure_findings, exposure_total = _exposure(report, company)
+    exposure_findings, exposure_total = _exposure(exposure, company)
     findings = [*rate_findings, *noc_findings, *return_findings, *waiting_findings,
                 *unknown_findings, *exposure_findings]
     return Measured(findings=findings, rates=rates, rolling=rolling, projections=projections,
                     nocs=nocs, new_returns=new, returns_by_reason=by_reason, waiting=waiting,
-                    unknown=unknown, exposure=report.exposure, exposure_total=exposure_total,
-                    compliance=report, returns_since=start)
+                    unknown=unknown, exposure=exposure, exposure_total=exposure_total,
+                    compliance=evidence, returns_since=start)
 

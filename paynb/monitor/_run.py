@@ -116,7 +116,7 @@ def run(client: Any, *, sync: bool = True, notify: str | Sequence[str] | None = 
         summary = client.sync(kinds=SYNCED_KINDS, progress=progress)
     as_of = _synced_at(client)
     measured = measure(client, as_of=as_of, since=previous.as_of if previous else None,
-                       waiting_days=waiting_days)
+                       waiting_days=waiting_days, report=report)
     news = diff(measured.findings, ledger.notified(company))
     result = MonitorReport(
         company=company, environment=client.environment.label, service=client.base_url,
