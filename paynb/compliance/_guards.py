@@ -45,14 +45,18 @@ from paynb._coerce import parse_decimal
 from paynb._warn import user_stacklevel
 from paynb.codes import RETURN_CODE_TABLE
 from paynb.compliance._nocs import (
+    SETTLED_STATES,
     Entry,
     account_key,
     as_of_time,
     camel,
+    carries,
     corrected_fields,
+    corrected_key,
     get,
     index,
     ledger,
+    parse_corrected_data,
     present,
     records_of,
     when,
@@ -208,10 +212,20 @@ class _History:
                 noc_items.append(Entry(wholes.get(item_id) or fields))
         #: Accounts with a NOC (whose entry this client has seen).
         self.noc_keys: set[int] = {entry.key for entry in noc_items if entry.key is not None}
-        #: The entries the NOC ledger needs: the NOCs' own, and those of their accounts.
+        # The accounts as the NOCs corrected them: a later entry there carrying the
+        # corrected values shows the change made (the ledger's "applied").
+        by_item = {str(entry.id): entry for entry in noc_items}
+        corrected_keys = {key for noc in nocs if str(get(noc, "achItemId")) in by_item
+                          if (key := corrected_key(
+                              by_item[str(get(noc, "achItemId"))],
+                              parse_corrected_data(get(noc, "changeCode"),
+                                                   get(noc, "correctedData")))) is not None}
+        #: The entries the NOC ledger needs: the NOCs' own, and those of their accounts
+        #: before and after correction.
         whole = {str(entry.id): entry for entry in noc_items}
         self.noc_entries = [entry for entry in noc_items if entry.key is None] + \
-            [whole.get(str(entry.id), entry) for key in self.noc_keys
+            [whole.get(str(entry.id), entry)
+             for key in sorted(self.noc_keys | corrected_keys)
              for entry in self.entries(key, went_out=False)]
         self.noc_indexed = index(self.noc_entries)
         self.empty = not items and not nocs
@@ -409,32 +423,14 @@ def _day(value: dt.datetime | None) -> str:
     return f"{value:%Y-%m-%d}" if value is not None else "an unknown date"
 
 
-def _carries(body: Mapping[str, Any], corrected: Mapping[str, str]) -> bool:
-    """Whether ``body`` already carries every corrected value of a NOC."""
-    if not corrected:
-        return False
-    for name, value in corrected.items():
-        given = body.get(name)
-        if name == "achTransactionCode":
-            kinds = {"2": "checking", "3": "savings"}
-            wanted = kinds.get(str(value)[:1])
-            same_type = wanted is not None and \
-                str(body.get("achAccountType") or "").strip().lower() == wanted
-            if str(given or "").strip() != str(value) and not same_type:
-                return False
-        elif str(given or "").strip() != str(value).strip():
-            return False
-    return True
-
-
 def _noc_rule(verdict: Verdict, body: Mapping[str, Any], obligations: list[dict[str, Any]],
               today: dt.date) -> None:
     for row in obligations:
-        if row["state"] in ("applied", "no change"):
+        if row["state"] in SETTLED_STATES:
             continue
         what = (f"NOC {row['nocId']} ({row['changeCode']} {row['changeReason']}) on account "
                 f"{row['bankAccountNumber']}, received {_day(row['received'])}")
-        if _carries(body, row["corrected"]):
+        if carries(body, row["corrected"]):
             verdict.notes.append(f"{what}: this entry carries its corrected values; mark the "
                                  f"NOC applied (client.nocs.apply({row['nocId']!r}))")
             continue

@@ -30,6 +30,7 @@ __all__ = [
     "NOC_CHANGES",
     "NOC_DUE_DAYS",
     "NOC_STATES",
+    "SETTLED_STATES",
     "Correction",
     "noc_obligations",
     "parse_corrected_data",
@@ -37,9 +38,12 @@ __all__ = [
 
 #: Banking days after receipt within which a NOC's change must be made (NACHA 2.12.1).
 NOC_DUE_DAYS = 6
-#: States of an obligation, in the order they usually go through; ``no change`` is a
-#: refused NOC (C61-C69), which asks the originator to change nothing.
-NOC_STATES = ("open", "due soon", "overdue", "applied", "no change")
+#: States of an obligation, in the order they usually go through: ``applied late`` when
+#: the change was made after the due date; ``no change`` is a refused NOC (C61-C69),
+#: which asks the originator to change nothing.
+NOC_STATES = ("open", "due soon", "overdue", "applied", "applied late", "no change")
+#: The states of an obligation that is met (or never was one): nothing left to do.
+SETTLED_STATES = frozenset({"applied", "applied late", "no change"})
 #: Banking days before the due date from which an open obligation reads ``due soon``.
 DUE_SOON_DAYS = 2
 
@@ -210,6 +214,36 @@ class Correction:
             (other.noc_id, other.code, other._fields)
 
     __hash__ = None  # type: ignore[assignment]
+
+
+def _words(text: Any) -> list[str]:
+    return sorted(str(text or "").upper().split())
+
+
+def carries(record: Mapping[str, Any], corrected: Mapping[str, str]) -> bool:
+    """Whether an entry (a request body, or an ACH record's fields) carries every value a
+    NOC corrected: the same text; for a transaction code, that code or the account type
+    it stands for (``37``: ``Savings``); for the receiver's name, the same words as the
+    entry's first and last name, in any order (``DOE JANE``: Jane Doe). No corrected
+    value read (masked, or none given): carried by nothing."""
+    if not corrected:
+        return False
+    for name, value in corrected.items():
+        given = record.get(name)
+        if name == "achTransactionCode":
+            wanted = {"2": "checking", "3": "savings"}.get(str(value)[:1])
+            same_type = wanted is not None and \
+                str(record.get("achAccountType") or "").strip().lower() == wanted
+            if str(given or "").strip() != str(value) and not same_type:
+                return False
+        elif name == "individualName":
+            spelled = given or " ".join(str(record.get(part) or "") for part in (
+                "firstSignerFirstName", "firstSignerLastName"))
+            if _words(spelled) != _words(value):
+                return False
+        elif str(given or "").strip() != str(value).strip():
+            return False
+    return True
 
 
 def corrected_fields(corrected: Mapping[str, str]) -> dict[str, str]:
@@ -384,6 +418,33 @@ def index(entries: list[Entry]) -> tuple[dict[str, Entry], dict[int, list[Entry]
     return by_id, by_key
 
 
+def corrected_key(item: Entry, corrected: Mapping[str, str]) -> int | None:
+    """The :func:`account_key` of the account a NOC's entry goes to once corrected: its
+    routing and account number, each as the NOC corrected it."""
+    return account_key(corrected.get("bankRoutingNumber") or item.fields.get("bankRoutingNumber"),
+                       corrected.get("bankAccountNumber") or item.fields.get("bankAccountNumber"))
+
+
+def _correcting_entry(by_key: Mapping[int, list[Entry]], item: Entry | None,
+                      corrected: Mapping[str, str], received: dt.datetime | None,
+                      until: dt.date | None) -> Entry | None:
+    """The first entry after the NOC to the corrected account (its routing and account
+    number once corrected) that carries every corrected value: the change made, as the
+    service saw it. None when the NOC's entry or corrected data is unknown, or no later
+    entry carries it (received by ``until``'s day, when given)."""
+    if item is None or received is None or not corrected:
+        return None
+    key = corrected_key(item, corrected)
+    for entry in by_key.get(key, ()) if key is not None else ():
+        if entry.received is None or entry.received <= received or str(entry.id) == str(item.id):
+            continue
+        if until is not None and _day(entry.received) > until:
+            return None
+        if carries(entry.fields, corrected):
+            return entry
+    return None
+
+
 def ledger(nocs: Any, entries: list[Entry], *, as_of: dt.datetime,
            applied: Mapping[str, Mapping[str, Any]], due_soon: int = DUE_SOON_DAYS,
            indexed: tuple[dict[str, Entry], dict[int, list[Entry]]] | None = None,
@@ -431,12 +492,17 @@ def ledger(nocs: Any, entries: list[Entry], *, as_of: dt.datetime,
         mark = applied.get(str(noc_id))
         marked = when(mark.get("when")) if mark is not None else None
         if as_it_stood and marked is not None and _day(marked) > today:
-            mark = None  # applied after the day judged: not yet then
+            mark, marked = None, None  # applied after the day judged: not yet then
+        shown = _correcting_entry(by_key, item, corrected, received,
+                                  today if as_it_stood else None)
+        done = min((t for t in (marked, shown.received if shown else None) if t is not None),
+                   default=None)
         if code in NOC_CODE_TABLE and code not in NOC_CHANGES:
             sixth = due = None  # a refused NOC: nothing to change, no deadline
             state = "no change"
-        elif mark is not None:
-            state = "applied"
+        elif mark is not None or shown is not None:
+            late = done is not None and due is not None and _day(done) > due
+            state = "applied late" if late else "applied"
         elif due is None:
             state = "open"
         elif today > due:
@@ -462,7 +528,8 @@ def ledger(nocs: Any, entries: list[Entry], *, as_of: dt.datetime,
             "nextEntryId": following.id if following is not None else None,
             "dueDate": due, "state": state,
             "appliedBy": mark.get("by") if mark else None,
-            "appliedAt": mark.get("when") if mark else None,
+            "appliedAt": done if done is not None else (mark.get("when") if mark else None),
+            "appliedEntryId": shown.id if shown is not None else None,
             "correction": correction, "corrected": corrected, "accountKey": key,
         })
     return rows
@@ -472,7 +539,7 @@ def ledger(nocs: Any, entries: list[Entry], *, as_of: dt.datetime,
 COLUMNS = ("nocId", "achItemId", "yourReferenceNumber", "changeCode", "changeReason",
            "bankRoutingNumber", "bankAccountNumber", "mustChange", "received",
            "sixthBankingDay", "nextEntry", "dueDate", "state", "appliedBy", "appliedAt",
-           "correction")
+           "appliedEntryId", "correction")
 
 
 def obligations_frame(rows: list[dict[str, Any]]) -> pd.DataFrame:
@@ -495,6 +562,7 @@ def obligations_frame(rows: list[dict[str, Any]]) -> pd.DataFrame:
         return "Int64" if ints else "string"
 
     frame = frame.astype({"nocId": whole("nocId"), "achItemId": whole("achItemId"),
+                          "appliedEntryId": whole("appliedEntryId"),
                           "yourReferenceNumber": "string", "changeCode": "string",
                           "changeReason": "string", "bankRoutingNumber": "string",
                           "bankAccountNumber": "string", "mustChange": "string",

@@ -107,6 +107,8 @@ class NocForm(Form):
 
     def refresh(self) -> None:
         """Load the ledger again (NOCs, applied marks, the service's clock)."""
+        from paynb.compliance import SETTLED_STATES
+
         ledger = self.client.nocs.obligations(progress=False)
         self.result = ledger
         shown = ledger[[c for c in _SHOWN if c in ledger.columns]].copy()
@@ -114,7 +116,7 @@ class NocForm(Form):
             shown[column] = shown[column].dt.strftime("%Y-%m-%d").fillna("")
         self.table.value = table_html(shown, nowrap=True)
         keep = self.noc.value
-        pending = ledger[~ledger["state"].isin(["applied", "no change"])]
+        pending = ledger[~ledger["state"].isin(list(SETTLED_STATES))]
         self.noc.options = [(f"NOC {row.nocId} · {row.changeCode} {row.changeReason} · "
                              f"{row.bankAccountNumber or '?'} · {row.state}, due "
                              f"{row.dueDate:%Y-%m-%d}"
@@ -124,8 +126,8 @@ class NocForm(Form):
         if keep in [value for _label, value in self.noc.options]:
             self.noc.value = keep
         counts = ledger["state"].value_counts()
-        self._announce(", ".join(f"{counts.get(s, 0)} {s}" for s in ("overdue", "due soon",
-                                                                     "open", "applied"))
+        self._announce(", ".join(f"{counts.get(s, 0)} {s}" for s in (
+            "overdue", "due soon", "open", "applied", "applied late"))
                        + f" (of {len(ledger)} NOCs).", "info")
 
     def select(self, noc_id: Any) -> None:

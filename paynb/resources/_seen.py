@@ -32,11 +32,13 @@ __all__ = ["GUARD_FIELDS", "SeenRecords"]
 #: period they checked is shorter).
 MAX_RECORDS = 250_000
 
-#: The fields of an ACH item the guards read.
+#: The fields of an ACH item the guards read (and the NOC ledger: the receiver's name,
+#: account type, identification and entry class show a NOC's change made).
 GUARD_FIELDS = ("achItemId", "bankRoutingNumber", "bankAccountNumber", "itemStatus",
                 "returnReason", "returnDate", "receivedDateTime", "amount",
                 "achTransactionType", "achTransactionSubType", "achCompanyEntryDescription",
-                "settleDate", "sendDate")
+                "settleDate", "sendDate", "firstSignerFirstName", "firstSignerLastName",
+                "achAccountType", "achIdentificationNumber", "achEntryClass")
 
 
 def _id(record: Mapping[str, Any], field: str, lowered: str) -> Any:

@@ -8,7 +8,8 @@ data. Fates follow the tables of
 :mod:`paynb.sandbox.rules`, so returns, invalid and blocked items and NOCs
 appear at the documented rates; events still in the future happen as the
 sandbox clock reaches them. Columns are drawn with numpy, a million items in
-seconds.
+seconds. After the NOCs already due, the entries the originator sent their receivers
+next (:data:`NOC_OUTCOMES`): most carry the corrected data in time, a few late.
 """
 
 from __future__ import annotations
@@ -22,11 +23,14 @@ from typing import Any
 
 import numpy as np
 
+from paynb.calendar import BUSDAY_CALENDAR
+from paynb.codes import NOC_CODE_TABLE
 from paynb.sandbox import items as items_
 from paynb.sandbox import processing, rules, scenarios
-from paynb.sandbox.store import Store
+from paynb.sandbox.store import ListQuery, Store
+from paynb.sandbox.wire import parse_timestamp
 
-__all__ = ["COMPANIES", "HISTORY_DAYS", "seed_demo"]
+__all__ = ["COMPANIES", "HISTORY_DAYS", "NOC_OUTCOMES", "seed_demo"]
 
 logger = logging.getLogger("paynb.sandbox")
 
@@ -323,6 +327,106 @@ def _rtp_rows(d: _Draw, first_id: int, config: processing.Config, seed: int, sta
         strict=True), []
 
 
+#: What became of the seeded NOCs, as the service sees it: in the entries the originator
+#: sent the receiver next. Most were applied on time (the next entry, one to five banking
+#: days after the NOC, carries the corrected data: NACHA 2.12.1 gives six); a few late (one
+#: more entry went to the old data seven to ten banking days after, the corrected one two
+#: to five banking days later); the rest never (no later entry). Shares of the seeded NOCs;
+#: an entry that would come after the seeding's end has not come yet.
+NOC_OUTCOMES = (("on time", 0.90), ("late", 0.06), ("never", 0.04))
+
+#: Fields a later entry to the same receiver takes from the entry the NOC was about.
+_RECEIVER_FIELDS = (
+    "firstSignerFirstName", "firstSignerLastName", "address1", "address2", "city", "state",
+    "zip", "countryCode", "bankRoutingNumber", "bankAccountNumber", "achAccountType",
+    "achTransactionType", "achTransactionSubType", "achEntryClass", "achIdentificationNumber",
+    "achCompanyEntryDescription", "itemSource")
+
+
+def _corrections(noc: dict[str, Any]) -> dict[str, str]:
+    """The request fields a seeded NOC's corrected data sets (the sandbox writes the values
+    of the code's fields in order, separated by blanks: processing.noc_corrected_data), as
+    an entry carries them: a transaction code as the account type it stands for, a name as
+    first and last name. Empty for data no entry field carries (an addenda error)."""
+    known = NOC_CODE_TABLE.get(noc["changeCode"])
+    text = (noc.get("correctedData") or "").strip()
+    if known is None or not text:
+        return {}
+    values = [text] if len(known.fields) == 1 else text.split()
+    fields = dict(zip(known.fields, values, strict=False))
+    out = {name: value for name, value in fields.items() if name in (
+        "bankAccountNumber", "bankRoutingNumber", "achIdentificationNumber", "achEntryClass")}
+    if "achTransactionCode" in fields:
+        out["achAccountType"] = "Savings" if fields["achTransactionCode"][:1] == "3" \
+            else "Checking"
+    if "individualName" in fields:
+        last, _, first = fields["individualName"].title().partition(" ")
+        out |= {"firstSignerLastName": last, "firstSignerFirstName": first or last}
+    return out
+
+
+def _later_entry(original: dict[str, Any], changes: dict[str, str], received: int,
+                 number: int, seed: int, config: processing.Config) -> items_.Build:
+    """An entry to the receiver of ``original``, received at ``received`` (epoch ms), with
+    ``changes`` made; it goes out at its cut-off like any other."""
+    plan = processing.schedule(config, [received])
+    fields = {name: original[name] for name in _RECEIVER_FIELDS
+              if original.get(name) is not None}
+    fields |= changes
+    prenote = fields.get("achTransactionSubType") == "Prenote"
+    code = items_.transaction_code(fields.get("achTransactionType"),
+                                   fields.get("achAccountType"), prenote)
+    company = original["companyCode"]
+    batch = _batches(seed, [company], np.array([received // processing.DAY_MS]))[0]
+
+    def build(item_id: int, seq: int) -> dict[str, Any]:
+        return {**fields, "achItemId": item_id, "itemStatus": "W", "flexBatchId": batch,
+                "yourReferenceNumber": f"{original['yourReferenceNumber']}-{number}",
+                "amount": int(original["amount"] * 100), "achTransactionCode": code,
+                "sameDayAchRequested": 0, "receivedDateTime": received,
+                "_send_at": int(plan.send[0]), "_settle_at": int(plan.settle[0]),
+                "_effective_at": int(plan.effective[0])}
+
+    return build
+
+
+def _after_the_nocs(store: Store, seed: int, end: int) -> int:
+    """Store the entries the originator sent after each NOC already received (see
+    :data:`NOC_OUTCOMES`), before ``end``; returns how many."""
+    rng = np.random.default_rng([seed, zlib.crc32(b"after the NOCs")])
+    edges = np.cumsum([share for _, share in NOC_OUTCOMES])
+    added = 0
+    for company, _ in COMPANIES:
+        nocs = store.list("noc", company, ListQuery(page_size=10**9))["transactions"]
+        builds = []
+        for noc in nocs:
+            # Four draws for every NOC, whatever becomes of it: the same data every time.
+            fate, old_day, new_day, hour = rng.random(4).tolist()
+            outcome = NOC_OUTCOMES[min(int(np.searchsorted(edges, fate, side="right")),
+                                       len(NOC_OUTCOMES) - 1)][0]
+            changes = _corrections(noc)
+            original = store.get("ach", company, noc["achItemId"])
+            if outcome == "never" or not changes or original is None:
+                continue
+            late = 7 + int(old_day * 4)
+            plan = [(1 + int(new_day * 5), changes)] if outcome == "on time" else \
+                [(late, {}), (late + 2 + int(new_day * 4), changes)]
+            noc_day = np.datetime64(parse_timestamp(noc["nocDate"]) // processing.DAY_MS, "D")
+            for number, (days, made) in enumerate(plan, 2):
+                day = np.busday_offset(noc_day, days, roll="forward", busdaycal=BUSDAY_CALENDAR)
+                received = (int(day.astype(np.int64)) * processing.DAY_MS
+                            + 13 * processing.HOUR_MS + int(hour * 6 * processing.HOUR_MS))
+                if received >= end:
+                    break
+                builds.append(_later_entry(original, made, received, number, seed,
+                                           store.config))
+        if builds:
+            store.insert("ach", company, builds)
+            added += len(builds)
+    store.process()
+    return added
+
+
 def seed_demo(store: Store, *, items: int, seed: int | None = None) -> None:
     """Store the demo data set (see the module docstring) in an empty store."""
     if items <= 0:
@@ -352,6 +456,7 @@ def seed_demo(store: Store, *, items: int, seed: int | None = None) -> None:
                     store.update_many(kind, names, values)
         # Everything already due happens now, before the indexes are built.
         store.process()
+    _after_the_nocs(store, seed, end)
     scenarios.add(store, today)
     logger.info("seeded %d ACH items (seed %d) in %.1f s", items, seed,
                 time.perf_counter() - began)

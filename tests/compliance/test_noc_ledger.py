@@ -98,23 +98,24 @@ def test_applied_marks_and_the_masked_account() -> None:
     ledger = noc_obligations([noc(1, 10, RECEIPT), noc(2, 10, RECEIPT, "C05", "32")],
                              items=[item(10, "2026-06-25")], as_of="2026-07-20",
                              applied={1: {"by": "ana", "when": when}})
-    assert list(ledger["state"]) == ["applied", "overdue"]
+    # Marked on 8 July, a day after its sixth banking day: applied, but late.
+    assert list(ledger["state"]) == ["applied late", "overdue"]
     assert ledger.loc[0, "appliedBy"] == "ana"
     assert ledger.loc[0, "appliedAt"] == pd.Timestamp(when)
     assert set(ledger["bankAccountNumber"]) == {"****6789"}
     assert ACCOUNT not in ledger.to_string() and "999888777" not in ledger.to_string()
     assert ledger.loc[0, "mustChange"] == "account number to ****8777"
     assert ledger.loc[1, "mustChange"] == "transaction code to 32 (savings credit)"
-    assert ledger["state"].dtype == pd.CategoricalDtype(["open", "due soon", "overdue",
-                                                         "applied", "no change"], ordered=True)
+    assert ledger["state"].dtype == pd.CategoricalDtype(
+        ["open", "due soon", "overdue", "applied", "applied late", "no change"], ordered=True)
 
 
 @pytest.mark.parametrize(("as_of", "states"), [
     ("2026-06-28", []),                       # the day before the NOC: not received yet
     ("2026-06-29", ["open"]),                 # its own day
     ("2026-07-07", ["due soon"]),             # its sixth banking day, the mark a day later
-    ("2026-07-08", ["applied"]),              # the day of the mark (09:00 UTC)
-    ("2026-07-09", ["applied"]),
+    ("2026-07-08", ["applied late"]),         # the day of the mark (09:00 UTC): a day late
+    ("2026-07-09", ["applied late"]),
 ])
 def test_a_past_as_of_judges_the_ledger_as_it_stood_that_day(as_of: str,
                                                                 states: list[str]) -> None:
@@ -224,3 +225,58 @@ def test_the_same_dtypes_with_zero_or_some_rows() -> None:
                                                  mask=False), as_of="2026-07-01")
     assert empty.dtypes.to_dict() == some.dtypes.to_dict()
     assert str(some["dueDate"].dtype) == "datetime64[ns, UTC]"
+
+
+# ------------------------------------------------- the change made, as later entries show it
+
+NEW = "000555666777"
+
+
+@pytest.mark.parametrize(("code", "data", "later"), [
+    ("C01", NEW, {"account": NEW}),                                       # the new account
+    ("C02", "011000015", {"bankRoutingNumber": "011000015"}),
+    ("C03", f"011000015 {NEW}", {"bankRoutingNumber": "011000015", "account": NEW}),
+    ("C05", "37", {"achAccountType": "Savings"}),                         # same account
+    ("C06", f"{NEW} 37", {"account": NEW, "achAccountType": "Savings"}),
+    ("C09", "CUST777", {"achIdentificationNumber": "CUST777"}),
+    ("C04", "SMITH JANE", {"firstSignerLastName": "Smith"}),              # the name's words
+])
+def test_a_later_entry_carrying_the_correction_shows_it_applied(
+        code: str, data: str, later: dict[str, Any]) -> None:
+    items = [item(10, "2026-06-25T10:00:00Z"), item(11, "2026-07-02T09:00:00Z", **later)]
+    row = noc_obligations([noc(1, 10, RECEIPT, code, data)], items=items,
+                          as_of="2026-07-20").iloc[0]
+    assert row["state"] == "applied"
+    assert row["appliedEntryId"] == 11 and pd.isna(row["appliedBy"])
+    assert row["appliedAt"] == pd.Timestamp("2026-07-02T09:00:00Z")
+
+
+def test_a_later_entry_that_carries_only_part_of_the_correction_is_not_enough() -> None:
+    items = [item(10, "2026-06-25T10:00:00Z"),
+             item(11, "2026-07-02T09:00:00Z", account=NEW),                 # still checking
+             item(12, "2026-06-28T09:00:00Z", account=NEW, achAccountType="Savings")]  # before
+    row = noc_obligations([noc(1, 10, RECEIPT, "C06", f"{NEW} 37")], items=items,
+                          as_of="2026-07-20").iloc[0]
+    assert row["state"] == "overdue" and pd.isna(row["appliedEntryId"])
+
+
+def test_an_entry_to_the_old_data_after_the_sixth_day_then_the_correction_is_late() -> None:
+    items = [item(10, "2026-06-25T10:00:00Z"),
+             item(11, "2026-07-09T09:00:00Z"),                  # the old account, day 8
+             item(12, "2026-07-14T09:00:00Z", account=NEW)]     # corrected, five days later
+    nocs = [noc(1, 10, RECEIPT, "C01", NEW)]
+    row = noc_obligations(nocs, items=items, as_of="2026-07-20").iloc[0]
+    # Due before the next entry (9 July, after the sixth banking day); made on the 14th.
+    assert row["dueDate"] == pd.Timestamp("2026-07-09", tz="UTC")
+    assert (row["state"], row["appliedEntryId"]) == ("applied late", 12)
+    # As it stood on the 10th, the correcting entry had not come: overdue then.
+    assert noc_obligations(nocs, items=items, as_of="2026-07-10").iloc[0]["state"] == "overdue"
+
+
+def test_a_mark_and_an_entry_the_earlier_says_when() -> None:
+    items = [item(10, "2026-06-25T10:00:00Z"), item(11, "2026-07-02T09:00:00Z", account=NEW)]
+    marked = {1: {"by": "ana", "when": dt.datetime(2026, 7, 15, tzinfo=dt.UTC)}}
+    row = noc_obligations([noc(1, 10, RECEIPT, "C01", NEW)], items=items, as_of="2026-07-20",
+                          applied=marked).iloc[0]
+    assert (row["state"], row["appliedBy"], row["appliedEntryId"]) == ("applied", "ana", 11)
+    assert row["appliedAt"] == pd.Timestamp("2026-07-02T09:00:00Z")

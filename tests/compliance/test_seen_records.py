@@ -11,7 +11,8 @@ from paynb.resources._seen import GUARD_FIELDS, SeenRecords
 
 def _item(item_id: int, status: str = "W") -> dict[str, object]:
     return {"achItemId": item_id, "itemStatus": status, "bankRoutingNumber": "021000021",
-            "bankAccountNumber": "000123456789", "firstSignerLastName": "Doe", "zip": "10001"}
+            "bankAccountNumber": "000123456789", "firstSignerLastName": "Doe", "zip": "10001",
+            "address1": "1 Main St"}
 
 
 def test_latest_version_wins_and_ids_are_needed() -> None:
@@ -34,9 +35,11 @@ def test_compact_keeps_the_guards_fields_and_the_wanted_records_whole() -> None:
     version = seen.version
     seen.compact()
     assert seen.version == version
-    assert seen.whole(1) is None and "firstSignerLastName" not in seen.records()[0]
+    assert seen.whole(1) is None and "address1" not in seen.records()[0]
     assert seen.records()[0]["bankAccountNumber"] == "000123456789"
-    assert seen.whole(2)["firstSignerLastName"] == "Doe"
+    # The receiver's name stays: a later entry's name shows a C04 change made.
+    assert seen.records()[0]["firstSignerLastName"] == "Doe"
+    assert seen.whole(2)["address1"] == "1 Main St"
     seen.add([_item(2, "S")])                 # wanted: kept whole as it comes again
     assert seen.whole(2)["itemStatus"] == "S"
 

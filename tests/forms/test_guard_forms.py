@@ -137,7 +137,8 @@ def test_the_noc_form_offers_the_correction_and_records_it_applied(
     nocs.apply_button.click()
     assert f"NOC {noc_id} marked applied by ana" in nocs.status_text
     row = nocs.result[nocs.result["nocId"].astype(str) == str(noc_id)].iloc[0]
-    assert row["state"] == "applied" and row["appliedBy"] == "ana"
+    # Marked after its due date (the NOC came 20 days ago): applied, late.
+    assert row["state"] == "applied late" and row["appliedBy"] == "ana"
     # Applied: the old account is no longer held by this NOC.
     form = AchForm(client)
     fill(form, **{**ach_values, "bankAccountNumber": account})

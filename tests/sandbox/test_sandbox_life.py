@@ -17,7 +17,7 @@ import pytest
 import requests
 
 from paynb.calendar import BUSDAY_CALENDAR, is_banking_day
-from paynb.sandbox import processing
+from paynb.sandbox import processing, serve
 from paynb.sandbox.scenarios import SCENARIOS
 from paynb.sandbox.seed import UNAUTHORIZED_RAMP, seed_demo
 from paynb.sandbox.store import KINDS, ListQuery, Store
@@ -385,3 +385,36 @@ def test_unauthorized_returns_land_on_a_banking_day_within_60_days() -> None:
     assert str(standard.min()) == "2026-11-25" and is_banking_day(
         standard.astype("datetime64[ns]")).all()
     assert (standard == np.datetime64("2026-11-27")).any()  # two banking days: not Thanksgiving
+
+
+def test_the_demo_ledger_is_a_realistic_history_with_the_scenarios_plain_to_see() -> None:
+    """Most seeded NOCs were applied in time (the next entry carries the correction), a
+    few late, a few never; the named NOC scenarios are the ones left to act on."""
+    from paynb.sandbox.seed import NOC_OUTCOMES
+
+    assert dict(NOC_OUTCOMES) == {"on time": 0.90, "late": 0.06, "never": 0.04}
+    with serve(port=0, seed_items=20_000, seed=1) as sb:
+        client = sb.connect(journal=None)
+        items = client.ach.list(progress=False)
+        ledger = client.nocs.obligations(progress=False)
+    scenario = ledger["yourReferenceNumber"].str.startswith("SCN-NOC")
+    designed = {"SCN-NOC-C01": "overdue", "SCN-NOC-C02": "overdue", "SCN-NOC-C07": "overdue",
+                "SCN-NOC-C03": "due soon", "SCN-NOC-C05": "open", "SCN-NOC-C06": "open",
+                "SCN-NOC-C09": "open"}
+    assert dict(zip(ledger.loc[scenario, "yourReferenceNumber"],
+                    ledger.loc[scenario, "state"].astype(str), strict=True)) == designed
+    seeded = ledger[~scenario]
+    past = seeded[seeded["dueDate"] < pd.Timestamp.now(tz="UTC") - pd.Timedelta(days=14)]
+    states = past["state"].value_counts()
+    assert len(past) > 40
+    assert states["applied"] >= 0.8 * len(past)            # most on time
+    assert states["overdue"] <= 0.12 * len(past)            # a few never (and the C13s)
+    assert states["applied late"] >= 1
+    # Each applied NOC names the entry that carried the correction, received after it.
+    applied = seeded[seeded["state"].isin(["applied", "applied late"])]
+    later = items.set_index("achItemId").loc[applied["appliedEntryId"].astype(int)]
+    assert (later["yourReferenceNumber"].str.rsplit("-", n=1).str[0].to_numpy()
+            == applied["yourReferenceNumber"].to_numpy()).all()
+    assert (applied["appliedAt"] > applied["received"]).all()
+    late = applied[applied["state"] == "applied late"]
+    assert (late["appliedAt"].dt.normalize() > late["dueDate"]).all()
