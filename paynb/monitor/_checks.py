@@ -13,7 +13,7 @@ from typing import Any
 import pandas as pd
 
 from paynb import calendar, compliance
-from paynb.codes import RETURN_CODES, UNAUTHORIZED_RETURN_CODES
+from paynb.codes import UNAUTHORIZED_RETURN_CODES, code_meaning
 from paynb.monitor._findings import Finding
 from paynb.monitor._projection import WINDOW_DAYS, Projection, project
 
@@ -140,6 +140,27 @@ def _rates(items: pd.DataFrame, company: str, today: dt.date, rates: pd.DataFram
 # ---------------------------------------------------------------------------- NOCs
 
 
+def _meaning(code: Any) -> str | None:
+    """A return code's meaning (paynb.codes), "not a NACHA code paynb knows" for one in no
+    table; None for no code."""
+    return code_meaning(code) if isinstance(code, str) and code.strip() else None
+
+
+def _corrected_accounts(nocs: pd.DataFrame, about: pd.DataFrame) -> pd.DataFrame:
+    """The routing and account number of each NOC's entry once the NOC corrected them."""
+    entries = about.set_index("achItemId")[["bankRoutingNumber", "bankAccountNumber"]]
+    rows = []
+    for noc in nocs[["achItemId", "changeCode", "correctedData"]].to_dict("records"):
+        if noc["achItemId"] not in entries.index:
+            continue
+        corrected = compliance.parse_corrected_data(noc["changeCode"], noc["correctedData"])
+        if {"bankRoutingNumber", "bankAccountNumber"} & set(corrected):
+            entry = entries.loc[noc["achItemId"]]
+            rows.append({name: corrected.get(name, entry[name])
+                         for name in ("bankRoutingNumber", "bankAccountNumber")})
+    return pd.DataFrame(rows, columns=["bankRoutingNumber", "bankAccountNumber"])
+
+
 def _nocs(client: Any, items: pd.DataFrame, company: str, as_of: dt.datetime
           ) -> tuple[list[Finding], pd.DataFrame]:
     """NOC obligations overdue or due soon (two banking days or fewer), judged on the
@@ -155,8 +176,11 @@ def _nocs(client: Any, items: pd.DataFrame, company: str, as_of: dt.datetime
     related = about
     masked = accounts["bankAccountNumber"].astype("string").str.contains("*", regex=False)
     if len(accounts) and not masked.fillna(True).all():
-        # Whole account numbers (a store synced with mask=False): the next entries too.
-        whole = accounts[~masked.fillna(True).to_numpy()]
+        # Whole account numbers (a store synced with mask=False): the next entries too,
+        # and those to the accounts as the NOCs corrected them: a later entry there
+        # carrying the corrected values shows the change made (the ledger's "applied").
+        whole = pd.concat([accounts[~masked.fillna(True).to_numpy()],
+                           _corrected_accounts(nocs, about)]).drop_duplicates()
         later = items.merge(whole, on=["bankRoutingNumber", "bankAccountNumber"])
         related = pd.concat([about, later]).drop_duplicates("achItemId")
     journal = client.context.journal
@@ -200,7 +224,7 @@ def _new_returns(client: Any, items: pd.DataFrame, company: str, since: dt.datet
     columns = ["achItemId", "yourReferenceNumber", "amount", "achEntryClass", "returnReason",
                "returnDate", "settleDate"]
     new = new[columns].sort_values(["returnDate", "achItemId"]).reset_index(drop=True)
-    new["returnReasonDescription"] = new["returnReason"].map(RETURN_CODES)
+    new["returnReasonDescription"] = new["returnReason"].map(_meaning)
     new["unauthorized"] = new["returnReason"].isin(UNAUTHORIZED)
     amounts = new["amount"].map(lambda v: Decimal(str(v)) if not pd.isna(v) else Decimal(0))
     by_reason = (pd.DataFrame({"returnReason": new["returnReason"].astype("string"),
@@ -209,13 +233,13 @@ def _new_returns(client: Any, items: pd.DataFrame, company: str, since: dt.datet
                  .agg(returns=("amount", "size"), amount=("amount", "sum"))
                  .reset_index().sort_values(["returns", "returnReason"],
                                             ascending=[False, True]).reset_index(drop=True))
-    by_reason["description"] = by_reason["returnReason"].map(RETURN_CODES)
+    by_reason["description"] = by_reason["returnReason"].map(_meaning)
     findings = []
     for row in new[new["unauthorized"]].to_dict("records"):
         findings.append(Finding(
             company, "unauthorized", f"unauthorized:{row['achItemId']}", "warning",
             f"unauthorized return {row['returnReason']} "
-            f"({RETURN_CODES.get(row['returnReason'], 'unknown code')}) of item "
+            f"({_meaning(row['returnReason'])}) of item "
             f"{row['achItemId']}" + (f" ({row['yourReferenceNumber']})"
                                      if isinstance(row["yourReferenceNumber"], str) else "")
             + f", {_money(row['amount'])}, returned {row['returnDate']:%Y-%m-%d}",

@@ -6,6 +6,7 @@ URL) in anything it leaves behind."""
 
 from __future__ import annotations
 
+import datetime as dt
 import os
 import re
 import subprocess
@@ -56,7 +57,12 @@ def test_exit_statuses_and_metrics(tmp_path):
         assert refused.returncode == 3
         assert "DEMO1: could not run: AuthenticationError" in refused.stderr
         assert "not-the-password" not in refused.stderr + refused.stdout
-        # DEMO2 has overdue NOCs and is over the unauthorized threshold: 2.
+        # DEMO2 is over the unauthorized threshold, and has a NOC left overdue (the demo's
+        # own are mostly applied by later entries, so one is made, three weeks old): 2.
+        with sandbox.Sandbox(sb.base_url, company_code="DEMO2").connect(journal=None) as two:
+            sent = two.ach.list(status="S", progress=False)["achItemId"].iloc[0]
+        sb.simulate.create_noc(int(sent), change_code="C01", company_code="DEMO2",
+                               date=dt.datetime.now(dt.UTC) - dt.timedelta(days=21))
         metrics = tmp_path / "textfile" / "paynb.prom"
         breach = _cron(tmp_path, "--profile", "ops", "--company", "DEMO2", "--no-report",
                        "--metrics", str(metrics), config=config)
