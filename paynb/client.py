@@ -260,6 +260,8 @@ class Client(_KeywordsOnly):
         #: The folder the last :meth:`sync` (``path=...``) named for the local history;
         #: ``None``: the default folder of :attr:`environment`.
         self.history_folder: Any = None
+        #: The object store's options that went with it (``storage_options=...``).
+        self.history_options: dict[str, str] | None = None
         #: What the resource namespaces are given (they never read this object's
         #: attributes): transport, journal, polling watermarks, options.
         self.context = ResourceContext(
@@ -400,9 +402,9 @@ class Client(_KeywordsOnly):
         return open_history(self)
 
     def sync(self, kinds: Any = None, since: Any = None, rebuild: bool = False,
-             progress: bool | None = None, *, path: Any = None,
-             mask: bool | None = None) -> pd.DataFrame:
-        """Bring the local history (Parquet files) up to date; see ``docs/history.md``.
+             progress: bool | None = None, *, path: Any = None, mask: bool | None = None,
+             storage_options: dict[str, str] | None = None) -> pd.DataFrame:
+        """Bring the local history (Delta tables) up to date; see ``docs/history.md``.
 
         Args:
             kinds: some of ``ach``, ``rcc``, ``instant``, ``rtp``, ``nocs`` (default all).
@@ -410,12 +412,16 @@ class Client(_KeywordsOnly):
                 (default: all); later syncs keep that start (an earlier one needs
                 ``rebuild``, a later one is ignored with a warning); a time after the
                 service's now is refused.
-            rebuild: throw the store away and fetch everything again.
+            rebuild: fetch everything of ``kinds`` again, replacing what the store
+                holds of this company.
             progress: False hides the progress bars.
-            path: the store's folder (default: ``history/<service>`` in the user's
-                data folder, one per service); remembered for :attr:`history`.
+            path: the store's folder or object-store URI (``s3://bucket/prefix``;
+                default: ``history/<service>`` in the user's data folder, one per
+                service); remembered for :attr:`history`.
             mask: keep account numbers masked in the files (default: as this client
                 shows them; fixed when the store is first written).
+            storage_options: the object store's options (credentials, region,
+                endpoint), as ``deltalake`` takes them; remembered with ``path``.
 
         The first sync of a kind lists every item; later ones fetch only the new and
         changed items. An interrupted sync leaves the last complete one in place, and
@@ -425,7 +431,7 @@ class Client(_KeywordsOnly):
         from paynb.history import sync
 
         return sync(self, kinds=kinds, since=since, rebuild=rebuild, progress=progress,
-                    path=path, mask=mask)
+                    path=path, mask=mask, storage_options=storage_options)
 
 
 def connect(profile: str | None = None, **options: Any) -> Client:

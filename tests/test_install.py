@@ -16,8 +16,8 @@ def _names(requirements: list[str]) -> set[str]:
 
 def test_the_demo_extra_is_the_sandbox_jupyterlab_history_and_monitor():
     demo = _names(EXTRAS["demo"])
-    # history (DuckDB) because notebook 08 runs history.sql() after `make demo`, monitor
-    # (papermill, apprise...) because notebook 10 runs the morning run
+    # history (deltalake, DuckDB) because notebook 08 syncs and queries after `make demo`,
+    # monitor (papermill, apprise...) because notebook 10 runs the morning run
     assert demo == {"paynb[sandbox]", "paynb[history]", "paynb[monitor]", "jupyterlab",
                     "nbclient"}
     # none of the development toolchain (browser driver, fuzzers, docs builder, test runner)

@@ -1,22 +1,17 @@
 """Account keys in the history store, and the reader the submission guards use.
 
-The guards of :mod:`paynb.compliance` match an entry's receiving account (routing and
-**full** account number) against the history; a store masks account numbers
-(``****6789``) unless synced with ``mask=False``. So each stored ACH row also carries
-``_accountKey``: keyed BLAKE2b (a MAC, RFC 7693) of ``routing`` and ``account`` under a
-random 32-byte secret of that store, 8 bytes, as a signed 64-bit integer. Two rows to the same
-account have the same key; the number cannot be read from it.
+The guards match an entry's receiving account (routing and **full** account number)
+against the history, which masks account numbers unless synced with ``mask=False``. So
+each stored ACH row also carries ``_accountKey``: keyed BLAKE2b (a MAC, RFC 7693) of
+routing and account under a random 32-byte secret of the store, as a signed 64-bit
+integer: the same for every entry to one account, and the number cannot be read from it.
 
-The secret is **not** in the store's folder: a key whose secret travels with it is a
-plain hash, and with the last four digits and the routing number beside it (the masked
-columns show them) an account number of ten digits is one of a million guesses, tried in
-a second. The metadata names the secret (``accountKey.id``); the secret itself is the file
-``history-keys/<id>.key`` in the user's data folder (where the journal lives, readable by
-the user only). A folder shared with a colleague, or copied elsewhere, holds no number
-and no means of testing guesses; there, the guards say they cannot match accounts in it,
-and ``client.sync(rebuild=True)`` gives the copy a secret of its own.
-
-pandas and pyarrow load only when a store is read.
+The secret is **not** in the store (a key whose secret travels with it is a plain hash:
+with the routing number and the last four digits beside it, ten digits are a million
+guesses). The ACH table's commits name it (``accountKey.id``); it is the file
+``history-keys/<id>.key`` in the user's data folder, readable by the user only. A copied
+store holds no number and no means of testing guesses; ``client.sync(rebuild=True)``
+gives it a secret of its own.
 """
 
 from __future__ import annotations
@@ -30,13 +25,9 @@ from hashlib import blake2b
 from pathlib import Path
 from typing import Any
 
-from paynb.history._store import NO_MONTH, Store, latest
+from paynb.history._store import KEY_COLUMN, Store, state
 
-__all__ = ["KEY_COLUMN", "GuardRows", "account_key", "account_keys", "guard_rows",
-           "new_key", "secret_of"]
-
-#: The column of the store's ACH rows that holds the keyed hash of the account.
-KEY_COLUMN = "_accountKey"
+__all__ = ["GuardRows", "account_key", "account_keys", "guard_rows", "new_key", "secret_of"]
 #: How the keys are made (recorded in the metadata, for a later paynb to tell).
 SCHEME = "keyed-blake2b-64 (routing, account)"
 #: The fields of an ACH row the guards read (paynb.resources._seen.GUARD_FIELDS).
@@ -146,44 +137,40 @@ class GuardRows:
     holds: bool = False
 
 
-def _period(meta: Mapping[str, Any], company: str, since: dt.datetime) -> tuple[str, str]:
-    state = meta.get("kinds", {}).get("ach", {}).get(company, {})
-    start = state.get("since")
-    first = max(since, dt.datetime.fromisoformat(start)) if start else since
-    synced = state.get("syncedAt") or meta.get("syncedAt")
-    last = dt.datetime.fromisoformat(synced).astimezone(dt.UTC) if synced else None
-    return f"{first:%Y-%m-%d}", f"{last:%Y-%m-%d %H:%M} UTC" if last else "its last sync"
-
-
 def guard_rows(store: Store, company: str, accounts: Iterable[tuple[Any, Any]], *,
                since: dt.datetime, applied: Iterable[Any] = ()) -> GuardRows:
     """The ACH items of ``accounts`` (routing, full account number) received from
     ``since`` on, the NOCs not ``applied`` about them, and the entries those NOCs are
     about whatever their age: read from ``store`` for ``company``, only the guards'
-    columns, only the partitions from ``since`` (and those of the NOCs' entries).
+    columns, only the files that may hold them.
 
     Accounts are matched by :data:`KEY_COLUMN`; in a store synced with ``mask=False``
-    before the keys existed, by the numbers themselves. A store that cannot be matched
-    says why in ``problem``.
+    without keys, by the numbers themselves. A store that cannot be matched says why in
+    ``problem``.
     """
-    meta = store.meta()
+    import pyarrow.compute as pc
+
+    table = store.open("ach")
+    kept = state(table)
     where = str(store.path)
-    if not meta.get("kinds", {}).get("ach", {}).get(company):
+    held = kept.get("companies", {}).get(company)
+    if table is None or not held:
         return GuardRows(checked=f"history store {where}: no ACH items of {company}")
-    first, last = _period(meta, company, since)
-    checked = f"history store {where} (ACH items received {first} to {last})"
+    start = dt.datetime.fromisoformat(held["since"]) if held.get("since") else since
+    synced = dt.datetime.fromisoformat(held["syncedAt"]).astimezone(dt.UTC)
+    checked = (f"history store {where} (ACH items received {max(since, start):%Y-%m-%d} "
+               f"to {synced:%Y-%m-%d %H:%M} UTC)")
     pairs = {(r, a) for r, a in ((_text(r), _text(a)) for r, a in accounts)
              if r is not None and a is not None}
-    secret = secret_of(meta)
-    by_key: dict[int | None, tuple[str, str]] = {}
+    secret = secret_of(kept)
     if secret is not None:
         by_key = {account_key(secret, r, a): (r, a) for r, a in pairs}
-        condition: tuple[str, str, Any] = (KEY_COLUMN, "isin", list(by_key))
-    elif meta.get("masked") is False:
-        condition = ("bankAccountNumber", "isin", sorted({a for _r, a in pairs}))
+        matched = pc.field(KEY_COLUMN).isin(list(by_key))
+    elif kept.get("masked") is False:
+        matched = pc.field("bankAccountNumber").isin(sorted({a for _r, a in pairs}))
     else:
         why = ("has account keys whose secret is not on this machine (a copied or shared "
-               "folder)" if meta.get("accountKey") else
+               "folder)" if kept.get("accountKey") else
                "was written by a paynb that kept no account keys")
         return GuardRows(checked=checked, holds=True, problem=(
             f"the history store {where} {why} and masks account numbers: the guards cannot "
@@ -191,27 +178,18 @@ def guard_rows(store: Store, company: str, accounts: Iterable[tuple[Any, Any]], 
             "client.sync(rebuild=True) builds it again with account keys"))
     if not pairs:
         return GuardRows(checked=checked, holds=True)
-    nocs = _nocs(store, company, meta, {str(a) for a in applied})
+    nocs = _nocs(store, company, {str(a) for a in applied})
     noc_items = list({n["achItemId"] for n in nocs if n.get("achItemId") is not None})
-    # The NOCs' entries may be older than ``since``: their months are read too (a NOC
-    # comes within days of its entry's settlement: from two months before the first NOC).
-    low = f"{since:%Y-%m}"
-    dates = [n["nocDate"] for n in nocs if n.get("nocDate") is not None]
-    if dates:
-        low = min(low, f"{min(dates) - dt.timedelta(days=62):%Y-%m}")
-    files = [f for f in store.files("items", kind="ach", company=company, meta=meta)
-             if f.month != NO_MONTH and (f.month or "") >= low]
-    table = store.read(files, [*GUARD_COLUMNS, KEY_COLUMN, "_version"],
-                       where=[condition, ("receivedDateTime", ">=", since)],
-                       also=("achItemId", noc_items))
+    wanted = (matched & (pc.field("receivedDateTime") >= since)) | \
+        pc.field("achItemId").isin(noc_items)
+    rows = store.scan("ach", table, [("company", "=", company)],
+                      [*GUARD_COLUMNS, KEY_COLUMN] if secret else list(GUARD_COLUMNS), wanted)
     items = []
-    for row in latest(table, "achItemId").to_pylist():
-        pair = by_key.get(row.get(KEY_COLUMN)) if secret is not None else \
+    for row in rows.to_pylist():
+        pair = by_key.get(row.pop(KEY_COLUMN)) if secret is not None else \
             (_text(row.get("bankRoutingNumber")), _text(row.get("bankAccountNumber")))
         if pair not in pairs:
             continue  # a NOC's entry to another account, or only the account number matched
-        row.pop(KEY_COLUMN, None)
-        row.pop("_version", None)
         row["bankRoutingNumber"], row["bankAccountNumber"] = pair
         items.append(row)
     ids = {row["achItemId"] for row in items}
@@ -219,17 +197,10 @@ def guard_rows(store: Store, company: str, accounts: Iterable[tuple[Any, Any]], 
                      checked=checked, holds=True)
 
 
-def _nocs(store: Store, company: str, meta: dict[str, Any], applied: set[str],
-          ) -> list[dict[str, Any]]:
+def _nocs(store: Store, company: str, applied: set[str]) -> list[dict[str, Any]]:
     """The store's NOCs of ``company`` not in ``applied`` (the guards' fields)."""
-    files = store.files("items", kind="noc", company=company, meta=meta)
-    if not files:
+    table = store.open("nocs")
+    if table is None:
         return []
-    table = latest(store.read(files, [*NOC_COLUMNS, "_version"]), "nocId")
-    found = []
-    for row in table.to_pylist():
-        if str(row.get("nocId")) in applied:
-            continue
-        row.pop("_version", None)
-        found.append(row)
-    return found
+    rows = store.scan("nocs", table, [("company", "=", company)], list(NOC_COLUMNS)).to_pylist()
+    return [row for row in rows if str(row.get("nocId")) not in applied]

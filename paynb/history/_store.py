@@ -1,111 +1,69 @@
-"""The history store on disk: layout, metadata, the lock, atomic writes and reading back.
+"""The history store: Delta tables under one root, a folder or an object-store URI
+(``<root>/ach``, ``rcc``, ``instant``, ``rtp``, ``nocs``: one row per item, partitioned by
+company and month; ``<root>/events``, by kind and company; ``<root>/.lock``, a folder's).
 
-Layout under the store's folder (plain hive-partitioned Parquet)::
-
-    paynb-history.json                       metadata; its "version" is the last commit
-    items/kind=ach/company=DEMO1/month=2026-11/v000003-<random>.parquet
-    events/kind=ach/company=DEMO1/v000003-<random>.parquet
-    returns/kind=ach/company=DEMO1/month=2026-12/v000003-<random>.parquet
-    index/items/kind=ach/company=DEMO1/month=2026-11/v000003-<random>.arrow
-    .lock                                    held by the process that syncs
-    .tmp/                                    files being written
-
-Every file is written under ``.tmp`` and moved into place by the commit, so no reader
-ever sees half a file. Each sync writes its files with the next version number, then
-commits: moves them into place, flushes them, and replaces the metadata file (by
-rename); files of a version above the committed one are left-overs of a commit cut
-short, ignored by readers and removed by the next sync, which also empties ``.tmp``
-(it looks for left-overs only when ``.tmp`` is there: a sync removes it last). A sync
-appends small files (the new and changed items); readers keep the highest version of
-each item. When a partition's (or a kind's events folder's) newest files are
-:data:`MAX_FILES` small ones (of fewer than :data:`SMALL_FILE_ROWS` rows each), the
-sync that writes the last of them merges them into one; big files are never rewritten
-(see ``_to_merge`` in :mod:`paynb.history._sync`).
-
-``index`` holds, for each items file, its ids sorted with their ``_hash``, ``_order``
-and status (Arrow IPC, outside the folders other Parquet readers glob): the sync's
-look-ups of the items it fetched are binary searches there (see
-:meth:`Store.read_index`). An index names its file's name, size and modification time,
-and is built again from the file whenever it does not match.
-
-``returns`` holds a second copy of every stored row that has a return date (ACH and
-RCC), partitioned by the month of that date: a few percent of the rows, so that the
-returns dated in a month are one small partition's read, not a search through the
-months of the items they come from (see :meth:`paynb.History.ach`).
+Every write is a Delta transaction; what paynb keeps of a sync (watermarks, counts, the
+service) is the ``paynb`` entry of the commit's metadata (:func:`state`), written with the
+data it describes. pandas, pyarrow and deltalake load only when a store is opened.
 """
 
 from __future__ import annotations
 
 import contextlib
 import datetime as dt
-import functools
 import json
-import logging
 import os
 import re
-import secrets
-import shutil
-from collections.abc import Iterator
-from dataclasses import dataclass
+from collections.abc import Iterator, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
-from urllib.parse import quote, unquote
 
 from paynb.errors import PaynbError
 
 if TYPE_CHECKING:
-    import pandas as pd
+    import numpy as np
     import pyarrow as pa
+    from deltalake import DeltaTable
 
-__all__ = [
-    "AREAS",
-    "RETURN_KINDS",
-    "HistoryCorruptError",
-    "HistoryError",
-    "HistoryLockedError",
-    "Store",
-    "default_path",
-    "latest",
-]
+__all__ = ["HistoryCorruptError", "HistoryError", "HistoryLockedError", "Store",
+           "default_path", "delta_types", "fingerprints", "months", "quoted", "state"]
 
-logger = logging.getLogger("paynb.history")
-
-FORMAT = "paynb-history"
-FORMAT_VERSION = 1
-META_FILE = "paynb-history.json"
-#: The small files a partition collects before the sync that writes the last of them
-#: merges them into one.
-MAX_FILES = 8
-#: Rows per Parquet row group: small enough that a date range skips most of a month's
-#: groups by their statistics, large enough that reading everything stays fast.
-ROW_GROUP = 32_768
-#: A file of fewer rows is small, to be merged (see MAX_FILES): a quarter of a row group,
-#: so a backfill's last batch of a month (up to a row group) is written once, and a merge
-#: rewrites at most some thousands of rows beside the syncs' files.
-SMALL_FILE_ROWS = 8_192
-#: The frames kinds, as the folders name them.
-KINDS: tuple[str, ...] = ("ach", "rcc", "instant", "rtp", "noc")
+#: The tables of items, named as the client and the SQL views name the kinds.
+KINDS: tuple[str, ...] = ("ach", "rcc", "instant", "rtp", "nocs")
+#: The kind :func:`paynb.frames.to_frame` calls each.
+FRAME_KINDS = {"ach": "ach", "rcc": "rcc", "instant": "instant", "rtp": "rtp", "nocs": "noc"}
 ID_FIELDS = {"ach": "achItemId", "rcc": "rccItemId", "instant": "uniqueId", "rtp": "uniqueId",
-             "noc": "nocId"}
+             "nocs": "nocId"}
 #: The field whose month partitions the items: it never changes once an item exists.
 MONTH_FIELDS = {"ach": "receivedDateTime", "rcc": "receivedDateTime",
-                "instant": "receivedDateTime", "rtp": "receivedDateTime", "noc": "nocDate"}
+                "instant": "receivedDateTime", "rtp": "receivedDateTime", "nocs": "nocDate"}
 STATUS_FIELDS: dict[str, str | None] = {"ach": "itemStatus", "rcc": "itemStatus",
-                                        "instant": "status", "rtp": "status", "noc": None}
-#: Columns the store adds to each item row (left out of the frames it returns).
-INTERNAL = ("_version", "_order", "_hash", "_seenAt")
-NO_MONTH = "none"
-#: The folders of data files: items by received month, events, returns by return month.
-AREAS = ("items", "events", "returns")
-#: The kinds whose returned rows are also kept in ``returns``.
+                                        "instant": "status", "rtp": "status", "nocs": None}
+#: The kinds with a returns poll (items that reach B, I or R get a return date).
 RETURN_KINDS = ("ach", "rcc")
-_FILE = re.compile(r"^v(\d{6,})-[0-9a-f]{8,}\.parquet$")
-_EVENT_COLUMNS = ("kind", "itemId", "itemStatus", "seenAt")
-#: The folder of the items files' indexes (see :meth:`Store.read_index`), the schema
-#: metadata key of an index's description, and the version of its layout.
-INDEX = "index"
-INDEX_KEY = b"paynb-index"
-INDEX_FORMAT = 1
+EVENTS = "events"
+EVENT_COLUMNS = ("kind", "itemId", "itemStatus", "seenAt")
+#: Partition columns of the items tables and of the events table.
+PARTITIONS = ("company", "month")
+EVENT_PARTITIONS = ("kind", "company")
+#: Columns paynb adds to an item's row: its place in the service's list, a fingerprint of
+#: its content, when that was first seen; ACH's also the key of its account (_accounts).
+INTERNAL = ("_order", "_hash", "_seenAt")
+KEY_COLUMN = "_accountKey"
+NO_MONTH = "none"
+#: The commit metadata key of paynb's state, and the layout it describes.
+STATE_KEY = "paynb"
+FORMAT = 2
+#: Files of about this size: a sync rewrites the files holding the items it changes, so
+#: smaller files mean fewer rows rewritten (benchmarks/RESULTS.md, case 10).
+TARGET_FILE_BYTES = 2 * 2**20
+#: A partition holding this many files under a quarter of the target is compacted
+#: (sorted by id) after the sync that wrote the last of them.
+SMALL_FILES = 8
+#: Days of time travel that :meth:`paynb.History.maintain` keeps when it vacuums.
+RETENTION_DAYS = 30
+AMOUNT_UNIT_NOTE = ("the service's own whole-number unit, not stated by its spec "
+                    "(see docs/history.md)")
 
 
 class HistoryError(PaynbError):
@@ -117,7 +75,7 @@ class HistoryLockedError(HistoryError):
 
 
 class HistoryCorruptError(HistoryError):
-    """A file of the store cannot be read, or does not belong there."""
+    """A table of the store cannot be read."""
 
 
 def default_path(environment: str) -> Path:
@@ -128,102 +86,107 @@ def default_path(environment: str) -> Path:
     return Path(platformdirs.user_data_dir("paynb", appauthor=False)) / "history" / folder
 
 
-def _rebuild_hint(path: Path) -> str:
-    return (f"; remove it, or run client.sync(rebuild=True) to build the history at "
-            f"{path} again from the service")
+def need_deltalake() -> None:
+    """Stop with an error naming the extra when ``deltalake`` is not installed."""
+    try:
+        import deltalake  # noqa: F401
+    except ImportError:
+        raise HistoryError("the local history is kept in Delta tables, which need the "
+                           "deltalake package: pip install 'paynb[history]'") from None
 
 
-@dataclass(frozen=True)
-class DataFile:
-    """One committed Parquet file of the store."""
-
-    path: Path
-    kind: str
-    company: str
-    month: str | None  # None for event files
-    version: int
+def quoted(text: str) -> str:
+    """``text`` as an SQL string literal."""
+    return "'" + text.replace("'", "''") + "'"
 
 
 class Store:
-    """A history folder: its metadata, files, lock, writes and reads."""
+    """The root of a history: its tables, their state, the lock and errors naming it."""
 
-    def __init__(self, path: str | os.PathLike[str]) -> None:
-        self.path = Path(path).expanduser()
-        self._written = 0
-        #: Files being written under ``.tmp`` since the last commit: (the write's future,
-        #: its temporary file, where the commit moves it).
-        self._pending: list[tuple[Any, Path, Path]] = []
-        self._pool: Any = None
-
-    # ------------------------------------------------------------------ metadata
+    def __init__(self, path: str | os.PathLike[str],
+                 storage_options: Mapping[str, str] | None = None) -> None:
+        text = os.fspath(path)
+        remote = bool(re.match(r"^[a-z][a-z0-9+.-]*://", text)) and not text.startswith("file:")
+        self.local = None if remote else Path(text.removeprefix("file://")).expanduser()
+        self.uri = text.rstrip("/") if remote else str(Path(text.removeprefix("file://"))
+                                                        .expanduser().absolute())
+        self.options = dict(storage_options) if storage_options else None
 
     @property
-    def meta_path(self) -> Path:
-        return self.path / META_FILE
+    def path(self) -> Any:
+        """The folder (a :class:`~pathlib.Path`) or the object-store URI."""
+        return self.local if self.local is not None else self.uri
 
-    def exists(self) -> bool:
-        return self.meta_path.exists()
+    def table_uri(self, name: str) -> str:
+        return f"{self.uri}/{name}"
 
-    def meta(self) -> dict[str, Any]:
-        """The committed metadata (an empty store's when there is none yet)."""
-        if not self.meta_path.exists():
-            return {"format": FORMAT, "formatVersion": FORMAT_VERSION, "version": 0,
-                    "masked": None, "kinds": {}, "superseded": []}
+    def open(self, name: str, as_of: Any = None) -> DeltaTable | None:
+        """Table ``name`` (None when there is none, or none yet at ``as_of``: a table
+        version, or a UTC time whose last commit is read)."""
+        from deltalake import DeltaTable
+        from deltalake.exceptions import DeltaError, TableNotFoundError
+
+        uri = self.table_uri(name)
         try:
-            meta = json.loads(self.meta_path.read_text(encoding="utf-8"))
-        except (OSError, ValueError) as exc:
-            raise HistoryCorruptError(f"{self.meta_path} is not readable history metadata "
-                                      f"({exc})" + _rebuild_hint(self.path)) from None
-        if not isinstance(meta, dict) or meta.get("format") != FORMAT:
-            raise HistoryCorruptError(f"{self.meta_path} is not paynb history metadata"
-                                      + _rebuild_hint(self.path))
-        if meta.get("formatVersion") != FORMAT_VERSION:
-            raise HistoryCorruptError(
-                f"{self.meta_path} is of history format {meta.get('formatVersion')!r}; this "
-                f"paynb reads format {FORMAT_VERSION}" + _rebuild_hint(self.path))
-        return meta
+            if not ((self.local / name / "_delta_log").is_dir() if self.local is not None
+                    else DeltaTable.is_deltatable(uri, self.options)):
+                return None
+            try:
+                table = DeltaTable(uri, storage_options=self.options)
+            except TableNotFoundError:
+                return None
+            if isinstance(as_of, dt.datetime):
+                ms = as_of.timestamp() * 1000
+                version = next((c["version"] for c in table.history()
+                                if c.get("timestamp", 0) <= ms), None)
+                if version is None:
+                    return None
+                table.load_as_version(version)
+            elif as_of is not None:
+                if as_of > table.version():
+                    from paynb.resources._base import invalid
 
-    def commit(self, meta: dict[str, Any]) -> None:
-        """Replace the metadata in one rename: the sync's files become visible at once.
+                    raise invalid("as_of", f"is version {as_of}, but the {name} table at "
+                                  f"{self.path} is at version {table.version()}")
+                table.load_as_version(as_of)
+            return table
+        except (DeltaError, OSError) as exc:
+            raise self.unreadable(name, exc) from None
 
-        The files written since the last commit (see :meth:`write_table`), flushed to disk
-        by the threads that wrote them, are moved into place first, so that metadata on
-        disk never names a file that is not.
-        """
-        import orjson
+    def scan(self, name: str, table: DeltaTable, files: list[Any] | None = None,
+             columns: list[str] | None = None, condition: Any = None) -> pa.Table:
+        """The rows of ``table`` (named ``name``) meeting ``condition``, read from the
+        files ``files`` selects (by partition and by their statistics)."""
+        import pyarrow as pa
+        from deltalake.exceptions import DeltaError
 
-        if self._pending:
-            with self.writing():
-                for future, part, target in self._pending:
-                    future.result()  # written and flushed (see _write_part)
-                    target.parent.mkdir(parents=True, exist_ok=True)
-                    os.replace(part, target)
-            self._pending = []
-        # orjson: the standard encoder is pure Python once it indents.
-        self._atomic_write(self.meta_path, orjson.dumps(
-            meta, option=orjson.OPT_INDENT_2 | orjson.OPT_SORT_KEYS))
+        try:
+            return table.to_pyarrow_dataset(file_pruning_predicate=files or None).to_table(
+                columns=columns, filter=condition)
+        except (OSError, pa.ArrowException, DeltaError) as exc:
+            raise self.unreadable(name, exc) from None
 
-    def close(self) -> None:
-        """Stop the writing threads, once the running writes end (a sync that failed
-        leaves its files in ``.tmp``, which the next one removes)."""
-        if self._pool is not None:
-            self._pool.shutdown(wait=True, cancel_futures=True)
-            self._pool = None
-        self._pending = []
+    def unreadable(self, name: str, exc: BaseException) -> HistoryCorruptError:
+        return HistoryCorruptError(
+            f"the {name} table at {self.path} cannot be read ({_first_line(exc)}); run "
+            f"client.sync(rebuild=True) to build the history at {self.path} again")
 
-    # ------------------------------------------------------------------ the lock
+    def tables(self) -> dict[str, DeltaTable]:
+        """Every table the store holds, by name."""
+        found = {name: self.open(name) for name in (*KINDS, EVENTS)}
+        return {name: table for name, table in found.items() if table is not None}
 
     @contextlib.contextmanager
     def locked(self) -> Iterator[None]:
-        """Hold the store's lock, or raise :class:`HistoryLockedError` at once.
-
-        An OS lock on ``.lock`` (``fcntl``; ``msvcrt`` on Windows): the system drops it
-        when the process ends, however it ends, so a killed sync never leaves it held.
-        """
+        """Hold the store's lock, or raise :class:`HistoryLockedError` at once: an OS lock
+        on ``.lock``, which the system drops when the process ends, however it ends (an
+        object store has none: docs/history.md, "One writer at a time")."""
+        if self.local is None:
+            yield
+            return
         with self.writing():
-            self.path.mkdir(parents=True, exist_ok=True)
-            lock_path = self.path / ".lock"
-            handle = open(lock_path, "a+", encoding="utf-8")  # noqa: SIM115 (held until exit)
+            self.local.mkdir(parents=True, exist_ok=True)
+            handle = open(self.local / ".lock", "a+", encoding="utf-8")  # noqa: SIM115
         try:
             try:
                 _lock(handle)
@@ -244,595 +207,217 @@ class Store:
         finally:
             handle.close()
 
-    # ------------------------------------------------------------------ files
-
     @contextlib.contextmanager
     def writing(self) -> Iterator[None]:
-        """Turn the system's refusal to write the store (no such folder, a file in the
-        way, no permission, a full disk) into an error that names ``path``."""
+        """Turn a refusal to write (no such folder, a file in the way, no permission, a
+        full disk, an object store's error) into an error that names ``path``."""
+        from deltalake.exceptions import CommitFailedError, DeltaError
+
         try:
             yield
-        except OSError as exc:
-            reason = exc.strerror or type(exc).__name__
-            where = f" ({exc.filename})" if exc.filename and str(exc.filename) != str(
-                self.path) else ""
+        except CommitFailedError as exc:
+            raise HistoryLockedError(
+                f"another process wrote the history at {self.path} while this sync ran "
+                f"({_first_line(exc)}); run one sync of a store at a time, then sync again"
+            ) from None
+        except (OSError, DeltaError) as exc:
+            reason = getattr(exc, "strerror", None) or _first_line(exc)
+            file = getattr(exc, "filename", None)
+            where = f" ({file})" if file else ""
             raise HistoryError(
-                f"path {str(self.path)!r} cannot be written as a history folder: {reason}"
-                f"{where}. Give client.sync(path=...) a folder you can write to (it and "
-                "its parents are created), or leave path out for the default in your "
-                "user data folder") from None
-
-    def _atomic_write(self, target: Path, data: bytes) -> None:
-        with self.writing():
-            tmp = self.path / ".tmp"
-            tmp.mkdir(parents=True, exist_ok=True)
-            part = tmp / f"{target.name}.{secrets.token_hex(4)}"
-            with open(part, "wb") as handle:
-                handle.write(data)
-                handle.flush()
-                os.fsync(handle.fileno())
-            target.parent.mkdir(parents=True, exist_ok=True)
-            os.replace(part, target)
-
-    def write_table(self, table: pa.Table, folder: Path, version: int, *,
-                    index: tuple[str, str | None] | None = None) -> Path:
-        """Write ``table`` as a new file of ``folder``, and with ``index = (id field,
-        status field)`` its index (see :meth:`read_index`); return the file's path.
-
-        Written on a thread into ``.tmp`` (Arrow's writer leaves the interpreter free
-        meanwhile), and moved into place by :meth:`commit`: a sync interrupted at any
-        point leaves its files in ``.tmp``, which the next sync removes.
-        """
-        from concurrent.futures import ThreadPoolExecutor
-
-        # The counter keeps one sync's files of a partition in the order they were written.
-        self._written += 1
-        name = f"v{version:06d}-{self._written:06x}{secrets.token_hex(3)}.parquet"
-        with self.writing():
-            tmp = self.path / ".tmp"
-            tmp.mkdir(parents=True, exist_ok=True)
-        if self._pool is None:
-            self._pool = ThreadPoolExecutor(max_workers=2, thread_name_prefix="paynb-write")
-        target = folder / name
-        future = self._pool.submit(self._write_part, table, tmp / name, index)
-        self._pending.append((future, tmp / name, target))
-        if index is not None:
-            self._pending.append((future, tmp / f"{name}.index", self.index_path(target)))
-        return target
-
-    def _write_part(self, table: pa.Table, part: Path,
-                    index: tuple[str, str | None] | None) -> None:
-        import pyarrow.parquet as pq
-
-        # Snappy: read about 2.5x faster than zstd here, and every Parquet reader has it.
-        pq.write_table(table, part, compression="snappy", row_group_size=ROW_GROUP)
-        # Flushed here, while the sync goes on, rather than all at the commit.
-        _fsync(part)
-        if index is not None:
-            # Of the file as it will be in place: a rename keeps its size and time.
-            self._write_index(part.parent / f"{part.name}.index", part, part.name, table,
-                              *index)
-
-    def items_folder(self, kind: str, company: str, month: str) -> Path:
-        return (self.path / "items" / f"kind={kind}" / f"company={quote(company, safe='')}"
-                / f"month={month}")
-
-    def returns_folder(self, kind: str, company: str, month: str) -> Path:
-        return (self.path / "returns" / f"kind={kind}" / f"company={quote(company, safe='')}"
-                / f"month={month}")
-
-    def events_folder(self, kind: str, company: str) -> Path:
-        return self.path / "events" / f"kind={kind}" / f"company={quote(company, safe='')}"
-
-    def files(self, area: str, *, kind: str | None = None, company: str | None = None,
-              meta: dict[str, Any] | None = None, committed: bool = True) -> list[DataFile]:
-        """The data files of ``area`` (``items``, ``events`` or ``returns``), oldest version
-        first.
-
-        Only committed, not superseded files unless ``committed=False`` (then every
-        file, for the sync's clean-up). A file that does not belong to the layout is an
-        error naming it.
-        """
-        meta = self.meta() if meta is None else meta
-        version = int(meta.get("version", 0))
-        superseded = set(meta.get("superseded", []))
-        depth = 2 if area == "events" else 3
-        found: list[DataFile] = []
-        root = self.path / area
-        if not root.exists():
-            return found
-        # Every file, of other kinds too: a file that is not the store's is named.
-        for folder, _, names in os.walk(root):
-            for name in names:
-                file = Path(folder, name)
-                data = _parse(file.relative_to(root), depth)
-                if data is None:
-                    raise HistoryCorruptError(
-                        f"{file} does not belong to a paynb history (the folder {root} "
-                        "holds only the files paynb writes)" + _rebuild_hint(self.path))
-                file_kind, file_company, month, file_version = data
-                if kind is not None and file_kind != kind:
-                    continue
-                if company is not None and file_company != company:
-                    continue
-                if committed and (file_version > version
-                                  or file.relative_to(self.path).as_posix() in superseded):
-                    continue
-                found.append(DataFile(file, file_kind, file_company, month, file_version))
-        found.sort(key=lambda f: (f.kind, f.company, f.month or "", f.version, f.path.name))
-        return found
-
-    def remove_uncommitted(self, meta: dict[str, Any]) -> None:
-        """Delete what an interrupted sync left: files above the committed version, files
-        a committed compaction replaced, and temporary files.
-
-        Only where a sync did not finish: each one writes its files under ``.tmp`` and
-        removes ``.tmp`` last, after its commit and clean-up (see :meth:`finish`), so a
-        store without ``.tmp`` has nothing to remove and is not searched.
-        """
-        if not (self.path / ".tmp").exists():
-            return
-        version = int(meta.get("version", 0))
-        superseded = set(meta.get("superseded", []))
-        for area in AREAS:
-            for data in self.files(area, meta=meta, committed=False):
-                if data.version > version or \
-                        data.path.relative_to(self.path).as_posix() in superseded:
-                    data.path.unlink(missing_ok=True)
-        # An index whose items file is gone (uncommitted, superseded) goes too.
-        index = self.path / INDEX
-        if index.exists():
-            for file in index.rglob("*.arrow"):
-                if not (self.path / file.relative_to(index).with_suffix(".parquet")).exists():
-                    file.unlink(missing_ok=True)
-        shutil.rmtree(self.path / ".tmp", ignore_errors=True)
-
-    def finish(self) -> None:
-        """Remove ``.tmp``: the sync committed and cleaned up (see
-        :meth:`remove_uncommitted`)."""
-        shutil.rmtree(self.path / ".tmp", ignore_errors=True)
-
-    def remove_superseded(self, relatives: list[str]) -> None:
-        """Delete the files a committed compaction replaced, and their indexes."""
-        for relative in relatives:
-            data = self.path / relative
-            data.unlink(missing_ok=True)
-            self.index_path(data).unlink(missing_ok=True)
-
-    def remove_all_data(self) -> None:
-        """Delete every data file (for a rebuild); the metadata is rewritten by the commit."""
-        for area in (*AREAS, INDEX):
-            shutil.rmtree(self.path / area, ignore_errors=True)
-
-    # ------------------------------------------------------------------ reading
-
-    def read(self, files: list[DataFile], columns: list[str] | None = None, *,
-             where: list[tuple[str, str, Any]] | None = None,
-             also: tuple[str, list[Any]] | None = None) -> pa.Table:
-        """One table of ``files`` (columns a file lacks are nulls: the schema widens).
-
-        ``where`` holds conditions ``(column, op, value)`` with op ``isin``, ``>=`` or
-        ``<=``: only the rows that meet them are returned, and only the row groups that
-        hold some are decoded beyond the conditions' own columns (the files are cut in
-        groups of :data:`ROW_GROUP` rows in list order). The caller still filters exactly.
-        ``also = (column, values)`` keeps the rows whose ``column`` is in ``values``
-        whatever ``where`` says (every version of an item that has several, so that the
-        latest one is known before filtering).
-        """
-        import pyarrow as pa
-        import pyarrow.parquet as pq
-
-        tables = []
-        for data in files:
-            try:
-                # ParquetFile, not read_table: the folder names are not columns of the file.
-                parquet = pq.ParquetFile(data.path)
-                schema = parquet.schema_arrow
-                wanted = None if columns is None else [c for c in columns if c in schema.names]
-                condition = _condition(where or [], schema, also)
-                if condition is None:
-                    table = parquet.read(columns=wanted)
-                else:
-                    table = _read_matching(parquet, wanted, condition, where or [], also)
-            except (OSError, pa.ArrowException) as exc:
-                raise HistoryCorruptError(
-                    f"{data.path} is not a readable Parquet file of this history ({exc})"
-                    + _rebuild_hint(self.path)) from None
-            tables.append(table)
-        if not tables:
-            return pa.table({})
-        if len(tables) == 1:
-            return tables[0]
-        return pa.concat_tables(tables, promote_options="permissive")
-
-    # ------------------------------------------------------------------ the index
-
-    def index_path(self, data: Path) -> Path:
-        """The index file of the items file ``data``: the same path under ``index/``,
-        ending ``.arrow`` (outside ``items/``, so that Parquet readers never meet it)."""
-        return (self.path / INDEX / data.relative_to(self.path)).with_suffix(".arrow")
-
-    def _write_index(self, path: Path, data: Path, name: str, table: pa.Table,
-                     id_field: str, status_field: str | None) -> None:
-        """Write to ``path`` the index of the items file ``data`` (to be named ``name``),
-        whose rows are ``table``: its ids sorted, with the fingerprint, list position and
-        status of each (the last row of an id the file holds twice)."""
-        import pyarrow as pa
-
-        index = _index_table(table, id_field, status_field)
-        stat = data.stat()
-        info = {"format": INDEX_FORMAT, "file": name, "bytes": stat.st_size,
-                "mtime": stat.st_mtime_ns, "rows": index.num_rows}
-        index = index.replace_schema_metadata({INDEX_KEY: json.dumps(info).encode("utf-8")})
-        with pa.OSFile(str(path), "wb") as sink, pa.ipc.new_file(sink, index.schema) as writer:
-            writer.write_table(index)
-
-    def read_index(self, files: list[DataFile], id_field: str, status_field: str | None,
-                   ids: list[Any], cache: dict[Any, Any] | None = None) -> pa.Table:
-        """The stored id, ``_hash``, ``_order`` and status of the items of ``files`` whose
-        id is in ``ids`` (every version, oldest file first), found in the files' indexes
-        by a binary search: no Parquet file is decoded.
-
-        An index that is missing, unreadable or not of its file as it is now (another
-        name, size or modification time) is not trusted: it is built again from the file
-        and written (only a sync, which holds the lock, calls this). ``cache`` (a dict
-        the caller keeps) holds the indexes read, so that asking again reads nothing.
-        """
-        import numpy as np
-        import pyarrow as pa
-        import pyarrow.compute as pc
-
-        cache = {} if cache is None else cache
-        tables = []
-        wanted: Any = None
-        asked: Any = None
-        for data in files:
-            index = cache.get(data.path)
-            if index is None:
-                index = cache[data.path] = self._index_of(data, id_field, status_field)
-            if not ids or index.num_rows == 0:
-                continue
-            column = index.column(id_field)
-            if wanted is None or wanted.type != column.type:
-                try:
-                    wanted = pa.array(ids).cast(column.type)
-                except (pa.ArrowException, TypeError):
-                    continue  # ids of another type: none of them is in this file
-                asked = None
-            if pa.types.is_integer(column.type) and column.null_count == 0:
-                keys = column.to_numpy()
-                if asked is None:
-                    asked = np.unique(wanted.drop_null().to_numpy(zero_copy_only=False))
-                # Only the ids within the file's range are searched for: a file holds a
-                # run of the list (a backfill's batch of it, a sync's changes), so most ids
-                # asked lie outside most files of their month.
-                within = asked[np.searchsorted(asked, keys[0]):
-                               np.searchsorted(asked, keys[-1], side="right")]
-                place = np.searchsorted(keys, within)
-                rows = place[keys[place] == within]
-            else:
-                found = pc.index_in(wanted, value_set=column.combine_chunks())
-                rows = found.drop_null().to_numpy(zero_copy_only=False)
-            if len(rows):
-                tables.append(index.take(pa.array(np.unique(rows))))
-        if not tables:
-            return pa.table({})
-        if len(tables) == 1:
-            return tables[0]
-        return pa.concat_tables(tables, promote_options="permissive")
-
-    def _index_of(self, data: DataFile, id_field: str, status_field: str | None) -> pa.Table:
-        """The index of ``data`` (see :meth:`read_index`), built again when not trusted."""
-        import pyarrow as pa
-        import pyarrow.parquet as pq
-
-        path = self.index_path(data.path)
-        columns = [id_field, "_hash", "_order", *([status_field] if status_field else [])]
-        try:
-            stat = data.path.stat()
-            expected = {"format": INDEX_FORMAT, "file": data.path.name,
-                        "bytes": stat.st_size, "mtime": stat.st_mtime_ns}
-            # Mapped, not read: a look-up touches only the pages its binary search does.
-            # (The sync drops its indexes before it deletes superseded files: a mapped
-            # file cannot be deleted on Windows.)
-            index = pa.ipc.open_file(pa.memory_map(str(path))).read_all()
-            info = json.loads((index.schema.metadata or {})[INDEX_KEY])
-            if {k: info.get(k) for k in expected} == expected and info.get("rows") == \
-                    index.num_rows and index.column_names == columns:
-                return index.combine_chunks()
-        except (OSError, pa.ArrowException, KeyError, ValueError, TypeError):
-            pass
-        logger.info("history: building the index of %s", data.path)
-        try:
-            table = pq.ParquetFile(data.path).read(columns=columns)
-        except (OSError, pa.ArrowException) as exc:
-            raise HistoryCorruptError(
-                f"{data.path} is not a readable Parquet file of this history ({exc})"
-                + _rebuild_hint(self.path)) from None
-        target = self.index_path(data.path)
-        with self.writing():
-            part = self.path / ".tmp" / f"{target.name}.{secrets.token_hex(4)}"
-            part.parent.mkdir(parents=True, exist_ok=True)
-            self._write_index(part, data.path, data.path.name, table, id_field, status_field)
-            target.parent.mkdir(parents=True, exist_ok=True)
-            # Not flushed: an index lost or torn by a crash is not trusted, but built again.
-            os.replace(part, target)
-        return _index_table(table, id_field, status_field).combine_chunks()
-
-    def info(self, files: list[DataFile]) -> dict[str, Any]:
-        """What the files say of their columns: the pandas ``dtypes`` they were written
-        with and the ``json`` columns (later files win; columns in first-seen order)."""
-        import pyarrow as pa
-        import pyarrow.parquet as pq
-
-        dtypes: dict[str, str] = {}
-        json_columns: set[str] = set()
-        for data in files:
-            try:
-                metadata = pq.read_schema(data.path).metadata or {}
-            except (OSError, pa.ArrowException) as exc:
-                raise HistoryCorruptError(
-                    f"{data.path} is not a readable Parquet file of this history ({exc})"
-                    + _rebuild_hint(self.path)) from None
-            info = json.loads(metadata.get(b"paynb", b"{}"))
-            dtypes.update(info.get("dtypes", {}))
-            json_columns.update(info.get("json", []))
-        return {"dtypes": dtypes, "json": sorted(json_columns)}
+                f"path {str(self.path)!r} cannot be written as a history: {reason}{where}. "
+                "Give client.sync(path=...) a folder you can write to (it and its parents "
+                "are created), or leave path out for the default in your user data folder"
+            ) from None
 
 
-def _fsync(path: Path) -> None:
-    with open(path, "rb") as handle:
-        os.fsync(handle.fileno())
+def instant(text: str) -> dt.datetime:
+    """A time the state keeps (ISO text; zone-less: UTC)."""
+    stamp = dt.datetime.fromisoformat(text)
+    return stamp if stamp.tzinfo else stamp.replace(tzinfo=dt.UTC)
 
 
-def _parse(relative: Path, depth: int) -> tuple[str, str, str | None, int] | None:
-    """(kind, company, month, version) of a data file's path under its area, or None."""
-    parts = relative.parts
-    if len(parts) != depth + 1:
-        return None
-    match = _FILE.match(parts[-1])
-    keys = [part.partition("=") for part in parts[:-1]]
-    expected = ("kind", "company", "month")[:depth]
-    if match is None or tuple(k for k, _, _ in keys) != expected:
-        return None
-    kind = keys[0][2]
-    if kind not in KINDS:
-        return None
-    month = keys[2][2] if depth == 3 else None
-    return kind, unquote(keys[1][2]), month, int(match.group(1))
+def app_id(kind: str, company: str) -> str:
+    """The application id of the events a sync commits for ``kind`` of ``company``."""
+    return f"paynb {kind} {company}"
 
 
-def _condition(where: list[tuple[str, str, Any]], schema: pa.Schema,
-               also: tuple[str, list[Any]] | None = None) -> Any:
-    """The Arrow filter of the conditions on columns ``schema`` has (None: no filter),
-    or'ed with ``also``."""
+def _first_line(exc: BaseException) -> str:
+    """An error's message without the trace some of deltalake's carry."""
+    return (str(exc).strip().splitlines() or [type(exc).__name__])[0]
+
+
+def state(table: DeltaTable | None) -> dict[str, Any]:
+    """paynb's state as the table's last paynb commit (at or before the version read)
+    recorded it: ``{}`` for no table, or one no paynb sync wrote."""
+    if table is None:
+        return {}
+    version, limit = table.version(), 8
+    while True:
+        commits = table.history(limit)
+        for commit in commits:
+            if commit.get("version", 0) <= version and STATE_KEY in commit:
+                found: dict[str, Any] = json.loads(commit[STATE_KEY])
+                return found
+        if len(commits) < limit:
+            return {}
+        limit *= 8
+
+
+def commit_properties(kept: Mapping[str, Any], *apps: tuple[str, int]) -> Any:
+    """A commit's properties carrying paynb's ``kept`` state (and application
+    transactions ``apps``: id and version each)."""
+    from deltalake import CommitProperties, Transaction
+
+    return CommitProperties(
+        custom_metadata={STATE_KEY: json.dumps(kept, sort_keys=True)},
+        app_transactions=[Transaction(app_id=a, version=v) for a, v in apps] or None)
+
+
+def created(kind: str) -> dict[str, Any]:
+    """What a new table of ``kind`` is written with: its name, its description and the
+    target size of its files."""
+    return {"name": f"paynb {kind}", "configuration": {
+        "delta.targetFileSize": str(TARGET_FILE_BYTES)}, "description": (
+        "paynb's local history: one row per item, its latest version as the service "
+        "listed it (docs/history.md)" if kind != EVENTS else
+        "paynb's local history: each item's first sight in each status")}
+
+
+def with_unit(table: pa.Table, kind: str) -> pa.Table:
+    """``table`` whose instant or RTP ``amount`` says its unit in the column's comment."""
+    if kind not in ("instant", "rtp"):
+        return table
+    at = table.schema.get_field_index("amount")
+    return table.set_column(at, table.schema.field(at).with_metadata(
+        {"comment": AMOUNT_UNIT_NOTE}), table.column(at))
+
+
+def delta_types(table: pa.Table) -> pa.Table:
+    """``table`` (from a frame, or an older store) as the tables hold it: times as UTC
+    instants in microseconds (a zone-less time is UTC), text plain, categories as their
+    text; without pandas' metadata."""
     import pyarrow as pa
+
+    fields = []
+    for field in table.schema:
+        kind = field.type
+        if pa.types.is_dictionary(kind):
+            kind = kind.value_type
+        if pa.types.is_large_string(kind):
+            kind = pa.string()
+        elif pa.types.is_timestamp(kind):
+            kind = pa.timestamp("us", tz="UTC")
+        elif pa.types.is_null(kind):
+            kind = pa.string()
+        fields.append(pa.field(field.name, kind))
+    # Not "safe": the service's times are to the millisecond, so nothing is lost.
+    return table.cast(pa.schema(fields), safe=False)
+
+
+def months(times: Any) -> pa.Array:
+    """The month partition (``2026-11``, or ``none``) of each UTC time of ``times``."""
     import pyarrow.compute as pc
 
-    parts = []
-    for column, op, value in where:
-        if column not in schema.names:
-            continue
-        field = pc.field(column)
-        if op == "isin":
-            parts.append(field.isin(list(value)))
-            continue
-        kind = schema.field(column).type
-        bound = pa.scalar(value, type=kind) if pa.types.is_timestamp(kind) else value
-        parts.append(field >= bound if op == ">=" else field <= bound)
-    if not parts:
-        return None
-    condition = parts[0]
-    for part in parts[1:]:
-        condition = condition & part
-    if also is not None and also[1] and also[0] in schema.names:
-        condition = condition | pc.field(also[0]).isin(list(also[1]))
-    return condition
+    return pc.fill_null(pc.strftime(times, format="%Y-%m"), NO_MONTH)
 
 
-def _read_matching(parquet: Any, columns: list[str] | None, condition: Any,
-                   where: list[tuple[str, str, Any]], also: tuple[str, list[Any]] | None,
-                   ) -> pa.Table:
-    """The rows of one file that meet ``condition``: its columns are read first, then
-    only the row groups holding a match (a month of returns is a few percent of rows)."""
-    import numpy as np
-    import pyarrow as pa
-
-    names = parquet.schema_arrow.names
-    used = list(dict.fromkeys([c for c, _, _ in where if c in names]
-                              + ([also[0]] if also and also[1] and also[0] in names else [])))
-    probe = parquet.read(columns=used)
-    probe = probe.append_column("_row", pa.array(np.arange(probe.num_rows, dtype=np.int64)))
-    rows = probe.filter(condition).column("_row").to_numpy()
-    metadata = parquet.metadata
-    sizes = np.array([metadata.row_group(i).num_rows for i in range(metadata.num_row_groups)],
-                     dtype=np.int64)
-    starts = np.concatenate([[0], np.cumsum(sizes)[:-1]])
-    group_of = np.searchsorted(starts, rows, side="right") - 1
-    groups = np.unique(group_of)
-    if not len(groups):
-        return parquet.schema_arrow.empty_table().select(
-            columns if columns is not None else names)
-    table = parquet.read_row_groups(groups.tolist(), columns=columns)
-    # The chosen groups follow one another in ``table``: a row's place there is its
-    # group's offset plus its place in the group.
-    offsets = np.concatenate([[0], np.cumsum(sizes[groups])[:-1]])
-    place = offsets[np.searchsorted(groups, group_of)] + (rows - starts[group_of])
-    return table.take(pa.array(place))
+#: Mixes a column's name into its values' hashes (FNV's prime).
+_PRIME = 0x100000001B3
 
 
-def _index_table(table: pa.Table, id_field: str, status_field: str | None) -> pa.Table:
-    """The index rows of an items file's ``table``: one per id (its last row), sorted by
-    id, with the columns :meth:`Store.read_index` returns."""
-    import numpy as np
-    import pyarrow as pa
-    import pyarrow.compute as pc
+def fingerprints(table: pa.Table) -> np.ndarray:
+    """A 64-bit fingerprint of each row's content, as signed integers.
 
-    columns = [id_field, "_hash", "_order", *([status_field] if status_field else [])]
-    table = table.select(columns)
-    table = table.filter(pc.is_valid(table.column(id_field)))
-    if status_field and table.schema.field(status_field).type != pa.string():
-        table = table.set_column(table.schema.get_field_index(status_field), status_field,
-                                 pc.cast(table.column(status_field), pa.string()))
-    ids = table.column(id_field)
-    order = pc.sort_indices(ids)  # stable: an id's rows stay in file order
-    table = table.take(order)
-    if table.num_rows > 1:
-        ids = table.column(id_field).combine_chunks()
-        # The last row of each run of equal ids.
-        last = pc.not_equal(ids.slice(1), ids.slice(0, len(ids) - 1))
-        keep = np.append(last.to_numpy(zero_copy_only=False), True)
-        if not keep.all():
-            table = table.filter(pa.array(keep))
-    return table
-
-
-def latest(table: pa.Table, id_field: str) -> pa.Table:
-    """The last row of each id of ``table`` (files concatenated oldest version first),
-    at the place of the id's first row: the list's order is kept, and the rows that
-    stay in place are zero-copy slices of ``table``, not a gather of every column."""
-    import numpy as np
-    import pandas as pd
-    import pyarrow as pa
-
-    if table.num_rows == 0 or id_field not in table.column_names:
-        return table
-    ids = table.column(id_field).to_numpy(zero_copy_only=False)
-    # Codes are numbered in the order of first sight: code c's row goes to place c.
-    codes, uniques = pd.factorize(ids, use_na_sentinel=False)
-    if len(uniques) == len(ids):
-        return table
-    last = np.empty(len(uniques), dtype=np.int64)
-    last[codes] = np.arange(len(ids), dtype=np.int64)  # later rows overwrite earlier ones
-    breaks = np.flatnonzero(np.diff(last) != 1) + 1
-    starts = np.concatenate([[0], breaks])
-    ends = np.concatenate([breaks, [len(last)]])
-    return pa.concat_tables([table.slice(int(last[a]), int(b - a))
-                             for a, b in zip(starts, ends, strict=True)])
-
-
-def months_of(stamps: pd.Series) -> Any:
-    """The partition name of each timestamp (``2026-11``, or ``none``), as an array."""
-    import numpy as np
-    import pandas as pd
-
-    if isinstance(stamps.dtype, pd.DatetimeTZDtype):
-        stamps = stamps.dt.tz_localize(None)  # the month of its own time
-    months = stamps.to_numpy(dtype="datetime64[ns]").astype("datetime64[M]")
-    # Each distinct month named once (strftime per row cost a millisecond a sync).
-    distinct, where = np.unique(months, return_inverse=True)
-    names = np.array([NO_MONTH if np.isnat(month) else
-                      pd.Timestamp(month).strftime("%Y-%m") for month in distinct], dtype=object)
-    return names[where.reshape(-1)]
-
-
-def event_columns() -> tuple[str, ...]:
-    """The columns of :meth:`paynb.History.events`."""
-    return _EVENT_COLUMNS
-
-
-def event_table(kind: str, company: str, ids: list[str], status: list[Any] | None,
-                seen: pd.Timestamp) -> pa.Table:
-    """The events file's table of ``ids`` (text) seen in ``status`` (None: no status) at
-    ``seen``: as :func:`table_of` gives it for the frame of these columns (the same
-    schema and metadata), without building the frame."""
-    import pyarrow as pa
-
-    schema = _event_schema()
-    statuses = [None if s is None or s != s else str(s) for s in status] \
-        if status is not None else [None] * len(ids)
-    table = pa.table([pa.array([kind] * len(ids), pa.large_string()),
-                      pa.array(ids, pa.large_string()),
-                      pa.array(statuses, pa.large_string()),
-                      pa.array([seen.value] * len(ids), pa.int64()).cast(
-                          schema.field("seenAt").type)], schema=schema)
-    info = json.loads(schema.metadata[b"paynb"])
-    extra = json.dumps({"kind": kind, "company": company, **info}).encode("utf-8")
-    return table.replace_schema_metadata({**schema.metadata, b"paynb": extra})
-
-
-@functools.cache
-def _event_schema() -> pa.Schema:
-    """The schema :func:`table_of` gives an events frame (its pandas metadata does not
-    depend on the rows)."""
-    import pandas as pd
-
-    frame = pd.DataFrame({"kind": pd.Series(["k"], dtype="str"),
-                          "itemId": pd.Series(["1"], dtype="str"),
-                          "itemStatus": pd.Series(["S"], dtype="str"),
-                          "seenAt": pd.Series([pd.Timestamp(0, tz="UTC")]).dt.as_unit("ns")})
-    return table_of(frame, {}).schema
-
-
-def now_utc() -> dt.datetime:
-    return dt.datetime.now(dt.UTC)
-
-
-def table_of(frame: pd.DataFrame, info: dict[str, Any]) -> pa.Table:
-    """``frame`` as an Arrow table carrying its pandas dtypes in the ``paynb`` metadata.
-
-    Object columns (lists and objects the service sent in a field paynb does not know)
-    are stored as JSON text and read back as such values.
+    The sum over the columns (so their order does not count) of each value's hash mixed
+    with its column's name; a null adds nothing (so a column that some batches lack
+    does not count where it is empty). paynb's own columns are left out. Texts (and
+    decimals, by their text) are hashed once per distinct value, across the columns;
+    whole numbers, times and booleans as 64-bit integers, other numbers as floats.
     """
-    import pyarrow as pa
-
-    frame = frame.copy(deep=False)
-    # A column taken from a frame deep-copies the frame's attrs; they are not stored.
-    frame.attrs = {}
-    dtypes = frame.dtypes
-    json_columns = [name for name, dtype in dtypes.items() if str(dtype) == "object"]
-    for name in json_columns:
-        frame[name] = [None if v is None or (isinstance(v, float) and v != v)
-                       else json.dumps(v, default=str) for v in frame[name]]
-    table = pa.Table.from_pandas(frame, preserve_index=False)
-    kept = {name: ("object" if name in json_columns else str(dtype))
-            for name, dtype in dtypes.items()}
-    extra = json.dumps({**info, "dtypes": kept, "json": json_columns}).encode("utf-8")
-    return table.replace_schema_metadata({**(table.schema.metadata or {}), b"paynb": extra})
-
-
-def with_internal(table: pa.Table, version: int, orders: Any, hashes: Any,
-                  seen_at: pd.Timestamp) -> pa.Table:
-    """``table`` (as :func:`table_of` gives a frame) with the store's columns of its rows
-    added (:data:`INTERNAL`: the version, list positions, fingerprints and the time they
-    were seen), as :func:`table_of` gives the frame with these columns: the same
-    schema and metadata, without converting the frame again."""
     import numpy as np
+    import pandas as pd
     import pyarrow as pa
+    import pyarrow.compute as pc
 
     rows = table.num_rows
-    fields, described, dtypes = _internal_schema()
-    arrays = [pa.array(np.full(rows, version, dtype=np.int64)),
-              pa.array(np.asarray(orders, dtype=np.int64)),
-              pa.array(np.asarray(hashes, dtype=np.int64)),
-              pa.array(np.full(rows, seen_at.value, dtype=np.int64)).cast(fields[3].type)]
-    metadata = dict(table.schema.metadata or {})
-    if b"pandas" in metadata:
-        pandas_meta = json.loads(metadata[b"pandas"])
-        pandas_meta["columns"] += described
-        metadata[b"pandas"] = json.dumps(pandas_meta).encode("utf-8")
-    info = json.loads(metadata[b"paynb"])
-    info["dtypes"].update(dtypes)
-    metadata[b"paynb"] = json.dumps(info).encode("utf-8")
-    schema = pa.schema([*table.schema, *fields], metadata=metadata)
-    return pa.Table.from_arrays([*table.columns, *arrays], schema=schema)
+    total = np.zeros(rows, dtype=np.uint64)
+    skip = {*INTERNAL, KEY_COLUMN, *PARTITIONS}
+    texts = []
+    with np.errstate(over="ignore"):
+        for name in table.column_names:
+            if name in skip:
+                continue
+            column = table.column(name)
+            if pa.types.is_string(column.type) or pa.types.is_decimal(column.type):
+                texts.append((name, column.cast(pa.large_string())))
+                continue
+            # As 64-bit values whatever the nulls (to_numpy makes floats of whole numbers
+            # with nulls: the hash would depend on the batch).
+            plain = column.fill_null(0.0) if pa.types.is_floating(column.type) else \
+                column.cast(pa.int64()).fill_null(0)
+            hashed = pd.util.hash_array(plain.to_numpy(), categorize=False)
+            total += _mixed([name], hashed, column.is_valid())
+        if texts:
+            joined = pa.chunked_array([chunk for _, c in texts for chunk in c.chunks],
+                                      pa.large_string()).combine_chunks()
+            encoded = pc.dictionary_encode(joined)
+            distinct = pd.util.hash_array(encoded.dictionary.to_numpy(zero_copy_only=False),
+                                          categorize=False)
+            codes = encoded.indices.fill_null(0).to_numpy()
+            hashed = distinct[codes] if len(distinct) else np.zeros(len(codes), np.uint64)
+            total += _mixed([name for name, _ in texts], hashed, joined.is_valid())
+    return total.view(np.int64)
 
 
-@functools.lru_cache(maxsize=1)
-def _internal_schema() -> tuple[list[pa.Field], list[dict[str, Any]], dict[str, str]]:
-    """The Arrow fields, pandas metadata entries and dtypes :func:`table_of` gives the
-    store's columns (the same for any rows: learnt once from a row of them)."""
+def _mixed(names: list[str], hashed: np.ndarray, valid: Any) -> np.ndarray:
+    """The part of columns ``names`` (their values one column after another) in each
+    row's fingerprint."""
     import numpy as np
-    import pandas as pd
 
-    row = table_of(pd.DataFrame({
-        "_version": np.zeros(1, dtype=np.int64), "_order": np.zeros(1, dtype=np.int64),
-        "_hash": np.zeros(1, dtype=np.int64),
-        "_seenAt": pd.Series(pd.Timestamp(0, tz="UTC").as_unit("ns"), index=range(1))}), {})
-    if row.column_names != list(INTERNAL):
-        raise AssertionError(f"the store's columns are {INTERNAL}, not {row.column_names}")
-    return (list(row.schema), json.loads(row.schema.metadata[b"pandas"])["columns"],
-            json.loads(row.schema.metadata[b"paynb"])["dtypes"])
+    salts = np.array([int.from_bytes(name.encode("utf-8")[:8].ljust(8, b"\0"), "little") | 1
+                      for name in names], dtype=np.uint64)
+    shape = (len(names), len(hashed) // max(1, len(names)))
+    mixed = (hashed.reshape(shape) ^ salts[:, None]) * np.uint64(_PRIME)
+    present = np.asarray(valid.to_numpy(zero_copy_only=False), dtype=bool).reshape(shape)
+    parts: np.ndarray = np.where(present, mixed, np.uint64(0)).sum(axis=0, dtype=np.uint64)
+    return parts
+
+
+def small_partitions(table: DeltaTable, columns: tuple[str, ...],
+                     touched: set[tuple[str, ...]], many: int | None = None,
+                     ) -> list[tuple[str, ...]]:
+    """The partitions among ``touched`` that hold ``many`` (:data:`SMALL_FILES`) small
+    files or more."""
+    import pyarrow as pa
+
+    actions = pa.table(table.get_add_actions(flatten=True))
+    keys = list(zip(*(actions.column(f"partition.{c}").to_pylist() for c in columns),
+                    strict=True))
+    small = actions.column("size_bytes").to_pylist()
+    counts: dict[tuple[str, ...], int] = {}
+    for key, size in zip(keys, small, strict=True):
+        if key in touched and size < TARGET_FILE_BYTES // 4:
+            counts[key] = counts.get(key, 0) + 1
+    return [key for key, n in counts.items() if n >= (many or SMALL_FILES)]
+
+
+def compact(table: DeltaTable, columns: tuple[str, ...], partitions: list[tuple[str, ...]],
+            order: str | None, kept: Mapping[str, Any]) -> dict[str, int]:
+    """Rewrite ``partitions`` into files of the target size, sorted by ``order`` (the
+    item id: a change to recent items then rewrites the files of recent ids only);
+    figures of what was done."""
+    done = {"partitions": 0, "files_removed": 0, "files_added": 0}
+    for key in partitions:
+        filters = [(c, "=", v) for c, v in zip(columns, key, strict=True)]
+        options = {"partition_filters": filters, "target_size": TARGET_FILE_BYTES,
+                   "commit_properties": commit_properties(kept)}
+        metrics = table.optimize.z_order([order], **options) if order else \
+            table.optimize.compact(**options)
+        done["partitions"] += 1
+        done["files_removed"] += int(metrics.get("numFilesRemoved", 0))
+        done["files_added"] += int(metrics.get("numFilesAdded", 0))
+    return done
 
 
 def _lock(handle: Any) -> None:

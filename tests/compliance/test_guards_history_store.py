@@ -7,7 +7,6 @@ secret, warns once and is not used for matching."""
 from __future__ import annotations
 
 import datetime as dt
-import json
 import os
 import uuid
 import warnings
@@ -23,6 +22,7 @@ from paynb import sandbox as paynb_sandbox
 from paynb.compliance import GuardWarning, check_entries
 from paynb.compliance._guards import STORE_DAYS
 from paynb.errors import SubmissionRefusedError, ValidationError
+from paynb.history import History
 
 ROUTING = "021000021"
 
@@ -93,19 +93,18 @@ def test_the_store_holds_keys_but_no_number_and_its_secret_lives_elsewhere(sb, t
     number = account()
     sent(sb, number)
     store = synced(sb, tmp_path / "store")
-    meta = json.loads((store / "paynb-history.json").read_text())
-    key_id = meta["accountKey"]["id"]
+    key_id = History(store).info()["accountKey"]["id"]
     secret = Path(os.environ["XDG_DATA_HOME"]) / "paynb" / "history-keys" / f"{key_id}.key"
     assert secret.stat().st_mode & 0o777 == 0o600 and len(secret.read_bytes()) == 32
     assert not any(p.name.endswith(".key") for p in store.rglob("*"))
     keys = set()
-    for file in (store / "items" / "kind=ach").rglob("*.parquet"):
-        table = pq.read_table(file)
+    for file in (store / "ach").rglob("*.parquet"):
+        table = pq.ParquetFile(file).read()
         keys.update(table.column("_accountKey").to_pylist())
         for name in table.column_names:
             assert all(number not in str(v) for v in table.column(name).to_pylist()), name
     assert None not in keys and len(keys) > 1
-    assert number not in (store / "paynb-history.json").read_text()
+    assert all(number not in log.read_text() for log in store.rglob("_delta_log/*.json"))
     # The frames stay those of the lists: the key is not one of their columns.
     with fresh(sb, store, tmp_path) as client:
         assert "_accountKey" not in client.history.ach().columns
@@ -186,11 +185,18 @@ def test_the_store_is_read_back_to_the_window_only(sb, tmp_path):
 
 
 def _without_keys(store: Path) -> None:
-    """The metadata of a store written before the account keys existed."""
-    meta_path = store / "paynb-history.json"
-    meta = json.loads(meta_path.read_text())
-    del meta["accountKey"]
-    meta_path.write_text(json.dumps(meta))
+    """A store as a paynb that kept no account keys wrote it (its ACH table's last
+    commit names no key)."""
+    from deltalake import DeltaTable
+
+    from paynb.history._store import commit_properties, state
+
+    table = DeltaTable(str(store / "ach"))
+    kept = state(table)
+    del kept["accountKey"]
+    table.create_write_transaction([], mode="append", schema=table.schema(),
+                                   partition_by=["company", "month"],
+                                   commit_properties=commit_properties(kept))
 
 
 def test_an_old_masked_store_warns_once_and_rebuild_mends_it(sb, tmp_path):
@@ -215,7 +221,7 @@ def test_a_copy_without_its_secret_warns_and_an_unmasked_store_uses_the_numbers(
     closed = sent(sb, number)
     sb.simulate.force_status(closed, "R", code="R07")
     store = synced(sb, tmp_path / "store")
-    key_id = json.loads((store / "paynb-history.json").read_text())["accountKey"]["id"]
+    key_id = History(store).info()["accountKey"]["id"]
     (Path(os.environ["XDG_DATA_HOME"]) / "paynb" / "history-keys" / f"{key_id}.key").unlink()
     with fresh(sb, store, tmp_path) as client, \
             pytest.warns(GuardWarning, match="secret is not on this machine"):

@@ -4,10 +4,7 @@ events, SQL, offline opening, masking and argument checks."""
 from __future__ import annotations
 
 import datetime as dt
-import json
-import shutil
 import warnings
-from collections.abc import Iterator
 from decimal import Decimal
 from pathlib import Path
 
@@ -18,7 +15,7 @@ import pytest
 import paynb
 from paynb.errors import ValidationError
 from paynb.history import History, HistoryError
-from paynb.sandbox import Sandbox, serve
+from paynb.sandbox import serve
 
 KINDS = ("ach", "rcc", "instant", "rtp", "nocs")
 
@@ -38,19 +35,8 @@ def synced(client, tmp_path_factory) -> History:
     """The shared sandbox synced once (reads only: the sandbox is not changed)."""
     path = tmp_path_factory.mktemp("history")
     summary = client.sync(path=path, progress=False)
-    assert list(summary["kind"]) == ["ach", "rcc", "instant", "rtp", "noc"]
+    assert list(summary["kind"]) == ["ach", "rcc", "instant", "rtp", "nocs"]
     return client.history
-
-
-@pytest.fixture
-def private() -> Iterator[Sandbox]:
-    """A sandbox of this test alone (it changes items and the clock), with 40 items still
-    waiting: the demo's own have mostly gone W -> S by the banking-day cut-off."""
-    with serve(port=0, seed_items=300, seed=3) as sb:
-        with sb.connect(journal=None) as client, warnings.catch_warnings():
-            warnings.simplefilter("ignore")  # the guards' notice of a client with no history
-            client.ach.submit_many([ach_item(f"HIST-W-{n}", 500 + n) for n in range(40)])
-        yield sb
 
 
 def ach_item(reference: str, n: int) -> dict:
@@ -181,8 +167,8 @@ def test_a_big_read_gives_arrow_back_the_memory_it_no_longer_uses(synced, monkey
 
 def test_the_files_hold_masked_account_numbers(synced):
     accounts = set()
-    for file in (synced.path / "items" / "kind=ach").rglob("*.parquet"):
-        accounts.update(pq.read_table(file, columns=["bankAccountNumber"])
+    for file in (synced.path / "ach").rglob("*.parquet"):  # every file, of any version
+        accounts.update(pq.ParquetFile(file).read(columns=["bankAccountNumber"])
                         .column(0).to_pylist())
     assert accounts and all(a is None or a.startswith("****") for a in accounts)
     assert synced.info()["masked"] is True
@@ -239,11 +225,12 @@ def test_a_company_the_store_does_not_hold_is_told_with_the_ones_it_does(synced)
 
 def test_bad_sync_arguments_are_named(client, tmp_path):
     for options, argument in (({"kinds": ["ach", "wire"]}, "kinds"), ({"since": "later"}, "since"),
-                              ({"rebuild": "yes"}, "rebuild"), ({"mask": "no"}, "mask")):
+                              ({"rebuild": "yes"}, "rebuild"), ({"mask": "no"}, "mask"),
+                              ({"storage_options": {"region": 1}}, "storage_options")):
         with pytest.raises(ValidationError) as caught:
             client.sync(path=tmp_path, progress=False, **options)
         assert argument in caught.value.errors
-    assert not (tmp_path / "items").exists()
+    assert not list(tmp_path.iterdir())
 
 
 # --------------------------------------------------------------------------- incremental
@@ -259,7 +246,7 @@ def test_incremental_sync_catches_new_items_returns_settlements_and_voids(privat
     again = client.sync(progress=False).set_index("kind")
     assert again["written"].sum() == 0 and again["events"].sum() == 0
     assert again.loc["ach", "requests"] == 4
-    assert again.loc["noc", "requests"] == 1
+    assert again.loc["nocs", "requests"] == 1
 
     waiting = client.ach.list(status="W", progress=False)["achItemId"].tolist()
     oldest, returned, voided = waiting[0], waiting[-1], waiting[len(waiting) // 2]
@@ -270,7 +257,7 @@ def test_incremental_sync_catches_new_items_returns_settlements_and_voids(privat
     private.simulate.create_noc(waiting[1])
     result = client.sync(progress=False).set_index("kind")
     assert result.loc["ach", "written"] == 4 and result.loc["ach", "events"] == 4
-    assert result.loc["noc", "written"] == 1
+    assert result.loc["nocs", "written"] == 1
     assert_same_as_lists(client, client.history)
     counts = client.history.info()["kinds"]["ach"][private.company_code]["counts"]
     live = client.ach.list(progress=False)["itemStatus"].astype(str).value_counts()
@@ -320,170 +307,38 @@ def test_rcc_deposits_are_synced(private, tmp_path):
     assert client.sync(kinds="rcc", progress=False)["written"].iloc[0] == 0
 
 
-def test_many_syncs_compact_partitions_and_stay_equal(private, tmp_path):
+def files_per_partition(path: Path, columns: tuple[str, ...]) -> dict[tuple, int]:
+    import pyarrow as pa
+    from deltalake import DeltaTable
+
+    actions = pa.table(DeltaTable(str(path)).get_add_actions(flatten=True))
+    keys = zip(*(actions.column(f"partition.{c}").to_pylist() for c in columns), strict=True)
+    return pd.Series(list(keys)).value_counts().to_dict()
+
+
+def test_many_syncs_compact_partitions_and_stay_equal(private, tmp_path, monkeypatch):
+    from paynb.history import _store
+
+    monkeypatch.setattr(_store, "SMALL_FILES", 4)
     client = private.connect(journal=None)
     client.sync(path=tmp_path, kinds="ach", progress=False)
     ids = client.ach.list(status="W", progress=False)["achItemId"].tolist()
+    seen = []
     for n in range(10):
         private.simulate.force_status(ids[n], "R", code="R02")
         client.sync(kinds=["ach"], progress=False)
-    files = list((tmp_path / "items").rglob("*.parquet"))
-    months = {f.parent for f in files}
-    assert len(files) < len(months) * 8  # the sandbox's are small files: merged by eight
+        seen.append(client.history.events("ach"))
+        # Each sync appends a small file of events: four are compacted into one.
+        assert max(files_per_partition(tmp_path / "events", ("kind", "company")).values()) < 4
+        if n:  # every event kept, in its order (by time, then by id)
+            pd.testing.assert_frame_equal(seen[-1].iloc[:-1], seen[-2])
+    assert max(files_per_partition(tmp_path / "ach", ("company", "month")).values()) < 4
     pd.testing.assert_frame_equal(client.history.ach(), client.ach.list(progress=False))
-    counts = client.history.events("ach").groupby("itemId").size()
-    assert counts.max() == 2 and (counts == 2).sum() == 10
-
-
-def index_info(path: Path) -> dict:
-    import pyarrow as pa
-
-    with pa.memory_map(str(path)) as source:
-        return json.loads(pa.ipc.open_file(source).schema.metadata[b"paynb-index"])
-
-
-def test_an_index_out_of_step_with_its_file_is_built_again_not_trusted(private, tmp_path):
-    from paynb.history._store import Store
-
-    client = private.connect(journal=None)
-    client.sync(path=tmp_path, kinds="ach", progress=False)
-    items = sorted((tmp_path / "items").rglob("*.parquet"))
-    index_of = {f: tmp_path / "index" / f.relative_to(tmp_path).with_suffix(".arrow")
-                for f in items}
-    # One index per items file, outside the folders Parquet readers glob.
-    assert sorted(index_of.values()) == sorted(f for f in (tmp_path / "index").rglob("*")
-                                               if f.is_file())
-    assert not list((tmp_path / "items").rglob("*.arrow")) and len(items) >= 4
-    lost, swapped, torn, rewritten = items[-4:]
-    index_of[lost].unlink()
-    index_of[swapped].write_bytes(index_of[rewritten].read_bytes())  # another file's
-    index_of[torn].write_bytes(index_of[torn].read_bytes()[:200])
-    # An items file rewritten in place (a restore, an edit): its index describes the old one.
-    table = pq.read_table(rewritten)
-    pq.write_table(table.slice(0, table.num_rows - 1), rewritten)
-    dropped = str(table.column("achItemId")[-1].as_py())
-
-    store = Store(tmp_path)
-    files = store.files("items", kind="ach")
-    columns = ["achItemId", "_hash", "_order", "itemStatus"]
-    truth = pd.concat([pq.read_table(f.path, columns=columns).to_pandas() for f in files])
-    # Asked out of order, some twice, and beside ids below and above every file's range:
-    # each file is searched for the ids within its range only.
-    ids = truth["achItemId"].tolist()
-    found = store.read_index(files, "achItemId", "itemStatus",
-                             ids[::-1] + [0, 10**12] + ids[:3]).to_pandas()
-    key = ["achItemId", "_order"]
-    truth["itemStatus"] = truth["itemStatus"].astype(str)
-    found["itemStatus"] = found["itemStatus"].astype(str)
-    pd.testing.assert_frame_equal(
-        found.sort_values(key).reset_index(drop=True),
-        truth.sort_values(key).reset_index(drop=True), check_dtype=False)
-    for data, index in index_of.items():
-        info = index_info(index)
-        assert (info["file"], info["bytes"]) == (data.name, data.stat().st_size), data
-
-    # A sync trusts no index it did not check: the newest month's swapped for another's.
-    newest = max(items, key=lambda f: f.parent.name)
-    index_of[newest].write_bytes(index_of[items[0]].read_bytes())
-    waiting = client.ach.list(status="W", progress=False)["achItemId"].tolist()
-    for item in waiting[:5]:
-        private.simulate.force_status(item, "R", code="R01")
-    client.sync(kinds="ach", rebuild=False, progress=False)
-    assert index_info(index_of[newest])["file"] == newest.name
     events = client.history.events("ach")
-    # (The item the edit took out of its file is new to the store: seen a second time.)
-    assert set(events.loc[events.duplicated(["itemId", "itemStatus"]), "itemId"]) <= {dropped}
-    for item in waiting[:5]:
-        assert events.loc[events["itemId"] == str(item), "itemStatus"].tolist() == ["W", "R"]
-
-
-def test_events_files_are_compacted_newest_small_ones_only_and_keep_every_event(
-        private, tmp_path, monkeypatch):
-    from paynb.history import _store, _sync
-
-    monkeypatch.setattr(_store, "SMALL_FILE_ROWS", 40)  # "big": 40 rows or more
-    monkeypatch.setattr(_sync, "BATCH", 1)  # a backfill's file a page: several big ones
-    client = private.connect(journal=None, page_size=50)
-    client.sync(path=tmp_path, kinds="ach", progress=False)
-    folder = tmp_path / "events" / "kind=ach" / f"company={private.company_code}"
-    backfill = set(folder.glob("*.parquet"))
-    big = {f for f in backfill if pq.read_metadata(f).num_rows >= 40}
-    # Big files enough that a folder would hold eight files with a few small ones more.
-    assert len(big) >= 4 and len(backfill - big) <= 1
-    ids = client.ach.list(status="W", progress=False)["achItemId"].tolist()
-    before = None
-    for n in range(12):
-        private.simulate.force_status(ids[n], "R", code="R02")
-        small = set(folder.glob("*.parquet")) - big
-        # Each sync adds a small file until seven are there: they are merged with the
-        # eighth, however many big files the folder holds.
-        assert len(small) == len(backfill - big) + n
-        if len(small) + 1 == 8:
-            before = client.history.events("ach")  # the events of a full folder
-        client.sync(kinds=["ach"], progress=False)
-        if before is not None:
-            break
-    after = client.history.events("ach")
-    files = set(folder.glob("*.parquet"))
-    # The compaction merged the small files (one event each) with the new one: every
-    # event is still there once, in the same order; the backfill's big files are untouched.
-    assert before is not None and big <= files and len(files - big) == 1
-    assert len(after) == len(before) + 1
-    pd.testing.assert_frame_equal(after.iloc[:len(before)], before)
-    assert after.iloc[-1]["itemId"] == str(ids[n]) and after.iloc[-1]["itemStatus"] == "R"
-    counts = after.groupby("itemId").size()
-    assert (counts == 2).sum() == n + 1
-
-
-def test_a_compaction_merges_the_newest_small_files_not_the_big_ones(private, tmp_path,
-                                                                    monkeypatch):
-    from paynb.history import _store
-
-    monkeypatch.setattr(_store, "SMALL_FILE_ROWS", 40)  # "big": 40 rows or more
-    client = private.connect(journal=None)
-    client.sync(path=tmp_path, kinds="ach", progress=False)
-    items = tmp_path / "items" / "kind=ach"
-    big = {f for f in items.rglob("*.parquet") if pq.read_metadata(f).num_rows >= 40}
-    assert big
-    ids = client.ach.list(status="W", progress=False)["achItemId"].tolist()
-    for n in range(12):
-        private.simulate.force_status(ids[n], "R", code="R02")
-        client.sync(kinds=["ach"], progress=False)
-    files = set(items.rglob("*.parquet"))
-    assert big <= files  # never rewritten
-    for month in {f.parent for f in files}:
-        # Seven small files are merged with the eighth.
-        assert len([f for f in files - big if f.parent == month]) < 8
-    assert len(files - big) < 12
-    pd.testing.assert_frame_equal(client.history.ach(), client.ach.list(progress=False))
-    assert_same_as_lists(client, client.history, ("ach",))
-
-
-def test_a_merge_takes_the_files_under_a_quarter_of_a_row_group(tmp_path):
-    import pyarrow as pa
-
-    from paynb.history._store import ROW_GROUP, SMALL_FILE_ROWS, DataFile
-    from paynb.history._sync import _to_merge
-
-    assert SMALL_FILE_ROWS == ROW_GROUP // 4 == 8_192
-
-    def files(*rows: int) -> list[DataFile]:
-        made = []
-        for n, count in enumerate(rows):
-            path = tmp_path / f"v{n:06d}-{count}.parquet"
-            pq.write_table(pa.table({"achItemId": list(range(count))}), path)
-            made.append(DataFile(path, "ach", "DEMO1", "2026-11", n + 1))
-        return made
-
-    week = [1_000] * 6
-    # A backfill's last batch of the month (30,436 rows in the benchmark) is big: the
-    # week's files wait until the newest seven are all small.
-    assert _to_merge(files(100_000, 30_436, *week)) == []
-    assert _to_merge(files(30_436, 8_192, *week)) == []
-    later = files(30_436, 2_000, *week)
-    assert _to_merge(later) == later[1:]  # 8,191 rows or fewer: merged
-    assert _to_merge(files(8_191, *week)) != []
-    assert _to_merge(files(*week)) == []  # six: not yet
+    counts = events.groupby("itemId").size()
+    assert counts.max() == 2 and (counts == 2).sum() == 10
+    # Every event once, in the order the syncs saw them.
+    assert events.iloc[-10:]["itemId"].tolist() == [str(i) for i in ids[:10]]
 
 
 def test_events_of_an_item_no_sync_has_seen_say_so(synced):
@@ -571,7 +426,7 @@ def test_since_applies_to_every_kind_by_its_own_date(private, tmp_path):
     assert 0 < len(kept) < len(nocs)
     assert (nocs["nocDate"] < cut).any()
     summary = client.sync(path=tmp_path, since=cut.date(), progress=False)
-    assert list(summary["kind"]) == ["ach", "rcc", "instant", "rtp", "noc"]
+    assert list(summary["kind"]) == ["ach", "rcc", "instant", "rtp", "nocs"]
     stored = client.history.nocs()
     assert sorted(stored["nocDate"].dt.normalize().unique()) == sorted(kept["nocDate"].dt
                                                                     .normalize().unique())
@@ -668,7 +523,7 @@ def test_a_store_of_another_service_is_refused_naming_both(synced, tmp_path):
 
 def test_the_returns_window_is_counted_and_read_again_only_when_it_changed(private, tmp_path):
     """Returns of the day before the watermark: read again only when the service counts
-    another number of them than the store knows (a late return dated back), else the
+    another number of them than the table holds (a late return dated back), else the
     poll starts after the watermark. One count of B, I and R together: B and I are
     locked and R is final, so returns only come into the day."""
     client = private.connect(journal=None, page_size=5)
@@ -680,15 +535,12 @@ def test_the_returns_window_is_counted_and_read_again_only_when_it_changed(priva
     first = client.sync(progress=False).set_index("kind").loc["ach"]
     assert first["events"] == 12
     state = client.history.info()["kinds"]["ach"][private.company_code]
-    assert sorted(state["window"]["ids"]) == sorted(waiting[:12])
+    assert state["watermark"].startswith("2030-01-10")
 
-    # Nothing new: the list's last page, the window's count, the poll after the watermark
-    # (three pages asked at once, as many as the last poll had), the W and V counts; the
-    # 12 returns are not read again.
-    assert state["pollPages"] == 3
+    # Nothing new: the poll after the watermark, the list's last page, the window's
+    # count, the W and V counts; the 12 returns are not read again.
     quiet = client.sync(progress=False).set_index("kind").loc["ach"]
-    assert (quiet["written"], quiet["events"], quiet["requests"]) == (0, 0, 7)
-    assert client.history.info()["kinds"]["ach"][private.company_code]["pollPages"] == 1
+    assert (quiet["written"], quiet["events"], quiet["requests"]) == (0, 0, 5)
 
     # A late return dated inside the window: counted, so the window is read again (and
     # with it a change the simulation makes to a return there, which the service does
@@ -706,20 +558,16 @@ def test_the_returns_window_is_counted_and_read_again_only_when_it_changed(priva
         == ["W", "R", "I"]
 
 
-def test_a_backfill_knows_its_returns_window_so_the_next_sync_counts_it(private, tmp_path):
+def test_after_a_backfill_the_day_before_the_watermark_is_counted(private, tmp_path):
     """The first sync after a backfill does not read the day before the watermark again:
-    the backfill read every return, so it keeps that day's as a poll would."""
+    the table holds that day's returns, and the service counts as many."""
     client = private.connect(journal=None, page_size=5)
     waiting = client.ach.list(status="W", progress=False)["achItemId"].tolist()
     day = dt.date(2030, 1, 10)
     for item in waiting[:7]:                   # more than a page of returns on one day
         private.simulate.force_status(item, "R", code="R01", date=day)
     client.sync(path=tmp_path, kinds="ach", progress=False)
-    state = client.history.info()["kinds"]["ach"][private.company_code]
-    assert sorted(state["window"]["ids"]) == sorted(waiting[:7])
-    assert state["window"]["status"] == ["R"] * 7
-    assert set(state["window"]["ms"]) == {int(pd.Timestamp(day, tz="UTC").value // 10**6)}
-    # The list's last page, the window's count, the poll after the watermark, W and V.
+    # The poll after the watermark, the list's last page, the window's count, W and V.
     quiet = client.sync(kinds="ach", progress=False).set_index("kind").loc["ach"]
     assert (quiet["written"], quiet["events"], quiet["requests"]) == (0, 0, 5)
     private.simulate.force_status(waiting[8], "B", date=day)  # dated back into the window
@@ -729,38 +577,27 @@ def test_a_backfill_knows_its_returns_window_so_the_next_sync_counts_it(private,
 
 
 def test_items_on_the_lists_end_and_in_the_poll_are_stored_once_as_the_poll_saw_them(
-        private, tmp_path, monkeypatch):
+        private, tmp_path):
     """A stored item returned among the newest is on the list's last page and in the
-    returns poll: stored once, the poll's record, at its old list position, and not framed
-    twice. A new item already returned takes its place at the end of the list."""
-    from paynb.history import _sync
+    returns poll: stored once, the poll's record, at its old list position. A new item
+    already returned takes its place at the end of the list."""
+    from deltalake import DeltaTable
 
     client = private.connect(journal=None, page_size=25)
     client.sync(path=tmp_path, kinds="ach", progress=False)
-    stored = pq.read_table(sorted((tmp_path / "items").rglob("*.parquet")),
-                           columns=["achItemId", "_order"]).to_pandas()
+    stored = DeltaTable(str(tmp_path / "ach")).to_pandas(columns=["achItemId", "_order"])
     order = dict(zip(stored["achItemId"], stored["_order"], strict=True))
     newest = client.ach.list(status="W", progress=False)["achItemId"].tolist()[-2:]
     for item in newest:
         private.simulate.force_status(item, "R", code="R01")
     new = int(client.ach.submit(ach_item("HIST-BOTH-1", 1))["achItemId"])
     private.simulate.force_status(new, "R", code="R02")
-    framed: list[list[int]] = []
-    frame = _sync._KindSync._frame
-
-    def counted(self, records):
-        framed.append(sorted(int(r["achItemId"]) for r in records))
-        return frame(self, records)
-
-    monkeypatch.setattr(_sync._KindSync, "_frame", counted)
     result = client.sync(kinds="ach", progress=False).set_index("kind").loc["ach"]
     assert result["written"] == 3 and result["events"] == 3
-    # The poll (the three returns, beside the stored ones it reads again), then the
-    # list's end: the new item alone.
-    assert len(framed) == 2 and {*newest, new} <= set(framed[0]) and framed[1] == [new]
-    rows = pq.read_table(sorted((tmp_path / "items").rglob("*.parquet")),
-                         columns=["achItemId", "_order", "itemStatus"]).to_pandas()
-    latest = rows.drop_duplicates("achItemId", keep="last").set_index("achItemId")
+    rows = DeltaTable(str(tmp_path / "ach")).to_pandas(
+        columns=["achItemId", "_order", "itemStatus"])
+    assert not rows["achItemId"].duplicated().any()  # one row per item
+    latest = rows.set_index("achItemId")
     for item in newest:
         assert latest.loc[item, "_order"] == order[item]
         assert str(latest.loc[item, "itemStatus"]) == "R"
@@ -769,8 +606,7 @@ def test_items_on_the_lists_end_and_in_the_poll_are_stored_once_as_the_poll_saw_
     assert_same_as_lists(client, client.history, ("ach",))
 
 
-def test_returns_by_date_read_their_own_partitions_and_only_latest_versions(private,
-                                                                           tmp_path):
+def test_returns_by_date_read_only_the_latest_versions(private, tmp_path):
     client = private.connect(journal=None, page_size=50)
     client.sync(path=tmp_path, kinds="ach", progress=False)
     # The newest waiting items: on the list's last page, which every sync reads, so the
@@ -786,8 +622,6 @@ def test_returns_by_date_read_their_own_partitions_and_only_latest_versions(priv
     private.simulate.force_status(waiting[1], "S")
     private.simulate.force_status(waiting[2], "I", date=march)
     client.sync(progress=False)
-    copies = list((tmp_path / "returns" / "kind=ach").rglob("*.parquet"))
-    assert {f.parent.name for f in copies} >= {"month=2030-03", "month=2030-04"}
     for status, start, end in (("R", march, march), (None, march, march), ("R", march, april),
                                (("R", "I"), march, None), (None, None, april)):
         got = client.history.ach(status=status, returned_from=start, returned_to=end)
@@ -798,15 +632,3 @@ def test_returns_by_date_read_their_own_partitions_and_only_latest_versions(priv
     got = client.history.ach(status="R", returned_from=march, returned_to=march)
     assert got["achItemId"].tolist() == [waiting[3]]
 
-    # A store written before the copies were kept reads its returns the old way.
-    meta_path = tmp_path / "paynb-history.json"
-    meta = json.loads(meta_path.read_text())
-    for state in meta["kinds"]["ach"].values():
-        del state["returns"]
-    meta_path.write_text(json.dumps(meta))
-    shutil.rmtree(tmp_path / "returns")
-    pd.testing.assert_frame_equal(client.history.ach(status="R", returned_from=march,
-                                                     returned_to=april),
-                                  client.ach.list(status="R", returned_from=march,
-                                                  returned_to=dt.date(2030, 4, 2),
-                                                  progress=False))

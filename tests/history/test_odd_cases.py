@@ -1,10 +1,11 @@
-"""Interrupted syncs (a dropped connection, a killed process), the lock, corrupt and foreign
-files, a new field in the service's records, and frames that type a field anew."""
+"""Interrupted syncs (a dropped connection, Ctrl-C, a killed process), the lock, corrupt
+tables and stray files, a new field in the service's records, and frames that type a
+field anew. After each interruption, deltalake, Polars and DuckDB read what paynb reads."""
 
 from __future__ import annotations
 
-import json
 import os
+import shutil
 import signal
 import subprocess
 import sys
@@ -24,6 +25,7 @@ from paynb.history import _sync as sync_module
 from paynb.history._store import Store
 from paynb.sandbox import Sandbox, serve
 
+from .engines import assert_engines_agree
 from .test_history import KINDS, ach_item, assert_same_as_lists
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -42,7 +44,10 @@ def private() -> Iterator[Sandbox]:
 
 def every_event_once(history: History) -> None:
     """Each item has one event per status it was seen in, and the last is its status now."""
+    held = history.info()["kinds"]
     for name, status in (("ach", "itemStatus"), ("rcc", "itemStatus"), ("instant", "status")):
+        if name not in held:
+            continue
         events = history.events(name)
         assert not events.duplicated(["itemId", "itemStatus"]).any(), name
         frame = getattr(history, name)()
@@ -51,11 +56,6 @@ def every_event_once(history: History) -> None:
         now = pd.Series(frame[status].astype(str).to_numpy(),
                         index=frame[id_field].astype(str))
         assert last.sort_index().to_dict() == now.sort_index().to_dict(), name
-
-
-def committed_files(path: Path) -> set[Path]:
-    store = Store(path)
-    return {f.path for area in ("items", "events") for f in store.files(area)}
 
 
 # --------------------------------------------------------------------------- interruptions
@@ -83,13 +83,15 @@ def test_a_dropped_connection_leaves_the_last_commit_and_the_next_sync_completes
                 client.sync(kinds=["ach", "rcc", "instant"], progress=False)
             except PaynbError:
                 continue
+        assert_engines_agree(client.history, tmp_path, ("ach", "rcc", "instant"))
     client.sync(progress=False)
     assert_same_as_lists(private.connect(journal=None), client.history)
     every_event_once(client.history)
-    assert not (tmp_path / ".tmp").exists() or not any((tmp_path / ".tmp").iterdir())
+    assert_engines_agree(client.history, tmp_path, KINDS)
 
 
-def test_ctrl_c_after_some_kinds_were_written_commits_nothing(private, tmp_path, monkeypatch):
+def test_ctrl_c_before_a_kinds_commit_leaves_its_table_as_it_was(private, tmp_path,
+                                                                  monkeypatch):
     client = private.connect(journal=None)
     client.sync(path=tmp_path, kinds=["ach", "rcc"], progress=False)
     before = client.history.ach()
@@ -98,28 +100,56 @@ def test_ctrl_c_after_some_kinds_were_written_commits_nothing(private, tmp_path,
     original = sync_module._KindSync.incremental
 
     def interrupted(job):
-        if job.kind == "rcc":
-            raise KeyboardInterrupt
-        original(job)
+        original(job)  # fetched and compared, nothing written yet
+        raise KeyboardInterrupt
 
     monkeypatch.setattr(sync_module._KindSync, "incremental", interrupted)
     with pytest.raises(KeyboardInterrupt):
         client.sync(kinds=["ach", "rcc"], progress=False)
-    # The ACH files of the interrupted sync (the item, its copy in returns/, its event)
-    # go to .tmp, and only the commit moves them into place: none is in place, no reader
-    # sees them. (Those still queued for writing when the interrupt came are dropped.)
-    on_disk = set((tmp_path / "items").rglob("*.parquet")) | set(
-        (tmp_path / "events").rglob("*.parquet"))
-    assert on_disk == committed_files(tmp_path)
-    assert len(list((tmp_path / ".tmp").glob("*.parquet"))) <= 3
     pd.testing.assert_frame_equal(client.history.ach(), before)
     assert client.history.sql("select count(*) as n from ach where itemStatus = 'B'")["n"][0] \
         == (before["itemStatus"] == "B").sum()
+    assert_engines_agree(client.history, tmp_path, ("ach", "rcc"))
     monkeypatch.undo()
     result = client.sync(kinds=["ach", "rcc"], progress=False).set_index("kind")
     assert result.loc["ach", "written"] == 1 and result.loc["ach", "events"] == 1
     assert_same_as_lists(client, client.history, ("ach", "rcc"))
     assert client.history.events("ach", item_id=waiting[-1])["itemStatus"].tolist() == ["W", "B"]
+
+
+def test_cut_off_between_the_events_and_the_items_every_change_is_recorded_once(
+        private, tmp_path, monkeypatch):
+    """The events are committed before the items they describe: a sync stopped between the
+    two leaves the items as they were and the changes recorded; the next sync writes the
+    items and leaves out the changes already recorded."""
+    client = private.connect(journal=None)
+    client.sync(path=tmp_path, kinds=["ach", "rcc"], progress=False)
+    before = client.history.ach()
+    waiting = client.ach.list(status="W", progress=False)["achItemId"].tolist()
+    private.simulate.force_status(waiting[-1], "B")
+    private.simulate.force_status(waiting[-2], "R", code="R01")
+    import deltalake  # imported where the sync writes: patched there
+
+    original = deltalake.write_deltalake
+
+    def stop_at_the_items(target, data, **options):
+        if not str(getattr(target, "table_uri", target)).rstrip("/").endswith("events"):
+            raise KeyboardInterrupt
+        return original(target, data, **options)
+
+    monkeypatch.setattr(deltalake, "write_deltalake", stop_at_the_items)
+    with pytest.raises(KeyboardInterrupt):
+        client.sync(kinds="ach", progress=False)
+    monkeypatch.undo()
+    pd.testing.assert_frame_equal(client.history.ach(), before)  # the items: as they were
+    recorded = client.history.events("ach", item_id=waiting[-2:])
+    assert sorted(recorded["itemStatus"]) == ["B", "R", "W", "W"]  # the changes: recorded
+    assert_engines_agree(client.history, tmp_path, ("ach",))
+    result = client.sync(kinds="ach", progress=False).set_index("kind")
+    assert result.loc["ach", "written"] == 2 and result.loc["ach", "events"] == 0
+    assert_same_as_lists(client, client.history, ("ach",))
+    every_event_once(client.history)
+    assert_engines_agree(client.history, tmp_path, ("ach",))
 
 
 _CHILD = """
@@ -132,7 +162,13 @@ client.sync(path=sys.argv[8], progress=False)
 """
 
 
-def test_a_sync_killed_midway_is_invisible_and_the_next_one_completes(private, tmp_path):
+@pytest.mark.parametrize("moment", ["first events", "first kind", "later kinds"])
+def test_a_sync_killed_midway_leaves_the_last_commits_and_the_next_one_completes(
+        private, tmp_path, moment):
+    """SIGKILL at three moments of a first sync: once the ACH events are committed (its
+    items are being written), once the ACH table is committed, and once the later kinds
+    are written. Every table reads as its last commit, in every engine; the next sync
+    completes, every item and every status change once."""
     creds = private.credentials
     env = dict(os.environ, PYTHONPATH=str(ROOT))
     private.simulate.set_faults(reads={"latency_ms": 5})
@@ -140,32 +176,42 @@ def test_a_sync_killed_midway_is_invisible_and_the_next_one_completes(private, t
         [sys.executable, "-c", _CHILD, private.base_url, private.auth_url,
          private.company_code, creds.client_id, creds.client_secret, creds.username,
          creds.password, str(tmp_path)], env=env)
+    ready = {"first events": tmp_path / "events" / "_delta_log",
+             "first kind": tmp_path / "ach" / "_delta_log",
+             "later kinds": tmp_path / "instant" / "_delta_log"}[moment]
     try:
-        deadline = time.monotonic() + 60
-        # Killed once the ACH files are written (under .tmp: the commit moves them into
-        # place), while the later kinds are fetched.
-        while not list((tmp_path / ".tmp").glob("*.parquet")):
+        deadline = time.monotonic() + 90
+        while not ready.is_dir():
             assert child.poll() is None, "the sync ended before it could be killed"
             assert time.monotonic() < deadline
-            time.sleep(0.01)
+            time.sleep(0.005)
         child.send_signal(signal.SIGKILL)
         child.wait(30)
     finally:
         if child.poll() is None:
             child.kill()
     private.simulate.clear_faults()
-    written = list((tmp_path / ".tmp").glob("*.parquet"))
-    assert written and not committed_files(tmp_path)
-    assert not [f for area in ("items", "events", "returns")
-                for f in (tmp_path / area).rglob("*.parquet")]  # nothing in place
-    # A reader sees the store as it was before the killed sync: empty, and says so.
-    with pytest.warns(paynb.PaynbWarning, match="no history has been synced"):
-        assert History(tmp_path).ach().empty and History(tmp_path).events("ach").empty
-    client = private.connect(journal=None)
+    # A client made as the child made its own: the same service, as the store names it.
+    client = paynb.Client(
+        base_url=private.base_url, auth_url=private.auth_url,
+        company_code=private.company_code, journal=None,
+        credentials=paynb.Credentials(client_id=creds.client_id, username=creds.username,
+                                      client_secret=creds.client_secret,
+                                      password=creds.password))
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # kinds not synced yet say so
+        history = History(tmp_path)
+        for name in KINDS:
+            frame = getattr(history, name)()
+            if (tmp_path / name / "_delta_log").is_dir() and len(frame):
+                # A table committed holds the whole kind, as the service lists it.
+                pd.testing.assert_frame_equal(frame, getattr(client, name).list(
+                    progress=False), obj=name)
+        assert_engines_agree(history, tmp_path, KINDS)
     client.sync(path=tmp_path, progress=False)  # the lock died with the process
-    assert not any(path.exists() for path in written)
     assert_same_as_lists(client, client.history)
     every_event_once(client.history)
+    assert_engines_agree(client.history, tmp_path, KINDS)
 
 
 # --------------------------------------------------------------------------- the lock
@@ -199,35 +245,38 @@ def synced(private, tmp_path) -> tuple[paynb.Client, Path]:
 
 def test_a_corrupt_file_is_named_and_rebuild_recovers(synced):
     client, path = synced
-    victim = sorted((path / "items" / "kind=ach").rglob("*.parquet"))[0]
+    victim = sorted((path / "ach").rglob("*.parquet"))[0]
     victim.write_bytes(b"PAR1 this is not parquet")
     with pytest.raises(HistoryCorruptError) as caught:
         client.history.ach()
-    assert str(victim) in str(caught.value) and "sync(rebuild=True)" in str(caught.value)
+    assert "the ach table" in str(caught.value) and "sync(rebuild=True)" in str(caught.value)
     client.sync(rebuild=True, progress=False, kinds=["ach", "nocs"])
     pd.testing.assert_frame_equal(client.history.ach(), client.ach.list(progress=False))
     assert client.history.info()["version"] == 2
 
 
-def test_a_foreign_file_is_named(synced):
+def test_files_the_log_does_not_name_are_no_data(synced):
+    """A stray file in a table's folder (a copy, notes, a writer's left-over) is not in
+    the table's log: no reader takes it for data."""
     client, path = synced
-    stray = path / "items" / "kind=ach" / "notes.csv"
-    stray.write_text("a,b\n")
-    with pytest.raises(HistoryCorruptError, match="notes.csv.*does not belong"):
-        client.history.ach()
-    with pytest.raises(HistoryCorruptError, match="notes.csv"):
-        client.history.sql("select count(*) from ach")
-    client.sync(rebuild=True, progress=False, kinds="ach")
-    assert not stray.exists() and len(client.history.ach())
+    before = client.history.ach()
+    data = sorted((path / "ach").rglob("*.parquet"))[0]
+    shutil.copy(data, data.with_name("copy-of-" + data.name))
+    (path / "ach" / "notes.csv").write_text("a,b\n")
+    pd.testing.assert_frame_equal(client.history.ach(), before)
+    assert client.history.sql("select count(*) as n from ach")["n"].iloc[0] == len(before)
+    assert_engines_agree(client.history, path, ("ach",))
 
 
-def test_broken_metadata_is_named(synced):
+def test_a_broken_log_is_named_and_rebuild_recovers(synced):
     client, path = synced
-    (path / "paynb-history.json").write_text("{not json")
-    with pytest.raises(HistoryCorruptError, match="paynb-history.json.*rebuild=True"):
-        History(path)
+    last = sorted((path / "ach" / "_delta_log").glob("*.json"))[-1]
+    last.write_text("{not json")
+    with pytest.raises(HistoryCorruptError, match="ach table.*rebuild=True"):
+        History(path).ach()
     client.sync(rebuild=True, progress=False, kinds="ach")
-    assert History(path).info()["version"] >= 1
+    assert History(path).info()["version"] >= 2
+    pd.testing.assert_frame_equal(client.history.ach(), client.ach.list(progress=False))
 
 
 # --------------------------------------------------------------------------- schema changes
@@ -300,8 +349,8 @@ def test_history_reads_kinds_never_synced_as_empty_list_frames(private, tmp_path
         assert history.ach().empty  # said once per History and kind
         assert len(history.nocs()) > 0  # a kind synced: quiet
     assert client.history.sql("select count(*) as n from ach")["n"].iloc[0] == 0
-    meta = json.loads((tmp_path / "paynb-history.json").read_text())
-    assert meta["masked"] is True and list(meta["kinds"]) == ["noc"]
+    info = client.history.info()
+    assert info["masked"] is True and list(info["kinds"]) == ["nocs"]
 
 
 def test_a_folder_never_synced_into_says_so_instead_of_passing_for_no_items(tmp_path):
@@ -314,10 +363,16 @@ def test_a_folder_never_synced_into_says_so_instead_of_passing_for_no_items(tmp_
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         assert typo.rcc().empty  # said once per History, not on every read
+    # Every reader says it alike (SQL and the events too).
+    for read in (lambda h: h.sql("select count(*) as n from ach")["n"].iloc[0] == 0,
+                 lambda h: h.events("ach").empty, lambda h: h.nocs().empty):
+        with pytest.warns(PaynbWarning, match="does not exist.*run client.sync") as caught:
+            assert read(History(tmp_path / "mistyped"))
+        assert caught[0].filename == __file__
     with pytest.warns(PaynbWarning, match="is empty"):
         History(tmp_path).nocs()
     (tmp_path / "notes.txt").write_text("not a store")
-    with pytest.warns(PaynbWarning, match="holds other files, but no paynb-history.json"):
+    with pytest.warns(PaynbWarning, match="holds other files, but no table of a paynb"):
         History(tmp_path).nocs()
     with pytest.raises(ValidationError, match=r"path .*notes\.txt is a file: give the folder"):
         History(tmp_path / "notes.txt")
@@ -389,33 +444,21 @@ def test_a_path_that_cannot_be_written_is_named_with_what_to_do(client, tmp_path
     assert client.history.path != path
 
 
-@pytest.mark.parametrize("change", ["status", "new field typed apart", "unknown category"])
-def test_records_framed_in_parts_join_into_the_frame_of_them_all(private, tmp_path, change):
-    """The sync frames the poll's records while the list's end is answered, then joins
-    the two frames: the join is the frame of all the records, the later row of an item
-    winning, and where the parts type a column apart they are framed again together."""
+def test_records_of_the_lists_end_and_the_poll_frame_as_the_poll_saw_them(private, tmp_path):
+    """Items on both the list's end and the returns poll: the poll's record, at the list's
+    place of the item."""
     client = private.connect(journal=None)
-    job = sync_module._KindSync(client, Store(tmp_path), {}, "ach", since=None, masked=True,
-                                version=1, now=pd.Timestamp.now(tz="UTC"), progress=False)
+    job = sync_module._KindSync(client, Store(tmp_path), "ach", None, {}, since=None,
+                                masked=True, now=pd.Timestamp.now(tz="UTC"), progress=False,
+                                secret=None)
     records = sync_module._fetcher(client.ach, [], 50)(0).records
     walk, poll = records[:30], [dict(r) for r in records[20:50]]
-    if change == "status":
-        for record in poll[:10]:  # items on both: the poll saw them returned
-            record.update(itemStatus="R", returnDate="2026-11-20T00:00:00.000Z")
-    elif change == "new field typed apart":
-        for number, record in enumerate(walk):
-            record["traceNumber"] = number
-        for record in poll:
-            record["traceNumber"] = f"T{record['achItemId']}"
-    else:
-        poll[-1]["achEntryClass"] = "XYZ"
-    whole = job._frame(walk + poll)
-    joined = job._joined([(walk, job._frame(walk)), (poll, job._frame(poll))])
-    pd.testing.assert_frame_equal(joined, whole)
-    assert len(joined) == 50
-    if change == "status":
-        assert (joined.set_index("achItemId").loc[[r["achItemId"] for r in poll[:10]],
-                                                  "itemStatus"] == "R").all()
+    for record in poll[:10]:  # items on both: the poll saw them returned
+        record.update(itemStatus="R", returnDate="2026-11-20T00:00:00.000Z")
+    framed = job._frame(walk + poll)
+    assert framed["achItemId"].tolist() == [r["achItemId"] for r in records[:50]]
+    assert (framed.set_index("achItemId").loc[[r["achItemId"] for r in poll[:10]],
+                                              "itemStatus"] == "R").all()
 
 
 def test_new_items_already_returned_keep_their_list_places_and_one_event(private, tmp_path):
@@ -436,23 +479,3 @@ def test_new_items_already_returned_keep_their_list_places_and_one_event(private
     assert not events.duplicated(["itemId", "itemStatus"]).any()
     assert events[events["itemId"].isin([str(i) for i in new])].groupby("itemId").size() \
         .eq(1).all()
-
-
-def test_the_indexes_are_opened_newest_month_first_while_the_answers_wait(synced):
-    """The sync opens the files' indexes while it waits for the service, month after month
-    from the newest, and stops once the answer is in."""
-    from concurrent.futures import Future
-
-    client, path = synced
-    store = Store(path)
-    meta = store.meta()
-    job = sync_module._KindSync(client, store, meta, "ach", since=None, masked=True,
-                                version=1, now=pd.Timestamp.now(tz="UTC"), progress=False)
-    waiting, answered = Future(), Future()
-    answered.set_result(None)
-    index = sync_module._Index(job)
-    index.open(answered)
-    assert index.cache == {}
-    index.open(waiting)
-    assert set(index.cache) == {data.path for data in job.committed}
-    assert len({data.month for data in job.committed}) > 1

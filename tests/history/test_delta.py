@@ -1,0 +1,121 @@
+"""The tables themselves: their types and layout, time travel (``as_of=``), and the
+housekeeping of ``maintain()``."""
+
+from __future__ import annotations
+
+import datetime as dt
+import time
+import warnings
+
+import pandas as pd
+import pyarrow as pa
+import pytest
+from deltalake import DeltaTable
+
+import paynb
+from paynb.errors import ValidationError
+from paynb.history import History
+
+from .engines import assert_engines_agree
+from .test_history import KINDS, assert_same_as_lists
+
+
+def test_the_tables_hold_one_row_per_item_typed_for_every_engine(client, tmp_path):
+    client.sync(path=tmp_path, progress=False)
+    for kind in KINDS:
+        table = DeltaTable(str(tmp_path / kind))
+        schema = pa.schema(table.schema().to_arrow())
+        frame = table.to_pandas()
+        assert len(frame) == len(getattr(client, kind).list(progress=False)), kind
+        assert not frame[paynb.history._store.ID_FIELDS[kind]].duplicated().any(), kind
+        assert table.metadata().partition_columns == ["company", "month"]
+        # Every time an instant in microseconds, with its zone (what Spark reads).
+        times = [f for f in schema if pa.types.is_timestamp(f.type)]
+        assert times and all(f.type == pa.timestamp("us", tz="UTC") for f in times), kind
+        amount = schema.field("amount") if "amount" in schema.names else None
+        if kind in ("ach", "rcc"):
+            assert amount is not None and amount.type == pa.decimal128(18, 2)
+        elif kind in ("instant", "rtp"):
+            assert amount is not None and amount.type == pa.int64()
+            assert "whole-number unit" in (amount.metadata or {}).get(b"comment", b"").decode()
+        assert table.metadata().name == f"paynb {kind}"
+    events = DeltaTable(str(tmp_path / "events"))
+    assert events.metadata().partition_columns == ["kind", "company"]
+    assert set(events.to_pandas()["kind"]) == set(KINDS)
+
+
+def test_as_of_reads_the_history_as_it_stood(private, tmp_path):
+    sb = private
+    client = sb.connect(journal=None)
+    client.sync(path=tmp_path, kinds=["ach", "nocs"], progress=False)
+    before, events_before = client.history.ach(), client.history.events("ach")
+    time.sleep(0.05)
+    moment = dt.datetime.now(dt.UTC)
+    time.sleep(0.05)
+    waiting = client.ach.list(status="W", progress=False)["achItemId"].tolist()
+    sb.simulate.force_status(waiting[0], "R", code="R01")
+    client.sync(kinds="ach", progress=False)
+    history = client.history
+    now = history.ach()
+    assert not now.equals(before)
+    version = history.info()["versions"]["ach"] - 1
+    for as_of in (moment, moment.isoformat(), pd.Timestamp(moment), version):
+        pd.testing.assert_frame_equal(history.ach(as_of=as_of), before, obj=str(as_of))
+    pd.testing.assert_frame_equal(history.events("ach", as_of=moment), events_before)
+    statuses = history.sql("select count(*) as n from ach where itemStatus = 'R'",
+                           as_of=moment)["n"].iloc[0]
+    assert statuses == (before["itemStatus"] == "R").sum()
+    assert history.info(as_of=moment)["kinds"]["ach"] == \
+        History(tmp_path).info(as_of=version)["kinds"]["ach"]
+    # A date alone is the end of that day: today's (UTC) is now.
+    pd.testing.assert_frame_equal(history.ach(as_of=dt.datetime.now(dt.UTC).date()), now)
+    with pytest.warns(paynb.PaynbWarning, match="did not exist yet"):
+        assert history.ach(as_of="2001-01-01").empty
+    with pytest.raises(ValidationError, match="as_of"):
+        history.ach(as_of=version + 5)
+    with pytest.raises(ValidationError, match="as_of"):
+        history.sql("select 1", as_of=1)
+    with pytest.raises(ValidationError, match="as_of"):
+        history.ach(as_of="soon")
+
+
+def test_maintain_compacts_vacuums_and_says_what_it_did(private, tmp_path):
+    sb = private
+    client = sb.connect(journal=None)
+    client.sync(path=tmp_path, kinds="ach", progress=False)
+    waiting = client.ach.list(status="W", progress=False)["achItemId"].tolist()
+    for item in waiting[:3]:
+        sb.simulate.force_status(item, "R", code="R01")
+        client.sync(kinds="ach", progress=False)
+    history = client.history
+    expected, events = history.ach(), history.events("ach")
+    kept = history.maintain()  # 30 days of time travel: nothing is old enough to go
+    assert list(kept.columns) == ["table", "files_before", "files_after", "files_compacted",
+                                  "files_written", "files_removed", "version"]
+    figures = kept.set_index("table")
+    assert figures.loc["events", "files_compacted"] == figures.loc["events", "files_before"]
+    assert figures.loc["events", "files_after"] == 1 and figures["files_removed"].sum() == 0
+    assert history.ach(as_of=0).shape[0] == len(expected)  # the first version is still read
+    gone = history.maintain(retention_days=0).set_index("table")
+    assert gone.loc["ach", "files_removed"] > 0 and gone.loc["events", "files_removed"] > 0
+    pd.testing.assert_frame_equal(history.ach(), expected)
+    pd.testing.assert_frame_equal(history.events("ach"), events)
+    assert_same_as_lists(client, history, ("ach",))
+    assert_engines_agree(history, tmp_path, ("ach",))
+    with pytest.raises(ValidationError, match="retention_days"):
+        history.maintain(retention_days=-1)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        client.sync(kinds="ach", progress=False)  # syncs go on after a vacuum
+
+
+def test_without_deltalake_the_history_names_the_extra(client, tmp_path, monkeypatch):
+    import sys
+
+    from paynb.history import HistoryError
+
+    monkeypatch.setitem(sys.modules, "deltalake", None)  # as if not installed
+    with pytest.raises(HistoryError, match=r"pip install 'paynb\[history\]'"):
+        History(tmp_path)
+    with pytest.raises(HistoryError, match=r"paynb\[history\]"):
+        client.sync(path=tmp_path, progress=False)
