@@ -91,30 +91,50 @@ def _pandas_column(arrow: Any, target: Any, as_json: bool) -> Any:
     import numpy as np
     import pandas as pd
     import pyarrow as pa
+    import pyarrow.compute as pc
 
-    if as_json:
-        values = np.empty(len(arrow), dtype=object)
-        values[:] = [None if v is None else json.loads(v) for v in arrow.to_pylist()]
+    if as_json:  # parsed where there is a value (mostly there is none)
+        values = np.full(len(arrow), None, dtype=object)
+        valid = np.flatnonzero(arrow.is_valid().to_numpy(zero_copy_only=False))
+        for at, text in zip(valid, arrow.drop_null().to_pylist(), strict=True):
+            values[at] = json.loads(text)
         return values
     if pa.types.is_timestamp(arrow.type):
         zone = None if isinstance(target, np.dtype) else "UTC"
         return arrow.cast(pa.timestamp("ns", zone)).to_pandas().array
+    if isinstance(target, pd.CategoricalDtype):
+        # As to_frame sets them: the known categories, then the others present, sorted.
+        codes = pc.dictionary_encode(arrow).combine_chunks()
+        values = pd.Categorical.from_codes(codes.indices.fill_null(-1).to_numpy(),
+                                           codes.dictionary.to_pylist())
+        extra = sorted(set(values.categories) - set(target.categories))
+        return values.set_categories([*target.categories, *extra], ordered=target.ordered)
 
     def mapped(kind: pa.DataType) -> Any:
         if pa.types.is_decimal(kind):
             return pd.ArrowDtype(kind)
+        if pa.types.is_string(kind) or pa.types.is_large_string(kind):  # no Python str
+            return target if isinstance(target, pd.StringDtype) else \
+                pd.StringDtype(na_value=np.nan)
         return {pa.int64(): pd.Int64Dtype(), pa.bool_(): pd.BooleanDtype()}.get(kind)
 
     values = arrow.to_pandas(types_mapper=mapped)
-    if isinstance(target, pd.CategoricalDtype):
-        # As to_frame sets them: the known categories, then the others present, sorted.
-        present = set(values.dropna().unique())
-        extra = sorted(present - set(target.categories))
-        return pd.Categorical(values, categories=[*target.categories, *extra],
-                              ordered=target.ordered)
     if target is not None and values.dtype != target:
         values = values.astype(target)
     return values.array
+
+
+def _in_order(table: pa.Table) -> pa.Table:
+    """``table``'s rows in the list's order (``_order``): each file holds a run of it, so
+    the runs are sliced (no copy), not every column gathered row by row."""
+    import numpy as np
+    import pyarrow as pa
+
+    order = np.argsort(table.column("_order").to_numpy(), kind="stable")
+    breaks = np.flatnonzero(np.diff(order) != 1) + 1
+    return pa.concat_tables([table.slice(int(order[a]), int(b - a)) for a, b in zip(
+        np.concatenate([[0], breaks]), np.concatenate([breaks, [len(order)]]), strict=True)])\
+        if len(order) else table
 
 
 class History:
@@ -376,8 +396,7 @@ class History:
             condition &= pc.field(status_field).isin(codes)
         wanted = None if columns is None else list(dict.fromkeys(
             [id_field, *columns, "_order"]))
-        arrow = self._store.scan(kind, table, files, wanted, condition)
-        arrow = arrow.take(pc.sort_indices(arrow, [("_order", "ascending")]))
+        arrow = _in_order(self._store.scan(kind, table, files, wanted, condition))
         frame = self._typed(arrow, kind, kept)
         if columns is not None:
             frame = frame[[c for c in dict.fromkeys([id_field, *columns]) if c in frame]]
@@ -543,9 +562,9 @@ class History:
     # ------------------------------------------------------------------ housekeeping
 
     def maintain(self, *, retention_days: int = st.RETENTION_DAYS) -> pd.DataFrame:
-        """Compact the small files of every table (items sorted by id) and remove the
-        files no version of the last ``retention_days`` days reads (``vacuum``): time
-        travel (``as_of=``) reaches back that far. One row per table: files before and
+        """Merge the small files of every table and remove the files no version of the
+        last ``retention_days`` days reads (``vacuum``): time travel (``as_of=``) reaches
+        back that far. One row per table: files before and
         after, files compacted and written, files removed and the bytes they held.
 
         A sync compacts the partitions it wrote once small files pile up there; this
@@ -565,10 +584,8 @@ class History:
                 kept = st.state(table)
                 columns = st.EVENT_PARTITIONS if name == st.EVENTS else st.PARTITIONS
                 before = pa.table(table.get_add_actions(flatten=True))
-                every = set(zip(*(before.column(f"partition.{c}").to_pylist()
-                                  for c in columns), strict=True))
-                done = st.compact(table, columns, st.small_partitions(table, columns, every, 2),
-                               None if name == st.EVENTS else st.ID_FIELDS[name], kept)
+                small = st.small_files(table, columns)
+                done = st.compact(table, columns, [k for k, n in small.items() if n > 1], kept)
                 removed = table.vacuum(retention_hours=retention_days * 24, dry_run=False,
                                        enforce_retention_duration=False,
                                        commit_properties=st.commit_properties(kept))

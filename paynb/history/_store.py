@@ -57,8 +57,8 @@ FORMAT = 2
 #: Files of about this size: a sync rewrites the files holding the items it changes, so
 #: smaller files mean fewer rows rewritten (benchmarks/RESULTS.md, case 10).
 TARGET_FILE_BYTES = 2 * 2**20
-#: A partition holding this many files under a quarter of the target is compacted
-#: (sorted by id) after the sync that wrote the last of them.
+#: A partition holding this many small files (under an eighth of the target) is compacted
+#: by the sync that wrote the last of them.
 SMALL_FILES = 8
 #: Days of time travel that :meth:`paynb.History.maintain` keeps when it vacuums.
 RETENTION_DAYS = 30
@@ -153,17 +153,25 @@ class Store:
         except (DeltaError, OSError) as exc:
             raise self.unreadable(name, exc) from None
 
-    def scan(self, name: str, table: DeltaTable, files: list[Any] | None = None,
-             columns: list[str] | None = None, condition: Any = None) -> pa.Table:
-        """The rows of ``table`` (named ``name``) meeting ``condition``, read from the
-        files ``files`` selects (by partition and by their statistics)."""
-        import pyarrow as pa
+    def dataset(self, name: str, table: DeltaTable, files: list[Any] | None = None) -> Any:
+        """Table ``name`` as an Arrow dataset of the files ``files`` selects (by partition
+        and statistics; each fragment keeps its statistics, so filters skip files)."""
         from deltalake.exceptions import DeltaError
 
         try:
-            return table.to_pyarrow_dataset(file_pruning_predicate=files or None).to_table(
-                columns=columns, filter=condition)
-        except (OSError, pa.ArrowException, DeltaError) as exc:
+            return table.to_pyarrow_dataset(file_pruning_predicate=files or None)
+        except (OSError, DeltaError) as exc:
+            raise self.unreadable(name, exc) from None
+
+    def scan(self, name: str, table: DeltaTable, files: list[Any] | None = None,
+             columns: list[str] | None = None, condition: Any = None) -> pa.Table:
+        """The rows of ``table`` (named ``name``) meeting ``condition``, read from the
+        files ``files`` selects."""
+        import pyarrow as pa
+
+        try:
+            return self.dataset(name, table, files).to_table(columns=columns, filter=condition)
+        except (OSError, pa.ArrowException) as exc:
             raise self.unreadable(name, exc) from None
 
     def unreadable(self, name: str, exc: BaseException) -> HistoryCorruptError:
@@ -252,7 +260,7 @@ def state(table: DeltaTable | None) -> dict[str, Any]:
     recorded it: ``{}`` for no table, or one no paynb sync wrote."""
     if table is None:
         return {}
-    version, limit = table.version(), 8
+    version, limit = table.version(), 1  # paynb's commits all carry it: the last one
     while True:
         commits = table.history(limit)
         for commit in commits:
@@ -384,37 +392,28 @@ def _mixed(names: list[str], hashed: np.ndarray, valid: Any) -> np.ndarray:
     return parts
 
 
-def small_partitions(table: DeltaTable, columns: tuple[str, ...],
-                     touched: set[tuple[str, ...]], many: int | None = None,
-                     ) -> list[tuple[str, ...]]:
-    """The partitions among ``touched`` that hold ``many`` (:data:`SMALL_FILES`) small
-    files or more."""
+def small_files(table: DeltaTable, columns: tuple[str, ...]) -> dict[tuple[str, ...], int]:
+    """How many small files (under an eighth of the target size) each partition holds."""
     import pyarrow as pa
 
     actions = pa.table(table.get_add_actions(flatten=True))
-    keys = list(zip(*(actions.column(f"partition.{c}").to_pylist() for c in columns),
-                    strict=True))
-    small = actions.column("size_bytes").to_pylist()
     counts: dict[tuple[str, ...], int] = {}
-    for key, size in zip(keys, small, strict=True):
-        if key in touched and size < TARGET_FILE_BYTES // 4:
+    for key, size in zip(zip(*(actions.column(f"partition.{c}").to_pylist() for c in columns),
+                             strict=True), actions.column("size_bytes").to_pylist(), strict=True):
+        if size < TARGET_FILE_BYTES // 8:
             counts[key] = counts.get(key, 0) + 1
-    return [key for key, n in counts.items() if n >= (many or SMALL_FILES)]
+    return counts
 
 
-def compact(table: DeltaTable, columns: tuple[str, ...], partitions: list[tuple[str, ...]],
-            order: str | None, kept: Mapping[str, Any]) -> dict[str, int]:
-    """Rewrite ``partitions`` into files of the target size, sorted by ``order`` (the
-    item id: a change to recent items then rewrites the files of recent ids only);
-    figures of what was done."""
-    done = {"partitions": 0, "files_removed": 0, "files_added": 0}
+def compact(table: DeltaTable, columns: tuple[str, ...], partitions: Any,
+            kept: Mapping[str, Any]) -> dict[str, int]:
+    """Merge the small files of ``partitions`` (files of half the target size at most: a
+    big file is never rewritten); figures of what was done."""
+    done = {"files_removed": 0, "files_added": 0}
     for key in partitions:
-        filters = [(c, "=", v) for c, v in zip(columns, key, strict=True)]
-        options = {"partition_filters": filters, "target_size": TARGET_FILE_BYTES,
-                   "commit_properties": commit_properties(kept)}
-        metrics = table.optimize.z_order([order], **options) if order else \
-            table.optimize.compact(**options)
-        done["partitions"] += 1
+        metrics = table.optimize.compact(
+            partition_filters=[(c, "=", v) for c, v in zip(columns, key, strict=True)],
+            target_size=TARGET_FILE_BYTES // 2, commit_properties=commit_properties(kept))
         done["files_removed"] += int(metrics.get("numFilesRemoved", 0))
         done["files_added"] += int(metrics.get("numFilesAdded", 0))
     return done

@@ -146,10 +146,14 @@ class _KindSync:
 
     def __init__(self, client: Client, store: st.Store, kind: str, table: DeltaTable | None,
                  kept: dict[str, Any], *, since: pd.Timestamp | None, masked: bool,
-                 now: dt.datetime, progress: bool | None, secret: bytes | None) -> None:
+                 now: dt.datetime, progress: bool | None, secret: bytes | None,
+                 journal: DeltaTable | None = None) -> None:
         import pandas as pd
 
         self.client, self.store, self.kind, self.table = client, store, kind, table
+        #: The events table as the sync found it; the kind's table as a dataset.
+        self.journal = journal
+        self._data: Any = None
         self.company = client.company_code
         self.resource: Resource = getattr(client, kind)
         self.id_field, self.month_field = st.ID_FIELDS[kind], st.MONTH_FIELDS[kind]
@@ -195,15 +199,30 @@ class _KindSync:
             return self.known  # ids of another type: none is stored
         bounds = pc.min_max(wanted)
         columns = [field, "_hash", "_order", *([self.status_field] if self.status_field else [])]
-        rows = self.store.scan(self.kind, self.table, [
-            ("company", "=", self.company), (field, ">=", bounds["min"].as_py()),
-            (field, "<=", bounds["max"].as_py())], columns, pc.field(field).isin(wanted))
+        rows = self._scan(columns, (pc.field(field) >= bounds["min"])
+                          & (pc.field(field) <= bounds["max"]) & pc.field(field).isin(wanted))
         if rows.num_rows:
             self._note(rows.column(field).to_numpy(zero_copy_only=False),
                        rows.column("_hash").to_numpy(), rows.column("_order").to_numpy(),
                        rows.column(self.status_field).to_numpy(zero_copy_only=False)
                        if self.status_field else None)
         return self.known
+
+    def _scan(self, columns: list[str], condition: Any) -> pa.Table:
+        """The company's stored rows meeting ``condition``: its files are skipped by
+        their partition and statistics (the table's dataset is made once per sync)."""
+        import pyarrow as pa
+        import pyarrow.compute as pc
+
+        if self.table is None:
+            return pa.table({c: pa.array([]) for c in columns})
+        if self._data is None:
+            self._data = self.store.dataset(self.kind, self.table)
+        try:
+            return self._data.to_table(columns=columns, filter=condition & (
+                pc.field("company") == self.company))
+        except (OSError, pa.ArrowException) as exc:
+            raise self.store.unreadable(self.kind, exc) from None
 
     def _note(self, ids: Any, hashes: Any, orders: Any, status: Any) -> None:
         """Keep stored (or staged) rows: later look-ups of these ids compare with them."""
@@ -214,12 +233,6 @@ class _KindSync:
         kept = self.known[~self.known.index.isin(part.index)]
         self.known = part if kept.empty else pd.concat([kept, part])
         self.asked.update(part.index.tolist())
-
-    def _stored_count(self, condition: Any, files: list[Any]) -> int:
-        """How many stored rows of the company meet ``condition``."""
-        return 0 if self.table is None else self.store.scan(
-            self.kind, self.table, [("company", "=", self.company), *files],
-            [self.id_field], condition).num_rows
 
     # ------------------------------------------------------------------ fetching
 
@@ -303,6 +316,8 @@ class _KindSync:
             counts = {key: pool.submit(lambda q: self._fetcher(q, 1)(0).total, query)
                       for key, query in self._counted(mark, window is not None).items()
                       } if returns else {}
+            # The stored rows of the poll's items and the list's end's, in one look-up.
+            self.lookup([r.get(self.id_field) for r in (*after, *first.result().records)])
             fetched = self._walk([], self._known, guess=guess, first=first)
             applied = self._apply(self._frame([*fetched, *after]))
             later: list[dict[str, Any]] = []
@@ -328,9 +343,11 @@ class _KindSync:
         if mark is None or self.status_field is None:
             return None
         top = st.instant(mark)
-        held = self._stored_count(pc.field(self.status_field).isin(list(CHANGE_STATUSES))
-                                  & (pc.field("returnDate") >= top - CHANGES_OVERLAP)
-                                  & (pc.field("returnDate") <= top), [])
+        if self.table is None:
+            return None
+        held = self._scan([self.id_field], (pc.field("returnDate") >= top - CHANGES_OVERLAP)
+                          & (pc.field("returnDate") <= top)
+                          & pc.field(self.status_field).isin(list(CHANGE_STATUSES))).num_rows
         return held if held >= self.client.page_size else None
 
     def _counted(self, mark: str | None, window: bool) -> dict[str, list[tuple[str, Any]]]:
@@ -446,10 +463,8 @@ class _KindSync:
         if max(missing.values()) <= 0:
             return []
         # No item older than the oldest the store holds as waiting can have left W.
-        floor = self.next_order if self.table is None else pc.min(self.store.scan(
-            self.kind, self.table, [("company", "=", self.company),
-                                    (self.status_field, "=", WAITING)], ["_order"],
-            pc.field(self.status_field) == WAITING).column("_order")).as_py()
+        floor = pc.min(self._scan(["_order"], pc.field(self.status_field) == WAITING)
+                       .column("_order")).as_py()
         floor = self.next_order if floor is None else floor
         found: list[dict[str, Any]] = []
         for code in (c for c in QUIET_STATUSES if missing[c] > 0):
@@ -533,7 +548,7 @@ class _KindSync:
             "nextOrder": self.next_order}}
         data = pa.concat_tables(self.rows, promote_options="permissive") if self.rows \
             else None
-        journal = self.store.open(st.EVENTS)
+        journal = self.journal
         events = self._events(journal)
         company = f"company = {st.quoted(self.company)}"
         options = {"partition_by": list(st.PARTITIONS), "storage_options": self.store.options,
@@ -578,8 +593,19 @@ class _KindSync:
                     [], mode="append", schema=self.table.schema(),
                     partition_by=list(st.PARTITIONS), commit_properties=options[
                         "commit_properties"])
-            if data is not None:
-                self._compact(kept, {(self.company, m) for m in data.column("month").to_pylist()})
+            # Each write adds a small file to the partitions it touches: they are merged
+            # once they pile up (counted in the tables as the sync found them, plus one).
+            touched = {(self.company, m) for m in set(data.column("month").to_pylist())} \
+                if data is not None else set()
+            for table, name, columns, keys, state in (
+                    (self.table, self.kind, st.PARTITIONS, touched, kept),
+                    (journal, st.EVENTS, st.EVENT_PARTITIONS,
+                     {(self.kind, self.company)} if len(events) else set(),
+                     {**common, "sync": number})):
+                small = st.small_files(table, columns) if table is not None and keys else {}
+                full = [key for key in keys if small.get(key, 0) + 1 >= st.SMALL_FILES]
+                if full:
+                    st.compact(self.store.open(name), columns, full, state)
         return written, len(events)
 
     def _events(self, journal: DeltaTable | None) -> pa.Table:
@@ -605,18 +631,6 @@ class _KindSync:
                          "itemStatus": pa.array(statuses, pa.string()),
                          "seenAt": pa.array([self.now] * rows, pa.timestamp("us", "UTC")),
                          "company": pa.array([self.company] * rows, pa.string())})
-
-    def _compact(self, kept: dict[str, Any], touched: set[tuple[str, ...]]) -> None:
-        """Compact the partitions this sync wrote into once small files pile up there."""
-        table = self.store.open(self.kind)
-        events = self.store.open(st.EVENTS)
-        mine: set[tuple[str, ...]] = {(self.kind, self.company)}
-        for found, columns, keys, order, state in (
-                (table, st.PARTITIONS, touched, self.id_field, kept),
-                (events, st.EVENT_PARTITIONS, mine, None, st.state(events))):
-            if found is not None:
-                st.compact(found, columns, st.small_partitions(found, columns, keys), order,
-                           state)
 
 
 def _fetcher(resource: Resource, params: list[tuple[str, Any]], size: int) -> Any:
@@ -763,7 +777,8 @@ def sync(client: Client, *, kinds: Any = None, since: Any = None, rebuild: bool 
                         else f"the items from {stored:%Y-%m-%d %H:%M} UTC on"))
                 kind_since = stored
             job = _KindSync(client, store, kind, tables.get(kind), kept, since=kind_since,
-                            masked=masked, now=now, progress=progress, secret=secret)
+                            masked=masked, now=now, progress=progress, secret=secret,
+                            journal=tables.get(st.EVENTS))
             job.backfill() if held is None else job.incremental()
             extra = {"accountKey": key} if kind == "ach" and key else {}
             written, events = job.commit(number, {**common, **extra})

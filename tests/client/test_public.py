@@ -87,3 +87,21 @@ def test_signatures_of_design_section_2():
         assert all(export[name].kind is inspect.Parameter.KEYWORD_ONLY for name in filters)
     assert callable(Client.journal) and callable(Client.reconcile)
     assert callable(Client.from_env)
+
+
+def test_signatures_of_the_local_history():
+    from paynb import Client, History
+
+    sync = inspect.signature(Client.sync).parameters
+    assert list(sync)[1:] == ["kinds", "since", "rebuild", "progress", "path", "mask",
+                              "storage_options"]
+    assert all(sync[name].kind is inspect.Parameter.KEYWORD_ONLY
+               for name in ("path", "mask", "storage_options"))
+    opened = inspect.signature(History).parameters
+    assert list(opened) == ["path", "company", "mask", "storage_options"]
+    for reader in (History.ach, History.rcc, History.instant, History.rtp, History.nocs,
+                   History.events, History.sql, History.info):
+        parameters = inspect.signature(reader).parameters
+        assert parameters["as_of"].kind is inspect.Parameter.KEYWORD_ONLY, reader
+        assert parameters["as_of"].default is None, reader
+    assert list(inspect.signature(History.maintain).parameters) == ["self", "retention_days"]
