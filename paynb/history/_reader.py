@@ -99,9 +99,10 @@ def _pandas_column(arrow: Any, target: Any, as_json: bool) -> Any:
         for at, text in zip(valid, arrow.drop_null().to_pylist(), strict=True):
             values[at] = json.loads(text)
         return values
-    if pa.types.is_timestamp(arrow.type):
-        zone = None if isinstance(target, np.dtype) else "UTC"
-        return arrow.cast(pa.timestamp("ns", zone)).to_pandas().array
+    if pa.types.is_timestamp(arrow.type):  # printed as the frames print them
+        from paynb.frames import utc_instants
+
+        return utc_instants(arrow.cast(pa.timestamp("ns", "UTC")).to_pandas().array)
     if isinstance(target, pd.CategoricalDtype):
         # As to_frame sets them: the known categories, then the others present, sorted.
         codes = pc.dictionary_encode(arrow).combine_chunks()

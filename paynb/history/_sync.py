@@ -67,25 +67,17 @@ def kind_of(name: Any, argument: str = "kinds") -> str:
 
 
 def when(value: Any, argument: str, *, end: bool = False) -> pd.Timestamp | None:
-    """A date or time argument as a UTC timestamp; a date alone as its first (or, for
-    ``end``, last) instant."""
+    """A date or time argument as a UTC timestamp (paynb's one reading of moments); a
+    date alone as its first (or, for ``end``, last) instant."""
     import pandas as pd
 
-    from paynb.resources._base import invalid
+    from paynb._time import is_date_only, utc_moment
 
     if value is None:
         return None
-    whole_day = isinstance(value, dt.date) and not isinstance(value, dt.datetime) or (
-        isinstance(value, str) and len(value.strip()) == 10)
-    try:
-        stamp = pd.Timestamp(value)
-    except (TypeError, ValueError):
-        raise invalid(argument, "must be a date or an ISO 8601 date-time") from None
-    if stamp is pd.NaT:
-        raise invalid(argument, "must be a date or an ISO 8601 date-time")
-    stamp = stamp.tz_localize("UTC") if stamp.tzinfo is None else stamp.tz_convert("UTC")
-    return stamp + pd.Timedelta(days=1) - pd.Timedelta(1, "us") if whole_day and end \
-        else stamp
+    stamp = pd.Timestamp(utc_moment(value, argument))
+    return stamp + pd.Timedelta(days=1) - pd.Timedelta(1, "us") \
+        if end and is_date_only(value) else stamp
 
 
 def service_of(client: Client) -> dict[str, Any]:
@@ -604,8 +596,9 @@ class _KindSync:
                      {**common, "sync": number})):
                 small = st.small_files(table, columns) if table is not None and keys else {}
                 full = [key for key in keys if small.get(key, 0) + 1 >= st.SMALL_FILES]
-                if full:
-                    st.compact(self.store.open(name), columns, full, state)
+                reopened = self.store.open(name) if full else None
+                if reopened is not None:
+                    st.compact(reopened, columns, full, state)
         return written, len(events)
 
     def _events(self, journal: DeltaTable | None) -> pa.Table:
