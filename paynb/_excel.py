@@ -4,55 +4,52 @@
   Rust reader, calamine underneath), every cell as text, as ``pandas.read_csv(dtype=str)``
   reads a CSV: the frame builder then types the columns the same way whatever the
   document's format (an export, an upload). About ten times faster than openpyxl.
-- :func:`write_excel` writes DataFrames, one sheet each, with xlsxwriter, whose
-  ``constant_memory`` mode keeps memory flat for large workbooks. Every column is written
-  by one rule for its dtype (:func:`column_plan`):
+- :func:`write_excel` writes DataFrames, one sheet each. Every column is turned, whole and
+  vectorised (pandas, Arrow), into an Arrow column by one rule for its dtype
+  (:func:`column_plan`); the workbook is then written in Rust by rustpy-xlsxwriter
+  (:mod:`paynb._xlsx`), no Python call per cell. The rules:
 
   - exact amounts (an Arrow ``decimal128`` column, or a column whose values are all
-    ``Decimal``) as **numbers** shown with their decimals (``#,##0.00``), never text;
+    ``Decimal``) as **numbers** shown with their decimals (``#,##0.00``, more where the
+    scale has more), never text;
   - integers (ids, and the wire-integer amounts of instant card and RTP, whose unit is
     not stated) as integers (format ``0``, so long ids do not turn into ``1.2E+11``);
   - times in UTC without their zone (Excel has none), as Excel dates: shown as
     ``yyyy-mm-dd`` where every value of the column is midnight, else
     ``yyyy-mm-dd hh:mm:ss``; a column of dates (``datetime.date``, Arrow ``date32``)
-    as ``yyyy-mm-dd``;
+    as ``yyyy-mm-dd``; a column with a time before 1900-03-01 (where Excel's calendar
+    is wrong) as ISO text;
   - booleans as booleans, text as text (never a formula: ``=1+1`` stays text), nested
     objects (``iatAddenda``) as their JSON, anything else as its ``str``;
-  - missing values as empty cells.
+  - missing values as empty cells; an infinite float as the text ``INF``.
 
   The header row is bold and frozen, with a filter, and columns get a width from their
   header and first values. ``formats`` overrides the number format of named columns
   (percentages, a ledger's float amounts).
 
-The writer is the cost of xlsxwriter's cells, which it writes one Python call each
-(benchmarks/RESULTS.md, case 11, compares it with CSV of the same frames).
+Writing 40,000 items takes about twice the time of their CSV (benchmarks/RESULTS.md,
+case 11); pure-Python XlsxWriter, which paynb used before, took about nine times.
 """
 
 from __future__ import annotations
 
-import datetime as dt
 import io
 import json
-import math
 import os
-from collections.abc import Callable, Iterator, Mapping
-from decimal import Decimal
-from typing import IO, Any
+from collections.abc import Mapping
+from typing import Any, BinaryIO
 
 import numpy as np
 import pandas as pd
 import pyarrow as pa
+import pyarrow.compute as pc
 
-__all__ = ["MAX_ROWS", "ColumnPlan", "column_plan", "excel_bytes", "read_excel", "sheet_name",
+from paynb._xlsx import MAX_ROWS, Sheet, check_size, write_workbook
+
+__all__ = ["DATETIME_FORMAT", "DATE_FORMAT", "INTEGER_FORMAT", "MAX_ROWS", "MONEY_FORMAT",
+           "ColumnPlan", "column_plan", "excel_bytes", "read_excel", "sheet_name",
            "write_excel"]
 
-MAX_ROWS = 1_048_576
-"""Rows of an Excel sheet, its header included."""
-_MAX_COLUMNS = 16_384
-#: Above this many cells a workbook is written in xlsxwriter's constant_memory mode (flat
-#: memory, strings in line); below, cells are kept until the end (shared strings: a smaller
-#: file, written about a fifth faster, ~3 KiB of memory a row of 50 columns).
-_CONSTANT_MEMORY_CELLS = 5_000_000
 _DAY_NS = 86_400_000_000_000
 #: 1970-01-01 as an Excel serial day (the 1900 date system).
 _UNIX_EPOCH_SERIAL = 25_569.0
@@ -93,48 +90,59 @@ def read_excel(document: bytes | str | os.PathLike[str]) -> pd.DataFrame:
 # --------------------------------------------------------------------------- column rules
 
 class ColumnPlan:
-    """How one column goes into cells: its values (missing as None), the xlsxwriter
-    method that writes them (``"number"``, ``"string"``, ``"boolean"``), a number format
-    or None, and a width in characters."""
+    """How one column goes into cells: its values as an Arrow array of a type the
+    writer takes (``float64``, ``int64``, ``bool``, text; missing values null), a number
+    format or None, and a width in characters."""
 
-    __slots__ = ("format", "kind", "values", "width")
+    __slots__ = ("format", "values", "width")
 
-    def __init__(self, kind: str, values: list[Any], number_format: str | None,
-                 width: float):
-        self.kind = kind
+    def __init__(self, values: pa.Array, number_format: str | None, width: float):
         self.values = values
         self.format = number_format
         self.width = width
 
 
-def _serial_days(nanoseconds: np.ndarray, valid: np.ndarray) -> list[Any]:
-    """Excel serial days (floats) from UTC nanoseconds; None where missing."""
-    days = nanoseconds.astype("float64") / _DAY_NS + _UNIX_EPOCH_SERIAL
-    days[~valid] = np.nan
-    return _floats(days)
+def _text(values: pd.Series) -> pa.Array:
+    """Text cells; NaN, None and NA as missing."""
+    return pa.array(values, type=pa.string(), from_pandas=True)
+
+
+def _floats(values: np.ndarray, number_format: str | None, width: float) -> ColumnPlan:
+    """Numbers; NaN as missing (infinities stay: the writer shows them as INF)."""
+    return ColumnPlan(pa.array(values, type=pa.float64(), from_pandas=True), number_format,
+                      width)
+
+
+def _utc_naive(column: pd.Series) -> pd.Series | None:
+    """A time column as UTC times without zone; None if ``column`` holds no times."""
+    dtype = column.dtype
+    if isinstance(dtype, pd.DatetimeTZDtype):
+        return column.dt.tz_convert("UTC").dt.tz_localize(None)
+    if pd.api.types.is_datetime64_dtype(dtype):
+        return column
+    if isinstance(dtype, pd.ArrowDtype) and (pa.types.is_date(dtype.pyarrow_dtype)
+                                              or pa.types.is_timestamp(dtype.pyarrow_dtype)):
+        zoned = getattr(dtype.pyarrow_dtype, "tz", None) is not None
+        return _utc_naive(column.astype("datetime64[ns, UTC]" if zoned else "datetime64[ns]"))
+    return None
 
 
 def _times(column: pd.Series) -> ColumnPlan | None:
-    dtype = column.dtype
-    if isinstance(dtype, pd.DatetimeTZDtype):
-        naive = column.dt.tz_convert("UTC").dt.tz_localize(None)
-    elif pd.api.types.is_datetime64_dtype(dtype):
-        naive = column
-    elif isinstance(dtype, pd.ArrowDtype) and pa.types.is_date(dtype.pyarrow_dtype):
-        naive = column.astype("datetime64[ns]")
-    else:
+    naive = _utc_naive(column)
+    if naive is None:
         return None
-    nanoseconds = naive.to_numpy(dtype="datetime64[ns]").view("int64")
-    valid = ~np.isnat(naive.to_numpy(dtype="datetime64[ns]"))
-    early = valid & (nanoseconds < _FIRST_SERIAL_NS)
-    if early.any():
+    stamps = naive.to_numpy(dtype="datetime64[ns]")
+    valid = ~np.isnat(stamps)
+    nanoseconds = stamps.view("int64")
+    if (valid & (nanoseconds < _FIRST_SERIAL_NS)).any():
         # Before 1900-03-01 Excel's calendar is wrong: such a column is kept as ISO text.
-        text = naive.dt.strftime("%Y-%m-%dT%H:%M:%S")
-        return ColumnPlan("string", [v if isinstance(v, str) else None for v in text],
-                          None, 20)
+        return ColumnPlan(_text(naive.dt.strftime("%Y-%m-%dT%H:%M:%S")), None, 20)
     dates_only = bool((nanoseconds[valid] % _DAY_NS == 0).all())
-    return ColumnPlan("number", _serial_days(nanoseconds, valid),
-                      DATE_FORMAT if dates_only else DATETIME_FORMAT, 11 if dates_only else 19)
+    # An Excel time is a number of days (the 1900 date system) shown by a date format.
+    days = nanoseconds.astype("float64") / _DAY_NS + _UNIX_EPOCH_SERIAL
+    days[~valid] = np.nan
+    return _floats(days, DATE_FORMAT if dates_only else DATETIME_FORMAT,
+                   11 if dates_only else 19)
 
 
 def _decimal_format(scale: int) -> str:
@@ -145,34 +153,21 @@ def _numbers(column: pd.Series) -> ColumnPlan | None:
     dtype = column.dtype
     if isinstance(dtype, pd.ArrowDtype) and pa.types.is_decimal(dtype.pyarrow_dtype):
         # Excel keeps doubles: amounts below 10**13 with two decimals are exact.
-        floats = column.astype("float64").to_numpy(na_value=np.nan)
-        return ColumnPlan("number", _floats(floats), _decimal_format(dtype.pyarrow_dtype.scale),
-                          14)
+        return _floats(column.astype("float64").to_numpy(na_value=np.nan),
+                       _decimal_format(dtype.pyarrow_dtype.scale), 14)
     if pd.api.types.is_bool_dtype(dtype):
-        return ColumnPlan("boolean", [None if pd.isna(v) else bool(v) for v in column], None, 8)
+        return ColumnPlan(pa.array(column.astype("boolean"), type=pa.bool_()), None, 8)
     if pd.api.types.is_integer_dtype(dtype):
-        ints = column.astype("Int64")
-        mask = ints.isna().to_numpy()
-        out = ints.to_numpy(dtype="int64", na_value=0).astype(object)
-        out[mask] = None
-        return ColumnPlan("number", out.tolist(), INTEGER_FORMAT, 12)
+        return ColumnPlan(pa.array(column.astype("Int64"), type=pa.int64()), INTEGER_FORMAT,
+                          12)
     if pd.api.types.is_float_dtype(dtype):
-        return ColumnPlan("number", _floats(column.to_numpy(dtype="float64", na_value=np.nan)),
-                          None, 12)
+        return _floats(column.to_numpy(dtype="float64", na_value=np.nan), None, 12)
     return None
 
 
-def _floats(values: np.ndarray) -> list[Any]:
-    """Floats as Python numbers, None where NaN."""
-    out = values.astype(object)
-    out[np.isnan(values)] = None
-    plain: list[Any] = out.tolist()
-    return plain
-
-
-def _text_width(values: list[Any]) -> float:
-    sample = [len(v) for v in values[:200] if v is not None]
-    return max(sample, default=8)
+def _text_width(values: pa.Array) -> float:
+    longest = pc.max(pc.utf8_length(values.slice(0, 200))).as_py()
+    return float(longest or 8)
 
 
 def _cell_text(value: Any) -> str:
@@ -182,43 +177,28 @@ def _cell_text(value: Any) -> str:
 
 
 def _objects(column: pd.Series) -> ColumnPlan:
-    values = column.astype(object).tolist()
-    present = [v for v in values if not _missing(v)]
-    if present and all(isinstance(v, Decimal) for v in present):
-        scale = max(-v.as_tuple().exponent for v in present if v.is_finite()) \
-            if any(v.is_finite() for v in present) else 2
-        return ColumnPlan("number", [None if _missing(v) or not v.is_finite() else float(v)
-                                     for v in values], _decimal_format(max(2, int(scale))), 14)
-    if present and all(isinstance(v, dt.datetime | pd.Timestamp) for v in present):
-        plan = _times(pd.Series(pd.to_datetime(pd.Series(values, dtype=object), utc=True)))
+    """A column of Python objects, by what all its present values are (pandas' own
+    inference, in C)."""
+    kind = pd.api.types.infer_dtype(column, skipna=True)
+    if kind == "decimal":
+        floats = column.astype("float64").to_numpy()
+        finite = np.isfinite(floats)  # Decimal NaN and infinities: empty cells
+        scale = pa.array(column[finite]).type.scale if finite.any() else 2
+        return _floats(np.where(finite, floats, np.nan), _decimal_format(max(2, scale)), 14)
+    if kind in ("datetime", "datetime64", "date"):
+        plan = _times(pd.Series(pd.to_datetime(column, utc=kind != "date")))
         if plan is not None:
             return plan
-    if present and all(isinstance(v, dt.date) and not isinstance(v, dt.datetime)
-                       for v in present):
-        stamps = pd.Series(pd.to_datetime(pd.Series(values, dtype=object)))
-        plan = _times(stamps)
-        if plan is not None:
-            return plan
-    if present and all(isinstance(v, bool | np.bool_) for v in present):
-        return ColumnPlan("boolean", [None if _missing(v) else bool(v) for v in values],
-                          None, 8)
-    if present and all(isinstance(v, int | np.integer) and not isinstance(v, bool | np.bool_)
-                       for v in present):
-        return ColumnPlan("number", [None if _missing(v) else int(v) for v in values],
-                          INTEGER_FORMAT, 12)
-    if present and all(isinstance(v, float | int | np.floating | np.integer)
-                       and not isinstance(v, bool | np.bool_) for v in present):
-        return ColumnPlan("number", [None if _missing(v) else float(v) for v in values],
-                          None, 12)
-    texts = [None if _missing(v) else v if isinstance(v, str) else _cell_text(v)
-             for v in values]
-    return ColumnPlan("string", texts, None, _text_width(texts))
-
-
-def _missing(value: Any) -> bool:
-    if value is None or value is pd.NA or value is pd.NaT:
-        return True
-    return isinstance(value, float) and math.isnan(value)
+    if kind == "boolean":
+        return ColumnPlan(pa.array(column.astype("boolean"), type=pa.bool_()), None, 8)
+    if kind == "integer":
+        # Python integers may exceed int64; Excel keeps doubles anyway.
+        return _floats(column.astype("float64").to_numpy(), INTEGER_FORMAT, 12)
+    if kind in ("floating", "mixed-integer-float"):
+        return _floats(column.astype("float64").to_numpy(), None, 12)
+    texts = _text(column if kind in ("string", "empty")
+                  else column.map(_cell_text, na_action="ignore"))
+    return ColumnPlan(texts, None, _text_width(texts))
 
 
 def column_plan(column: pd.Series) -> ColumnPlan:
@@ -230,10 +210,11 @@ def column_plan(column: pd.Series) -> ColumnPlan:
     plan = _times(column) or _numbers(column)
     if plan is not None:
         return plan
-    if isinstance(dtype, pd.StringDtype):
-        texts = [v if isinstance(v, str) else None for v in column.tolist()]
-        return ColumnPlan("string", texts, None, _text_width(texts))
-    return _objects(column)
+    if isinstance(dtype, pd.StringDtype) or (isinstance(dtype, pd.ArrowDtype)
+                                             and pa.types.is_string(dtype.pyarrow_dtype)):
+        texts = _text(column)
+        return ColumnPlan(texts, None, _text_width(texts))
+    return _objects(column.astype(object))
 
 
 # --------------------------------------------------------------------------- writing
@@ -256,14 +237,7 @@ def sheet_name(name: str, taken: set[str] | None = None) -> str:
     return candidate
 
 
-def _rows(plans: list[ColumnPlan], n: int) -> Iterator[list[tuple[int, Any]]]:
-    """Per row, the (column position, value) of its present cells."""
-    for r in range(n):
-        yield [(c, plan.values[r]) for c, plan in enumerate(plans)
-               if plan.values[r] is not None]
-
-
-def write_excel(target: str | os.PathLike[str] | IO[bytes],
+def write_excel(target: str | os.PathLike[str] | BinaryIO,
                 sheets: Mapping[str, pd.DataFrame], *,
                 formats: Mapping[str, str] | None = None) -> None:
     """Write each frame of ``sheets`` to a sheet of one ``.xlsx`` workbook.
@@ -276,58 +250,24 @@ def write_excel(target: str | os.PathLike[str] | IO[bytes],
             sheet that has such a column, instead of the dtype's.
 
     Raises:
-        ValueError: a frame has more rows or columns than an Excel sheet holds (the
-            message names the sheet and says to write CSV instead).
+        ValueError: a frame has more rows or columns than an Excel sheet holds, or text
+            longer than a cell holds (the message names the sheet and says to write CSV
+            instead).
     """
-    import xlsxwriter
-
     for name, frame in sheets.items():
-        if len(frame) + 1 > MAX_ROWS or len(frame.columns) > _MAX_COLUMNS:
-            raise ValueError(
-                f"sheet {name!r} has {len(frame):,} rows and {len(frame.columns):,} columns; "
-                f"an Excel sheet holds {MAX_ROWS - 1:,} rows and {_MAX_COLUMNS:,} columns: "
-                f"write CSV instead")
-    target = os.fspath(target) if isinstance(target, str | os.PathLike) else target
-    cells = sum(frame.size for frame in sheets.values())
-    book = xlsxwriter.Workbook(target, {"constant_memory": cells > _CONSTANT_MEMORY_CELLS,
-                                        "nan_inf_to_errors": True,
-                                        "strings_to_numbers": False,
-                                        "strings_to_formulas": False,
-                                        "strings_to_urls": False})
-    try:
-        header = book.add_format({"bold": True})
-        number_formats: dict[str | None, Any] = {None: None}
-
-        def cell_format(code: str | None) -> Any:
-            if code not in number_formats:
-                number_formats[code] = book.add_format({"num_format": code})
-            return number_formats[code]
-
-        taken: set[str] = set()
-        for name, frame in sheets.items():
-            title = sheet_name(name, taken)
-            taken.add(title)
-            sheet = book.add_worksheet(title)
-            plans = [column_plan(frame.iloc[:, i]) for i in range(len(frame.columns))]
-            writers: list[Callable[..., Any]] = []
-            styles: list[Any] = []
-            for c, (column, plan) in enumerate(zip(frame.columns, plans, strict=True)):
-                code = (formats or {}).get(str(column), plan.format)
-                styles.append(cell_format(code))
-                writers.append({"number": sheet.write_number, "string": sheet.write_string,
-                                "boolean": sheet.write_boolean}[plan.kind])
-                width = min(60.0, max(8.0, len(str(column)) + 2.0, plan.width + 2.0))
-                sheet.set_column(c, c, width)
-            sheet.freeze_panes(1, 0)
-            if len(frame.columns):
-                sheet.autofilter(0, 0, max(len(frame), 1), len(frame.columns) - 1)
-            sheet.write_row(0, 0, [str(column) for column in frame.columns], header)
-            # Row by row (as constant_memory needs); each present cell by its typed writer.
-            for r, cells in enumerate(_rows(plans, len(frame)), 1):
-                for c, value in cells:
-                    writers[c](r, c, value, styles[c])
-    finally:
-        book.close()
+        check_size(name, len(frame), len(frame.columns))
+    prepared: dict[str, Sheet] = {}
+    for name, frame in sheets.items():
+        title = sheet_name(name, set(prepared))
+        plans = [column_plan(frame.iloc[:, i]) for i in range(len(frame.columns))]
+        headers = [str(column) for column in frame.columns]
+        columns = list(zip(headers, plans, strict=True))
+        prepared[title] = Sheet(
+            pa.Table.from_arrays([plan.values for plan in plans], names=headers),
+            [(formats or {}).get(header, plan.format) for header, plan in columns],
+            [min(60.0, max(8.0, len(header) + 2.0, plan.width + 2.0))
+             for header, plan in columns])
+    write_workbook(target, prepared)
 
 
 def excel_bytes(sheets: Mapping[str, pd.DataFrame], **options: Any) -> bytes:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import datetime as dt
 import io
+import zipfile
 from decimal import Decimal
 from pathlib import Path
 
@@ -14,7 +15,8 @@ import pytest
 
 from benchmarks._data import ach_records
 from paynb import frames
-from paynb._excel import MAX_ROWS, excel_bytes, read_excel, sheet_name, write_excel
+from paynb._excel import MAX_ROWS, MONEY_FORMAT, excel_bytes, read_excel, sheet_name, write_excel
+from paynb._xlsx import MAX_TEXT, Sheet, write_workbook
 
 
 def _sheet(content: bytes, name: str | None = None):
@@ -25,6 +27,10 @@ def _sheet(content: bytes, name: str | None = None):
 def _cells(sheet, column: str) -> list:
     header = [c.value for c in sheet[1]]
     return [row[header.index(column)] for row in sheet.iter_rows(min_row=2)]
+
+
+def _sheet_xml(content: bytes) -> str:
+    return zipfile.ZipFile(io.BytesIO(content)).read("xl/worksheets/sheet1.xml").decode()
 
 
 def test_amounts_are_numbers_with_two_decimals_whatever_holds_them() -> None:
@@ -86,15 +92,23 @@ def test_text_stays_text_objects_become_json_and_missing_is_empty() -> None:
     assert sheet.freeze_panes == "A2" and sheet.auto_filter.ref == "A1:D4"
 
 
-def test_a_typed_frame_comes_back_the_same_through_excel(tmp_path: Path) -> None:
+def test_a_typed_frame_comes_back_through_excel_as_through_csv(tmp_path: Path) -> None:
     frame = frames.to_frame(ach_records(300), "ach")
     path = tmp_path / "ach.xlsx"
     write_excel(path, {"ach": frame})
     back = frames.to_frame(read_excel(path), "ach")
-    # Objects (iatAddenda, none here) come back as their JSON text, as from a CSV export.
+    through_csv = frames.to_frame(pd.read_csv(io.StringIO(frame.to_csv(index=False)), dtype=str,
+                                              keep_default_na=False, na_values=[""]), "ach")
+    pd.testing.assert_frame_equal(back, through_csv)
+    # Every value as it was, but empty text: an empty cell, as in CSV (Excel shows no
+    # difference; the Rust writer writes no empty text cell). Objects (iatAddenda, none
+    # here) come back as their JSON text, as from a CSV export.
+    assert (frame["achAddendaText"] == "").any()
     assert back["iatAddenda"].isna().all() and frame["iatAddenda"].isna().all()
+    texts = frame.select_dtypes(include="string").columns
+    expected = frame.assign(**{c: frame[c].replace("", None) for c in texts})
     pd.testing.assert_frame_equal(back.drop(columns="iatAddenda"),
-                                  frame.drop(columns="iatAddenda"))
+                                  expected.drop(columns="iatAddenda"))
 
 
 def test_read_excel_gives_text_cells_like_read_csv() -> None:
@@ -124,3 +138,123 @@ def test_a_frame_larger_than_a_sheet_is_refused_naming_it() -> None:
     frame = pd.DataFrame({"n": range(MAX_ROWS)})
     with pytest.raises(ValueError, match="sheet 'big' has 1,048,576 rows.*write CSV"):
         excel_bytes({"big": frame})
+
+
+def test_ids_are_whole_numbers_shown_whole_never_scientific() -> None:
+    frame = pd.DataFrame({
+        "achItemId": pd.array([123456789012, 22, None], dtype="Int64"),
+        "merchantId": [310_001, 2**40, 7],  # numpy int64
+        "ledgerRef": pd.Series([987654321098, None, 5], dtype=object),  # Python ints
+    })
+    content = excel_bytes({"ids": frame})
+    sheet = _sheet(content)
+    for name, expected in [("achItemId", [123456789012, 22, None]),
+                           ("merchantId", [310_001, 2**40, 7]),
+                           ("ledgerRef", [987654321098, None, 5])]:
+        cells = _cells(sheet, name)
+        assert [c.value for c in cells] == expected, name
+        assert {(c.data_type, c.number_format) for c in cells if c.value is not None} == {
+            ("n", "0")}, name
+    assert "E+" not in _sheet_xml(content)
+    assert read_excel(content)["achItemId"].tolist()[:2] == ["123456789012", "22"]
+
+
+def test_text_that_looks_like_a_formula_stays_text() -> None:
+    looks = ["=1+1", '=HYPERLINK("http://example.com","x")', "+1", "-2", "@SUM(A1)", "=A1"]
+    frame = pd.DataFrame({"name": looks, "memo": pd.Series(looks, dtype=object),
+                          "mixed": pd.Series(["=1+1", 5, None, {"a": "=1"}, 2.5, "x"],
+                                             dtype=object)})
+    content = excel_bytes({"t": frame})
+    sheet = _sheet(content)
+    for name in ("name", "memo"):
+        assert [(c.value, c.data_type) for c in _cells(sheet, name)] == [
+            (text, "s") for text in looks]
+    # A column of mixed objects: each value as its text (objects as JSON).
+    assert [c.value for c in _cells(sheet, "mixed")] == [
+        "=1+1", "5", None, '{"a": "=1"}', "2.5", "x"]
+    assert "<f>" not in _sheet_xml(content)  # no formula anywhere in the sheet
+
+
+def test_times_keep_their_milliseconds_and_early_ones_are_text() -> None:
+    frame = pd.DataFrame({
+        "sendDate": pd.to_datetime(["2025-06-11T20:50:04.032Z", None], utc=True),
+        "arrow": pd.array([pd.Timestamp("2026-11-23T00:00:00Z"), None],
+                          dtype=pd.ArrowDtype(pa.timestamp("us", tz="UTC"))),
+        "stamps": pd.Series([pd.Timestamp("2026-11-23T05:00:00+05:00"), None], dtype=object),
+        "days": pd.Series([dt.date(2026, 11, 19), None], dtype=object),
+        "born": pd.to_datetime(["1899-12-31", "2000-01-01T10:00"], format="ISO8601"),
+    })
+    sheet = _sheet(excel_bytes({"t": frame}))
+    send = _cells(sheet, "sendDate")[0]
+    assert send.value == dt.datetime(2025, 6, 11, 20, 50, 4, 32000)
+    assert send.number_format == "yyyy-mm-dd hh:mm:ss"
+    arrow = _cells(sheet, "arrow")
+    assert (arrow[0].value, arrow[0].number_format, arrow[1].value) == (
+        dt.datetime(2026, 11, 23), "yyyy-mm-dd", None)
+    stamp = _cells(sheet, "stamps")[0]  # 05:00 at +05:00 is midnight UTC
+    assert (stamp.value, stamp.number_format) == (dt.datetime(2026, 11, 23), "yyyy-mm-dd")
+    day = _cells(sheet, "days")[0]
+    assert (day.value, day.number_format) == (dt.datetime(2026, 11, 19), "yyyy-mm-dd")
+    # Excel's calendar is wrong before 1900-03-01: such a column is ISO text.
+    assert [(c.value, c.data_type) for c in _cells(sheet, "born")] == [
+        ("1899-12-31T00:00:00", "s"), ("2000-01-01T10:00:00", "s")]
+
+
+def test_odd_numbers_have_no_invented_values() -> None:
+    frame = pd.DataFrame({
+        "ledger": pd.Series([Decimal("12.5"), Decimal("NaN"), Decimal("Infinity")],
+                            dtype=object),
+        "ratio": [1.5, float("nan"), -float("inf")],
+    })
+    sheet = _sheet(excel_bytes({"t": frame}))
+    ledger = _cells(sheet, "ledger")
+    assert [c.value for c in ledger] == [12.5, None, None]
+    assert ledger[0].number_format == "#,##0.00"
+    # Excel holds no infinity: the cell says so in text rather than going empty.
+    assert [(c.value, c.data_type) for c in _cells(sheet, "ratio")] == [
+        (1.5, "n"), (None, "n"), ("-INF", "s")]
+
+
+def test_header_widths_and_formats_in_every_sheet() -> None:
+    first = pd.DataFrame({"name": ["A" * 30, "B"], "rate": [0.125, 0.5],
+                          "amount": [1234.5, 2.0]})
+    second = pd.DataFrame({"rate": [0.25], "a very long column name here": [1]})
+    sheets = openpyxl.load_workbook(io.BytesIO(excel_bytes(
+        {"first": first, "first": first, "rates/2026": second},  # noqa: F601
+        formats={"rate": "0.00%", "amount": MONEY_FORMAT})))
+    assert sheets.sheetnames == ["first", "rates_2026"]
+    one, two = sheets["first"], sheets["rates_2026"]
+    for sheet in (one, two):
+        assert all(cell.font.b for cell in sheet[1])
+        assert sheet.freeze_panes == "A2"
+    assert one.auto_filter.ref == "A1:C3" and two.auto_filter.ref == "A1:B2"
+    assert [c.number_format for c in _cells(one, "rate")] == ["0.00%", "0.00%"]
+    assert _cells(one, "amount")[0].number_format == "#,##0.00"
+    assert _cells(two, "rate")[0].number_format == "0.00%"
+    # Widths: the longest of the header and the first values, two characters more.
+    assert round(one.column_dimensions["A"].width) == 33
+    assert round(one.column_dimensions["B"].width) == 15  # a number column: 12 + 2
+    assert round(two.column_dimensions["B"].width) == 31
+
+
+def test_text_longer_than_a_cell_is_refused_naming_the_sheet_and_column() -> None:
+    frame = pd.DataFrame({"memo": ["x" * (MAX_TEXT + 1)]})
+    with pytest.raises(ValueError, match="sheet 'notes', column 'memo'.*32,767.*write CSV"):
+        excel_bytes({"notes": frame})
+
+
+def test_the_table_writer_refuses_a_column_it_would_leave_empty() -> None:
+    table = pa.table({"tags": pa.array([["a"], ["b"]])})
+    with pytest.raises(ValueError, match="sheet 'x', column 'tags': no Excel cell for"):
+        write_workbook(io.BytesIO(), {"x": Sheet(table)})
+
+
+def test_the_table_writer_writes_arrow_decimals_as_numbers_under_a_plain_header() -> None:
+    table = pa.table({"amount": pa.array([Decimal("10.51"), None], pa.decimal128(12, 2)),
+                      "itemId": pa.array([123456789012, 5])})
+    out = io.BytesIO()
+    write_workbook(out, {"ach": Sheet(table)}, header=False)
+    sheet = _sheet(out.getvalue())
+    assert [c.value for c in _cells(sheet, "amount")] == [10.51, None]
+    assert [c.value for c in _cells(sheet, "itemId")] == [123456789012, 5]
+    assert not sheet["A1"].font.b and sheet.freeze_panes is None and not sheet.auto_filter.ref

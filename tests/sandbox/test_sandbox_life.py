@@ -222,6 +222,35 @@ def _check_full_record(record: dict) -> None:
     assert record["itemSource"] == "API" and record["merchantId"] == 310_001
 
 
+def test_the_xlsx_export_holds_what_the_json_holds() -> None:
+    """Numbers, booleans, text (never a formula), times as their ISO text; a plain
+    header row."""
+    import openpyxl
+
+    from paynb.sandbox import items
+
+    store = Store(None, seed=2)
+    try:
+        body = dict(_DOCUMENTED_ACH, firstSignerFirstName="=1+1")
+        [record] = store.insert("ach", "DEMO1", [items.ach_wire_row(body, store.now(), store)])
+        document = store.export("ach", "DEMO1", ListQuery(), "xlsx")
+    finally:
+        store.close()
+    sheet = openpyxl.load_workbook(io.BytesIO(document)).active
+    header = [cell.value for cell in sheet[1]]
+    cells = dict(zip(header, sheet[2], strict=True))
+    assert not sheet["A1"].font.b and sheet.freeze_panes is None
+    assert (cells["amount"].value, cells["amount"].data_type) == (10.51, "n")
+    assert (cells["achItemId"].value, cells["achItemId"].data_type) == (record["achItemId"], "n")
+    assert cells["achTransactionCode"].value == 27
+    assert (cells["sameDayAchRequested"].value, cells["sameDayAchRequested"].data_type) == (
+        True, "b")
+    assert (cells["firstSignerFirstName"].value, cells["firstSignerFirstName"].data_type) == (
+        "=1+1", "s")
+    assert cells["requestedSendDate"].value == "2026-12-01T18:25:21.435Z"
+    assert cells["sendDate"].value is None
+
+
 def test_the_store_keeps_every_documented_request_field() -> None:
     from paynb.sandbox import items
 
