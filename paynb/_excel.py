@@ -21,7 +21,8 @@
     is wrong) as ISO text;
   - booleans as booleans, text as text (never a formula: ``=1+1`` stays text), nested
     objects (``iatAddenda``) as their JSON, anything else as its ``str``;
-  - missing values as empty cells; an infinite float as the text ``INF``.
+  - missing values (and empty text, as in a CSV) as empty cells; an infinite float as
+    the text ``INF``.
 
   The header row is bold and frozen, with a filter, and columns get a width from their
   header and first values. ``formats`` overrides the number format of named columns

@@ -8,12 +8,17 @@ about nine times slower to write than its CSV (benchmarks/RESULTS.md, case 11).
 
 What goes in is plain: each column ``float64`` or ``int64`` (numbers, shown by the
 column's number format), ``bool``, text, or all missing (``null``); an Arrow decimal is
-written as the nearest double (Excel keeps no other number). Missing values are empty
-cells; text is always a text cell, never a formula (``=1+1`` stays text). A column of any
-other type is refused (the writer would leave such cells empty, silently); so is a table
-larger than a sheet, or text longer than a cell holds: each with a ``ValueError`` naming
-the sheet. :mod:`paynb._excel` turns a DataFrame's columns into such a table by paynb's
-rules for each dtype; the sandbox's own xlsx export writes its records through here too.
+written as the nearest double (Excel keeps no other number). Times go in as Excel serial
+days (``float64`` with a date format, which is what an Excel date is): the library's own
+timestamp columns lose their milliseconds and put a time of day before 1970 on the next
+day (0.8.0). Missing values are empty cells, and so is empty text (the library writes no
+empty text cell; a CSV does not tell them apart either); an infinite number is the text
+``INF`` (Excel has no infinity); text is always a text cell, never a formula (``=1+1``
+stays text). A column of any other type is refused (the writer would leave such cells
+empty, silently); so is a table larger than a sheet, or text longer than a cell holds:
+each with a ``ValueError`` naming the sheet. :mod:`paynb._excel` turns a DataFrame's
+columns into such a table by paynb's rules for each dtype; the sandbox's own xlsx export
+writes its records through here too.
 
 Only pyarrow is needed (loaded with the first workbook): this module sits in the bottom
 layer, where the sandbox's server code may import it.
@@ -99,8 +104,7 @@ def write_workbook(target: str | os.PathLike[str] | BinaryIO, sheets: Mapping[st
 
     tables = {name: _writable(name, sheet.table) for name, sheet in sheets.items()}
     book = FastExcel(target)
-    # Excel has no infinity: such a number is written as the text INF / -INF.
-    book.format(inf_value="INF", bold_headers=header)
+    book.format(inf_value="INF", bold_headers=header)  # -inf: -INF
     if header:
         book.freeze(row=1, col=0)
     formats: dict[str, Format] = {}
