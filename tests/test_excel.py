@@ -220,10 +220,10 @@ def test_header_widths_and_formats_in_every_sheet() -> None:
                           "amount": [1234.5, 2.0]})
     second = pd.DataFrame({"rate": [0.25], "a very long column name here": [1]})
     sheets = openpyxl.load_workbook(io.BytesIO(excel_bytes(
-        {"first": first, "first": first, "rates/2026": second},  # noqa: F601
+        {"first": first, "rates/2026": second, "RATES_2026": second},
         formats={"rate": "0.00%", "amount": MONEY_FORMAT})))
-    assert sheets.sheetnames == ["first", "rates_2026"]
-    one, two = sheets["first"], sheets["rates_2026"]
+    assert sheets.sheetnames == ["first", "rates_2026", "RATES_2026 (2)"]
+    one, two = sheets["first"], sheets["RATES_2026 (2)"]
     for sheet in (one, two):
         assert all(cell.font.b for cell in sheet[1])
         assert sheet.freeze_panes == "A2"
