@@ -39,7 +39,8 @@ VARIABLES: dict[str, str] = {
     "PAYNB_PASSWORD": "the user's password (connection setting; a secret)",
     "PAYNB_PROFILE": "the profile paynb.connect() uses, before any PAYNB_* settings",
     "PAYNB_CONFIG": "another configuration file instead of the default one",
-    "PAYNB_JOURNAL": "another journal file; off turns the journal off",
+    "PAYNB_JOURNAL": "another journal file, or a team's postgresql:// journal; off turns "
+                     "the journal off",
     "PAYNB_SANDBOX_FILE": "where the demo sandbox announces itself",
     "PAYNB_SANDBOX_DB": "where the demo sandbox keeps its data",
     "PAYNB_CHROMIUM": "the Chromium the browser tests drive (scripts/ensure_browser.sh)",

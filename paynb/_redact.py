@@ -21,6 +21,8 @@ or the user wrote goes through here:
 - :func:`url_scheme`, :func:`hide_urls` -- a notification URL (apprise's: it holds
   tokens, passwords and addresses) named by its scheme only, and every part of it
   hidden from a text that quotes it (a delivery failure, a log line);
+- :func:`hide_password` -- a database address (the team journal's
+  ``postgresql://user:password@host/db``) or a text quoting one, its password hidden;
 - :data:`HIDDEN` -- what a repr shows instead of a secret.
 """
 
@@ -41,6 +43,7 @@ __all__ = [
     "field_name",
     "hide_numbers",
     "hide_urls",
+    "hide_password",
     "is_account_field",
     "is_card_field",
     "is_secret_field",
@@ -83,6 +86,11 @@ _SECRET_VALUE = re.compile(
     re.IGNORECASE,
 )
 _DIGIT_RUN = re.compile(r"\d{5,}")
+# A password in a database address: scheme://user:PASSWORD@host, and password=... (in the
+# query of an address or in a key=value connection string; quoted or not).
+# (Up to the last @ before the path: a password may hold an @ its writer did not escape.)
+_URL_PASSWORD = re.compile(r"(://[^:/@\s]*:)[^/\s]*(@)")
+_PASSWORD_PARAM = re.compile(r"(\bpassword\s*=\s*)('(?:[^'\\]|\\.)*'|[^\s&]+)", re.IGNORECASE)
 
 
 def field_name(key: object) -> str:
@@ -177,6 +185,15 @@ def hide_numbers(text: str) -> str:
     ``"***"`` and every run of five or more digits starred out whole."""
     text = _SECRET_VALUE.sub(lambda match: match.group(1) + '"***"', text)
     return _DIGIT_RUN.sub(lambda match: "*" * len(match.group()), text)
+
+
+def hide_password(text: str) -> str:
+    """``text`` with the password of any database address in it shown as :data:`HIDDEN`:
+    ``postgresql://jane:s3cret@db/paynb`` becomes ``postgresql://jane:<hidden>@db/paynb``,
+    and ``password=s3cret`` (in an address's query or a connection string)
+    ``password=<hidden>``."""
+    text = _URL_PASSWORD.sub(lambda match: f"{match.group(1)}{HIDDEN}{match.group(2)}", text)
+    return _PASSWORD_PARAM.sub(lambda match: f"{match.group(1)}{HIDDEN}", text)
 
 
 def redact(value: Any) -> Any:

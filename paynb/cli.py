@@ -359,11 +359,9 @@ def _monitor_clients(args: argparse.Namespace, settings: Any,
         handle = sandbox.ensure_running()
         companies = args.company or ["DEMO1", "DEMO2"]
         return [(c, functools.partial(handle.connect, company_code=c)) for c in companies]
-    base = settings.client_arguments()
+    base = settings.client_arguments()  # the profile's environment, journal, user...
     companies = args.company or _words(options.get("companies")) or [base["company_code"]]
-    environment = settings.environment
-    return [(c, functools.partial(Client, **{**base, "company_code": c},
-                                  environment=environment)) for c in companies]
+    return [(c, functools.partial(Client, **{**base, "company_code": c})) for c in companies]
 
 
 def _why(exc: BaseException) -> str:

@@ -22,7 +22,6 @@ import logging
 import math
 import os
 from dataclasses import dataclass
-from pathlib import Path
 from typing import TYPE_CHECKING, Any, Generic, TypeVar, overload
 
 from paynb import config
@@ -65,8 +64,8 @@ def _open_journal(journal: Any) -> Journal | None:
     if journal is DEFAULT_JOURNAL:
         return Journal.from_env()
     if isinstance(journal, str | os.PathLike):
-        return Journal(Path(journal))
-    raise invalid("journal", "must be a path, a Journal or None")
+        return Journal(journal)
+    raise invalid("journal", "must be a path, a postgresql:// address, a Journal or None")
 
 
 def _url(value: Any, argument: str) -> str:
@@ -213,9 +212,11 @@ class Client(_KeywordsOnly):
             Submissions and voids are never re-sent (except once after a 401).
         page_size: records per page of a list.
         max_workers: pages fetched at the same time (also the connection pool size).
-        journal: the journal file (a path or a :class:`~paynb.journal.Journal`);
-            the default is ``$PAYNB_JOURNAL`` or ``journal.sqlite3`` in the user's data
-            directory; ``None`` turns the journal (and its duplicate guard) off.
+        journal: the journal: a file path, a ``postgresql://`` address (a team's shared
+            journal, docs/team.md) or a :class:`~paynb.journal.Journal`; the default is
+            the profile's ``journal``, else ``$PAYNB_JOURNAL``, else
+            ``journal.sqlite3`` in the user's data directory; ``None`` turns the journal
+            (and its duplicate guard) off.
         mask: show account numbers as ``****6789`` in frames (card numbers are
             always shown as their last four digits).
         environment: where the settings came from, for :attr:`environment`:
@@ -302,7 +303,7 @@ class Client(_KeywordsOnly):
         if settings is None:
             raise ValidationError({config.ENV_VARIABLES["base_url"]: ["is not set"]},
                                   message="PAYNB_BASE_URL is not set")
-        return cls(**settings.client_arguments(), environment=settings.environment, **options)
+        return cls(**settings.client_arguments(**options))
 
     @classmethod
     def from_profile(cls, name: str | None = None, **options: Any) -> Client:
@@ -310,7 +311,7 @@ class Client(_KeywordsOnly):
         settings = config.from_profile(name)
         if settings is None:
             raise ValidationError({"profile": [f"no profile in {config.config_path()}"]})
-        return cls(**settings.client_arguments(), environment=settings.environment, **options)
+        return cls(**settings.client_arguments(**options))
 
     def close(self) -> None:
         """Close the HTTP connections and the journal."""
@@ -331,7 +332,7 @@ class Client(_KeywordsOnly):
     def _repr_html_(self) -> str:
         rows = [("environment", self.environment.label), ("service", shown_url(self.base_url)),
                 ("company", self.company_code),
-                ("journal", str(self._journal.path) if self._journal else "off"),
+                ("journal", self._journal.location if self._journal else "off"),
                 ("masking", "on" if self.mask else "off")]
         body = "".join(f"<tr><th style='text-align:left'>{html.escape(k)}</th>"
                        f"<td style='text-align:left'>{html.escape(v)}</td></tr>"
@@ -449,8 +450,7 @@ def connect(profile: str | None = None, **options: Any) -> Client:
     if settings is not None:
         logger.info("connecting to %s (%s), company %s", settings.base_url,
                     settings.environment, settings.company_code)
-        return Client(**settings.client_arguments(), environment=settings.environment,
-                      **options)
+        return Client(**settings.client_arguments(**options))
     from paynb import sandbox
 
     handle = sandbox.ensure_running()

@@ -15,6 +15,10 @@ A profile is a table in ``config.toml`` under the user's config directory
     base_url = "https://uat.payments.example.com"
     ...
 
+    [team]                         # a team sharing one journal (docs/team.md)
+    ...
+    journal = "postgresql://jane@db.example.com/paynb"   # the password in ~/.pgpass
+
 The same tables in INI form (``config.ini``, ``[default]`` sections with
 ``key = value`` lines) are read too.
 
@@ -22,8 +26,8 @@ Secrets need not sit in the file nor in a notebook: a profile without
 ``client_secret`` or ``password`` reads them from the OS keyring (service
 ``paynb``, names ``<profile>:client_secret`` and ``<profile>:password``), which
 :func:`store_secrets` writes. ``PAYNB_PROFILE`` names the profile
-:func:`paynb.connect` uses; ``PAYNB_JOURNAL`` moves the journal file (``off``
-turns it off).
+:func:`paynb.connect` uses; ``PAYNB_JOURNAL`` moves the journal file or names a
+PostgreSQL journal (``off`` turns it off); a profile's ``journal`` comes first.
 """
 
 from __future__ import annotations
@@ -32,13 +36,14 @@ import configparser
 import logging
 import os
 import tomllib
+import warnings
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
 from paynb import _env
-from paynb._redact import HIDDEN
+from paynb._redact import HIDDEN, hide_password
 from paynb.errors import ValidationError
 
 __all__ = [
@@ -148,17 +153,42 @@ class Settings:
     username: str
     password: str = field(repr=False)
     environment: str = "custom"
+    #: The profile's journal (a file path or a ``postgresql://`` address), if it names one.
+    journal: str | None = None
+
+    def __repr__(self) -> str:
+        journal = "" if self.journal is None else f", journal={hide_password(self.journal)!r}"
+        return (f"Settings(base_url={self.base_url!r}, auth_url={self.auth_url!r}, "
+                f"company_code={self.company_code!r}, client_id={self.client_id!r}, "
+                f"username={self.username!r}, environment={self.environment!r}{journal})")
 
     @property
     def credentials(self) -> Credentials:
         """The four credentials as one :class:`Credentials`."""
         return Credentials(**{name: getattr(self, name) for name in CREDENTIALS})
 
-    def client_arguments(self) -> dict[str, Any]:
-        """The connection settings of :class:`paynb.Client`, by name: ``base_url``,
-        ``auth_url``, ``company_code`` and ``credentials``."""
-        return {"base_url": self.base_url, "auth_url": self.auth_url,
-                "company_code": self.company_code, "credentials": self.credentials}
+    def client_arguments(self, **options: Any) -> dict[str, Any]:
+        """The keyword arguments of :class:`paynb.Client` these settings give:
+        ``base_url``, ``auth_url``, ``company_code``, ``credentials``, ``environment``
+        and the profile's ``journal`` when it names one; ``options`` go over them."""
+        arguments: dict[str, Any] = {
+            "base_url": self.base_url, "auth_url": self.auth_url,
+            "company_code": self.company_code, "credentials": self.credentials,
+            "environment": self.environment}
+        if self.journal is not None and "journal" not in options:
+            _journal_beside_variable(self.journal, self.environment)
+            arguments["journal"] = self.journal
+        return {**arguments, **options}
+
+
+def _journal_beside_variable(journal: str, profile: str) -> None:
+    """Warn when ``PAYNB_JOURNAL`` names another journal than the profile's: the profile's
+    is used (a stray variable must not take an analyst off the team's shared guard)."""
+    variable = os.environ.get("PAYNB_JOURNAL", "").strip()
+    if variable and variable != journal:
+        warnings.warn(f"PAYNB_JOURNAL ({hide_password(variable)}) is not used: profile "
+                      f"{profile!r} names its journal, {hide_password(journal)}; pass "
+                      "journal=... to use another", UserWarning, stacklevel=4)
 
 
 def _sources(name: str, profile: str | None, *, keyring_checked: bool = False) -> str:
@@ -324,8 +354,13 @@ def from_profile(name: str | None = None, *, path: Path | None = None) -> Settin
     looked_up = [secret for secret in SECRETS if not values.get(secret)]
     for secret in looked_up:
         values[secret] = _keyring_secret(chosen, secret)
-    return _complete(values, environment=chosen, where=f"profile {chosen!r} of {path}",
-                     profile=chosen, keyring_checked=bool(looked_up))
+    settings = _complete(values, environment=chosen, where=f"profile {chosen!r} of {path}",
+                         profile=chosen, keyring_checked=bool(looked_up))
+    journal = values.get("journal")
+    if journal is not None and (not isinstance(journal, str) or not journal.strip()):
+        raise ValidationError({f"{chosen}.journal": ["must be a file path or a "
+                                                     "postgresql:// address"]})
+    return replace(settings, journal=journal.strip() if journal else None)
 
 
 def store_secrets(profile: str, *, client_secret: str | None = None,

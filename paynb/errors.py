@@ -17,6 +17,7 @@ The tree::
     ├── RouteNotCheckedError       instant send without a recent successful route check
     ├── RouteUnavailableError      the route check said no, or the amount is above its limit
     ├── DuplicateSubmissionError   the journal already holds this reference number
+    ├── JournalError               the journal cannot be used (newer schema, server down, ...)
     ├── SubmissionRefusedError     a NACHA guard refused the entry (paynb.compliance)
     └── MissingExtraError          a part of paynb needs an extra that is not installed
 
@@ -43,6 +44,7 @@ __all__ = [
     "BadRequestError",
     "BulkRejectedError",
     "DuplicateSubmissionError",
+    "JournalError",
     "MissingExtraError",
     "NotFoundError",
     "PaynbError",
@@ -260,6 +262,12 @@ class DuplicateSubmissionError(PaynbError):
         self.reference_number = reference_number
         self.previous = previous or {}
         super().__init__(message)
+
+
+class JournalError(PaynbError):
+    """The journal cannot be used: a file or database written by a newer paynb, a file
+    that is not a journal, a PostgreSQL server that refuses or does not answer. The
+    message names the journal (a database address without its password)."""
 
 
 class PaynbWarning(UserWarning):

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -51,3 +52,26 @@ def client(sandbox: Sandbox) -> Iterator[Client]:
     other needs, such as tests/forms and tests/client, define their own)."""
     with sandbox.connect(journal=None) as opened:
         yield opened
+
+
+@pytest.fixture(scope="session")
+def postgres() -> Iterator[Any]:
+    """A PostgreSQL server of the session's own (tests/_postgres.py): ``.fresh()`` gives the
+    address of a new empty schema, one journal's own. Where none can start here, the
+    tests that need it skip, saying why."""
+    import _postgres
+
+    reason = _postgres.why_not()
+    if reason is not None:
+        pytest.skip(f"no PostgreSQL server for the team journal tests: {reason}")
+    with _postgres.start() as server:
+        yield server
+
+
+@pytest.fixture(params=["sqlite", "postgresql"])
+def journal_address(request: pytest.FixtureRequest, tmp_path: Path) -> str:
+    """Where a fresh journal lives, once on each database: an SQLite file, and an empty
+    schema of the tests' PostgreSQL server."""
+    if request.param == "sqlite":
+        return str(tmp_path / "journal.sqlite3")
+    return str(request.getfixturevalue("postgres").fresh())

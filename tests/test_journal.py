@@ -1,4 +1,8 @@
-"""The journal: duplicate guard (threads and processes), states, watermarks, scrubbing."""
+"""The journal: duplicate guard (threads and processes), states, watermarks, scrubbing.
+
+Every test that takes ``journal`` (or ``journal_address``) runs twice: on an SQLite file
+and on the tests' own PostgreSQL server (a team's journal). The rest is about the file.
+"""
 
 from __future__ import annotations
 
@@ -8,9 +12,11 @@ import pickle
 import sqlite3
 import stat
 import threading
+from collections.abc import Iterator
 from datetime import UTC, datetime, timedelta, timezone
 from decimal import Decimal
 from pathlib import Path
+from typing import Any
 
 import pandas as pd
 import pytest
@@ -24,12 +30,14 @@ COMPANY = "DEMO1"
 
 @pytest.fixture
 def path(tmp_path: Path) -> Path:
+    """An SQLite journal file (for the tests about the file)."""
     return tmp_path / "journal.sqlite3"
 
 
 @pytest.fixture
-def journal(path: Path) -> Journal:
-    with Journal(path) as opened:
+def journal(journal_address: str) -> Iterator[Journal]:
+    """A fresh journal: an SQLite file, then a PostgreSQL schema."""
+    with Journal(journal_address) as opened:
         yield opened
 
 
@@ -322,7 +330,8 @@ def test_from_env_opens_the_file_it_names(tmp_path: Path,
     assert journal.path.exists()
 
 
-def test_the_file_is_private_versioned_and_in_wal_mode(journal: Journal, path: Path) -> None:
+def test_the_file_is_private_versioned_and_in_wal_mode(path: Path) -> None:
+    Journal(path).close()
     if os.name == "posix":
         assert stat.S_IMODE(path.stat().st_mode) == 0o600
     with sqlite3.connect(path) as conn:
@@ -348,7 +357,7 @@ def test_a_newer_schema_is_refused(path: Path) -> None:
 def test_a_journal_survives_pickling_and_reopening(journal: Journal) -> None:
     journal.reserve(COMPANY, "ach", "submit", ["REF-1"])
     copy = pickle.loads(pickle.dumps(journal))
-    assert copy.path == journal.path
+    assert (copy.path, copy.location) == (journal.path, journal.location)
     with pytest.raises(DuplicateSubmissionError):
         copy.reserve(COMPANY, "ach", "submit", ["REF-1"])
     journal.close()
@@ -367,8 +376,9 @@ def _race(journal: Journal, barrier: threading.Barrier, outcomes: list[str]) -> 
 
 
 @pytest.mark.parametrize("shared", [True, False], ids=["one-object", "object-per-thread"])
-def test_eight_threads_one_reference_one_winner(path: Path, shared: bool) -> None:
-    journals = [Journal(path)] * 8 if shared else [Journal(path) for _ in range(8)]
+def test_eight_threads_one_reference_one_winner(journal_address: str, shared: bool) -> None:
+    journals = ([Journal(journal_address)] * 8 if shared
+                else [Journal(journal_address) for _ in range(8)])
     barrier = threading.Barrier(8)
     outcomes: list[str] = []
     threads = [threading.Thread(target=_race, args=(journal, barrier, outcomes))
@@ -379,35 +389,55 @@ def test_eight_threads_one_reference_one_winner(path: Path, shared: bool) -> Non
         thread.join()
     assert sorted(outcomes) == ["refused"] * 7 + ["reserved"]
     assert len(journals[0].entries()) == 1
+    for journal in journals:
+        journal.close()
+
+
+def _six_open_at_once(where: Any, failures: list[BaseException]) -> None:
+    """Six threads open a fresh journal at the same moment and each records an entry."""
+
+    def open_it(barrier: threading.Barrier) -> None:
+        barrier.wait()
+        try:
+            with Journal(where) as journal:
+                journal.reserve(COMPANY, "ach", "void", [1])
+        except BaseException as exc:  # every failure is the finding
+            failures.append(exc)
+
+    barrier = threading.Barrier(6)
+    threads = [threading.Thread(target=open_it, args=(barrier,)) for _ in range(6)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
 
 
 def test_threads_creating_one_fresh_file_at_once_all_open_it(tmp_path: Path) -> None:
     # Switching a fresh file to WAL used to fail at once with "database is locked" while
     # another connection was creating it (about one round in thirty, found by CI).
     failures: list[BaseException] = []
-
-    def open_it(file: Path, barrier: threading.Barrier) -> None:
-        barrier.wait()
-        try:
-            with Journal(file) as journal:
-                journal.reserve(COMPANY, "ach", "void", [1])
-        except BaseException as exc:  # every failure is the finding
-            failures.append(exc)
-
     for round_ in range(40):
         file = tmp_path / f"fresh-{round_}.sqlite3"
-        barrier = threading.Barrier(6)
-        threads = [threading.Thread(target=open_it, args=(file, barrier)) for _ in range(6)]
-        for thread in threads:
-            thread.start()
-        for thread in threads:
-            thread.join()
+        _six_open_at_once(file, failures)
         assert failures == [], f"round {round_}: {failures[0]!r}"
         assert len(Journal(file).entries()) == 6
 
 
-def _process_race(path: str, barrier, queue, references: list[str]) -> None:
-    journal = Journal(path)  # both processes create the fresh file at the same time
+def test_connections_creating_one_fresh_postgresql_schema_at_once_all_open_it(
+        postgres: Any) -> None:
+    # The first to open a fresh database creates the schema; the others wait for it and
+    # find it made (an advisory lock), rather than failing on tables half made.
+    failures: list[BaseException] = []
+    for round_ in range(8):
+        address = postgres.fresh()
+        _six_open_at_once(address, failures)
+        assert failures == [], f"round {round_}: {failures[0]!r}"
+        with Journal(address) as journal:
+            assert len(journal.entries()) == 6
+
+
+def _process_race(address: str, barrier, queue, references: list[str]) -> None:
+    journal = Journal(address)  # both processes create the fresh journal at the same time
     won = []
     for reference in references:
         barrier.wait()  # both reach for this reference at the same moment
@@ -419,13 +449,13 @@ def _process_race(path: str, barrier, queue, references: list[str]) -> None:
     queue.put(won)
 
 
-def test_two_processes_one_winner_per_reference(path: Path) -> None:
+def test_two_processes_one_winner_per_reference(journal_address: str) -> None:
     context = multiprocessing.get_context("spawn")
     barrier = context.Barrier(2)
     queue = context.Queue()
     references = [f"P-{n:03d}" for n in range(100)]
     processes = [context.Process(target=_process_race,
-                                 args=(str(path), barrier, queue, references))
+                                 args=(journal_address, barrier, queue, references))
                  for _ in range(2)]
     for process in processes:
         process.start()
@@ -434,4 +464,94 @@ def test_two_processes_one_winner_per_reference(path: Path) -> None:
         process.join(timeout=60)
         assert process.exitcode == 0
     assert sorted(won[0] + won[1]) == references  # each reference won exactly once
-    assert len(Journal(path).entries()) == 100
+    with Journal(journal_address) as journal:
+        assert len(journal.entries()) == 100
+
+
+# ---------------------------------------------------------------------------- PostgreSQL
+
+def _tables_as_text(address: str) -> str:
+    """Every row of every table of a PostgreSQL journal, as text (what the server holds)."""
+    import psycopg
+
+    with psycopg.connect(address) as conn:
+        tables = [row[0] for row in conn.execute(
+            "SELECT table_name FROM information_schema.tables"
+            " WHERE table_schema = current_schema()").fetchall()]
+        return "\n".join(repr(conn.execute(f"SELECT * FROM {table}").fetchall())
+                         for table in tables)
+
+
+def test_nothing_secret_reaches_the_database(postgres: Any) -> None:
+    address = postgres.fresh()
+    with Journal(address) as journal:
+        journal.reserve(COMPANY, "ach", "submit", ["REF-1"], summary={
+            "bankAccountNumber": SECRETS[5], "password": SECRETS[0]})
+        (entry_id,) = journal.reserve(COMPANY, "instant", "send", ["IC-1"], summary={
+            "cardNumber": SECRETS[4], "totPassword": SECRETS[3], "token": SECRETS[2]})
+        journal.settle(entry_id, "failed", detail=f"card {SECRETS[4]} refused")
+        journal.nocs.apply(COMPANY, 7, by="ana", note=f"card {SECRETS[4]}")
+    held = _tables_as_text(address)
+    assert "REF-1" in held and "****6789" in held
+    for secret in SECRETS:
+        assert secret not in held
+
+
+def test_a_postgresql_journal_is_versioned_and_refuses_a_newer_schema(postgres: Any) -> None:
+    import psycopg
+
+    address = postgres.fresh()
+    Journal(address).close()
+    with psycopg.connect(address, autocommit=True) as conn:
+        assert conn.execute("SELECT version FROM paynb_schema").fetchall() == [
+            (SCHEMA_VERSION,)]
+        conn.execute("UPDATE paynb_schema SET version = 99")
+    with pytest.raises(JournalError, match="newer paynb") as caught:
+        Journal(address)
+    assert f"schema 99, this one knows {SCHEMA_VERSION}" in str(caught.value)
+
+
+def test_the_password_of_the_address_is_never_shown(postgres: Any,
+                                                    caplog: pytest.LogCaptureFixture) -> None:
+    import _postgres
+
+    address = postgres.fresh()
+    caplog.set_level("DEBUG")
+    with Journal(address) as journal:
+        shown = [repr(journal), journal.location, str(vars(journal)), repr(vars(journal._db))]
+        assert journal.backend == "postgresql" and journal.path is None
+        assert journal.location.startswith(f"postgresql://{_postgres.USER}:<hidden>@127.0.0.1")
+    wrong = address.replace(_postgres.PASSWORD, _postgres.PASSWORD + "-wrong")
+    with pytest.raises(JournalError) as refused:
+        Journal(wrong)
+    shown += [str(refused.value), repr(refused.value)]
+    assert "password authentication failed" in str(refused.value)
+    closed = address.replace(f":{postgres.port}/", f":{_unused_port()}/")
+    with pytest.raises(JournalError) as unreachable:
+        Journal(closed)
+    shown += [str(unreachable.value)]
+    assert "Connection refused" in str(unreachable.value)
+    assert str(unreachable.value).startswith("cannot use the journal postgresql://")
+    shown.append(caplog.text)
+    for text in shown:
+        assert _postgres.PASSWORD not in text
+
+
+def _unused_port() -> int:
+    import socket
+
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return int(probe.getsockname()[1])
+
+
+def test_an_address_in_the_environment_opens_a_postgresql_journal(
+        postgres: Any, monkeypatch: pytest.MonkeyPatch) -> None:
+    address = postgres.fresh()
+    monkeypatch.setenv("PAYNB_JOURNAL", address)
+    assert Journal.default_address() == address
+    with pytest.raises(JournalError, match="PostgreSQL database, not a file"):
+        Journal.default_path()
+    journal = Journal.from_env()
+    assert journal is not None and journal.backend == "postgresql"
+    journal.close()

@@ -9,8 +9,9 @@ from pathlib import Path
 from paynb.journal import SCHEMA_VERSION, Journal
 
 
-def test_applied_marks_survive_a_reopen_and_the_first_mark_stands(tmp_path: Path) -> None:
-    path = tmp_path / "j.sqlite3"
+def test_applied_marks_survive_a_reopen_and_the_first_mark_stands(journal_address: str
+                                                                  ) -> None:
+    path = journal_address  # an SQLite file, then a PostgreSQL schema
     with Journal(path) as journal:
         first = journal.nocs.apply("DEMO1", 17, by="ana", note="CRM updated")
         assert first["already"] is False and first["noc_id"] == "17"
@@ -22,8 +23,8 @@ def test_applied_marks_survive_a_reopen_and_the_first_mark_stands(tmp_path: Path
         assert again.nocs.applied("OTHER") == {}
 
 
-def test_overrides_are_recorded_with_who(tmp_path: Path) -> None:
-    with Journal(tmp_path / "j.sqlite3") as journal:
+def test_overrides_are_recorded_with_who(journal_address: str) -> None:
+    with Journal(journal_address) as journal:
         number = journal.overrides.record("DEMO1", "ach", "REF-1", "returned-account",
                                          "returned R02", by="ana")
         (found,) = journal.overrides.list("DEMO1")

@@ -116,3 +116,18 @@ def test_every_part_of_a_notification_url_is_hidden_from_text():
     assert _redact.hide_urls("nothing secret", []) == "nothing secret"
     # A profile's notify key is a secret field: redact() drops it.
     assert _redact.redact({"notify": [url], "company_code": "ACME"}) == {"company_code": "ACME"}
+
+
+def test_a_database_address_shows_without_its_password() -> None:
+    from paynb._redact import HIDDEN, hide_password
+
+    assert hide_password("postgresql://ana:s3cr@t@db.example.com:5432/paynb") == \
+        f"postgresql://ana:{HIDDEN}@db.example.com:5432/paynb"
+    assert hide_password("postgresql://ana@db/paynb?sslmode=require&password=s3cret") == \
+        f"postgresql://ana@db/paynb?sslmode=require&password={HIDDEN}"
+    assert hide_password("host=db password='a b c' user=ana") == \
+        f"host=db password={HIDDEN} user=ana"
+    assert hide_password("cannot use postgresql://ana:pw@db/x: refused") == \
+        f"cannot use postgresql://ana:{HIDDEN}@db/x: refused"
+    for unchanged in ("postgresql://ana@db/paynb", "/home/ana/journal.sqlite3", "a@b.example"):
+        assert hide_password(unchanged) == unchanged

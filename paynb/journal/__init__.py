@@ -1,6 +1,7 @@
 """The journal: the audit log of submissions and voids, the duplicate guard, and the
 other records paynb keeps for its user (polling memory, NOC marks, guard overrides,
-match decisions, what the morning run notified), in one SQLite file.
+match decisions, what the morning run notified), in one SQLite file, or for a team in
+one PostgreSQL database (``Journal("postgresql://user@host/database")``, docs/team.md).
 
 Every submission, bulk and void is recorded *before* it is sent (state ``pending``)
 and settled with the service's answer afterwards:
@@ -19,8 +20,10 @@ A submission of a reference number that the same company already has in the jour
 for the same kind, in any state but ``rejected``, ``failed``, ``invalid`` or ``blocked``,
 is refused with
 :class:`~paynb.errors.DuplicateSubmissionError` unless the caller allows it. The check
-and the record are one ``BEGIN IMMEDIATE`` transaction, so two threads or two processes
-sharing the file cannot both pass it; a unique partial index guards the same rule.
+and the record are one transaction that holds a lock from the check on (SQLite's
+``BEGIN IMMEDIATE``; on PostgreSQL an advisory lock per company and kind), so two
+threads, processes or machines sharing the journal cannot both pass it; a unique
+partial index guards the same rule.
 
 Nothing secret is stored: summaries go through :func:`scrub` (passwords, secrets,
 tokens and one-time passwords dropped, card numbers reduced to their last four digits,
@@ -28,11 +31,12 @@ account numbers masked).
 
 The package: :class:`Journal` and its entries (``_journal``), one module per other
 table, each owning its statements (``_polling``, ``_nocs``, ``_overrides``,
-``_decisions``, ``_monitor``), all on the one connection of ``_db``.
+``_decisions``, ``_monitor``), all on the one connection of ``_db`` (SQLite or
+PostgreSQL, one schema, versioned and brought up to date on opening).
 """
 
+from paynb.errors import JournalError
 from paynb.journal._common import KINDS, current_user
-from paynb.journal._db import JournalError
 from paynb.journal._decisions import MATCH_ACTIONS, MatchDecisions
 from paynb.journal._journal import (
     NOT_ACCEPTED,

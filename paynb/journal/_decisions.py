@@ -9,7 +9,7 @@ from typing import Any
 
 from paynb._redact import mask_card_numbers
 from paynb.journal._common import name, parse_stamp, stamp
-from paynb.journal._db import Database
+from paynb.journal._db import Connection, Database
 
 __all__ = ["MATCH_ACTIONS", "TABLES", "MatchDecisions"]
 
@@ -20,7 +20,7 @@ MATCH_ACTIONS = ("pair", "resolve")
 #: before the table existed gets it on first use: see :meth:`MatchDecisions._table`.)
 TABLES = {2: ("""
 CREATE TABLE IF NOT EXISTS match_decisions (
-    id        INTEGER PRIMARY KEY,
+    id        {ID},
     created   TEXT NOT NULL,
     ledger    TEXT NOT NULL,
     action    TEXT NOT NULL,
@@ -40,10 +40,10 @@ class MatchDecisions:
     def __init__(self, db: Database) -> None:
         self._db = db
 
-    def _table(self, conn: Any) -> None:
+    def _table(self, conn: Connection) -> None:
         # A journal made before the table existed (same schema version) gets it here.
         for statement in TABLES[2]:
-            conn.execute(statement)
+            conn.execute(self._db.ddl(statement))
 
     def record(self, ledger: str, action: str, *, expected: Sequence[str],
                items: Sequence[str], method: str = "manual", reason: str | None = None,

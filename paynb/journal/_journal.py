@@ -8,17 +8,16 @@ from __future__ import annotations
 import json
 import logging
 import os
-import sqlite3
 from collections.abc import Iterable, Mapping, Sequence
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from paynb._redact import mask_card_numbers, redact
-from paynb.errors import DuplicateSubmissionError
+from paynb.errors import DuplicateSubmissionError, JournalError
 from paynb.journal import _decisions, _monitor, _nocs, _overrides, _polling
 from paynb.journal._common import KINDS, chunks, name, parse_stamp, placeholders, scalar, stamp
-from paynb.journal._db import Database, JournalError
+from paynb.journal._db import Connection, is_address, open_database
 from paynb.journal._decisions import MatchDecisions
 from paynb.journal._monitor import MonitorLedger
 from paynb.journal._nocs import NocMarks
@@ -58,7 +57,7 @@ scrub = redact
 #: The entries table, by the schema version that added it.
 TABLES = {1: ("""
 CREATE TABLE IF NOT EXISTS entries (
-    id              INTEGER PRIMARY KEY,
+    id              {ID},
     batch           INTEGER,
     created         TEXT NOT NULL,
     updated         TEXT NOT NULL,
@@ -67,7 +66,7 @@ CREATE TABLE IF NOT EXISTS entries (
     operation       TEXT NOT NULL,
     reference       TEXT,
     state           TEXT NOT NULL,
-    item_id,
+    item_id         {ANY},
     item_status     TEXT,
     detail          TEXT,
     summary         TEXT,
@@ -106,8 +105,17 @@ def _states(state: str | Iterable[str] | None) -> list[str] | None:
     return states
 
 
-def _entry(row: sqlite3.Row | tuple[Any, ...]) -> dict[str, Any]:
+def _item_id(value: Any) -> Any:
+    # A PostgreSQL column holds one type: ids are kept as text there and a whole number
+    # comes back as the int SQLite keeps.
+    if isinstance(value, str) and value.isdigit() and str(int(value)) == value:
+        return int(value)
+    return value
+
+
+def _entry(row: Sequence[Any]) -> dict[str, Any]:
     entry = dict(zip(_ENTRY_COLUMNS, row, strict=True))
+    entry["item_id"] = _item_id(entry["item_id"])
     entry["when"] = parse_stamp(entry.pop("created"))
     entry["updated"] = parse_stamp(entry["updated"])
     entry["summary"] = json.loads(entry["summary"]) if entry["summary"] else None
@@ -117,22 +125,30 @@ def _entry(row: sqlite3.Row | tuple[Any, ...]) -> dict[str, Any]:
 
 class Journal:
     """The audit log and duplicate guard, with the polling memory, NOC marks, guard
-    overrides and match decisions, in one SQLite file.
+    overrides and match decisions, in one SQLite file or one PostgreSQL database.
 
     ``Journal(path)`` opens (and if needed creates) the file; ``Journal()`` opens the
-    default one (:meth:`default_path`); ``Journal(":memory:")`` keeps everything in this
-    object only (for tests and throw-away sessions). One object may be shared by threads;
-    several objects and several processes may share one file. Opening is cheap: one
-    connection per object and process, about a millisecond.
+    default one (:meth:`default_address`); ``Journal(":memory:")`` keeps everything in
+    this object only (for tests and throw-away sessions).
+    ``Journal("postgresql://user@host/database")`` opens a team's journal on a
+    PostgreSQL server (with psycopg: ``pip install 'paynb[postgresql]'``), shared by
+    every analyst and machine that opens it: see docs/team.md. The schema is created or
+    brought up to date on opening; a journal written by a newer paynb is refused.
+
+    One object may be shared by threads; several objects and several processes may
+    share one journal. Opening is cheap: one connection per object and process.
 
     Besides the entries (:meth:`reserve`, :meth:`settle`, :meth:`entries`, ...), each
     table is a feature on the same connection: :attr:`polling`, :attr:`nocs`,
     :attr:`overrides`, :attr:`match_decisions` and :attr:`monitor`.
     """
 
-    def __init__(self, path: str | os.PathLike[str] | None = None) -> None:
-        self.path = Path(path) if path is not None else self.default_path()
-        self._db = Database(self.path, SCHEMA)
+    def __init__(self, address: str | os.PathLike[str] | None = None) -> None:
+        where = self.default_address() if address is None else address
+        self._db = open_database(str(where) if is_address(where)
+                                 else Path(where).expanduser(), SCHEMA)
+        #: The SQLite file (``None`` for a PostgreSQL journal).
+        self.path: Path | None = self._db.path
         #: The memory of ``changes()`` polling (:class:`~paynb.journal._polling.Polling`).
         self.polling = Polling(self._db)
         #: The applied marks of NOCs (:class:`~paynb.journal._nocs.NocMarks`).
@@ -144,16 +160,42 @@ class Journal:
         #: The morning run's memory (:class:`~paynb.journal._monitor.MonitorLedger`).
         self.monitor = MonitorLedger(self._db)
 
+    @property
+    def location(self) -> str:
+        """Where the journal is, for people: the file, or the address without its password."""
+        return self._db.location
+
+    @property
+    def backend(self) -> str:
+        """``sqlite`` or ``postgresql``."""
+        return self._db.backend
+
+    @staticmethod
+    def default_address() -> str | Path:
+        """``$PAYNB_JOURNAL`` (a file path, or a ``postgresql://`` address), else the default
+        file (:meth:`default_path`).
+
+        Raises :class:`JournalError` when ``$PAYNB_JOURNAL`` turns the journal off
+        (see :meth:`from_env`)."""
+        override = os.environ.get("PAYNB_JOURNAL", "").strip()
+        if is_address(override):
+            return override
+        return Journal.default_path()
+
     @staticmethod
     def default_path() -> Path:
         """The journal file: ``$PAYNB_JOURNAL``, else ``journal.sqlite3`` in the user's data
         directory (``~/.local/share/paynb`` on Linux). Its folder is created if missing.
 
         Raises :class:`JournalError` when ``$PAYNB_JOURNAL`` turns the journal off
-        (see :meth:`from_env`)."""
+        (see :meth:`from_env`) or names a PostgreSQL database (see
+        :meth:`default_address`)."""
         override = os.environ.get("PAYNB_JOURNAL", "").strip()
         if override.lower() in _OFF:
             raise JournalError("the journal is turned off (PAYNB_JOURNAL=off)")
+        if is_address(override):
+            raise JournalError("PAYNB_JOURNAL names a PostgreSQL database, not a file: "
+                               "Journal.default_address() gives it")
         if override:
             path = Path(override).expanduser()
         else:
@@ -169,16 +211,18 @@ class Journal:
         ``none``, ``false``, ``0``): what :func:`paynb.connect` uses."""
         if os.environ.get("PAYNB_JOURNAL", "").strip().lower() in _OFF:
             return None
-        return cls(cls.default_path())
+        return cls(cls.default_address())
 
     def __repr__(self) -> str:
-        return f"Journal({str(self.path)!r})"
+        return f"Journal({self.location!r})"
 
     def __getstate__(self) -> dict[str, Any]:
-        return {"path": self.path}
+        # The whole address, password included: for this journal's copy in another
+        # process (never shown).
+        return {"where": self._db.where}
 
     def __setstate__(self, state: dict[str, Any]) -> None:
-        self.__init__(state["path"])  # type: ignore[misc]
+        self.__init__(state["where"])  # type: ignore[misc]
 
     def __enter__(self) -> Journal:
         return self
@@ -227,30 +271,34 @@ class Journal:
             _refuse_repeats(company, kind, refs)
         now = stamp()
         repeated: dict[str, dict[str, Any]] = {}
-        with self._db.write() as conn:
-            if guarded:
-                self._refuse_known(conn, company, kind, refs)
-            elif operation in SUBMISSIONS:
-                repeated = self._blocking(conn, company, kind, refs)
-            ids: list[int] = []
-            for ref, original, one_summary in zip(refs, given, summaries, strict=True):
-                item_id = scalar(original) if operation in VOIDS_BY_ID else None
-                try:
+        try:
+            with self._db.write() as conn:
+                # Writers of this company and kind take turns from the check to the
+                # commit (SQLite: the file's write lock; PostgreSQL: an advisory lock).
+                conn.lock(f"paynb.entries\x1f{company}\x1f{kind}")
+                if guarded:
+                    self._refuse_known(conn, company, kind, refs)
+                elif operation in SUBMISSIONS:
+                    repeated = self._blocking(conn, company, kind, refs)
+                ids: list[int] = []
+                for ref, original, one_summary in zip(refs, given, summaries, strict=True):
+                    item_id = scalar(original) if operation in VOIDS_BY_ID else None
                     (entry_id,) = conn.execute(
                         "INSERT INTO entries (batch, created, updated, company, kind, operation,"
                         " reference, state, item_id, summary, allow_duplicate, guard)"
                         " VALUES (?, ?, ?, ?, ?, ?, ?, 'pending', ?, ?, ?, ?) RETURNING id",
                         (ids[0] if ids else None, now, now, company, kind, operation, ref,
-                         item_id, one_summary, int(allow_duplicate),
-                         int(guarded and ref is not None)),
+                         None if item_id is None else self._db.item_id(item_id), one_summary,
+                         int(allow_duplicate), int(guarded and ref is not None)),
                     ).fetchone()
-                except sqlite3.IntegrityError:
-                    # Only the unique guard index can fail here; the check above should
-                    # have caught it, so say what is there.
-                    self._refuse_known(conn, company, kind, [ref])
-                    raise
-                ids.append(entry_id)
-            conn.execute("UPDATE entries SET batch = id WHERE id = ?", (ids[0],))
+                    ids.append(int(entry_id))
+                conn.execute("UPDATE entries SET batch = id WHERE id = ?", (ids[0],))
+        except self._db.IntegrityError:
+            # Only the unique guard index can fail here, and the check above should have
+            # caught it: say what is there (the transaction is rolled back: nothing kept).
+            with self._db.reading() as conn:
+                self._refuse_known(conn, company, kind, refs)
+            raise
         if repeated:
             logger.warning("journal: %d %s reference(s) of %s submitted again with "
                            "allow_duplicate=True (first: %s)", len(repeated), kind, company,
@@ -259,7 +307,7 @@ class Journal:
                      operation, company, ids[0])
         return ids
 
-    def _blocking(self, conn: sqlite3.Connection, company: str, kind: str,
+    def _blocking(self, conn: Connection, company: str, kind: str,
                   refs: Sequence[str | None]) -> dict[str, dict[str, Any]]:
         """The latest blocking submission entry of each of ``refs`` that has one."""
         wanted = sorted({ref for ref in refs if ref is not None})
@@ -277,7 +325,7 @@ class Journal:
                 found[entry["reference"]] = entry
         return found
 
-    def _refuse_known(self, conn: sqlite3.Connection, company: str, kind: str,
+    def _refuse_known(self, conn: Connection, company: str, kind: str,
                       refs: Sequence[str | None]) -> None:
         found = self._blocking(conn, company, kind, refs)
         if not found:
@@ -329,32 +377,34 @@ class Journal:
                                  "[, detail]]])")
             entry_id, state, item_id, item_status, detail = (*outcome, None, None, None)[:5]
             name(state, "state", STATES)
-            rows.append({"id": int(entry_id), "state": state, "item_id": scalar(item_id),
-                         "item_status": None if item_status is None else str(item_status),
-                         "detail": None if detail is None else mask_card_numbers(str(detail)),
-                         "live": state in _LIVE, "now": now})
+            found_id = scalar(item_id)
+            rows.append((state, now, None if found_id is None else self._db.item_id(found_id),
+                         None if item_status is None else str(item_status),
+                         None if detail is None else mask_card_numbers(str(detail)),
+                         state in _LIVE, int(entry_id)))
         if not rows:
             return
         with self._db.write() as conn:
             cursor = conn.executemany(
-                "UPDATE entries SET state = :state, updated = :now,"
-                " item_id = COALESCE(:item_id, item_id),"
-                " item_status = COALESCE(:item_status, item_status),"
-                " detail = COALESCE(:detail, detail),"
+                "UPDATE entries SET state = ?, updated = ?,"
+                " item_id = COALESCE(?, item_id),"
+                " item_status = COALESCE(?, item_status),"
+                " detail = COALESCE(?, detail),"
                 # An entry coming back to life beside another live submission of the same
                 # reference (say a 'failed' one found sent after all) is a duplicate that
                 # happened: record it, and let it leave the unique guard.
-                " guard = CASE WHEN :live AND guard = 1 AND EXISTS (SELECT 1 FROM entries o"
+                " guard = CASE WHEN ? AND guard = 1 AND EXISTS (SELECT 1 FROM entries o"
                 "   WHERE o.company = entries.company AND o.kind = entries.kind"
                 "   AND o.reference = entries.reference AND o.guard = 1"
                 f"  AND o.state IN {_LIVE!r} AND o.id != entries.id) THEN 0 ELSE guard END"
-                " WHERE id = :id",
+                " WHERE id = ?",
                 rows,
             )
             if cursor.rowcount != len(rows):
-                ids = sorted({row["id"] for row in rows})
+                ids = sorted({row[-1] for row in rows})
                 known = {found for chunk in chunks(ids) for (found,) in conn.execute(
-                    f"SELECT id FROM entries WHERE id IN ({placeholders(len(chunk))})", chunk)}
+                    f"SELECT id FROM entries WHERE id IN ({placeholders(len(chunk))})",
+                    chunk).fetchall()}
                 missing = [entry_id for entry_id in ids if entry_id not in known]
                 if missing:
                     raise KeyError(f"no journal entry {missing[0]}"

@@ -35,9 +35,9 @@ CREATE TABLE IF NOT EXISTS monitor_notified (
     seen     TEXT NOT NULL,
     cleared  TEXT,
     PRIMARY KEY (company, key)
-) WITHOUT ROWID""", """
+) {NO_ROWID}""", """
 CREATE TABLE IF NOT EXISTS monitor_runs (
-    id        INTEGER PRIMARY KEY,
+    id        {ID},
     company   TEXT NOT NULL,
     started   TEXT NOT NULL,
     as_of     TEXT NOT NULL,
@@ -97,7 +97,7 @@ class MonitorLedger:
     def _table(self, conn: Any) -> None:
         # A journal made before the tables existed (same schema version) gets them here.
         for statement in TABLES[2]:
-            conn.execute(statement)
+            conn.execute(self._db.ddl(statement))
 
     def _rows(self, sql: str, params: tuple[Any, ...]) -> list[tuple[Any, ...]]:
         with self._db.write() as conn:

@@ -21,7 +21,7 @@ CREATE TABLE IF NOT EXISTS noc_applied (
     applied_at TEXT NOT NULL,
     note       TEXT,
     PRIMARY KEY (company, noc_id)
-) WITHOUT ROWID""",)}
+) {NO_ROWID}""",)}
 
 
 class NocMarks:
@@ -43,8 +43,9 @@ class NocMarks:
         text = None if note is None else mask_card_numbers(str(note))
         with self._db.write() as conn:
             inserted = conn.execute(
-                "INSERT OR IGNORE INTO noc_applied (company, noc_id, applied_by, applied_at,"
-                " note) VALUES (?, ?, ?, ?, ?)", (company, key, by, stamp(when), text)).rowcount
+                "INSERT INTO noc_applied (company, noc_id, applied_by, applied_at, note)"
+                " VALUES (?, ?, ?, ?, ?) ON CONFLICT (company, noc_id) DO NOTHING",
+                (company, key, by, stamp(when), text)).rowcount
             row = conn.execute("SELECT applied_by, applied_at, note FROM noc_applied"
                                " WHERE company = ? AND noc_id = ?", (company, key)).fetchone()
         return {"noc_id": key, "by": row[0], "when": parse_stamp(row[1]), "note": row[2],

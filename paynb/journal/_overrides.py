@@ -14,7 +14,7 @@ __all__ = ["TABLES", "GuardOverrides"]
 #: The table of guard overrides, by the schema version that added it.
 TABLES = {2: ("""
 CREATE TABLE IF NOT EXISTS guard_overrides (
-    id         INTEGER PRIMARY KEY,
+    id         {ID},
     created    TEXT NOT NULL,
     company    TEXT NOT NULL,
     kind       TEXT NOT NULL,

@@ -21,14 +21,14 @@ CREATE TABLE IF NOT EXISTS watermarks (
     mark    TEXT NOT NULL,
     updated TEXT NOT NULL,
     PRIMARY KEY (company, kind)
-) WITHOUT ROWID""", """
+) {NO_ROWID}""", """
 CREATE TABLE IF NOT EXISTS seen_changes (
     company TEXT NOT NULL,
     kind    TEXT NOT NULL,
     key     TEXT NOT NULL,
     seen    TEXT NOT NULL,
     PRIMARY KEY (company, kind, key)
-) WITHOUT ROWID""")}
+) {NO_ROWID}""")}
 
 
 def _key_text(key: object) -> str:
@@ -85,7 +85,7 @@ class Polling:
             for chunk in chunks(texts):
                 for (text,) in conn.execute(
                         "SELECT key FROM seen_changes WHERE company = ? AND kind = ? AND key IN"
-                        f" ({placeholders(len(chunk))})", (company, kind, *chunk)):
+                        f" ({placeholders(len(chunk))})", (company, kind, *chunk)).fetchall():
                     seen.update(by_text[text])
         return seen
 
@@ -95,8 +95,10 @@ class Polling:
         kind = name(kind, "kind", KINDS)
         now = stamp()
         rows = [(company, kind, text, now) for text in {_key_text(key) for key in keys}]
+        if not rows:
+            return 0
         with self._db.write() as conn:
-            before = conn.total_changes
-            conn.executemany("INSERT OR IGNORE INTO seen_changes (company, kind, key, seen)"
-                             " VALUES (?, ?, ?, ?)", rows)
-            return conn.total_changes - before
+            added: int = conn.executemany(
+                "INSERT INTO seen_changes (company, kind, key, seen) VALUES (?, ?, ?, ?)"
+                " ON CONFLICT (company, kind, key) DO NOTHING", rows).rowcount
+        return added

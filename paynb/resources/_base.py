@@ -9,6 +9,7 @@ import io
 import logging
 import math
 import re
+import warnings
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from decimal import Decimal
@@ -17,10 +18,13 @@ from urllib.parse import quote
 
 from paynb._coerce import missing
 from paynb._time import is_date_only, utc_moment
+from paynb._warn import user_stacklevel
 from paynb.auth import TOKEN_REQUEST
 from paynb.errors import (
     ApiError,
     AuthenticationError,
+    JournalError,
+    PaynbWarning,
     ResponseFormatError,
     TransportError,
     ValidationError,
@@ -707,9 +711,27 @@ class Resource:
 
     def _settle(self, entries: Iterable[int], state: str, *, detail: str | None = None) -> None:
         """Settle journal ``entries`` with one state (no-op without a journal)."""
+        self._record_outcomes([(entry, state, None, None, detail) for entry in entries])
+
+    def _record_outcomes(self, outcomes: Sequence[tuple[Any, ...]]) -> None:
+        """Settle journal entries (``(entry, state, item_id, item_status, detail)`` each).
+
+        Their requests went out already: when the journal cannot be reached now (a team's
+        database gone away), a warning says so rather than an error that would hide the
+        service's answer. The entries stay ``pending`` there, still guarding their
+        references, and ``client.reconcile()`` settles them once it is back.
+        """
         journal = self.context.journal
-        if journal is not None and entries:
-            journal.settle_many([(entry, state, None, None, detail) for entry in entries])
+        if journal is None or not outcomes:
+            return
+        try:
+            journal.settle_many(outcomes)
+        except JournalError as exc:
+            warnings.warn(PaynbWarning(
+                f"the journal could not record the outcome of {len(outcomes)} "
+                f"{self.kind} entr{'y' if len(outcomes) == 1 else 'ies'} ({exc}). They stay "
+                "pending in it, still guarding their references; client.reconcile() "
+                "settles them once the journal can be reached."), stacklevel=user_stacklevel())
 
     def _settle_records(self, entries: Sequence[int], records: Sequence[Mapping[str, Any] | None],
                        ) -> None:
@@ -727,7 +749,7 @@ class Resource:
             state = "rejected" if errors or str(status).upper() == "I" else "sent"
             outcomes.append((entry, state, id_of(record, self.id_field), status,
                              str(errors) if errors else None))
-        journal.settle_many(outcomes)
+        self._record_outcomes(outcomes)
 
 
 def page_fetcher(resource: Resource, params: list[tuple[str, Any]], size: int, *,

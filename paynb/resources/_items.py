@@ -338,8 +338,7 @@ class ItemResource(Resource):
             else:
                 plain_entries.append(entry)
                 plain_records.append(record)
-        if outcomes:
-            journal.settle_many(outcomes)
+        self._record_outcomes(outcomes)
         if plain_entries:
             super()._settle_records(plain_entries, plain_records)
 

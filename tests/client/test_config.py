@@ -145,6 +145,28 @@ def test_the_default_journal_follows_paynb_journal(monkeypatch, tmp_path):
     assert paynb.Client(**GOOD, credentials=CREDS)._journal is None
 
 
+def test_a_profile_names_its_journal_and_it_comes_before_paynb_journal(monkeypatch, tmp_path):
+    shared = tmp_path / "team.sqlite3"
+    path = tmp_path / "config.toml"
+    path.write_text('[team]\nbase_url = "https://svc.test"\nauth_url = "https://auth.test"\n'
+                    'company_code = "ACME1"\nclient_id = "nb"\nclient_secret = "s"\n'
+                    f'username = "jane"\npassword = "p"\njournal = "{shared}"\n')
+    monkeypatch.setenv("PAYNB_CONFIG", str(path))
+    monkeypatch.delenv("PAYNB_JOURNAL")
+    assert paynb.connect("team")._journal.path == shared
+    # A stray PAYNB_JOURNAL must not take an analyst off the team's journal: said, not used.
+    monkeypatch.setenv("PAYNB_JOURNAL", str(tmp_path / "mine.sqlite3"))
+    with pytest.warns(UserWarning, match="PAYNB_JOURNAL .* is not used: profile 'team' "
+                                         "names its journal"):
+        client = paynb.connect("team")
+    assert client._journal.path == shared
+    # An explicit journal= is the caller's choice.
+    assert paynb.connect("team", journal=None)._journal is None
+    path.write_text(path.read_text().replace(f'journal = "{shared}"', "journal = 3"))
+    with pytest.raises(ValidationError, match="team.journal"):
+        paynb.connect("team")
+
+
 def test_profiles_in_ini_form(tmp_path, monkeypatch, keyring_store):
     path = tmp_path / "config.ini"
     path.write_text("[desk]\nbase_url = https://svc.test\nauth_url = https://auth.test\n"

@@ -10,8 +10,8 @@ import pytest
 from paynb.journal import Journal
 
 
-def test_record_read_withdraw(tmp_path: Path):
-    journal = Journal(tmp_path / "j.sqlite3")
+def test_record_read_withdraw(journal_address: str):
+    journal = Journal(journal_address)  # an SQLite file, then a PostgreSQL schema
     first = journal.match_decisions.record("billing", "pair", expected=["a#1"], items=["ach:7"],
                                           note="card 4111 1111 1111 1111 on the memo")
     journal.match_decisions.record("payroll", "resolve", expected=["b#1"], items=["ach:8"],

@@ -1,6 +1,7 @@
 """Concurrency: two clients sharing one journal submit the same reference at the same
 moment, from two threads or two processes (spawned): exactly one is sent, the other is
-refused with DuplicateSubmissionError, and the service holds exactly one item.
+refused with DuplicateSubmissionError, and the service holds exactly one item. The same
+on a team's PostgreSQL journal: two processes (two analysts' notebooks), 200 rounds.
 """
 
 from __future__ import annotations
@@ -18,10 +19,12 @@ import pytest
 from paynb import sandbox
 from paynb.config import Credentials
 
-from .faultrun import service_records
+from .faultrun import REPORTS, service_records
 from .race import race, race_in_process
 
 ROUNDS = 8
+#: Rounds of the race on one PostgreSQL journal (issue 35: two processes, 200 rounds).
+POSTGRES_ROUNDS = 200
 
 
 @pytest.fixture(scope="module")
@@ -56,10 +59,11 @@ def test_two_threads_one_journal_same_reference(sb: Any, tmp_path: Path, how: st
     _check(sb, references, first, second)
 
 
-def test_two_processes_one_journal_same_reference(sb: Any, tmp_path: Path) -> None:
+def _race_two_processes(sb: Any, journal: str, references: list[str]
+                        ) -> tuple[list[str], list[str]]:
+    """Two spawned processes, each a client of ``sb`` on ``journal``, submit each of
+    ``references`` at the same moment; their outcomes."""
     context = multiprocessing.get_context("spawn")
-    journal = str(tmp_path / "shared.sqlite3")
-    references = [f"RACE-P-{n}" for n in range(ROUNDS)]
     barrier = context.Barrier(2)
     results = context.Queue()
     processes = [context.Process(target=race_in_process,
@@ -74,4 +78,29 @@ def test_two_processes_one_journal_same_reference(sb: Any, tmp_path: Path) -> No
         for process in processes:
             process.join(timeout=60)
     assert [p.exitcode for p in processes] == [0, 0]
+    return first, second
+
+
+def test_two_processes_one_journal_same_reference(sb: Any, tmp_path: Path) -> None:
+    references = [f"RACE-P-{n}" for n in range(ROUNDS)]
+    first, second = _race_two_processes(sb, str(tmp_path / "shared.sqlite3"), references)
     _check(sb, references, first, second)
+
+
+def test_two_processes_one_postgresql_journal_200_rounds(sb: Any, postgres: Any) -> None:
+    """Two analysts' notebooks on one team journal send the same reference at the same
+    moment, 200 times: exactly one request reaches the service each time."""
+    references = [f"RACE-PG-{n:03d}" for n in range(POSTGRES_ROUNDS)]
+    first, second = _race_two_processes(sb, postgres.fresh(), references)
+    outcomes = Counter(first + second)
+    stored = Counter(record["yourReferenceNumber"] for record in service_records(sb)
+                     if str(record["yourReferenceNumber"]).startswith("RACE-PG-"))
+    line = (f"race on one PostgreSQL journal: 2 processes, {POSTGRES_ROUNDS} rounds, sent "
+            f"{outcomes['sent']}, refused as duplicates {outcomes['duplicate']}, other "
+            f"{sum(outcomes.values()) - outcomes['sent'] - outcomes['duplicate']}, stored "
+            f"{sum(stored.values())}, stored twice {sum(1 for n in stored.values() if n > 1)}")
+    REPORTS.append(line)
+    print(line)
+    for n, reference in enumerate(references):
+        assert Counter([first[n], second[n]]) == {"sent": 1, "duplicate": 1}, reference
+    assert stored == dict.fromkeys(references, 1)  # each stored once, none twice

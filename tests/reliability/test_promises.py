@@ -397,3 +397,29 @@ def test_an_answer_lost_after_the_request_left_stays_unknown(sb: Any, tmp_path: 
         assert caught.value.connected is True
         assert "may or may not have processed it" in str(caught.value)
         assert list(client.journal()["state"]) == ["unknown"]
+
+
+@pytest.mark.filterwarnings("ignore:cannot check NOCs")  # nothing listed to judge by
+def test_a_journal_lost_after_sending_warns_and_keeps_the_entry_guarding(
+        sb: Any, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A team's database gone away between the reservation and the answer: the payment
+    left, so the caller gets its answer and a warning, not an error that hides it; the
+    entry stays pending (still guarding the reference) until reconcile()."""
+    from paynb.errors import JournalError, PaynbWarning
+
+    with spied_client(sb, journal=tmp_path / "j.sqlite3") as (client, _):
+        journal = client._journal
+
+        def gone(*args: Any, **kwargs: Any) -> None:
+            raise JournalError("cannot use the journal postgresql://ana:<hidden>@db/paynb: "
+                               "server closed the connection unexpectedly")
+
+        monkeypatch.setattr(journal, "settle_many", gone)
+        with pytest.warns(PaynbWarning, match="could not record the outcome of 1 ach entry"):
+            row = client.ach.submit(ach_item("GONE-1", 5))
+        assert row["itemStatus"] == "W"
+        monkeypatch.undo()
+        assert list(client.journal()["state"]) == ["pending"]
+        with pytest.raises(DuplicateSubmissionError):
+            client.ach.submit(ach_item("GONE-1", 5))
+        assert client.reconcile().empty  # not yet stale: it may still be under way

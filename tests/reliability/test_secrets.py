@@ -349,3 +349,47 @@ def test_notification_urls_never_show(tmp_path: Path, caplog: pytest.LogCaptureF
     leaks = seen.leaks(secrets)
     assert not leaks, "secrets shown:\n" + "\n".join(leaks[:30])
     assert "notification 1 (mailtos)" in "\n".join(report.problems)
+
+
+@pytest.mark.filterwarnings("ignore:cannot check NOCs")  # nothing listed to judge by
+def test_a_team_journal_never_shows_its_password(sb_small: Any, postgres: Any,
+                                                 monkeypatch: pytest.MonkeyPatch,
+                                                 caplog: pytest.LogCaptureFixture) -> None:
+    """The password in a PostgreSQL journal's address (argument, profile or PAYNB_JOURNAL)
+    shows nowhere: reprs, the client's HTML, errors, log lines, the settings."""
+    import _postgres
+
+    from paynb.errors import DuplicateSubmissionError, JournalError
+
+    caplog.set_level(logging.DEBUG)
+    seen = Evidence()
+    address = postgres.fresh()
+    client = make_client(sb_small, journal=address)
+    try:
+        seen.shown("client", client)
+        seen.shown("journal object", client._journal)
+        seen.add("journal vars", vars(client._journal))
+        seen.add("context", repr(client.context))
+        seen.shown("submit", client.ach.submit(ach_item("SEC-PG-1", 1)))
+        seen.expect_error("duplicate", lambda: client.ach.submit(ach_item("SEC-PG-1", 1)),
+                          DuplicateSubmissionError)
+        seen.shown("journal", client.journal())
+    finally:
+        client.close()
+    wrong = address.replace(_postgres.PASSWORD, "not-" + _postgres.PASSWORD)
+    seen.expect_error("wrong password", lambda: make_client(sb_small, journal=wrong),
+                      JournalError)
+    # The same address from a profile and from the environment.
+    monkeypatch.setenv("PAYNB_JOURNAL", address)
+    seen.shown("journal from the environment", paynb.journal.Journal.from_env())
+    path = Path(paynb.config.config_path())
+    path.write_text(f'[team]\nbase_url = "{sb_small.base_url}"\n'
+                    f'auth_url = "{sb_small.auth_url}"\ncompany_code = "DEMO1"\n'
+                    f'client_id = "{CREDS.client_id}"\nclient_secret = "x"\n'
+                    f'username = "{CREDS.username}"\npassword = "y"\njournal = "{address}"\n')
+    settings = config.from_profile("team")
+    seen.shown("settings", settings)
+    seen.add("log", caplog.text)
+    leaks = seen.leaks([_postgres.PASSWORD])
+    assert not leaks, "the journal's password shown:\n" + "\n".join(leaks[:30])
+    assert "<hidden>" in repr(settings) and "postgresql://" in client._repr_html_()
