@@ -25,6 +25,7 @@ if TYPE_CHECKING:
     from paynb.config import Credentials
     from paynb.errors import PaynbWarning
     from paynb.history import History
+    from paynb.journal import Approval, DualControl
     from paynb.matching import MatchResult, match
     from paynb.results import ExportFile, RouteCheck
 
@@ -47,6 +48,8 @@ __all__ = [
     "MatchResult",
     "History",
     "PaynbWarning",
+    "DualControl",
+    "Approval",
 ]
 
 _LAZY_ATTRIBUTES = {
@@ -59,6 +62,8 @@ _LAZY_ATTRIBUTES = {
     "MatchResult": "paynb.matching",
     "History": "paynb.history",
     "PaynbWarning": "paynb.errors",
+    "DualControl": "paynb.journal",
+    "Approval": "paynb.journal",
 }
 _LAZY_MODULES = {"calendar", "compliance", "errors", "forms", "models", "monitor", "plots",
                  "sandbox"}

@@ -21,6 +21,7 @@ import html
 import logging
 import math
 import os
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Generic, TypeVar, overload
 
@@ -29,7 +30,7 @@ from paynb._redact import shown_url, url_host
 from paynb.auth import PasswordAuth
 from paynb.config import Credentials
 from paynb.errors import ValidationError
-from paynb.journal import Journal
+from paynb.journal import Approval, Approvals, DualControl, Journal, current_user
 from paynb.reconcile import SETTLE_AFTER, settle
 from paynb.resources import AchResource, InstantResource, NocResource, RccResource, RtpResource
 from paynb.resources._base import ResourceContext, invalid, positive_int
@@ -56,16 +57,39 @@ class _DefaultJournal:
 DEFAULT_JOURNAL: Any = _DefaultJournal()
 
 
-def _open_journal(journal: Any) -> Journal | None:
+def _open_journal(journal: Any, user: str) -> Journal | None:
     if journal is None:
         return None
     if isinstance(journal, Journal):
         return journal
     if journal is DEFAULT_JOURNAL:
-        return Journal.from_env()
+        return Journal.from_env(user=user)
     if isinstance(journal, str | os.PathLike):
-        return Journal(journal)
+        return Journal(journal, user=user)
     raise invalid("journal", "must be a path, a postgresql:// address, a Journal or None")
+
+
+def _dual_control(value: Any) -> DualControl | None:
+    if value is None or isinstance(value, DualControl):
+        return value
+    if isinstance(value, Mapping):
+        return DualControl.from_profile(value, where="dual_control")
+    raise invalid("dual_control", "must be a paynb.DualControl, its settings as a mapping, "
+                                  "or None")
+
+
+def _policy_text(policy: DualControl | None) -> str:
+    """A client's dual control in a few words, for its summary."""
+    if policy is None:
+        return "off"
+    parts = [f"{kind} over {limit}" for kind, limit in policy.limits.items()]
+    if policy.bulk:
+        parts.append("every bulk")
+    if policy.instant:
+        parts.append("every instant payment")
+    if policy.void_over is not None:
+        parts.append("every void" if policy.void_over == 0 else f"voids over {policy.void_over}")
+    return f"a second person for {', '.join(parts) or 'nothing'}"
 
 
 def _url(value: Any, argument: str) -> str:
@@ -223,13 +247,21 @@ class Client(_KeywordsOnly):
             ``"sandbox"`` (what :func:`connect` and ``Sandbox.connect()`` pass), a
             profile name, ``"env"``; default ``"custom"``. Anything but ``"sandbox"``
             is shown as the real service.
+        user: who acts through this client, recorded with every journal entry, NOC
+            mark, guard override and approval (default: the profile's ``user``, else
+            the OS user).
+        dual_control: which submissions need a second person before they are sent
+            (docs/team.md): a :class:`paynb.DualControl`, or its settings as a mapping
+            (``{"ach_over": "10000", "bulk": True, ...}``, as in a profile's
+            ``dual_control`` table); default: the profile's, else none. Needs a journal.
     """
 
     def __init__(self, *, base_url: str, auth_url: str, company_code: str,
                  credentials: Credentials, session: requests.Session | None = None,
                  timeout: float = 30.0, max_retries: int = DEFAULT_MAX_RETRIES,
                  page_size: int = 200, max_workers: int = 8, journal: Any = DEFAULT_JOURNAL,
-                 mask: bool = True, environment: str | None = None) -> None:
+                 mask: bool = True, environment: str | None = None, user: str | None = None,
+                 dual_control: DualControl | Mapping[str, Any] | None = None) -> None:
         config.check_names()  # a misspelt PAYNB_JOURNAL, say: refused before anything
         self.base_url = _url(base_url, "base_url")
         self.auth_url = _url(auth_url, "auth_url")
@@ -244,6 +276,8 @@ class Client(_KeywordsOnly):
         max_retries = positive_int(max_retries, "max_retries", minimum=0)
         if not isinstance(mask, bool):
             raise invalid("mask", "must be True or False")
+        user = _text(user, "user") if user is not None else current_user()
+        policy = _dual_control(dual_control)
         name = _text(environment, "environment") if environment is not None else "custom"
         self.environment = Environment(name=name, host=url_host(self.base_url),
                                        is_sandbox=name == "sandbox")
@@ -257,7 +291,11 @@ class Client(_KeywordsOnly):
         self._transport = Transport(self.base_url, auth, session=session,
                                     timeout=float(timeout), max_retries=max_retries,
                                     owns_session=owned)
-        self._journal = _open_journal(journal)
+        self._journal = _open_journal(journal, user)
+        if policy is not None and self._journal is None:
+            raise invalid("dual_control", "needs a journal: the payments waiting for a "
+                                          "second person are kept there (journal=None was "
+                                          "given, or PAYNB_JOURNAL=off)")
         #: The folder the last :meth:`sync` (``path=...``) named for the local history;
         #: ``None``: the default folder of :attr:`environment`.
         self.history_folder: Any = None
@@ -267,7 +305,8 @@ class Client(_KeywordsOnly):
         #: attributes): transport, journal, polling watermarks, options.
         self.context = ResourceContext(
             transport=self._transport, company_code=company_code, journal=self._journal,
-            page_size=page_size, max_workers=max_workers, mask=mask)
+            page_size=page_size, max_workers=max_workers, mask=mask, user=user,
+            dual_control=policy)
         self.ach = AchResource(self.context, self)
         """ACH items: list, get, submit, submit_many, void, void_many, void_references,
         export, changes."""
@@ -290,6 +329,11 @@ class Client(_KeywordsOnly):
                                  doc="Pages fetched at the same time.")
     mask = _ContextOption[bool]("mask", "mask=False",
                           doc="Whether frames show account numbers as ``****6789``.")
+    user = _ContextOption[str]("user", "user='...'",
+                               doc="Who acts through this client (recorded in the journal).")
+    dual_control = _ContextOption["DualControl | None"](
+        "dual_control", "dual_control=paynb.DualControl(...)",
+        doc="Which submissions need a second person (``None``: none).")
 
     # ------------------------------------------------------------------ construction
 
@@ -333,6 +377,8 @@ class Client(_KeywordsOnly):
         rows = [("environment", self.environment.label), ("service", shown_url(self.base_url)),
                 ("company", self.company_code),
                 ("journal", self._journal.location if self._journal else "off"),
+                ("acting as", self.user),
+                ("dual control", _policy_text(self.dual_control)),
                 ("masking", "on" if self.mask else "off")]
         body = "".join(f"<tr><th style='text-align:left'>{html.escape(k)}</th>"
                        f"<td style='text-align:left'>{html.escape(v)}</td></tr>"
@@ -354,11 +400,54 @@ class Client(_KeywordsOnly):
     def journal(self) -> pd.DataFrame:
         """The journal of this company: every submission, bulk row and void, oldest first.
 
-        Columns: ``id, when, batch, updated, company, kind, operation, reference,
-        state`` (pending, sent, rejected, unknown, failed, invalid, blocked), ``item_id,
-        item_status, detail, summary`` (the body without secrets), ``allow_duplicate``.
+        Columns: ``id, when, by`` (who made the entry), ``batch, updated, company, kind,
+        operation, reference, state`` (awaiting, pending, sent, rejected, unknown,
+        failed, invalid, blocked, declined, expired), ``item_id, item_status, detail,
+        summary`` (the body without secrets), ``allow_duplicate``.
         """
         return self.context.require_journal().frame(self.company_code)
+
+    # ------------------------------------------------------------------ dual control
+
+    def approvals(self, *, state: str | list[str] | None = "awaiting") -> Approvals:
+        """The payments of this company held for a second person (dual control), oldest
+        first: who prepared each, what, totals, masked accounts, age, why. ``state``
+        picks others (``approved``, ``rejected``, ``expired``; ``None``: all). Those
+        whose time ran out are marked ``expired`` first: they are never sent.
+
+        paynb holds them; the service does not enforce dual control (anyone holding
+        its credentials can send without paynb): see docs/team.md.
+        """
+        return self.context.require_journal().approvals.list(self.company_code, state)
+
+    def approve(self, approval_id: int) -> pd.Series | pd.DataFrame:
+        """Approve a held payment (or bulk, or void) and send it exactly as prepared;
+        returns what the prepared call would have returned (the stored item, the bulk's
+        frame with each row's ``row`` in the input, the void's answer).
+
+        Refused with :class:`~paynb.errors.ApprovalError`, nothing sent, when this
+        client's :attr:`user` prepared it (a second person approves), when it is not
+        waiting any more (approved, rejected or expired) or is another company's. An
+        instant payment's route is checked by this client first. Once claimed the
+        approval is ``approved`` and its entries go through the journal like any
+        submission (a lost answer is ``unknown`` until :meth:`reconcile`).
+        """
+        approval_id = positive_int(approval_id, "approval_id")
+        found, _ = self.context.require_journal().approvals.peek(approval_id)
+        result: pd.Series | pd.DataFrame = self._resources()[found.kind].approve(approval_id)
+        return result
+
+    def reject(self, approval_id: int, *, reason: str) -> Approval:
+        """Reject a held payment, saying why: it is never sent, and its references may be
+        used again. Anyone may reject (the person who prepared it too, to withdraw it).
+        Returns the rejected :class:`~paynb.journal.Approval`."""
+        approval_id = positive_int(approval_id, "approval_id")
+        reason = _text(reason, "reason")
+        return self.context.require_journal().approvals.reject(
+            approval_id, by=self.user, company=self.company_code, reason=reason)
+
+    def _resources(self) -> dict[str, Any]:
+        return {"ach": self.ach, "rcc": self.rcc, "instant": self.instant, "rtp": self.rtp}
 
     def reconcile(self, *, settle_after: float = SETTLE_AFTER) -> pd.DataFrame:
         """Settle the journal's ``unknown`` entries (answer lost) by looking them up.
@@ -386,9 +475,7 @@ class Client(_KeywordsOnly):
         settled).
         """
         wait = _seconds(settle_after, "settle_after")
-        resources = {"ach": self.ach, "rcc": self.rcc, "instant": self.instant,
-                     "rtp": self.rtp}
-        return settle(self.context.require_journal(), self.company_code, resources,
+        return settle(self.context.require_journal(), self.company_code, self._resources(),
                       settle_after=wait)
 
     # ------------------------------------------------------------------ local history

@@ -155,12 +155,18 @@ class Settings:
     environment: str = "custom"
     #: The profile's journal (a file path or a ``postgresql://`` address), if it names one.
     journal: str | None = None
+    #: Who acts (the profile's ``user``), if it names someone: else the OS user.
+    user: str | None = None
+    #: The profile's ``dual_control`` table, if it has one (see :class:`paynb.DualControl`).
+    dual_control: Mapping[str, Any] | None = None
 
     def __repr__(self) -> str:
-        journal = "" if self.journal is None else f", journal={hide_password(self.journal)!r}"
+        extra = "" if self.journal is None else f", journal={hide_password(self.journal)!r}"
+        extra += "" if self.user is None else f", user={self.user!r}"
+        extra += "" if self.dual_control is None else f", dual_control={self.dual_control!r}"
         return (f"Settings(base_url={self.base_url!r}, auth_url={self.auth_url!r}, "
                 f"company_code={self.company_code!r}, client_id={self.client_id!r}, "
-                f"username={self.username!r}, environment={self.environment!r}{journal})")
+                f"username={self.username!r}, environment={self.environment!r}{extra})")
 
     @property
     def credentials(self) -> Credentials:
@@ -169,8 +175,9 @@ class Settings:
 
     def client_arguments(self, **options: Any) -> dict[str, Any]:
         """The keyword arguments of :class:`paynb.Client` these settings give:
-        ``base_url``, ``auth_url``, ``company_code``, ``credentials``, ``environment``
-        and the profile's ``journal`` when it names one; ``options`` go over them."""
+        ``base_url``, ``auth_url``, ``company_code``, ``credentials``, ``environment``,
+        and the profile's ``journal``, ``user`` and ``dual_control`` when it has them;
+        ``options`` go over them."""
         arguments: dict[str, Any] = {
             "base_url": self.base_url, "auth_url": self.auth_url,
             "company_code": self.company_code, "credentials": self.credentials,
@@ -178,6 +185,9 @@ class Settings:
         if self.journal is not None and "journal" not in options:
             _journal_beside_variable(self.journal, self.environment)
             arguments["journal"] = self.journal
+        for name in ("user", "dual_control"):
+            if getattr(self, name) is not None:
+                arguments[name] = getattr(self, name)
         return {**arguments, **options}
 
 
@@ -229,8 +239,8 @@ def _complete(values: Mapping[str, Any], *, environment: str, where: str,
     if missing:
         raise _missing_error(missing, where=where, profile=profile,
                              keyring_checked=keyring_checked, given=given)
-    return Settings(**{name: str(values[name]) for name in ENV_VARIABLES},
-                    environment=environment)
+    connection: dict[str, Any] = {name: str(values[name]) for name in ENV_VARIABLES}
+    return Settings(**connection, environment=environment)
 
 
 def connection_variables_set(environ: Mapping[str, str] | None = None) -> list[str]:
@@ -311,7 +321,9 @@ def _read_profiles(path: Path) -> dict[str, Any]:
 
 def profile_names(path: Path | None = None) -> list[str]:
     """Names of the profiles in the config file (empty when there is no file)."""
-    return sorted(_read_profiles(path or config_path()))
+    # A section "team.dual_control" of an INI file belongs to profile "team".
+    return sorted(name for name in _read_profiles(path or config_path())
+                  if not name.endswith(".dual_control"))
 
 
 def profile_options(name: str | None = None, *, path: Path | None = None) -> dict[str, Any]:
@@ -356,11 +368,19 @@ def from_profile(name: str | None = None, *, path: Path | None = None) -> Settin
         values[secret] = _keyring_secret(chosen, secret)
     settings = _complete(values, environment=chosen, where=f"profile {chosen!r} of {path}",
                          profile=chosen, keyring_checked=bool(looked_up))
-    journal = values.get("journal")
+    journal, user = values.get("journal"), values.get("user")
     if journal is not None and (not isinstance(journal, str) or not journal.strip()):
         raise ValidationError({f"{chosen}.journal": ["must be a file path or a "
                                                      "postgresql:// address"]})
-    return replace(settings, journal=journal.strip() if journal else None)
+    if user is not None and (not isinstance(user, str) or not user.strip()):
+        raise ValidationError({f"{chosen}.user": ["must be the name of who acts"]})
+    # TOML: a [name.dual_control] table inside the profile; INI: a section of that name.
+    control = values.get("dual_control", profiles.get(f"{chosen}.dual_control"))
+    if control is not None and not isinstance(control, Mapping):
+        raise ValidationError({f"{chosen}.dual_control": ["must be a table of settings"]})
+    return replace(settings, journal=journal.strip() if journal else None,
+                   user=user.strip() if user else None,
+                   dual_control=dict(control) if control is not None else None)
 
 
 def store_secrets(profile: str, *, client_secret: str | None = None,

@@ -18,6 +18,7 @@ The tree::
     ├── RouteUnavailableError      the route check said no, or the amount is above its limit
     ├── DuplicateSubmissionError   the journal already holds this reference number
     ├── JournalError               the journal cannot be used (newer schema, server down, ...)
+    ├── ApprovalError              an approval refused (prepared by you, decided, expired...)
     ├── SubmissionRefusedError     a NACHA guard refused the entry (paynb.compliance)
     └── MissingExtraError          a part of paynb needs an extra that is not installed
 
@@ -40,6 +41,7 @@ from typing import Any
 
 __all__ = [
     "ApiError",
+    "ApprovalError",
     "AuthenticationError",
     "BadRequestError",
     "BulkRejectedError",
@@ -268,6 +270,17 @@ class JournalError(PaynbError):
     """The journal cannot be used: a file or database written by a newer paynb, a file
     that is not a journal, a PostgreSQL server that refuses or does not answer. The
     message names the journal (a database address without its password)."""
+
+
+class ApprovalError(PaynbError):
+    """A payment held for a second person (dual control) cannot be approved or rejected:
+    there is no such approval, it is another company's, it was already decided or has
+    expired, or the person approving it is the one who prepared it. Nothing was sent.
+    ``approval`` is the :class:`~paynb.journal.Approval` when there is one."""
+
+    def __init__(self, message: str, *, approval: Any = None):
+        self.approval = approval
+        super().__init__(message)
 
 
 class PaynbWarning(UserWarning):

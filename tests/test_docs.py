@@ -25,6 +25,7 @@ _PAYMENTS = ["check_route", "send", "list", "get", "export"]
 REFERENCE = {
     "paynb": ("reference/paynb", "paynb", [
         "connect", "Client", "Client.from_env", "Client.journal", "Client.reconcile",
+        "Client.approvals", "Client.approve", "Client.reject", "DualControl", "Approval",
         "RouteCheck", "ExportFile", "ExportFile.save",
     ]),
     "paynb.client": ("reference/paynb", "paynb", None),

@@ -62,7 +62,6 @@ from paynb.compliance._nocs import (
     when,
 )
 from paynb.errors import PaynbError, PaynbWarning, SubmissionRefusedError
-from paynb.journal import current_user
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -629,7 +628,7 @@ def guard_submission(resource: Resource, bodies: dict[int, dict[str, Any]], *,
     for row in refused:
         del bodies[row]
     state = _state(client)
-    by = current_user()
+    by = resource.context.user
     for row, verdict in verdicts.items():
         if row in refused:
             continue

@@ -1,4 +1,5 @@
-"""ipywidgets forms for submissions, bulk uploads, voids, instant payments and status exploring.
+"""ipywidgets forms for submissions, bulk uploads, voids, instant payments, status exploring,
+and the queue of payments awaiting a second person's approval.
 
 Every form is built from the request models of :mod:`paynb.models` (one
 builder, :class:`FieldSet`), validates on every change with the shared rules,
@@ -13,6 +14,7 @@ and leaves its last outcome in ``form.result``::
 
 from __future__ import annotations
 
+from paynb.forms.approvals import ApprovalsForm
 from paynb.forms.builder import FieldSet, FieldWidget
 from paynb.forms.bulk import BulkSubmitForm
 from paynb.forms.explorer import StatusExplorer
@@ -24,6 +26,7 @@ from paynb.forms.void import VoidForm
 
 __all__ = [
     "AchForm",
+    "ApprovalsForm",
     "BulkSubmitForm",
     "FieldSet",
     "FieldWidget",

@@ -267,6 +267,19 @@ def money(amount: Decimal) -> str:
     return f"{amount:,.2f}" if amount == amount.quantize(Decimal("0.01")) else f"{amount:,}"
 
 
+def held_html(approval: Any) -> str:
+    """What a form shows of a call held for a second person (dual control)."""
+    return (f"<p class='paynb-awaiting-approval'><b>Awaiting approval by another analyst"
+            f"</b>: nothing was sent yet.</p>{approval._repr_html_()}")
+
+
+def held_text(approval: Any) -> str:
+    """The status line of a call held for a second person."""
+    return (f"Awaiting approval by another analyst (approval {approval.id}: {approval.why}). "
+            f"Nothing was sent yet: another analyst approves it in ApprovalsForm, or with "
+            f"client.approve({approval.id}).")
+
+
 def describe_error(exc: PaynbError) -> str:
     """What went wrong, in words for the status line (exception texts hold no secrets)."""
     unknown = "If this was a submission its outcome is unknown: run client.reconcile() " \

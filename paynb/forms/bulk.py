@@ -18,12 +18,15 @@ from paynb.forms._base import (
     Form,
     describe_error,
     escape,
+    held_html,
+    held_text,
     money,
     previous_html,
     table_box,
     table_html,
 )
 from paynb.forms.nocs import guard_text, guard_verdicts, new_authorization_box
+from paynb.journal import Approval
 from paynb.models import AchItem, RccItem, RequestModel
 from paynb.resources._base import frame_rows
 from paynb.validation import to_decimal
@@ -376,6 +379,11 @@ class BulkSubmitForm(Form):
         self._done = True
         self._duplicate = False
         self.confirm.value = False
+        if isinstance(result, Approval):  # held for a second person: nothing sent yet
+            self.result = result
+            self.output.value = held_html(result)
+            self._announce(held_text(result), "warn")
+            return
         result = result.reset_index(drop=True)
         if len(result) == len(self._rows):
             result.insert(0, "row", range(1, len(result) + 1))

@@ -27,6 +27,8 @@ from paynb.errors import (
 from paynb.forms._base import (
     Form,
     describe_error,
+    held_html,
+    held_text,
     last_four,
     money,
     previous_html,
@@ -34,6 +36,7 @@ from paynb.forms._base import (
 )
 from paynb.forms.builder import FieldSet
 from paynb.forms.nocs import guard_text, guard_verdicts, new_authorization_box
+from paynb.journal import Approval
 from paynb.models import AchItem, RccItem, RequestModel
 
 __all__ = ["AchForm", "PaymentForm", "RccForm"]
@@ -243,6 +246,10 @@ class PaymentForm(Form):
         self.result = record
         self._forget_secrets()
         self._untick()
+        if isinstance(record, Approval):  # held for a second person: nothing sent yet
+            self.output.value = held_html(record)
+            self._announce(held_text(record), "warn")
+            return
         self.output.value = record_html(record)
         refused = [w.message for w in caught
                    if isinstance(w.message, SubmissionNotAcceptedWarning)]

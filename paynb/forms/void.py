@@ -10,7 +10,16 @@ import pandas as pd
 
 from paynb.codes import STATUS_NAMES
 from paynb.errors import ApiError, NotFoundError
-from paynb.forms._base import Form, describe_error, pages_said, table_box, table_html
+from paynb.forms._base import (
+    Form,
+    describe_error,
+    held_html,
+    held_text,
+    pages_said,
+    table_box,
+    table_html,
+)
+from paynb.journal import Approval
 from paynb.paging import page_progress
 
 __all__ = ["VoidForm"]
@@ -203,7 +212,7 @@ class VoidForm(Form):
             if self.by.value == _BY_REFS:
                 answer = resource.void_references(voidable["yourReferenceNumber"].tolist())
             elif len(voidable) == 1:
-                answer = resource.void(int(voidable[id_column].iloc[0])).to_frame().T
+                answer = resource.void(int(voidable[id_column].iloc[0]))
             else:
                 answer = resource.void_many([int(i) for i in voidable[id_column]])
         except ApiError as exc:
@@ -212,6 +221,13 @@ class VoidForm(Form):
             return
         self._done = True
         self.confirm.value = False
+        if isinstance(answer, Approval):  # held for a second person: nothing sent yet
+            self.result = answer
+            self.output.value = held_html(answer)
+            self._announce(held_text(answer), "warn")
+            return
+        if isinstance(answer, pd.Series):
+            answer = answer.to_frame().T
         after = {str(r.get(id_column)): r for r in answer.to_dict("records")}
         rows = []
         for target in self.targets.to_dict("records"):

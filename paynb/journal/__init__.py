@@ -29,13 +29,27 @@ Nothing secret is stored: summaries go through :func:`scrub` (passwords, secrets
 tokens and one-time passwords dropped, card numbers reduced to their last four digits,
 account numbers masked).
 
+Every record says who made it (``by``: the journal's or the client's ``user``). Calls
+that need a second person (dual control, :class:`DualControl`) are held as entries
+``awaiting`` with an :class:`Approval` (``journal.approvals``) until another analyst
+approves them (sent exactly as prepared), someone rejects them (``declined``) or they
+expire (``expired``); neither of the last two is ever sent.
+
 The package: :class:`Journal` and its entries (``_journal``), one module per other
 table, each owning its statements (``_polling``, ``_nocs``, ``_overrides``,
-``_decisions``, ``_monitor``), all on the one connection of ``_db`` (SQLite or
+``_decisions``, ``_monitor``, ``_approvals``), all on the one connection of ``_db`` (SQLite or
 PostgreSQL, one schema, versioned and brought up to date on opening).
 """
 
 from paynb.errors import JournalError
+from paynb.journal._approvals import (
+    APPROVAL_STATES,
+    HONESTY,
+    Approval,
+    ApprovalQueue,
+    Approvals,
+    DualControl,
+)
 from paynb.journal._common import KINDS, current_user
 from paynb.journal._decisions import MATCH_ACTIONS, MatchDecisions
 from paynb.journal._journal import (
@@ -54,6 +68,8 @@ from paynb.journal._overrides import GuardOverrides
 from paynb.journal._polling import Polling
 
 __all__ = [
+    "APPROVAL_STATES",
+    "HONESTY",
     "KINDS",
     "MATCH_ACTIONS",
     "NOT_ACCEPTED",
@@ -62,6 +78,10 @@ __all__ = [
     "STATES",
     "SUBMISSIONS",
     "VOIDS_BY_ID",
+    "Approval",
+    "ApprovalQueue",
+    "Approvals",
+    "DualControl",
     "GuardOverrides",
     "Journal",
     "JournalError",

@@ -9,14 +9,25 @@ import json
 import logging
 import os
 from collections.abc import Iterable, Mapping, Sequence
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
+from decimal import Decimal
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from paynb._redact import mask_card_numbers, redact
 from paynb.errors import DuplicateSubmissionError, JournalError
-from paynb.journal import _decisions, _monitor, _nocs, _overrides, _polling
-from paynb.journal._common import KINDS, chunks, name, parse_stamp, placeholders, scalar, stamp
+from paynb.journal import _approvals, _decisions, _monitor, _nocs, _overrides, _polling
+from paynb.journal._approvals import Approval, ApprovalQueue
+from paynb.journal._common import (
+    KINDS,
+    chunks,
+    current_user,
+    name,
+    parse_stamp,
+    placeholders,
+    scalar,
+    stamp,
+)
 from paynb.journal._db import Connection, is_address, open_database
 from paynb.journal._decisions import MatchDecisions
 from paynb.journal._monitor import MonitorLedger
@@ -35,12 +46,15 @@ logger = logging.getLogger("paynb.journal")
 #: Operations the journal records; those in :data:`SUBMISSIONS` are guarded against duplicates.
 OPERATIONS = ("submit", "submit_many", "send", "void", "void_many", "void_references")
 SUBMISSIONS = frozenset({"submit", "submit_many", "send"})
-#: Entry states, in the order an entry usually goes through them.
-STATES = ("pending", "sent", "rejected", "unknown", "failed", "invalid", "blocked")
+#: Entry states, in the order an entry usually goes through them. ``awaiting``: held for a
+#: second person (dual control), not sent; it ends ``pending`` (approved, about to be
+#: sent), ``declined`` (rejected) or ``expired`` (never approved in time).
+STATES = ("awaiting", "pending", "sent", "rejected", "unknown", "failed", "invalid",
+          "blocked", "declined", "expired")
 # States after which the same reference may be submitted again: nothing was stored, or
-# what was stored will never move money (answered I or B).
-_RETRYABLE = ("rejected", "failed", "invalid", "blocked")
-_LIVE = ("pending", "sent", "unknown")
+# what was stored will never move money (answered I or B), or it was never sent.
+_RETRYABLE = ("rejected", "failed", "invalid", "blocked", "declined", "expired")
+_LIVE = ("awaiting", "pending", "sent", "unknown")
 #: The state of a submission the service stored with item status ``I`` or ``B`` (it will
 #: never be processed), by that status: what a submission's answer and reconcile record.
 NOT_ACCEPTED = {"I": "invalid", "B": "blocked"}
@@ -75,22 +89,28 @@ CREATE TABLE IF NOT EXISTS entries (
 )""", "CREATE INDEX IF NOT EXISTS entries_reference ON entries (company, kind, reference)",
     "CREATE INDEX IF NOT EXISTS entries_state ON entries (state, company)",
     # The duplicate guard as a rule of the database: one live guarded submission of a
-    # reference per company and kind.
+    # reference per company and kind (the live states of version 1; 3 adds 'awaiting').
     "CREATE UNIQUE INDEX IF NOT EXISTS entries_guard ON entries (company, kind, reference)"
-    f" WHERE guard = 1 AND state IN {_LIVE!r}")}
+    " WHERE guard = 1 AND state IN ('pending', 'sent', 'unknown')"),
+    # 3: who made each entry, and entries held for a second person are live too.
+    3: ("ALTER TABLE entries ADD COLUMN by TEXT",
+        "DROP INDEX IF EXISTS entries_guard",
+        "CREATE UNIQUE INDEX IF NOT EXISTS entries_guard ON entries (company, kind, reference)"
+        f" WHERE guard = 1 AND state IN {_LIVE!r}")}
 
-#: Every table of the journal by the schema version that added it; 2 added
-#: ``noc_applied``, ``guard_overrides``, ``match_decisions`` and the monitor's two tables
-#: (a version-1 file gets
-#: them on opening: every statement is ``IF NOT EXISTS``).
+#: Every table of the journal by the schema version that added it; a journal is brought
+#: up to date by the statements of the versions after its own, in order. 2 added
+#: ``noc_applied``, ``guard_overrides``, ``match_decisions`` and the monitor's two tables;
+#: 3 who made each entry and match decision (``by``), entries held for a second person
+#: and ``approvals``.
 SCHEMA: dict[int, tuple[str, ...]] = {}
 for _tables in (TABLES, _polling.TABLES, _nocs.TABLES, _overrides.TABLES, _decisions.TABLES,
-                _monitor.TABLES):
+                _monitor.TABLES, _approvals.TABLES):
     for _version, _statements in _tables.items():
         SCHEMA[_version] = SCHEMA.get(_version, ()) + tuple(_statements)
 SCHEMA_VERSION = max(SCHEMA)
 
-_ENTRY_COLUMNS = ("id", "batch", "created", "updated", "company", "kind", "operation",
+_ENTRY_COLUMNS = ("id", "batch", "created", "by", "updated", "company", "kind", "operation",
                   "reference", "state", "item_id", "item_status", "detail", "summary",
                   "allow_duplicate")
 _SELECT = f"SELECT {', '.join(_ENTRY_COLUMNS)} FROM entries"
@@ -143,8 +163,12 @@ class Journal:
     :attr:`overrides`, :attr:`match_decisions` and :attr:`monitor`.
     """
 
-    def __init__(self, address: str | os.PathLike[str] | None = None) -> None:
+    def __init__(self, address: str | os.PathLike[str] | None = None, *,
+                 user: str | None = None) -> None:
         where = self.default_address() if address is None else address
+        #: Who writes through this object, recorded with what it writes unless a call
+        #: names someone (``by=``): ``user``, else the OS user (:func:`current_user`).
+        self.user = name(user, "user") if user is not None else current_user()
         self._db = open_database(str(where) if is_address(where)
                                  else Path(where).expanduser(), SCHEMA)
         #: The SQLite file (``None`` for a PostgreSQL journal).
@@ -156,9 +180,11 @@ class Journal:
         #: Guard overrides (:class:`~paynb.journal._overrides.GuardOverrides`).
         self.overrides = GuardOverrides(self._db)
         #: Decisions on match results (:class:`~paynb.journal._decisions.MatchDecisions`).
-        self.match_decisions = MatchDecisions(self._db)
+        self.match_decisions = MatchDecisions(self._db, self.user)
         #: The morning run's memory (:class:`~paynb.journal._monitor.MonitorLedger`).
         self.monitor = MonitorLedger(self._db)
+        #: Payments held for a second person (:class:`~paynb.journal.ApprovalQueue`).
+        self.approvals = ApprovalQueue(self._db)
 
     @property
     def location(self) -> str:
@@ -206,12 +232,13 @@ class Journal:
         return path
 
     @classmethod
-    def from_env(cls) -> Journal | None:
-        """The default journal, or ``None`` when ``$PAYNB_JOURNAL`` is ``off`` (also
-        ``none``, ``false``, ``0``): what :func:`paynb.connect` uses."""
+    def from_env(cls, *, user: str | None = None) -> Journal | None:
+        """The default journal (written to as ``user``), or ``None`` when
+        ``$PAYNB_JOURNAL`` is ``off`` (also ``none``, ``false``, ``0``): what
+        :func:`paynb.connect` uses."""
         if os.environ.get("PAYNB_JOURNAL", "").strip().lower() in _OFF:
             return None
-        return cls(cls.default_address())
+        return cls(cls.default_address(), user=user)
 
     def __repr__(self) -> str:
         return f"Journal({self.location!r})"
@@ -219,10 +246,10 @@ class Journal:
     def __getstate__(self) -> dict[str, Any]:
         # The whole address, password included: for this journal's copy in another
         # process (never shown).
-        return {"where": self._db.where}
+        return {"where": self._db.where, "user": self.user}
 
     def __setstate__(self, state: dict[str, Any]) -> None:
-        self.__init__(state["where"])  # type: ignore[misc]
+        self.__init__(state["where"], user=state["user"])  # type: ignore[misc]
 
     def __enter__(self) -> Journal:
         return self
@@ -239,14 +266,14 @@ class Journal:
     def reserve(self, company: str, kind: str, operation: str,
                 references: Iterable[str | int | None], *, allow_duplicate: bool = False,
                 summary: Mapping[str, Any] | Sequence[Mapping[str, Any] | None] | None = None,
-                ) -> list[int]:
+                by: str | None = None) -> list[int]:
         """Record one ``pending`` entry per reference, before anything is sent.
 
         ``references`` are the ``yourReferenceNumber`` values of a submission (``submit``,
         ``submit_many``, ``send``), or the item ids (``void``, ``void_many``) or reference
         numbers (``void_references``) of a void. ``summary`` is one mapping for every
         entry, or a sequence with one mapping (or ``None``) per reference; it is stored
-        scrubbed (:func:`scrub`).
+        scrubbed (:func:`scrub`). ``by`` is who acts (default: :attr:`user`).
 
         A submission is refused, with nothing recorded, when any of its references already
         has an entry for this company and kind that is not ``rejected`` or ``failed`` (or
@@ -256,26 +283,66 @@ class Journal:
 
         Returns the entry ids, in the order of ``references``.
         """
+        ids, _ = self._record(company, kind, operation, references, state="pending",
+                              allow_duplicate=allow_duplicate, summary=summary, by=by)
+        return ids
+
+    def hold(self, company: str, kind: str, operation: str,
+             references: Iterable[str | int | None], *, why: str,
+             summary: Sequence[Mapping[str, Any]], request: Mapping[str, Any],
+             expires_after: timedelta, total: Decimal | None = None,
+             allow_duplicate: bool = False, by: str | None = None) -> Approval:
+        """Hold a call that needs a second person (dual control): nothing is sent.
+
+        Its entries are recorded ``awaiting``, claiming their references as
+        :meth:`reserve` would (the same refusal of a duplicate), and the approval with
+        ``request`` (what :meth:`paynb.Client.approve` sends, exactly as prepared; erased
+        once decided), ``why`` (the rule that asked for a second person), ``summary``
+        (one mapping per reference, stored scrubbed) and ``total``, in one transaction.
+        Returns the :class:`~paynb.journal.Approval`.
+        """
+        if isinstance(summary, Mapping):
+            raise TypeError("summary holds one mapping per reference")
+        _, approval = self._record(
+            company, kind, operation, references, state="awaiting",
+            allow_duplicate=allow_duplicate, summary=list(summary), by=by,
+            approval={"why": name(why, "why"), "summaries": list(summary),
+                      "request": request, "expires_after": expires_after, "total": total})
+        assert approval is not None
+        return self.approvals.get(approval)
+
+    def _record(self, company: str, kind: str, operation: str,
+                references: Iterable[str | int | None], *, state: str,
+                allow_duplicate: bool, summary: Any, by: str | None,
+                approval: Mapping[str, Any] | None = None) -> tuple[list[int], int | None]:
+        """:meth:`reserve` (``state`` pending) and :meth:`hold` (``awaiting``, with the
+        ``approval`` to record): the entry ids, and the approval's id."""
         company = name(company, "company")
         kind = name(kind, "kind", KINDS)
         operation = name(operation, "operation", OPERATIONS)
+        who = name(by, "by") if by is not None else self.user
         if isinstance(references, str | bytes):
             raise TypeError("references must be a list of reference numbers, not one string")
         given = list(references)
         refs = [None if ref is None else str(ref) for ref in given]
         summaries = _per_entry(summary, len(refs))
         if not refs:
-            return []
+            if approval is not None:
+                raise ValueError("references: a held call holds at least one")
+            return [], None
         guarded = operation in SUBMISSIONS and not allow_duplicate
         if guarded:
             _refuse_repeats(company, kind, refs)
         now = stamp()
         repeated: dict[str, dict[str, Any]] = {}
+        held: int | None = None
         try:
             with self._db.write() as conn:
                 # Writers of this company and kind take turns from the check to the
                 # commit (SQLite: the file's write lock; PostgreSQL: an advisory lock).
                 conn.lock(f"paynb.entries\x1f{company}\x1f{kind}")
+                # Held entries whose approval ran out free their references first.
+                ApprovalQueue.expire(conn, company)
                 if guarded:
                     self._refuse_known(conn, company, kind, refs)
                 elif operation in SUBMISSIONS:
@@ -284,15 +351,19 @@ class Journal:
                 for ref, original, one_summary in zip(refs, given, summaries, strict=True):
                     item_id = scalar(original) if operation in VOIDS_BY_ID else None
                     (entry_id,) = conn.execute(
-                        "INSERT INTO entries (batch, created, updated, company, kind, operation,"
-                        " reference, state, item_id, summary, allow_duplicate, guard)"
-                        " VALUES (?, ?, ?, ?, ?, ?, ?, 'pending', ?, ?, ?, ?) RETURNING id",
-                        (ids[0] if ids else None, now, now, company, kind, operation, ref,
-                         None if item_id is None else self._db.item_id(item_id), one_summary,
-                         int(allow_duplicate), int(guarded and ref is not None)),
+                        "INSERT INTO entries (batch, created, by, updated, company, kind,"
+                        " operation, reference, state, item_id, summary, allow_duplicate,"
+                        " guard) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id",
+                        (ids[0] if ids else None, now, who, now, company, kind, operation, ref,
+                         state, None if item_id is None else self._db.item_id(item_id),
+                         one_summary, int(allow_duplicate), int(guarded and ref is not None)),
                     ).fetchone()
                     ids.append(int(entry_id))
                 conn.execute("UPDATE entries SET batch = id WHERE id = ?", (ids[0],))
+                if approval is not None:
+                    held = ApprovalQueue.insert(
+                        conn, company=company, kind=kind, operation=operation, batch=ids[0],
+                        by=who, **approval)
         except self._db.IntegrityError:
             # Only the unique guard index can fail here, and the check above should have
             # caught it: say what is there (the transaction is rolled back: nothing kept).
@@ -303,9 +374,10 @@ class Journal:
             logger.warning("journal: %d %s reference(s) of %s submitted again with "
                            "allow_duplicate=True (first: %s)", len(repeated), kind, company,
                            next(ref for ref in refs if ref in repeated))
-        logger.debug("journal: reserved %d %s %s entries for %s (batch %d)", len(ids), kind,
-                     operation, company, ids[0])
-        return ids
+        logger.debug("journal: %s %d %s %s entries for %s (batch %d)",
+                     "reserved" if held is None else f"held (approval {held})", len(ids),
+                     kind, operation, company, ids[0])
+        return ids, held
 
     def _blocking(self, conn: Connection, company: str, kind: str,
                   refs: Sequence[str | None]) -> dict[str, dict[str, Any]]:
@@ -335,10 +407,13 @@ class Journal:
         others = len(found) - 1
         more = f" (and {others} more of these references)" if others else ""
         item = f", item {previous['item_id']}" if previous["item_id"] is not None else ""
+        who = f" by {previous['by']}" if previous["by"] else ""
+        state = ("awaiting approval by another analyst" if previous["state"] == "awaiting"
+                 else previous["state"])
         raise DuplicateSubmissionError(
             f"{kind} reference {first!r} of company {company} is already in the journal: "
-            f"{previous['operation']} at {previous['when']:%Y-%m-%d %H:%M:%S} UTC, "
-            f"{previous['state']}{item}{more}. Nothing was sent; pass allow_duplicate=True "
+            f"{previous['operation']}{who} at {previous['when']:%Y-%m-%d %H:%M:%S} UTC, "
+            f"{state}{item}{more}. Nothing was sent; pass allow_duplicate=True "
             "to send it again.",
             reference_number=first, previous=previous)
 
@@ -419,8 +494,9 @@ class Journal:
                 reference: str | None = None) -> list[dict[str, Any]]:
         """Entries, oldest first, filtered by company, kind, state (one or several),
         operation and reference. Each is a dict: ``id, when`` (UTC datetime of the
-        reservation), ``batch`` (id of the first entry of the same call), ``updated,
-        company, kind, operation, reference, state, item_id, item_status, detail, summary,
+        reservation), ``batch`` (id of the first entry of the same call), ``by`` (who
+        made it; ``None`` for entries made before schema 3), ``updated, company, kind,
+        operation, reference, state, item_id, item_status, detail, summary,
         allow_duplicate``."""
         clauses: list[str] = []
         params: list[Any] = []
@@ -459,12 +535,12 @@ class Journal:
         import pandas as pd
 
         found = self.entries(company, kind, state, operation=operation, reference=reference)
-        columns = ["id", "when", "batch", "updated", "company", "kind", "operation",
+        columns = ["id", "when", "by", "batch", "updated", "company", "kind", "operation",
                    "reference", "state", "item_id", "item_status", "detail", "summary",
                    "allow_duplicate"]
         df = pd.DataFrame.from_records(found, columns=columns)
         return df.astype({
-            "id": "Int64", "batch": "Int64",
+            "id": "Int64", "by": "string", "batch": "Int64",
             "when": "datetime64[ns, UTC]", "updated": "datetime64[ns, UTC]",
             "company": "string", "kind": pd.CategoricalDtype(KINDS),
             "operation": pd.CategoricalDtype(OPERATIONS), "reference": "string",

@@ -8,8 +8,8 @@
     (``as_of``: the previous successful run's is where "new since the previous run"
     starts), its exit status, the report written, and whether the message was delivered.
 
-Both belong to schema version 2 and are also made on first use, as ``match_decisions``
-is: a journal made before them gets them when the monitor first runs.
+Both belong to schema version 2; journals of version 2 made them on first use, so
+version 3 makes them where they are missing (a journal is brought up to date on opening).
 """
 
 from __future__ import annotations
@@ -24,8 +24,7 @@ from paynb.journal._db import Database
 
 __all__ = ["DELIVERED", "TABLES", "MonitorLedger", "MonitorRun", "Notified"]
 
-#: The monitor's tables, by the schema version that holds them.
-TABLES = {2: ("""
+_TABLES = ("""
 CREATE TABLE IF NOT EXISTS monitor_notified (
     company  TEXT NOT NULL,
     key      TEXT NOT NULL,
@@ -44,7 +43,10 @@ CREATE TABLE IF NOT EXISTS monitor_runs (
     status    INTEGER NOT NULL,
     report    TEXT,
     delivered TEXT NOT NULL
-)""", "CREATE INDEX IF NOT EXISTS monitor_runs_company ON monitor_runs (company, id)")}
+)""", "CREATE INDEX IF NOT EXISTS monitor_runs_company ON monitor_runs (company, id)")
+#: The monitor's tables, by the schema version that holds them (again in 3, for the
+#: journals of 2 that never ran the monitor).
+TABLES = {2: _TABLES, 3: _TABLES}
 
 #: What a run's ``delivered`` records: the message went out, there was nothing to send,
 #: it was only printed (no notification configured), or sending it failed.
@@ -94,15 +96,8 @@ class MonitorLedger:
     def __init__(self, db: Database) -> None:
         self._db = db
 
-    def _table(self, conn: Any) -> None:
-        # A journal made before the tables existed (same schema version) gets them here.
-        for statement in TABLES[2]:
-            conn.execute(self._db.ddl(statement))
-
     def _rows(self, sql: str, params: tuple[Any, ...]) -> list[tuple[Any, ...]]:
-        with self._db.write() as conn:
-            self._table(conn)
-            return list(conn.execute(sql, params).fetchall())
+        return self._db.read(sql, params)
 
     def notified(self, company: str) -> dict[str, Notified]:
         """The rows of ``company`` by finding key."""
@@ -119,7 +114,6 @@ class MonitorLedger:
         values = [(company, row.key, row.level, row.title, stamp(row.notified), stamp(row.seen),
                    None if row.cleared is None else stamp(row.cleared)) for row in rows]
         with self._db.write() as conn:
-            self._table(conn)
             conn.executemany(
                 "INSERT INTO monitor_notified (company, key, level, title, notified, seen,"
                 " cleared) VALUES (?, ?, ?, ?, ?, ?, ?) ON CONFLICT (company, key) DO UPDATE"
@@ -131,7 +125,6 @@ class MonitorLedger:
         """Add a run."""
         delivered = name(run.delivered, "delivered", DELIVERED)
         with self._db.write() as conn:
-            self._table(conn)
             conn.execute("INSERT INTO monitor_runs (company, started, as_of, status, report,"
                          " delivered) VALUES (?, ?, ?, ?, ?, ?)",
                          (name(run.company, "company"), stamp(run.started), stamp(run.as_of),

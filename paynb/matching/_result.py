@@ -89,8 +89,8 @@ class MatchResult:
       split or a combination: ``expected_rows`` (labels), ``expected_ids`` (the
       ``id`` column, when mapped), ``expected_references``, ``expected_names`` (when
       mapped), ``item_ids``, ``item_references``, ``item_names`` (as the service
-      holds them); with ``resolved``, ``note`` and ``decided`` from the decisions
-      kept in the journal;
+      holds them); with ``resolved``, ``note``, ``decided`` and ``decided_by`` from
+      the decisions kept in the journal;
     - ``unmatched_expected``, ``unmatched_items``: the rows of the inputs nobody
       matched (all their columns), with ``tied_with`` naming the equally good
       candidates of a tie;
@@ -142,9 +142,9 @@ class MatchResult:
         self.unmatched_expected = self._unmatched(expected, state.e_group, "expected")
         self.unmatched_items = self._unmatched(items, state.i_group, "items")
         self.ties = self._ties_frame()
-        self.decisions = pd.DataFrame(decisions, columns=["id", "when", "ledger", "action",
-                                                          "method", "expected", "items",
-                                                          "reason", "note"])
+        self.decisions = pd.DataFrame(decisions, columns=["id", "when", "by", "ledger",
+                                                          "action", "method", "expected",
+                                                          "items", "reason", "note"])
         self.stale_decisions = self.decisions[self.decisions["id"].isin(
             [d["id"] for d in stale])].reset_index(drop=True)
         if stale:
@@ -334,7 +334,7 @@ class MatchResult:
             "item_references": self._joined(i_sets, self._texts(self._items, "reference")),
             "item_names": self._joined(i_sets, self._texts(self._items, "name")),
         }
-        resolved_flags, notes, decided = self._resolutions(groups, codes, decisions)
+        resolved_flags, notes, decided, deciders = self._resolutions(groups, codes, decisions)
         frame = pd.DataFrame({
             "exception_id": np.arange(len(groups), dtype=np.int64),
             "match_id": groups,
@@ -350,6 +350,7 @@ class MatchResult:
             "resolved": resolved_flags,
             "note": notes,
             "decided": pd.to_datetime(pd.Series(decided, dtype=object), utc=True),
+            "decided_by": pd.Series(deciders, dtype="string"),
         })
         return frame
 
@@ -415,7 +416,7 @@ class MatchResult:
 
     def _resolutions(self, groups: np.ndarray, codes: np.ndarray,
                      decisions: list[dict[str, Any]]
-                     ) -> tuple[np.ndarray, list[str | None], list[Any]]:
+                     ) -> tuple[np.ndarray, list[str | None], list[Any], list[str | None]]:
         """Which exceptions (their match ids, reasons as positions in :data:`REASONS`) a
         kept ``resolve`` decision covers: same reason, same rows."""
         resolved = {(d["reason"], tuple(d["expected"]), tuple(d["items"])): d
@@ -423,8 +424,9 @@ class MatchResult:
         flags = np.zeros(len(groups), dtype=bool)
         notes: list[str | None] = [None] * len(groups)
         decided: list[Any] = [None] * len(groups)
+        deciders: list[str | None] = [None] * len(groups)
         if not resolved:
-            return flags, notes, decided
+            return flags, notes, decided, deciders
         # Keys tie a resolution to its match across runs; without one they are not needed.
         e_keys, i_keys = self._expected.keys(), self._items.keys()
         for position, (group, code) in enumerate(zip(groups.tolist(), codes.tolist(),
@@ -436,7 +438,8 @@ class MatchResult:
                 flags[position] = True
                 notes[position] = decision["note"]
                 decided[position] = decision["when"]
-        return flags, notes, decided
+                deciders[position] = decision["by"]
+        return flags, notes, decided, deciders
 
     def _unmatched(self, side: Side, groups: np.ndarray, which: str) -> pd.DataFrame:
         rows = np.flatnonzero(groups < 0)

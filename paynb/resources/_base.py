@@ -16,7 +16,7 @@ from decimal import Decimal
 from typing import TYPE_CHECKING, Any, ClassVar, TypeVar
 from urllib.parse import quote
 
-from paynb._coerce import missing
+from paynb._coerce import missing, parse_decimal
 from paynb._time import is_date_only, utc_moment
 from paynb._warn import user_stacklevel
 from paynb.auth import TOKEN_REQUEST
@@ -41,6 +41,7 @@ if TYPE_CHECKING:
     import requests
 
     from paynb.client import Client
+    from paynb.journal import Approval
 
 __all__ = ["Resource", "ResourceContext", "fetch_list", "frame_rows", "page_fetcher",
            "page_reader"]
@@ -676,12 +677,14 @@ class Resource:
         if journal is None:
             return []
         return journal.reserve(self._company, self.kind, operation, list(references),
-                               allow_duplicate=allow_duplicate, summary=summary)
+                               allow_duplicate=allow_duplicate, summary=summary,
+                               by=self.context.user)
 
     def _journaled(self, operation: str, references: Sequence[Any], call: Callable[[], Answer],
                    *, allow_duplicate: bool = False, summary: Any = None,
-                   ) -> tuple[Answer, list[int]]:
+                   entries: list[int] | None = None) -> tuple[Answer, list[int]]:
         """Record ``references`` in the journal, then ``call()``; on failure settle them.
+        ``entries`` already recorded (an approved call's) are used instead.
 
         The entries' state after a failure says what is known: ``rejected`` when
         the service refused (4xx), ``failed`` when no connection was made (refused,
@@ -689,8 +692,9 @@ class Resource:
         have reached the service (no answer, 5xx, an unreadable answer, an
         interruption).
         """
-        entries = self._reserve(operation, references, allow_duplicate=allow_duplicate,
-                                summary=summary)
+        if entries is None:
+            entries = self._reserve(operation, references, allow_duplicate=allow_duplicate,
+                                    summary=summary)
         try:
             answer = call()
         except BaseException as exc:
@@ -699,15 +703,86 @@ class Resource:
         return answer, entries
 
     def _post_one(self, operation: str, body: dict[str, Any], *,
-                  allow_duplicate: bool) -> pd.Series:
-        """POST one new payment to the kind's path, journaled; the stored record as a Series."""
+                  allow_duplicate: bool, entries: list[int] | None = None) -> pd.Series:
+        """POST one new payment to the kind's path, journaled (or with the ``entries`` of
+        an approved call); the stored record as a Series."""
         path = self._path()
         record, entries = self._journaled(
             operation, [body.get("yourReferenceNumber")],
             lambda: self._record("POST", path, body=body),
-            allow_duplicate=allow_duplicate, summary=body)
+            allow_duplicate=allow_duplicate, summary=body, entries=entries)
         self._settle_records(entries, [record])
         return self._row(record)
+
+    # ------------------------------------------------------------------ dual control
+
+    def _hold(self, operation: str, keys: Sequence[Any], summaries: Sequence[Mapping[str, Any]],
+              amounts: Sequence[Decimal | None], request: Mapping[str, Any], *,
+              allow_duplicate: bool = False) -> Approval | None:
+        """Hold the call for a second person when the client's dual control asks for one:
+        recorded in the journal as awaiting approval, nothing sent. Returns the
+        :class:`~paynb.journal.Approval`, or ``None`` when the call may go ahead.
+
+        ``keys`` are the journal's references of the call, ``summaries`` what the queue
+        shows of each (scrubbed when stored), ``amounts`` what the policy judges and
+        ``request`` what :meth:`_send_approved` gets back, exactly as prepared.
+        """
+        policy = self.context.dual_control
+        if policy is None:
+            return None
+        why = policy.needs_approval(self.kind, operation, amounts)
+        if why is None:
+            return None
+        known = [amount for amount in amounts if amount is not None]
+        approval = self.context.require_journal().hold(
+            self._company, self.kind, operation, list(keys), why=why, summary=summaries,
+            request=request, expires_after=policy.expires_after,
+            total=sum(known, Decimal(0)) if known else None,
+            allow_duplicate=allow_duplicate, by=self.context.user)
+        logger.info("%s %s of %s held for a second person: approval %d (%s)", self.kind,
+                    operation, self._company, approval.id, why)
+        return approval
+
+    def _hold_submission(self, operation: str, bodies: Sequence[dict[str, Any]],
+                         request: Mapping[str, Any], *,
+                         allow_duplicate: bool) -> Approval | None:
+        """:meth:`_hold` for new payments, judged by their ``amount``."""
+        if self.context.dual_control is None:
+            return None
+        return self._hold(operation, [body.get("yourReferenceNumber") for body in bodies],
+                          bodies, [_amount_of(body) for body in bodies], request,
+                          allow_duplicate=allow_duplicate)
+
+    def approve(self, approval_id: int) -> pd.Series | pd.DataFrame:
+        """Approve a call of this kind held for a second person and send it exactly as
+        prepared: what :meth:`paynb.Client.approve` does (see there) once it has found
+        the approval's kind."""
+        approval_id = positive_int(approval_id, "approval_id")
+        journal = self.context.require_journal()
+        user, company = self.context.user, self._company
+        found, request = journal.approvals.peek(approval_id)
+        refusal = journal.approvals.refusal(found, company=company, by=user)
+        if refusal is not None:
+            raise refusal
+        if found.kind != self.kind or request is None:
+            raise invalid("approval_id", f"approval {found.id} holds {found.kind} "
+                                         f"{found.operation}, not {self.kind}: "
+                                         "client.approve() sends any kind")
+        self._before_approved(found.operation, request)
+        approval, request, entries = journal.approvals.claim(approval_id, by=user,
+                                                            company=company)
+        logger.info("approval %d (%s %s, prepared by %s) approved by %s: sending",
+                    approval.id, approval.kind, approval.operation, approval.prepared_by, user)
+        return self._send_approved(approval.operation, request, entries)
+
+    def _before_approved(self, operation: str, request: Mapping[str, Any]) -> None:
+        """What to check before an approved call is sent, while it can still be left
+        waiting (payments: their route); raises to leave it so."""
+
+    def _send_approved(self, operation: str, request: Mapping[str, Any],
+                       entries: list[int]) -> pd.Series | pd.DataFrame:
+        """Send an approved call exactly as prepared, with its journal ``entries``."""
+        raise NotImplementedError(f"{self.kind} holds no {operation} for approval")
 
     def _settle(self, entries: Iterable[int], state: str, *, detail: str | None = None) -> None:
         """Settle journal ``entries`` with one state (no-op without a journal)."""
@@ -798,6 +873,14 @@ def fetch_list(resource: Resource, params: list[tuple[str, Any]], *,
     frame of the kind's columns."""
     return resource._list(params, page=None, page_size=None, max_items=None,
                           progress=progress)
+
+
+def _amount_of(body: Mapping[str, Any]) -> Decimal | None:
+    """A request body's amount, exact; ``None`` when it has none that reads as a number."""
+    try:
+        return parse_decimal(body.get("amount"))
+    except (TypeError, ValueError):
+        return None
 
 
 def failure_state(exc: BaseException) -> str:

@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from paynb.errors import PaynbError
-from paynb.journal import Journal
+from paynb.journal import DualControl, Journal, current_user
 from paynb.transport import Transport
 
 __all__ = ["ResourceContext"]
@@ -31,6 +31,9 @@ class ResourceContext:
         page_size: records per page of a list.
         max_workers: pages fetched at the same time.
         mask: account numbers shown as ``****6789`` in frames.
+        user: who acts, recorded with every journal entry (default: the OS user).
+        dual_control: which calls need a second person (``None``: none), held in the
+            journal until another analyst approves them.
     """
 
     transport: Transport
@@ -39,6 +42,8 @@ class ResourceContext:
     page_size: int = 200
     max_workers: int = 8
     mask: bool = True
+    user: str = field(default_factory=current_user)
+    dual_control: DualControl | None = None
     # Polling state kept here when there is no journal to keep it (mutated, never rebound).
     _marks: dict[str, dt.datetime] = field(default_factory=dict, init=False, repr=False)
     _seen: dict[str, set[Any]] = field(default_factory=dict, init=False, repr=False)

@@ -8,19 +8,22 @@ import logging
 import re
 import warnings
 from collections.abc import Callable, Iterable, Mapping, Sequence
+from decimal import Decimal
 from typing import TYPE_CHECKING, Any, ClassVar
 
-from paynb._coerce import STATUS_BY_NAME, missing
+from paynb._coerce import STATUS_BY_NAME, missing, parse_decimal
 from paynb._warn import user_stacklevel
 from paynb.codes import STATUS_NAMES, STATUS_ORDER
 from paynb.errors import (
     ESCAPE_HATCH,
     BadRequestError,
     BulkRejectedError,
+    NotFoundError,
+    PaynbWarning,
     SubmissionNotAcceptedWarning,
     ValidationError,
 )
-from paynb.journal import NOT_ACCEPTED
+from paynb.journal import NOT_ACCEPTED, VOIDS_BY_ID, Approval
 from paynb.models import Advisory, BulkRequest, RequestModel, check
 from paynb.resources._base import (
     Resource,
@@ -28,6 +31,7 @@ from paynb.resources._base import (
     chunked,
     date_range,
     failure_state,
+    fetch_list,
     frame_rows,
     id_of,
     invalid,
@@ -248,8 +252,8 @@ class ItemResource(Resource):
 
     # ------------------------------------------------------------------ submitting
 
-    def submit(self, item: Any, *, allow_duplicate: bool = False,
-               validate: bool = True, new_authorization: bool = False) -> pd.Series:
+    def submit(self, item: Any, *, allow_duplicate: bool = False, validate: bool = True,
+               new_authorization: bool = False) -> pd.Series | Approval:
         """Submit one item; returns the stored item as the service answered it.
 
         ``item`` is a mapping (camelCase or snake_case names), a pandas Series or
@@ -279,6 +283,11 @@ class ItemResource(Resource):
         :class:`~paynb.errors.SubmissionRefusedError` with nothing sent;
         ``new_authorization=True`` says the receiver authorized again (recorded in the
         journal). A reinitiation gets company entry description ``RETRY PYMT``.
+
+        When the client's dual control asks for a second person (an amount over its
+        limit), nothing is sent: the item is recorded as awaiting approval and an
+        :class:`~paynb.journal.Approval` is returned; :meth:`paynb.Client.approve` by
+        another analyst sends it exactly as prepared.
         """
         body = wire_body(self.model, as_mapping(item, "item"), validate=validate)
         # Lazy: compliance sits above the resources (see paynb.compliance._guards).
@@ -288,6 +297,11 @@ class ItemResource(Resource):
                          all_or_nothing=True)
         if validate:
             _warn_advisories([(None, a) for a in self.model.model_validate(body).advisories()])
+        held = self._hold_submission("submit", [body], {"bodies": [body],
+                                                        "allow_duplicate": allow_duplicate},
+                                     allow_duplicate=allow_duplicate)
+        if held is not None:
+            return held
         row = self._post_one("submit", body, allow_duplicate=allow_duplicate)
         self._warn_not_accepted([row])
         return row
@@ -490,6 +504,18 @@ class ItemResource(Resource):
                           "itemStatusDescription": "not sent: failed paynb's checks"}
         order = sorted(bodies)
         if order:
+            held = self._hold_submission(
+                "submit_many", [bodies[n] for n in order],
+                {"bodies": [bodies[n] for n in order], "rows": order,
+                 "commit_valid": commit_valid, "allow_duplicate": allow_duplicate},
+                allow_duplicate=allow_duplicate)
+            if held is not None:
+                if len(order) < len(rows):
+                    warnings.warn(PaynbWarning(
+                        f"{len(rows) - len(order)} of {len(rows)} rows failed paynb's checks "
+                        f"or guards and are not part of approval {held.id} (they would not "
+                        "have been sent either)"), stacklevel=user_stacklevel())
+                return held
             self._send_bulk(order, bodies, results, path, commit_valid=commit_valid,
                             allow_duplicate=allow_duplicate, on_chunk=on_chunk)
         # Only rows the service answered: those paynb refused itself were never sent.
@@ -497,23 +523,30 @@ class ItemResource(Resource):
         sent = [r for n, r in enumerate(results)
                 if r is not None and n not in bad and n not in refused]
         self._warn_not_accepted(sent, total=len(rows))
-        frame = self._frame([r if r is not None else {} for r in results])
-        if "errors" not in frame.columns:
-            frame["errors"] = None
+        frame = self._bulk_frame(results)
         if verdicts:
             frame["guard"] = [str(verdicts[n]) if n in verdicts else None
                               for n in range(len(rows))]
         return frame
 
+    def _bulk_frame(self, results: builtins.list[dict[str, Any] | None]) -> pd.DataFrame:
+        """The frame of a bulk's answers, one row per input row, with ``errors``."""
+        frame = self._frame([r if r is not None else {} for r in results])
+        if "errors" not in frame.columns:
+            frame["errors"] = None
+        return frame
+
     def _send_bulk(self, order: builtins.list[int], bodies: dict[int, dict[str, Any]],
                    results: builtins.list[dict[str, Any] | None], path: str, *, commit_valid: bool,
-                   allow_duplicate: bool,
-                   on_chunk: Callable[[int, int], None] | None = None) -> None:
-        """Send the valid rows ``order`` in chunks, filling ``results`` in place."""
+                   allow_duplicate: bool, on_chunk: Callable[[int, int], None] | None = None,
+                   reserved: builtins.list[int] | None = None) -> None:
+        """Send the valid rows ``order`` in chunks, filling ``results`` in place (with the
+        journal entries ``reserved`` of an approved bulk, else recorded here)."""
         all_bodies = [bodies[n] for n in order]
-        reserved = self._reserve(
-            "submit_many", [body.get("yourReferenceNumber") for body in all_bodies],
-            allow_duplicate=allow_duplicate, summary=all_bodies)
+        if reserved is None:
+            reserved = self._reserve(
+                "submit_many", [body.get("yourReferenceNumber") for body in all_bodies],
+                allow_duplicate=allow_duplicate, summary=all_bodies)
         # Each chunk is settled with its outcome; on a failure, the chunks not yet sent
         # are settled "failed" before the error goes up.
         chunks = chunked(order, BULK_CHUNK)
@@ -562,37 +595,91 @@ class ItemResource(Resource):
 
     # ------------------------------------------------------------------ voiding
 
-    def void(self, item_id: int) -> pd.Series:
-        """Void one item (only a waiting item can be voided); returns the item after it."""
+    def void(self, item_id: int) -> pd.Series | Approval:
+        """Void one item (only a waiting item can be voided); returns the item after it.
+
+        When the client's dual control asks for a second person for this void, nothing
+        is sent: an :class:`~paynb.journal.Approval` is returned (see :meth:`submit`).
+        """
         item_id = positive_int(item_id, "item_id")
+        held = self._hold_void("void", [item_id], {"item_id": item_id})
+        if held is not None:
+            return held
+        return self._void_one(item_id)
+
+    def _void_one(self, item_id: int, entries: builtins.list[int] | None = None) -> pd.Series:
         path = self._path(f"/{item_id}/void")
         record, entries = self._journaled("void", [item_id],
-                                          lambda: self._record("PUT", path))
+                                          lambda: self._record("PUT", path), entries=entries)
         self._settle_records(entries, [record])
         return self._row(record)
 
+    def _hold_void(self, operation: str, keys: builtins.list[Any],
+                   request: Mapping[str, Any]) -> Approval | None:
+        """:meth:`_hold` for a void, judged by the amounts of its items (looked up first,
+        unless the policy holds every void or none)."""
+        policy = self.context.dual_control
+        if policy is None or policy.void_over is None:
+            return None
+        by_id = operation in VOIDS_BY_ID
+        amounts = [None] * len(keys) if policy.void_over == 0 else \
+            [self._amount_to_void(key, by_id=by_id) for key in keys]
+        label = "itemId" if by_id else "yourReferenceNumber"
+        return self._hold(operation, keys, [{label: key, "amount": amount}
+                                            for key, amount in zip(keys, amounts, strict=True)],
+                          amounts, request)
+
+    def _amount_to_void(self, key: Any, *, by_id: bool) -> Decimal | None:
+        """The amount of the item a void names (its id or reference), ``None`` when it
+        cannot be found."""
+        try:
+            if by_id:
+                return parse_decimal(self.get(key).get("amount"))
+            listed = fetch_list(self, [("yourReferenceNumber", key)], progress=False)
+        except NotFoundError:
+            return None
+        if listed.empty:
+            return None
+        # Only the item of that reference, whether the service filtered the list or not.
+        mine = listed[listed["yourReferenceNumber"].astype("string") == str(key)]
+        amounts = [parse_decimal(value) for value in mine["amount"]]
+        known = [amount for amount in amounts if amount is not None]
+        return sum(known, Decimal(0)) if known else None
+
     def _void_several(self, operation: str, suffix: str, field: str, values: builtins.list[Any],
-                      keys: builtins.list[Any], key_field: str) -> pd.DataFrame:
+                      keys: builtins.list[Any], key_field: str,
+                      entries: builtins.list[int] | None = None) -> pd.DataFrame:
         path = self._path(suffix)
         body = {field: values}
         records, entries = self._journaled(operation, keys,
-                                           lambda: self._records("PUT", path, body=body))
+                                           lambda: self._records("PUT", path, body=body),
+                                           entries=entries)
         if entries:
             by_key = {str(id_of(record, key_field)): record for record in records}
             self._settle_records(entries, [by_key.get(str(key)) for key in keys])
         return self._frame(records)
 
-    def void_many(self, item_ids: Iterable[int]) -> pd.DataFrame:
-        """Void several items by id; one row per voided item."""
+    def void_many(self, item_ids: Iterable[int]) -> pd.DataFrame | Approval:
+        """Void several items by id; one row per voided item (an
+        :class:`~paynb.journal.Approval` when dual control holds the void)."""
         if isinstance(item_ids, str | bytes) or not isinstance(item_ids, Iterable):
             raise invalid("item_ids", "must be a list of item ids")
         ids = [positive_int(value, f"item_ids[{n}]") for n, value in enumerate(item_ids)]
         body = wire_body(self.void_ids_model, {self._ids_field: ids}, validate=True)
-        return self._void_several("void_many", f"/void/{self.void_ids_segment}",
-                                  self._ids_field, body[self._ids_field], ids, self.id_field)
+        held = self._hold_void("void_many", ids, {"item_ids": ids})
+        if held is not None:
+            return held
+        return self._void_ids(ids, body)
 
-    def void_references(self, reference_numbers: Iterable[str]) -> pd.DataFrame:
-        """Void several items by your reference numbers; one row per voided item.
+    def _void_ids(self, ids: builtins.list[int], body: Mapping[str, Any],
+                  entries: builtins.list[int] | None = None) -> pd.DataFrame:
+        return self._void_several("void_many", f"/void/{self.void_ids_segment}",
+                                  self._ids_field, body[self._ids_field], ids, self.id_field,
+                                  entries)
+
+    def void_references(self, reference_numbers: Iterable[str]) -> pd.DataFrame | Approval:
+        """Void several items by your reference numbers; one row per voided item (an
+        :class:`~paynb.journal.Approval` when dual control holds the void).
 
         Each reference number is text or a whole number; a missing value (``None``,
         ``NaN``), an empty text or any other type raises
@@ -612,9 +699,46 @@ class ItemResource(Resource):
             # reference_numbers[2] to the caller.
             raise ValidationError({key.replace("referenceNumbers", "reference_numbers", 1): m
                                    for key, m in errors.items()})
+        wire = valid.to_wire()["referenceNumbers"]
+        held = self._hold_void("void_references", refs, {"references": refs, "wire": wire})
+        if held is not None:
+            return held
         return self._void_several("void_references", "/void/referencenumbers",
-                                  "referenceNumbers", valid.to_wire()["referenceNumbers"], refs,
-                                  "yourReferenceNumber")
+                                  "referenceNumbers", wire, refs, "yourReferenceNumber")
+
+    # ------------------------------------------------------------------ approved calls
+
+    def _send_approved(self, operation: str, request: Mapping[str, Any],
+                       entries: builtins.list[int]) -> pd.Series | pd.DataFrame:
+        """Send a held call that another analyst approved, exactly as prepared."""
+        if operation == "submit":
+            (body,) = request["bodies"]
+            row = self._post_one("submit", body, allow_duplicate=request["allow_duplicate"],
+                                 entries=entries)
+            self._warn_not_accepted([row])
+            return row
+        if operation == "submit_many":
+            bodies = dict(enumerate(request["bodies"]))
+            results: builtins.list[dict[str, Any] | None] = [None] * len(bodies)
+            self._send_bulk(list(bodies), bodies, results,
+                            self._path("/many", prefix=self.bulk_prefix),
+                            commit_valid=request["commit_valid"],
+                            allow_duplicate=request["allow_duplicate"], reserved=entries)
+            self._warn_not_accepted([r for r in results if r is not None], total=len(results))
+            frame = self._bulk_frame(results)
+            frame.insert(0, "row", request["rows"])  # the rows of the input it was prepared from
+            return frame
+        if operation == "void":
+            return self._void_one(request["item_id"], entries)
+        if operation == "void_many":
+            ids = request["item_ids"]
+            body = wire_body(self.void_ids_model, {self._ids_field: ids}, validate=True)
+            return self._void_ids(ids, body, entries)
+        if operation == "void_references":
+            return self._void_several("void_references", "/void/referencenumbers",
+                                      "referenceNumbers", request["wire"],
+                                      request["references"], "yourReferenceNumber", entries)
+        return super()._send_approved(operation, request, entries)
 
     @property
     def _ids_field(self) -> str:

@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
+import builtins  # `list` is a method of PaymentResource: its annotations name the type
 import hashlib
 import hmac
 import secrets
 import threading
 import time
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from typing import TYPE_CHECKING, Any, ClassVar
 from urllib.parse import quote
 
@@ -19,6 +20,8 @@ from paynb.validation import to_decimal
 
 if TYPE_CHECKING:
     import pandas as pd
+
+    from paynb.journal import Approval
 
 __all__ = ["ROUTE_CHECK_TTL", "PaymentResource"]
 
@@ -120,15 +123,31 @@ class PaymentResource(Resource):
         return self._row(self._record("GET", path))
 
     def send(self, txn: Any, *, allow_duplicate: bool = False,
-             validate: bool = True) -> pd.Series:
+             validate: bool = True) -> pd.Series | Approval:
         """Send one payment, after a recent successful route check of its destination.
 
         ``txn`` is a mapping, Series or model of the transaction; it is checked
         first (``validate=False`` skips that). Amounts are passed on unchanged
         (their unit is not shown in the spec). The journal refuses a reference
         number it already holds unless ``allow_duplicate``; the POST is sent once.
+
+        When the client's dual control asks for a second person (every instant
+        payment, or an amount over the kind's limit), nothing is sent: an
+        :class:`~paynb.journal.Approval` is returned, and :meth:`paynb.Client.approve`
+        by another analyst checks the route again and sends it exactly as prepared.
         """
         body = wire_body(self.model, as_mapping(txn, "txn"), validate=validate)
+        self._verify_route(body)
+        held = self._hold_submission("send", [body], {"bodies": [body],
+                                                      "allow_duplicate": allow_duplicate},
+                                     allow_duplicate=allow_duplicate)
+        if held is not None:
+            return held
+        return self._post_one("send", body, allow_duplicate=allow_duplicate)
+
+    def _verify_route(self, body: dict[str, Any]) -> None:
+        """Refuse a payment whose destination this client has not route-checked lately,
+        whose check said no, or whose amount is above the check's limit."""
         destination, label = self._destination(body)
         check = self._recent_check(destination)
         if check is None:
@@ -144,4 +163,25 @@ class PaymentResource(Resource):
             raise RouteUnavailableError(
                 f"amount {amount} is above the limit {check.max_amount} the route check of "
                 f"{label} gave. Nothing was sent.")
-        return self._post_one("send", body, allow_duplicate=allow_duplicate)
+
+    def _check_route_of(self, body: dict[str, Any]) -> RouteCheck:
+        """Route-check the destination of a payment body (its card, token or routing
+        number)."""
+        raise NotImplementedError
+
+    def _before_approved(self, operation: str, request: Mapping[str, Any]) -> None:
+        """The approver's client checks the route itself (the check of the analyst who
+        prepared the payment was that client's), before the payment leaves the queue."""
+        (body,) = request["bodies"]
+        if self._recent_check(self._destination(body)[0]) is None:
+            self._check_route_of(body)
+        self._verify_route(body)
+
+    def _send_approved(self, operation: str, request: Mapping[str, Any],
+                       entries: builtins.list[int]) -> pd.Series | pd.DataFrame:
+        """Send an approved payment exactly as prepared."""
+        if operation != "send":
+            return super()._send_approved(operation, request, entries)
+        (body,) = request["bodies"]
+        return self._post_one("send", body, allow_duplicate=request["allow_duplicate"],
+                              entries=entries)

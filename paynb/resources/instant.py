@@ -49,6 +49,12 @@ class InstantResource(PaymentResource):
         check = RouteCheck.from_answer(self._call("POST", path, body=body))
         return self._remember(destination, check)
 
+    def _check_route_of(self, body: dict[str, Any]) -> RouteCheck:
+        if body.get("cardNumber"):
+            return self.check_route(str(body["cardNumber"]))
+        return self.check_route(token_id=body.get("tokenId"),
+                                sub_client_id=body.get("yourSubClientId"))
+
     def _destination(self, body: dict[str, Any]) -> tuple[str | None, str]:
         card = body.get("cardNumber")
         if card:

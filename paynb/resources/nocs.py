@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any, ClassVar
 
-from paynb.journal import current_user
 from paynb.resources._base import Resource, invalid
 
 if TYPE_CHECKING:
@@ -71,7 +70,7 @@ class NocResource(Resource):
               note: str | None = None) -> dict[str, Any]:
         """Record in the journal that NOC ``noc_id``'s correction is made.
 
-        ``by`` is who made it (default: the OS user); ``note`` a free remark. The
+        ``by`` is who made it (default: the client's ``user``); ``note`` a free remark. The
         mark is kept in the journal, so the ledger survives restarts and is shared
         by every process using the same journal; the first mark of a NOC stands.
         Returns ``{noc_id, by, when, note, already}`` (``already``: it was marked before).
@@ -85,7 +84,7 @@ class NocResource(Resource):
         if noc_id is None or isinstance(noc_id, bool) or not str(noc_id).strip():
             raise invalid("noc_id", "must be the id of a NOC")
         if by is not None and (not isinstance(by, str) or not by.strip()):
-            raise invalid("by", "must be a non-empty name, or None for the OS user")
+            raise invalid("by", "must be a non-empty name, or None for the client's user")
         if note is not None and not isinstance(note, str):
             raise invalid("note", "must be text or None")
         journal = self.context.require_journal()
@@ -95,4 +94,4 @@ class NocResource(Resource):
             raise invalid("noc_id", f"{key!r} is not the id of a NOC: {looked}, none with "
                                     "that id (client.nocs.list() shows them). A mark on a "
                                     "mistyped id would leave the NOC it was meant for open")
-        return journal.nocs.apply(self._company, key, by=by or current_user(), note=note)
+        return journal.nocs.apply(self._company, key, by=by or self.context.user, note=note)

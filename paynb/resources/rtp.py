@@ -42,6 +42,9 @@ class RtpResource(PaymentResource):
         answer = self._call("GET", f"/api/v3/InstantRtpRoutes/{quote(number, safe='')}")
         return self._remember(f"rtp:{number}", RouteCheck.from_answer(answer))
 
+    def _check_route_of(self, body: dict[str, Any]) -> RouteCheck:
+        return self.check_route(str(body.get("routingNumber") or ""))
+
     def _destination(self, body: dict[str, Any]) -> tuple[str | None, str]:
         number = body.get("routingNumber")
         if not number:

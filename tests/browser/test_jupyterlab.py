@@ -224,3 +224,61 @@ def test_instant_card_form_checks_the_route_and_sends(notebook04: labdriver.Lab)
     assert stored["status"] == "Success"
     assert str(stored["cardLastFour"]) == card[-4:]
     assert int(stored["amount"]) == 2000
+
+
+def _approvals_cells(reference: str) -> list[str]:
+    """Two analysts of one team in one notebook: ana prepares a payment over the limit,
+    bob's ApprovalsForm shows it (both clients share the kernels' journal)."""
+    return [
+        "import warnings\nfrom decimal import Decimal\nimport paynb\n"
+        "warnings.simplefilter('ignore', paynb.PaynbWarning)\n"
+        "policy = {'ach_over': '1000'}\n"
+        "ana = paynb.connect(user='ana', dual_control=policy)\n"
+        "bob = paynb.connect(user='bob', dual_control=policy)",
+        "held = ana.ach.submit({'firstSignerFirstName': 'Ada', 'firstSignerLastName': 'Byron',"
+        " 'state': 'NY', 'zip': '10001', 'yourReferenceNumber': " + repr(reference) + ","
+        " 'bankRoutingNumber': '021000021', 'bankAccountNumber': '000123456789',"
+        " 'achTransactionType': 'Credit', 'amount': Decimal('2500.00')})\nheld",
+        "paynb.forms.ApprovalsForm(bob)",
+    ]
+
+
+@pytest.fixture(scope="module")
+def approvals(lab: labdriver.Lab) -> tuple[labdriver.Lab, str]:
+    """A notebook of the test's own: a held payment and bob's approvals form, run."""
+    reference = _reference("BR-DUAL")
+    name = lab.write_notebook("dual_control.ipynb", _approvals_cells(reference))
+    lab.open(name)
+    lab.run_all_rendering(name, ".paynb-form-approvals")
+    return lab, reference
+
+
+def test_approvals_form_approves_through_the_page(approvals: tuple[labdriver.Lab, str]):
+    lab, reference = approvals
+    page = lab.page
+    assert reference in lab.notebook_text()
+    assert "awaiting approval by another analyst" in lab.notebook_text()
+    form = page.locator(".paynb-form-approvals")
+    expect(form.locator(".paynb-approvals-queue")).to_contain_text(reference)
+    expect(form.locator(".paynb-approvals-queue")).to_contain_text("****6789")
+    expect(form.locator(".paynb-approvals-honesty")).to_contain_text(
+        "the service does not enforce dual control")
+    approve = form.locator("button.paynb-approve")
+    expect(approve).to_be_disabled()  # not before the confirmation
+    assert lab.client().ach.list(progress=False).query(
+        "yourReferenceNumber == @reference").empty  # nothing sent yet
+    confirm = form.locator(".paynb-confirm")
+    expect(confirm).to_contain_text("approve and send approval")
+    expect(confirm).to_contain_text("prepared by ana")
+    confirm.locator("input[type=checkbox]").check()
+    expect(approve).to_be_enabled()
+    approve.click()
+    status = form.locator(".paynb-status")
+    expect(status).to_contain_text("and sent it: 1 item answered.")
+    expect(form.locator(".paynb-result")).to_contain_text(reference)
+    expect(form.locator(".paynb-approvals-queue")).to_contain_text("Nothing is waiting")
+
+    listed = lab.client().ach.list(progress=False)
+    stored = listed[listed["yourReferenceNumber"] == reference]
+    assert len(stored) == 1
+    assert Decimal(str(stored["amount"].iloc[0])) == Decimal("2500.00")

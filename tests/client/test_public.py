@@ -13,10 +13,13 @@ def test_paynb_all_is_exactly_the_public_names():
     assert sorted(paynb.__all__) == sorted([
         "Client", "Credentials", "ExportFile", "RouteCheck", "__version__", "calendar",
         "compliance", "connect", "errors", "forms", "models", "monitor", "plots", "sandbox",
-        "match", "MatchResult", "History", "PaynbWarning"])
+        "match", "MatchResult", "History", "PaynbWarning", "DualControl", "Approval"])
     for name in ("Client", "Credentials", "connect", "ExportFile", "RouteCheck", "match",
                  "MatchResult", "History", "compliance", "monitor", "PaynbWarning"):
         assert getattr(paynb, name) is not None
+    # Dual control's names are the journal's own.
+    assert paynb.DualControl is paynb.journal.DualControl
+    assert paynb.Approval is paynb.journal.Approval
     # One category silences every paynb warning (the guards' included).
     assert paynb.PaynbWarning is paynb.errors.PaynbWarning
 

@@ -1,9 +1,7 @@
-"""The journal's match_decisions table: recorded, read back, withdrawn, made on first use."""
+"""The journal's match_decisions table: recorded, read back, withdrawn. (A journal made before
+the table gains it when it is brought up to schema 3: tests/team/test_who.py.)"""
 
 from __future__ import annotations
-
-import sqlite3
-from pathlib import Path
 
 import pytest
 
@@ -26,14 +24,3 @@ def test_record_read_withdraw(journal_address: str):
         journal.match_decisions.withdraw(first)
     with pytest.raises(ValueError, match="action"):
         journal.match_decisions.record("billing", "forget", expected=[], items=[])
-
-
-def test_a_journal_made_before_the_table_gets_it_on_first_use(tmp_path: Path):
-    path = tmp_path / "old.sqlite3"
-    Journal(path).close()
-    with sqlite3.connect(path) as conn:  # as a journal written before this table existed
-        conn.execute("DROP TABLE match_decisions")
-    journal = Journal(path)
-    assert journal.match_decisions.in_force() == []
-    journal.match_decisions.record("billing", "pair", expected=["a#1"], items=["ach:1"])
-    assert len(journal.match_decisions.in_force()) == 1

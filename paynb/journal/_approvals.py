@@ -1,0 +1,553 @@
+"""Dual control: the payments that need a second person, held in the journal until
+another analyst approves them, someone rejects them, or they expire.
+
+:class:`DualControl` says which submissions need a second person (an amount limit per
+kind, every bulk, every void over a limit, every instant payment). Such a submission is
+recorded as waiting (its journal entries ``awaiting``, so its references stay claimed)
+with the request exactly as prepared; :class:`Approvals` is the queue
+(``journal.approvals``), and :class:`Approval` one waiting payment.
+
+What this protects, and what not: paynb holds the payment, the service does not know
+about it. Anyone holding the service's credentials can send without paynb (or with
+another journal). What it gives is a shared guard and an audit trail: who prepared each
+payment, who approved or rejected it, and when.
+"""
+
+from __future__ import annotations
+
+import builtins
+import html
+import json
+from collections.abc import Iterator, Mapping, Sequence
+from dataclasses import dataclass, field, replace
+from datetime import UTC, datetime, timedelta
+from decimal import Decimal
+from typing import TYPE_CHECKING, Any
+
+from paynb._coerce import parse_decimal
+from paynb._json import dumps
+from paynb._redact import last_four, redact
+from paynb.errors import ApprovalError, ValidationError
+from paynb.journal._common import KINDS, name, parse_stamp, stamp
+from paynb.journal._db import Connection, Database
+
+if TYPE_CHECKING:
+    import pandas as pd
+
+__all__ = ["APPROVAL_STATES", "HONESTY", "TABLES", "Approval", "Approvals", "DualControl"]
+
+#: What an approval goes through: waiting, then approved (and sent), rejected or expired.
+APPROVAL_STATES = ("awaiting", "approved", "rejected", "expired")
+
+#: What dual control in paynb does not do, said wherever the queue is shown.
+HONESTY = ("paynb holds these payments; the service does not enforce dual control: anyone "
+           "holding its credentials can send without paynb. What paynb gives is a shared "
+           "guard and the record of who prepared and who approved each payment.")
+
+#: The table of approvals, by the schema version that added it.
+TABLES = {3: ("""
+CREATE TABLE IF NOT EXISTS approvals (
+    id          {ID},
+    created     TEXT NOT NULL,
+    expires     TEXT NOT NULL,
+    company     TEXT NOT NULL,
+    kind        TEXT NOT NULL,
+    operation   TEXT NOT NULL,
+    batch       INTEGER NOT NULL,
+    prepared_by TEXT NOT NULL,
+    why         TEXT NOT NULL,
+    items       INTEGER NOT NULL,
+    total       TEXT,
+    summary     TEXT,
+    request     TEXT,
+    state       TEXT NOT NULL,
+    decided_by  TEXT,
+    decided_at  TEXT,
+    reason      TEXT
+)""", "CREATE INDEX IF NOT EXISTS approvals_state ON approvals (state, company)")}
+
+_OFF_WORDS = frozenset({"", "0", "false", "no", "off"})
+_ON_WORDS = frozenset({"1", "true", "yes", "on"})
+
+
+def _amount(value: Any, argument: str) -> Decimal:
+    try:
+        amount = parse_decimal(value)
+    except (ValueError, TypeError) as exc:
+        raise ValidationError({argument: [f"must be an amount ({exc})"]}) from None
+    if amount is None or not amount.is_finite() or amount < 0:
+        raise ValidationError({argument: ["must be an amount, 0 or more"]})
+    return amount
+
+
+def _switch(value: Any, argument: str) -> bool:
+    if isinstance(value, bool):
+        return value
+    if isinstance(value, str) and value.strip().lower() in _ON_WORDS | _OFF_WORDS:
+        return value.strip().lower() in _ON_WORDS
+    raise ValidationError({argument: ["must be true or false"]})
+
+
+@dataclass(frozen=True)
+class DualControl:
+    """Which submissions need a second person before paynb sends them.
+
+    Args:
+        limits: ``{kind: amount}`` (kinds ``ach``, ``rcc``, ``instant``, ``rtp``): a
+            submission of that kind over the amount waits for approval; a bulk is judged
+            by its total; ``0`` makes every one wait. Instant and RTP amounts are in the
+            service's own unit, as sent.
+        bulk: every bulk (``submit_many``) waits, whatever its total.
+        void_over: a void (of one item or several, by their total amount) over this
+            amount waits; ``0``: every void. The items' amounts are looked up first;
+            a void of an item whose amount cannot be found waits too.
+        instant: every instant payment (card and RTP) waits.
+        expires_after: how long a payment may wait (default 24 hours); an older one
+            expires and is never sent.
+
+    In a profile (``[name.dual_control]``): ``ach_over``, ``rcc_over``, ``instant_over``,
+    ``rtp_over``, ``bulk``, ``void_over``, ``instant`` and ``expires_after_hours``.
+    """
+
+    limits: Mapping[str, Any] = field(default_factory=dict)
+    bulk: bool = False
+    void_over: Any = None
+    instant: bool = False
+    expires_after: timedelta = timedelta(hours=24)
+
+    def __post_init__(self) -> None:
+        if not isinstance(self.limits, Mapping):
+            raise ValidationError({"limits": ["must map kinds (ach, rcc, instant, rtp) to "
+                                              "amounts"]})
+        limits = {}
+        for kind, limit in self.limits.items():
+            if kind not in KINDS:
+                raise ValidationError({"limits": [f"{kind!r} is not a kind: "
+                                                  f"{', '.join(KINDS)}"]})
+            limits[kind] = _amount(limit, f"limits[{kind!r}]")
+        object.__setattr__(self, "limits", limits)
+        object.__setattr__(self, "bulk", _switch(self.bulk, "bulk"))
+        object.__setattr__(self, "instant", _switch(self.instant, "instant"))
+        if self.void_over is not None:
+            object.__setattr__(self, "void_over", _amount(self.void_over, "void_over"))
+        wait = self.expires_after
+        if isinstance(wait, int | float) and not isinstance(wait, bool):
+            wait = timedelta(seconds=wait)
+        if not isinstance(wait, timedelta) or wait <= timedelta(0):
+            raise ValidationError({"expires_after": ["must be a positive timedelta (or "
+                                                     "seconds)"]})
+        object.__setattr__(self, "expires_after", wait)
+
+    @classmethod
+    def from_profile(cls, values: Mapping[str, Any], *, where: str) -> DualControl:
+        """The policy of a profile's ``dual_control`` table (``where`` names it in errors)."""
+        known = {f"{kind}_over" for kind in KINDS} | {"bulk", "void_over", "instant",
+                                                        "expires_after_hours"}
+        unknown = sorted(set(values) - known)
+        if unknown:
+            raise ValidationError({f"{where}.{key}": [f"is not a setting of dual control "
+                                                      f"(known: {', '.join(sorted(known))})"]
+                                   for key in unknown})
+        try:
+            hours = values.get("expires_after_hours", 24)
+            wait = timedelta(hours=float(hours))
+        except (TypeError, ValueError):
+            raise ValidationError({f"{where}.expires_after_hours": ["must be a number"]}
+                                  ) from None
+        return cls(limits={kind: values[f"{kind}_over"] for kind in KINDS
+                           if f"{kind}_over" in values},
+                   bulk=values.get("bulk", False), void_over=values.get("void_over"),
+                   instant=values.get("instant", False), expires_after=wait)
+
+    def needs_approval(self, kind: str, operation: str,
+                       amounts: Sequence[Decimal | None]) -> str | None:
+        """Why a call needs a second person (``None``: it does not): ``operation`` on
+        ``kind`` of items of these ``amounts`` (``None``: not known)."""
+        known = [amount for amount in amounts if amount is not None]
+        total = sum(known, Decimal(0))
+        if operation.startswith("void"):
+            if self.void_over is None:
+                return None
+            if self.void_over == 0:
+                return "every void needs a second person"
+            if len(known) < len(amounts):
+                return "a void of an item whose amount could not be looked up"
+            if total > self.void_over:
+                return f"a void of {total} in all, over the limit {self.void_over}"
+            return None
+        if operation == "submit_many" and self.bulk:
+            return "every bulk needs a second person"
+        if kind in ("instant", "rtp") and self.instant:
+            return "every instant payment needs a second person"
+        limit = self.limits.get(kind)
+        if limit is not None and total > limit:
+            what = "in all" if len(amounts) > 1 else ""
+            return f"{total}{' ' + what if what else ''} over the {kind} limit {limit}"
+        return None
+
+
+def _money(amount: Decimal | None) -> str:
+    return "" if amount is None else f"{amount:,}"
+
+
+def _ago(delta: timedelta) -> str:
+    seconds = max(int(delta.total_seconds()), 0)
+    if seconds < 90:
+        return f"{seconds} s"
+    if seconds < 90 * 60:
+        return f"{seconds // 60} min"
+    if seconds < 48 * 3600:
+        return f"{seconds // 3600} h {seconds % 3600 // 60:02d} min"
+    return f"{seconds // 86400} days"
+
+
+@dataclass(frozen=True)
+class Approval:
+    """One payment (or bulk, or void) held for a second person.
+
+    ``state`` is ``awaiting`` (until :meth:`paynb.Client.approve` by another person sends
+    it exactly as prepared), ``approved``, ``rejected`` or ``expired`` (never sent).
+    ``summary`` holds what was prepared without secrets (accounts masked), ``total`` the
+    sum of its amounts, ``why`` the rule that asked for a second person.
+    """
+
+    id: int
+    when: datetime
+    expires: datetime
+    company: str
+    kind: str
+    operation: str
+    prepared_by: str
+    why: str
+    items: int
+    total: Decimal | None
+    summary: tuple[Mapping[str, Any], ...]
+    state: str
+    decided_by: str | None = None
+    decided_at: datetime | None = None
+    reason: str | None = None
+
+    @property
+    def age(self) -> timedelta:
+        """How long it has been waiting (or waited)."""
+        return (self.decided_at or datetime.now(UTC)) - self.when
+
+    @property
+    def references(self) -> list[str]:
+        """The reference numbers (or item ids, for a void by id) it holds."""
+        return [str(one.get("yourReferenceNumber", one.get("itemId", ""))) for one in self.summary]
+
+    @property
+    def accounts(self) -> list[str]:
+        """The accounts it pays or debits, masked (``****6789``; cards by their last four)."""
+        found = []
+        for one in self.summary:
+            for key, value in one.items():
+                if key.lower().endswith("accountnumber") and value:
+                    found.append(str(value))
+                elif key == "cardLastFour" and value:
+                    found.append(last_four("0000" + str(value)))
+        return list(dict.fromkeys(found))
+
+    def _what(self) -> str:
+        noun = "item" if self.items == 1 else "items"
+        total = f" of {_money(self.total)}" if self.total is not None else ""
+        return f"{self.kind} {self.operation}{total} ({self.items} {noun})"
+
+    def _status(self) -> str:
+        if self.state == "awaiting":
+            left = self.expires - datetime.now(UTC)
+            return (f"awaiting approval by another analyst; expires in {_ago(left)}"
+                    if left > timedelta(0) else "expired (not yet marked)")
+        who = f" by {self.decided_by}" if self.decided_by else ""
+        why = f": {self.reason}" if self.reason else ""
+        return f"{self.state}{who}{why}"
+
+    def __repr__(self) -> str:
+        return (f"<paynb approval {self.id}, company {self.company}: {self._what()}, "
+                f"prepared by {self.prepared_by} {_ago(self.age)} ago, {self._status()}. "
+                f"Why: {self.why}. {HONESTY}>")
+
+    def _repr_html_(self) -> str:
+        return self.to_html()
+
+    def to_html(self, *, note: bool = True) -> str:
+        """The approval as an HTML table (what a notebook shows); ``note`` adds what dual
+        control in paynb protects and what not (:data:`HONESTY`)."""
+        rows = [("approval", str(self.id)), ("what", self._what()),
+                ("references", ", ".join(self.references[:10])),
+                ("accounts", ", ".join(self.accounts[:10])),
+                ("prepared by", f"{self.prepared_by}, {_ago(self.age)} ago"),
+                ("why", self.why), ("state", self._status())]
+        body = "".join(f"<tr><th style='text-align:left'>{html.escape(k)}</th>"
+                       f"<td style='text-align:left'>{html.escape(v)}</td></tr>"
+                       for k, v in rows)
+        said = (f"<p class='paynb-approvals-honesty'><small>{html.escape(HONESTY)}</small></p>"
+                if note else "")
+        return f"<div class='paynb-approval'><table>{body}</table>{said}</div>"
+
+
+class Approvals(Sequence[Approval]):
+    """A list of :class:`Approval` (what :meth:`paynb.Client.approvals` returns), shown as
+    a table with who prepared each, what, totals, masked accounts and age, and what dual
+    control in paynb protects and what not (:data:`HONESTY`)."""
+
+    def __init__(self, approvals: Sequence[Approval]) -> None:
+        self._approvals = list(approvals)
+
+    def __len__(self) -> int:
+        return len(self._approvals)
+
+    def __getitem__(self, index: Any) -> Any:
+        return self._approvals[index]
+
+    def __iter__(self) -> Iterator[Approval]:
+        return iter(self._approvals)
+
+    def to_frame(self) -> pd.DataFrame:
+        """One row per approval: ``id, when, age, company, kind, operation, items, total,
+        accounts, references, prepared_by, why, state, expires, decided_by, decided_at,
+        reason``."""
+        import pandas as pd
+
+        columns = ["id", "when", "age", "company", "kind", "operation", "items", "total",
+                   "accounts", "references", "prepared_by", "why", "state", "expires",
+                   "decided_by", "decided_at", "reason"]
+        rows = [{"id": a.id, "when": a.when, "age": a.age, "company": a.company,
+                 "kind": a.kind, "operation": a.operation, "items": a.items,
+                 "total": a.total, "accounts": ", ".join(a.accounts),
+                 "references": ", ".join(a.references), "prepared_by": a.prepared_by,
+                 "why": a.why, "state": a.state, "expires": a.expires,
+                 "decided_by": a.decided_by, "decided_at": a.decided_at, "reason": a.reason}
+                for a in self._approvals]
+        frame = pd.DataFrame.from_records(rows, columns=columns)
+        return frame.astype({"id": "Int64", "items": "Int64",
+                             "when": "datetime64[ns, UTC]", "expires": "datetime64[ns, UTC]",
+                             "decided_at": "datetime64[ns, UTC]",
+                             "age": "timedelta64[ns]"})
+
+    def _lines(self) -> list[str]:
+        return [f"  {a.id}: {a._what()}, {', '.join(a.accounts[:3]) or 'no account'}, "
+                f"prepared by {a.prepared_by} {_ago(a.age)} ago, {a._status()}"
+                for a in self._approvals]
+
+    def __repr__(self) -> str:
+        if not self._approvals:
+            return f"<paynb approvals: none. {HONESTY}>"
+        return "\n".join([f"<paynb approvals: {len(self)}", *self._lines(), f"{HONESTY}>"])
+
+    def _repr_html_(self) -> str:
+        frame = self.to_frame()[["id", "age", "kind", "operation", "items", "total",
+                                 "accounts", "references", "prepared_by", "why", "state"]]
+        frame["age"] = [_ago(a.age) for a in self._approvals]
+        table = frame.to_html(index=False, escape=True, na_rep="", border=0,
+                              classes="paynb-table")
+        return (f"<div class='paynb-approvals'>{table}<p class='paynb-approvals-honesty'>"
+                f"<small>{html.escape(HONESTY)}</small></p></div>")
+
+
+_COLUMNS = ("id", "created", "expires", "company", "kind", "operation", "prepared_by", "why",
+            "items", "total", "summary", "state", "decided_by", "decided_at", "reason")
+_FIELDS = ", ".join(_COLUMNS)
+_SELECT = f"SELECT {_FIELDS} FROM approvals"
+
+
+def _approval(row: Sequence[Any]) -> Approval:
+    values = dict(zip(_COLUMNS, row, strict=True))
+    return Approval(
+        id=int(values["id"]), when=parse_stamp(values["created"]),  # type: ignore[arg-type]
+        expires=parse_stamp(values["expires"]),  # type: ignore[arg-type]
+        company=values["company"], kind=values["kind"], operation=values["operation"],
+        prepared_by=values["prepared_by"], why=values["why"], items=int(values["items"]),
+        total=None if values["total"] is None else Decimal(values["total"]),
+        summary=tuple(json.loads(values["summary"]) if values["summary"] else ()),
+        state=values["state"], decided_by=values["decided_by"],
+        decided_at=parse_stamp(values["decided_at"]), reason=values["reason"])
+
+
+def same_person(one: str, other: str) -> bool:
+    """Whether two names of who acted are one person (compared without case or blanks)."""
+    return one.strip().casefold() == other.strip().casefold()
+
+
+class ApprovalQueue:
+    """The payments held for a second person: ``journal.approvals``.
+
+    Holding a payment (:meth:`paynb.journal.Journal.hold`) records its entries
+    ``awaiting`` and its request here; :meth:`claim` (the approval, by another person)
+    and :meth:`reject` decide it; one whose time ran out is marked ``expired`` (with
+    its entries) whenever the queue is read or a reference is reserved.
+    """
+
+    def __init__(self, db: Database) -> None:
+        self._db = db
+
+    # ------------------------------------------------------------------ inside transactions
+
+    @staticmethod
+    def insert(conn: Connection, *, company: str, kind: str, operation: str, batch: int,
+               by: str, why: str, summaries: Sequence[Mapping[str, Any]],
+               total: Decimal | None, request: Mapping[str, Any],
+               expires_after: timedelta) -> int:
+        """Record a held call (its entries ``batch`` are recorded ``awaiting``)."""
+        now = datetime.now(UTC)
+        (approval,) = conn.execute(
+            "INSERT INTO approvals (created, expires, company, kind, operation, batch,"
+            " prepared_by, why, items, total, summary, request, state) VALUES"
+            " (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 'awaiting') RETURNING id",
+            (stamp(now), stamp(now + expires_after), company, kind, operation, batch,
+             name(by, "by"), why, len(summaries), None if total is None else str(total),
+             json.dumps(redact(list(summaries)), ensure_ascii=False), dumps(request)),
+        ).fetchone()
+        return int(approval)
+
+    @staticmethod
+    def expire(conn: Connection, company: str | None = None) -> int:
+        """Mark every waiting approval whose time ran out ``expired``, and its entries
+        (which free their references); returns how many."""
+        now = stamp()
+        where = " AND company = ?" if company is not None else ""
+        params: tuple[Any, ...] = (now, *((company,) if company is not None else ()))
+        batches = [row[0] for row in conn.execute(
+            f"SELECT batch FROM approvals WHERE state = 'awaiting' AND expires <= ?{where}",
+            params).fetchall()]
+        if not batches:
+            return 0
+        conn.execute("UPDATE approvals SET state = 'expired', decided_at = expires,"
+                     f" request = NULL WHERE state = 'awaiting' AND expires <= ?{where}",
+                     params)
+        conn.executemany("UPDATE entries SET state = 'expired', updated = ?,"
+                         " detail = 'not sent: its approval expired'"
+                         " WHERE batch = ? AND state = 'awaiting'",
+                         [(now, batch) for batch in batches])
+        return len(batches)
+
+    # ------------------------------------------------------------------ reading
+
+    def get(self, approval_id: int) -> Approval:
+        """One approval by its id; ``KeyError`` when there is none."""
+        with self._db.write() as conn:
+            self.expire(conn)
+            rows = conn.execute(f"{_SELECT} WHERE id = ?", (int(approval_id),)).fetchall()
+        if not rows:
+            raise KeyError(f"no approval {approval_id} in the journal")
+        return _approval(rows[0])
+
+    def list(self, company: str | None = None,
+             state: str | Sequence[str] | None = "awaiting") -> Approvals:
+        """The approvals of ``company`` (all companies when ``None``) in ``state`` (one
+        or several of :data:`APPROVAL_STATES`; ``None``: every state), oldest first.
+        Those whose time ran out are marked ``expired`` first."""
+        states = [state] if isinstance(state, str) else list(state or APPROVAL_STATES)
+        for one in states:
+            name(one, "state", APPROVAL_STATES)
+        clauses = [f"state IN ({', '.join('?' * len(states))})"]
+        params: list[Any] = list(states)
+        if company is not None:
+            clauses.append("company = ?")
+            params.append(name(company, "company"))
+        with self._db.write() as conn:
+            self.expire(conn, company)
+            rows = conn.execute(f"{_SELECT} WHERE {' AND '.join(clauses)} ORDER BY id",
+                                params).fetchall()
+        return Approvals([_approval(row) for row in rows])
+
+    # ------------------------------------------------------------------ deciding
+
+    @staticmethod
+    def refusal(found: Approval, *, company: str, by: str | None = None
+                ) -> ApprovalError | None:
+        """Why ``found`` cannot be decided now for ``company`` (and approved by ``by``,
+        when given), or ``None``."""
+        if found.company != company:
+            return ApprovalError(f"approval {found.id} is company {found.company}'s, not "
+                                 f"{company}'s: decide it with a client of that company",
+                                 approval=found)
+        if found.state != "awaiting":
+            when = f" at {found.decided_at:%Y-%m-%d %H:%M:%S} UTC" if found.decided_at else ""
+            who = f" by {found.decided_by}" if found.decided_by else ""
+            return ApprovalError(f"approval {found.id} was {found.state}{who}{when}: it is "
+                                 "no longer waiting. Nothing was sent.", approval=found)
+        if by is not None and same_person(found.prepared_by, by):
+            return ApprovalError(
+                f"approval {found.id} was prepared by {found.prepared_by}: another analyst "
+                "must approve it (dual control). Nothing was sent.", approval=found)
+        return None
+
+    def peek(self, approval_id: int) -> tuple[Approval, dict[str, Any] | None]:
+        """An approval and its request as prepared (``None`` once decided), without
+        deciding anything: what an approver checks before :meth:`claim`."""
+        with self._db.write() as conn:
+            self.expire(conn)
+            rows = conn.execute(f"SELECT {_FIELDS}, request FROM approvals WHERE id = ?",
+                                (int(approval_id),)).fetchall()
+        if not rows:
+            raise ApprovalError(f"no approval {approval_id} in the journal")
+        request = rows[0][-1]
+        return (_approval(rows[0][:-1]),
+                None if request is None else json.loads(request, parse_float=Decimal))
+
+    def _waiting(self, conn: Connection, approval_id: int, *, company: str,
+                 by: str | None = None) -> Approval:
+        """Inside a write transaction: approval ``approval_id``, which must be waiting,
+        of ``company`` (and, when ``by`` approves, prepared by someone else)."""
+        self.expire(conn, company)
+        rows = conn.execute(f"{_SELECT} WHERE id = ?", (int(approval_id),)).fetchall()
+        if not rows:
+            raise ApprovalError(f"no approval {approval_id} in the journal")
+        found = _approval(rows[0])
+        refusal = self.refusal(found, company=company, by=by)
+        if refusal is not None:
+            raise refusal
+        return found
+
+    def claim(self, approval_id: int, *, by: str, company: str
+              ) -> tuple[Approval, dict[str, Any], builtins.list[int]]:
+        """Approve ``approval_id`` as ``by``: in one transaction, refused unless it waits,
+        is of ``company`` and was prepared by someone else; marks it ``approved``, its
+        entries ``pending`` (about to be sent) and erases the stored request. Returns
+        the approval, the request as prepared and its entry ids, in order."""
+        by = name(by, "by")
+        with self._db.write() as conn:
+            found = self._waiting(conn, approval_id, company=company, by=by)
+            now = stamp()
+            claimed = conn.execute(
+                "UPDATE approvals SET state = 'approved', decided_by = ?, decided_at = ?"
+                " WHERE id = ? AND state = 'awaiting'", (by, now, found.id)).rowcount
+            if claimed != 1:  # another approver was first (PostgreSQL: after our read)
+                raise ApprovalError(f"approval {found.id} was decided by someone else just "
+                                    "now. Nothing was sent.", approval=found)
+            (request, batch) = conn.execute(
+                "SELECT request, batch FROM approvals WHERE id = ?", (found.id,)).fetchone()
+            conn.execute("UPDATE approvals SET request = NULL WHERE id = ?", (found.id,))
+            entries = [row[0] for row in conn.execute(
+                "SELECT id FROM entries WHERE batch = ? AND state = 'awaiting' ORDER BY id",
+                (batch,)).fetchall()]
+            conn.execute("UPDATE entries SET state = 'pending', updated = ?, detail = ?"
+                         " WHERE batch = ? AND state = 'awaiting'",
+                         (now, f"approved by {by} (approval {found.id})", batch))
+        approved = replace(found, state="approved", decided_by=by,
+                           decided_at=parse_stamp(now))
+        return approved, json.loads(request, parse_float=Decimal), entries
+
+    def reject(self, approval_id: int, *, by: str, company: str, reason: str) -> Approval:
+        """Reject ``approval_id`` (anyone may, the preparer too): never sent; its entries
+        become ``declined``, which frees their references."""
+        by = name(by, "by")
+        reason = name(reason, "reason")
+        with self._db.write() as conn:
+            found = self._waiting(conn, approval_id, company=company)
+            now = stamp()
+            (batch,) = conn.execute("SELECT batch FROM approvals WHERE id = ?",
+                                    (found.id,)).fetchone()
+            done = conn.execute("UPDATE approvals SET state = 'rejected', decided_by = ?,"
+                                " decided_at = ?, reason = ?, request = NULL WHERE id = ?"
+                                " AND state = 'awaiting'", (by, now, reason, found.id))
+            if done.rowcount != 1:  # decided by someone else just now
+                raise ApprovalError(f"approval {found.id} was decided by someone else just "
+                                    "now.", approval=found)
+            conn.execute("UPDATE entries SET state = 'declined', updated = ?, detail = ?"
+                         " WHERE batch = ? AND state = 'awaiting'",
+                         (now, f"not sent: rejected by {by}: {reason}", batch))
+        return replace(found, state="rejected", decided_by=by, decided_at=parse_stamp(now),
+                       reason=reason)
