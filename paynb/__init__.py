@@ -23,7 +23,7 @@ if TYPE_CHECKING:
     from paynb import calendar, compliance, errors, forms, models, monitor, plots, sandbox
     from paynb.client import Client, connect
     from paynb.config import Credentials
-    from paynb.errors import PaynbWarning
+    from paynb.errors import PaynbError, PaynbWarning
     from paynb.history import History
     from paynb.journal import Approval, DualControl
     from paynb.matching import MatchResult, match
@@ -47,6 +47,7 @@ __all__ = [
     "match",
     "MatchResult",
     "History",
+    "PaynbError",
     "PaynbWarning",
     "DualControl",
     "Approval",
@@ -61,6 +62,7 @@ _LAZY_ATTRIBUTES = {
     "match": "paynb.matching",
     "MatchResult": "paynb.matching",
     "History": "paynb.history",
+    "PaynbError": "paynb.errors",
     "PaynbWarning": "paynb.errors",
     "DualControl": "paynb.journal",
     "Approval": "paynb.journal",

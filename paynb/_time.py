@@ -78,8 +78,7 @@ def utc_moment(value: Any, argument: str) -> dt.datetime:
             pass
     shown = repr(value)
     shown = shown if len(shown) <= 60 else shown[:57] + "..."
-    message = f"must be {ACCEPTED}; got {shown}"
-    raise ValidationError({argument: [message]}, message=f"{argument} {message}")
+    raise ValidationError.for_argument(argument, f"must be {ACCEPTED}; got {shown}")
 
 
 def utc_day(value: Any, argument: str) -> dt.date:

@@ -26,14 +26,24 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Generic, TypeVar, overload
 
 from paynb import config
+from paynb._args import positive_int
 from paynb._redact import shown_url, url_host
 from paynb.auth import PasswordAuth
 from paynb.config import Credentials
 from paynb.errors import ValidationError
+from paynb.guards import GuardService
 from paynb.journal import Approval, Approvals, DualControl, Journal, current_user
 from paynb.reconcile import SETTLE_AFTER, settle
-from paynb.resources import AchResource, InstantResource, NocResource, RccResource, RtpResource
-from paynb.resources._base import ResourceContext, invalid, positive_int
+from paynb.resources import (
+    AchResource,
+    InstantResource,
+    NocResource,
+    RccResource,
+    ResourceContext,
+    RtpResource,
+    SeenHistory,
+    ServiceClock,
+)
 from paynb.transport import DEFAULT_MAX_RETRIES, Transport, make_session
 
 if TYPE_CHECKING:
@@ -66,7 +76,8 @@ def _open_journal(journal: Any, user: str) -> Journal | None:
         return Journal.from_env(user=user)
     if isinstance(journal, str | os.PathLike):
         return Journal(journal, user=user)
-    raise invalid("journal", "must be a path, a postgresql:// address, a Journal or None")
+    raise ValidationError.for_argument(
+        "journal", "must be a path, a postgresql:// address, a Journal or None")
 
 
 def _dual_control(value: Any) -> DualControl | None:
@@ -74,8 +85,8 @@ def _dual_control(value: Any) -> DualControl | None:
         return value
     if isinstance(value, Mapping):
         return DualControl.from_profile(value, where="dual_control")
-    raise invalid("dual_control", "must be a paynb.DualControl, its settings as a mapping, "
-                                  "or None")
+    raise ValidationError.for_argument(
+        "dual_control", "must be a paynb.DualControl, its settings as a mapping, or None")
 
 
 def _policy_text(policy: DualControl | None) -> str:
@@ -95,14 +106,14 @@ def _policy_text(policy: DualControl | None) -> str:
 def _url(value: Any, argument: str) -> str:
     if not isinstance(value, str) or not value.strip().lower().startswith(("http://",
                                                                            "https://")):
-        raise invalid(argument, "must be an http:// or https:// address")
+        raise ValidationError.for_argument(argument, "must be an http:// or https:// address")
     return value.strip().rstrip("/")
 
 
 def _seconds(value: Any, argument: str) -> float:
     if isinstance(value, bool) or not isinstance(value, int | float) \
             or not math.isfinite(value) or value < 0:
-        raise invalid(argument, "must be a number of seconds, 0 or more")
+        raise ValidationError.for_argument(argument, "must be a number of seconds, 0 or more")
     return float(value)
 
 
@@ -144,7 +155,7 @@ def _is_session(value: Any) -> bool:
 
 def _text(value: Any, argument: str) -> str:
     if not isinstance(value, str) or not value.strip():
-        raise invalid(argument, "must be a non-empty string")
+        raise ValidationError.for_argument(argument, "must be a non-empty string")
     return value.strip()
 
 
@@ -267,15 +278,16 @@ class Client(_KeywordsOnly):
         self.auth_url = _url(auth_url, "auth_url")
         company_code = _text(company_code, "company_code")
         if not isinstance(credentials, Credentials):
-            raise invalid("credentials", "must be a paynb.Credentials(client_id=..., "
-                          "client_secret=..., username=..., password=...)")
+            raise ValidationError.for_argument(
+                "credentials", "must be a paynb.Credentials(client_id=..., "
+                               "client_secret=..., username=..., password=...)")
         if isinstance(timeout, bool) or not isinstance(timeout, int | float) or timeout <= 0:
-            raise invalid("timeout", "must be a positive number of seconds")
+            raise ValidationError.for_argument("timeout", "must be a positive number of seconds")
         page_size = positive_int(page_size, "page_size")
         max_workers = positive_int(max_workers, "max_workers")
         max_retries = positive_int(max_retries, "max_retries", minimum=0)
         if not isinstance(mask, bool):
-            raise invalid("mask", "must be True or False")
+            raise ValidationError.for_argument("mask", "must be True or False")
         user = _text(user, "user") if user is not None else current_user()
         policy = _dual_control(dual_control)
         name = _text(environment, "environment") if environment is not None else "custom"
@@ -284,7 +296,7 @@ class Client(_KeywordsOnly):
         """Where the calls go (:class:`Environment`: ``is_sandbox``, ``label``, ``host``)."""
         owned = session is None
         if not owned and not _is_session(session):
-            raise invalid("session", "must be a requests.Session (or None)")
+            raise ValidationError.for_argument("session", "must be a requests.Session (or None)")
         session = make_session(max_workers + 2, session)
         auth = PasswordAuth(self.auth_url, **credentials.as_dict(),
                             session=session, timeout=float(timeout))
@@ -293,31 +305,38 @@ class Client(_KeywordsOnly):
                                     owns_session=owned)
         self._journal = _open_journal(journal, user)
         if policy is not None and self._journal is None:
-            raise invalid("dual_control", "needs a journal: the payments waiting for a "
-                                          "second person are kept there (journal=None was "
-                                          "given, or PAYNB_JOURNAL=off)")
+            raise ValidationError.for_argument(
+                "dual_control", "needs a journal: the payments waiting for a second person "
+                                "are kept there (journal=None was given, or PAYNB_JOURNAL=off)")
         #: The folder the last :meth:`sync` (``path=...``) named for the local history;
         #: ``None``: the default folder of :attr:`environment`.
         self.history_folder: Any = None
         #: The object store's options that went with it (``storage_options=...``).
         self.history_options: dict[str, str] | None = None
+        # The composition root: each part gets what it works with, none gets the client.
+        clock = ServiceClock(self._transport, sandbox=self.environment.is_sandbox)
+        seen = SeenHistory()
+        guards = GuardService(company_code=company_code, user=user, journal=self._journal,
+                              clock=clock, seen=seen, store=self._history_store)
         #: What the resource namespaces are given (they never read this object's
-        #: attributes): transport, journal, polling watermarks, options.
+        #: attributes): transport, journal, the service's clock, the records the guards
+        #: judge by and the guards, polling watermarks, options.
         self.context = ResourceContext(
-            transport=self._transport, company_code=company_code, journal=self._journal,
-            page_size=page_size, max_workers=max_workers, mask=mask, user=user,
-            dual_control=policy)
-        self.ach = AchResource(self.context, self)
+            transport=self._transport, company_code=company_code, clock=clock,
+            journal=self._journal, page_size=page_size, max_workers=max_workers, mask=mask,
+            user=user, dual_control=policy, seen=seen, guard=guards)
+        self.ach = AchResource(self.context)
         """ACH items: list, get, submit, submit_many, void, void_many, void_references,
         export, changes."""
-        self.rcc = RccResource(self.context, self)
+        self.rcc = RccResource(self.context)
         """RCC items: the same calls as ``ach``."""
-        self.instant = InstantResource(self.context, self)
+        self.instant = InstantResource(self.context)
         """Instant card payments: check_route, send, list, get, export."""
-        self.rtp = RtpResource(self.context, self)
+        self.rtp = RtpResource(self.context)
         """Instant RTP payments: check_route, send, list, get, export."""
-        self.nocs = NocResource(self.context, self)
+        self.nocs = NocResource(self.context)
         """ACH notices of change: list, export."""
+        guards.bind(ach=self.ach, nocs=self.nocs)
 
     # The options the resources work with live in their context, once; read-only here.
     company_code = _ContextOption[str]("company_code", "company_code='...'",
@@ -479,6 +498,10 @@ class Client(_KeywordsOnly):
                       settle_after=wait)
 
     # ------------------------------------------------------------------ local history
+
+    def _history_store(self) -> Any:
+        """The local history the guards read: this client's store, once a sync wrote one."""
+        return self.history
 
     @property
     def history(self) -> Any:

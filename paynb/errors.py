@@ -20,6 +20,7 @@ The tree::
     ├── JournalError               the journal cannot be used (newer schema, server down, ...)
     ├── ApprovalError              an approval refused (prepared by you, decided, expired...)
     ├── SubmissionRefusedError     a NACHA guard refused the entry (paynb.compliance)
+    ├── ThresholdExceeded          a return rate over its threshold (compliance.check)
     └── MissingExtraError          a part of paynb needs an extra that is not installed
 
 Warnings (sent anyway, or answered without error, but worth a look)::
@@ -46,6 +47,7 @@ __all__ = [
     "BadRequestError",
     "BulkRejectedError",
     "DuplicateSubmissionError",
+    "GuardWarning",
     "JournalError",
     "MissingExtraError",
     "NotFoundError",
@@ -59,6 +61,7 @@ __all__ = [
     "ServerError",
     "SubmissionNotAcceptedWarning",
     "SubmissionRefusedError",
+    "ThresholdExceeded",
     "TransportError",
     "UnknownCodeWarning",
     "UnknownValueWarning",
@@ -138,6 +141,13 @@ class ValidationError(PaynbError, ValueError):
         self.errors = errors
         text = message or f"invalid input: {_format_field_errors(errors)}"
         super().__init__(f"{text}. {ESCAPE_HATCH}" if skippable else text)
+
+    @classmethod
+    def for_argument(cls, argument: str, message: str) -> ValidationError:
+        """The error about one argument of a call: ``errors`` is ``{argument: [message]}``
+        and the text reads ``<argument> <message>`` (``page_size must be a whole number
+        of at least 1``)."""
+        return cls({argument: [message]}, message=f"{argument} {message}")
 
 
 class ApiError(_ServiceAnswer, PaynbError):
@@ -269,7 +279,8 @@ class DuplicateSubmissionError(PaynbError):
 class JournalError(PaynbError):
     """The journal cannot be used: a file or database written by a newer paynb, a file
     that is not a journal, a PostgreSQL server that refuses or does not answer. The
-    message names the journal (a database address without its password)."""
+    message names the journal (a database address without its password). Also raised
+    where a journal is needed and ``PAYNB_JOURNAL=off`` turned it off."""
 
 
 class ApprovalError(PaynbError):
@@ -329,6 +340,16 @@ class SubmissionNotAcceptedWarning(PaynbWarning):
         self.reasons = reasons or {}
         self.reference_number = reference_number
         self.item_id = item_id
+        super().__init__(message)
+
+
+class GuardWarning(PaynbWarning):
+    """A submission guard's warning (:mod:`paynb.compliance`): an open NOC not yet due, a
+    masked account number, or no history to check an entry against. A
+    :class:`PaynbWarning`, so ``warnings.filterwarnings("ignore",
+    category=paynb.PaynbWarning)`` covers it with every other paynb warning."""
+
+
 class SubmissionRefusedError(PaynbError):
     """A submission guard (:mod:`paynb.compliance`) refused one or more entries before
     anything was sent: an overdue NOC on the account, a last entry returned for a reason
@@ -341,6 +362,16 @@ class SubmissionRefusedError(PaynbError):
     def __init__(self, message: str, *, verdicts: list[Any] | None = None):
         self.verdicts = verdicts or []
         super().__init__(message)
+
+
+class ThresholdExceeded(PaynbError):
+    """Raised by :func:`paynb.compliance.check` with ``raise_on``: a return rate is over
+    its threshold (or its warning level). ``alerts`` holds every
+    :class:`~paynb.compliance.ReturnRateAlert` found; the message joins theirs."""
+
+    def __init__(self, alerts: list[Any]):
+        self.alerts = alerts
+        super().__init__("; ".join(alert.message for alert in alerts))
 
 
 class MissingExtraError(PaynbError, ImportError):

@@ -111,6 +111,7 @@ from paynb.codes import (
     normalise_code,
 )
 from paynb.errors import ResponseFormatError, UnknownCodeWarning
+from paynb.nacha import LEDGER_COLUMNS, NOC_STATES
 
 __all__ = [
     "CARD_BRANDS",
@@ -123,6 +124,7 @@ __all__ = [
     "extract_record",
     "extract_records",
     "list_metadata",
+    "noc_ledger_frame",
     "to_frame",
     "unknown_codes_told_once",
     "utc_instants",
@@ -626,6 +628,31 @@ def utc_instants(values: Any) -> pd.api.extensions.ExtensionArray:
     if isinstance(values, pd.Series):
         return pd.Series(UtcInstants.of(values.array), index=values.index, name=values.name)
     return UtcInstants.of(values)
+
+
+def noc_ledger_frame(rows: Sequence[Mapping[str, Any]]) -> pd.DataFrame:
+    """The NOC ledger's rows (:func:`paynb.nacha.ledger`) as the typed frame
+    :func:`paynb.compliance.noc_obligations` and ``client.nocs.obligations()`` return."""
+    frame = pd.DataFrame([{column: row[column] for column in LEDGER_COLUMNS} for row in rows],
+                         columns=list(LEDGER_COLUMNS), dtype=object)
+    # One dtype per column whatever the rows: UTC instants like the frames' times, the
+    # days paynb computes (the sixth banking day, the due date) at their midnight, so that
+    # they print as the dates they are and compare with the service's times directly.
+    for column in ("received", "nextEntry", "appliedAt", "sixthBankingDay", "dueDate"):
+        frame[column] = utc_instants(frame[column])
+
+    def whole(column: str) -> str:
+        ints = all(isinstance(v, int) and not isinstance(v, bool) or hasattr(v, "is_integer")
+                   and float(v).is_integer() for v in frame[column] if v is not None)
+        return "Int64" if ints else "string"
+
+    return frame.astype({"nocId": whole("nocId"), "achItemId": whole("achItemId"),
+                         "appliedEntryId": whole("appliedEntryId"),
+                         "yourReferenceNumber": "string", "changeCode": "string",
+                         "changeReason": "string", "bankRoutingNumber": "string",
+                         "bankAccountNumber": "string", "mustChange": "string",
+                         "appliedBy": "string",
+                         "state": pd.CategoricalDtype(NOC_STATES, ordered=True)})
 
 
 def _dated(parsed: pd.Series | pa.Array) -> UtcInstants:

@@ -29,6 +29,15 @@ from typing import TYPE_CHECKING, Any, Literal
 import numpy as np
 import pandas as pd
 
+from paynb._charts import (
+    CURRENCY,
+    count_axis,
+    date_axis,
+    legend,
+    new_axes,
+    no_items,
+    thousands,
+)
 from paynb._time import utc_moment
 from paynb.accessor import register
 from paynb.codes import (
@@ -40,6 +49,7 @@ from paynb.codes import (
     is_known_code,
     normalise_code,
 )
+from paynb.compliance.charts import return_exposure, return_rate_thresholds
 
 if TYPE_CHECKING:
     from matplotlib.axes import Axes
@@ -72,9 +82,6 @@ deadline of unauthorized consumer debits (R05, R07, R10, R11, R37...: NACHA Oper
 Article Three, 60 calendar days after the settlement date; :data:`paynb.codes.EXTENDED_RETURN`);
 most returns come within two banking days. The return-rate chart shades the periods
 younger than this as immature."""
-CURRENCY = "USD"
-"""The currency of ACH and RCC amounts (the ACH network and checks are in US dollars),
-as the amount axes name it."""
 _IMMATURE_COLOR = "#B0B0B0"
 _OTHER_COLOR = "#A0A0A0"
 _FREQS = {"D": "day", "W": "week", "M": "month", "Q": "quarter", "Y": "year"}
@@ -85,24 +92,6 @@ _WEEKDAYS = ("Mon", "Tue", "Wed", "Thu", "Fri", "Sat", "Sun")
 
 
 # --------------------------------------------------------------------------- helpers
-
-def _new_axes(ax: Axes | None, size: tuple[float, float] = (8, 4.5)) -> Axes:
-    if ax is not None:
-        return ax
-    import matplotlib.pyplot as plt
-
-    _, ax = plt.subplots(figsize=size, layout="constrained")
-    return ax
-
-
-def _no_items(ax: Axes, title: str, message: str = "no items") -> Axes:
-    ax.set_title(title)
-    ax.text(0.5, 0.5, message, transform=ax.transAxes, ha="center", va="center",
-            fontsize=14, color="#707070")
-    ax.set_xticks([])
-    ax.set_yticks([])
-    return ax
-
 
 def _require(df: pd.DataFrame, *columns: str) -> None:
     if not isinstance(df, pd.DataFrame):
@@ -145,32 +134,6 @@ def _naive_utc(dates: pd.Series) -> pd.Series:
 def _periods(dates: pd.Series, freq: str) -> pd.Series:
     """Each UTC date's period (a naive UTC PeriodIndex-backed Series)."""
     return _naive_utc(dates).dt.to_period(freq)
-
-
-def _date_axis(ax: Axes) -> None:
-    """Dates on the x axis, every tick in one format: ``15 Oct`` (``Oct`` when the ticks
-    are months apart), the year under the first tick and wherever it changes."""
-    import matplotlib.dates as mdates
-    from matplotlib.ticker import Formatter
-
-    class OneFormat(Formatter):  # type: ignore[misc]
-        def __call__(self, x: float, pos: int | None = None) -> str:
-            return self.format_ticks([x])[0]
-
-        def format_ticks(self, values: Sequence[float]) -> list[str]:
-            days = [mdates.num2date(v) for v in values]
-            gaps = np.diff(values)
-            monthly = len(gaps) > 0 and float(np.min(gaps)) >= 28
-            labels = []
-            for i, day in enumerate(days):
-                text = day.strftime("%b" if monthly else "%d %b")
-                if i == 0 or day.year != days[i - 1].year:
-                    text += f"\n{day.year}"
-                labels.append(text)
-            return labels
-
-    ax.xaxis.set_major_locator(mdates.AutoDateLocator(minticks=3, maxticks=10))
-    ax.xaxis.set_major_formatter(OneFormat())
 
 
 #: The docs' words for the columns a chart may group by that no request form names.
@@ -232,15 +195,6 @@ def _code_groups(codes: pd.Series) -> pd.Series:
     return codes.map(keys)
 
 
-def _legend(ax: Axes, title: str, *, stacked: bool = False) -> None:
-    """A legend beside the plot (never over the data); stacked: top segment listed first."""
-    handles, labels = ax.get_legend_handles_labels()
-    if stacked:
-        handles, labels = handles[::-1], labels[::-1]
-    ax.legend(handles, labels, title=title, frameon=False, fontsize="small",
-              loc="upper left", bbox_to_anchor=(1.01, 1.0))
-
-
 def _amounts(df: pd.DataFrame) -> pd.Series:
     """Amounts as floats for drawing (exact decimals stay in the frame)."""
     _require(df, "amount")
@@ -253,22 +207,6 @@ def _amounts(df: pd.DataFrame) -> pd.Series:
         floats = pa.chunked_array(pa.array(amount.array)).cast(pa.float64())
         return pd.Series(floats.to_numpy(), index=amount.index, name="amount")
     return amount.astype("float64")
-
-
-def _thousands(ax: Axes, axis: str = "y") -> None:
-    from matplotlib.ticker import FuncFormatter
-
-    formatter = FuncFormatter(lambda v, _: f"{v:,.0f}" if abs(v) >= 100 else f"{v:,.2f}".rstrip(
-        "0").rstrip("."))
-    (ax.yaxis if axis == "y" else ax.xaxis).set_major_formatter(formatter)
-
-
-def _count_axis(ax: Axes, axis: str = "y") -> None:
-    """Whole-number ticks with thousands separators: an item count has no 1.25."""
-    from matplotlib.ticker import MaxNLocator
-
-    (ax.yaxis if axis == "y" else ax.xaxis).set_major_locator(MaxNLocator(integer=True))
-    _thousands(ax, axis)
 
 
 def _ordered(values: Sequence[Any]) -> list[Any]:
@@ -361,9 +299,9 @@ def status_summary(df: pd.DataFrame, ax: Axes | None = None, *, by: str | None =
     what = "Items" if value == "count" else "Amount"
     title = title or f"{what} per status" + (f" by {_words(by)}" if by else "")
     integers = value == "count" or _integer_amounts(df)
-    ax = _new_axes(ax)
+    ax = new_axes(ax)
     if df.empty:
-        return _no_items(ax, title)
+        return no_items(ax, title)
     keys = [status] if by is None else [by, status]
     if value == "count":
         table = df.groupby(keys, observed=True, dropna=True).size()
@@ -371,7 +309,7 @@ def status_summary(df: pd.DataFrame, ax: Axes | None = None, *, by: str | None =
         table = _amounts(df).groupby([df[k] for k in keys], observed=True, dropna=True).sum()
     table = table[table != 0] if value == "count" else table
     if table.empty:
-        return _no_items(ax, title)
+        return no_items(ax, title)
 
     log = False
     if by is None:
@@ -404,14 +342,14 @@ def status_summary(df: pd.DataFrame, ax: Axes | None = None, *, by: str | None =
         for position, total in enumerate(bottom):
             ax.annotate(_money(total, integers), (position, total), xytext=(0, 2),
                         textcoords="offset points", ha="center", va="bottom")
-        _legend(ax, "Stacked by status", stacked=True)
+        legend(ax, "Stacked by status", stacked=True)
         ax.set_xlabel(_heading(by))
     label = "Items" if value == "count" else _amount_label(df)
     ax.set_ylabel(label + (" (log scale)" if log else ""))
     if log:
-        _thousands(ax)
+        thousands(ax)
     else:
-        (_count_axis if value == "count" else _thousands)(ax)
+        (count_axis if value == "count" else thousands)(ax)
         ax.margins(y=0.12)
     ax.set_title(title)
     return ax
@@ -455,13 +393,13 @@ def return_trend(df: pd.DataFrame, freq: str = "W", by: str | None = "status",
         raise ValueError(f"kind must be 'bar' or 'line'; got {kind!r}")
     status = _status_column(df)
     title = title or f"Returns per {_FREQS[freq]}"
-    ax = _new_axes(ax)
+    ax = new_axes(ax)
     returns = _returns(df)
     if by is not None and by != "status":
         _require(df, by)
         returns = returns.assign(**{by: df.loc[returns.index, by]})
     if returns.empty:
-        return _no_items(ax, title, "no items returned")
+        return no_items(ax, title, "no items returned")
     periods = _periods(returns["returnDate"], freq)
     if by is None:
         groups = pd.Series("all returns", index=returns.index)
@@ -473,7 +411,7 @@ def return_trend(df: pd.DataFrame, freq: str = "W", by: str | None = "status",
         groups = _top(returns[by].astype("object"), top)
     table = groups.groupby([periods, groups], dropna=True).size().unstack(fill_value=0)
     if table.empty:
-        return _no_items(ax, title, f"no returned items with a {_words(by)}")
+        return no_items(ax, title, f"no returned items with a {_words(by)}")
     full = pd.period_range(table.index.min(), table.index.max(), freq=freq)
     table = table.reindex(full, fill_value=0)
     if by == "status":
@@ -496,13 +434,13 @@ def return_trend(df: pd.DataFrame, freq: str = "W", by: str | None = "status",
             ax.plot(starts, table[name].to_numpy(dtype="float64"), marker="o", markersize=3,
                     color=colors[name], label=_group_label(name, by))
         ax.set_ylim(bottom=0)
-    _date_axis(ax)
+    date_axis(ax)
     _shade_immature(ax, table.index, table.index.end_time, _as_of(as_of),
                     f"Return date (UTC), per {_FREQS[freq]}", f"this {_FREQS[freq]} is not over")
     ax.set_ylabel("Items")
-    _count_axis(ax)
+    count_axis(ax)
     if by is not None:
-        _legend(ax, f"Grouped by {_words(by)}", stacked=kind == "bar")
+        legend(ax, f"Grouped by {_words(by)}", stacked=kind == "bar")
     ax.set_title(title)
     return ax
 
@@ -555,13 +493,13 @@ def return_rate(df: pd.DataFrame, freq: str = "W", ax: Axes | None = None, *,
     freq = _check_freq(freq)
     status = _status_column(df)
     title = title or f"Return rate per {_FREQS[freq]} of submission"
-    ax = _new_axes(ax)
+    ax = new_axes(ax)
     dates_column = next((c for c in _SUBMISSION_DATES
                          if c in df.columns and df[c].notna().any()), None)
     if df.empty:
-        return _no_items(ax, title)
+        return no_items(ax, title)
     if dates_column is None:
-        return _no_items(ax, title, "no submission dates")
+        return no_items(ax, title, "no submission dates")
     dated = df[df[dates_column].notna()]
     periods = _periods(dated[dates_column], freq)
     submitted = periods.value_counts().sort_index()
@@ -585,12 +523,12 @@ def return_rate(df: pd.DataFrame, freq: str = "W", ax: Axes | None = None, *,
 
     ax.yaxis.set_major_formatter(PercentFormatter(decimals=1 if ax.get_ylim()[1] < 5 else 0))
     ax.set_ylim(bottom=0)
-    _date_axis(ax)
+    date_axis(ax)
     _shade_immature(ax, full, full.end_time + pd.Timedelta(days=window_days), _as_of(as_of),
                     f"Submission date (UTC, {dates_column}), per {_FREQS[freq]}",
                     f"returns come up to {window_days} days after settlement")
     ax.set_ylabel("Share of submitted items")
-    _legend(ax, "Grouped by current status")
+    legend(ax, "Grouped by current status")
     ax.set_title(title)
     return ax
 
@@ -617,14 +555,14 @@ def return_reasons(df: pd.DataFrame, top: int = 10, ax: Axes | None = None, *,
         _require(df, "returnReason")
         column, what, color = "returnReason", "Returns", STATUS_COLORS["R"]
         title = title or "Most frequent return reasons"
-    ax = _new_axes(ax, (8, 0.9 + 0.4 * min(top + 1, 12)))
+    ax = new_axes(ax, (8, 0.9 + 0.4 * min(top + 1, 12)))
     # Count the raw values first: the clean-up then touches each distinct code once.
     raw = df[column].value_counts(dropna=True)
     codes = pd.Index([normalise_code(code) for code in raw.index])
     counts = raw.groupby(codes).sum()
     counts = counts[counts.index != ""].sort_values(ascending=False, kind="stable")
     if counts.empty:
-        return _no_items(ax, title)
+        return no_items(ax, title)
     known = np.array([is_known_code(code) for code in counts.index], dtype=bool)
     unknown = sorted(counts.index[~known])
     shown = counts[known].iloc[:top]
@@ -647,7 +585,7 @@ def return_reasons(df: pd.DataFrame, top: int = 10, ax: Axes | None = None, *,
     ax.set_yticks(positions, labels)
     ax.bar_label(bars, labels=[f"{h:,}" for h in heights], padding=2)
     ax.set_xlabel(what)
-    _count_axis(ax, "x")
+    count_axis(ax, "x")
     ax.margins(x=0.1)
     ax.set_title(title)
     return ax
@@ -665,10 +603,10 @@ def returns_calendar(df: pd.DataFrame, ax: Axes | None = None, *, title: str | N
         The heatmap's Axes.
     """
     title = title or "Returns by weekday and week"
-    ax = _new_axes(ax, (10, 3.8))
+    ax = new_axes(ax, (10, 3.8))
     returns = _returns(df)
     if returns.empty:
-        return _no_items(ax, title, "no items returned")
+        return no_items(ax, title, "no items returned")
     # returnDate is UTC (paynb.frames); a frame built elsewhere may hold zone-less times.
     days = _naive_utc(returns["returnDate"]).dt.normalize()
     per_day = days.value_counts()
@@ -682,7 +620,7 @@ def returns_calendar(df: pd.DataFrame, ax: Axes | None = None, *, title: str | N
     cmap = LinearSegmentedColormap.from_list("paynb_returns", ["#FFFFFF", STATUS_COLORS["R"]])
     image = ax.imshow(grid, aspect="auto", cmap=cmap, vmin=0, interpolation="nearest")
     bar = ax.figure.colorbar(image, ax=ax, label="Items", fraction=0.04, pad=0.02)
-    _count_axis(bar.ax)
+    count_axis(bar.ax)
     ax.set_yticks(range(7), _WEEKDAYS)
     ticks = list(range(0, len(mondays), -(-len(mondays) // 8)))
     labels = []
@@ -701,49 +639,6 @@ def returns_calendar(df: pd.DataFrame, ax: Axes | None = None, *, title: str | N
     ax.set_ylabel("Weekday")
     ax.set_title(title)
     return ax
-
-
-# --------------------------------------------------------------------------- compliance
-# Drawn by paynb.compliance (same layer); imported on first use so that plotting a
-# status summary does not load the compliance package.
-
-def return_rate_thresholds(df: pd.DataFrame, ax: Axes | None = None, *, window: str = "60D",
-                           category: str | None = None, start: Any = None, end: Any = None,
-                           warning_share: float = 0.8, title: str | None = None) -> Axes:
-    """The rolling NACHA return rates (unauthorized, administrative, overall) against their
-    thresholds, with the warning band and the days over a threshold marked.
-
-    See :func:`paynb.compliance.rolling_return_rates` for the figures. ``category=None``
-    draws the three as a percentage of their own threshold; a category name draws that
-    rate in percent against its threshold line. ``start``/``end`` bound the days drawn.
-
-    Returns:
-        The Axes.
-    """
-    from paynb.compliance._plots import return_rate_thresholds as draw
-
-    return draw(df, ax, window=window, category=category, start=start, end=end,
-                warning_share=warning_share, title=title)
-
-
-def return_exposure(df: pd.DataFrame, ax: Axes | None = None, *, as_of: Any = None,
-                    consumer_classes: Sequence[str] | None = None,
-                    title: str | None = None) -> Axes:
-    """Debit amounts still returnable as of ``as_of``, per settlement day, stacked by return
-    window (standard: two banking days; unauthorized consumer debits: 60 calendar days).
-
-    See :func:`paynb.compliance.return_exposure` for the figures; ``consumer_classes``
-    None means :data:`paynb.compliance.CONSUMER_ENTRY_CLASSES`.
-
-    Returns:
-        The Axes.
-    """
-    from paynb.compliance import CONSUMER_ENTRY_CLASSES
-    from paynb.compliance._plots import return_exposure as draw
-
-    return draw(df, ax, as_of=as_of, title=title,
-                consumer_classes=CONSUMER_ENTRY_CLASSES if consumer_classes is None
-                else consumer_classes)
 
 
 # df.paynb.<chart>(...) for each chart (paynb.accessor).

@@ -12,9 +12,9 @@ import pandas as pd
 from paynb.compliance._items import without_history_mark
 from paynb.compliance._rates import LEVELS, return_rates
 from paynb.compliance._rules import WARNING_SHARE
-from paynb.errors import PaynbError
+from paynb.errors import ThresholdExceeded
 
-__all__ = ["ReturnRateAlert", "ThresholdExceeded", "check"]
+__all__ = ["ReturnRateAlert", "check"]
 
 logger = logging.getLogger("paynb.compliance")
 
@@ -64,14 +64,6 @@ class ReturnRateAlert:
 
     def __str__(self) -> str:
         return self.message
-
-
-class ThresholdExceeded(PaynbError):
-    """Raised by :func:`check` with ``raise_on``; ``alerts`` holds every alert found."""
-
-    def __init__(self, alerts: list[ReturnRateAlert]):
-        self.alerts = alerts
-        super().__init__("; ".join(a.message for a in alerts))
 
 
 def _merged(items: pd.DataFrame, history: pd.DataFrame | None) -> pd.DataFrame:

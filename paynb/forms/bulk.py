@@ -25,7 +25,7 @@ from paynb.forms._base import (
     table_box,
     table_html,
 )
-from paynb.forms.nocs import guard_text, guard_verdicts, new_authorization_box
+from paynb.forms._guard import guard_text, guard_verdicts, new_authorization_box
 from paynb.journal import Approval
 from paynb.models import AchItem, RccItem, RequestModel
 from paynb.resources._base import frame_rows

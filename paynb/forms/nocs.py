@@ -1,64 +1,23 @@
 """Acting on NOCs in a notebook: :class:`NocForm` shows the correction ledger, marks a
 NOC applied (in the journal, with who and when) and opens an :class:`~paynb.forms.AchForm`
 pre-filled with the corrected account record.
-
-Also the submission guards' side of the ACH forms (:func:`guard_text`): what the NACHA
-guards of :mod:`paynb.compliance` say of the entry being typed, so that a refused
-entry's button stays disabled with the reason in the status line.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
 from typing import Any
 
 import ipywidgets as widgets
 
-from paynb.errors import PaynbError
 from paynb.forms._base import Form, escape, table_box, table_html
+from paynb.forms.single import AchForm
+from paynb.nacha import SETTLED_STATES
 
 __all__ = ["NocForm"]
 
 #: Ledger columns the form's table shows.
 _SHOWN = ("nocId", "achItemId", "changeCode", "changeReason", "bankAccountNumber",
           "mustChange", "received", "dueDate", "state", "appliedBy", "appliedAt")
-
-
-def guard_verdicts(client: Any, bodies: Mapping[int, Mapping[str, Any]], *,
-                   new_authorization: bool) -> tuple[dict[int, Any], str | None]:
-    """The guards' verdicts on ``bodies`` (row -> wire body), or ``({}, why)`` when they
-    cannot be asked (the service's clock did not answer...): a form then blocks, as
-    ``submit`` would fail the same way."""
-    from paynb.compliance._guards import judge
-
-    try:
-        return judge(client, bodies, new_authorization=new_authorization), None
-    except PaynbError as exc:
-        return {}, f"Cannot check NACHA's rules for this entry: {exc}"
-
-
-def guard_text(verdict: Any) -> str:
-    """The warnings and notes of an allowed entry, for a form's "ready" line."""
-    parts = [f"Warning: {text}." for text in verdict.warnings if not text.startswith("cannot")]
-    parts += [f"Note: {text}." for text in verdict.notes]
-    parts += [f"Sent under a new authorization ({rule})." for rule, _ in verdict.overridden]
-    if any(text.startswith("cannot") for text in verdict.warnings):
-        parts.append("Not checked against NOCs and returns: list ACH items and NOCs or sync "
-                     "the history first.")
-    return " ".join(parts)
-
-
-def new_authorization_box() -> widgets.Checkbox:
-    """The checkbox by which the analyst says the receiver authorized the entry anew."""
-    from paynb.compliance import NEW_AUTHORIZATION_CODES
-
-    box = widgets.Checkbox(value=False, indent=False,
-                           description="New authorization from the receiver",
-                           layout=widgets.Layout(width="auto"))
-    box.tooltip = ("Tick only if you hold a new authorization: after a return that "
-                   f"requires one ({', '.join(NEW_AUTHORIZATION_CODES)})")
-    box.add_class("paynb-new-authorization")
-    return box
 
 
 class NocForm(Form):
@@ -107,8 +66,6 @@ class NocForm(Form):
 
     def refresh(self) -> None:
         """Load the ledger again (NOCs, applied marks, the service's clock)."""
-        from paynb.compliance import SETTLED_STATES
-
         ledger = self.client.nocs.obligations(progress=False)
         self.result = ledger
         shown = ledger[[c for c in _SHOWN if c in ledger.columns]].copy()
@@ -173,9 +130,6 @@ class NocForm(Form):
         self._announce(f"NOC {mark['noc_id']} marked applied by {mark['by']}{again}.", "ok")
 
     def _correct(self) -> None:
-        # Imported here: paynb.forms.single imports this module for the guards' helpers.
-        from paynb.forms.single import AchForm
-
         row = self._row()
         if row is None or row["correction"] is None:
             return

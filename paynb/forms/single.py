@@ -34,8 +34,8 @@ from paynb.forms._base import (
     previous_html,
     record_html,
 )
+from paynb.forms._guard import guard_text, guard_verdicts, new_authorization_box
 from paynb.forms.builder import FieldSet
-from paynb.forms.nocs import guard_text, guard_verdicts, new_authorization_box
 from paynb.journal import Approval
 from paynb.models import AchItem, RccItem, RequestModel
 
@@ -333,7 +333,7 @@ class AchForm(_ItemForm):
     css_name = "ach"
 
     def __init__(self, client: Any) -> None:
-        #: The NACHA guards' verdict on the entry as typed (see paynb.forms.nocs).
+        #: The NACHA guards' verdict on the entry as typed (see paynb.forms._guard).
         self._verdict: Any = None
         self.new_authorization = new_authorization_box()
         #: Fills in what a NOC on the typed account asks to change; shown only then.

@@ -6,6 +6,7 @@ import html
 import logging
 import math
 import os
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -13,16 +14,17 @@ import pandas as pd
 import pyarrow as pa
 import pyarrow.compute as pc
 
+from paynb._charts import new_axes, no_items, thousands
 from paynb._excel import MONEY_FORMAT, write_excel
 from paynb.codes import STATUS_NAMES
 from paynb.matching._columns import Side
 from paynb.matching._rules import banking_index
+from paynb.matching._state import Settings, State
 
 if TYPE_CHECKING:
     from matplotlib.axes import Axes
 
     from paynb.journal import Journal
-    from paynb.matching._engine import Settings, State
     from paynb.matching._rules import Context
 
 __all__ = ["MatchResult"]
@@ -123,11 +125,10 @@ class MatchResult:
     @classmethod
     def _build(cls, expected: Side, items: Side, state: State, context: Context,
                settings: Settings, journal: Journal, decisions: list[dict[str, Any]],
-               stale: list[dict[str, Any]], expected_frame: pd.DataFrame,
-               items_frame: pd.DataFrame) -> MatchResult:
+               stale: list[dict[str, Any]], rerun: Callable[[], MatchResult]) -> MatchResult:
         self = cls.__new__(cls)
         self._expected, self._items, self._state = expected, items, state
-        self._settings, self._inputs = settings, (expected_frame, items_frame)
+        self._settings, self._rematch = settings, rerun
         self.journal = journal
         if "account" not in context.roles:
             self.account_match = "not compared"
@@ -549,9 +550,7 @@ class MatchResult:
         the axis is scaled for the rest: an unmatched line is never a sliver. Amounts are
         summed without their sign (a debit of 100 and a credit of 100 are 200 to look at);
         ``summary`` has the signed sums."""
-        from paynb.plots import _new_axes, _no_items, _thousands
-
-        ax = _new_axes(ax)
+        ax = new_axes(ax)
         rows = self._outcomes()
         total_e, total_i = len(self._expected), len(self._items)
         matched_e = int(self.summary.loc["matched", "expected_lines"])
@@ -561,7 +560,7 @@ class MatchResult:
         title = (f"{matched_e:,} of {total_e:,} ledger lines matched{share}"
                  + (f", {unmatched_e:,} unmatched" if unmatched_e else ""))
         if not total_e and not total_i:
-            return _no_items(ax, "Ledger against the service", "nothing to match")
+            return no_items(ax, "Ledger against the service", "nothing to match")
         # Cents to currency units for drawing only; the frames keep exact amounts.
         amounts = {name: (e[1] / 100, i[1] / 100) for name, (e, i) in rows.items()}
         rest = max([v for name, pair in amounts.items() if name != "matched" for v in pair],
@@ -600,7 +599,7 @@ class MatchResult:
         ax.invert_yaxis()  # what needs a look on top
         ax.set_xlim(0, limit)
         ax.set_xlabel(f"Amount ({CURRENCY}){', matched bars cut' if cut is not None else ''}")
-        _thousands(ax, "x")
+        thousands(ax, "x")
         ax.grid(axis="x", color="#E5E5E5")
         ax.set_axisbelow(True)
         for spine in ("top", "right"):
@@ -712,14 +711,7 @@ class MatchResult:
         return [lookup[v] for v in values]
 
     def _rerun(self) -> None:
-        from paynb.matching._engine import match
-
-        s = self._settings
-        fresh = match(*self._inputs, columns=s.columns, date_window=s.date_window,
-                      amount_tolerance=s.amount_tolerance, rules=s.rules, journal=self.journal,
-                      ledger=s.ledger, item_columns=s.item_columns, max_parts=s.max_parts,
-                      max_candidates=s.max_candidates, dayfirst=s.dayfirst,
-                      exact_references=s.exact_references)
+        fresh = self._rematch()
         self.__dict__.update(fresh.__dict__)
 
 
@@ -746,9 +738,10 @@ def _masked(frame: pd.DataFrame, account: str | None) -> pd.DataFrame:
 
 def build_result(expected: Side, items: Side, state: State, context: Context,
                  settings: Settings, journal: Journal, decisions: list[dict[str, Any]],
-                 stale: list[dict[str, Any]], expected_frame: pd.DataFrame,
-                 items_frame: pd.DataFrame) -> MatchResult:
+                 stale: list[dict[str, Any]], *, rerun: Callable[[], MatchResult]
+                 ) -> MatchResult:
     """The engine's way to a :class:`MatchResult` (users get one from :func:`paynb.match`;
-    the class keeps its constructor to this module)."""
+    the class keeps its constructor to this module). ``rerun()`` is the same run again,
+    for a result brought up to date after a decision."""
     return MatchResult._build(expected, items, state, context, settings, journal, decisions,
-                              stale, expected_frame, items_frame)
+                              stale, rerun)

@@ -22,11 +22,9 @@ status) need none of them.
 
 from __future__ import annotations
 
-import importlib.util
-
-from paynb.errors import MissingExtraError
 from paynb.journal import MonitorRun, Notified
 from paynb.monitor._checks import UNAUTHORIZED, WAITING_BANKING_DAYS
+from paynb.monitor._extra import EXTRA_MODULES, require_extra
 from paynb.monitor._findings import (
     EXIT_BREACH,
     EXIT_FAILED,
@@ -80,18 +78,3 @@ __all__ = [
     "worst_level",
     "write_metrics",
 ]
-
-#: The modules of the ``monitor`` extra, by the package that brings each.
-EXTRA_MODULES = {"papermill": "papermill", "nbconvert": "nbconvert", "apprise": "apprise",
-                 "prometheus_client": "prometheus-client", "ipykernel": "ipykernel"}
-
-
-def require_extra() -> None:
-    """Raise :class:`~paynb.errors.MissingExtraError` naming the ``monitor`` extra (and the
-    packages missing) unless it is installed."""
-    missing = [package for module, package in EXTRA_MODULES.items()
-               if importlib.util.find_spec(module) is None]
-    if missing:
-        raise MissingExtraError(
-            f"the morning run needs the monitor extra: pip install 'paynb[monitor]' "
-            f"(missing: {', '.join(missing)})", extra="monitor", missing=missing)

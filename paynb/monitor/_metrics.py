@@ -10,6 +10,8 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from paynb.compliance import CATEGORIES, WARNING_SHARE
+
 if TYPE_CHECKING:
     from paynb.monitor._report import MonitorReport
 
@@ -26,8 +28,6 @@ def write_metrics(path: str | os.PathLike[str], reports: Sequence[MonitorReport]
     ``paynb_monitor_up`` is 0 and only the time since their last success is written).
     """
     from prometheus_client import CollectorRegistry, Gauge, write_to_textfile
-
-    from paynb.compliance import CATEGORIES, WARNING_SHARE
 
     now = now or dt.datetime.now(dt.UTC)
     registry = CollectorRegistry()

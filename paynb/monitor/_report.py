@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from paynb.compliance import CATEGORIES, WARNING_SHARE
 from paynb.monitor._findings import Finding, exit_status, worst_level
 from paynb.monitor._news import News, worst_first
 
@@ -154,8 +155,6 @@ class MonitorReport:
         import matplotlib.pyplot as plt
         import pandas as pd
         from matplotlib.ticker import PercentFormatter
-
-        from paynb.compliance import CATEGORIES, WARNING_SHARE
 
         if ax is None:
             _, ax = plt.subplots(figsize=(10, 4.2))

@@ -9,8 +9,11 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from paynb._time import utc_moment
+from paynb.errors import ValidationError
 from paynb.journal import MonitorRun
 from paynb.monitor._checks import WAITING_BANKING_DAYS, measure
+from paynb.monitor._extra import require_extra
 from paynb.monitor._findings import worst_level
 from paynb.monitor._news import diff, ledger_rows, message
 from paynb.monitor._notify import deliver, notify_urls
@@ -26,22 +29,18 @@ SYNCED_KINDS = ("ach", "rcc", "nocs")
 
 
 def _positive(value: Any, name: str) -> int:
-    from paynb.resources._base import invalid
-
     if isinstance(value, bool) or not isinstance(value, int) or value < 1:
-        raise invalid(name, "must be a whole number, 1 or more")
+        raise ValidationError.for_argument(name, "must be a whole number, 1 or more")
     return value
 
 
 def _synced_at(client: Any) -> dt.datetime:
     """The service's time of the history's last sync (what the run measures)."""
-    from paynb.compliance import service_now
-
     text = client.history.info().get("syncedAt")
     if not text:
-        return service_now(client)
-    when = dt.datetime.fromisoformat(str(text).replace("Z", "+00:00"))
-    return when if when.tzinfo else when.replace(tzinfo=dt.UTC)
+        now: dt.datetime = client.context.clock.now()
+        return now
+    return utc_moment(text, "the history's syncedAt")
 
 
 def _link(path: Path, folder: Path, report_url: str | None) -> str:
@@ -100,8 +99,6 @@ def run(client: Any, *, sync: bool = True, notify: str | Sequence[str] | None = 
             could not be read (a network or configuration problem: ``paynb monitor``
             exits 3).
     """
-    from paynb.monitor import require_extra
-
     require_extra()
     keep = _positive(keep, "keep")
     waiting_days = _positive(waiting_days, "waiting_days")

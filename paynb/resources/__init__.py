@@ -1,11 +1,28 @@
 """The resource namespaces of a client: ``client.ach``, ``.rcc``, ``.instant``, ``.rtp``,
 ``.nocs``. One module per kind; ACH and RCC share :class:`~paynb.resources._items.ItemResource`,
-instant card and RTP share :class:`~paynb.resources._payments.PaymentResource`."""
+instant card and RTP share :class:`~paynb.resources._payments.PaymentResource`. Each is
+given the client's :class:`ResourceContext`, never the client."""
 
+from paynb.resources._context import (
+    ResourceContext,
+    SeenHistory,
+    ServiceClock,
+    SubmissionGuard,
+)
 from paynb.resources.ach import AchResource
 from paynb.resources.instant import InstantResource
 from paynb.resources.nocs import NocResource
 from paynb.resources.rcc import RccResource
 from paynb.resources.rtp import RtpResource
 
-__all__ = ["AchResource", "InstantResource", "NocResource", "RccResource", "RtpResource"]
+__all__ = [
+    "AchResource",
+    "InstantResource",
+    "NocResource",
+    "RccResource",
+    "ResourceContext",
+    "RtpResource",
+    "SeenHistory",
+    "ServiceClock",
+    "SubmissionGuard",
+]

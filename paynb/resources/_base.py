@@ -16,6 +16,7 @@ from decimal import Decimal
 from typing import TYPE_CHECKING, Any, ClassVar, TypeVar
 from urllib.parse import quote
 
+from paynb._args import positive_int
 from paynb._coerce import missing, parse_decimal
 from paynb._time import is_date_only, utc_moment
 from paynb._warn import user_stacklevel
@@ -32,7 +33,7 @@ from paynb.errors import (
 from paynb.models import RequestModel, check
 from paynb.paging import Page, iter_pages
 from paynb.resources._context import ResourceContext
-from paynb.resources._seen import GUARD_FIELDS, SeenRecords
+from paynb.resources._seen import SeenRecords
 from paynb.results import ExportFile
 from paynb.transport import parse_json, preview
 
@@ -40,7 +41,6 @@ if TYPE_CHECKING:
     import pandas as pd
     import requests
 
-    from paynb.client import Client
     from paynb.journal import Approval
 
 __all__ = ["Resource", "ResourceContext", "fetch_list", "frame_rows", "page_fetcher",
@@ -139,19 +139,9 @@ class _Batches:
 
 
 def invalid(argument: str, message: str) -> ValidationError:
-    """A :class:`ValidationError` about one argument of a call."""
-    return ValidationError({argument: [message]}, message=f"{argument} {message}")
-
-
-def positive_int(value: Any, argument: str, *, minimum: int = 1) -> int:
-    """``value`` as an int of at least ``minimum`` (numpy and pandas integers accepted)."""
-    if hasattr(value, "item") and not isinstance(value, str | bytes):
-        value = value.item()
-    if isinstance(value, str) and value.strip().isdigit():
-        value = int(value.strip())
-    if isinstance(value, bool) or not isinstance(value, int) or value < minimum:
-        raise invalid(argument, f"must be a whole number of at least {minimum}")
-    return value
+    """:meth:`ValidationError.for_argument`, by the name :mod:`paynb.history` still imports
+    (removed when the history is wired through the client's context)."""
+    return ValidationError.for_argument(argument, message)
 
 
 def _moment(value: Any, argument: str) -> tuple[dt.datetime, bool]:
@@ -251,7 +241,8 @@ def as_mapping(item: Any, argument: str) -> dict[str, Any]:
     if hasattr(item, "to_dict") and not isinstance(item, Mapping):
         item = item.to_dict()
     if not isinstance(item, Mapping):
-        raise invalid(argument, "must be a mapping of field names to values (or a model)")
+        raise ValidationError.for_argument(
+            argument, "must be a mapping of field names to values (or a model)")
     return {str(key): _plain(value) for key, value in item.items() if not missing(value)}
 
 
@@ -316,8 +307,9 @@ def _float_amount(value: float, field: str) -> Decimal:
     for a float artefact (``0.1 + 0.2``) or anything that is not a whole number of cents."""
     amount = Decimal(repr(value))  # repr: the shortest text that reads back as this float
     if not amount.is_finite() or amount != amount.quantize(Decimal("0.01"), rounding="ROUND_DOWN"):
-        raise invalid(field, "is a float that is not a whole number of cents; pass a Decimal "
-                             "or a string such as '0.30'")
+        raise ValidationError.for_argument(
+            field, "is a float that is not a whole number of cents; pass a Decimal "
+                   "or a string such as '0.30'")
     return amount
 
 
@@ -391,20 +383,16 @@ class Resource:
     #: ``returnDateStart``/``returnDateEnd``): sent, and not applied again here.
     server_filters: ClassVar[frozenset[str]] = frozenset()
 
-    def __init__(self, context: ResourceContext, client: Client) -> None:
-        #: What this namespace works with (transport, journal, watermarks, options): the
-        #: only part of the client its own code reads.
+    def __init__(self, context: ResourceContext) -> None:
+        #: What this namespace works with (transport, journal, clock, guards, watermarks,
+        #: options): all it knows of the client.
         self.context = context
-        #: The client that holds this namespace, for the layers above the resources (the
-        #: submission guards judge an entry against the client's other namespaces).
-        self.client = client
-        #: The raw ACH items and NOCs this client has seen: the history the submission
-        #: guards of :mod:`paynb.compliance` check an entry against.
-        self.seen = (SeenRecords(self.id_field, GUARD_FIELDS) if self.kind == "ach" else
-                     SeenRecords(self.id_field) if self.kind == "noc" else None)
+        #: The raw ACH items or NOCs the client has seen (``context.seen``): the history the
+        #: submission guards check an entry against; ``None`` for the other kinds.
+        self.seen: SeenRecords | None = context.seen.of(self.kind)
 
     def __repr__(self) -> str:
-        return f"<{type(self).__name__} of {self.client!r}>"
+        return f"<{type(self).__name__} of company {self._company}>"
 
     # ------------------------------------------------------------------ paths and calls
 
@@ -458,7 +446,7 @@ class Resource:
         if max_items is not None:
             max_items = positive_int(max_items, "max_items", minimum=0)
         if progress is not None and not isinstance(progress, bool):
-            raise invalid("progress", "must be True, False or None")
+            raise ValidationError.for_argument("progress", "must be True, False or None")
         # The envelope's totals of the whole list (every page carries the same ones).
         envelope: dict[str, Any] = {}
         fetch, decode = page_reader(self, params, size, envelope=envelope)
@@ -505,7 +493,8 @@ class Resource:
             text = str(one).strip()
             code = next((s for s in known if s.lower() == text.lower()), None)
             if code is None:
-                raise invalid("status", f"holds {text!r}, not a status of {self.kind} "
+                raise ValidationError.for_argument(
+                    "status", f"holds {text!r}, not a status of {self.kind} "
                               f"transactions; use {' or '.join(known)}")
             codes.append(code)
         return codes
@@ -524,7 +513,8 @@ class Resource:
         statuses = None
         if status is not None:
             if self.status_field is None:
-                raise invalid("status", f"does not apply: {self.kind} records have no status")
+                raise ValidationError.for_argument(
+                    "status", f"does not apply: {self.kind} records have no status")
             statuses = self._status_codes(status)
             if "status" in self.server_filters:
                 params.extend(("itemStatus", code) for code in statuses)
@@ -538,9 +528,10 @@ class Resource:
                 continue
             if stem not in self.range_fields:
                 named = start_name if start is not None else end_name
-                raise invalid(named, f"does not apply: {self.kind} records have no such date "
-                              f"(their date filters: "
-                              f"{', '.join(f'{k}_from/_to' for k in self.range_fields)})")
+                raise ValidationError.for_argument(
+                    named, f"does not apply: {self.kind} records have no such date "
+                           f"(their date filters: "
+                           f"{', '.join(f'{k}_from/_to' for k in self.range_fields)})")
             begin, finish, whole_day = date_range(start, end, start_name, end_name)
             if stem in self.server_filters:
                 # Sent as given: a bare end date is midnight, which holds the whole day
@@ -623,10 +614,12 @@ class Resource:
                                 settled_from=settled_from, settled_to=settled_to)
         if filters.local and isinstance(filetype, str) and \
                 filetype.lower() not in _READABLE_EXPORTS:
-            raise invalid("filetype", f"must be one of {', '.join(_READABLE_EXPORTS)} when "
-                          f"filters are given (paynb applies them to the document's rows)")
+            raise ValidationError.for_argument(
+                "filetype", f"must be one of {', '.join(_READABLE_EXPORTS)} when "
+                            f"filters are given (paynb applies them to the document's rows)")
         if not isinstance(filetype, str) or not _FILETYPE.fullmatch(filetype):
-            raise invalid("filetype", "must be a short word of letters and digits, like 'csv'")
+            raise ValidationError.for_argument(
+                "filetype", "must be a short word of letters and digits, like 'csv'")
         path = self._path(f"/export/filetype/{filetype}")
         response = self.context.transport.request("GET", path, params=filters.params or None,
                                                   headers={"Accept": "*/*"}, collection=True)
@@ -765,9 +758,9 @@ class Resource:
         if refusal is not None:
             raise refusal
         if found.kind != self.kind or request is None:
-            raise invalid("approval_id", f"approval {found.id} holds {found.kind} "
-                                         f"{found.operation}, not {self.kind}: "
-                                         "client.approve() sends any kind")
+            raise ValidationError.for_argument(
+                "approval_id", f"approval {found.id} holds {found.kind} {found.operation}, "
+                               f"not {self.kind}: client.approve() sends any kind")
         self._before_approved(found.operation, request)
         approval, request, entries = journal.approvals.claim(approval_id, by=user,
                                                             company=company)

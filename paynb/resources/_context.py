@@ -3,21 +3,94 @@
 The client builds one context and hands it to each of its namespaces (``client.ach``,
 ``.rcc``, ``.instant``, ``.rtp``, ``.nocs``). A resource reads the service through
 ``context.transport``, records in ``context.journal`` (or none), keeps its polling
-watermarks through the context, and takes its options (company, page size, workers,
-masking) from it: it never reaches into the client object.
+watermarks through the context, asks the service's time of ``context.clock``, leaves
+the records the guards judge by in ``context.seen``, has its ACH entries judged by
+``context.guard`` (a :class:`SubmissionGuard`), and takes its options (company, page
+size, workers, masking) from it: it never holds the client.
 """
 
 from __future__ import annotations
 
 import datetime as dt
+from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Protocol
 
+from paynb._time import utc_moment
 from paynb.errors import PaynbError
 from paynb.journal import DualControl, Journal, current_user
+from paynb.nacha import ENTRY_FIELDS, Verdict
+from paynb.resources._seen import SeenRecords
 from paynb.transport import Transport
 
-__all__ = ["ResourceContext"]
+__all__ = ["ResourceContext", "SeenHistory", "ServiceClock", "SubmissionGuard"]
+
+
+class ServiceClock:
+    """The service's time (UTC), the one clock every part of paynb judges by.
+
+    The sandbox's own clock when the client is connected to a sandbox (``GET
+    /sandbox/clock``; it moves with ``simulate.advance_clock``), else the local UTC time
+    (the real service publishes no clock).
+    """
+
+    def __init__(self, transport: Transport, *, sandbox: bool) -> None:
+        self._transport = transport
+        self.sandbox = sandbox
+
+    def __repr__(self) -> str:
+        return f"<ServiceClock {'of the sandbox' if self.sandbox else 'local UTC'}>"
+
+    def now(self) -> dt.datetime:
+        """The service's time now, an aware UTC datetime."""
+        if not self.sandbox:
+            return dt.datetime.now(dt.UTC)
+        answer = self._transport.json("GET", "/sandbox/clock")
+        return utc_moment(answer.get("now") if isinstance(answer, Mapping) else None,
+                          "the sandbox clock")
+
+
+class SeenHistory:
+    """The ACH items and NOCs a client has seen this session (every list page, get, poll
+    and submission answer): the history the submission guards judge an entry by.
+
+    ``ach`` keeps the fields the guards read (:data:`paynb.nacha.ENTRY_FIELDS`) once
+    compacted, ``noc`` whole records; both keep full account numbers and are never shown.
+    """
+
+    def __init__(self) -> None:
+        self.ach = SeenRecords("achItemId", ENTRY_FIELDS)
+        self.noc = SeenRecords("nocId")
+
+    def of(self, kind: str) -> SeenRecords | None:
+        """The records kept of ``kind`` (``ach``, ``noc``; ``None`` for the others)."""
+        return {"ach": self.ach, "noc": self.noc}.get(kind)
+
+
+class SubmissionGuard(Protocol):
+    """What the resources ask of NACHA's submission guards (:mod:`paynb.guards` is the
+    client's): a verdict on the entries about to be sent, and the NOC ledger."""
+
+    def judge(self, bodies: Mapping[int, Mapping[str, Any]], *,
+              new_authorization: bool = False,
+              now: dt.datetime | None = None) -> dict[int, Verdict]:
+        """The verdict on each body (row -> wire body), sending nothing."""
+        ...
+
+    def guard_submission(self, kind: str, bodies: dict[int, dict[str, Any]], *,
+                         new_authorization: bool, all_or_nothing: bool) -> dict[int, Verdict]:
+        """Judge ``bodies`` (row -> wire body) of ``kind`` before anything is sent; refused
+        rows are removed (or, ``all_or_nothing``, refused with an error)."""
+        ...
+
+    def noc_ledger(self, as_of: dt.datetime) -> list[dict[str, Any]]:
+        """The NOC correction ledger's rows (:func:`paynb.nacha.ledger`) of every NOC the
+        client has seen, as it stood on ``as_of``, with the journal's applied marks."""
+        ...
+
+    def unknown_noc(self, noc_id: str) -> str | None:
+        """None when ``noc_id`` is a NOC of the company, else where it was looked for."""
+        ...
 
 
 @dataclass(frozen=True, eq=False)
@@ -27,6 +100,7 @@ class ResourceContext:
     Args:
         transport: the HTTP transport (token, retries of reads, answers decoded).
         company_code: the company every call acts for.
+        clock: the service's time.
         journal: the journal, or ``None`` (``Client(journal=None)``): nothing recorded.
         page_size: records per page of a list.
         max_workers: pages fetched at the same time.
@@ -34,16 +108,21 @@ class ResourceContext:
         user: who acts, recorded with every journal entry (default: the OS user).
         dual_control: which calls need a second person (``None``: none), held in the
             journal until another analyst approves them.
+        seen: the ACH items and NOCs seen, for the guards (default: a new, empty one).
+        guard: NACHA's submission guards (``None``: entries are sent unjudged).
     """
 
     transport: Transport
     company_code: str
+    clock: ServiceClock
     journal: Journal | None = None
     page_size: int = 200
     max_workers: int = 8
     mask: bool = True
     user: str = field(default_factory=current_user)
     dual_control: DualControl | None = None
+    seen: SeenHistory = field(default_factory=SeenHistory)
+    guard: SubmissionGuard | None = None
     # Polling state kept here when there is no journal to keep it (mutated, never rebound).
     _marks: dict[str, dt.datetime] = field(default_factory=dict, init=False, repr=False)
     _seen: dict[str, set[Any]] = field(default_factory=dict, init=False, repr=False)
@@ -53,6 +132,12 @@ class ResourceContext:
         if self.journal is None:
             raise PaynbError("this client was made with journal=None: nothing is recorded")
         return self.journal
+
+    def require_guard(self) -> SubmissionGuard:
+        """The submission guards; :class:`~paynb.errors.PaynbError` when none was given."""
+        if self.guard is None:
+            raise PaynbError("this context has no submission guards (paynb.Client gives one)")
+        return self.guard
 
     # ------------------------------------------------------------------ polling state
 

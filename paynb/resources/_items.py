@@ -11,6 +11,7 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from decimal import Decimal
 from typing import TYPE_CHECKING, Any, ClassVar
 
+from paynb._args import positive_int
 from paynb._coerce import STATUS_BY_NAME, missing, parse_decimal
 from paynb._warn import user_stacklevel
 from paynb.codes import STATUS_NAMES, STATUS_ORDER
@@ -25,6 +26,7 @@ from paynb.errors import (
 )
 from paynb.journal import NOT_ACCEPTED, VOIDS_BY_ID, Approval
 from paynb.models import Advisory, BulkRequest, RequestModel, check
+from paynb.nacha import Verdict
 from paynb.resources._base import (
     Resource,
     as_mapping,
@@ -34,8 +36,6 @@ from paynb.resources._base import (
     fetch_list,
     frame_rows,
     id_of,
-    invalid,
-    positive_int,
     wire_body,
 )
 
@@ -107,7 +107,8 @@ def _statuses(status: str | Iterable[str] | None) -> list[str]:
         text = str(one).strip()
         code = STATUS_BY_NAME.get(text.lower(), text.upper())
         if code not in STATUS_ORDER:
-            raise invalid("status", f"holds {text!r}, not a status; use some of "
+            raise ValidationError.for_argument(
+                "status", f"holds {text!r}, not a status; use some of "
                           f"{', '.join(STATUS_ORDER)} ({', '.join(STATUS_NAMES.values())})")
         codes.append(code)
     return codes
@@ -119,7 +120,7 @@ def _records_of(items: Any) -> list[Any]:
         records: list[Any] = items.to_dict("records")
         return records
     if isinstance(items, Mapping | str | bytes) or not isinstance(items, Iterable):
-        raise invalid("items", "must be a DataFrame or a list of mappings")
+        raise ValidationError.for_argument("items", "must be a DataFrame or a list of mappings")
     return list(items)
 
 
@@ -139,7 +140,8 @@ def _reference(value: Any, argument: str) -> str:
     if hasattr(value, "item") and not isinstance(value, str | bytes):
         value = value.item()
     if isinstance(value, bool) or not isinstance(value, str | int):
-        raise invalid(argument, "must be a reference number (text or a whole number), "
+        raise ValidationError.for_argument(
+            argument, "must be a reference number (text or a whole number), "
                       "not a missing value or another type")
     return str(value)
 
@@ -290,11 +292,7 @@ class ItemResource(Resource):
         another analyst sends it exactly as prepared.
         """
         body = wire_body(self.model, as_mapping(item, "item"), validate=validate)
-        # Lazy: compliance sits above the resources (see paynb.compliance._guards).
-        from paynb.compliance._guards import guard_submission
-
-        guard_submission(self, {0: body}, new_authorization=new_authorization,
-                         all_or_nothing=True)
+        self._guard({0: body}, new_authorization=new_authorization, all_or_nothing=True)
         if validate:
             _warn_advisories([(None, a) for a in self.model.model_validate(body).advisories()])
         held = self._hold_submission("submit", [body], {"bodies": [body],
@@ -305,6 +303,15 @@ class ItemResource(Resource):
         row = self._post_one("submit", body, allow_duplicate=allow_duplicate)
         self._warn_not_accepted([row])
         return row
+
+    def _guard(self, bodies: dict[int, dict[str, Any]], *, new_authorization: bool,
+               all_or_nothing: bool) -> dict[int, Verdict]:
+        """NACHA's submission guards on ``bodies`` (``context.guard``; none: unjudged)."""
+        guard = self.context.guard
+        if guard is None:
+            return {}
+        return guard.guard_submission(self.kind, bodies, new_authorization=new_authorization,
+                                      all_or_nothing=all_or_nothing)
 
     def _warn_not_accepted(self, records: Iterable[Mapping[str, Any]], *,
                            total: int | None = None) -> None:
@@ -462,15 +469,16 @@ class ItemResource(Resource):
         :class:`~paynb.errors.SubmissionRefusedError` with nothing sent.
         """
         if on_chunk is not None and not callable(on_chunk):
-            raise invalid("on_chunk", "must be a function of (answered, requests) or None")
+            raise ValidationError.for_argument(
+                "on_chunk", "must be a function of (answered, requests) or None")
         # The bulk model's rule: anything else reached the service as alwaysCommitValid.
         choice, problems = check(BulkRequest, {"alwaysCommitValid": commit_valid})
         if choice is None:
-            raise invalid("commit_valid", problems["alwaysCommitValid"][0])
+            raise ValidationError.for_argument("commit_valid", problems["alwaysCommitValid"][0])
         commit_valid = choice.always_commit_valid
         rows = _rows_of(items)
         if not rows:
-            raise invalid("items", "must hold at least one item")
+            raise ValidationError.for_argument("items", "must hold at least one item")
         if validate:
             bodies, bad, advice = self._check_rows_advice(rows)
             _warn_advisories(advice)
@@ -487,11 +495,8 @@ class ItemResource(Resource):
                 rows=bad, status=None, method="POST", path=path,
                 errors={f"items[{n}].{field}": messages for n, fields in bad.items()
                         for field, messages in fields.items()})
-        # Lazy: compliance sits above the resources (see paynb.compliance._guards).
-        from paynb.compliance._guards import guard_submission
-
-        verdicts = guard_submission(self, bodies, new_authorization=new_authorization,
-                                    all_or_nothing=not commit_valid)
+        verdicts = self._guard(bodies, new_authorization=new_authorization,
+                               all_or_nothing=not commit_valid)
         results: builtins.list[dict[str, Any] | None] = [None] * len(rows)
         for n, verdict in verdicts.items():
             if not verdict.allowed:
@@ -663,7 +668,7 @@ class ItemResource(Resource):
         """Void several items by id; one row per voided item (an
         :class:`~paynb.journal.Approval` when dual control holds the void)."""
         if isinstance(item_ids, str | bytes) or not isinstance(item_ids, Iterable):
-            raise invalid("item_ids", "must be a list of item ids")
+            raise ValidationError.for_argument("item_ids", "must be a list of item ids")
         ids = [positive_int(value, f"item_ids[{n}]") for n, value in enumerate(item_ids)]
         body = wire_body(self.void_ids_model, {self._ids_field: ids}, validate=True)
         held = self._hold_void("void_many", ids, {"item_ids": ids})
@@ -688,7 +693,8 @@ class ItemResource(Resource):
         """
         if isinstance(reference_numbers, str | bytes) or not isinstance(reference_numbers,
                                                                         Iterable):
-            raise invalid("reference_numbers", "must be a list of reference numbers")
+            raise ValidationError.for_argument(
+                "reference_numbers", "must be a list of reference numbers")
         from paynb.models import VoidByReferences
 
         refs = [_reference(ref, f"reference_numbers[{n}]")
@@ -772,7 +778,8 @@ class ItemResource(Resource):
             statuses = _statuses(status)
             other = [code for code in statuses if code not in CHANGE_STATUSES]
             if other:
-                raise invalid("status", f"holds {', '.join(other)}: changes() reports "
+                raise ValidationError.for_argument(
+                    "status", f"holds {', '.join(other)}: changes() reports "
                               f"{', '.join(CHANGE_STATUSES)} only")
         context = self.context
         if isinstance(since, str) and since == "last":

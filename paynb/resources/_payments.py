@@ -12,9 +12,9 @@ from collections.abc import Iterable, Mapping
 from typing import TYPE_CHECKING, Any, ClassVar
 from urllib.parse import quote
 
-from paynb.errors import RouteNotCheckedError, RouteUnavailableError
+from paynb.errors import RouteNotCheckedError, RouteUnavailableError, ValidationError
 from paynb.models import RequestModel
-from paynb.resources._base import Resource, ResourceContext, as_mapping, invalid, wire_body
+from paynb.resources._base import Resource, ResourceContext, as_mapping, wire_body
 from paynb.results import RouteCheck
 from paynb.validation import to_decimal
 
@@ -47,8 +47,8 @@ class PaymentResource(Resource):
     #: Path segment of a single transaction (the spec misspells the instant one).
     item_segment: ClassVar[str]
 
-    def __init__(self, context: ResourceContext, client: Any) -> None:
-        super().__init__(context, client)
+    def __init__(self, context: ResourceContext) -> None:
+        super().__init__(context)
         # Destinations are remembered by a keyed hash, never as card or account numbers.
         self._salt = secrets.token_bytes(16)
         self._checks: dict[str, tuple[RouteCheck, float]] = {}
@@ -117,7 +117,7 @@ class PaymentResource(Resource):
             unique_id = unique_id.item()
         if isinstance(unique_id, bool) or not isinstance(unique_id, str | int) \
                 or not str(unique_id).strip():
-            raise invalid("unique_id", "must be the transaction's uniqueId")
+            raise ValidationError.for_argument("unique_id", "must be the transaction's uniqueId")
         path = self._path(f"/{quote(str(unique_id).strip(), safe='')}",
                           segment=self.item_segment)
         return self._row(self._record("GET", path))

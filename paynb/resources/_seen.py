@@ -26,19 +26,11 @@ import threading
 from collections.abc import Iterable, Mapping
 from typing import Any
 
-__all__ = ["GUARD_FIELDS", "SeenRecords"]
+__all__ = ["SeenRecords"]
 
 #: Records kept per kind; beyond it the oldest are forgotten (the guards then say the
 #: period they checked is shorter).
 MAX_RECORDS = 250_000
-
-#: The fields of an ACH item the guards read (and the NOC ledger: the receiver's name,
-#: account type, identification and entry class show a NOC's change made).
-GUARD_FIELDS = ("achItemId", "bankRoutingNumber", "bankAccountNumber", "itemStatus",
-                "returnReason", "returnDate", "receivedDateTime", "amount",
-                "achTransactionType", "achTransactionSubType", "achCompanyEntryDescription",
-                "settleDate", "sendDate", "firstSignerFirstName", "firstSignerLastName",
-                "achAccountType", "achIdentificationNumber", "achEntryClass")
 
 
 def _id(record: Mapping[str, Any], field: str, lowered: str) -> Any:
@@ -50,7 +42,7 @@ def _id(record: Mapping[str, Any], field: str, lowered: str) -> Any:
 
 
 class _Kept(dict):  # type: ignore[type-arg]
-    """An ACH record cut down to :data:`GUARD_FIELDS`."""
+    """An ACH record cut down to :data:`ENTRY_FIELDS`."""
 
     __slots__ = ()
 

@@ -4,8 +4,9 @@ from __future__ import annotations
 
 from typing import Any
 
+from paynb.errors import ValidationError
 from paynb.models import CardRouteCheck, InstantCardTransaction, TokenRouteCheck
-from paynb.resources._base import invalid, wire_body
+from paynb.resources._base import wire_body
 from paynb.resources._payments import PaymentResource
 from paynb.results import RouteCheck
 
@@ -35,7 +36,8 @@ class InstantResource(PaymentResource):
         so that :meth:`send` to the same card or token is allowed.
         """
         if (card_number is None) == (token_id is None):
-            raise invalid("card_number", "give a card number, or token_id and sub_client_id")
+            raise ValidationError.for_argument(
+                "card_number", "give a card number, or token_id and sub_client_id")
         if card_number is not None:
             body = wire_body(CardRouteCheck, {"cardNumber": card_number}, validate=True)
             path = self._path(segment="InstantRoutes")

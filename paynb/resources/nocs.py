@@ -4,7 +4,9 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any, ClassVar
 
-from paynb.resources._base import Resource, invalid
+from paynb.errors import ValidationError
+from paynb.nacha import as_of_time
+from paynb.resources._base import Resource, frames
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -47,24 +49,17 @@ class NocResource(Resource):
     def obligations(self, as_of: Any = None, *, progress: bool | None = None) -> pd.DataFrame:
         """The NOC correction ledger (:func:`paynb.compliance.noc_obligations`) of every NOC,
         with the journal's applied marks, judged at ``as_of`` (default: the service's
-        clock, see :func:`paynb.compliance.service_now`).
+        clock, ``context.clock``; see :func:`paynb.compliance.service_now`).
 
         Lists the NOCs (all pages) and fetches the entries they are about that this
         client has not seen; the *next entry* to each account is looked for among the
         ACH items this client has listed, fetched or submitted in this session. Account
         numbers are compared in full inside the client and shown masked.
         """
-        # Lazy: compliance sits above the resources (see paynb.compliance._guards).
-        from paynb.compliance._guards import applied_marks, history, service_now
-        from paynb.compliance._nocs import as_of_time, ledger, obligations_frame
-
-        when = as_of_time(as_of) if as_of is not None else service_now(self.client)
+        guard = self.context.require_guard()
+        when = as_of_time(as_of) if as_of is not None else self.context.clock.now()
         self.list(progress=progress)
-        seen = history(self.client, whole=True)
-        rows = ledger(seen.nocs, seen.noc_entries, as_of=when,
-                      applied=applied_marks(self.client), indexed=seen.noc_indexed,
-                      as_it_stood=True)
-        return obligations_frame(rows)
+        return frames.noc_ledger_frame(guard.noc_ledger(when))
 
     def apply(self, noc_id: Any, *, by: str | None = None,
               note: str | None = None) -> dict[str, Any]:
@@ -79,19 +74,19 @@ class NocResource(Resource):
         service lists (the list is asked when the id is not among those seen), or one the
         history store holds; any other id is a :class:`~paynb.errors.ValidationError`.
         """
-        from paynb.compliance._guards import unknown_noc
-
         if noc_id is None or isinstance(noc_id, bool) or not str(noc_id).strip():
-            raise invalid("noc_id", "must be the id of a NOC")
+            raise ValidationError.for_argument("noc_id", "must be the id of a NOC")
         if by is not None and (not isinstance(by, str) or not by.strip()):
-            raise invalid("by", "must be a non-empty name, or None for the client's user")
+            raise ValidationError.for_argument(
+                "by", "must be a non-empty name, or None for the client's user")
         if note is not None and not isinstance(note, str):
-            raise invalid("note", "must be text or None")
+            raise ValidationError.for_argument("note", "must be text or None")
         journal = self.context.require_journal()
         key = str(noc_id).strip()
-        looked = unknown_noc(self.client, key)
+        looked = self.context.require_guard().unknown_noc(key)
         if looked is not None:
-            raise invalid("noc_id", f"{key!r} is not the id of a NOC: {looked}, none with "
-                                    "that id (client.nocs.list() shows them). A mark on a "
-                                    "mistyped id would leave the NOC it was meant for open")
+            raise ValidationError.for_argument(
+                "noc_id", f"{key!r} is not the id of a NOC: {looked}, none with "
+                          "that id (client.nocs.list() shows them). A mark on a "
+                          "mistyped id would leave the NOC it was meant for open")
         return journal.nocs.apply(self._company, key, by=by or self.context.user, note=note)

@@ -5,8 +5,8 @@ from __future__ import annotations
 from typing import Any
 from urllib.parse import quote
 
+from paynb.errors import ValidationError
 from paynb.models import RtpTransaction
-from paynb.resources._base import invalid
 from paynb.resources._payments import PaymentResource
 from paynb.results import RouteCheck
 from paynb.validation import check_routing_number
@@ -36,7 +36,7 @@ class RtpResource(PaymentResource):
         number = str(routing_number).strip() if isinstance(routing_number, str) else None
         problem = "must be text" if number is None else check_routing_number(number)
         if problem:
-            raise invalid("routing_number", problem)
+            raise ValidationError.for_argument("routing_number", problem)
         assert number is not None
         # The only path without a companycode segment (spec 4.4).
         answer = self._call("GET", f"/api/v3/InstantRtpRoutes/{quote(number, safe='')}")

@@ -6,6 +6,8 @@ import inspect
 import subprocess
 import sys
 
+import pytest
+
 import paynb
 
 
@@ -13,15 +15,34 @@ def test_paynb_all_is_exactly_the_public_names():
     assert sorted(paynb.__all__) == sorted([
         "Client", "Credentials", "ExportFile", "RouteCheck", "__version__", "calendar",
         "compliance", "connect", "errors", "forms", "models", "monitor", "plots", "sandbox",
-        "match", "MatchResult", "History", "PaynbWarning", "DualControl", "Approval"])
-    for name in ("Client", "Credentials", "connect", "ExportFile", "RouteCheck", "match",
-                 "MatchResult", "History", "compliance", "monitor", "PaynbWarning"):
-        assert getattr(paynb, name) is not None
-    # Dual control's names are the journal's own.
-    assert paynb.DualControl is paynb.journal.DualControl
-    assert paynb.Approval is paynb.journal.Approval
-    # One category silences every paynb warning (the guards' included).
-    assert paynb.PaynbWarning is paynb.errors.PaynbWarning
+        "match", "MatchResult", "History", "PaynbError", "PaynbWarning", "DualControl",
+        "Approval"])
+
+
+def test_each_public_name_is_the_object_of_its_home_module():
+    import importlib
+
+    homes = {"Client": "paynb.client", "connect": "paynb.client",
+             "Credentials": "paynb.config", "ExportFile": "paynb.results",
+             "RouteCheck": "paynb.results", "match": "paynb.matching",
+             "MatchResult": "paynb.matching", "History": "paynb.history",
+             "PaynbError": "paynb.errors", "PaynbWarning": "paynb.errors",
+             # Dual control's names are the journal's own.
+             "DualControl": "paynb.journal", "Approval": "paynb.journal"}
+    for name, home in homes.items():
+        assert getattr(paynb, name) is getattr(importlib.import_module(home), name), name
+    for name in ("calendar", "compliance", "errors", "forms", "models", "monitor", "plots",
+                 "sandbox"):
+        assert getattr(paynb, name) is importlib.import_module(f"paynb.{name}"), name
+    assert set(homes) | {"calendar", "compliance", "errors", "forms", "models", "monitor",
+                         "plots", "sandbox", "__version__"} == set(paynb.__all__)
+    # One category silences every paynb warning (the guards' included); one catches
+    # every paynb error.
+    assert issubclass(paynb.errors.GuardWarning, paynb.PaynbWarning)
+    assert all(issubclass(getattr(paynb.errors, name), paynb.PaynbError)
+               for name in paynb.errors.__all__ if name.endswith("Error"))
+    with pytest.raises(AttributeError, match="no attribute 'Resource'"):
+        paynb.Resource  # noqa: B018
 
 
 def test_import_paynb_does_not_import_pandas():

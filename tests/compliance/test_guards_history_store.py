@@ -20,8 +20,8 @@ import pytest
 from paynb import frames
 from paynb import sandbox as paynb_sandbox
 from paynb.compliance import GuardWarning, check_entries
-from paynb.compliance._guards import STORE_DAYS
 from paynb.errors import SubmissionRefusedError, ValidationError
+from paynb.guards import STORE_DAYS
 from paynb.history import History
 
 ROUTING = "021000021"

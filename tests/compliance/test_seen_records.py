@@ -5,8 +5,9 @@ from __future__ import annotations
 
 import pytest
 
+from paynb.nacha import ENTRY_FIELDS
 from paynb.resources import _seen
-from paynb.resources._seen import GUARD_FIELDS, SeenRecords
+from paynb.resources._seen import SeenRecords
 
 
 def _item(item_id: int, status: str = "W") -> dict[str, object]:
@@ -16,7 +17,7 @@ def _item(item_id: int, status: str = "W") -> dict[str, object]:
 
 
 def test_latest_version_wins_and_ids_are_needed() -> None:
-    seen = SeenRecords("achItemId", GUARD_FIELDS)
+    seen = SeenRecords("achItemId", ENTRY_FIELDS)
     seen.add([_item(1), _item(2), {"no": "id"}, "not a record"])  # type: ignore[list-item]
     seen.add([_item(1, "R")])
     assert len(seen) == 2 and 1 in seen
@@ -28,7 +29,7 @@ def test_latest_version_wins_and_ids_are_needed() -> None:
 
 
 def test_compact_keeps_the_guards_fields_and_the_wanted_records_whole() -> None:
-    seen = SeenRecords("achItemId", GUARD_FIELDS)
+    seen = SeenRecords("achItemId", ENTRY_FIELDS)
     seen.add([_item(1), _item(2)])
     assert seen.whole(1) is not None          # as it arrived
     seen.keep_whole.add("2")

@@ -1,5 +1,7 @@
-"""The compliance charts; reached as :func:`paynb.plots.return_rate_thresholds` and
-:func:`paynb.plots.return_exposure`, and from the ``df.paynb`` accessor."""
+"""The compliance charts: the rolling return rates against NACHA's thresholds, and the
+debits still returnable. :mod:`paynb.plots` shows them with its other charts
+(``paynb.plots.return_rate_thresholds``, ``paynb.plots.return_exposure``) and hangs them
+on the ``df.paynb`` accessor; they draw with :mod:`paynb._charts`, as every chart does."""
 
 from __future__ import annotations
 
@@ -9,11 +11,11 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 import pandas as pd
 
+from paynb._charts import CURRENCY, date_axis, legend, new_axes, no_items, thousands
 from paynb.codes import STATUS_COLORS
 from paynb.compliance._exposure import return_exposure as exposure_table
 from paynb.compliance._rates import rolling_return_rates
 from paynb.compliance._rules import CATEGORIES, CONSUMER_ENTRY_CLASSES, WARNING_SHARE
-from paynb.plots import CURRENCY, _date_axis, _legend, _new_axes, _no_items, _thousands
 
 if TYPE_CHECKING:
     from matplotlib.axes import Axes
@@ -28,7 +30,7 @@ _WARNING_COLOR = "#F2C14E"
 _OVER_COLOR = "#C62828"
 
 
-def return_rate_thresholds(items: pd.DataFrame, ax: Axes | None = None, *,
+def return_rate_thresholds(df: pd.DataFrame, ax: Axes | None = None, *,
                            window: str = "60D", category: str | None = None,
                            start: Any = None, end: Any = None,
                            warning_share: float = WARNING_SHARE,
@@ -36,7 +38,7 @@ def return_rate_thresholds(items: pd.DataFrame, ax: Axes | None = None, *,
     """The rolling NACHA return rates against their thresholds, breach days marked.
 
     Args:
-        items: ACH items from the client (see :func:`paynb.compliance.return_rates`).
+        df: ACH items from the client (see :func:`paynb.compliance.return_rates`).
         ax: the Axes to draw on; a new figure when None.
         window: ``"60D"`` or ``"2M"``: each day's trailing window.
         category: None draws the three categories on one scale, as a percentage of
@@ -55,15 +57,15 @@ def return_rate_thresholds(items: pd.DataFrame, ax: Axes | None = None, *,
     if category is not None and category not in names:
         raise ValueError(f"category must be one of {', '.join(names)} or None; "
                          f"got {category!r}")
-    rolling = rolling_return_rates(items, window=window, start=start, end=end,
+    rolling = rolling_return_rates(df, window=window, start=start, end=end,
                                    warning_share=warning_share)
     title = title or ("Return rates against NACHA thresholds" if category is None else
                       f"{category.capitalize()} return rate against its threshold") + \
         f" ({window} window)"
-    ax = _new_axes(ax, (10, 4.5))
+    ax = new_axes(ax, (10, 4.5))
     measured = rolling[rolling["entries"] > 0]
     if measured.empty:
-        return _no_items(ax, title, "no debit entries")
+        return no_items(ax, title, "no debit entries")
     shown = [category] if category else names
     top = 0.0
     marked = False
@@ -93,14 +95,14 @@ def return_rate_thresholds(items: pd.DataFrame, ax: Axes | None = None, *,
                                                   else 2))
     ax.set_ylabel("Share of threshold" if category is None else "Return rate")
     ax.set_xlabel(f"As-of day (UTC), trailing {window} window")
-    _date_axis(ax)
-    _legend(ax, "Category")
+    date_axis(ax)
+    legend(ax, "Category")
     ax.set_title(title)
     return ax
 
 
-def return_exposure(items: pd.DataFrame, ax: Axes | None = None, *, as_of: Any = None,
-                    consumer_classes: Iterable[str] = CONSUMER_ENTRY_CLASSES,
+def return_exposure(df: pd.DataFrame, ax: Axes | None = None, *, as_of: Any = None,
+                    consumer_classes: Iterable[str] | None = None,
                     title: str | None = None) -> Axes:
     """Amounts still returnable as of ``as_of``, per settlement day, stacked by window.
 
@@ -108,17 +110,19 @@ def return_exposure(items: pd.DataFrame, ax: Axes | None = None, *, as_of: Any =
     two banking days after settlement); the upper ones consumer debits past it but
     still inside the extended window for unauthorized returns (60 calendar days).
     A debit is drawn once: in the standard window while that is open, else in the
-    extended one. The figures are those of :func:`paynb.compliance.return_exposure`.
+    extended one. The figures are those of :func:`paynb.compliance.return_exposure`;
+    ``consumer_classes`` None means :data:`paynb.compliance.CONSUMER_ENTRY_CLASSES`.
 
     Returns:
         The Axes; amounts in US dollars (the axis reads ``Amount (USD)``), the totals
         in the legend.
     """
     title = title or "Debits still returnable, by settlement day"
-    ax = _new_axes(ax, (10, 4.5))
-    table = exposure_table(items, as_of=as_of, consumer_classes=consumer_classes)
+    ax = new_axes(ax, (10, 4.5))
+    table = exposure_table(df, as_of=as_of, consumer_classes=CONSUMER_ENTRY_CLASSES
+                           if consumer_classes is None else consumer_classes)
     if table.empty:
-        return _no_items(ax, title, "nothing returnable")
+        return no_items(ax, title, "nothing returnable")
     standard = table["standard_amount"].astype("float64").to_numpy()
     extended = np.where(table["standard_count"].to_numpy() == 0,
                         table["unauthorized_amount"].astype("float64").to_numpy(), 0.0)
@@ -127,10 +131,10 @@ def return_exposure(items: pd.DataFrame, ax: Axes | None = None, *, as_of: Any =
            label=f"any return, standard window: {standard.sum():,.2f} {CURRENCY}")
     ax.bar(days, extended, width=0.8, bottom=standard, color=CATEGORY_COLORS["unauthorized"],
            label=f"unauthorized only, extended window: {extended.sum():,.2f} {CURRENCY}")
-    _date_axis(ax)
-    _thousands(ax)
+    date_axis(ax)
+    thousands(ax)
     ax.set_xlabel("Settlement day (UTC)")
     ax.set_ylabel(f"Amount ({CURRENCY})")
-    _legend(ax, "Still returnable")
+    legend(ax, "Still returnable")
     ax.set_title(title)
     return ax

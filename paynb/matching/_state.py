@@ -1,0 +1,197 @@
+"""What one run of :func:`paynb.match` keeps: its arguments (:class:`Settings`) and who is
+matched with whom (:class:`State`); the engine fills them, the result reads them."""
+
+from __future__ import annotations
+
+import itertools
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from decimal import Decimal
+
+import numpy as np
+
+from paynb.matching._rules import Rule
+
+__all__ = ["Settings", "State"]
+
+
+@dataclass
+class Settings:
+    """The arguments of one :func:`match` call, kept to run it again."""
+
+    columns: dict[str, str]
+    date_window: int
+    amount_tolerance: Decimal
+    rules: tuple[Rule, ...]
+    ledger: str
+    item_columns: dict[str, str] | None
+    max_parts: int
+    max_candidates: int
+    dayfirst: bool | None = None
+    exact_references: bool = False
+
+
+@dataclass
+class State:
+    """Who is matched with whom so far.
+
+    Matches are numbered in the order made (the match id). Most are one-to-one, so each
+    keeps its first expected and first item row in flat arrays; the few with more rows
+    (splits, combinations, some manual pairs) also have their full rows in ``multi``.
+    The per-match arrays are kept as the chunks each pass added (a pass adds thousands
+    at once) and joined once when read.
+    """
+
+    n_expected: int
+    n_items: int
+    e_group: np.ndarray = field(init=False)
+    i_group: np.ndarray = field(init=False)
+    e_tied: np.ndarray = field(init=False)
+    i_tied: np.ndarray = field(init=False)
+    #: The rule names used so far; a match keeps the position of its rule's name.
+    rule_names: list[str] = field(default_factory=list)
+    multi: dict[int, tuple[tuple[int, ...], tuple[int, ...]]] = field(default_factory=dict)
+    #: (pass, expected row, item row) of every pair left out as a tie.
+    ties: list[tuple[str, int, int]] = field(default_factory=list)
+    count: int = 0
+    #: Chunks of (rule code, manual, first expected row, first item row), one per add.
+    _chunks: list[tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]] = field(
+        default_factory=list)
+    _joined: tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray] | None = None
+    #: Chunks of the rows of the matches in ``multi``, flat: (match id, expected row) and
+    #: (match id, item row), in the order added; read through :meth:`multi_rows`.
+    _multi_chunks: list[tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]] = field(
+        default_factory=list)
+
+    def __post_init__(self) -> None:
+        self.e_group = np.full(self.n_expected, -1, dtype=np.int64)
+        self.i_group = np.full(self.n_items, -1, dtype=np.int64)
+        self.e_tied = np.zeros(self.n_expected, dtype=bool)
+        self.i_tied = np.zeros(self.n_items, dtype=bool)
+
+    def _arrays(self) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+        if self._joined is None or len(self._joined[0]) != self.count:
+            if self._chunks:
+                joined = tuple(np.concatenate(parts) for parts in zip(*self._chunks,
+                                                                       strict=True))
+            else:
+                joined = (np.zeros(0, np.int64), np.zeros(0, bool), np.zeros(0, np.int64),
+                          np.zeros(0, np.int64))
+            self._joined = joined  # type: ignore[assignment]
+            self._chunks = [joined] if self._chunks else []  # type: ignore[list-item]
+        assert self._joined is not None
+        return self._joined
+
+    @property
+    def rule_of(self) -> np.ndarray:
+        """The rule name of each match (an object array)."""
+        return np.array(self.rule_names, dtype=object)[self._arrays()[0]]
+
+    @property
+    def rule_codes(self) -> np.ndarray:
+        """The position in :attr:`rule_names` of each match's rule."""
+        return self._arrays()[0]
+
+    @property
+    def manual_of(self) -> np.ndarray:
+        """Whether each match was made by hand."""
+        return self._arrays()[1]
+
+    @property
+    def e_first(self) -> np.ndarray:
+        """The (first) expected row of each match."""
+        return self._arrays()[2]
+
+    @property
+    def i_first(self) -> np.ndarray:
+        """The (first) item row of each match."""
+        return self._arrays()[3]
+
+    def group(self, group: int) -> tuple[str, bool, tuple[int, ...], tuple[int, ...]]:
+        """Match ``group``: (rule, manual, expected rows, item rows)."""
+        codes, manual, e_first, i_first = self._arrays()
+        e_set, i_set = self.multi.get(group, ((int(e_first[group]),), (int(i_first[group]),)))
+        return self.rule_names[codes[group]], bool(manual[group]), e_set, i_set
+
+    def multi_rows(self) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+        """The rows of the matches in ``multi``, flat (the result frames read them as
+        arrays, not group by group): match ids and expected rows, match ids and item rows,
+        each in the order of ``multi``."""
+        if not self._multi_chunks:
+            empty = np.zeros(0, np.int64)
+            return empty, empty, empty, empty
+        if len(self._multi_chunks) > 1:
+            self._multi_chunks = [tuple(  # type: ignore[list-item]
+                np.concatenate(parts) for parts in zip(*self._multi_chunks, strict=True))]
+        return self._multi_chunks[0]
+
+    def multi_mask(self) -> np.ndarray:
+        """Per match: whether it is in ``multi`` (more than one row on a side)."""
+        mask = np.zeros(self.count, dtype=bool)
+        mask[np.fromiter(self.multi, dtype=np.int64, count=len(self.multi))] = True
+        return mask
+
+    def e_live(self) -> np.ndarray:
+        return (self.e_group < 0) & ~self.e_tied
+
+    def i_live(self) -> np.ndarray:
+        return (self.i_group < 0) & ~self.i_tied
+
+    def _code(self, rule: str) -> int:
+        if rule not in self.rule_names:
+            self.rule_names.append(rule)
+        return self.rule_names.index(rule)
+
+    def add(self, rule: str, manual: bool, e_rows: Sequence[int], i_rows: Sequence[int]) -> None:
+        """One match (of one or more rows on each side)."""
+        self.add_groups(rule, manual, [(tuple(e_rows), tuple(i_rows))])
+
+    def add_groups(self, rule: str, manual: bool,
+                   groups: Sequence[tuple[Sequence[int], Sequence[int]]]) -> None:
+        """Several matches at once, each (expected rows, item rows)."""
+        if not groups:
+            return
+        first, n = self.count, len(groups)
+        e_sets = [tuple(int(r) for r in g[0]) for g in groups]
+        i_sets = [tuple(int(r) for r in g[1]) for g in groups]
+        # Flat (match id, row) arrays of all the groups' rows, made once, not row by row.
+        e_len = np.fromiter(map(len, e_sets), dtype=np.int64, count=n)
+        i_len = np.fromiter(map(len, i_sets), dtype=np.int64, count=n)
+        e_all = np.fromiter(itertools.chain.from_iterable(e_sets), dtype=np.int64,
+                            count=int(e_len.sum()))
+        i_all = np.fromiter(itertools.chain.from_iterable(i_sets), dtype=np.int64,
+                            count=int(i_len.sum()))
+        ids = np.arange(first, first + n, dtype=np.int64)
+        e_ids, i_ids = np.repeat(ids, e_len), np.repeat(ids, i_len)
+        several = (e_len > 1) | (i_len > 1)
+        if several.any():
+            for offset in np.flatnonzero(several).tolist():
+                self.multi[first + offset] = (e_sets[offset], i_sets[offset])
+            e_mask, i_mask = np.repeat(several, e_len), np.repeat(several, i_len)
+            self._multi_chunks.append((e_ids[e_mask], e_all[e_mask], i_ids[i_mask],
+                                       i_all[i_mask]))
+        self._chunks.append((np.full(n, self._code(rule), dtype=np.int64),
+                             np.full(n, manual, dtype=bool),
+                             e_all[np.cumsum(e_len) - e_len], i_all[np.cumsum(i_len) - i_len]))
+        self.count += n
+        self.e_group[e_all] = e_ids
+        self.i_group[i_all] = i_ids
+
+    def add_pairs(self, rule: str, e_rows: np.ndarray, i_rows: np.ndarray) -> None:
+        """Many one-to-one matches at once (the bulk of every run)."""
+        n = len(e_rows)
+        if not n:
+            return
+        ids = np.arange(self.count, self.count + n, dtype=np.int64)
+        self._chunks.append((np.full(n, self._code(rule), dtype=np.int64),
+                             np.zeros(n, dtype=bool), np.asarray(e_rows, dtype=np.int64),
+                             np.asarray(i_rows, dtype=np.int64)))
+        self.count += n
+        self.e_group[e_rows] = ids
+        self.i_group[i_rows] = ids
+
+    def tie(self, rule: str, pairs: Iterable[tuple[int, int]]) -> None:
+        for e, i in pairs:
+            self.ties.append((rule, int(e), int(i)))
+            self.e_tied[e] = True
+            self.i_tied[i] = True

@@ -1,0 +1,573 @@
+"""The NOC correction ledger: what each notification of change obliges, and by when.
+
+NACHA Operating Rules, Article Two, Subsection 2.12.1: an originator receiving a NOC
+must make the change within six banking days of receipt or prior to initiating another
+entry to the receiver's account, whichever is later. :func:`ledger` turns NOC records
+and the entries they are about into one obligation per NOC: the account (masked), what
+must change, spelled out from the change code and its corrected data, the dates and the
+state. Pure functions over the evidence given (records, marks, a moment): no client, no
+service; :func:`paynb.compliance.noc_obligations` and the submission guards read it.
+
+paynb helps monitor these obligations; it is not legal advice.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import functools
+from collections.abc import Iterable, Mapping
+from decimal import Decimal
+from typing import Any
+
+from paynb._coerce import missing, parse_decimal
+from paynb._redact import last_four
+from paynb._time import utc_moment
+from paynb.codes import NOC_CODE_TABLE, code_label, code_meaning
+from paynb.errors import ValidationError
+
+__all__ = [
+    "ACCOUNT_FIELDS",
+    "DUE_SOON_DAYS",
+    "ENTRY_FIELDS",
+    "LEDGER_COLUMNS",
+    "NOC_CHANGES",
+    "NOC_DUE_DAYS",
+    "NOC_FIELDS",
+    "NOC_STATES",
+    "SETTLED_STATES",
+    "Correction",
+    "Entry",
+    "account_key",
+    "applied_marks_of",
+    "as_of_time",
+    "carries",
+    "corrected_fields",
+    "corrected_key",
+    "entries_of",
+    "get",
+    "index",
+    "ledger",
+    "must_change",
+    "parse_corrected_data",
+    "present",
+    "records_of",
+    "when",
+]
+
+#: Banking days after receipt within which a NOC's change must be made (NACHA 2.12.1).
+NOC_DUE_DAYS = 6
+#: States of an obligation, in the order they usually go through: ``applied late`` when
+#: the change was made after the due date; ``no change`` is a refused NOC (C61-C69),
+#: which asks the originator to change nothing.
+NOC_STATES = ("open", "due soon", "overdue", "applied", "applied late", "no change")
+#: The states of an obligation that is met (or never was one): nothing left to do.
+SETTLED_STATES = frozenset({"applied", "applied late", "no change"})
+#: Banking days before the due date from which an open obligation reads ``due soon``.
+DUE_SOON_DAYS = 2
+
+#: What each change code asks to change: the fields its corrected data carries (the
+#: request's field names where the ACH item has one) and the words for it, from
+#: :data:`paynb.codes.NOC_CODE_TABLE`. C04, C08 and C10-C14 concern data paynb cannot
+#: pre-fill (the receiver's name as the bank has it, the IAT receiving bank, the company's
+#: own name and identification, the addenda, the entry class). Refused NOCs (C61-C69)
+#: ask no change and are not here.
+NOC_CHANGES: dict[str, tuple[tuple[str, ...], str]] = {
+    code: (noc.fields, noc.change) for code, noc in NOC_CODE_TABLE.items() if noc.fields}
+
+_LABELS = {
+    "bankAccountNumber": "account number", "bankRoutingNumber": "routing number",
+    "achTransactionCode": "transaction code", "individualName": "receiver's name",
+    "receivingDfiIdentification": "receiving bank", "achIdentificationNumber": "individual ID",
+    "companyName": "company name", "companyIdentification": "company ID",
+    "addenda": "addenda", "achEntryClass": "entry class",
+}
+
+#: NACHA transaction codes: first digit the account (2 checking, 3 savings, 4 general
+#: ledger, 5 loan), second the direction (2 credit, 3 credit prenote, 7 debit, 8 debit
+#: prenote; 1 and 6 are returns and NOCs themselves).
+_ACCOUNT_OF_CODE = {"2": "Checking", "3": "Savings", "4": "General ledger", "5": "Loan"}
+_DIRECTION_OF_CODE = {"2": "credit", "3": "credit prenote", "7": "debit", "8": "debit prenote"}
+
+def account_key(routing: Any, account: Any) -> int | None:
+    """An opaque key of a receiving account (routing and full account number), or ``None``
+    when either is missing or masked: two entries go to the same account when their keys
+    are equal. Python's string hash is keyed per process, so the key says nothing about
+    the number if it is ever shown, and is comparable within this process only."""
+    if routing is None or account is None:
+        return None
+    routing_text, account_text = str(routing).strip(), str(account).strip()
+    if not routing_text or not account_text or "*" in account_text or \
+            routing_text in ("nan", "<NA>") or account_text in ("nan", "<NA>"):
+        return None
+    return hash((routing_text, account_text))
+
+
+def describe_code(code: Any) -> str:
+    """``32 (savings credit)``: a transaction code in words."""
+    text = str(code).strip()
+    account = _ACCOUNT_OF_CODE.get(text[:1])
+    direction = _DIRECTION_OF_CODE.get(text[1:2])
+    if account and direction:
+        return f"{text} ({account.lower()} {direction})"
+    return text
+
+
+def parse_corrected_data(code: Any, data: Any) -> dict[str, str]:
+    """The corrected values a NOC carries, by field (see :data:`NOC_CHANGES`).
+
+    Reads the NACHA layout of the corrected-data field (C03: routing number in
+    positions 1-9 and account number from 13; C06: account number in 1-17 and
+    transaction code in 21-22; C07: routing 1-9, account 10-26, transaction code
+    27-28) and the same values separated by blanks, as the sandbox writes them.
+    Masked values (``****1234``) are left out: they cannot correct anything.
+    An unknown code or data that cannot be read gives ``{}``.
+    """
+    if code is None or data is None:
+        return {}
+    code = str(code).strip().upper()
+    raw = str(data)
+    text = raw.strip()
+    if not text or text in ("nan", "<NA>") or code not in NOC_CHANGES:
+        return {}
+    tokens = text.split()
+    found: dict[str, str] = {}
+    if code == "C01":
+        found = {"bankAccountNumber": tokens[0]}
+    elif code == "C02":
+        found = {"bankRoutingNumber": tokens[0]}
+    elif code == "C03":
+        if len(tokens) >= 2:
+            found = {"bankRoutingNumber": tokens[0], "bankAccountNumber": tokens[1]}
+        elif len(text) > 9:
+            found = {"bankRoutingNumber": text[:9], "bankAccountNumber": text[9:].strip()}
+    elif code == "C05":
+        found = {"achTransactionCode": text[:2]}
+    elif code == "C06":
+        if len(tokens) >= 2:
+            found = {"bankAccountNumber": tokens[0], "achTransactionCode": tokens[-1][:2]}
+        elif len(raw) >= 22:
+            found = {"bankAccountNumber": raw[:17].strip(), "achTransactionCode": raw[20:22]}
+    elif code == "C07":
+        if len(tokens) >= 3:
+            found = {"bankRoutingNumber": tokens[0], "bankAccountNumber": tokens[1],
+                     "achTransactionCode": tokens[-1][:2]}
+        elif len(raw) >= 28:
+            found = {"bankRoutingNumber": raw[:9], "bankAccountNumber": raw[9:26].strip(),
+                     "achTransactionCode": raw[26:28]}
+    else:
+        (field,) = NOC_CHANGES[code][0][:1]
+        found = {field: text}
+    return {field: value for field, value in found.items() if value and "*" not in value}
+
+
+def _shown(field: str, value: str) -> str:
+    if field == "bankAccountNumber":
+        return last_four(value)
+    if field == "achTransactionCode":
+        return describe_code(value)
+    return value
+
+
+def must_change(code: Any, corrected: Mapping[str, str]) -> str:
+    """What a NOC asks to change, in words, with the corrected values (account numbers
+    masked): ``account number to ****4321; transaction code to 32 (savings credit)``."""
+    code = str(code).strip().upper()
+    if code not in NOC_CHANGES:
+        if code in NOC_CODE_TABLE:
+            return f"nothing: {code_label(code)}, a notice the ODFI sent back to the bank"
+        return f"{code_label(code)}: see the NOC"
+    fields, words = NOC_CHANGES[code]
+    if not corrected:
+        # (a list has no mask option: the whole numbers come from the ledger or a client
+        # made with mask=False)
+        return (f"{words}: corrected data not readable here (masked or absent; "
+                "client.nocs.obligations() reads it in full, as does a client made with "
+                "mask=False)")
+    return "; ".join(f"{_LABELS.get(field, field)} to {_shown(field, corrected[field])}"
+                     for field in fields if field in corrected)
+
+
+#: The fields of an ACH item the guards and the NOC ledger read (:class:`Entry`; the
+#: receiver's name, account type, identification and entry class show a NOC's change
+#: made): what a client keeps of the items it has seen, what a history store gives the
+#: guards.
+ENTRY_FIELDS = ("achItemId", "bankRoutingNumber", "bankAccountNumber", "itemStatus",
+                "returnReason", "returnDate", "receivedDateTime", "amount",
+                "achTransactionType", "achTransactionSubType", "achCompanyEntryDescription",
+                "settleDate", "sendDate", "firstSignerFirstName", "firstSignerLastName",
+                "achAccountType", "achIdentificationNumber", "achEntryClass")
+#: The fields of a NOC the ledger reads.
+NOC_FIELDS = ("nocId", "achItemId", "changeCode", "changeReason", "correctedData", "nocDate",
+              "yourReferenceNumber")
+
+#: Request fields of an ACH item that describe the receiver's account (carried into a
+#: corrected record from the entry the NOC was about).
+ACCOUNT_FIELDS = ("firstSignerFirstName", "firstSignerLastName", "address1", "address2",
+                  "city", "state", "zip", "countryCode", "bankRoutingNumber",
+                  "bankAccountNumber", "achAccountType", "achEntryClass",
+                  "achIdentificationNumber")
+
+
+class Correction:
+    """The corrected account record of one NOC: the account fields of the entry the NOC
+    was about, with the NOC's corrected values in place.
+
+    Shown (``str``, ``repr``, in a DataFrame cell) with account numbers masked;
+    :meth:`to_dict` gives the full values, for :meth:`paynb.forms.AchForm.prefill`
+    or a request body. It is deliberately not a mapping, so that pandas cannot print
+    its values.
+    """
+
+    def __init__(self, noc_id: Any, code: str, fields: Mapping[str, str],
+                 changed: Iterable[str]) -> None:
+        self.noc_id = noc_id
+        self.code = code
+        self._fields = dict(fields)
+        #: The fields the NOC changed.
+        self.changed = tuple(changed)
+
+    def to_dict(self) -> dict[str, str]:
+        """The record's fields by wire name, full values (never print them)."""
+        return dict(self._fields)
+
+    def __str__(self) -> str:
+        parts = []
+        for field, value in self._fields.items():
+            shown = last_four(value) if field == "bankAccountNumber" else value
+            parts.append(f"{field}={shown}{' (corrected)' if field in self.changed else ''}")
+        return ", ".join(parts)
+
+    def __repr__(self) -> str:
+        return f"<Correction of NOC {self.noc_id} ({self.code}): {self}>"
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, Correction) and (self.noc_id, self.code, self._fields) == \
+            (other.noc_id, other.code, other._fields)
+
+    __hash__ = None  # type: ignore[assignment]
+
+
+def _words(text: Any) -> list[str]:
+    return sorted(str(text or "").upper().split())
+
+
+def carries(record: Mapping[str, Any], corrected: Mapping[str, str]) -> bool:
+    """Whether an entry (a request body, or an ACH record's fields) carries every value a
+    NOC corrected: the same text; for a transaction code, that code or the account type
+    it stands for (``37``: ``Savings``); for the receiver's name, the same words as the
+    entry's first and last name, in any order (``DOE JANE``: Jane Doe). No corrected
+    value read (masked, or none given): carried by nothing."""
+    if not corrected:
+        return False
+    for name, value in corrected.items():
+        given = record.get(name)
+        if name == "achTransactionCode":
+            wanted = {"2": "checking", "3": "savings"}.get(str(value)[:1])
+            same_type = wanted is not None and \
+                str(record.get("achAccountType") or "").strip().lower() == wanted
+            if str(given or "").strip() != str(value) and not same_type:
+                return False
+        elif name == "individualName":
+            spelled = given or " ".join(str(record.get(part) or "") for part in (
+                "firstSignerFirstName", "firstSignerLastName"))
+            if _words(spelled) != _words(value):
+                return False
+        elif str(given or "").strip() != str(value).strip():
+            return False
+    return True
+
+
+def corrected_fields(corrected: Mapping[str, str]) -> dict[str, str]:
+    """The request fields a corrected record sets: the values themselves, and for a
+    transaction code the account type it stands for (a 3x code: ``Savings``)."""
+    fields = {k: v for k, v in corrected.items()
+              if k in ("bankAccountNumber", "bankRoutingNumber", "achIdentificationNumber")}
+    code = corrected.get("achTransactionCode")
+    if code:
+        account_type = _ACCOUNT_OF_CODE.get(code[:1])
+        if account_type in ("Checking", "Savings"):
+            fields["achAccountType"] = account_type
+        fields["achTransactionCode"] = code
+    return fields
+
+
+# ---------------------------------------------------------------------------- inputs
+
+
+
+
+def camel(record: Mapping[str, Any]) -> Mapping[str, Any]:
+    """``record`` with the service's camelCase field names: as it is when it has them (the
+    usual case, and the fast one), else renamed from any other casing (``AchItemId``)."""
+    if "achItemId" in record:
+        return record
+    wanted = {name.lower(): name for name in (*ENTRY_FIELDS, *ACCOUNT_FIELDS)}
+    return {wanted.get(str(key).lower(), key): value for key, value in record.items()}
+
+
+def present(value: Any) -> Any:
+    """``value``, or ``None`` for a missing one (``NaN``, ``NaT``, ``pd.NA``)."""
+    return None if missing(value) else value
+
+
+def get(record: Mapping[str, Any], field: str) -> Any:
+    """A field of a raw record or frame row, whatever the casing; ``None`` when missing
+    (``NaN``, ``NaT`` and ``pd.NA`` too)."""
+    value = record.get(field)
+    if value is None and field not in record:
+        lowered = field.lower()
+        value = next((v for k, v in record.items() if str(k).lower() == lowered), None)
+    return present(value)
+
+
+def when(value: Any) -> dt.datetime | None:
+    """A record's time as an aware UTC datetime (:func:`paynb._time.utc_moment`); None
+    when the record has none, or one that is no time (the ledger then shows no date
+    rather than failing on one record)."""
+    if missing(value):
+        return None
+    try:
+        return utc_moment(value, "a record's time")
+    except ValidationError:
+        return None
+
+
+def as_of_time(as_of: Any, argument: str = "as_of") -> dt.datetime:
+    """``as_of`` (None: now, UTC) as an aware UTC datetime; a date is its midnight."""
+    if as_of is None:
+        return dt.datetime.now(dt.UTC)
+    return utc_moment(as_of, argument)
+
+
+def _amount(value: Any) -> Decimal | None:
+    try:
+        return parse_decimal(value, currency_sign=True)
+    except ValueError:  # the ledger shows no amount rather than failing on one record
+        return None
+
+
+def records_of(data: Any, argument: str) -> list[Mapping[str, Any]]:
+    """The rows of a DataFrame, or a list of mappings, as mappings."""
+    if data is None:
+        return []
+    if hasattr(data, "to_dict") and hasattr(data, "columns"):
+        records: list[Mapping[str, Any]] = data.to_dict("records")
+        return records
+    if isinstance(data, Mapping | str | bytes) or not isinstance(data, Iterable):
+        raise ValidationError.for_argument(argument, "must be a DataFrame or a list of records")
+    rows = list(data)
+    if not all(isinstance(row, Mapping) for row in rows):
+        raise ValidationError.for_argument(
+            argument, "must be a DataFrame or a list of records (mappings)")
+    return rows
+
+
+class Entry:
+    """One ACH entry of the history, read from a raw record or a frame row."""
+
+    __slots__ = ("amount", "code", "description", "fields", "id", "key", "received",
+                 "returned", "settled", "settled_from", "status", "sub_type", "type")
+
+    def __init__(self, record: Mapping[str, Any]) -> None:
+        # Camel-cased once, then plain lookups: an index of 100,000 records must stay fast.
+        record = camel(record)
+
+        def field(name: str) -> Any:
+            return present(record.get(name))
+
+        self.id = field("achItemId")
+        self.key = account_key(field("bankRoutingNumber"), field("bankAccountNumber"))
+        self.status = str(field("itemStatus") or "").upper()
+        self.code = (str(field("returnReason") or "").strip().upper() or None)
+        self.returned = when(field("returnDate"))
+        self.received = when(field("receivedDateTime"))
+        self.amount = _amount(field("amount"))
+        self.type = str(field("achTransactionType") or "").strip().lower()
+        self.sub_type = str(field("achTransactionSubType") or "").strip().lower()
+        self.description = str(field("achCompanyEntryDescription") or "").strip()
+        # The original entry's settlement starts the 180 days of a reinitiation; an entry
+        # returned before paynb saw its settlement date counts from its send date, else
+        # from when the service received it (earlier, so never more lenient).
+        self.settled, self.settled_from = None, None
+        for name in ("settleDate", "sendDate", "receivedDateTime"):
+            found = when(field(name))
+            if found is not None:
+                self.settled, self.settled_from = found, name
+                break
+        self.fields = {name: str(value) for name in ACCOUNT_FIELDS
+                       if (value := field(name)) is not None}
+
+    @property
+    def went_out(self) -> bool:
+        """Whether the entry was originated: not voided, invalid or blocked."""
+        return self.status not in ("V", "I", "B")
+
+
+def entries_of(items: Any) -> list[Entry]:
+    """The ACH entries of ``items`` (DataFrame or records), in the order received."""
+    found = [Entry(record) for record in records_of(items, "items")]
+    epoch = dt.datetime.min.replace(tzinfo=dt.UTC)
+    return sorted(found, key=lambda entry: entry.received or epoch)
+
+
+def applied_marks_of(applied: Any) -> dict[str, dict[str, Any]]:
+    """``applied`` (None, ids, a mapping id -> mark, or a frame with nocId) by id text."""
+    if applied is None:
+        return {}
+    if hasattr(applied, "columns"):
+        rows = applied.to_dict("records")
+        return {str(get(row, "nocId")): {"by": get(row, "appliedBy") or get(row, "by"),
+                                         "when": get(row, "appliedAt") or get(row, "when")}
+                for row in rows if get(row, "nocId") is not None}
+    if isinstance(applied, Mapping):
+        return {str(key): dict(value) if isinstance(value, Mapping) else {}
+                for key, value in applied.items()}
+    if isinstance(applied, str | bytes) or not isinstance(applied, Iterable):
+        raise ValidationError.for_argument(
+            "applied", "must be NOC ids, a mapping of NOC id to mark, or a frame")
+    return {str(value): {} for value in applied}
+
+
+# ---------------------------------------------------------------------------- the ledger
+
+
+def _day(value: dt.datetime) -> dt.date:
+    return value.astimezone(dt.UTC).date()
+
+
+def index(entries: list[Entry]) -> tuple[dict[str, Entry], dict[int, list[Entry]]]:
+    """``entries`` by id, and those that went out by account key (in the order received)."""
+    by_id = {str(entry.id): entry for entry in entries if entry.id is not None}
+    by_key: dict[int, list[Entry]] = {}
+    for entry in entries:
+        if entry.key is not None and entry.went_out:
+            by_key.setdefault(entry.key, []).append(entry)
+    return by_id, by_key
+
+
+def corrected_key(item: Entry, corrected: Mapping[str, str]) -> int | None:
+    """The :func:`account_key` of the account a NOC's entry goes to once corrected: its
+    routing and account number, each as the NOC corrected it."""
+    return account_key(corrected.get("bankRoutingNumber") or item.fields.get("bankRoutingNumber"),
+                       corrected.get("bankAccountNumber") or item.fields.get("bankAccountNumber"))
+
+
+def _correcting_entry(by_key: Mapping[int, list[Entry]], item: Entry | None,
+                      corrected: Mapping[str, str], received: dt.datetime | None,
+                      until: dt.date | None) -> Entry | None:
+    """The first entry after the NOC to the corrected account (its routing and account
+    number once corrected) that carries every corrected value: the change made, as the
+    service saw it. None when the NOC's entry or corrected data is unknown, or no later
+    entry carries it (received by ``until``'s day, when given)."""
+    if item is None or received is None or not corrected:
+        return None
+    key = corrected_key(item, corrected)
+    for entry in by_key.get(key, ()) if key is not None else ():
+        if entry.received is None or entry.received <= received or str(entry.id) == str(item.id):
+            continue
+        if until is not None and _day(entry.received) > until:
+            return None
+        if carries(entry.fields, corrected):
+            return entry
+    return None
+
+
+def ledger(nocs: Any, entries: list[Entry], *, as_of: dt.datetime,
+           applied: Mapping[str, Mapping[str, Any]], due_soon: int = DUE_SOON_DAYS,
+           indexed: tuple[dict[str, Entry], dict[int, list[Entry]]] | None = None,
+           as_it_stood: bool = False) -> list[dict[str, Any]]:
+    """One obligation per NOC, as dicts (with the private ``accountKey``); the work of
+    :func:`paynb.compliance.noc_obligations`, shared with the submission guards (which
+    pass ``indexed``, the :func:`index` of ``entries`` they keep). ``as_it_stood``: the
+    ledger as it stood on ``as_of``'s day, without the NOCs dated later nor the marks
+    made later (a ledger asked of a past day; the guards judge an entry sent now by
+    every mark)."""
+    # Lazy: the calendar brings numpy, which a new client does not need (numpy loads
+    # with the first ledger, not with `paynb.Client`).
+    from paynb import calendar
+
+    # Thousands of NOCs fall on a few hundred days: each day's calendar sums once.
+    @functools.cache
+    def sixth_banking_day(day: dt.date) -> dt.date:
+        receipt = calendar.next_banking_day(day).date()
+        sixth: dt.date = calendar.add_banking_days(receipt, NOC_DUE_DAYS).date()
+        return sixth
+
+    @functools.cache
+    def days_left(due: dt.date) -> int:
+        return int(calendar.banking_days_between(today, due))
+
+    by_id, by_key = indexed or index(entries)
+    today = _day(as_of)
+    rows = []
+    for noc in records_of(nocs, "nocs"):
+        noc_id = get(noc, "nocId")
+        code = str(get(noc, "changeCode") or "").strip().upper()
+        received = when(get(noc, "nocDate"))
+        if as_it_stood and received is not None and _day(received) > today:
+            continue  # not received yet on the day judged
+        corrected = parse_corrected_data(code, get(noc, "correctedData"))
+        item = by_id.get(str(get(noc, "achItemId")))
+        key = item.key if item is not None else None
+        # A NOC that arrives on a weekend or holiday is taken as received the next
+        # banking day; the six banking days count from there.
+        sixth = sixth_banking_day(_day(received)) if received else None
+        following = None
+        if key is not None and received is not None:
+            following = next((e for e in by_key.get(key, ())
+                              if e.received is not None and e.received > received
+                              and str(e.id) != str(item.id if item else None)), None)
+        due = sixth
+        if sixth is not None and following is not None and following.received is not None:
+            due = max(sixth, _day(following.received))
+        mark = applied.get(str(noc_id))
+        marked = when(mark.get("when")) if mark is not None else None
+        if as_it_stood and marked is not None and _day(marked) > today:
+            mark, marked = None, None  # applied after the day judged: not yet then
+        shown = _correcting_entry(by_key, item, corrected, received,
+                                  today if as_it_stood else None)
+        done = min((t for t in (marked, shown.received if shown else None) if t is not None),
+                   default=None)
+        if code in NOC_CODE_TABLE and code not in NOC_CHANGES:
+            sixth = due = None  # a refused NOC: nothing to change, no deadline
+            state = "no change"
+        elif mark is not None or shown is not None:
+            late = done is not None and due is not None and _day(done) > due
+            state = "applied late" if late else "applied"
+        elif due is None:
+            state = "open"
+        elif today > due:
+            state = "overdue"
+        elif days_left(due) <= due_soon:
+            state = "due soon"
+        else:
+            state = "open"
+        fields = dict(item.fields) if item is not None else {}
+        fields.update(corrected_fields(corrected))
+        correction = Correction(noc_id, code, fields, corrected_fields(corrected)) \
+            if corrected_fields(corrected) and item is not None else None
+        account = item.fields.get("bankAccountNumber") if item is not None else None
+        rows.append({
+            "nocId": noc_id, "achItemId": get(noc, "achItemId"),
+            "yourReferenceNumber": get(noc, "yourReferenceNumber"), "changeCode": code,
+            "changeReason": get(noc, "changeReason") or code_meaning(code),
+            "bankRoutingNumber": item.fields.get("bankRoutingNumber") if item else None,
+            "bankAccountNumber": last_four(account) if account else None,
+            "mustChange": must_change(code, corrected),
+            "received": received, "sixthBankingDay": sixth,
+            "nextEntry": following.received if following is not None else None,
+            "nextEntryId": following.id if following is not None else None,
+            "dueDate": due, "state": state,
+            "appliedBy": mark.get("by") if mark else None,
+            "appliedAt": done if done is not None else (mark.get("when") if mark else None),
+            "appliedEntryId": shown.id if shown is not None else None,
+            "correction": correction, "corrected": corrected, "accountKey": key,
+        })
+    return rows
+
+
+#: The columns of the ledger as :func:`paynb.compliance.noc_obligations` shows it, in order.
+LEDGER_COLUMNS = ("nocId", "achItemId", "yourReferenceNumber", "changeCode", "changeReason",
+                  "bankRoutingNumber", "bankAccountNumber", "mustChange", "received",
+                  "sixthBankingDay", "nextEntry", "dueDate", "state", "appliedBy",
+                  "appliedAt", "appliedEntryId", "correction")

@@ -1,0 +1,70 @@
+"""The client is the composition root: what it wires below it never holds the client."""
+
+from __future__ import annotations
+
+import inspect
+import types
+from typing import Any
+
+from paynb.client import Client
+from paynb.guards import GuardService
+from paynb.resources import ResourceContext
+
+
+def _reaches(start: Any, target: Any, *, skip: tuple[type, ...] = ()) -> list[str]:
+    """The paths (attribute by attribute) from ``start`` to ``target`` through paynb's own
+    objects (anything defined in a ``paynb`` module, and the containers they hold)."""
+    found: list[str] = []
+    seen: set[int] = set()
+    todo: list[tuple[Any, str]] = [(start, type(start).__name__)]
+    while todo:
+        obj, path = todo.pop()
+        if id(obj) in seen or isinstance(obj, skip):
+            continue
+        seen.add(id(obj))
+        if obj is target:
+            found.append(path)
+            continue
+        if isinstance(obj, types.MethodType):
+            todo.append((obj.__self__, f"{path}.__self__"))
+            continue
+        if isinstance(obj, dict):
+            todo += [(value, f"{path}[{key!r}]") for key, value in obj.items()]
+            continue
+        if isinstance(obj, list | tuple | set | frozenset):
+            todo += [(value, f"{path}[]") for value in obj]
+            continue
+        module = inspect.getmodule(type(obj))
+        if module is None or not module.__name__.startswith("paynb"):
+            continue
+        attributes = getattr(obj, "__dict__", {})
+        todo += [(value, f"{path}.{name}") for name, value in attributes.items()]
+    return found
+
+
+def test_no_resource_holds_the_client(stub_client: Client) -> None:
+    for name in ("ach", "rcc", "instant", "rtp", "nocs"):
+        resource = getattr(stub_client, name)
+        assert not hasattr(resource, "client")
+        assert resource.context is stub_client.context
+        # Through its context, the guards and the records they judge by, a resource
+        # reaches everything it works with, and never the client (the guards' store
+        # reader is the client's until the history is wired: skipped and named below).
+        assert _reaches(resource, stub_client, skip=(types.MethodType,)) == [], name
+
+
+def test_the_guards_reach_the_client_only_through_the_history_store(stub_client: Client
+                                                                     ) -> None:
+    guards = stub_client.context.guard
+    assert isinstance(guards, GuardService)
+    assert _reaches(guards, stub_client) == ["GuardService._store.__self__"]
+
+
+def test_the_context_is_the_one_the_client_made(stub_client: Client) -> None:
+    context = stub_client.context
+    assert isinstance(context, ResourceContext)
+    assert context.clock.sandbox is False
+    assert stub_client.ach.seen is context.seen.ach
+    assert stub_client.nocs.seen is context.seen.noc
+    assert stub_client.rcc.seen is None
+    assert repr(stub_client.ach) == "<AchResource of company DEMO1>"
