@@ -22,7 +22,6 @@ import logging
 import math
 import os
 from collections.abc import Mapping
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Generic, TypeVar, overload
 
 from paynb import config
@@ -32,10 +31,12 @@ from paynb.auth import PasswordAuth
 from paynb.config import Credentials
 from paynb.errors import ValidationError
 from paynb.guards import GuardService
+from paynb.history import History, HistoryPlace, sync
 from paynb.journal import Approval, Approvals, DualControl, Journal, current_user
 from paynb.reconcile import SETTLE_AFTER, settle
 from paynb.resources import (
     AchResource,
+    Environment,
     InstantResource,
     NocResource,
     RccResource,
@@ -51,7 +52,8 @@ if TYPE_CHECKING:
     import requests
 
 
-# Environment is the type of Client.environment, documented with the client (its own page
+# Environment (defined with the resources' context, which carries it) is the type of
+# Client.environment, documented with the client (its own page
 # entry is paynb.client.Environment); it is not built by users.
 __all__ = ["Client", "connect"]
 
@@ -157,45 +159,6 @@ def _text(value: Any, argument: str) -> str:
     if not isinstance(value, str) or not value.strip():
         raise ValidationError.for_argument(argument, "must be a non-empty string")
     return value.strip()
-
-
-@dataclass(frozen=True)
-class Environment:
-    """Where a client's calls go: the embedded sandbox, or the real service.
-
-    ``name`` is ``"sandbox"``, the profile's name, ``"env"`` (the ``PAYNB_*``
-    variables) or ``"custom"`` (arguments given in code); ``host`` is the
-    service's host. Compares equal to its ``name`` (``client.environment ==
-    "sandbox"``); :attr:`label` is what reprs and form headers show.
-    """
-
-    name: str
-    host: str
-    is_sandbox: bool
-
-    @property
-    def label(self) -> str:
-        """``sandbox (simulated, nothing is paid)``, or ``REAL SERVICE <host> (profile
-        <name>)``: what the repr, the form headers and the confirmations say."""
-        if self.is_sandbox:
-            return "sandbox (simulated, nothing is paid)"
-        source = {"env": "PAYNB_* variables", "custom": "settings given in code"}.get(
-            self.name, f"profile {self.name}")
-        return f"REAL SERVICE {self.host} ({source})"
-
-    def __str__(self) -> str:
-        return self.label
-
-    def __eq__(self, other: object) -> bool:
-        if isinstance(other, str):
-            return self.name == other
-        if isinstance(other, Environment):
-            return (self.name, self.host, self.is_sandbox) == (
-                other.name, other.host, other.is_sandbox)
-        return NotImplemented
-
-    def __hash__(self) -> int:
-        return hash(self.name)
 
 
 _REWRITE = ("paynb.Client(base_url=..., auth_url=..., company_code=..., "
@@ -308,21 +271,17 @@ class Client(_KeywordsOnly):
             raise ValidationError.for_argument(
                 "dual_control", "needs a journal: the payments waiting for a second person "
                                 "are kept there (journal=None was given, or PAYNB_JOURNAL=off)")
-        #: The folder the last :meth:`sync` (``path=...``) named for the local history;
-        #: ``None``: the default folder of :attr:`environment`.
-        self.history_folder: Any = None
-        #: The object store's options that went with it (``storage_options=...``).
-        self.history_options: dict[str, str] | None = None
         # The composition root: each part gets what it works with, none gets the client.
         clock = ServiceClock(self._transport, sandbox=self.environment.is_sandbox)
         seen = SeenHistory()
         guards = GuardService(company_code=company_code, user=user, journal=self._journal,
-                              clock=clock, seen=seen, store=self._history_store)
+                              clock=clock, seen=seen)
         #: What the resource namespaces are given (they never read this object's
         #: attributes): transport, journal, the service's clock, the records the guards
         #: judge by and the guards, polling watermarks, options.
         self.context = ResourceContext(
-            transport=self._transport, company_code=company_code, clock=clock,
+            transport=self._transport, company_code=company_code,
+            environment=self.environment, clock=clock,
             journal=self._journal, page_size=page_size, max_workers=max_workers, mask=mask,
             user=user, dual_control=policy, seen=seen, guard=guards)
         self.ach = AchResource(self.context)
@@ -336,7 +295,9 @@ class Client(_KeywordsOnly):
         """Instant RTP payments: check_route, send, list, get, export."""
         self.nocs = NocResource(self.context)
         """ACH notices of change: list, export."""
-        guards.bind(ach=self.ach, nocs=self.nocs)
+        # Where the local history lives (the folder a sync names is remembered there).
+        self._history = HistoryPlace(self.context)
+        guards.bind(ach=self.ach, nocs=self.nocs, store=self._history.open)
 
     # The options the resources work with live in their context, once; read-only here.
     company_code = _ContextOption[str]("company_code", "company_code='...'",
@@ -499,18 +460,28 @@ class Client(_KeywordsOnly):
 
     # ------------------------------------------------------------------ local history
 
-    def _history_store(self) -> Any:
-        """The local history the guards read: this client's store, once a sync wrote one."""
-        return self.history
+    @property
+    def history_folder(self) -> Any:
+        """The folder (or object-store URI) the last :meth:`sync` (``path=...``) named for
+        the local history; ``None``: the default folder of :attr:`environment`. Set it to
+        read another store as this client's."""
+        return self._history.folder
+
+    @history_folder.setter
+    def history_folder(self, folder: Any) -> None:
+        self._history.folder = folder
 
     @property
-    def history(self) -> Any:
+    def history_options(self) -> dict[str, str] | None:
+        """The object store's options that went with :attr:`history_folder`."""
+        return self._history.options
+
+    @property
+    def history(self) -> History:
         """The local history of this company (:class:`paynb.History`), read with this
         client's masking: ``client.history.ach(...)``, ``.sql(...)``, ``.events(...)``,
         ``.path``. Filled by :meth:`sync`."""
-        from paynb.history._sync import open_history
-
-        return open_history(self)
+        return self._history.open()
 
     def sync(self, kinds: Any = None, since: Any = None, rebuild: bool = False,
              progress: bool | None = None, *, path: Any = None, mask: bool | None = None,
@@ -539,10 +510,9 @@ class Client(_KeywordsOnly):
         the next one finishes the job. Returns one row per kind: requests sent, item
         versions written, status changes recorded, seconds.
         """
-        from paynb.history import sync
-
-        return sync(self, kinds=kinds, since=since, rebuild=rebuild, progress=progress,
-                    path=path, mask=mask, storage_options=storage_options)
+        return sync(self._history, {**self._resources(), "nocs": self.nocs}, kinds=kinds,
+                    since=since, rebuild=rebuild, progress=progress, path=path, mask=mask,
+                    storage_options=storage_options)
 
 
 def connect(profile: str | None = None, **options: Any) -> Client:

@@ -94,22 +94,19 @@ class GuardService:
         journal: where overrides are recorded and applied marks read (``None``: neither).
         clock: the service's time, which the rules judge by.
         seen: the ACH items and NOCs the client has seen.
-        store: the client's local history store, when one exists (``None`` otherwise);
-            asked at each judgement, as a sync may write one at any time.
 
     :meth:`bind` gives it the client's ``ach`` and ``nocs`` namespaces, through which
-    it fetches the entries of NOCs the client has not seen.
+    it fetches the entries of NOCs the client has not seen, and its history store.
     """
 
     def __init__(self, *, company_code: str, user: str, journal: Journal | None,
-                 clock: ServiceClock, seen: SeenHistory,
-                 store: Callable[[], StoreReader | None]) -> None:
+                 clock: ServiceClock, seen: SeenHistory) -> None:
         self.company_code = company_code
         self.user = user
         self.journal = journal
         self.clock = clock
         self.seen = seen
-        self._store = store
+        self._store: Callable[[], StoreReader | None] = lambda: None
         self._ach: _ItemLister | None = None
         self._nocs: _Lister | None = None
         self._lock = threading.Lock()
@@ -125,9 +122,12 @@ class GuardService:
     def __repr__(self) -> str:
         return f"<GuardService of company {self.company_code}>"
 
-    def bind(self, *, ach: _ItemLister, nocs: _Lister) -> None:
-        """The namespaces through which unseen entries and NOCs are fetched."""
-        self._ach, self._nocs = ach, nocs
+    def bind(self, *, ach: _ItemLister, nocs: _Lister,
+             store: Callable[[], StoreReader | None]) -> None:
+        """The namespaces through which unseen entries and NOCs are fetched, and the
+        client's local history store (asked at each judgement, as a sync may write one at
+        any time)."""
+        self._ach, self._nocs, self._store = ach, nocs, store
 
     def _lookups(self) -> tuple[_ItemLister, _Lister]:
         if self._ach is None or self._nocs is None:

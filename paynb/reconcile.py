@@ -15,12 +15,12 @@ from typing import TYPE_CHECKING, Any
 
 from paynb.errors import NotFoundError
 from paynb.journal import NOT_ACCEPTED, SUBMISSIONS, VOIDS_BY_ID, Journal
-from paynb.resources._base import fetch_list
+from paynb.resources import fetch_list
 
 if TYPE_CHECKING:
     import pandas as pd
 
-    from paynb.resources._base import Resource
+    from paynb.resources import Resource
 
 __all__ = ["BULK_LOOKUP", "SETTLE_AFTER", "settle"]
 

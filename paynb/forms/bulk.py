@@ -28,7 +28,7 @@ from paynb.forms._base import (
 from paynb.forms._guard import guard_text, guard_verdicts, new_authorization_box
 from paynb.journal import Approval
 from paynb.models import AchItem, RccItem, RequestModel
-from paynb.resources._base import frame_rows
+from paynb.resources import frame_rows
 from paynb.validation import to_decimal
 
 __all__ = ["BulkSubmitForm"]

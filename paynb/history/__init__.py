@@ -24,7 +24,7 @@ from paynb.history._store import (
     HistoryLockedError,
     default_path,
 )
-from paynb.history._sync import sync
+from paynb.history._sync import HistoryPlace, sync
 
 __all__ = [
     "History",
@@ -32,6 +32,7 @@ __all__ = [
     "HistoryCorruptError",
     "HistoryError",
     "HistoryLockedError",
+    "HistoryPlace",
     "default_path",
     "sync",
 ]

@@ -9,11 +9,12 @@ import warnings
 from collections.abc import Iterable, Mapping
 from typing import TYPE_CHECKING, Any
 
+from paynb._args import backwards
 from paynb._attrs import HISTORY
 from paynb._warn import user_stacklevel
-from paynb.errors import PaynbWarning
+from paynb.errors import PaynbWarning, ValidationError
 from paynb.history import _store as st
-from paynb.history._sync import kind_of, when
+from paynb.history._store import kind_of, when
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -35,8 +36,6 @@ def _statuses(status: str | Iterable[str] | None, kind: str) -> list[str]:
     """Status codes (or names) as the frames write them; an unknown one is an error."""
     from paynb.codes import STATUS_NAMES, STATUS_ORDER
     from paynb.frames import INSTANT_STATUSES
-    from paynb.resources._base import invalid
-
     if status is None:
         return []
     given = [status] if isinstance(status, str) else list(status)
@@ -51,14 +50,13 @@ def _statuses(status: str | Iterable[str] | None, kind: str) -> list[str]:
     for one in given:
         code = known.get(str(one).strip().lower())
         if code is None:
-            raise invalid("status", f"holds {one!r}, not a status; use some of {choices}")
+            raise ValidationError.for_argument(
+                "status", f"holds {one!r}, not a status; use some of {choices}")
         codes.append(code)
     return codes
 
 
 def _range(start: Any, end: Any, names: tuple[str, str]) -> tuple[Any, Any]:
-    from paynb.resources._base import backwards
-
     low, high = when(start, names[0]), when(end, names[1], end=True)
     if low is not None and high is not None and high < low:
         shown = when(end, names[1])
@@ -72,12 +70,11 @@ def _as_of(value: Any) -> int | dt.datetime | None:
     """``as_of`` as a table version, or a UTC time (a date alone: the end of that day)."""
     import numbers
 
-    from paynb.resources._base import invalid
-
     if value is None:
         return None
     if isinstance(value, bool) or (isinstance(value, numbers.Integral) and value < 0):
-        raise invalid("as_of", "must be a date, a time or a table version (0 or more)")
+        raise ValidationError.for_argument(
+            "as_of", "must be a date, a time or a table version (0 or more)")
     if isinstance(value, numbers.Integral):
         return int(value)
     stamp = when(value, "as_of", end=True)
@@ -161,22 +158,23 @@ class History:
                  mask: bool = True, storage_options: Mapping[str, str] | None = None,
                  ) -> None:
         from paynb.history._convert import convert_if_old, is_old
-        from paynb.resources._base import invalid
-
         if not isinstance(path, str | os.PathLike):
-            raise invalid("path", "must be the folder or URI of a history store")
+            raise ValidationError.for_argument(
+                "path", "must be the folder or URI of a history store")
         if not isinstance(mask, bool):
-            raise invalid("mask", "must be True or False")
+            raise ValidationError.for_argument("mask", "must be True or False")
         if company is not None and (not isinstance(company, str) or not company.strip()):
-            raise invalid("company", "must be a company code or None")
+            raise ValidationError.for_argument("company", "must be a company code or None")
         if storage_options is not None and not isinstance(storage_options, Mapping):
-            raise invalid("storage_options", "must be a dict of option names to texts")
+            raise ValidationError.for_argument(
+                "storage_options", "must be a dict of option names to texts")
         st.need_deltalake()
         self._store = st.Store(path, storage_options)
         local = self._store.local
         if local is not None and local.exists() and not local.is_dir():
-            raise invalid("path", f"{local} is a file: give the folder of a history store "
-                          "(client.history.path)")
+            raise ValidationError.for_argument(
+                "path", f"{local} is a file: give the folder of a history store "
+                        "(client.history.path)")
         self.company = company.strip() if company else None
         self.mask = mask
         if is_old(self._store):
@@ -339,12 +337,10 @@ class History:
         import pyarrow as pa
 
         from paynb import frames
-        from paynb.resources._base import invalid
-
         if columns is None:
             return None
         if isinstance(columns, str) or not all(isinstance(c, str) for c in columns):
-            raise invalid("columns", "must be a list of column names")
+            raise ValidationError.for_argument("columns", "must be a list of column names")
         known = [*frames.empty_frame(st.FRAME_KINDS[kind]).columns]
         if table is not None:
             hidden = {*st.INTERNAL, st.KEY_COLUMN, *st.PARTITIONS}
@@ -352,8 +348,9 @@ class History:
                       if c not in known and c not in hidden]
         unknown = [c for c in columns if c not in known]
         if unknown:
-            raise invalid("columns", f"holds {', '.join(map(repr, unknown))}, not a column of "
-                          f"the {kind} frames; use some of {', '.join(known)}")
+            raise ValidationError.for_argument(
+                "columns", f"holds {', '.join(map(repr, unknown))}, not a column of "
+                           f"the {kind} frames; use some of {', '.join(known)}")
         return list(columns)
 
     def _items(self, kind: str, start: Any, end: Any, status: Any, returned_from: Any,
@@ -521,14 +518,13 @@ class History:
             history.sql("select month, count(*) from ach where itemStatus = 'R' group by 1")
         """
         from paynb import frames
-        from paynb.resources._base import invalid
-
         if not isinstance(query, str) or not query.strip():
-            raise invalid("query", "must be SQL text")
+            raise ValidationError.for_argument("query", "must be SQL text")
         moment = _as_of(as_of)
         if isinstance(moment, int):
-            raise invalid("as_of", "must be a date or a time here: each table has versions "
-                          "of its own (a version suits one kind's reader)")
+            raise ValidationError.for_argument(
+                "as_of", "must be a date or a time here: each table has versions "
+                         "of its own (a version suits one kind's reader)")
         try:
             import duckdb
         except ImportError:
@@ -574,11 +570,10 @@ class History:
         import pandas as pd
         import pyarrow as pa
 
-        from paynb.resources._base import invalid
-
         if isinstance(retention_days, bool) or not isinstance(retention_days, int) \
                 or retention_days < 0:
-            raise invalid("retention_days", "must be a whole number of days, 0 or more")
+            raise ValidationError.for_argument(
+                "retention_days", "must be a whole number of days, 0 or more")
         rows = []
         with self._store.locked(), self._store.writing():
             for name, table in self._store.tables().items():

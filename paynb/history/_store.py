@@ -18,15 +18,18 @@ from collections.abc import Iterator, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from paynb.errors import PaynbError
+from paynb._time import is_date_only, utc_moment
+from paynb.errors import PaynbError, ValidationError
 
 if TYPE_CHECKING:
     import numpy as np
+    import pandas as pd
     import pyarrow as pa
     from deltalake import DeltaTable
 
 __all__ = ["HistoryCorruptError", "HistoryError", "HistoryLockedError", "Store",
-           "default_path", "delta_types", "fingerprints", "months", "quoted", "state"]
+           "default_path", "delta_types", "fingerprints", "kind_of", "months", "quoted", "state",
+           "when"]
 
 #: The tables of items, named as the client and the SQL views name the kinds.
 KINDS: tuple[str, ...] = ("ach", "rcc", "instant", "rtp", "nocs")
@@ -144,10 +147,9 @@ class Store:
                 table.load_as_version(version)
             elif as_of is not None:
                 if as_of > table.version():
-                    from paynb.resources._base import invalid
-
-                    raise invalid("as_of", f"is version {as_of}, but the {name} table at "
-                                  f"{self.path} is at version {table.version()}")
+                    raise ValidationError.for_argument(
+                        "as_of", f"is version {as_of}, but the {name} table at {self.path} "
+                                 f"is at version {table.version()}")
                 table.load_as_version(as_of)
             return table
         except (DeltaError, OSError) as exc:
@@ -440,3 +442,27 @@ def _unlock(handle: Any) -> None:
         msvcrt.locking(handle.fileno(), msvcrt.LK_UNLCK, 1)
     else:
         fcntl.flock(handle.fileno(), fcntl.LOCK_UN)
+
+
+def kind_of(name: Any, argument: str = "kinds") -> str:
+    """The table of ``ach``, ``rcc``, ``instant``, ``rtp`` or ``nocs`` (or ``noc``)."""
+    text = str(name).strip().lower() if isinstance(name, str) else None
+    text = "nocs" if text == "noc" else text
+    if text not in KINDS:
+        known = ", ".join(KINDS)
+        raise ValidationError.for_argument(
+            argument, f"{name!r} is not one of {known}" if argument == "kind"
+            else f"holds {name!r}, not one of {known}")
+    return text
+
+
+def when(value: Any, argument: str, *, end: bool = False) -> pd.Timestamp | None:
+    """A date or time argument as a UTC timestamp (paynb's one reading of moments); a
+    date alone as its first (or, for ``end``, last) instant."""
+    import pandas as pd
+
+    if value is None:
+        return None
+    stamp = pd.Timestamp(utc_moment(value, argument))
+    return stamp + pd.Timedelta(days=1) - pd.Timedelta(1, "us") \
+        if end and is_date_only(value) else stamp

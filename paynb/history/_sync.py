@@ -19,15 +19,24 @@ import math
 import threading
 import time
 import warnings
-import weakref
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from typing import TYPE_CHECKING, Any
 
 from paynb._warn import user_stacklevel
-from paynb.errors import PaynbWarning
+from paynb.errors import PaynbWarning, ValidationError
 from paynb.history import _store as st
 from paynb.history._accounts import account_keys, new_key, secret_of
+from paynb.history._reader import History
+from paynb.history._store import kind_of, when
+from paynb.resources import (
+    CHANGE_STATUSES,
+    CHANGES_OVERLAP,
+    Resource,
+    ResourceContext,
+    page_fetcher,
+    wire_time,
+)
 
 if TYPE_CHECKING:
     import numpy as np
@@ -35,12 +44,9 @@ if TYPE_CHECKING:
     import pyarrow as pa
     from deltalake import DeltaTable
 
-    from paynb.client import Client
     from paynb.paging import Page
-    from paynb.resources._base import Resource
 
-__all__ = ["check_service", "history_path", "kind_of", "open_history", "service_of", "sync",
-           "when"]
+__all__ = ["HistoryPlace", "check_service", "sync"]
 
 logger = logging.getLogger("paynb.history")
 
@@ -53,61 +59,58 @@ COUNTED = (WAITING, "V")
 BATCH = 100_000
 
 
-def kind_of(name: Any, argument: str = "kinds") -> str:
-    """The table of ``ach``, ``rcc``, ``instant``, ``rtp`` or ``nocs`` (or ``noc``)."""
-    from paynb.resources._base import invalid
+class HistoryPlace:
+    """Where a client's local history lives, and how the client opens it: the folder (and
+    object-store options) its last ``sync(path=...)`` named, else its service's default
+    folder (``sandbox-<database id>``, or the profile and the host).
 
-    text = str(name).strip().lower() if isinstance(name, str) else None
-    text = "nocs" if text == "noc" else text
-    if text not in st.KINDS:
-        known = ", ".join(st.KINDS)
-        raise invalid(argument, f"{name!r} is not one of {known}" if argument == "kind"
-                      else f"holds {name!r}, not one of {known}")
-    return text
+    The client makes one with its context and hands it to :func:`sync` and to its guards
+    (:meth:`open`); nothing here holds the client.
+    """
 
+    def __init__(self, context: ResourceContext) -> None:
+        self.context = context
+        #: The folder (or object-store URI) the last ``sync(path=...)`` named; ``None``:
+        #: the default of the service.
+        self.folder: Any = None
+        #: The object store's options that went with it (``storage_options=...``).
+        self.options: dict[str, str] | None = None
+        self._service: str | None = None
 
-def when(value: Any, argument: str, *, end: bool = False) -> pd.Timestamp | None:
-    """A date or time argument as a UTC timestamp (paynb's one reading of moments); a
-    date alone as its first (or, for ``end``, last) instant."""
-    import pandas as pd
+    def __repr__(self) -> str:
+        return f"<HistoryPlace {self.folder or 'default'} of company {self.context.company_code}>"
 
-    from paynb._time import is_date_only, utc_moment
+    def service(self) -> str:
+        """Which service the client talks to, as the store records it (asked once): a
+        sandbox says it in ``GET /sandbox/info`` (its database's id); a real service is
+        its host."""
+        if self._service is None:
+            where = self.context.environment
+            if not where.is_sandbox:
+                self._service = where.host
+            else:
+                answer = self.context.transport.json("GET", "/sandbox/info")
+                answer = answer if isinstance(answer, dict) else {}
+                ident = answer.get("databaseId") or answer.get("instanceId")
+                self._service = f"sandbox {ident}"
+        return self._service
 
-    if value is None:
-        return None
-    stamp = pd.Timestamp(utc_moment(value, argument))
-    return stamp + pd.Timedelta(days=1) - pd.Timedelta(1, "us") \
-        if end and is_date_only(value) else stamp
+    def path(self) -> Any:
+        """The store's folder: the one the last ``sync(path=...)`` named, else the default
+        of the service."""
+        if self.folder is not None:
+            return self.folder
+        where = self.context.environment
+        return st.default_path(self.service().replace(" ", "-") if where.is_sandbox
+                               else f"{where.name}-{where.host}")
 
-
-def service_of(client: Client) -> dict[str, Any]:
-    """Which service ``client`` talks to (``service``, as the store records it) and its
-    time now (``now``, UTC): a sandbox says both in ``GET /sandbox/info`` (its database's
-    id, and its clock, which ``simulate.advance_clock`` moves); a real service is its
-    host, on the local clock."""
-    where = client.environment
-    if not where.is_sandbox:
-        return {"service": where.host, "now": dt.datetime.now(dt.UTC)}
-    answer = client.context.transport.json("GET", "/sandbox/info")
-    answer = answer if isinstance(answer, dict) else {}
-    now = when(answer.get("now"), "the sandbox clock")
-    return {"service": f"sandbox {answer.get('databaseId') or answer.get('instanceId')}",
-            "now": dt.datetime.now(dt.UTC) if now is None else now.to_pydatetime()}
-
-
-_SERVICES: weakref.WeakKeyDictionary[Any, str] = weakref.WeakKeyDictionary()
-
-
-def history_path(client: Client) -> Any:
-    """The store of ``client``: the one its last ``sync(path=...)`` named, else the
-    default of its service (``sandbox-<database id>``, or the profile and the host)."""
-    if client.history_folder is not None:
-        return client.history_folder
-    where = client.environment
-    if client not in _SERVICES:
-        _SERVICES[client] = service_of(client)["service"]
-    return st.default_path(_SERVICES[client].replace(" ", "-") if where.is_sandbox
-                           else f"{where.name}-{where.host}")
+    def open(self) -> History:
+        """``client.history``: the store, read as the client shows items (its company,
+        its masking); one synced from another service is refused."""
+        history = History(self.path(), company=self.context.company_code,
+                          mask=self.context.mask, storage_options=self.options)
+        check_service(history.path, history.info().get("service"), self.service())
+        return history
 
 
 def check_service(path: Any, recorded: str | None, service: str) -> None:
@@ -121,33 +124,22 @@ def check_service(path: Any, recorded: str | None, service: str) -> None:
             "(client.sync(rebuild=True))")
 
 
-def open_history(client: Client) -> Any:
-    """``client.history``: the client's store, read as the client shows items."""
-    from paynb.history._reader import History
-
-    history = History(history_path(client), company=client.company_code, mask=client.mask,
-                      storage_options=client.history_options)
-    if client not in _SERVICES:
-        _SERVICES[client] = service_of(client)["service"]
-    check_service(history.path, history.info().get("service"), _SERVICES[client])
-    return history
-
-
 class _KindSync:
     """One sync of one kind of one company."""
 
-    def __init__(self, client: Client, store: st.Store, kind: str, table: DeltaTable | None,
+    def __init__(self, context: ResourceContext, resource: Resource, store: st.Store,
+                 kind: str, table: DeltaTable | None,
                  kept: dict[str, Any], *, since: pd.Timestamp | None, masked: bool,
                  now: dt.datetime, progress: bool | None, secret: bytes | None,
                  journal: DeltaTable | None = None) -> None:
         import pandas as pd
 
-        self.client, self.store, self.kind, self.table = client, store, kind, table
+        self.context, self.store, self.kind, self.table = context, store, kind, table
         #: The events table as the sync found it; the kind's table as a dataset.
         self.journal = journal
         self._data: Any = None
-        self.company = client.company_code
-        self.resource: Resource = getattr(client, kind)
+        self.company = context.company_code
+        self.resource = resource
         self.id_field, self.month_field = st.ID_FIELDS[kind], st.MONTH_FIELDS[kind]
         self.status_field = st.STATUS_FIELDS[kind]
         self.masked, self.now, self.progress, self.since = masked, now, progress, since
@@ -251,9 +243,9 @@ class _KindSync:
         """Every page of the list of ``params`` (concurrently), record lists in order."""
         from paynb.paging import iter_pages
 
-        size = self.client.page_size
+        size = self.context.page_size
         return iter_pages(self._fetcher(params, size), page_size=size,
-                          max_workers=self.client.max_workers, progress=self.progress,
+                          max_workers=self.context.max_workers, progress=self.progress,
                           desc=f"history {self.kind} pages")
 
     def backfill(self) -> None:
@@ -293,7 +285,7 @@ class _KindSync:
         import pandas as pd
 
         returns = self.kind in st.RETURN_KINDS
-        size = self.client.page_size
+        size = self.context.page_size
         # The page that is the list's last if nothing was added: its total says.
         guess = 0 if self.since is not None else max(0, math.ceil(self.next_order / size) - 1)
         mark = self.state.get("watermark")
@@ -330,8 +322,6 @@ class _KindSync:
         fill a page (counting them then costs less than reading them again)."""
         import pyarrow.compute as pc
 
-        from paynb.resources._items import CHANGE_STATUSES, CHANGES_OVERLAP
-
         if mark is None or self.status_field is None:
             return None
         top = st.instant(mark)
@@ -340,7 +330,7 @@ class _KindSync:
         held = self._scan([self.id_field], (pc.field("returnDate") >= top - CHANGES_OVERLAP)
                           & (pc.field("returnDate") <= top)
                           & pc.field(self.status_field).isin(list(CHANGE_STATUSES))).num_rows
-        return held if held >= self.client.page_size else None
+        return held if held >= self.context.page_size else None
 
     def _counted(self, mark: str | None, window: bool) -> dict[str, list[tuple[str, Any]]]:
         """The queries whose totals the sync compares with the store."""
@@ -354,9 +344,6 @@ class _KindSync:
         """Items that became B, I or R since the watermark: from just after it when the day
         before it is counted instead (``counted``), else from a day before, as
         ``changes()`` polls; every return when there is no watermark."""
-        from paynb.resources._base import wire_time
-        from paynb.resources._items import CHANGE_STATUSES, CHANGES_OVERLAP
-
         params: list[tuple[str, Any]] = [("itemStatus", code) for code in CHANGE_STATUSES]
         if mark is not None:
             # The filter is inclusive, to the millisecond.
@@ -398,7 +385,7 @@ class _KindSync:
         """Pages of a list from its last one backwards, until ``done(records)``; their
         records in list order. Page ``guess``, the likely last one, is asked first (or
         was: ``first`` is its answer's future), so that its total says which is last."""
-        size = self.client.page_size
+        size = self.context.page_size
         fetch = self._fetcher(params, size)
         page = first.result() if first is not None else fetch(guess)
         if page.total is None:
@@ -628,7 +615,6 @@ class _KindSync:
 
 def _fetcher(resource: Resource, params: list[tuple[str, Any]], size: int) -> Any:
     """``fetch(n)``: page ``n`` of the kind's list with ``params``, as ``list`` pages."""
-    from paynb.resources._base import page_fetcher
 
     return page_fetcher(resource, params, size)
 
@@ -687,62 +673,64 @@ def _last_at_first(frame: pd.DataFrame, id_field: str) -> pd.DataFrame:
 
 def _window_list(mark: str) -> list[tuple[str, Any]]:
     """The query of the returns (B, I, R) in the day before the watermark ``mark``."""
-    from paynb.resources._base import wire_time
-    from paynb.resources._items import CHANGE_STATUSES, CHANGES_OVERLAP
-
     end = st.instant(mark)
     return [*[("itemStatus", code) for code in CHANGE_STATUSES],
             ("returnDateStart", wire_time(end - CHANGES_OVERLAP, "watermark")),
             ("returnDateEnd", wire_time(end, "watermark"))]
 
 
-def sync(client: Client, *, kinds: Any = None, since: Any = None, rebuild: bool = False,
-         progress: bool | None = None, path: Any = None, mask: bool | None = None,
+def sync(place: HistoryPlace, resources: Mapping[str, Resource], *, kinds: Any = None,
+         since: Any = None, rebuild: bool = False, progress: bool | None = None,
+         path: Any = None, mask: bool | None = None,
          storage_options: Any = None) -> pd.DataFrame:
-    """Bring the history store up to date; see :meth:`paynb.Client.sync`."""
+    """Bring the history store at ``place`` up to date, from the namespaces ``resources``
+    (by kind: ``ach``, ``rcc``, ``instant``, ``rtp``, ``nocs``); see
+    :meth:`paynb.Client.sync`."""
     import pandas as pd
 
     from paynb.history._convert import convert_if_old
-    from paynb.resources._base import invalid
-
     given = [kinds] if isinstance(kinds, str) else list(st.KINDS if kinds is None else kinds)
     if not given:
-        raise invalid("kinds", "must name at least one kind")
+        raise ValidationError.for_argument("kinds", "must name at least one kind")
     chosen = list(dict.fromkeys(kind_of(k) for k in given))
     start = when(since, "since")
     for name, value in (("rebuild", rebuild), ("progress", progress), ("mask", mask)):
         if not isinstance(value, bool) and (value is not None or name == "rebuild"):
-            raise invalid(name, "must be True or False" + ("" if name == "rebuild"
-                                                            else " or None"))
+            raise ValidationError.for_argument(
+                name, "must be True or False" + ("" if name == "rebuild"
+                      else " or None"))
     if storage_options is not None and not (isinstance(storage_options, dict) and all(
             isinstance(k, str) and isinstance(v, str) for k, v in storage_options.items())):
-        raise invalid("storage_options", "must be a dict of option names to texts")
+        raise ValidationError.for_argument(
+            "storage_options", "must be a dict of option names to texts")
     st.need_deltalake()
-    service = service_of(client)
-    _SERVICES[client] = service["service"]
-    now = service["now"]
+    context = place.context
+    company = context.company_code
+    service = place.service()
+    now = context.clock.now()
     if start is not None and start > now:
-        raise invalid("since", f"({start:%Y-%m-%d %H:%M} UTC) is after the service's time "
-                      f"now ({now:%Y-%m-%d %H:%M} UTC): no item would be kept; "
-                      "give a date in the past")
+        raise ValidationError.for_argument(
+            "since", f"({start:%Y-%m-%d %H:%M} UTC) is after the service's time "
+                     f"now ({now:%Y-%m-%d %H:%M} UTC): no item would be kept; "
+                     "give a date in the past")
     if path is None and storage_options is None:  # the store the client remembers
-        storage_options = client.history_options
-    store = st.Store(history_path(client) if path is None else path, storage_options)
+        storage_options = place.options
+    store = st.Store(place.path() if path is None else path, storage_options)
     rows, ignored = [], []
     with store.locked():
         if path is not None:  # only a store that could be written becomes the client's
-            client.history_folder, client.history_options = path, storage_options
+            place.folder, place.options = path, storage_options
         convert_if_old(store, rebuild=rebuild)
         tables = _tables(store, chosen if rebuild else [])
         states = {name: st.state(table) for name, table in tables.items()}
         for kept in states.values():
-            check_service(store.path, kept.get("service"), service["service"])
-        masked = _masking(store, states, chosen, client, mask, rebuild)
+            check_service(store.path, kept.get("service"), service)
+        masked = _masking(store, states, chosen, context, mask, rebuild)
         number = 1 + max((int(kept.get("sync") or 0) for kept in states.values()), default=0)
         ach = states.get("ach", {})
         key = ach.get("accountKey")
         if "ach" in chosen and (key is None or rebuild and not ach.get("companies", {}).keys()
-                                - {client.company_code}):
+                                - {company}):
             key = new_key()  # keys from the first ACH row on: every row has one, or none
         secret = secret_of({"accountKey": key})
         if "ach" in chosen and key and secret is None:
@@ -751,25 +739,27 @@ def sync(client: Client, *, kinds: Any = None, since: Any = None, rebuild: bool 
                            "accounts in them); sync(rebuild=True) makes a new one", store.path)
         from paynb._version import __version__
 
-        common = {"format": st.FORMAT, "service": service["service"], "masked": masked,
+        common = {"format": st.FORMAT, "service": service, "masked": masked,
                   "paynb": __version__}
         for kind in chosen:
             began = time.perf_counter()
             kept = states.get(kind, {})
-            held = None if rebuild else kept.get("companies", {}).get(client.company_code)
+            held = None if rebuild else kept.get("companies", {}).get(company)
             kind_since = start
             if held is not None:
                 stored = when(held.get("since"), "since")
                 if start is not None and stored is not None and start < stored:
-                    raise invalid("since", f"is before {stored:%Y-%m-%d}, where the history "
-                                  f"of {kind} starts; use sync(rebuild=True, since=...) to "
-                                  "fetch the earlier items")
+                    raise ValidationError.for_argument(
+                        "since", f"is before {stored:%Y-%m-%d}, where the history "
+                                 f"of {kind} starts; use sync(rebuild=True, since=...) to "
+                                 "fetch the earlier items")
                 if start is not None and start != stored:
                     ignored.append(f"{kind} keeps " + (
                         "every item" if stored is None
                         else f"the items from {stored:%Y-%m-%d %H:%M} UTC on"))
                 kind_since = stored
-            job = _KindSync(client, store, kind, tables.get(kind), kept, since=kind_since,
+            job = _KindSync(context, resources[kind], store, kind, tables.get(kind), kept,
+                            since=kind_since,
                             masked=masked, now=now, progress=progress, secret=secret,
                             journal=tables.get(st.EVENTS))
             job.backfill() if held is None else job.incremental()
@@ -812,20 +802,19 @@ def _tables(store: st.Store, rebuilt: list[str]) -> dict[str, DeltaTable]:
 
 
 def _masking(store: st.Store, states: dict[str, dict[str, Any]], chosen: list[str],
-             client: Client, mask: bool | None, rebuild: bool) -> bool:
+             context: ResourceContext, mask: bool | None, rebuild: bool) -> bool:
     """Whether this sync writes account numbers masked: as the store keeps them (a
     change needs a rebuild of all it holds), else as asked, else as the client shows."""
-    from paynb.resources._base import invalid
-
     masked = next((kept["masked"] for kept in states.values() if "masked" in kept), None)
     if masked is None:
-        return client.mask if mask is None else mask
+        return context.mask if mask is None else mask
     held = {(kind, company) for kind in st.KINDS
             for company in states.get(kind, {}).get("companies", {})}
     if mask is None or mask == masked:
         return bool(masked)
-    if rebuild and held <= {(kind, client.company_code) for kind in chosen}:
+    if rebuild and held <= {(kind, context.company_code) for kind in chosen}:
         return mask
-    raise invalid("mask", f"is {mask}, but the history at {store.path} keeps account numbers "
-                  f"{'masked' if masked else 'unmasked'}; use sync(rebuild=True, mask=...) "
-                  "of every kind it holds to build it again the other way")
+    raise ValidationError.for_argument(
+        "mask", f"is {mask}, but the history at {store.path} keeps account numbers "
+                f"{'masked' if masked else 'unmasked'}; use sync(rebuild=True, mask=...) "
+                "of every kind it holds to build it again the other way")

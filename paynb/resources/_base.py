@@ -16,7 +16,7 @@ from decimal import Decimal
 from typing import TYPE_CHECKING, Any, ClassVar, TypeVar
 from urllib.parse import quote
 
-from paynb._args import positive_int
+from paynb._args import backwards, positive_int
 from paynb._coerce import missing, parse_decimal
 from paynb._time import is_date_only, utc_moment
 from paynb._warn import user_stacklevel
@@ -138,12 +138,6 @@ class _Batches:
         return self._frame(self._records)
 
 
-def invalid(argument: str, message: str) -> ValidationError:
-    """:meth:`ValidationError.for_argument`, by the name :mod:`paynb.history` still imports
-    (removed when the history is wired through the client's context)."""
-    return ValidationError.for_argument(argument, message)
-
-
 def _moment(value: Any, argument: str) -> tuple[dt.datetime, bool]:
     """``value`` as a zone-less UTC datetime (:func:`paynb._time.utc_moment`), and whether
     it named a whole day (a date, or ISO text without a time)."""
@@ -188,10 +182,6 @@ class Filters:
         return self.statuses is not None or bool(self.bounds)
 
 
-def _shown(moment: dt.datetime) -> str:
-    return f"{moment:%Y-%m-%d}" if moment.time() == dt.time() else f"{moment:%Y-%m-%d %H:%M:%S} UTC"
-
-
 def date_range(start: Any, end: Any, start_name: str, end_name: str
                ) -> tuple[dt.datetime | None, dt.datetime | None, bool]:
     """A checked range: start, end (zone-less UTC) and whether the end is a whole day.
@@ -208,15 +198,6 @@ def date_range(start: Any, end: Any, start_name: str, end_name: str
         raise backwards(start_name, begin, end_name,
                         finish - dt.timedelta(days=1) if whole_day else finish)
     return begin, finish, whole_day
-
-
-def backwards(start_name: str, begin: dt.datetime, end_name: str, end: dt.datetime
-              ) -> ValidationError:
-    """The error of a range whose start (``begin``) is after its end (zone-less UTC; a
-    whole day's end as its midnight): it names both arguments."""
-    message = (f"{start_name} ({_shown(begin)}) is after {end_name} ({_shown(end)}): "
-               f"a backwards range selects nothing; swap them")
-    return ValidationError({start_name: [message], end_name: [message]}, message=message)
 
 
 def _plain(value: Any) -> Any:

@@ -23,7 +23,46 @@ from paynb.nacha import ENTRY_FIELDS, Verdict
 from paynb.resources._seen import SeenRecords
 from paynb.transport import Transport
 
-__all__ = ["ResourceContext", "SeenHistory", "ServiceClock", "SubmissionGuard"]
+__all__ = ["Environment", "ResourceContext", "SeenHistory", "ServiceClock", "SubmissionGuard"]
+
+
+@dataclass(frozen=True)
+class Environment:
+    """Where a client's calls go: the embedded sandbox, or the real service.
+
+    ``name`` is ``"sandbox"``, the profile's name, ``"env"`` (the ``PAYNB_*``
+    variables) or ``"custom"`` (arguments given in code); ``host`` is the
+    service's host. Compares equal to its ``name`` (``client.environment ==
+    "sandbox"``); :attr:`label` is what reprs and form headers show.
+    """
+
+    name: str
+    host: str
+    is_sandbox: bool
+
+    @property
+    def label(self) -> str:
+        """``sandbox (simulated, nothing is paid)``, or ``REAL SERVICE <host> (profile
+        <name>)``: what the repr, the form headers and the confirmations say."""
+        if self.is_sandbox:
+            return "sandbox (simulated, nothing is paid)"
+        source = {"env": "PAYNB_* variables", "custom": "settings given in code"}.get(
+            self.name, f"profile {self.name}")
+        return f"REAL SERVICE {self.host} ({source})"
+
+    def __str__(self) -> str:
+        return self.label
+
+    def __eq__(self, other: object) -> bool:
+        if isinstance(other, str):
+            return self.name == other
+        if isinstance(other, Environment):
+            return (self.name, self.host, self.is_sandbox) == (
+                other.name, other.host, other.is_sandbox)
+        return NotImplemented
+
+    def __hash__(self) -> int:
+        return hash(self.name)
 
 
 class ServiceClock:
@@ -100,6 +139,7 @@ class ResourceContext:
     Args:
         transport: the HTTP transport (token, retries of reads, answers decoded).
         company_code: the company every call acts for.
+        environment: where the calls go (the sandbox, or the real service's host).
         clock: the service's time.
         journal: the journal, or ``None`` (``Client(journal=None)``): nothing recorded.
         page_size: records per page of a list.
@@ -114,6 +154,7 @@ class ResourceContext:
 
     transport: Transport
     company_code: str
+    environment: Environment
     clock: ServiceClock
     journal: Journal | None = None
     page_size: int = 200

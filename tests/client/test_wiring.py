@@ -8,10 +8,11 @@ from typing import Any
 
 from paynb.client import Client
 from paynb.guards import GuardService
+from paynb.history import HistoryPlace
 from paynb.resources import ResourceContext
 
 
-def _reaches(start: Any, target: Any, *, skip: tuple[type, ...] = ()) -> list[str]:
+def _reaches(start: Any, target: Any) -> list[str]:
     """The paths (attribute by attribute) from ``start`` to ``target`` through paynb's own
     objects (anything defined in a ``paynb`` module, and the containers they hold)."""
     found: list[str] = []
@@ -19,7 +20,7 @@ def _reaches(start: Any, target: Any, *, skip: tuple[type, ...] = ()) -> list[st
     todo: list[tuple[Any, str]] = [(start, type(start).__name__)]
     while todo:
         obj, path = todo.pop()
-        if id(obj) in seen or isinstance(obj, skip):
+        if id(obj) in seen:
             continue
         seen.add(id(obj))
         if obj is target:
@@ -47,17 +48,21 @@ def test_no_resource_holds_the_client(stub_client: Client) -> None:
         resource = getattr(stub_client, name)
         assert not hasattr(resource, "client")
         assert resource.context is stub_client.context
-        # Through its context, the guards and the records they judge by, a resource
-        # reaches everything it works with, and never the client (the guards' store
-        # reader is the client's until the history is wired: skipped and named below).
-        assert _reaches(resource, stub_client, skip=(types.MethodType,)) == [], name
+        # Through its context, the guards, the records they judge by and the history
+        # store they read, a resource reaches everything it works with, never the client.
+        assert _reaches(resource, stub_client) == [], name
 
 
-def test_the_guards_reach_the_client_only_through_the_history_store(stub_client: Client
-                                                                     ) -> None:
+def test_neither_the_guards_nor_the_history_place_hold_the_client(stub_client: Client
+                                                                   ) -> None:
     guards = stub_client.context.guard
     assert isinstance(guards, GuardService)
-    assert _reaches(guards, stub_client) == ["GuardService._store.__self__"]
+    assert _reaches(guards, stub_client) == []
+    place = stub_client._history
+    assert isinstance(place, HistoryPlace)
+    assert _reaches(place, stub_client) == []
+    # The guards read the client's store through its place (a bound method of the place).
+    assert guards._store.__self__ is place
 
 
 def test_the_context_is_the_one_the_client_made(stub_client: Client) -> None:

@@ -74,7 +74,7 @@ def test_an_old_store_is_converted_on_opening_without_loss(old_store):
     # The account keys came along: the guards still match an account in the store.
     found = History(old_store, company=EXPECTED["company"]).guard_rows(
         [("021000021", "555000003")],
-                               since=paynb.history._sync.when("2000-01-01", "since"))
+                               since=paynb.history._store.when("2000-01-01", "since"))
     assert found.problem is None and [row["bankAccountNumber"] for row in found.items] == \
         ["555000003"]
     # Opened again: nothing more to convert, nothing said.

@@ -445,10 +445,8 @@ def test_since_applies_to_every_kind_by_its_own_date(private, tmp_path):
 
 
 def test_since_after_the_services_time_is_refused(private, tmp_path):
-    from paynb.history._sync import service_of
-
     client = private.connect(journal=None)
-    now = pd.Timestamp(service_of(client)["now"])
+    now = pd.Timestamp(client.context.clock.now())
     with pytest.raises(ValidationError, match=r"since \(.*\) is after the service's time now"):
         client.sync(path=tmp_path / "later", since=now + pd.Timedelta(minutes=5),
                     progress=False)

@@ -448,7 +448,8 @@ def test_records_of_the_lists_end_and_the_poll_frame_as_the_poll_saw_them(privat
     """Items on both the list's end and the returns poll: the poll's record, at the list's
     place of the item."""
     client = private.connect(journal=None)
-    job = sync_module._KindSync(client, Store(tmp_path), "ach", None, {}, since=None,
+    job = sync_module._KindSync(client.context, client.ach, Store(tmp_path), "ach", None, {},
+                                since=None,
                                 masked=True, now=pd.Timestamp.now(tz="UTC"), progress=False,
                                 secret=None)
     records = sync_module._fetcher(client.ach, [], 50)(0).records
