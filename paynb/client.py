@@ -24,7 +24,7 @@ import os
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any, Generic, TypeVar, overload
 
-from paynb import config
+from paynb import config, sandbox
 from paynb._args import positive_int
 from paynb._redact import shown_url, url_host
 from paynb.auth import PasswordAuth
@@ -531,8 +531,6 @@ def connect(profile: str | None = None, **options: Any) -> Client:
         logger.info("connecting to %s (%s), company %s", settings.base_url,
                     settings.environment, settings.company_code)
         return Client(**settings.client_arguments(**options))
-    from paynb import sandbox
-
     handle = sandbox.ensure_running()
     logger.warning("no profile and no PAYNB_* connection variables: connected to the "
                    "embedded SANDBOX at %s (simulated service, fake data, nothing is paid). "
@@ -540,3 +538,7 @@ def connect(profile: str | None = None, **options: Any) -> Client:
                    "(docs/real-service.md).", handle.base_url)
     client: Client = handle.connect(**options)
     return client
+
+
+# A sandbox handle's connect() builds this module's Client (the sandbox never imports it).
+sandbox.register_client(Client)

@@ -55,6 +55,8 @@ REFERENCE = {
     "paynb.paging": ("reference/internals", "paynb.paging", None),
     "paynb.cli": ("reference/internals", "paynb.cli", None),
     "paynb.reconcile": ("reference/internals", "paynb.reconcile", None),
+    "paynb.guards": ("reference/internals", "paynb.guards", None),
+    "paynb.nacha": ("reference/internals", "paynb.nacha", None),
     "paynb.compliance": ("reference/compliance", "paynb.compliance", None),
     "paynb.matching": ("reference/matching", "paynb.matching", None),
     "paynb.monitor": ("reference/monitor", "paynb.monitor", None),

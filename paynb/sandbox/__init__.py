@@ -26,6 +26,7 @@ from paynb.sandbox.server import (
     Credentials,
     Sandbox,
     ensure_running,
+    register_client,
     serve,
 )
 from paynb.sandbox.simulate import Simulator
@@ -38,5 +39,6 @@ __all__ = [
     "Sandbox",
     "Simulator",
     "ensure_running",
+    "register_client",
     "serve",
 ]

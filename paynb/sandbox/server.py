@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import atexit
 import contextlib
+import importlib
 import json
 import logging
 import os
@@ -11,11 +12,13 @@ import socket
 import threading
 import time
 import uuid
-from dataclasses import dataclass, field
+from collections.abc import Callable
 from pathlib import Path
 from types import TracebackType
 from typing import Any
 
+from paynb.config import Credentials, Settings
+from paynb.errors import ValidationError
 from paynb.sandbox.faults import Faults, FaultSettings
 from paynb.sandbox.simulate import Simulator
 
@@ -27,6 +30,7 @@ __all__ = [
     "default_db_path",
     "discovery_path",
     "ensure_running",
+    "register_client",
     "serve",
 ]
 
@@ -36,22 +40,22 @@ logger = logging.getLogger("paynb.sandbox")
 DEMO_ITEMS = 50_000
 
 
-@dataclass(frozen=True)
-class Credentials:
-    """How to sign in to a sandbox (the secrets are left out of the repr)."""
-
-    client_id: str
-    client_secret: str = field(repr=False)
-    username: str
-    password: str = field(repr=False)
-
-    def as_dict(self) -> dict[str, str]:
-        """The four values by name, e.g. for ``paynb.Credentials(**creds.as_dict())``."""
-        return {"client_id": self.client_id, "client_secret": self.client_secret,
-                "username": self.username, "password": self.password}
-
-
+#: How to sign in to the demo sandbox: the client's own :class:`paynb.Credentials` (one
+#: class, so a handle's ``credentials`` go straight to ``paynb.Client``).
 DEMO_CREDENTIALS = Credentials("paynb-sandbox", "sandbox-secret", "analyst", "analyst-password")
+
+#: How a handle makes a client (:meth:`Sandbox.connect`): :mod:`paynb.client` registers
+#: its :class:`~paynb.Client` here when it is imported (:func:`register_client`). The
+#: sandbox never imports the client; it names the module that registers one
+#: (:data:`CLIENT_MODULE`), as the ``df.paynb`` accessor names its providers.
+_client_factory: Callable[..., Any] | None = None
+CLIENT_MODULE = "paynb.client"
+
+
+def register_client(factory: Callable[..., Any]) -> None:
+    """Make ``factory`` (``paynb.Client``) what :meth:`Sandbox.connect` builds."""
+    global _client_factory
+    _client_factory = factory
 
 
 class Sandbox:
@@ -86,23 +90,32 @@ class Sandbox:
         """The :class:`~paynb.sandbox.store.Store` of an owned sandbox (None otherwise)."""
         return self._store
 
+    def settings(self, *, company_code: str | None = None) -> Settings:
+        """The client settings of this sandbox (:class:`paynb.config.Settings`: its
+        address, the company, the demo sign-in, ``environment="sandbox"``):
+        ``paynb.Client(**sb.settings().client_arguments())`` is :meth:`connect`."""
+        sign_in = self.credentials
+        return Settings(base_url=self.base_url, auth_url=self.auth_url,
+                        company_code=company_code or self.company_code,
+                        client_id=sign_in.client_id, client_secret=sign_in.client_secret,
+                        username=sign_in.username, password=sign_in.password,
+                        environment="sandbox")
+
     def connect(self, **options: Any) -> Any:
         """A :class:`paynb.Client` signed in to this sandbox (``options`` go to the client;
         ``company_code`` and ``credentials`` default to this handle's, so
         ``connect(company_code="DEMO2")`` is the other demo company)."""
-        from paynb.client import Client
-        from paynb.config import Credentials as ClientCredentials
-        from paynb.errors import ValidationError
-
         given = sorted({"base_url", "auth_url"} & set(options))
         if given:
-            message = (f"is this sandbox's own ({self.base_url}); connect() takes the "
-                       "client's other options")
-            raise ValidationError({given[0]: [message]}, message=f"{given[0]} {message}")
-        options.setdefault("environment", "sandbox")
-        options.setdefault("company_code", self.company_code)
-        options.setdefault("credentials", ClientCredentials(**self.credentials.as_dict()))
-        return Client(base_url=self.base_url, auth_url=self.auth_url, **options)
+            raise ValidationError.for_argument(
+                given[0], f"is this sandbox's own ({self.base_url}); connect() takes the "
+                          "client's other options")
+        if _client_factory is None:
+            # The client registers itself when imported; a handle used before anything
+            # imported it brings it in by name (the sandbox never imports it).
+            importlib.import_module(CLIENT_MODULE)
+        assert _client_factory is not None
+        return _client_factory(**self.settings().client_arguments(**options))
 
     def close(self) -> None:
         """Stop the server (if this process runs it) and close its database."""
