@@ -204,7 +204,8 @@ class GuardService:
         kept until the store, the accounts, the day or the applied NOCs change); its
         problem, if any, is told once."""
         store, meta = found
-        key = (str(store.path), meta.get("version"), frozenset(map(str, accounts)),
+        key = (str(store.path), meta.get("version"),
+               tuple(sorted(meta.get("versions", {}).items())), frozenset(map(str, accounts)),
                since.date(), frozenset(applied))
         with self._lock:
             if self._stored is not None and self._stored[0] == key:

@@ -135,9 +135,8 @@ class _KindSync:
         import pandas as pd
 
         self.context, self.store, self.kind, self.table = context, store, kind, table
-        #: The events table as the sync found it; the kind's table as a dataset.
+        #: The events table as the sync found it.
         self.journal = journal
-        self._data: Any = None
         self.company = context.company_code
         self.resource = resource
         self.id_field, self.month_field = st.ID_FIELDS[kind], st.MONTH_FIELDS[kind]
@@ -152,6 +151,7 @@ class _KindSync:
         self.latest_return: pd.Timestamp | None = None
         self.counts: dict[str, int] = dict(self.state.get("counts") or {})
         self.next_order = int(self.state.get("nextOrder") or 0)
+        self.poll_pages = int(self.state.get("pollPages") or 1)
         #: Stored rows looked up so far (and rows staged since): _hash, _order, status.
         self.known = pd.DataFrame({"_hash": [], "_order": [], "status": []})
         self.asked: set[Any] = set()
@@ -160,6 +160,8 @@ class _KindSync:
         self.changes: tuple[list[str], list[Any]] = ([], [])
         self.json: set[str] = set()
         self.backfilling = False
+        #: Rows staged that replace stored ones (none: the new items are appended).
+        self.updates = 0
 
     # ------------------------------------------------------------------ stored rows
 
@@ -183,8 +185,9 @@ class _KindSync:
             return self.known  # ids of another type: none is stored
         bounds = pc.min_max(wanted)
         columns = [field, "_hash", "_order", *([self.status_field] if self.status_field else [])]
-        rows = self._scan(columns, (pc.field(field) >= bounds["min"])
-                          & (pc.field(field) <= bounds["max"]) & pc.field(field).isin(wanted))
+        low, high = bounds["min"].as_py(), bounds["max"].as_py()
+        rows = self._scan(columns, pc.field(field).isin(wanted),
+                          [(field, ">=", low), (field, "<=", high)])
         if rows.num_rows:
             self._note(rows.column(field).to_numpy(zero_copy_only=False),
                        rows.column("_hash").to_numpy(), rows.column("_order").to_numpy(),
@@ -192,21 +195,16 @@ class _KindSync:
                        if self.status_field else None)
         return self.known
 
-    def _scan(self, columns: list[str], condition: Any) -> pa.Table:
-        """The company's stored rows meeting ``condition``: its files are skipped by
-        their partition and statistics (the table's dataset is made once per sync)."""
+    def _scan(self, columns: list[str] | None, condition: Any, files: list[Any]) -> pa.Table:
+        """The company's stored rows meeting ``condition``, read from the files that
+        ``files`` (conditions on partitions and statistics) selects: a dataset of every
+        file costs a sync more than the reads it saves."""
         import pyarrow as pa
-        import pyarrow.compute as pc
 
         if self.table is None:
-            return pa.table({c: pa.array([]) for c in columns})
-        if self._data is None:
-            self._data = self.store.dataset(self.kind, self.table)
-        try:
-            return self._data.to_table(columns=columns, filter=condition & (
-                pc.field("company") == self.company))
-        except (OSError, pa.ArrowException) as exc:
-            raise self.store.unreadable(self.kind, exc) from None
+            return pa.table({c: pa.array([]) for c in columns or []})
+        return self.store.scan(self.kind, self.table, [("company", "=", self.company), *files],
+                               columns, condition)
 
     def _note(self, ids: Any, hashes: Any, orders: Any, status: Any) -> None:
         """Keep stored (or staged) rows: later look-ups of these ids compare with them."""
@@ -239,14 +237,15 @@ class _KindSync:
 
         return counted
 
-    def _records(self, params: list[tuple[str, Any]]) -> Any:
-        """Every page of the list of ``params`` (concurrently), record lists in order."""
+    def _records(self, params: list[tuple[str, Any]], expect: int = 1) -> Any:
+        """Every page of the list of ``params`` (concurrently; ``expect`` pages asked at
+        once), record lists in order."""
         from paynb.paging import iter_pages
 
         size = self.context.page_size
         return iter_pages(self._fetcher(params, size), page_size=size,
                           max_workers=self.context.max_workers, progress=self.progress,
-                          desc=f"history {self.kind} pages")
+                          desc=f"history {self.kind} pages", expect=expect)
 
     def backfill(self) -> None:
         """Every item of the kind (from ``since``), framed batch by batch."""
@@ -327,9 +326,10 @@ class _KindSync:
         top = st.instant(mark)
         if self.table is None:
             return None
+        day = [("returnDate", ">=", top - CHANGES_OVERLAP), ("returnDate", "<=", top)]
         held = self._scan([self.id_field], (pc.field("returnDate") >= top - CHANGES_OVERLAP)
                           & (pc.field("returnDate") <= top)
-                          & pc.field(self.status_field).isin(list(CHANGE_STATUSES))).num_rows
+                          & pc.field(self.status_field).isin(list(CHANGE_STATUSES)), day).num_rows
         return held if held >= self.context.page_size else None
 
     def _counted(self, mark: str | None, window: bool) -> dict[str, list[tuple[str, Any]]]:
@@ -350,7 +350,10 @@ class _KindSync:
             start = st.instant(mark) + (dt.timedelta(milliseconds=1) if counted
                                     else -CHANGES_OVERLAP)
             params.append(("returnDateStart", wire_time(start, "watermark")))
-        return [r for page in self._records(params) for r in page]
+        # As many pages as the last poll had, asked at once: returns come at a steady pace.
+        records = [r for page in self._records(params, self.poll_pages) for r in page]
+        self.poll_pages = max(1, math.ceil(len(records) / self.context.page_size))
+        return records
 
     def _apply(self, frame: pd.DataFrame) -> set[Any]:
         """Stage the rows of ``frame`` that are new or differ from the stored ones (and
@@ -442,8 +445,8 @@ class _KindSync:
         if max(missing.values()) <= 0:
             return []
         # No item older than the oldest the store holds as waiting can have left W.
-        floor = pc.min(self._scan(["_order"], pc.field(self.status_field) == WAITING)
-                       .column("_order")).as_py()
+        floor = pc.min(self._scan(["_order"], pc.field(self.status_field) == WAITING,
+                                  [(self.status_field, "=", WAITING)]).column("_order")).as_py()
         floor = self.next_order if floor is None else floor
         found: list[dict[str, Any]] = []
         for code in (c for c in QUIET_STATUSES if missing[c] > 0):
@@ -495,6 +498,7 @@ class _KindSync:
                 self.latest_return = latest
         self.next_order = max(self.next_order, int(orders.max()) + 1)
         moved = np.asarray(new, dtype=bool).copy()
+        self.updates += int((~moved).sum())
         status = None
         if self.status_field:
             status = frame[self.status_field].astype(object)
@@ -524,7 +528,7 @@ class _KindSync:
         kept["companies"] = {**self.kept.get("companies", {}), self.company: {
             "sync": number, "since": None if self.since is None else self.since.isoformat(),
             "watermark": mark, "syncedAt": self.now.isoformat(), "counts": self.counts,
-            "nextOrder": self.next_order}}
+            "nextOrder": self.next_order, "pollPages": self.poll_pages}}
         data = pa.concat_tables(self.rows, promote_options="permissive") if self.rows \
             else None
         journal = self.journal
@@ -553,19 +557,14 @@ class _KindSync:
                                 predicate=None if self.table is None else company,
                                 schema_mode="merge", **options,
                                 **(st.created(self.kind) if self.table is None else {}))
-            elif data is not None:
-                # The stored rows of these ids are replaced (the files holding them are
-                # written again without them) and the new ones added, in one transaction.
-                # (A MERGE costs as much, but writes its text as Arrow string views, which
-                # pyarrow's datasets, and DuckDB and Dask through them, cannot filter.)
-                ids = ", ".join(st.quoted(i) if isinstance(i, str) else str(int(i))
-                                for i in data.column(self.id_field).to_pylist())
-                months = ", ".join(st.quoted(m) for m in sorted(set(
-                    data.column("month").to_pylist())))
-                write_deltalake(self.store.table_uri(self.kind), data, mode="overwrite",
-                                predicate=f'{company} AND month IN ({months}) AND '
-                                          f'"{self.id_field}" IN ({ids})',
+            elif data is not None and not self.updates:  # new items only: appended
+                write_deltalake(self.store.table_uri(self.kind), data, mode="append",
                                 schema_mode="merge", **options)
+            elif data is not None:
+                rows, spans = self._spans(data)
+                write_deltalake(self.store.table_uri(self.kind), rows, mode="overwrite",
+                                predicate=f"{company} AND ({spans})", schema_mode="merge",
+                                **options)
             else:  # nothing changed: the state (sync time, watermark) is committed alone
                 assert self.table is not None
                 self.table.create_write_transaction(
@@ -587,6 +586,49 @@ class _KindSync:
                 if reopened is not None:
                     st.compact(reopened, columns, full, state)
         return written, len(events)
+
+    def _spans(self, data: pa.Table) -> tuple[pa.Table, str]:
+        """The rows to write in place of those stored, and the predicate that selects
+        the stored ones: per month, the span of ids of the stored files that hold the
+        items written (each file is replaced whole), its stored rows with the new
+        versions in, in the order of their ids. So the files stay each a run of ids, and
+        a sync rewrites only the files of the items it changes (a write that replaces
+        rows by id, or a MERGE, rewrites the rest of their files unsorted, and each sync
+        then touches more files: benchmarks/RESULTS.md, case 10). (A MERGE would also
+        write its text as Arrow string views, which pyarrow's datasets, and DuckDB and
+        Dask through them, cannot filter.)"""
+        import pyarrow as pa
+        import pyarrow.compute as pc
+
+        assert self.table is not None
+        field = self.id_field
+        files = pa.table(self.table.get_add_actions(flatten=True))
+        ranges = list(zip(files.column("partition.company").to_pylist(),
+                          files.column("partition.month").to_pylist(),
+                          files.column(f"min.{field}").to_pylist(),
+                          files.column(f"max.{field}").to_pylist(), strict=True))
+        parts, spans = [], []
+        for month in sorted(set(data.column("month").to_pylist())):
+            mine = data.filter(pc.field("month") == month)
+            low, high = pc.min(mine.column(field)).as_py(), pc.max(mine.column(field)).as_py()
+            grown = True
+            while grown:  # to the ends of every file the span reaches
+                grown = False
+                for company, at, first, last in ranges:
+                    if company == self.company and at == month and first is not None \
+                            and first <= high and last >= low \
+                            and (first < low or last > high):
+                        low, high, grown = min(low, first), max(high, last), True
+            within = (pc.field(field) >= low) & (pc.field(field) <= high)
+            stored = self._scan(None, within & (pc.field("month") == month),
+                                [("month", "=", month), (field, ">=", low), (field, "<=", high)])
+            stored = stored.filter(~pc.field(field).isin(mine.column(field).combine_chunks()))
+            part = pa.concat_tables([stored, mine], promote_options="permissive")
+            parts.append(part.take(pc.sort_indices(part, [(field, "ascending")])))
+            shown = [st.quoted(v) if isinstance(v, str) else str(v) for v in (low, high)]
+            spans.append(f'(month = {st.quoted(month)} AND "{field}" >= {shown[0]} AND '
+                         f'"{field}" <= {shown[1]})')
+        return pa.concat_tables(parts, promote_options="permissive"), " OR ".join(spans)
 
     def _events(self, journal: DeltaTable | None) -> pa.Table:
         """The status changes to append, less those an interrupted sync already recorded
@@ -721,7 +763,10 @@ def sync(place: HistoryPlace, resources: Mapping[str, Resource], *, kinds: Any =
         if path is not None:  # only a store that could be written becomes the client's
             place.folder, place.options = path, storage_options
         convert_if_old(store, rebuild=rebuild)
-        tables = _tables(store, chosen if rebuild else [])
+        # The kinds synced and the events say what the store is (its service, masking,
+        # last sync); a change of masking is judged against every kind it holds.
+        tables = _tables(store, list(st.KINDS) if rebuild or mask is not None else chosen,
+                         chosen if rebuild else [])
         states = {name: st.state(table) for name, table in tables.items()}
         for kept in states.values():
             check_service(store.path, kept.get("service"), service)
@@ -782,13 +827,14 @@ def sync(place: HistoryPlace, resources: Mapping[str, Resource], *, kinds: Any =
     return pd.DataFrame(rows, columns=["kind", "requests", "written", "events", "seconds"])
 
 
-def _tables(store: st.Store, rebuilt: list[str]) -> dict[str, DeltaTable]:
-    """The store's tables; one of the kinds ``rebuilt`` (or the events, in a rebuild)
-    that cannot be read is removed, to be written anew (a folder's only)."""
+def _tables(store: st.Store, names: list[str], rebuilt: list[str]) -> dict[str, DeltaTable]:
+    """The store's tables ``names`` (and the events); one of the kinds ``rebuilt`` (or the
+    events, in a rebuild) that cannot be read is removed, to be written anew (a folder's
+    only)."""
     import shutil
 
     tables = {}
-    for name in (*st.KINDS, st.EVENTS):
+    for name in (*names, st.EVENTS):
         try:
             table = store.open(name)
         except st.HistoryCorruptError:

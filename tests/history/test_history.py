@@ -536,12 +536,14 @@ def test_the_returns_window_is_counted_and_read_again_only_when_it_changed(priva
     first = client.sync(progress=False).set_index("kind").loc["ach"]
     assert first["events"] == 12
     state = client.history.info()["kinds"]["ach"][private.company_code]
-    assert state["watermark"].startswith("2030-01-10")
+    assert state["watermark"].startswith("2030-01-10") and state["pollPages"] == 3
 
-    # Nothing new: the poll after the watermark, the list's last page, the window's
-    # count, the W and V counts; the 12 returns are not read again.
+    # Nothing new: the poll after the watermark (three pages asked at once, as many as
+    # the last poll had), the list's last page, the window's count, the W and V counts;
+    # the 12 returns are not read again.
     quiet = client.sync(progress=False).set_index("kind").loc["ach"]
-    assert (quiet["written"], quiet["events"], quiet["requests"]) == (0, 0, 5)
+    assert (quiet["written"], quiet["events"], quiet["requests"]) == (0, 0, 7)
+    assert client.history.info()["kinds"]["ach"][private.company_code]["pollPages"] == 1
 
     # A late return dated inside the window: counted, so the window is read again (and
     # with it a change the simulation makes to a return there, which the service does
