@@ -179,7 +179,8 @@ def run(cfg: Config) -> list[Row]:
 
         def measure(numbers: range, latency_ms: float) -> dict[str, list[float]]:
             seen: dict[str, list[float]] = {key: [] for key in (
-                "sync", "list", "floor", "merge", "default", "sync rows", "default rows")}
+                "sync", "list", "floor", "merge", "default", "sync rows", "floor rows",
+                "default rows")}
             for number in numbers:
                 day = dt.date(2030, 1, 1) + dt.timedelta(days=3 * number)
                 chosen = [int(i) for i in pool[number * changes:(number + 1) * changes]]
@@ -210,28 +211,35 @@ def run(cfg: Config) -> list[Row]:
                         copies[name] / "ach", copies[name] / "events", rows, events,
                         merge=name == "merge"))
                     seen[name].append(took)
-                    if name == "default":
-                        seen["default rows"].append(_rewritten(old, _files(
+                    if name != "merge":
+                        seen[f"{name} rows"].append(_rewritten(old, _files(
                             copies[name] / "ach")))
                 seen["sync"].append(seconds)
                 seen["list"].append(listed)
             return seen
 
         seen = measure(range(sync_rounds), 0)
-        floors = [a + b for a, b in zip(seen["list"], seen["floor"], strict=True)]
-        sync_s, floor_s = statistics.median(seen["sync"]), statistics.median(floors)
-        ratio = sync_s / floor_s
         median = {key: statistics.median(values) for key, values in seen.items()}
-        rows.append(Row(
-            f"10 incremental sync of {changes:,} changes over {stored:,} stored vs its floor",
-            fmt_s(sync_s), fmt_s(floor_s), ratio, target="ratio <= 1.3", met=ratio <= 1.3,
-            notes=[f"medians of {len(floors)} round(s); each round's ratio "
-                   f"{_spread(seen['sync'], floors)}",
-                   f"floor: the list of the changes ({fmt_s(median['list'])}, status R, their "
-                   "return date, a client with its token) plus the same rows and events "
-                   f"written by hand with deltalake into a copy of the tables "
-                   f"({fmt_s(median['floor'])}: the rows replaced by id, as the sync "
-                   f"writes them; a MERGE instead: {fmt_s(median['merge'])})"]))
+        sync_s = median["sync"]
+        for name, label, target in (
+                ("merge", "its floor (list + MERGE by hand)", "ratio <= 1.3"),
+                ("floor", "list + rows replaced by id by hand", "")):
+            floors = [a + b for a, b in zip(seen["list"], seen[name], strict=True)]
+            floor_s = statistics.median(floors)
+            ratio = sync_s / floor_s
+            rows.append(Row(
+                f"10 incremental sync of {changes:,} changes over {stored:,} stored vs {label}",
+                fmt_s(sync_s), fmt_s(floor_s), ratio, target=target,
+                met=ratio <= 1.3 if target else None,
+                notes=[f"medians of {len(floors)} round(s); each round's ratio "
+                       f"{_spread(seen['sync'], floors)}",
+                       f"the list of the changes ({fmt_s(median['list'])}, status R, their "
+                       "return date, a client with its token), then the same rows and "
+                       "events written by hand with deltalake into a copy of the tables "
+                       f"({fmt_s(median[name])}: "
+                       + ("a MERGE on the id, the events appended" if name == "merge" else
+                          "an overwrite whose predicate lists the ids (as fast as "
+                          "deltalake writes this change), the events appended") + ")"]))
         rows.append(Row(f"10 rows a sync of {changes:,} changes rewrites, paynb's layout vs "
                         "deltalake's default", f"{median['sync rows']:,.0f} rows",
                         f"{median['default rows']:,.0f} rows",
@@ -241,7 +249,12 @@ def run(cfg: Config) -> list[Row]:
                                "same rows written at once by deltalake (one file per "
                                f"month). The same write by hand takes {fmt_s(median['floor'])}"
                                f" with paynb's layout, {fmt_s(median['default'])} with the "
-                               "default one"]))
+                               "default one",
+                               "rows rewritten round by round: the sync "
+                               f"{', '.join(f'{n:,}' for n in seen['sync rows'])}; by hand, "
+                               "the rows replaced by id (which leaves the rest of their files "
+                               "unsorted) "
+                               f"{', '.join(f'{n:,}' for n in seen['floor rows'])}"]))
         if latency_rounds:
             late = measure(range(sync_rounds, sync_rounds + latency_rounds), LATENCY_MS)
             sync_s, list_s = statistics.median(late["sync"]), statistics.median(late["list"])

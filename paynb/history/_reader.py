@@ -369,8 +369,9 @@ class History:
         if table is not None or moment is None:
             self._warn_if_not_held(kind, kept, low)
         if kept.get("masked") is True and not self.mask:
-            raise st.HistoryError(f"the history at {self.path} keeps account numbers masked (it "
-                               "was synced so); History(mask=False) cannot show them whole")
+            raise st.HistoryError(f"the history at {self.path} keeps account numbers masked "
+                                  "(it was synced so); History(mask=False) cannot show them "
+                                  "whole")
         columns = self._columns(kind, columns, table)
         if table is None:
             frame = frames.empty_frame(st.FRAME_KINDS[kind])
@@ -486,8 +487,8 @@ class History:
         arrow = pa.table({"kind": pa.array([], pa.string()), "itemId": pa.array([], pa.string()),
                           "itemStatus": pa.array([], pa.string()),
                           "seenAt": pa.array([], pa.timestamp("us", "UTC"))}) \
-            if table is None else self._store.scan(st.EVENTS, table, files, list(st.EVENT_COLUMNS),
-                                                   condition)
+            if table is None else self._store.scan(st.EVENTS, table, files,
+                                                   list(st.EVENT_COLUMNS), condition)
         # Oldest first; a sync's events (one time) by id, a number's digits as a number.
         arrow = arrow.append_column("_length", pc.utf8_length(arrow.column("itemId")))
         arrow = arrow.take(pc.sort_indices(arrow, [("seenAt", "ascending"), (
@@ -529,21 +530,20 @@ class History:
             import duckdb
         except ImportError:
             raise st.HistoryError("history.sql needs DuckDB: pip install 'paynb[history]' "
-                               "(or duckdb)") from None
+                                  "(or duckdb)") from None
         tables = {name: self._table(name, moment) for name in (*st.KINDS, st.EVENTS)}
         if self.mask and any(st.state(t).get("masked") is False for t in tables.values()):
             raise st.HistoryError(f"the history at {self.path} holds whole account numbers "
-                               "(synced with mask=False); open it with "
-                               "History(path, mask=False) to query it in SQL")
+                                  "(synced with mask=False); open it with "
+                                  "History(path, mask=False) to query it in SQL")
         connection = duckdb.connect()
         try:
             for name, table in tables.items():
                 if table is None:
                     template = frames.empty_frame(st.FRAME_KINDS[name]).columns \
                         if name != st.EVENTS else st.EVENT_COLUMNS
-                    nulls = ", ".join(f'NULL AS "{c}"' for c in [*template, "company",
-                                                                *(("month",) if name != st.EVENTS
-                                                                  else ())])
+                    nulls = ", ".join(f'NULL AS "{c}"' for c in [
+                        *template, "company", *(("month",) if name != st.EVENTS else ())])
                     connection.execute(f"CREATE VIEW {name} AS SELECT {nulls} WHERE false")
                     continue
                 connection.register(f"{name}_data", table.to_pyarrow_dataset())

@@ -272,12 +272,7 @@ class _KindSync:
 
     def _from_since(self, frame: pd.DataFrame) -> np.ndarray:
         """Whether each row's month field is at or after ``since`` (a missing one is not)."""
-        import pandas as pd
-
-        stamps, since = frame[self.month_field], self.since
-        if since is not None and not isinstance(stamps.dtype, pd.DatetimeTZDtype):
-            since = since.tz_convert("UTC").tz_localize(None)  # a zone-less UTC date
-        return (stamps >= since).fillna(False).to_numpy(dtype=bool)
+        return (frame[self.month_field] >= self.since).fillna(False).to_numpy(dtype=bool)
 
     def incremental(self) -> None:
         """New and changed items since the last commit (see the module's description)."""
