@@ -27,10 +27,12 @@ demo: $(DEMO_STAMP)
 sandbox: $(DEMO_STAMP)
 	$(VENV)/bin/paynb sandbox
 
-# ruff, then the import layers (pyproject.toml [tool.importlinter]), then the types ([tool.mypy]).
+# ruff, then the import layers (pyproject.toml [tool.importlinter]) and the import graph
+# (no cycle, few lazy imports: tests/test_import_graph.py), then the types ([tool.mypy]).
 lint: $(STAMP)
 	$(VENV)/bin/ruff check paynb tests benchmarks
 	$(VENV)/bin/lint-imports
+	$(PY) -m pytest -q tests/test_import_graph.py
 	$(VENV)/bin/mypy
 
 # The browser tests need Debian's Chromium; the script installs it where it can

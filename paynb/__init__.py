@@ -72,6 +72,8 @@ _LAZY_MODULES = {"calendar", "compliance", "errors", "forms", "models", "monitor
 
 
 def __getattr__(name: str) -> Any:
+    # By name, on first use: `import paynb` stays fast (the client, pandas, matplotlib,
+    # ipywidgets and the sandbox load with the first name that needs them).
     if name in _LAZY_ATTRIBUTES:
         value = getattr(importlib.import_module(_LAZY_ATTRIBUTES[name]), name)
     elif name in _LAZY_MODULES:

@@ -41,6 +41,7 @@ def register(function: _F) -> _F:
 
 
 def _helpers() -> dict[str, Callable[..., Any]]:
+    # By name, on first use: matplotlib loads with the first chart, not with the frame.
     for module in PROVIDERS:
         importlib.import_module(module)
     return _HELPERS

@@ -27,6 +27,19 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import IO, Any
 
+from paynb import config
+from paynb.client import Client
+from paynb.errors import PaynbError, ValidationError
+from paynb.sandbox import DEMO_ITEMS, ensure_running, serve
+from paynb.sandbox.server import (
+    announce,
+    check_port,
+    check_serve_options,
+    default_db_path,
+    discovery_path,
+    withdraw,
+)
+
 __all__ = ["main"]
 
 logger = logging.getLogger("paynb")
@@ -47,8 +60,6 @@ def _free(host: str, port: int) -> bool:
 
 
 def _port(host: str, wanted: int, what: str) -> int:
-    from paynb.sandbox.server import check_port
-
     # Before the probe: a port out of range is an error, not a busy port.
     check_port(wanted, f"the port of {what}")
     if wanted == 0 or _free(host, wanted):
@@ -72,9 +83,6 @@ def _sandbox_arguments(parser: argparse.ArgumentParser, *, default_items: int) -
 
 
 def _start(args: argparse.Namespace, db: str | None):
-    from paynb.sandbox import serve
-    from paynb.sandbox.server import announce, check_serve_options
-
     check_serve_options(port=args.port, seed_items=args.seed_items, token_ttl=args.token_ttl,
                         latency_ms=args.latency_ms, error_rate=args.error_rate)
     port = _port(args.host, args.port, "the sandbox")
@@ -95,8 +103,6 @@ def _start(args: argparse.Namespace, db: str | None):
 
 
 def _stop(sb: object) -> None:
-    from paynb.sandbox.server import withdraw
-
     withdraw(sb)  # type: ignore[arg-type]
     sb.close()  # type: ignore[attr-defined]
     _say("sandbox stopped")
@@ -127,8 +133,6 @@ def _cmd_sandbox(args: argparse.Namespace) -> int:
 
 
 def _cmd_demo(args: argparse.Namespace) -> int:
-    from paynb.sandbox.server import default_db_path, discovery_path
-
     started = time.monotonic()
     db = Path(args.db) if args.db else default_db_path()
     if args.fresh:
@@ -330,9 +334,6 @@ def _words(value: object) -> list[str]:
 
 def _monitor_settings(args: argparse.Namespace) -> tuple[Any, dict[str, object]]:
     """The connection settings (``None`` with ``--sandbox``) and the profile's options."""
-    from paynb import config
-    from paynb.errors import ValidationError
-
     config.check_names()
     if args.sandbox:
         return None, {}
@@ -351,12 +352,8 @@ def _monitor_settings(args: argparse.Namespace) -> tuple[Any, dict[str, object]]
 def _monitor_clients(args: argparse.Namespace, settings: Any,
                      options: dict[str, object]) -> list[tuple[str, Callable[[], Any]]]:
     """``(company, factory)`` for each company to check."""
-    from paynb.client import Client
-
     if settings is None:
-        from paynb import sandbox
-
-        handle = sandbox.ensure_running()
+        handle = ensure_running()
         companies = args.company or ["DEMO1", "DEMO2"]
         return [(c, functools.partial(handle.connect, company_code=c)) for c in companies]
     base = settings.client_arguments()  # the profile's environment, journal, user...
@@ -374,10 +371,9 @@ def _why(exc: BaseException) -> str:
 def _cmd_monitor(args: argparse.Namespace) -> int:
     import datetime as dt
 
-    from paynb.errors import PaynbError
-    from paynb.journal import JournalError
-
     try:
+        # Lazy: the monitor brings pandas and the run's libraries, which `paynb sandbox`
+        # and `paynb demo` do without; and an import that fails here reads as exit 3.
         from paynb import monitor
 
         monitor.require_extra()
@@ -409,7 +405,7 @@ def _cmd_monitor(args: argparse.Namespace) -> int:
         except Exception as exc:
             # Whatever it was (a bug included), a scheduler must read 3, could not run,
             # not the 1 of a traceback, which would pass for "warnings".
-            if not isinstance(exc, PaynbError | JournalError | OSError | ValueError):
+            if not isinstance(exc, PaynbError | OSError | ValueError):
                 logger.exception("paynb monitor: %s failed unexpectedly", company)
             _err(f"paynb monitor: {company}: could not run: {_why(exc)}")
             failed.append(company)
@@ -438,8 +434,6 @@ def _cmd_monitor(args: argparse.Namespace) -> int:
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of the ``paynb`` console script."""
-    from paynb.sandbox import DEMO_ITEMS
-
     parser = argparse.ArgumentParser(prog="paynb", description=__doc__.splitlines()[0])
     commands = parser.add_subparsers(dest="command", required=True)
     sandbox = commands.add_parser("sandbox", help="serve the sandbox until Ctrl-C")

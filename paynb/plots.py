@@ -29,6 +29,7 @@ from typing import TYPE_CHECKING, Any, Literal
 import numpy as np
 import pandas as pd
 
+from paynb import models
 from paynb._charts import (
     CURRENCY,
     count_axis,
@@ -149,8 +150,6 @@ def _words(column: str) -> str:
     a column paynb does not know stays as it is."""
     if column in _COLUMN_WORDS:
         return _COLUMN_WORDS[column]
-    from paynb import models
-
     for model in (models.AchItem, models.RccItem, models.InstantCardTransaction,
                   models.RtpTransaction):
         for name, info in model.model_fields.items():

@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Any
 import ipywidgets as widgets
 import pandas as pd
 
+from paynb import plots
 from paynb.codes import STATUS_NAMES, STATUS_ORDER, code_meaning
 from paynb.forms._base import (
     Form,
@@ -84,8 +85,6 @@ def _plot_figure(frame: pd.DataFrame, kind: str) -> Figure | None:
     """
     try:
         from matplotlib.figure import Figure
-
-        from paynb import plots
     except ImportError:
         return None
     try:

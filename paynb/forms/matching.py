@@ -11,6 +11,7 @@ import numpy as np
 import pandas as pd
 
 from paynb.forms._base import Form, PagedGrid
+from paynb.forms.void import VoidForm
 
 __all__ = ["ExceptionsView"]
 
@@ -185,8 +186,6 @@ class ExceptionsView(Form):
                        "journal.", "ok")
 
     def _open_void(self) -> None:
-        from paynb.forms.void import VoidForm
-
         item = self.item_choice.value
         kind = "rcc" if self._item_column() == "rccItemId" else "ach"
         self.void_form = VoidForm(self.client, items=[int(np.int64(item))], kind=kind)

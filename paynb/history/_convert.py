@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import quote
 
+from paynb._version import __version__
 from paynb._warn import user_stacklevel
 from paynb.errors import PaynbWarning
 from paynb.history import _store as st
@@ -97,8 +98,6 @@ def _convert(store: st.Store, backup: Path, meta: dict[str, Any]) -> None:
     import pyarrow as pa
     import pyarrow.compute as pc
     from deltalake import write_deltalake
-
-    from paynb._version import __version__
 
     common = {"format": st.FORMAT, "service": meta.get("service"),
               "masked": meta.get("masked"), "paynb": __version__, "sync": 1}

@@ -12,8 +12,11 @@ from typing import TYPE_CHECKING, Any
 from paynb._args import backwards
 from paynb._attrs import HISTORY
 from paynb._warn import user_stacklevel
+from paynb.codes import STATUS_NAMES, STATUS_ORDER
 from paynb.errors import PaynbWarning, ValidationError
 from paynb.history import _store as st
+from paynb.history._accounts import guard_rows
+from paynb.history._convert import convert_if_old, is_old
 from paynb.history._store import kind_of, when
 
 if TYPE_CHECKING:
@@ -34,8 +37,6 @@ class HistoryCompanyWarning(PaynbWarning):
 
 def _statuses(status: str | Iterable[str] | None, kind: str) -> list[str]:
     """Status codes (or names) as the frames write them; an unknown one is an error."""
-    from paynb.codes import STATUS_NAMES, STATUS_ORDER
-    from paynb.frames import INSTANT_STATUSES
     if status is None:
         return []
     given = [status] if isinstance(status, str) else list(status)
@@ -44,8 +45,8 @@ def _statuses(status: str | Iterable[str] | None, kind: str) -> list[str]:
         known = {code.lower(): code for code in STATUS_ORDER} | by_name
         choices = f"{', '.join(STATUS_ORDER)} ({', '.join(STATUS_NAMES.values())})"
     else:
-        known = {name.lower(): name for name in INSTANT_STATUSES}
-        choices = ", ".join(INSTANT_STATUSES)
+        known = {name.lower(): name for name in st.frames.INSTANT_STATUSES}
+        choices = ", ".join(st.frames.INSTANT_STATUSES)
     codes = []
     for one in given:
         code = known.get(str(one).strip().lower())
@@ -97,9 +98,7 @@ def _pandas_column(arrow: Any, target: Any, as_json: bool) -> Any:
             values[at] = json.loads(text)
         return values
     if pa.types.is_timestamp(arrow.type):  # printed as the frames print them
-        from paynb.frames import utc_instants
-
-        return utc_instants(arrow.cast(pa.timestamp("ns", "UTC")).to_pandas().array)
+        return st.frames.utc_instants(arrow.cast(pa.timestamp("ns", "UTC")).to_pandas().array)
     if isinstance(target, pd.CategoricalDtype):
         # As to_frame sets them: the known categories, then the others present, sorted.
         codes = pc.dictionary_encode(arrow).combine_chunks()
@@ -157,7 +156,6 @@ class History:
     def __init__(self, path: str | os.PathLike[str], *, company: str | None = None,
                  mask: bool = True, storage_options: Mapping[str, str] | None = None,
                  ) -> None:
-        from paynb.history._convert import convert_if_old, is_old
         if not isinstance(path, str | os.PathLike):
             raise ValidationError.for_argument(
                 "path", "must be the folder or URI of a history store")
@@ -336,12 +334,11 @@ class History:
         """``columns`` checked against the kind's frame and the stored fields."""
         import pyarrow as pa
 
-        from paynb import frames
         if columns is None:
             return None
         if isinstance(columns, str) or not all(isinstance(c, str) for c in columns):
             raise ValidationError.for_argument("columns", "must be a list of column names")
-        known = [*frames.empty_frame(st.FRAME_KINDS[kind]).columns]
+        known = [*st.frames.empty_frame(st.FRAME_KINDS[kind]).columns]
         if table is not None:
             hidden = {*st.INTERNAL, st.KEY_COLUMN, *st.PARTITIONS}
             known += [c for c in pa.schema(table.schema().to_arrow()).names
@@ -358,8 +355,6 @@ class History:
         import pyarrow as pa
         import pyarrow.compute as pc
 
-        from paynb import frames
-
         moment = _as_of(as_of)
         low, high = _range(start, end, ("start", "end"))
         r_low, r_high = _range(returned_from, returned_to, ("returned_from", "returned_to"))
@@ -374,7 +369,7 @@ class History:
                                   "whole")
         columns = self._columns(kind, columns, table)
         if table is None:
-            frame = frames.empty_frame(st.FRAME_KINDS[kind])
+            frame = st.frames.empty_frame(st.FRAME_KINDS[kind])
             return frame if columns is None else frame[list(dict.fromkeys(
                 [st.ID_FIELDS[kind], *columns]))]
         id_field, month_field, status_field = st.ID_FIELDS[kind], st.MONTH_FIELDS[kind], \
@@ -416,9 +411,7 @@ class History:
         import numpy as np
         import pandas as pd
 
-        from paynb import frames
-
-        template = frames.empty_frame(st.FRAME_KINDS[kind])
+        template = st.frames.empty_frame(st.FRAME_KINDS[kind])
         as_json = set(kept.get("json", []))
         rows = arrow.num_rows
         columns: dict[str, Any] = {}
@@ -434,7 +427,7 @@ class History:
                 columns[name] = _pandas_column(column, None, name in as_json)
         frame = pd.DataFrame(columns, index=pd.RangeIndex(rows))
         if self.mask and kept.get("masked") is False:
-            frame = frames.to_frame(frame, st.FRAME_KINDS[kind], mask=True)
+            frame = st.frames.to_frame(frame, st.FRAME_KINDS[kind], mask=True)
         return frame
 
     def guard_rows(self, accounts: Iterable[tuple[Any, Any]], *, since: Any,
@@ -442,8 +435,6 @@ class History:
         """What the submission guards of :mod:`paynb.compliance` read: the ACH items of
         ``accounts`` (routing, full number) from ``since`` on and the NOCs not
         ``applied`` about them (see :func:`paynb.history._accounts.guard_rows`)."""
-        from paynb.history._accounts import guard_rows
-
         return guard_rows(self._store, self.company or "", accounts, since=since,
                           applied=applied)
 
@@ -518,7 +509,6 @@ class History:
 
             history.sql("select month, count(*) from ach where itemStatus = 'R' group by 1")
         """
-        from paynb import frames
         if not isinstance(query, str) or not query.strip():
             raise ValidationError.for_argument("query", "must be SQL text")
         moment = _as_of(as_of)
@@ -540,7 +530,7 @@ class History:
         try:
             for name, table in tables.items():
                 if table is None:
-                    template = frames.empty_frame(st.FRAME_KINDS[name]).columns \
+                    template = st.frames.empty_frame(st.FRAME_KINDS[name]).columns \
                         if name != st.EVENTS else st.EVENT_COLUMNS
                     nulls = ", ".join(f'NULL AS "{c}"' for c in [
                         *template, "company", *(("month",) if name != st.EVENTS else ())])

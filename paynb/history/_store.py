@@ -18,6 +18,7 @@ from collections.abc import Iterator, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from paynb._lazy import OnFirstUse
 from paynb._time import is_date_only, utc_moment
 from paynb.errors import PaynbError, ValidationError
 
@@ -30,6 +31,10 @@ if TYPE_CHECKING:
 __all__ = ["HistoryCorruptError", "HistoryError", "HistoryLockedError", "Store",
            "default_path", "delta_types", "fingerprints", "kind_of", "months", "quoted", "state",
            "when"]
+
+# On first use: the frames bring pandas and pyarrow, which a client (which imports the
+# history to know where its store is) does not need until a store is read or synced.
+frames: Any = OnFirstUse("paynb.frames")
 
 #: The tables of items, named as the client and the SQL views name the kinds.
 KINDS: tuple[str, ...] = ("ach", "rcc", "instant", "rtp", "nocs")

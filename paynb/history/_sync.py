@@ -23,12 +23,15 @@ from collections.abc import Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from typing import TYPE_CHECKING, Any
 
+from paynb._version import __version__
 from paynb._warn import user_stacklevel
 from paynb.errors import PaynbWarning, ValidationError
 from paynb.history import _store as st
 from paynb.history._accounts import account_keys, new_key, secret_of
+from paynb.history._convert import convert_if_old
 from paynb.history._reader import History
 from paynb.history._store import kind_of, when
+from paynb.paging import iter_pages
 from paynb.resources import (
     CHANGE_STATUSES,
     CHANGES_OVERLAP,
@@ -219,9 +222,7 @@ class _KindSync:
     # ------------------------------------------------------------------ fetching
 
     def _frame(self, records: Sequence[dict[str, Any]]) -> pd.DataFrame:
-        from paynb import frames
-
-        frame = frames.to_frame(records, st.FRAME_KINDS[self.kind], mask=self.masked)
+        frame = st.frames.to_frame(records, st.FRAME_KINDS[self.kind], mask=self.masked)
         frame.attrs = {}  # not stored; and a column taken from a frame deep-copies them
         if self.secret is not None and len(frame) == len(records):
             frame[st.KEY_COLUMN] = account_keys(records, self.secret)
@@ -240,8 +241,6 @@ class _KindSync:
     def _records(self, params: list[tuple[str, Any]], expect: int = 1) -> Any:
         """Every page of the list of ``params`` (concurrently; ``expect`` pages asked at
         once), record lists in order."""
-        from paynb.paging import iter_pages
-
         size = self.context.page_size
         return iter_pages(self._fetcher(params, size), page_size=size,
                           max_workers=self.context.max_workers, progress=self.progress,
@@ -679,9 +678,7 @@ def _empty(kind: str) -> pa.Table:
     """No rows of ``kind``, with the columns the frames give it."""
     import pyarrow as pa
 
-    from paynb import frames
-
-    table = st.delta_types(_arrow(frames.empty_frame(st.FRAME_KINDS[kind])))
+    table = st.delta_types(_arrow(st.frames.empty_frame(st.FRAME_KINDS[kind])))
     for name, kind_of_column in (("_order", pa.int64()), ("_hash", pa.int64()),
                                  ("_seenAt", pa.timestamp("us", "UTC")),
                                  ("company", pa.string()), ("month", pa.string())):
@@ -725,7 +722,6 @@ def sync(place: HistoryPlace, resources: Mapping[str, Resource], *, kinds: Any =
     :meth:`paynb.Client.sync`."""
     import pandas as pd
 
-    from paynb.history._convert import convert_if_old
     given = [kinds] if isinstance(kinds, str) else list(st.KINDS if kinds is None else kinds)
     if not given:
         raise ValidationError.for_argument("kinds", "must name at least one kind")
@@ -777,8 +773,6 @@ def sync(place: HistoryPlace, resources: Mapping[str, Resource], *, kinds: Any =
             logger.warning("history: the secret of the account keys of %s is not on this "
                            "machine: new ACH rows get no key (the guards cannot match "
                            "accounts in them); sync(rebuild=True) makes a new one", store.path)
-        from paynb._version import __version__
-
         common = {"format": st.FORMAT, "service": service, "masked": masked,
                   "paynb": __version__}
         for kind in chosen:

@@ -11,6 +11,8 @@ import numpy as np
 import pandas as pd
 
 from paynb.calendar import add_banking_days
+from paynb.frames import to_frame
+from paynb.matching._rules import banking_index
 
 __all__ = ["PlantedLedger", "expected_ledger"]
 
@@ -105,8 +107,6 @@ def expected_ledger(items: pd.DataFrame, *, seed: int = 0, missing: int = 5) -> 
     reference match. Items with no reference, or one shared with another item, get no
     line.
     """
-    from paynb.matching._rules import banking_index
-
     rng = np.random.default_rng(seed)
     id_column = "achItemId" if "achItemId" in items.columns else "rccItemId"
     date_column = "sendDate" if "sendDate" in items.columns else "depositDateTime"
@@ -302,8 +302,6 @@ def _make_unambiguous(plan: list[dict[str, Any]], item_keys: np.ndarray, item_da
     plan by reference lines only removes rows from those passes, so one round of checks
     (joins over all lines at once) is enough.
     """
-    from paynb.matching._rules import banking_index
-
     kinds = np.array([entry["kind"] for entry in plan], dtype=object)
     first_row = np.array([entry["rows"][0] for entry in plan], dtype=np.int64)
     second_row = np.array([entry["rows"][1] if len(entry["rows"]) > 1 else -1
@@ -394,8 +392,6 @@ def demo_items(count: int, *, seed: int = 0, mask: bool = True,
     without a sandbox: for tests and the benchmark. About one in ten accounts pays
     twice within a banking day, so splits can be planted; about 2 % of the items are
     returned and 1 % voided."""
-    from paynb.frames import to_frame
-
     rng = np.random.default_rng(seed)
     base = np.datetime64(start, "D")
     accounts = rng.integers(10**7, 10**12, count)

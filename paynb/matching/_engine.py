@@ -14,6 +14,7 @@ import pandas as pd
 import pyarrow as pa
 import pyarrow.compute as pc
 
+from paynb.journal import Journal
 from paynb.matching._columns import Side, check_columns, expected_side, finish_accounts, item_side
 from paynb.matching._dates import check_dayfirst
 from paynb.matching._result import MatchResult, build_result
@@ -477,8 +478,6 @@ def match(expected: pd.DataFrame, items: pd.DataFrame, *, columns: Mapping[str, 
     Returns:
         A :class:`MatchResult`.
     """
-    from paynb.journal import Journal
-
     checked = check_columns(expected, columns)
     settings = Settings(
         columns=checked, date_window=_whole(date_window, "date_window", 0),

@@ -29,6 +29,8 @@ from typing import Any
 
 import numpy as np
 
+from paynb import calendar
+
 __all__ = ["BASE_BANKING_DAYS", "HORIZON_DAYS", "WINDOW_DAYS", "Projection", "project"]
 
 #: Banking days whose pace the projection continues.
@@ -136,8 +138,6 @@ def project(dates: Any, entries: Any, returns: Any, *, as_of: Any, threshold_bp:
     Returns:
         A :class:`Projection`.
     """
-    from paynb import calendar
-
     if isinstance(threshold_bp, bool) or not isinstance(threshold_bp, int) or threshold_bp <= 0:
         raise ValueError(f"threshold_bp must be a positive whole number; got {threshold_bp!r}")
     for name, value in (("base_days", base_days), ("horizon", horizon)):

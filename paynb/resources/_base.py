@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import datetime as dt
 import email.message
-import importlib
 import io
 import logging
 import math
@@ -18,6 +17,8 @@ from urllib.parse import quote
 
 from paynb._args import backwards, positive_int
 from paynb._coerce import missing, parse_decimal
+from paynb._json import dumps
+from paynb._lazy import OnFirstUse
 from paynb._time import is_date_only, utc_moment
 from paynb._warn import user_stacklevel
 from paynb.auth import TOKEN_REQUEST
@@ -49,19 +50,8 @@ __all__ = ["Resource", "ResourceContext", "fetch_list", "frame_rows", "page_fetc
 logger = logging.getLogger("paynb.resources")
 
 
-class _OnFirstUse:
-    """A module imported on its first attribute read: :mod:`paynb.frames` needs pandas and
-    pyarrow, which a new client does not (``import paynb; paynb.Client(...)`` stays at
-    about the cost of ``import requests``; the first list pays for pandas)."""
-
-    def __init__(self, name: str) -> None:
-        self._name = name
-
-    def __getattr__(self, attribute: str) -> Any:
-        return getattr(importlib.import_module(self._name), attribute)
-
-
-frames: Any = _OnFirstUse("paynb.frames")
+# On first use: the frames bring pandas and pyarrow, which a new client does not need.
+frames: Any = OnFirstUse("paynb.frames")
 
 Answer = TypeVar("Answer")
 _FILETYPE = re.compile(r"[A-Za-z0-9]{1,16}")
@@ -388,8 +378,6 @@ class Resource:
 
     def _call(self, method: str, path: str, *, params: Any = None,
               body: Any = None) -> Any:
-        from paynb._json import dumps
-
         text = dumps(body) if body is not None else None
         # A body goes to an endpoint (submit, bulk, voids, route checks), never to one
         # item: a 404 there means no such path (a wrong base_url), not a missing item.

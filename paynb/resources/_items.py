@@ -12,6 +12,7 @@ from decimal import Decimal
 from typing import TYPE_CHECKING, Any, ClassVar
 
 from paynb._args import positive_int
+from paynb._checks import check_rows, columns_of_frame
 from paynb._coerce import STATUS_BY_NAME, missing, parse_decimal
 from paynb._warn import user_stacklevel
 from paynb.codes import STATUS_NAMES, STATUS_ORDER
@@ -25,7 +26,7 @@ from paynb.errors import (
     ValidationError,
 )
 from paynb.journal import NOT_ACCEPTED, VOIDS_BY_ID, Approval
-from paynb.models import Advisory, BulkRequest, RequestModel, check
+from paynb.models import Advisory, BulkRequest, RequestModel, VoidByReferences, check
 from paynb.nacha import Verdict
 from paynb.resources._base import (
     Resource,
@@ -376,8 +377,6 @@ class ItemResource(Resource):
     ) -> tuple[dict[int, dict[str, Any]], dict[int, dict[str, builtins.list[str]]],
                builtins.list[tuple[int | None, Advisory]]]:
         """:meth:`_check_rows`, plus the advisories of the valid rows."""
-        from paynb._checks import check_rows
-
         checked = check_rows(self.model, rows)
         return checked.bodies, checked.errors, checked.advice
 
@@ -399,8 +398,6 @@ class ItemResource(Resource):
         """
         import numpy as np
         import pandas as pd
-
-        from paynb._checks import check_rows, columns_of_frame
 
         if hasattr(items, "to_dict") and hasattr(items, "columns"):
             frame = items
@@ -695,8 +692,6 @@ class ItemResource(Resource):
                                                                         Iterable):
             raise ValidationError.for_argument(
                 "reference_numbers", "must be a list of reference numbers")
-        from paynb.models import VoidByReferences
-
         refs = [_reference(ref, f"reference_numbers[{n}]")
                 for n, ref in enumerate(reference_numbers)]
         valid, errors = check(VoidByReferences, {"referenceNumbers": refs})

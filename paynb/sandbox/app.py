@@ -24,8 +24,8 @@ from starlette.exceptions import HTTPException as StarletteHTTPException
 from paynb import models
 from paynb._version import __version__
 from paynb.sandbox.faults import FaultMiddleware, Faults
-from paynb.sandbox.routers import ROUTERS
-from paynb.sandbox.routers._common import (
+from paynb.sandbox.routers import (
+    ROUTERS,
     VALIDATION_TITLE,
     Context,
     Problem,

@@ -177,9 +177,11 @@ def serve(*, host: str = "127.0.0.1", port: int = 0, db: str | os.PathLike[str] 
     """
     import uvicorn
 
-    from paynb.sandbox.app import AppConfig, create_app
-    from paynb.sandbox.seed import seed_demo
-    from paynb.sandbox.store import Store
+    # Lazy: the server's code brings FastAPI; a client (which imports this module for
+    # the handle) never pays for it, and the sandbox loads when one starts here.
+    from paynb.sandbox import app as apps
+    from paynb.sandbox import seed as seeds
+    from paynb.sandbox import store as stores
 
     check_serve_options(port=port, seed_items=seed_items, token_ttl=token_ttl,
                         latency_ms=latency_ms, error_rate=error_rate)
@@ -187,9 +189,9 @@ def serve(*, host: str = "127.0.0.1", port: int = 0, db: str | os.PathLike[str] 
     for settings in (reads, writes):
         if settings is not None:
             settings.validate()
-    store = Store(os.fspath(db) if db else None, seed=seed)
+    store = stores.Store(os.fspath(db) if db else None, seed=seed)
     if store.get_meta("seeded") is None:
-        seed_demo(store, items=seed_items, seed=seed)
+        seeds.seed_demo(store, items=seed_items, seed=seed)
         store.set_meta("seeded", json.dumps({"items": seed_items, "seed": seed}))
     if store.get_meta("databaseId") is None:
         # Who the data is: a file database keeps it across restarts (unlike the instance
@@ -197,7 +199,7 @@ def serve(*, host: str = "127.0.0.1", port: int = 0, db: str | os.PathLike[str] 
         store.set_meta("databaseId", uuid.uuid4().hex)
     faults = Faults(reads=reads or FaultSettings(**base.as_dict()),
                     writes=writes or FaultSettings(**base.as_dict()), seed=seed)
-    app = create_app(store, config=AppConfig(token_ttl=token_ttl), faults=faults)
+    app = apps.create_app(store, config=apps.AppConfig(token_ttl=token_ttl), faults=faults)
     instance_id = uuid.uuid4().hex
     app.app.state.instance_id = instance_id
 
