@@ -12,6 +12,7 @@ from typing import Any
 import pytest
 
 from paynb.compliance import service_now
+from paynb.errors import GuardWarning
 from paynb.forms import AchForm, BulkSubmitForm, NocForm
 
 ROUTING = "021000021"
@@ -218,7 +219,9 @@ def test_the_bulk_preview_gives_each_row_its_verdict(client, ref, account, now) 
     assert "Warning: NOC" in preview and account not in preview
     assert form.confirm.description.startswith("I confirm: submit 2 ACH items totalling 20.00")
     form.confirm.value = True
-    form.submit_button.click()
+    with pytest.warns(GuardWarning, match=r"NOC .* due .*: change account number") as told:
+        form.submit_button.click()
+    assert len(told) == 1  # the NOC row's warning, once; the refused row is not sent
     assert list(form.result["itemStatus"].astype(str)) == ["I", "W", "W"]
     assert form.result["guard"].iloc[0].startswith("refused: the last entry")
     assert _count(client) == before + 2
