@@ -21,6 +21,9 @@ The tree::
     ├── ApprovalError              an approval refused (prepared by you, decided, expired...)
     ├── SubmissionRefusedError     a NACHA guard refused the entry (paynb.compliance)
     ├── ThresholdExceeded          a return rate over its threshold (compliance.check)
+    ├── HistoryError               a local history store cannot be used (paynb.history)
+    │   ├── HistoryLockedError     another process is syncing the same store
+    │   └── HistoryCorruptError    a table of the store cannot be read
     └── MissingExtraError          a part of paynb needs an extra that is not installed
 
 Warnings (sent anyway, or answered without error, but worth a look)::
@@ -30,6 +33,7 @@ Warnings (sent anyway, or answered without error, but worth a look)::
     ├── UnknownCodeWarning             a return or change code in none of NACHA's tables
     ├── ValidationWarning              unusual but not certainly wrong (a past effective date)
     ├── SubmissionNotAcceptedWarning   the service answered 200 with status I or B
+    ├── HistoryCompanyWarning          a history read for a company it holds no items of
     └── GuardWarning                   a NACHA guard's warning (paynb.compliance)
 
 No exception text ever holds a password, secret, token, one-time password or
@@ -48,6 +52,10 @@ __all__ = [
     "BulkRejectedError",
     "DuplicateSubmissionError",
     "GuardWarning",
+    "HistoryCompanyWarning",
+    "HistoryCorruptError",
+    "HistoryError",
+    "HistoryLockedError",
     "JournalError",
     "MissingExtraError",
     "NotFoundError",
@@ -319,6 +327,10 @@ class UnknownCodeWarning(PaynbWarning):
         super().__init__(message)
 
 
+class HistoryCompanyWarning(PaynbWarning):
+    """A history opened for a company it holds no items of (its frames are empty)."""
+
+
 class ValidationWarning(PaynbWarning):
     """Input that is unusual but not certainly wrong (an effective date in the past, text
     longer than its NACHA field): sent as given."""
@@ -348,6 +360,19 @@ class GuardWarning(PaynbWarning):
     masked account number, or no history to check an entry against. A
     :class:`PaynbWarning`, so ``warnings.filterwarnings("ignore",
     category=paynb.PaynbWarning)`` covers it with every other paynb warning."""
+
+
+class HistoryError(PaynbError):
+    """A problem with a local history store (:mod:`paynb.history`): one synced from
+    another service, an unreadable or missing table, a store that is not one."""
+
+
+class HistoryLockedError(HistoryError):
+    """Another process is syncing the same history store."""
+
+
+class HistoryCorruptError(HistoryError):
+    """A table of the history store cannot be read."""
 
 
 class SubmissionRefusedError(PaynbError):

@@ -24,10 +24,6 @@ def test_no_exception_or_warning_class_is_defined_outside_errors_py():
     # The sandbox's server code turns its own into HTTP problem details (a user never
     # sees them raised), and the transport's retry loop signals itself.
     assert sorted(outside) == [
-        "paynb.history._reader.HistoryCompanyWarning",
-        "paynb.history._store.HistoryCorruptError",
-        "paynb.history._store.HistoryError",
-        "paynb.history._store.HistoryLockedError",
         "paynb.sandbox.routers._common.Problem",
         "paynb.sandbox.store.VoidError",
         "paynb.transport._NoAnswer",

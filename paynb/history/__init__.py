@@ -17,13 +17,14 @@ extra (deltalake, DuckDB), loaded only when a store is synced or read.
 
 from __future__ import annotations
 
-from paynb.history._reader import History, HistoryCompanyWarning
-from paynb.history._store import (
+from paynb.errors import (
+    HistoryCompanyWarning,
     HistoryCorruptError,
     HistoryError,
     HistoryLockedError,
-    default_path,
 )
+from paynb.history._reader import History
+from paynb.history._store import default_path
 from paynb.history._sync import HistoryPlace, sync
 
 __all__ = [

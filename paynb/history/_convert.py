@@ -19,7 +19,7 @@ from urllib.parse import quote
 
 from paynb._version import __version__
 from paynb._warn import user_stacklevel
-from paynb.errors import PaynbWarning
+from paynb.errors import HistoryCorruptError, PaynbWarning
 from paynb.history import _store as st
 
 __all__ = ["convert_if_old", "is_old"]
@@ -65,7 +65,7 @@ def convert_if_old(store: st.Store, *, rebuild: bool = False) -> None:
         try:
             _convert(store, backup, json.loads((backup / OLD_META).read_text("utf-8")))
         except (OSError, ValueError, KeyError) as exc:
-            raise st.HistoryCorruptError(
+            raise HistoryCorruptError(
                 f"the history at {root} (format of an earlier paynb) cannot be converted "
                 f"({exc}); its files are in {backup}; client.sync(rebuild=True) builds it "
                 "again from the service") from None

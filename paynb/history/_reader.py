@@ -13,7 +13,7 @@ from paynb._args import backwards
 from paynb._attrs import HISTORY
 from paynb._warn import user_stacklevel
 from paynb.codes import STATUS_NAMES, STATUS_ORDER
-from paynb.errors import PaynbWarning, ValidationError
+from paynb.errors import HistoryCompanyWarning, HistoryError, PaynbWarning, ValidationError
 from paynb.history import _store as st
 from paynb.history._accounts import guard_rows
 from paynb.history._convert import convert_if_old, is_old
@@ -24,15 +24,11 @@ if TYPE_CHECKING:
     import pyarrow as pa
     from deltalake import DeltaTable
 
-__all__ = ["History", "HistoryCompanyWarning"]
+__all__ = ["History"]
 
 #: A read whose Arrow table is at least this big gives Arrow's allocator back the memory
 #: it no longer uses, once the frame is made (see History._items).
 RELEASE_BYTES = 64 * 2**20
-
-
-class HistoryCompanyWarning(PaynbWarning):
-    """A history opened for a company it holds no items of (its frames are empty)."""
 
 
 def _statuses(status: str | Iterable[str] | None, kind: str) -> list[str]:
@@ -364,9 +360,8 @@ class History:
         if table is not None or moment is None:
             self._warn_if_not_held(kind, kept, low)
         if kept.get("masked") is True and not self.mask:
-            raise st.HistoryError(f"the history at {self.path} keeps account numbers masked "
-                                  "(it was synced so); History(mask=False) cannot show them "
-                                  "whole")
+            raise HistoryError(f"the history at {self.path} keeps account numbers masked (it "
+                               "was synced so); History(mask=False) cannot show them whole")
         columns = self._columns(kind, columns, table)
         if table is None:
             frame = st.frames.empty_frame(st.FRAME_KINDS[kind])
@@ -519,13 +514,13 @@ class History:
         try:
             import duckdb
         except ImportError:
-            raise st.HistoryError("history.sql needs DuckDB: pip install 'paynb[history]' "
-                                  "(or duckdb)") from None
+            raise HistoryError("history.sql needs DuckDB: pip install 'paynb[history]' "
+                               "(or duckdb)") from None
         tables = {name: self._table(name, moment) for name in (*st.KINDS, st.EVENTS)}
         if self.mask and any(st.state(t).get("masked") is False for t in tables.values()):
-            raise st.HistoryError(f"the history at {self.path} holds whole account numbers "
-                                  "(synced with mask=False); open it with "
-                                  "History(path, mask=False) to query it in SQL")
+            raise HistoryError(f"the history at {self.path} holds whole account numbers "
+                               "(synced with mask=False); open it with "
+                               "History(path, mask=False) to query it in SQL")
         connection = duckdb.connect()
         try:
             for name, table in tables.items():

@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING, Any
 
 from paynb._lazy import OnFirstUse
 from paynb._time import is_date_only, utc_moment
-from paynb.errors import PaynbError, ValidationError
+from paynb.errors import HistoryCorruptError, HistoryError, HistoryLockedError, ValidationError
 
 if TYPE_CHECKING:
     import numpy as np
@@ -72,18 +72,6 @@ SMALL_FILES = 8
 RETENTION_DAYS = 30
 AMOUNT_UNIT_NOTE = ("the service's own whole-number unit, not stated by its spec "
                     "(see docs/history.md)")
-
-
-class HistoryError(PaynbError):
-    """A problem with a history store."""
-
-
-class HistoryLockedError(HistoryError):
-    """Another process is syncing the same store."""
-
-
-class HistoryCorruptError(HistoryError):
-    """A table of the store cannot be read."""
 
 
 def default_path(environment: str) -> Path:

@@ -25,7 +25,7 @@ from typing import TYPE_CHECKING, Any
 
 from paynb._version import __version__
 from paynb._warn import user_stacklevel
-from paynb.errors import PaynbWarning, ValidationError
+from paynb.errors import HistoryCorruptError, HistoryError, PaynbWarning, ValidationError
 from paynb.history import _store as st
 from paynb.history._accounts import account_keys, new_key, secret_of
 from paynb.history._convert import convert_if_old
@@ -120,7 +120,7 @@ def check_service(path: Any, recorded: str | None, service: str) -> None:
     """Refuse a store synced from another service than ``service``: its items are not
     this service's (a guard would judge by them, a sync would mix them)."""
     if recorded is not None and recorded != service:
-        raise st.HistoryError(
+        raise HistoryError(
             f"the history at {path} was synced from {recorded}, not from this "
             f"client's {service}: open it with paynb.History(path), or give this client "
             "a folder of its own (client.sync(path=...)), or rebuild it from this service "
@@ -826,7 +826,7 @@ def _tables(store: st.Store, names: list[str], rebuilt: list[str]) -> dict[str, 
     for name in (*names, st.EVENTS):
         try:
             table = store.open(name)
-        except st.HistoryCorruptError:
+        except HistoryCorruptError:
             if store.local is None or not (name in rebuilt or rebuilt and name == st.EVENTS):
                 raise
             shutil.rmtree(store.local / name)
