@@ -18,6 +18,10 @@ from dataclasses import dataclass
 from typing import Any, Literal
 
 __all__ = [
+    "ITEM_KINDS",
+    "ID_FIELDS",
+    "KIND_ALIASES",
+    "PAYMENT_KINDS",
     "ACH_ACCOUNT_TYPES",
     "ACH_ENTRY_CLASSES",
     "ACH_PAYMENT_TYPE_CODES",
@@ -58,6 +62,20 @@ __all__ = [
     "is_known_code",
     "normalise_code",
 ]
+
+#: The item kinds of the service as paynb names them everywhere (the frames, the journal,
+#: the resources' ``kind``, the local history): ACH and RCC items, instant card and RTP
+#: payments, ACH notices of change.
+ITEM_KINDS: tuple[str, ...] = ("ach", "rcc", "instant", "rtp", "noc")
+#: The kinds a client submits payments of (what the journal records).
+PAYMENT_KINDS: tuple[str, ...] = ("ach", "rcc", "instant", "rtp")
+#: Other spellings of a kind paynb reads as it (``nocs``: the client's namespace, the
+#: history's table and the SQL view are named so).
+KIND_ALIASES: dict[str, str] = {"nocs": "noc", "achnoc": "noc", "achnocs": "noc",
+                                "card": "instant", "instantrtp": "rtp"}
+#: The field that identifies a record of each kind.
+ID_FIELDS: dict[str, str] = {"ach": "achItemId", "rcc": "rccItemId", "instant": "uniqueId",
+                             "rtp": "uniqueId", "noc": "nocId"}
 
 #: Item statuses in lifecycle order (the order of the categorical dtype).
 #: W, I, B and R come from the spec; S (sent to the bank, RCC) and V (voided)

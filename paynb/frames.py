@@ -102,6 +102,8 @@ from paynb.codes import (
     ACH_ENTRY_CLASSES,
     ACH_TRANSACTION_CODES,
     ACH_TRANSACTION_SUBTYPES,
+    ITEM_KINDS,
+    KIND_ALIASES,
     NOC_CODE_TABLE,
     NOC_CODES,
     RETURN_CODES,
@@ -1173,10 +1175,8 @@ _TEXT_FIELDS: dict[str, frozenset[str]] = {
     for kind, fields in _SCHEMAS.items()}
 #: Kinds whose ``amount`` is the wire integer in an unstated unit.
 _WIRE_INTEGER_KINDS = frozenset({"instant", "rtp"})
-_KIND_ALIASES = {"nocs": "noc", "achnoc": "noc", "achnocs": "noc", "card": "instant",
-                 "instantrtp": "rtp"}
-KINDS: tuple[str, ...] = tuple(_SCHEMAS)
-"""The item kinds :func:`to_frame` knows."""
+KINDS: tuple[str, ...] = ITEM_KINDS
+"""The item kinds :func:`to_frame` knows (:data:`paynb.codes.ITEM_KINDS`)."""
 
 #: Field names that other spellings fold onto, per kind, when the canonical one is absent.
 _FIELD_ALIASES: dict[str, dict[str, str]] = {
@@ -1207,7 +1207,7 @@ _KNOWN_NAMES.update({_fold(n): n for n in (
 
 def _kind(kind: str) -> str:
     folded = _fold(kind)
-    folded = _KIND_ALIASES.get(folded, folded)
+    folded = KIND_ALIASES.get(folded, folded)
     if folded not in _SCHEMAS:
         raise ValueError(f"kind must be one of {', '.join(KINDS)}; got {kind!r}")
     return folded

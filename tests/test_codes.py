@@ -125,3 +125,19 @@ def test_the_docs_pages_list_the_tables_as_they_are():
     listed = (script.DOCS / "codes.md").read_text(encoding="utf-8")
     for code in [*codes.RETURN_CODE_TABLE, *codes.NOC_CODE_TABLE]:
         assert f"| `{code}` |" in listed
+
+
+def test_the_item_kinds_have_one_home():
+    from paynb import codes, frames, journal
+    from paynb.history import _store
+    from paynb.resources import AchResource, InstantResource, NocResource, RccResource, RtpResource
+
+    assert frames.KINDS == codes.ITEM_KINDS
+    assert set(frames._SCHEMAS) == set(codes.ITEM_KINDS)
+    assert journal.KINDS == codes.PAYMENT_KINDS
+    assert sorted(_store.FRAME_KINDS.values()) == sorted(codes.ITEM_KINDS)
+    assert _store.KINDS == ("ach", "rcc", "instant", "rtp", "nocs")
+    for resource in (AchResource, RccResource, InstantResource, RtpResource, NocResource):
+        assert resource.kind in codes.ITEM_KINDS
+        assert resource.id_field == codes.ID_FIELDS[resource.kind]
+    assert all(codes.KIND_ALIASES[alias] in codes.ITEM_KINDS for alias in codes.KIND_ALIASES)

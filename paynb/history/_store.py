@@ -20,6 +20,8 @@ from typing import TYPE_CHECKING, Any
 
 from paynb._lazy import OnFirstUse
 from paynb._time import is_date_only, utc_moment
+from paynb.codes import ID_FIELDS as CODE_ID_FIELDS
+from paynb.codes import ITEM_KINDS
 from paynb.errors import HistoryCorruptError, HistoryError, HistoryLockedError, ValidationError
 
 if TYPE_CHECKING:
@@ -36,12 +38,12 @@ __all__ = ["HistoryCorruptError", "HistoryError", "HistoryLockedError", "Store",
 # history to know where its store is) does not need until a store is read or synced.
 frames: Any = OnFirstUse("paynb.frames")
 
-#: The tables of items, named as the client and the SQL views name the kinds.
-KINDS: tuple[str, ...] = ("ach", "rcc", "instant", "rtp", "nocs")
-#: The kind :func:`paynb.frames.to_frame` calls each.
-FRAME_KINDS = {"ach": "ach", "rcc": "rcc", "instant": "instant", "rtp": "rtp", "nocs": "noc"}
-ID_FIELDS = {"ach": "achItemId", "rcc": "rccItemId", "instant": "uniqueId", "rtp": "uniqueId",
-             "nocs": "nocId"}
+#: The kind (:data:`paynb.codes.ITEM_KINDS`) of each table of items; the tables are named
+#: as the client and the SQL views name the kinds (``nocs`` for the NOCs).
+FRAME_KINDS = {"nocs" if kind == "noc" else kind: kind for kind in ITEM_KINDS}
+#: The tables of items.
+KINDS: tuple[str, ...] = tuple(FRAME_KINDS)
+ID_FIELDS = {table: CODE_ID_FIELDS[kind] for table, kind in FRAME_KINDS.items()}
 #: The field whose month partitions the items: it never changes once an item exists.
 MONTH_FIELDS = {"ach": "receivedDateTime", "rcc": "receivedDateTime",
                 "instant": "receivedDateTime", "rtp": "receivedDateTime", "nocs": "nocDate"}

@@ -10,9 +10,11 @@ from datetime import UTC, datetime
 from typing import Any
 
 from paynb._coerce import missing
+from paynb.codes import PAYMENT_KINDS
 
 #: Item kinds the journal records.
-KINDS = ("ach", "rcc", "instant", "rtp")
+#: The kinds the journal records (:data:`paynb.codes.PAYMENT_KINDS`).
+KINDS = PAYMENT_KINDS
 
 # SQLite builds before 3.32 allow at most 999 parameters in one statement.
 _CHUNK = 500
