@@ -41,8 +41,6 @@ from paynb.resources import SeenHistory, ServiceClock
 
 __all__ = ["FETCH_ONE_BY_ONE", "GUARDED_KINDS", "STORE_DAYS", "GuardService", "StoreReader"]
 
-logger = logging.getLogger("paynb.compliance")
-
 #: Item kinds the NACHA guards apply to.
 GUARDED_KINDS = frozenset({"ach"})
 #: Unseen entries of NOCs fetched one by one; more are found by listing the ACH items once.
@@ -52,6 +50,9 @@ FETCH_ONE_BY_ONE = 20
 #: 30 more for the days between its receipt and settlement and to still recognise (and
 #: refuse) a reinitiation a little past them. NOCs not applied are read whatever their age.
 STORE_DAYS = REINITIATION_DAYS + 30
+
+# The guards log as the compliance they apply (they always have).
+logger = logging.getLogger("paynb.compliance")
 
 
 class StoreReader(Protocol):

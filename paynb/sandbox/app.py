@@ -23,17 +23,9 @@ from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from paynb import models
 from paynb._version import __version__
+from paynb.sandbox import routers
 from paynb.sandbox.faults import FaultMiddleware, Faults
-from paynb.sandbox.routers import (
-    ROUTERS,
-    VALIDATION_TITLE,
-    Context,
-    Problem,
-    Tokens,
-    User,
-    problem_response,
-    validation,
-)
+from paynb.sandbox.routers import ROUTERS, VALIDATION_TITLE, User
 from paynb.sandbox.routers.auth import CLIENT_ID, CLIENT_SECRET
 from paynb.sandbox.store import Store
 
@@ -77,10 +69,10 @@ def create_app(store: Store, *, config: AppConfig | None = None,
         docs_url=None,  # FastAPI's page loads from a CDN: routers.docs serves one locally
         redoc_url=None,
     )
-    app.state.ctx = Context(store=store, faults=faults, tokens=Tokens(config.token_ttl),
-                            users={u.username: u for u in config.users},
-                            token_ttl=config.token_ttl, max_body_bytes=config.max_body_bytes,
-                            max_bulk_items=config.max_bulk_items)
+    app.state.ctx = routers.Context(
+        store=store, faults=faults, tokens=routers.Tokens(config.token_ttl),
+        users={u.username: u for u in config.users}, token_ttl=config.token_ttl,
+        max_body_bytes=config.max_body_bytes, max_bulk_items=config.max_bulk_items)
     _add_error_handlers(app)
     for router in ROUTERS:
         app.include_router(router)
@@ -89,9 +81,9 @@ def create_app(store: Store, *, config: AppConfig | None = None,
 
 
 def _add_error_handlers(app: FastAPI) -> None:
-    @app.exception_handler(Problem)
-    async def _on_problem(request: Request, exc: Problem) -> Response:
-        return problem_response(request, exc)
+    @app.exception_handler(routers.Problem)
+    async def _on_problem(request: Request, exc: routers.Problem) -> Response:
+        return routers.problem_response(request, exc)
 
     @app.exception_handler(RequestValidationError)
     async def _on_invalid(request: Request, exc: RequestValidationError) -> Response:
@@ -99,19 +91,19 @@ def _add_error_handlers(app: FastAPI) -> None:
         for error in exc.errors():
             name = str(error["loc"][-1]) if error["loc"] else "request"
             errors.setdefault(name, []).append(_plain(error))
-        return problem_response(request, validation(errors))
+        return routers.problem_response(request, routers.validation(errors))
 
     @app.exception_handler(StarletteHTTPException)
     async def _on_http(request: Request, exc: StarletteHTTPException) -> Response:
         title = _TITLES.get(exc.status_code, "Error")
         detail = None if exc.detail == title else str(exc.detail)
-        return problem_response(request, Problem(exc.status_code, title, detail,
-                                                 headers=exc.headers))
+        problem = routers.Problem(exc.status_code, title, detail, headers=exc.headers)
+        return routers.problem_response(request, problem)
 
     @app.exception_handler(Exception)
     async def _on_crash(request: Request, exc: Exception) -> Response:
         logger.exception("sandbox error on %s %s", request.method, request.url.path)
-        return problem_response(request, Problem(500, "Internal Server Error"))
+        return routers.problem_response(request, routers.Problem(500, "Internal Server Error"))
 
 
 def _openapi(app: FastAPI) -> dict[str, Any]:
