@@ -23,6 +23,8 @@ from decimal import Decimal
 import labdriver
 import pytest
 
+from paynb.errors import GuardWarning
+
 pytestmark = pytest.mark.browser
 
 playwright_api = pytest.importorskip(
@@ -149,11 +151,14 @@ def test_ach_form_submits_through_the_page(notebook03: labdriver.Lab):
 def test_void_form_voids_through_the_page(notebook03: labdriver.Lab):
     client = notebook03.client()
     reference = _reference("BR-VOID")
-    item = client.ach.submit({
-        "firstSignerFirstName": "Jane", "firstSignerLastName": "Doe", "state": "NY",
-        "zip": "10001", "yourReferenceNumber": reference, "bankRoutingNumber": "021000021",
-        "bankAccountNumber": "000123456789", "achAccountType": "Checking",
-        "achTransactionType": "Debit", "achEntryClass": "PPD", "amount": Decimal("10.00")})
+    # A client that has listed nothing cannot judge NOCs: the guards say so, once.
+    with pytest.warns(GuardWarning, match="cannot check NOCs"):
+        item = client.ach.submit({
+            "firstSignerFirstName": "Jane", "firstSignerLastName": "Doe", "state": "NY",
+            "zip": "10001", "yourReferenceNumber": reference,
+            "bankRoutingNumber": "021000021", "bankAccountNumber": "000123456789",
+            "achAccountType": "Checking", "achTransactionType": "Debit",
+            "achEntryClass": "PPD", "amount": Decimal("10.00")})
     item_id = int(item["achItemId"])
 
     page = notebook03.page
