@@ -26,18 +26,11 @@ from pathlib import Path
 from typing import Any
 
 from paynb.history._store import KEY_COLUMN, Store, state
+from paynb.nacha import GUARD_FIELDS, NOC_FIELDS
 
 __all__ = ["GuardRows", "account_key", "account_keys", "guard_rows", "new_key", "secret_of"]
 #: How the keys are made (recorded in the metadata, for a later paynb to tell).
 SCHEME = "keyed-blake2b-64 (routing, account)"
-#: The fields of an ACH row the guards read (paynb.resources._seen.GUARD_FIELDS).
-GUARD_COLUMNS = ("achItemId", "bankRoutingNumber", "bankAccountNumber", "itemStatus",
-                 "returnReason", "returnDate", "receivedDateTime", "amount",
-                 "achTransactionType", "achTransactionSubType", "achCompanyEntryDescription",
-                 "settleDate", "sendDate")
-#: The fields of a NOC the guards read.
-NOC_COLUMNS = ("nocId", "achItemId", "changeCode", "changeReason", "correctedData", "nocDate",
-               "yourReferenceNumber")
 
 
 def _keys_folder() -> Path:
@@ -183,7 +176,7 @@ def guard_rows(store: Store, company: str, accounts: Iterable[tuple[Any, Any]], 
     wanted = (matched & (pc.field("receivedDateTime") >= since)) | \
         pc.field("achItemId").isin(noc_items)
     rows = store.scan("ach", table, [("company", "=", company)],
-                      [*GUARD_COLUMNS, KEY_COLUMN] if secret else list(GUARD_COLUMNS), wanted)
+                      [*GUARD_FIELDS, KEY_COLUMN] if secret else list(GUARD_FIELDS), wanted)
     items = []
     for row in rows.to_pylist():
         pair = by_key.get(row.pop(KEY_COLUMN)) if secret is not None else \
@@ -202,5 +195,5 @@ def _nocs(store: Store, company: str, applied: set[str]) -> list[dict[str, Any]]
     table = store.open("nocs")
     if table is None:
         return []
-    rows = store.scan("nocs", table, [("company", "=", company)], list(NOC_COLUMNS)).to_pylist()
+    rows = store.scan("nocs", table, [("company", "=", company)], list(NOC_FIELDS)).to_pylist()
     return [row for row in rows if str(row.get("nocId")) not in applied]

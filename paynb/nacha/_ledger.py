@@ -187,14 +187,16 @@ def must_change(code: Any, corrected: Mapping[str, str]) -> str:
                      for field in fields if field in corrected)
 
 
-#: The fields of an ACH item the guards and the NOC ledger read (:class:`Entry`; the
-#: receiver's name, account type, identification and entry class show a NOC's change
-#: made): what a client keeps of the items it has seen, what a history store gives the
-#: guards.
-ENTRY_FIELDS = ("achItemId", "bankRoutingNumber", "bankAccountNumber", "itemStatus",
+#: The fields of an ACH item the guards' verdicts read (:class:`Entry`): what a history
+#: store gives the guards.
+GUARD_FIELDS = ("achItemId", "bankRoutingNumber", "bankAccountNumber", "itemStatus",
                 "returnReason", "returnDate", "receivedDateTime", "amount",
                 "achTransactionType", "achTransactionSubType", "achCompanyEntryDescription",
-                "settleDate", "sendDate", "firstSignerFirstName", "firstSignerLastName",
+                "settleDate", "sendDate")
+#: The fields of an ACH item the guards and the NOC ledger read (the receiver's name,
+#: account type, identification and entry class show a NOC's change made): what a client
+#: keeps of the items it has seen.
+ENTRY_FIELDS = (*GUARD_FIELDS, "firstSignerFirstName", "firstSignerLastName",
                 "achAccountType", "achIdentificationNumber", "achEntryClass")
 #: The fields of a NOC the ledger reads.
 NOC_FIELDS = ("nocId", "achItemId", "changeCode", "changeReason", "correctedData", "nocDate",
