@@ -14,6 +14,7 @@ from typing import Any
 
 import requests
 
+from paynb._time import utc_moment
 from paynb.errors import ApiError, BadRequestError, NotFoundError
 from paynb.sandbox.faults import FaultSettings
 
@@ -30,8 +31,6 @@ def _when(value: When) -> str | None:
     return value.isoformat()
 
 
-def _parse(text: str) -> dt.datetime:
-    return dt.datetime.fromisoformat(text.replace("Z", "+00:00"))
 
 
 def _settings(value: FaultSettings | dict[str, Any] | None) -> dict[str, Any] | None:
@@ -91,13 +90,13 @@ class Simulator:
 
     def now(self) -> dt.datetime:
         """The sandbox clock (UTC)."""
-        return _parse(self._call("GET", "/sandbox/clock")["now"])
+        return utc_moment(self._call("GET", "/sandbox/clock")["now"], "now")
 
     def advance_clock(self, *, days: float = 0, hours: float = 0, minutes: float = 0,
                       seconds: float = 0) -> dt.datetime:
         """Move the sandbox clock forward, run business processing, return the new time."""
         body = {"days": days, "hours": hours, "minutes": minutes, "seconds": seconds}
-        return _parse(self._call("POST", "/sandbox/clock/advance", body)["now"])
+        return utc_moment(self._call("POST", "/sandbox/clock/advance", body)["now"], "now")
 
     def process(self) -> None:
         """Run business processing now (it also runs before every read)."""

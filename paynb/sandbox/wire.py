@@ -16,6 +16,9 @@ from typing import Any
 
 import orjson
 
+from paynb._time import utc_moment
+from paynb.errors import ValidationError
+
 __all__ = ["dumps", "iso", "parse_timestamp"]
 
 # Decimals are first written as marked strings, then unquoted in one pass; the
@@ -54,9 +57,7 @@ def parse_timestamp(text: str) -> int | None:
     (a bare date, a ``Z`` or an offset); None when the text is none of these.
     """
     try:
-        moment = dt.datetime.fromisoformat(text.strip())
-    except ValueError:
+        moment = utc_moment(text, "a timestamp")
+    except ValidationError:
         return None
-    if moment.tzinfo is None:
-        moment = moment.replace(tzinfo=dt.UTC)
     return (moment - _EPOCH) // dt.timedelta(milliseconds=1)
