@@ -203,7 +203,7 @@ def test_a_large_uniform_answer_and_a_ragged_one():
 def test_sandbox_lists_give_the_reference_frames(sandbox, client, resource, kind):
     """The listing's own path (pages fetched, parsed, framed in batches while later pages
     come, joined) gives the frame the previous builder made of the same wire records."""
-    from paynb.sandbox.store import ListQuery
+    from paynb.sandbox.queries import ListQuery
 
     records: list[dict[str, Any]] = []
     for page in range(1000):

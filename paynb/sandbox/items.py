@@ -20,7 +20,8 @@ import numpy as np
 
 from paynb import models
 from paynb.sandbox import processing, rules
-from paynb.sandbox.store import KINDS, Store
+from paynb.sandbox.store import Store
+from paynb.sandbox.tables import KINDS
 from paynb.sandbox.wire import dumps, parse_timestamp
 from paynb.validation import to_decimal
 

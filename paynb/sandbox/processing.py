@@ -22,13 +22,17 @@ The life of an ACH item, as the NACHA rules and the service's docs describe it:
   :mod:`paynb.codes`.
 
 Every function works on numpy arrays (one element for an HTTP submission,
-a million for the demo data), so both paths follow the same rules.
+a million for the demo data), so both paths follow the same rules. What is decided
+happens by the sandbox clock: :func:`apply_due` applies every event that is due to the
+store's tables (:mod:`paynb.sandbox.tables`) in SQL, and :func:`next_due` says when the
+next one is.
 """
 
 from __future__ import annotations
 
 import itertools
-from collections.abc import Mapping
+import sqlite3
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
@@ -39,23 +43,28 @@ from paynb.codes import (
     EXTENDED_RETURN_CODES,
     EXTENDED_RETURN_DAYS,
     NOC_CODE_TABLE,
+    NOC_CODES,
     RETURN_CODE_TABLE,
     RETURN_CODES,
     UNAUTHORIZED_RETURN_CODES,
 )
+from paynb.sandbox.tables import KINDS, RETURN_ITEM_BASE, sql_list, yyyymmdd
 
 __all__ = [
     "BLOCKED_MESSAGE",
     "DAY_MS",
     "HOUR_MS",
+    "NEVER",
     "RESTRICTED_MESSAGE",
     "TRANSITIONS",
     "Config",
     "Fates",
     "Schedule",
     "ach_fates",
+    "apply_due",
     "bulk_stores_anything",
     "noc_corrected_data",
+    "next_due",
     "noc_events",
     "rcc_fates",
     "schedule",
@@ -148,7 +157,7 @@ def _pick(table: tuple[list[str], list[float]], u: np.ndarray) -> np.ndarray:
 
 # -- transitions ------------------------------------------------------------------------
 
-#: Statuses an item moves between, and what moves it: the store's SQL applies them.
+#: Statuses an item moves between, and what moves it: :func:`apply_due` applies them.
 TRANSITIONS = {
     ("W", "I"): "business processing, a restricted state",
     ("W", "B"): "business processing, a blocked account",
@@ -361,3 +370,91 @@ def noc_corrected_data(code: str, u: float, *, savings: bool = False) -> str:
         "addenda": "",
     }
     return " ".join(value for field in noc.fields if (value := values[field]))
+
+
+# -- what is due, applied to the tables -------------------------------------------------
+
+#: The sandbox time of "no event planned".
+NEVER = 2**62
+#: When the next business event is due, each query served by a partial index.
+_NEXT_DUE = (
+    "SELECT MIN(_fate_at) FROM ach WHERE _fate_status IS NOT NULL",
+    "SELECT MIN(_fate_at) FROM rcc WHERE _fate_status IS NOT NULL",
+    "SELECT MIN(_send_at) FROM ach WHERE itemStatus = 'W'",
+    "SELECT MIN(_send_at) FROM rcc WHERE itemStatus = 'W'",
+    "SELECT MIN(_noc_at) FROM ach WHERE _noc_at IS NOT NULL",
+)
+
+
+def apply_due(db: sqlite3.Connection, now: int, config: Config, *,
+              new_noc: Callable[[str], tuple[int, int, float]]) -> dict[str, int]:
+    """Apply every business event due by ``now`` (sandbox time, epoch ms) to the tables on
+    ``db``, in the caller's transaction; returns how many rows changed, by kind.
+
+    The :data:`TRANSITIONS`, in the order they happen to one item: checks (I, B), the
+    cut-off (S), returns (R), NOCs. ``new_noc(company)`` gives a new NOC's id, its
+    ``_seq`` and the draw its corrected data is made of."""
+    changed = {"ach": 0, "rcc": 0, "noc": 0}
+    for table in ("ach", "rcc"):
+        changed[table] += _apply_fates(db, table, now, ("I", "B"), "W")
+        changed[table] += _send(db, table, now, config)
+        changed[table] += _apply_fates(db, table, now, ("R",), "S")
+    changed["noc"] += _emit_nocs(db, now, new_noc)
+    return changed
+
+
+def next_due(db: sqlite3.Connection) -> int:
+    """The sandbox time of the next business event on ``db``'s tables (:data:`NEVER`
+    when none is planned)."""
+    return min((due for (due,) in (db.execute(query).fetchone() for query in _NEXT_DUE)
+                if due is not None), default=NEVER)
+
+
+def _send(db: sqlite3.Connection, table: str, now: int, config: Config) -> int:
+    """W -> S at the cut-off: the planned dates become the record's."""
+    ach = table == "ach"
+    return db.execute(
+        f"UPDATE {table} SET itemStatus = 'S', sendDate = _send_at, "
+        "depositDateTime = _send_at, apiReportDateTime = _send_at + ?, "
+        "settleDate = _settle_at, reportStatus = 'Sent'"
+        + (", achEffectiveDate = _effective_at, settlementReportFileName = 'SETTLE_' || "
+           f"companyCode || '_' || {yyyymmdd('_settle_at')} || '.csv'" if ach else "")
+        + " WHERE itemStatus = 'W' AND _send_at <= ?",
+        (config.report_delay_ms, now)).rowcount
+
+
+def _apply_fates(db: sqlite3.Connection, table: str, now: int, fates: tuple[str, ...],
+                 current: str) -> int:
+    """``current`` -> one of ``fates``, for the items whose fate is due."""
+    kind = KINDS[table]
+    files = (", returnFileName = CASE WHEN _fate_status = 'R' THEN 'RET_' || companyCode "
+             f"|| '_' || {yyyymmdd('_fate_at')} || '.ach' END, returnReportFileName = "
+             "CASE WHEN _fate_status = 'R' THEN 'RETRPT_' || companyCode || '_' || "
+             f"{yyyymmdd('_fate_at')} || '.csv' END" if table == "ach" else "")
+    return db.execute(
+        f"UPDATE {table} SET itemStatus = _fate_status, "
+        f"returnDate = _fate_at - _fate_at % {DAY_MS}, returnReason = _fate_code, "
+        "returnMessage = _fate_message, returnItemId = CASE WHEN _fate_status = 'R' THEN "
+        f"{kind.pk} + {RETURN_ITEM_BASE} END, reportStatus = CASE WHEN _fate_status = 'R' "
+        f"THEN 'Returned' ELSE reportStatus END{files}, _fate_status = NULL, _fate_at = NULL "
+        f"WHERE _fate_status IS NOT NULL AND _fate_at <= ? AND _fate_status IN "
+        f"{sql_list(fates)} AND itemStatus = ?", (now, current)).rowcount
+
+
+def _emit_nocs(db: sqlite3.Connection, now: int,
+               new_noc: Callable[[str], tuple[int, int, float]]) -> int:
+    """The NOCs due: one row each in ``noc``, the ACH item's plan cleared."""
+    due = db.execute(
+        "SELECT achItemId, companyCode, yourReferenceNumber, _noc_code, _noc_at, "
+        "achAccountType FROM ach WHERE _noc_at IS NOT NULL AND _noc_at <= ? "
+        "AND itemStatus IN ('S', 'R')", (now,)).fetchall()
+    for ach_id, company, reference, code, at, account_type in due:
+        noc_id, seq, u = new_noc(company)
+        db.execute(
+            "INSERT INTO noc (nocId, companyCode, _seq, achItemId, yourReferenceNumber, "
+            "changeCode, changeReason, correctedData, nocDate) VALUES (?,?,?,?,?,?,?,?,?)",
+            (noc_id, company, seq, ach_id, reference, code, NOC_CODES.get(code),
+             noc_corrected_data(code, u, savings=account_type == "Savings"), at))
+    db.execute("UPDATE ach SET _noc_at = NULL, _noc_code = NULL "
+               "WHERE _noc_at IS NOT NULL AND _noc_at <= ?", (now,))
+    return len(due)

@@ -20,7 +20,9 @@ import numpy as np
 from paynb.calendar import BUSDAY_CALENDAR
 from paynb.codes import NOC_CODES, RETURN_CODES
 from paynb.sandbox import items, processing
-from paynb.sandbox.store import RETURN_ITEM_BASE, ListQuery, Store
+from paynb.sandbox.queries import ListQuery
+from paynb.sandbox.store import Store
+from paynb.sandbox.tables import RETURN_ITEM_BASE
 
 __all__ = ["COMPANY", "SCENARIOS", "Attempt", "Scenario", "add", "describe"]
 

@@ -27,7 +27,8 @@ from paynb.calendar import BUSDAY_CALENDAR
 from paynb.codes import NOC_CODE_TABLE
 from paynb.sandbox import items as items_
 from paynb.sandbox import processing, rules, scenarios
-from paynb.sandbox.store import ListQuery, Store
+from paynb.sandbox.queries import ListQuery
+from paynb.sandbox.store import Store
 from paynb.sandbox.wire import parse_timestamp
 
 __all__ = ["COMPANIES", "HISTORY_DAYS", "NOC_OUTCOMES", "seed_demo"]

@@ -18,9 +18,11 @@ import requests
 
 from paynb.calendar import BUSDAY_CALENDAR, is_banking_day
 from paynb.sandbox import processing, serve
+from paynb.sandbox.queries import ListQuery
 from paynb.sandbox.scenarios import SCENARIOS
 from paynb.sandbox.seed import UNAUTHORIZED_RAMP, seed_demo
-from paynb.sandbox.store import KINDS, ListQuery, Store
+from paynb.sandbox.store import Store
+from paynb.sandbox.tables import KINDS
 
 UNAUTHORIZED = ["R05", "R07", "R10", "R11", "R29"]
 

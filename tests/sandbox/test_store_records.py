@@ -8,8 +8,11 @@ from decimal import Decimal
 import pytest
 
 from paynb.codes import STATUS_NAMES
+from paynb.sandbox import queries, tables
+from paynb.sandbox.queries import ListQuery, Queries
 from paynb.sandbox.seed import seed_demo
-from paynb.sandbox.store import KINDS, ListQuery, Store, _columns
+from paynb.sandbox.store import Store
+from paynb.sandbox.tables import KINDS
 from paynb.sandbox.wire import dumps, parse_timestamp
 
 
@@ -29,7 +32,7 @@ def test_records_have_the_wire_fields_in_order(store: Store, kind: str) -> None:
     if "itemStatus" in fields:
         fields.insert(fields.index("itemStatus") + 1, "itemStatusDescription")
     for record in page:
-        assert list(record) == fields == Store._record_names(KINDS[kind])
+        assert list(record) == fields == tables.record_names(KINDS[kind])
         if "itemStatus" in record:
             assert record["itemStatusDescription"] == STATUS_NAMES[record["itemStatus"]]
         if KINDS[kind].amount == "cents":
@@ -62,17 +65,17 @@ _ODD_CENTS = [0, 1, 5, 99, 100, 12_500, -5, -12_345, 99_999_999_999, None]
 
 
 def _python_page(store: Store, kind_name: str, company: str, query: ListQuery) -> bytes:
-    """The page as Store._record and wire.dumps render it (the reference rendering)."""
+    """The page as tables.record and wire.dumps render it (the reference rendering)."""
     kind = KINDS[kind_name]
-    query = store._fit(kind, query)
-    where, params = store._where(kind, company, query)
-    rows = store._db.execute(f"SELECT {_columns(kind)} FROM {where} ORDER BY _seq "
+    query = queries.fit(kind, query)
+    where, params = queries.where(kind, company, query)
+    rows = store._db.execute(f"SELECT {tables.columns(kind)} FROM {where} ORDER BY _seq "
                              "LIMIT ? OFFSET ?",
                              [*params, query.page_size, query.page * query.page_size])
-    total, credit, debit = store._aggregate(kind, company, query)
+    total, credit, debit = store._totals(kind, company, query)
     return dumps({"total": total, "creditAmount": store._amount_total(kind, credit),
                   "debitAmount": store._amount_total(kind, debit),
-                  "transactions": [store._record(kind, row) for row in rows]})
+                  "transactions": [tables.record(kind, row) for row in rows]})
 
 
 @pytest.mark.parametrize("kind_name", sorted(KINDS))
@@ -115,12 +118,12 @@ def test_sql_rendered_pages_are_byte_for_byte_the_python_rendering(kind_name: st
             stored = None if value is None else dumps(value).decode()
             store._db.execute(f"UPDATE {kind.table} SET {name} = ? WHERE {kind.pk} = ?",
                               (stored, at(70 + n)))
-    store._versions[kind_name] += 1  # the edits above bypass the store: drop cached totals
-    queries = [ListQuery(page=page, page_size=100) for page in range(len(ids) // 100 + 2)]
+    store._queries.changed(kind_name)  # the edits above bypass the store: drop cached totals
+    asked = [ListQuery(page=page, page_size=100) for page in range(len(ids) // 100 + 2)]
     if "itemStatus" in kind.fields:
-        queries += [ListQuery(page=0, page_size=500, statuses=("W", "R", "Q")),
+        asked += [ListQuery(page=0, page_size=500, statuses=("W", "R", "Q")),
                     ListQuery(page=1, page_size=3, statuses=("B", "I", "R"), return_from=0)]
-    for query in queries:
+    for query in asked:
         assert store.list_json(kind_name, "DEMO1", query) == \
             _python_page(store, kind_name, "DEMO1", query), query
     store.close()
@@ -131,14 +134,14 @@ def test_filtered_pages_match_a_plain_filter_whichever_way_the_store_picks_them(
     everything = store.list("ach", "DEMO1", ListQuery(page=0, page_size=1000))["transactions"]
     stamps = sorted(r["returnDate"] for r in everything if r["returnDate"])
     ways: list[str] = []
-    pick = Store._page_rowids
+    pick = Queries.page_rowids
 
-    def spy(self: Store, *args: object) -> tuple[str, list[object]]:
+    def spy(self: Queries, *args: object) -> tuple[str, list[object]]:
         chosen = pick(self, *args)
         ways.append("merge" if "UNION ALL" in chosen[0] else "sort")
         return chosen
 
-    monkeypatch.setattr(Store, "_page_rowids", spy)
+    monkeypatch.setattr(Queries, "page_rowids", spy)
     ms = {stamp: parse_timestamp(stamp) for stamp in stamps}
     ranges = [(None, None), (ms[stamps[0]], ms[stamps[-1]]),  # every return date
               (ms[stamps[len(stamps) // 2]], ms[stamps[len(stamps) // 2 + 2]])]  # narrow
@@ -189,8 +192,8 @@ def test_the_totals_of_statuses_are_the_sums_of_their_items(store: Store, kind_n
             else:  # RCC items are debits
                 assert (page["creditAmount"], page["debitAmount"]) == (0, debit)
     # The totals of statuses alone are read from the status index, not from the rows.
-    where, params = store._where(kind, "DEMO1", ListQuery(statuses=("W",)), totals=True)
+    where, params = queries.where(kind, "DEMO1", ListQuery(statuses=("W",)), totals=True)
     plan = " ".join(str(row) for row in store._db.execute(
-        f"EXPLAIN QUERY PLAN SELECT COUNT(*), {', '.join(store._total_expressions(kind))} "
+        f"EXPLAIN QUERY PLAN SELECT COUNT(*), {', '.join(queries.total_expressions(kind))} "
         f"FROM {where}", params))
     assert f"COVERING INDEX {kind.table}_company_status_seq" in plan, plan

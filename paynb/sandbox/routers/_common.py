@@ -24,7 +24,8 @@ from fastapi.responses import Response
 from paynb import models
 from paynb.codes import STATUS_ORDER
 from paynb.sandbox.faults import Faults
-from paynb.sandbox.store import ListQuery, Store
+from paynb.sandbox.queries import ListQuery
+from paynb.sandbox.store import Store
 from paynb.sandbox.wire import dumps, parse_timestamp
 from paynb.validation import parse_item_id
 

@@ -11,6 +11,7 @@ from fastapi.responses import Response
 
 from paynb import models
 from paynb.sandbox import items, processing
+from paynb.sandbox.queries import ListQuery
 from paynb.sandbox.routers._common import (
     Body,
     Company,
@@ -23,7 +24,8 @@ from paynb.sandbox.routers._common import (
     parse,
     validation,
 )
-from paynb.sandbox.store import KINDS, ListQuery, Store, VoidError
+from paynb.sandbox.store import Store, VoidError
+from paynb.sandbox.tables import KINDS
 from paynb.sandbox.wire import iso
 
 __all__ = ["add_item_routes", "add_read_routes", "submit_one"]

@@ -1,0 +1,49 @@
+"""The sandbox's exports: the records of a list as the csv, json or xlsx document the
+service's ``/export`` endpoints answer with.
+
+Every cell holds what the JSON holds: times as their ISO text, numbers as numbers, an
+object (``iatAddenda``) as its JSON text, never a formula.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+from typing import Any
+
+from paynb._xlsx import Sheet, write_workbook
+from paynb.sandbox.tables import Kind, record_names
+from paynb.sandbox.wire import dumps
+
+__all__ = ["document"]
+
+
+def document(kind: Kind, records: list[dict[str, Any]], filetype: str) -> bytes:
+    """``records`` (wire records of ``kind``) as a ``csv``, ``json`` or ``xlsx`` document."""
+    names = list(records[0]) if records else record_names(kind)
+    if filetype == "json":
+        return dumps(records)
+    for record in records:
+        # A cell holds text: an object (iatAddenda) goes in as its JSON.
+        for name in kind.objects:
+            if record[name] is not None:
+                record[name] = dumps(record[name]).decode()
+    if filetype == "csv":
+        out = io.StringIO()
+        writer = csv.writer(out, lineterminator="\r\n")
+        writer.writerow(names)
+        writer.writerows([r[n] for n in names] for r in records)
+        return out.getvalue().encode("utf-8")
+    return _xlsx(kind.name, names, records)
+
+
+def _xlsx(title: str, names: list[str], records: list[dict[str, Any]]) -> bytes:
+    """The records as a one-sheet workbook with a plain header row, written by paynb's
+    Arrow-to-xlsx writer (Rust, constant memory)."""
+    import pyarrow as pa
+
+    table = pa.table({name: pa.array([record[name] for record in records])
+                      for name in names})
+    out = io.BytesIO()
+    write_workbook(out, {title: Sheet(table)}, header=False)
+    return out.getvalue()
