@@ -14,9 +14,9 @@ import pandas as pd
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from paynb._charts import new_axes, no_items, thousands
+from paynb._charts import CURRENCY, new_axes, no_items, thousands
 from paynb._excel import MONEY_FORMAT, write_excel
-from paynb.codes import STATUS_NAMES
+from paynb.codes import STATUS_NAMES, code_label
 from paynb.matching._columns import Side
 from paynb.matching._rules import banking_index
 from paynb.matching._state import Settings, State
@@ -35,8 +35,6 @@ _AMOUNT = pa.decimal128(18, 2)
 _RETURNED = ("R", "I", "B")  # the statuses the return charts count as returns
 #: Exception reasons, in the order they are listed.
 REASONS = ("returned", "voided", "amount differs")
-#: The currency of the service's amounts (its payments are in US dollars).
-CURRENCY = "USD"
 #: The plot's outcomes: their colours (paynb's palette) and labels.
 _OUTCOME_COLORS = {"unmatched": "#C44E52", "tied": "#8172B3", "exceptions open": "#DD8452",
                    "matched": "#55A868"}
@@ -262,8 +260,9 @@ class MatchResult:
         return returned[picked], voided[picked]
 
     def _returned_details(self, rows: np.ndarray) -> np.ndarray:
-        """What each item of ``rows`` shows as returned: "Returned R01" (taken for those
-        rows only: a few thousand, not every item)."""
+        """What each item of ``rows`` shows as returned: "Returned R01: Insufficient funds"
+        (its status and the return code with its meaning; taken for those rows only: a few
+        thousand, not every item)."""
         items = self._items.frame
         # A few thousand rows: plain Python over their values beats pandas text columns.
         statuses = items["itemStatus"].take(rows).tolist()
@@ -275,7 +274,8 @@ class MatchResult:
                 texts.append(None)
                 continue
             text = STATUS_NAMES.get(str(status), str(status))
-            texts.append(text if _missing(reason) or str(reason) == "" else f"{text} {reason}")
+            texts.append(text if _missing(reason) or not str(reason).strip()
+                         else f"{text} {code_label(reason)}")
         return np.array(texts + [None], dtype=object)[:-1]
 
     def _exceptions_frame(self, decisions: list[dict[str, Any]]) -> pd.DataFrame:

@@ -11,6 +11,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import paynb
+from paynb.errors import UnknownCodeWarning
 from paynb.matching import AmountWithin, NameSimilar, Rule
 from tests.matching.conftest import ach_items
 
@@ -242,13 +243,19 @@ def test_a_custom_rule_runs_after_the_built_in_ones():
 
 
 def test_returned_and_voided_items_are_exceptions():
-    items = ach_items([{"itemStatus": "R", "returnReason": "R01", "returnDate": "2026-07-08"},
-                       {"itemStatus": "V", "amount": "11.00"}])
-    result = paynb.match(ledger({"ref": "REF-1"}, {"ref": "REF-2", "amount": "11.00"}), items,
-                         columns=COLUMNS)
+    # A return names its code with its meaning (issue 36: no bare code), an unknown one too.
+    with pytest.warns(UnknownCodeWarning, match="R99"):
+        items = ach_items([{"itemStatus": "R", "returnReason": "R01",
+                            "returnDate": "2026-07-08"},
+                           {"itemStatus": "V", "amount": "11.00"},
+                           {"itemStatus": "R", "returnReason": "R99",
+                            "returnDate": "2026-07-08", "amount": "12.00"}])
+    result = paynb.match(ledger({"ref": "REF-1"}, {"ref": "REF-2", "amount": "11.00"},
+                                {"ref": "REF-3", "amount": "12.00"}), items, columns=COLUMNS)
     assert result.exceptions[["reason", "detail"]].values.tolist() == [
-        ["returned", "Returned R01"], ["voided", "the item was voided"]]
-    assert result.summary.loc["exceptions open", "items"] == 2
+        ["returned", "Returned R01: Insufficient funds"], ["voided", "the item was voided"],
+        ["returned", "Returned R99: not a NACHA code paynb knows"]]
+    assert result.summary.loc["exceptions open", "items"] == 3
 
 
 @pytest.mark.parametrize(("seed", "mask"), [(3, True), (5, False)])
