@@ -29,7 +29,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from paynb._coerce import parse_decimal
-from paynb.codes import RETURN_CODE_TABLE
+from paynb.codes import RETURN_CODE_TABLE, code_meaning
 from paynb.nacha._ledger import (
     SETTLED_STATES,
     Entry,
@@ -305,7 +305,8 @@ def _reinitiation_rule(verdict: Verdict, body: Mapping[str, Any], entries: list[
         # debit of the same amount is a new entry (the next instalment), not a retry.
         return
     what = (f"a debit of {amount} to an account whose debit of that amount (item "
-            f"{original.id}) was returned {original.code} on {_day(original.returned)}")
+            f"{original.id}) was returned {original.code} "
+            f"({code_meaning(original.code)}) on {_day(original.returned)}")
     if new_authorization:
         verdict.overridden.append(("reinitiation", f"{what}: sent as a new entry under a new "
                                    "authorization, not as a reinitiation"))

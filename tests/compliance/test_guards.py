@@ -208,6 +208,8 @@ def test_the_second_reinitiation_passes_and_the_third_is_refused(client: Any) ->
     third = verdict(client, entry(), "2026-01-30")
     assert third["rules"] == ["reinitiation-limit"]
     assert "reinitiated 2 times" in third["reasons"][0]
+    # The original's return code comes with its meaning (issue 36: no bare code).
+    assert "was returned R01 (Insufficient funds) on 2026-01-05" in third["reasons"][0]
     assert verdict(client, entry(), "2026-01-30", new_authorization=True)["allowed"]
 
 
