@@ -13,7 +13,7 @@ from typing import Any
 import pandas as pd
 
 from paynb import calendar, compliance
-from paynb.codes import UNAUTHORIZED_RETURN_CODES, code_meaning
+from paynb.codes import UNAUTHORIZED_RETURN_CODES, code_label, code_meaning
 from paynb.monitor._findings import Finding
 from paynb.monitor._projection import WINDOW_DAYS, Projection, project
 
@@ -146,6 +146,12 @@ def _meaning(code: Any) -> str | None:
     return code_meaning(code) if isinstance(code, str) and code.strip() else None
 
 
+def _reason_label(code: Any) -> str:
+    """A return code as the messages name it: ``R01: Insufficient funds`` ("no code" for
+    a return the service gave none)."""
+    return code_label(code) if isinstance(code, str) and code.strip() else "no code"
+
+
 def _corrected_accounts(nocs: pd.DataFrame, about: pd.DataFrame) -> pd.DataFrame:
     """The routing and account number of each NOC's entry once the NOC corrected them."""
     entries = about.set_index("achItemId")[["bankRoutingNumber", "bankAccountNumber"]]
@@ -246,7 +252,8 @@ def _new_returns(client: Any, items: pd.DataFrame, company: str, since: dt.datet
             {"achItemId": str(row["achItemId"]), "returnReason": row["returnReason"],
              "amount": str(row["amount"])}))
     total = sum(amounts, Decimal(0))
-    reasons = ", ".join(f"{r['returnReason']} {r['returns']}" for r in
+    # Each code with its meaning (issue 36: paynb shows no bare code), then its count.
+    reasons = ", ".join(f"{_reason_label(r['returnReason'])} {r['returns']}" for r in
                         by_reason.to_dict("records")[:6])
     more = ", ..." if len(by_reason) > 6 else ""
     title = (f"Returns since {'the last run' if since is not None else 'the last banking day'}"
