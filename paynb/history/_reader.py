@@ -386,7 +386,7 @@ class History:
         wanted = None if columns is None else list(dict.fromkeys(
             [id_field, *columns, "_order"]))
         arrow = _in_order(self._store.scan(kind, table, files, wanted, condition))
-        frame = self._typed(arrow, kind, kept)
+        frame = self._typed(arrow, kind, kept, wanted)
         if columns is not None:
             frame = frame[[c for c in dict.fromkeys([id_field, *columns]) if c in frame]]
         held = self._held(kind, kept)
@@ -399,10 +399,13 @@ class History:
             pa.default_memory_pool().release_unused()
         return frame
 
-    def _typed(self, arrow: pa.Table, kind: str, kept: dict[str, Any]) -> pd.DataFrame:
+    def _typed(self, arrow: pa.Table, kind: str, kept: dict[str, Any],
+               only: list[str] | None = None) -> pd.DataFrame:
         """``arrow``'s rows as :func:`paynb.frames.to_frame` gives them: the known columns
         in order with their dtypes (missing ones empty), then the other fields stored
-        that any of these rows holds; masked when asked of a store that is not."""
+        that any of these rows holds; masked when asked of a store that is not. With
+        ``only``, just those columns: a narrow read of many rows does not build (nor pay
+        for) the dozens of empty columns it would drop."""
         import numpy as np
         import pandas as pd
 
@@ -411,6 +414,8 @@ class History:
         rows = arrow.num_rows
         columns: dict[str, Any] = {}
         for name in template.columns:
+            if only is not None and name not in only:
+                continue
             target = template[name].dtype
             columns[name] = template[name].reindex(range(rows)).array \
                 if name not in arrow.column_names else _pandas_column(
