@@ -167,11 +167,11 @@ def _corrected_accounts(nocs: pd.DataFrame, about: pd.DataFrame) -> pd.DataFrame
     return pd.DataFrame(rows, columns=["bankRoutingNumber", "bankAccountNumber"])
 
 
-def _nocs(client: Any, items: pd.DataFrame, company: str, as_of: dt.datetime
+def _nocs(client: Any, history: Any, items: pd.DataFrame, company: str, as_of: dt.datetime
           ) -> tuple[list[Finding], pd.DataFrame]:
     """NOC obligations overdue or due soon (two banking days or fewer), judged on the
     history's NOCs and the entries they are about, with the journal's applied marks."""
-    nocs = client.history.nocs()
+    nocs = history.nocs()
     if nocs.empty:
         return [], compliance.noc_obligations(nocs, as_of=as_of)
     # The entries the NOCs are about, and every entry to the same accounts (the next
@@ -211,14 +211,14 @@ def _nocs(client: Any, items: pd.DataFrame, company: str, as_of: dt.datetime
 # ---------------------------------------------------------------------------- returns
 
 
-def _new_returns(client: Any, items: pd.DataFrame, company: str, since: dt.datetime | None,
-                 today: dt.date) -> tuple[list[Finding], pd.DataFrame, pd.DataFrame,
-                                          dt.datetime]:
+def _new_returns(history: Any, items: pd.DataFrame, company: str,
+                 since: dt.datetime | None, today: dt.date
+                 ) -> tuple[list[Finding], pd.DataFrame, pd.DataFrame, dt.datetime]:
     """The returns that came in since the previous run (first seen by a sync after it);
     on a first run, those dated on the banking day before the as-of day or later."""
     returned = items[items["itemStatus"].astype("string") == "R"]
     if since is not None:
-        events = client.history.events("ach", start=since)
+        events = history.events("ach", start=since)
         later = events[(events["itemStatus"] == "R") & (events["seenAt"] > since)]
         new = returned[returned["achItemId"].astype("string").isin(later["itemId"])]
         start = since
@@ -267,7 +267,7 @@ def _new_returns(client: Any, items: pd.DataFrame, company: str, since: dt.datet
 # ---------------------------------------------------------------------------- waiting
 
 
-def _waiting(client: Any, company: str, today: dt.date, days: int
+def _waiting(history: Any, company: str, today: dt.date, days: int
              ) -> tuple[list[Finding], pd.DataFrame]:
     """ACH and RCC items still ``W`` more than ``days`` banking days after the day they
     were received (or their requested send day, when later)."""
@@ -275,7 +275,7 @@ def _waiting(client: Any, company: str, today: dt.date, days: int
     for kind, id_field in (("ach", "achItemId"), ("rcc", "rccItemId")):
         columns = [*_WAITING_COLUMNS, "requestedSendDate"] if kind == "ach" \
             else _WAITING_COLUMNS
-        found = getattr(client.history, kind)(status="W", columns=columns)
+        found = getattr(history, kind)(status="W", columns=columns)
         if found.empty:
             continue
         received = pd.to_datetime(found["receivedDateTime"], utc=True).dt.tz_localize(None) \
@@ -346,17 +346,19 @@ def _exposure(exposure: pd.DataFrame, company: str) -> tuple[list[Finding], dict
 # ---------------------------------------------------------------------------- all
 
 
-def read_items(client: Any, today: dt.date, *, report: bool) -> pd.DataFrame:
+def read_items(history: Any, today: dt.date, *, report: bool) -> pd.DataFrame:
     """The company's ACH items the checks need, their columns only: those received in the
     last :data:`ENTRY_DAYS` days (:data:`READ_DAYS` for a report), and every item returned
     in the 60-day window, whenever it was received (its return counts, its entry falls
-    before the window)."""
-    history = client.history
-    recent = history.ach(start=today - dt.timedelta(days=READ_DAYS if report else ENTRY_DAYS),
-                         columns=ACH_COLUMNS)
-    returned = history.ach(status="R", returned_from=today - dt.timedelta(days=WINDOW_DAYS),
-                           columns=ACH_COLUMNS)
-    older = returned[~returned["achItemId"].isin(recent["achItemId"])]
+    before the window). Both reads bound ``receivedDateTime``: an item without one (the
+    service always gives it) is in neither."""
+    first = today - dt.timedelta(days=READ_DAYS if report else ENTRY_DAYS)
+    recent = history.ach(start=first, columns=ACH_COLUMNS)
+    # The returns of items received before ``first`` (the others are in ``recent``): only
+    # the older months are read (at a million items, a third of the time of all months).
+    older = history.ach(end=first - dt.timedelta(days=1), status="R",
+                        returned_from=today - dt.timedelta(days=WINDOW_DAYS),
+                        columns=ACH_COLUMNS)
     if older.empty:
         return recent
     both = pd.concat([recent, older], ignore_index=True)
@@ -378,7 +380,8 @@ def measure(client: Any, *, as_of: dt.datetime, since: dt.datetime | None,
     """
     company = client.company_code
     today = _utc_day(as_of)
-    items = read_items(client, today, report=report)
+    history = client.history  # one History for every read (each access opens the store)
+    items = read_items(history, today, report=report)
     evidence = None
     if report:  # the workbook's figures: the rates, breaches, exposure and top reasons
         evidence = compliance.report(items, as_of=today, by=None)
@@ -388,10 +391,10 @@ def measure(client: Any, *, as_of: dt.datetime, since: dt.datetime | None,
         rates = compliance.return_rates(items, as_of=today)
         exposure = compliance.return_exposure(items, as_of=today)
     rate_findings, rates, rolling, projections = _rates(items, company, today, rates, report)
-    noc_findings, nocs = _nocs(client, items, company, as_of)
-    return_findings, new, by_reason, start = _new_returns(client, items, company, since,
+    noc_findings, nocs = _nocs(client, history, items, company, as_of)
+    return_findings, new, by_reason, start = _new_returns(history, items, company, since,
                                                           today)
-    waiting_findings, waiting = _waiting(client, company, today, waiting_days)
+    waiting_findings, waiting = _waiting(history, company, today, waiting_days)
     unknown_findings, unknown = _unknown(client, company)
     exposure_findings, exposure_total = _exposure(exposure, company)
     findings = [*rate_findings, *noc_findings, *return_findings, *waiting_findings,
