@@ -6,9 +6,9 @@
     df.paynb.return_trend(freq="W")       # = paynb.plots.return_trend(df, freq="W")
 
 The accessor knows no chart itself. The modules above it in the layers
-(:mod:`paynb.plots` today; compliance and history when they have helpers of their
-own) :func:`register` their functions on it, each taking the frame as its first
-argument; ``df.paynb.<name>(...)`` calls ``function(df, ...)``. Those modules are
+(:mod:`paynb.plots`, :mod:`paynb.compliance.charts`) :func:`register` their functions on
+it, each taking the frame as its first argument; ``df.paynb.<name>(...)`` calls
+``function(df, ...)``. Those modules are
 named in :data:`PROVIDERS` and imported on the first use of a name that is not
 registered yet, so that matplotlib loads with the first chart drawn, not with the
 frame. :mod:`paynb.frames` imports this module, which registers ``df.paynb`` on every
@@ -27,7 +27,7 @@ import pandas as pd
 __all__ = ["PROVIDERS", "PaynbAccessor", "register"]
 
 #: The modules that register helpers on the accessor, imported on first use.
-PROVIDERS = ("paynb.plots",)
+PROVIDERS = ("paynb.plots", "paynb.compliance.charts")
 
 _F = TypeVar("_F", bound=Callable[..., Any])
 _HELPERS: dict[str, Callable[..., Any]] = {}
@@ -52,9 +52,9 @@ class PaynbAccessor:
     """``df.paynb.<helper>(...)``: every registered helper on this frame.
 
     The helpers are the charts of :mod:`paynb.plots` (``status_summary``,
-    ``return_trend``, ``return_rate``, ``return_reasons``, ``returns_calendar``,
-    ``return_rate_thresholds``, ``return_exposure``), each called with this frame as
-    its first argument and the rest as given.
+    ``return_trend``, ``return_rate``, ``return_reasons``, ``returns_calendar``) and of
+    :mod:`paynb.compliance.charts` (``return_rate_thresholds``, ``return_exposure``),
+    each called with this frame as its first argument and the rest as given.
     """
 
     def __init__(self, df: pd.DataFrame):

@@ -640,7 +640,7 @@ def returns_calendar(df: pd.DataFrame, ax: Axes | None = None, *, title: str | N
     return ax
 
 
-# df.paynb.<chart>(...) for each chart (paynb.accessor).
-for _chart in (status_summary, return_trend, return_rate, return_reasons, returns_calendar,
-               return_rate_thresholds, return_exposure):
+# df.paynb.<chart>(...) for each chart (paynb.accessor; the compliance charts register
+# themselves).
+for _chart in (status_summary, return_trend, return_rate, return_reasons, returns_calendar):
     register(_chart)

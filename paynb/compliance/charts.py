@@ -1,7 +1,8 @@
 """The compliance charts: the rolling return rates against NACHA's thresholds, and the
-debits still returnable. :mod:`paynb.plots` shows them with its other charts
-(``paynb.plots.return_rate_thresholds``, ``paynb.plots.return_exposure``) and hangs them
-on the ``df.paynb`` accessor; they draw with :mod:`paynb._charts`, as every chart does."""
+debits still returnable. They register themselves on the ``df.paynb`` accessor
+(:data:`paynb.accessor.PROVIDERS` names this module); :mod:`paynb.plots` shows them with
+its other charts (``paynb.plots.return_rate_thresholds``, ``paynb.plots.return_exposure``).
+They draw with :mod:`paynb._charts`, as every chart does."""
 
 from __future__ import annotations
 
@@ -12,6 +13,7 @@ import numpy as np
 import pandas as pd
 
 from paynb._charts import CURRENCY, date_axis, legend, new_axes, no_items, thousands
+from paynb.accessor import register
 from paynb.codes import STATUS_COLORS
 from paynb.compliance._exposure import return_exposure as exposure_table
 from paynb.compliance._rates import rolling_return_rates
@@ -30,6 +32,7 @@ _WARNING_COLOR = "#F2C14E"
 _OVER_COLOR = "#C62828"
 
 
+@register
 def return_rate_thresholds(df: pd.DataFrame, ax: Axes | None = None, *,
                            window: str = "60D", category: str | None = None,
                            start: Any = None, end: Any = None,
@@ -101,6 +104,7 @@ def return_rate_thresholds(df: pd.DataFrame, ax: Axes | None = None, *,
     return ax
 
 
+@register
 def return_exposure(df: pd.DataFrame, ax: Axes | None = None, *, as_of: Any = None,
                     consumer_classes: Iterable[str] | None = None,
                     title: str | None = None) -> Axes:

@@ -79,3 +79,19 @@ def test_exposure_stacks_the_windows():
 def test_exposure_of_nothing():
     ax = plots.return_exposure(frame([debit("2026-10-01")]), as_of="2026-11-23")
     assert ax.texts[0].get_text() == "nothing returnable"
+
+
+def test_the_compliance_charts_register_on_the_accessor_themselves() -> None:
+    """``df.paynb.return_exposure`` is the compliance chart once paynb.compliance.charts
+    is imported, without paynb.plots (which only shows it with its own charts)."""
+    import subprocess
+    import sys
+
+    code = ("import sys, pandas as pd, paynb.frames\n"
+            "from paynb.compliance import charts\n"
+            "helper = pd.DataFrame().paynb.return_exposure\n"
+            "assert helper.func is charts.return_exposure, helper\n"
+            "assert pd.DataFrame().paynb.return_rate_thresholds.func "
+            "is charts.return_rate_thresholds\n"
+            "assert 'paynb.plots' not in sys.modules, 'the accessor imported paynb.plots'\n")
+    subprocess.run([sys.executable, "-c", code], check=True)
