@@ -33,7 +33,9 @@ Warnings (sent anyway, or answered without error, but worth a look)::
     ├── UnknownCodeWarning             a return or change code in none of NACHA's tables
     ├── ValidationWarning              unusual but not certainly wrong (a past effective date)
     ├── SubmissionNotAcceptedWarning   the service answered 200 with status I or B
-    ├── HistoryCompanyWarning          a history read for a company it holds no items of
+    ├── HistoryWarning                 a history's answer is empty or partial for a reason
+    │   │                              (no store at the path, a kind never synced, ...)
+    │   └── HistoryCompanyWarning      a history read for a company it holds no items of
     └── GuardWarning                   a NACHA guard's warning (paynb.compliance)
 
 No exception text ever holds a password, secret, token, one-time password or
@@ -56,6 +58,7 @@ __all__ = [
     "HistoryCorruptError",
     "HistoryError",
     "HistoryLockedError",
+    "HistoryWarning",
     "JournalError",
     "MissingExtraError",
     "NotFoundError",
@@ -327,7 +330,14 @@ class UnknownCodeWarning(PaynbWarning):
         super().__init__(message)
 
 
-class HistoryCompanyWarning(PaynbWarning):
+class HistoryWarning(PaynbWarning):
+    """A local history (:mod:`paynb.history`) answered, but its answer is empty or partial
+    for a reason the reader should know: no store at the path (a mistyped folder), a kind
+    never synced, a start before the store's own, a table that did not exist yet at
+    ``as_of``, a store converted from an earlier paynb. The message names the store."""
+
+
+class HistoryCompanyWarning(HistoryWarning):
     """A history opened for a company it holds no items of (its frames are empty)."""
 
 

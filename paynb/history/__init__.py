@@ -22,6 +22,7 @@ from paynb.errors import (
     HistoryCorruptError,
     HistoryError,
     HistoryLockedError,
+    HistoryWarning,
 )
 from paynb.history._reader import History
 from paynb.history._store import default_path
@@ -34,6 +35,7 @@ __all__ = [
     "HistoryError",
     "HistoryLockedError",
     "HistoryPlace",
+    "HistoryWarning",
     "default_path",
     "sync",
 ]

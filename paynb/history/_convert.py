@@ -19,7 +19,7 @@ from urllib.parse import quote
 
 from paynb._version import __version__
 from paynb._warn import user_stacklevel
-from paynb.errors import HistoryCorruptError, PaynbWarning
+from paynb.errors import HistoryCorruptError, HistoryWarning
 from paynb.history import _store as st
 
 __all__ = ["convert_if_old", "is_old"]
@@ -48,14 +48,14 @@ def convert_if_old(store: st.Store, *, rebuild: bool = False) -> None:
     if rebuild:
         warnings.warn(f"the history at {root} was in the format of an earlier paynb: its "
                       "files are removed and it is built again from the service",
-                      PaynbWarning, stacklevel=user_stacklevel())
+                      HistoryWarning, stacklevel=user_stacklevel())
         for target in [root / name for name in _OLD_AREAS] + [backup]:
             shutil.rmtree(target) if target.is_dir() else target.unlink(missing_ok=True)
         return
     warnings.warn(f"the history at {root} is in the format of an earlier paynb (Parquet "
                   "files of its own): converting it to Delta tables; the old files are "
                   f"kept in {backup} (remove that folder once you no longer need it)",
-                  PaynbWarning, stacklevel=user_stacklevel())
+                  HistoryWarning, stacklevel=user_stacklevel())
     with store.writing():
         backup.mkdir(exist_ok=True)
         if (root / OLD_META).exists():  # the metadata last: then every folder is moved

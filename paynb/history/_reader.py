@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import datetime as dt
 import json
 import os
@@ -13,7 +14,7 @@ from paynb._args import backwards
 from paynb._attrs import HISTORY
 from paynb._warn import user_stacklevel
 from paynb.codes import STATUS_NAMES, STATUS_ORDER
-from paynb.errors import HistoryCompanyWarning, HistoryError, PaynbWarning, ValidationError
+from paynb.errors import HistoryCompanyWarning, HistoryError, HistoryWarning, ValidationError
 from paynb.history import _store as st
 from paynb.history._accounts import guard_rows
 from paynb.history._convert import convert_if_old, is_old
@@ -162,7 +163,7 @@ class History:
         if storage_options is not None and not isinstance(storage_options, Mapping):
             raise ValidationError.for_argument(
                 "storage_options", "must be a dict of option names to texts")
-        st.need_deltalake()
+        st.need_extra()
         self._store = st.Store(path, storage_options)
         local = self._store.local
         if local is not None and local.exists() and not local.is_dir():
@@ -271,12 +272,12 @@ class History:
                 where = "the folder is empty"
             warnings.warn(f"no history has been synced into {self.path} ({where}): the "
                           "answer is empty; run client.sync() (path= for this store) first",
-                          PaynbWarning, stacklevel=user_stacklevel())
+                          HistoryWarning, stacklevel=user_stacklevel())
         elif table is None and moment is not None and ("before", name) not in self._told \
                 and self._store.open(name) is not None:
             self._told.add(("before", name))
             warnings.warn(f"the {name} table at {self.path} did not exist yet at "
-                          f"as_of={moment}: the answer is empty", PaynbWarning,
+                          f"as_of={moment}: the answer is empty", HistoryWarning,
                           stacklevel=user_stacklevel())
         return table
 
@@ -301,7 +302,7 @@ class History:
                 synced = ", ".join(name for name in st.KINDS if every.get(name))
                 warnings.warn(f"the history at {self.path} holds no {kind} items: no sync "
                               f"fetched them (it holds {synced}); client.sync(kinds={kind!r}) "
-                              "does", PaynbWarning, stacklevel=user_stacklevel())
+                              "does", HistoryWarning, stacklevel=user_stacklevel())
             return
         starts = [when(s.get("since"), "since") for s in held.values()]
         if low is None or any(start is None for start in starts):
@@ -312,7 +313,7 @@ class History:
             warnings.warn(f"the history at {self.path} keeps {kind} items from "
                           f"{first:%Y-%m-%d %H:%M} UTC on (synced with since=): the frame "
                           f"holds none from before, though start is {low:%Y-%m-%d}; "
-                          "client.sync(rebuild=True, since=...) fetches them", PaynbWarning,
+                          "client.sync(rebuild=True, since=...) fetches them", HistoryWarning,
                           stacklevel=user_stacklevel())
 
     def _held(self, kind: str, kept: dict[str, Any]) -> dict[str, Any] | None:
@@ -494,7 +495,7 @@ class History:
                                              if len(unseen) > 5 else "")
             warnings.warn(f"no sync into {self.path} has seen {name} item(s) {shown}: they "
                           "have no events (not synced yet, or not of this kind)",
-                          PaynbWarning, stacklevel=user_stacklevel())
+                          HistoryWarning, stacklevel=user_stacklevel())
         return frame
 
     # ------------------------------------------------------------------ SQL
@@ -516,11 +517,9 @@ class History:
             raise ValidationError.for_argument(
                 "as_of", "must be a date or a time here: each table has versions "
                          "of its own (a version suits one kind's reader)")
-        try:
-            import duckdb
-        except ImportError:
-            raise HistoryError("history.sql needs DuckDB: pip install 'paynb[history]' "
-                               "(or duckdb)") from None
+        st.need_extra("duckdb")
+        import duckdb
+
         tables = {name: self._table(name, moment) for name in (*st.KINDS, st.EVENTS)}
         if self.mask and any(st.state(t).get("masked") is False for t in tables.values()):
             raise HistoryError(f"the history at {self.path} holds whole account numbers "
@@ -551,36 +550,48 @@ class History:
     def maintain(self, *, retention_days: int = st.RETENTION_DAYS) -> pd.DataFrame:
         """Merge the small files of every table and remove the files no version of the
         last ``retention_days`` days reads (``vacuum``): time travel (``as_of=``) reaches
-        back that far. One row per table: files before and
-        after, files compacted and written, files removed and the bytes they held.
+        back that far.
 
-        A sync compacts the partitions it wrote once small files pile up there; this
-        does the rest, and the vacuum, which a sync never runs.
+        Returns one row per table: its current files and their bytes before and after,
+        the small files merged (``files_compacted``) into ``files_written``, the files
+        the vacuum removed and the bytes they held, and the table's version after. A sync
+        compacts the partitions it wrote once small files pile up there; this does the
+        rest, and the vacuum, which a sync never runs. A path with no store is said so
+        (:class:`~paynb.errors.HistoryWarning`), as the readers say it; nothing is made.
         """
         import pandas as pd
-        import pyarrow as pa
 
         if isinstance(retention_days, bool) or not isinstance(retention_days, int) \
                 or retention_days < 0:
             raise ValidationError.for_argument(
                 "retention_days", "must be a whole number of days, 0 or more")
         rows = []
-        with self._store.locked(), self._store.writing():
-            for name, table in self._store.tables().items():
+        tables = self._store.tables()
+        if not tables:
+            self._table(st.EVENTS, None)  # says that no history is there
+        with contextlib.ExitStack() as held:
+            if tables:
+                held.enter_context(self._store.locked())
+                held.enter_context(self._store.writing())
+            for name, table in tables.items():
                 kept = st.state(table)
                 columns = st.EVENT_PARTITIONS if name == st.EVENTS else st.PARTITIONS
-                before = pa.table(table.get_add_actions(flatten=True))
+                before = st.file_sizes(table)
                 small = st.small_files(table, columns)
                 done = st.compact(table, columns, [k for k, n in small.items() if n > 1], kept)
-                removed = table.vacuum(retention_hours=retention_days * 24, dry_run=False,
-                                       enforce_retention_duration=False,
-                                       commit_properties=st.commit_properties(kept))
-                after = pa.table(table.get_add_actions(flatten=True))
-                rows.append({"table": name, "files_before": before.num_rows,
-                             "files_after": after.num_rows,
-                             "files_compacted": done["files_removed"],
-                             "files_written": done["files_added"],
-                             "files_removed": len(removed), "version": table.version()})
-        return pd.DataFrame(rows, columns=["table", "files_before", "files_after",
-                                           "files_compacted", "files_written",
-                                           "files_removed", "version"])
+                going = table.vacuum(retention_hours=retention_days * 24, dry_run=True,
+                                     enforce_retention_duration=False)
+                sizes = table.to_pyarrow_dataset().filesystem.get_file_info(going)
+                table.vacuum(retention_hours=retention_days * 24, dry_run=False,
+                             enforce_retention_duration=False,
+                             commit_properties=st.commit_properties(kept))
+                after = st.file_sizes(table)
+                rows.append({"table": name, "files_before": len(before),
+                             "bytes_before": sum(before), "files_after": len(after),
+                             "bytes_after": sum(after), "files_compacted": done["files_removed"],
+                             "files_written": done["files_added"], "files_removed": len(going),
+                             "bytes_removed": sum(max(0, f.size or 0) for f in sizes),
+                             "version": table.version()})
+        return pd.DataFrame(rows, columns=[
+            "table", "files_before", "bytes_before", "files_after", "bytes_after",
+            "files_compacted", "files_written", "files_removed", "bytes_removed", "version"])

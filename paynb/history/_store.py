@@ -22,7 +22,13 @@ from paynb._lazy import OnFirstUse
 from paynb._time import is_date_only, utc_moment
 from paynb.codes import ID_FIELDS as CODE_ID_FIELDS
 from paynb.codes import ITEM_KINDS
-from paynb.errors import HistoryCorruptError, HistoryError, HistoryLockedError, ValidationError
+from paynb.errors import (
+    HistoryCorruptError,
+    HistoryError,
+    HistoryLockedError,
+    MissingExtraError,
+    ValidationError,
+)
 
 if TYPE_CHECKING:
     import numpy as np
@@ -84,13 +90,18 @@ def default_path(environment: str) -> Path:
     return Path(platformdirs.user_data_dir("paynb", appauthor=False)) / "history" / folder
 
 
-def need_deltalake() -> None:
-    """Stop with an error naming the extra when ``deltalake`` is not installed."""
+def need_extra(module: str = "deltalake") -> None:
+    """Stop with :class:`~paynb.errors.MissingExtraError` naming the ``history`` extra when
+    ``module`` (deltalake, or DuckDB for SQL) cannot be imported."""
+    import importlib
+
     try:
-        import deltalake  # noqa: F401
+        importlib.import_module(module)  # lazy: the extra loads when a store is used
     except ImportError:
-        raise HistoryError("the local history is kept in Delta tables, which need the "
-                           "deltalake package: pip install 'paynb[history]'") from None
+        raise MissingExtraError(
+            f"the local history needs the history extra (Delta tables through deltalake, "
+            f"SQL through DuckDB): pip install 'paynb[history]' (missing: {module})",
+            extra="history", missing=[module]) from None
 
 
 def quoted(text: str) -> str:
@@ -387,6 +398,13 @@ def _mixed(names: list[str], hashed: np.ndarray, valid: Any) -> np.ndarray:
     present = np.asarray(valid.to_numpy(zero_copy_only=False), dtype=bool).reshape(shape)
     parts: np.ndarray = np.where(present, mixed, np.uint64(0)).sum(axis=0, dtype=np.uint64)
     return parts
+
+
+def file_sizes(table: DeltaTable) -> list[int]:
+    """The bytes of each current file of ``table``."""
+    import pyarrow as pa
+
+    return pa.table(table.get_add_actions(flatten=True)).column("size_bytes").to_pylist()
 
 
 def small_files(table: DeltaTable, columns: tuple[str, ...]) -> dict[tuple[str, ...], int]:

@@ -25,7 +25,7 @@ from typing import TYPE_CHECKING, Any
 
 from paynb._version import __version__
 from paynb._warn import user_stacklevel
-from paynb.errors import HistoryCorruptError, HistoryError, PaynbWarning, ValidationError
+from paynb.errors import HistoryCorruptError, HistoryError, HistoryWarning, ValidationError
 from paynb.history import _store as st
 from paynb.history._accounts import account_keys, new_key, secret_of
 from paynb.history._convert import convert_if_old
@@ -736,7 +736,7 @@ def sync(place: HistoryPlace, resources: Mapping[str, Resource], *, kinds: Any =
             isinstance(k, str) and isinstance(v, str) for k, v in storage_options.items())):
         raise ValidationError.for_argument(
             "storage_options", "must be a dict of option names to texts")
-    st.need_deltalake()
+    st.need_extra()
     context = place.context
     company = context.company_code
     service = place.service()
@@ -811,7 +811,7 @@ def sync(place: HistoryPlace, resources: Mapping[str, Resource], *, kinds: Any =
         warnings.warn(f"since={start:%Y-%m-%d %H:%M} UTC is ignored: the history at "
                       f"{store.path} already starts elsewhere ({'; '.join(ignored)}); "
                       "sync(rebuild=True, since=...) starts it again there",
-                      PaynbWarning, stacklevel=user_stacklevel())
+                      HistoryWarning, stacklevel=user_stacklevel())
     logger.info("history: synced %s into %s (sync %d)", ", ".join(chosen), store.path, number)
     return pd.DataFrame(rows, columns=["kind", "requests", "written", "events", "seconds"])
 

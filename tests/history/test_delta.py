@@ -9,6 +9,7 @@ import warnings
 
 import pandas as pd
 import pyarrow as pa
+import pyarrow.compute as pc
 import pytest
 from deltalake import DeltaTable
 
@@ -90,14 +91,24 @@ def test_maintain_compacts_vacuums_and_says_what_it_did(private, tmp_path):
     history = client.history
     expected, events = history.ach(), history.events("ach")
     kept = history.maintain()  # 30 days of time travel: nothing is old enough to go
-    assert list(kept.columns) == ["table", "files_before", "files_after", "files_compacted",
-                                  "files_written", "files_removed", "version"]
+    assert list(kept.columns) == ["table", "files_before", "bytes_before", "files_after",
+                                  "bytes_after", "files_compacted", "files_written",
+                                  "files_removed", "bytes_removed", "version"]
     figures = kept.set_index("table")
     assert figures.loc["events", "files_compacted"] == figures.loc["events", "files_before"]
     assert figures.loc["events", "files_after"] == 1 and figures["files_removed"].sum() == 0
+    assert figures["bytes_removed"].sum() == 0
+    for name in ("ach", "events"):  # the figures are the tables' own
+        sizes = pa.table(DeltaTable(str(tmp_path / name)).get_add_actions(flatten=True))
+        assert figures.loc[name, "bytes_after"] == pc.sum(sizes["size_bytes"]).as_py()
+        assert figures.loc[name, "files_after"] == sizes.num_rows
     assert history.ach(as_of=0).shape[0] == len(expected)  # the first version is still read
+    files = {p: p.stat().st_size for p in tmp_path.rglob("*.parquet")}
     gone = history.maintain(retention_days=0).set_index("table")
     assert gone.loc["ach", "files_removed"] > 0 and gone.loc["events", "files_removed"] > 0
+    left = set(tmp_path.rglob("*.parquet"))
+    assert gone["files_removed"].sum() == len(set(files) - left)
+    assert gone["bytes_removed"].sum() == sum(files[p] for p in set(files) - left)
     pd.testing.assert_frame_equal(history.ach(), expected)
     pd.testing.assert_frame_equal(history.events("ach"), events)
     assert_same_as_lists(client, history, ("ach",))
@@ -112,10 +123,17 @@ def test_maintain_compacts_vacuums_and_says_what_it_did(private, tmp_path):
 def test_without_deltalake_the_history_names_the_extra(client, tmp_path, monkeypatch):
     import sys
 
-    from paynb.history import HistoryError
+    from paynb.errors import MissingExtraError
 
-    monkeypatch.setitem(sys.modules, "deltalake", None)  # as if not installed
-    with pytest.raises(HistoryError, match=r"pip install 'paynb\[history\]'"):
+    client.sync(path=tmp_path, kinds="nocs", progress=False)
+    history = History(tmp_path)
+    monkeypatch.setitem(sys.modules, "duckdb", None)  # as if not installed
+    with pytest.raises(MissingExtraError, match=r"pip install 'paynb\[history\]'.*duckdb") \
+            as caught:
+        history.sql("select 1")
+    assert caught.value.extra == "history" and caught.value.missing == ["duckdb"]
+    monkeypatch.setitem(sys.modules, "deltalake", None)
+    with pytest.raises(MissingExtraError, match=r"pip install 'paynb\[history\]'.*deltalake"):
         History(tmp_path)
-    with pytest.raises(HistoryError, match=r"paynb\[history\]"):
+    with pytest.raises(MissingExtraError, match=r"paynb\[history\]"):
         client.sync(path=tmp_path, progress=False)

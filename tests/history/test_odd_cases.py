@@ -354,7 +354,7 @@ def test_history_reads_kinds_never_synced_as_empty_list_frames(private, tmp_path
 
 
 def test_a_folder_never_synced_into_says_so_instead_of_passing_for_no_items(tmp_path):
-    from paynb.errors import PaynbWarning
+    from paynb.errors import HistoryWarning, PaynbWarning
 
     typo = History(tmp_path / "histroy")
     with pytest.warns(PaynbWarning, match="does not exist.*run client.sync") as caught:
@@ -363,12 +363,15 @@ def test_a_folder_never_synced_into_says_so_instead_of_passing_for_no_items(tmp_
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         assert typo.rcc().empty  # said once per History, not on every read
-    # Every reader says it alike (SQL and the events too).
+    # Every reader says it alike (SQL, the events, the housekeeping too), naming the path.
     for read in (lambda h: h.sql("select count(*) as n from ach")["n"].iloc[0] == 0,
-                 lambda h: h.events("ach").empty, lambda h: h.nocs().empty):
-        with pytest.warns(PaynbWarning, match="does not exist.*run client.sync") as caught:
+                 lambda h: h.events("ach").empty, lambda h: h.nocs().empty,
+                 lambda h: h.ach(as_of="2026-01-01").empty, lambda h: h.maintain().empty):
+        with pytest.warns(HistoryWarning, match=f"into {tmp_path / 'mistyped'} .*does not "
+                                                "exist.*run client.sync") as caught:
             assert read(History(tmp_path / "mistyped"))
         assert caught[0].filename == __file__
+    assert not (tmp_path / "mistyped").exists()  # nothing was made there
     with pytest.warns(PaynbWarning, match="is empty"):
         History(tmp_path).nocs()
     (tmp_path / "notes.txt").write_text("not a store")
