@@ -23,7 +23,7 @@ import requests
 from benchmarks._harness import Config, Row, fmt_bytes, fmt_s, interleave, timed
 from benchmarks._paynb import paynb_client, paynb_list
 from benchmarks._server import Served
-from benchmarks.case_list import _sandbox
+from benchmarks.case_list import _bucket, _sandbox
 
 __all__ = ["run"]
 
@@ -81,6 +81,34 @@ def _by_hand(table_path: Path, events_path: Path, rows: Any, events: Any,
                         predicate=f"company = 'DEMO1' AND month IN ({months}) AND "
                                   f'"achItemId" IN ({ids})')
     write_deltalake(str(events_path), events, mode="append", partition_by=["kind", "company"])
+
+
+def _profile_sync(served: Served, client: Any, chosen: list[int], day: dt.date) -> str:
+    """One more incremental sync of ``chosen`` returns, under cProfile: its wall time, the
+    main thread's self time by library, and paynb's functions by cumulative time (the
+    pages are fetched on other threads, which cProfile does not see: their time shows as
+    waits on futures, ``builtins``)."""
+    import cProfile
+    import pstats
+
+    _force_returns(served, chosen, day)
+    profiler = cProfile.Profile()
+    profiler.enable()
+    wall, _ = timed(lambda: client.sync(kinds="ach", progress=False))
+    profiler.disable()
+    stats = pstats.Stats(profiler)
+    buckets: dict[str, float] = {}
+    paynb: list[tuple[float, str]] = []
+    for (filename, _, function), (_, _, tottime, cumtime, _) in \
+            stats.stats.items():  # type: ignore[attr-defined]
+        buckets[_bucket(filename)] = buckets.get(_bucket(filename), 0.0) + tottime
+        if "/paynb/history/" in filename.replace("\\", "/"):
+            paynb.append((cumtime, f"{Path(filename).stem}.{function}"))
+    top = sorted(buckets.items(), key=lambda kv: -kv[1])[:6]
+    calls = sorted(paynb, reverse=True)[1:9]  # the first is sync() itself
+    return (f"cProfile of one more incremental sync ({fmt_s(wall)} wall): main thread's self "
+            f"time by library {', '.join(f'{n} {fmt_s(t)}' for n, t in top)}; paynb.history "
+            f"by cumulative time {', '.join(f'{n} {fmt_s(t)}' for t, n in calls)}")
 
 
 def _spread(times: list[float], floors: list[float]) -> str:
@@ -173,7 +201,7 @@ def run(cfg: Config) -> list[Row]:
         recent = paynb.History(store).ach(status=["S", "W"], columns=["itemStatus"])
         recent = recent.sort_values("achItemId")["achItemId"]
         pool = recent.iloc[-50 * changes:].sample(
-            n=changes * (sync_rounds + latency_rounds), random_state=8).tolist()
+            n=changes * (sync_rounds + latency_rounds + 1), random_state=8).tolist()
         lister = paynb_client(served)
         lister.ach.list(max_items=1, progress=False)
 
@@ -265,6 +293,12 @@ def run(cfg: Config) -> list[Row]:
                                    f"with {LATENCY_MS} ms added to every request of both "
                                    f"sides; each round's ratio "
                                    f"{_spread(late['sync'], late['list'])}"]))
+
+        # Profiled once, after the rounds measured (its returns dated after theirs).
+        floor_row = next(row for row in rows if "its floor" in row.case)
+        floor_row.notes.append(_profile_sync(
+            served, client, [int(i) for i in pool[-changes:]],
+            dt.date(2030, 1, 1) + dt.timedelta(days=3 * (sync_rounds + latency_rounds))))
 
         everything = paynb.History(store).ach()
         memory = everything.memory_usage(deep=True).sum() / len(everything)
