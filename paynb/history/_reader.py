@@ -255,72 +255,67 @@ class History:
         ``nocDate`` (other arguments as :meth:`ach`)."""
         return self._items("nocs", start, end, None, None, None, columns, as_of)
 
+    def _tell(self, case: Any, message: str, category: type[Warning] = HistoryWarning,
+              ) -> None:
+        """Warn ``message`` (naming the store) once per History and ``case``."""
+        if case not in self._told:
+            self._told.add(case)
+            warnings.warn(message, category, stacklevel=user_stacklevel())
+
     def _table(self, name: str, moment: Any) -> DeltaTable | None:
         """Table ``name`` as of ``moment``; a store with no table at all is said to be
-        empty (once), rather than read as "no items"."""
+        empty, rather than read as "no items"."""
         table = self._store.open(name, moment)
-        if table is None and not self._store.tables() and "never" not in self._told:
-            self._told.add("never")
+        if table is None and not self._store.tables():
             local = self._store.local
-            if local is None:
-                where = "no Delta table of a paynb history is there"
-            elif not local.exists():
-                where = "the folder does not exist"
-            elif any(p.name != ".lock" for p in local.iterdir()):
-                where = "the folder holds other files, but no table of a paynb history"
-            else:
-                where = "the folder is empty"
-            warnings.warn(f"no history has been synced into {self.path} ({where}): the "
-                          "answer is empty; run client.sync() (path= for this store) first",
-                          HistoryWarning, stacklevel=user_stacklevel())
-        elif table is None and moment is not None and ("before", name) not in self._told \
-                and self._store.open(name) is not None:
-            self._told.add(("before", name))
-            warnings.warn(f"the {name} table at {self.path} did not exist yet at "
-                          f"as_of={moment}: the answer is empty", HistoryWarning,
-                          stacklevel=user_stacklevel())
+            where = "no Delta table of a paynb history is there" if local is None else \
+                "the folder does not exist" if not local.exists() else \
+                "the folder holds other files, but no table of a paynb history" if any(
+                    p.name != ".lock" for p in local.iterdir()) else "the folder is empty"
+            self._tell("never", f"no history has been synced into {self.path} ({where}): "
+                                "the answer is empty; run client.sync() (path= for this "
+                                "store) first")
+        elif table is None and moment is not None and self._store.open(name) is not None:
+            self._tell(("before", name), f"the {name} table at {self.path} did not exist "
+                                         f"yet at as_of={moment}: the answer is empty")
         return table
+
+    def _companies(self, kept: dict[str, Any]) -> dict[str, Any]:
+        """The state of each company of a table's state ``kept`` that this History reads."""
+        held: dict[str, Any] = kept.get("companies", {})
+        return {c: s for c, s in held.items() if self.company in (None, c)}
 
     def _warn_if_not_held(self, kind: str, kept: dict[str, Any], low: Any) -> None:
         """Say when a kind or a company no sync fetched, or a start before the store's
         own, would pass for "no items" (once per History and case)."""
-        held = kept.get("companies", {})
-        if self.company is not None:
-            held = {c: s for c, s in held.items() if c == self.company}
+        held = self._companies(kept)
         if not held:
             every = self.info()["kinds"]  # (nothing synced at all: _table said so)
             companies = sorted({c for states in every.values() for c in states})
             if self.company is not None and companies and self.company not in companies:
-                if "company" not in self._told:
-                    self._told.add("company")
-                    warnings.warn(f"the history at {self.path} holds no items of company "
-                                  f"{self.company!r}: it holds "
-                                  f"{', '.join(map(repr, companies))}; these frames are empty",
-                                  HistoryCompanyWarning, stacklevel=user_stacklevel())
-            elif companies and (kind, "") not in self._told:
-                self._told.add((kind, ""))
+                self._tell("company", f"the history at {self.path} holds no items of company "
+                                      f"{self.company!r}: it holds "
+                                      f"{', '.join(map(repr, companies))}; these frames are "
+                                      "empty", HistoryCompanyWarning)
+            elif companies:
                 synced = ", ".join(name for name in st.KINDS if every.get(name))
-                warnings.warn(f"the history at {self.path} holds no {kind} items: no sync "
-                              f"fetched them (it holds {synced}); client.sync(kinds={kind!r}) "
-                              "does", HistoryWarning, stacklevel=user_stacklevel())
+                self._tell((kind, ""), f"the history at {self.path} holds no {kind} items: "
+                                       f"no sync fetched them (it holds {synced}); "
+                                       f"client.sync(kinds={kind!r}) does")
             return
         starts = [when(s.get("since"), "since") for s in held.values()]
         if low is None or any(start is None for start in starts):
             return
         first = min(start for start in starts if start is not None)
-        if low < first and (kind, str(first)) not in self._told:
-            self._told.add((kind, str(first)))
-            warnings.warn(f"the history at {self.path} keeps {kind} items from "
-                          f"{first:%Y-%m-%d %H:%M} UTC on (synced with since=): the frame "
-                          f"holds none from before, though start is {low:%Y-%m-%d}; "
-                          "client.sync(rebuild=True, since=...) fetches them", HistoryWarning,
-                          stacklevel=user_stacklevel())
+        if low < first:
+            self._tell((kind, str(first)), f"the history at {self.path} keeps {kind} items "
+                       f"from {first:%Y-%m-%d %H:%M} UTC on (synced with since=): the frame "
+                       f"holds none from before, though start is {low:%Y-%m-%d}; "
+                       "client.sync(rebuild=True, since=...) fetches them")
 
     def _held(self, kind: str, kept: dict[str, Any]) -> dict[str, Any] | None:
         """What the store holds of ``kind`` (see :data:`paynb._attrs.HISTORY`)."""
-        held = kept.get("companies", {})
-        if self.company is not None:
-            held = {c: s for c, s in held.items() if c == self.company}
+        held = self._companies(kept)
         if not held:
             return None
         starts = [str(st.instant(s["since"]).isoformat()) for s in held.values() if s.get("since")]
@@ -452,7 +447,6 @@ class History:
         ``seenAt``) come in the order of their ids.
         """
         import pandas as pd
-        import pyarrow as pa
         import pyarrow.compute as pc
 
         name = kind_of(kind, "kind")
@@ -476,11 +470,8 @@ class History:
             condition &= pc.field("seenAt") <= high.to_pydatetime()
         files: list[Any] = [("kind", "=", name)] + (
             [("company", "=", self.company)] if self.company else [])
-        arrow = pa.table({"kind": pa.array([], pa.string()), "itemId": pa.array([], pa.string()),
-                          "itemStatus": pa.array([], pa.string()),
-                          "seenAt": pa.array([], pa.timestamp("us", "UTC"))}) \
-            if table is None else self._store.scan(st.EVENTS, table, files,
-                                                   list(st.EVENT_COLUMNS), condition)
+        arrow = st.empty(st.EVENTS) if table is None else self._store.scan(
+            st.EVENTS, table, files, list(st.EVENT_COLUMNS), condition)
         # Oldest first; a sync's events (one time) by id, a number's digits as a number.
         arrow = arrow.append_column("_length", pc.utf8_length(arrow.column("itemId")))
         arrow = arrow.take(pc.sort_indices(arrow, [("seenAt", "ascending"), (
@@ -527,15 +518,9 @@ class History:
                                "History(path, mask=False) to query it in SQL")
         connection = duckdb.connect()
         try:
-            for name, table in tables.items():
-                if table is None:
-                    template = st.frames.empty_frame(st.FRAME_KINDS[name]).columns \
-                        if name != st.EVENTS else st.EVENT_COLUMNS
-                    nulls = ", ".join(f'NULL AS "{c}"' for c in [
-                        *template, "company", *(("month",) if name != st.EVENTS else ())])
-                    connection.execute(f"CREATE VIEW {name} AS SELECT {nulls} WHERE false")
-                    continue
-                connection.register(f"{name}_data", table.to_pyarrow_dataset())
+            for name, table in tables.items():  # a table not there yet: its columns
+                connection.register(f"{name}_data", st.empty(name) if table is None
+                                    else table.to_pyarrow_dataset())
                 hidden = "" if name == st.EVENTS else " EXCLUDE (" + ", ".join(
                     f'"{c}"' for c in st.INTERNAL) + ") "
                 order = "" if name == st.EVENTS else ' ORDER BY "_order"'

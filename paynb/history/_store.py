@@ -36,9 +36,9 @@ if TYPE_CHECKING:
     import pyarrow as pa
     from deltalake import DeltaTable
 
-__all__ = ["HistoryCorruptError", "HistoryError", "HistoryLockedError", "Store",
-           "default_path", "delta_types", "fingerprints", "kind_of", "months", "quoted", "state",
-           "when"]
+__all__ = ["HistoryCorruptError", "HistoryError", "HistoryLockedError", "Store", "as_stored",
+           "default_path", "delta_types", "empty", "fingerprints", "kind_of", "months",
+           "quoted", "state", "when"]
 
 # On first use: the frames bring pandas and pyarrow, which a client (which imports the
 # history to know where its store is) does not need until a store is read or synced.
@@ -161,25 +161,18 @@ class Store:
         except (DeltaError, OSError) as exc:
             raise self.unreadable(name, exc) from None
 
-    def dataset(self, name: str, table: DeltaTable, files: list[Any] | None = None) -> Any:
-        """Table ``name`` as an Arrow dataset of the files ``files`` selects (by partition
-        and statistics; each fragment keeps its statistics, so filters skip files)."""
-        from deltalake.exceptions import DeltaError
-
-        try:
-            return table.to_pyarrow_dataset(file_pruning_predicate=files or None)
-        except (OSError, DeltaError) as exc:
-            raise self.unreadable(name, exc) from None
-
     def scan(self, name: str, table: DeltaTable, files: list[Any] | None = None,
              columns: list[str] | None = None, condition: Any = None) -> pa.Table:
         """The rows of ``table`` (named ``name``) meeting ``condition``, read from the
-        files ``files`` selects."""
+        files ``files`` selects by partition and statistics (each fragment keeps its
+        statistics, so the filter skips files too)."""
         import pyarrow as pa
+        from deltalake.exceptions import DeltaError
 
         try:
-            return self.dataset(name, table, files).to_table(columns=columns, filter=condition)
-        except (OSError, pa.ArrowException) as exc:
+            return table.to_pyarrow_dataset(file_pruning_predicate=files or None).to_table(
+                columns=columns, filter=condition)
+        except (OSError, DeltaError, pa.ArrowException) as exc:
             raise self.unreadable(name, exc) from None
 
     def unreadable(self, name: str, exc: BaseException) -> HistoryCorruptError:
@@ -329,6 +322,39 @@ def delta_types(table: pa.Table) -> pa.Table:
         fields.append(pa.field(field.name, kind))
     # Not "safe": the service's times are to the millisecond, so nothing is lost.
     return table.cast(pa.schema(fields), safe=False)
+
+
+def as_stored(frame: pd.DataFrame, json_columns: set[str] | None = None) -> pa.Table:
+    """``frame`` as the tables hold it (:func:`delta_types`); columns of objects (what the
+    service nests) as JSON text, their names added to ``json_columns``."""
+    import numpy as np
+    import pyarrow as pa
+
+    frame = frame.copy(deep=False)
+    frame.attrs = {}  # not stored (pandas would try to keep them as JSON)
+    for name in [n for n, dtype in frame.dtypes.items() if dtype == np.dtype(object)]:
+        if json_columns is not None:
+            json_columns.add(name)
+        frame[name] = pa.array([None if v is None or v != v else
+                                json.dumps(v, default=str, sort_keys=True)
+                                for v in frame[name]], pa.string())
+    return delta_types(pa.Table.from_pandas(frame, preserve_index=False))
+
+
+def empty(name: str) -> pa.Table:
+    """No rows of table ``name``: a kind's (the columns its frames have, then paynb's and
+    the partitions) or the events'."""
+    import pyarrow as pa
+
+    if name == EVENTS:
+        return pa.table({c: pa.array([], pa.timestamp("us", "UTC") if c == "seenAt"
+                                     else pa.string()) for c in (*EVENT_COLUMNS, "company")})
+    table = as_stored(frames.empty_frame(FRAME_KINDS[name]))
+    for column, kind in (("_order", pa.int64()), ("_hash", pa.int64()),
+                         ("_seenAt", pa.timestamp("us", "UTC")), ("company", pa.string()),
+                         ("month", pa.string())):
+        table = table.append_column(column, pa.array([], kind))
+    return table
 
 
 def months(times: Any) -> pa.Array:

@@ -229,7 +229,7 @@ class _KindSync:
         return _last_at_first(frame, self.id_field)
 
     def _fetcher(self, params: list[tuple[str, Any]], size: int) -> Any:
-        fetch = _fetcher(self.resource, params, size)
+        fetch = page_fetcher(self.resource, params, size)
 
         def counted(number: int) -> Page:
             with self._counting:  # pages are asked on several threads
@@ -263,7 +263,7 @@ class _KindSync:
             seen.update(frame[self.id_field].dropna().tolist())
             if self.since is not None and len(frame):
                 frame = frame[self._from_since(frame)].reset_index(drop=True)
-            table = st.delta_types(_arrow(frame, self.json))
+            table = st.as_stored(frame, self.json)
             self._stage(frame, table, np.arange(self.next_order, self.next_order + len(frame)),
                         st.fingerprints(table), new=np.ones(len(frame), dtype=bool),
                         previous=None)
@@ -360,7 +360,7 @@ class _KindSync:
         ids = frame[self.id_field]
         known = self.lookup(ids.tolist())
         stored = known.reindex(ids)
-        table = st.delta_types(_arrow(frame, self.json))
+        table = st.as_stored(frame, self.json)
         hashes = st.fingerprints(table)
         changed = stored["_hash"].isna().to_numpy() | (stored["_hash"].to_numpy() != hashes)
         held = ids.isin(known.index).to_numpy()
@@ -546,7 +546,7 @@ class _KindSync:
                 else:
                     write_deltalake(events_uri, events, mode="append", **listed)
             if self.backfilling:
-                rows = st.with_unit(data if data is not None else _empty(self.kind), self.kind)
+                rows = st.with_unit(data if data is not None else st.empty(self.kind), self.kind)
                 write_deltalake(self.store.table_uri(self.kind), rows, mode="overwrite",
                                 predicate=None if self.table is None else company,
                                 schema_mode="merge", **options,
@@ -647,43 +647,6 @@ class _KindSync:
                          "itemStatus": pa.array(statuses, pa.string()),
                          "seenAt": pa.array([self.now] * rows, pa.timestamp("us", "UTC")),
                          "company": pa.array([self.company] * rows, pa.string())})
-
-
-def _fetcher(resource: Resource, params: list[tuple[str, Any]], size: int) -> Any:
-    """``fetch(n)``: page ``n`` of the kind's list with ``params``, as ``list`` pages."""
-
-    return page_fetcher(resource, params, size)
-
-
-def _arrow(frame: pd.DataFrame, json_columns: set[str] | None = None) -> pa.Table:
-    """``frame`` as Arrow; columns of objects (what the service nests) as JSON text,
-    their names added to ``json_columns``."""
-    import json
-
-    import numpy as np
-    import pyarrow as pa
-
-    frame = frame.copy(deep=False)
-    frame.attrs = {}  # not stored (pandas would try to keep them as JSON)
-    for name in [n for n, dtype in frame.dtypes.items() if dtype == np.dtype(object)]:
-        if json_columns is not None:
-            json_columns.add(name)
-        frame[name] = pa.array([None if v is None or v != v else
-                                json.dumps(v, default=str, sort_keys=True)
-                                for v in frame[name]], pa.string())
-    return pa.Table.from_pandas(frame, preserve_index=False)
-
-
-def _empty(kind: str) -> pa.Table:
-    """No rows of ``kind``, with the columns the frames give it."""
-    import pyarrow as pa
-
-    table = st.delta_types(_arrow(st.frames.empty_frame(st.FRAME_KINDS[kind])))
-    for name, kind_of_column in (("_order", pa.int64()), ("_hash", pa.int64()),
-                                 ("_seenAt", pa.timestamp("us", "UTC")),
-                                 ("company", pa.string()), ("month", pa.string())):
-        table = table.append_column(name, pa.array([], kind_of_column))
-    return table
 
 
 def _last_at_first(frame: pd.DataFrame, id_field: str) -> pd.DataFrame:

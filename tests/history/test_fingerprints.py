@@ -15,8 +15,7 @@ import pandas as pd
 import pyarrow as pa
 import pytest
 
-from paynb.history._store import _PRIME, INTERNAL, KEY_COLUMN, delta_types, fingerprints
-from paynb.history._sync import _arrow
+from paynb.history._store import _PRIME, INTERNAL, KEY_COLUMN, as_stored, fingerprints
 
 
 def column_by_column(table: pa.Table) -> np.ndarray:
@@ -49,11 +48,11 @@ def column_by_column(table: pa.Table) -> np.ndarray:
 def test_every_kind_fingerprints_as_column_by_column_and_by_batch(client, kind):
     frame = getattr(client, kind).list(max_items=400, progress=False)
     assert len(frame) > 1
-    table = delta_types(_arrow(frame))
+    table = as_stored(frame)
     hashes = fingerprints(table)
     assert (hashes == column_by_column(table)).all()
     half = len(frame) // 2
-    parts = [fingerprints(delta_types(_arrow(part.reset_index(drop=True))))
+    parts = [fingerprints(as_stored(part.reset_index(drop=True)))
              for part in (frame.iloc[:half], frame.iloc[half:])]
     assert (np.concatenate(parts) == hashes).all()
 
@@ -74,7 +73,7 @@ def test_odd_columns_fingerprint_as_column_by_column():
         "ratio": [0.5, np.nan, 1.0, -2.0],
         "_hash": [1, 2, 3, 4],                            # paynb's own: left out
     })
-    table = delta_types(_arrow(frame))
+    table = as_stored(frame)
     assert (fingerprints(table) == column_by_column(table)).all()
     # The column order does not count; a column null in a row adds nothing there.
     assert (fingerprints(table.select(table.column_names[::-1])) == fingerprints(table)).all()
@@ -82,12 +81,12 @@ def test_odd_columns_fingerprint_as_column_by_column():
     assert (fingerprints(widened) == fingerprints(table)).all()
     changed = frame.copy()
     changed.loc[0, "text"] = "b"
-    assert (fingerprints(delta_types(_arrow(changed))) != fingerprints(table)).tolist() == \
+    assert (fingerprints(as_stored(changed)) != fingerprints(table)).tolist() == \
         [True, False, False, False]
     # A row's fingerprint is the same in a batch without the others' nulls.
     for row in range(4):
-        alone = delta_types(_arrow(frame.iloc[[row]].reset_index(drop=True)))
+        alone = as_stored(frame.iloc[[row]].reset_index(drop=True))
         assert fingerprints(alone)[0] == fingerprints(table)[row]
     # A zone-less time is a UTC instant: the same fingerprint as the instant.
     utc = frame.assign(day=frame["day"].dt.tz_localize("UTC"))
-    assert (fingerprints(delta_types(_arrow(utc))) == fingerprints(table)).all()
+    assert (fingerprints(as_stored(utc)) == fingerprints(table)).all()
