@@ -635,3 +635,21 @@ def test_returns_by_date_read_only_the_latest_versions(private, tmp_path):
     got = client.history.ach(status="R", returned_from=march, returned_to=march)
     assert got["achItemId"].tolist() == [waiting[3]]
 
+
+
+def test_the_noc_kind_is_called_nocs_wherever_the_sync_names_it(client, tmp_path):
+    """Issue 32 item 16: ``kinds=`` wants ``nocs``; the summary, the state, the events and
+    the frames' record of the store say ``nocs`` too (``noc`` is taken, as the client's
+    other spellings are)."""
+    from paynb._attrs import HISTORY
+
+    summary = client.sync(path=tmp_path, kinds="noc", progress=False)
+    assert summary["kind"].tolist() == ["nocs"]
+    history = client.history
+    assert list(history.info()["kinds"]) == ["nocs"]
+    assert set(history.events("nocs")["kind"]) == {"nocs"}
+    assert set(history.sql("select distinct kind from events")["kind"]) == {"nocs"}
+    assert history.nocs().attrs[HISTORY]["kind"] == "nocs"
+    with pytest.raises(ValidationError, match=r"'nox', not one of ach, rcc, instant, rtp, "
+                                              r"nocs"):
+        client.sync(kinds="nox", progress=False)
