@@ -400,21 +400,43 @@ class Client(_KeywordsOnly):
         """
         return self.context.require_journal().approvals.list(self.company_code, state)
 
-    def approve(self, approval_id: int) -> pd.Series | pd.DataFrame:
+    def approve(self, approval_id: int, *, tot_password: str | None = None,
+                new_authorization: bool = False,
+                allow_duplicate: bool = False) -> pd.Series | pd.DataFrame:
         """Approve a held payment (or bulk, or void) and send it exactly as prepared;
         returns what the prepared call would have returned (the stored item, the bulk's
         frame with each row's ``row`` in the input, the void's answer).
 
         Refused with :class:`~paynb.errors.ApprovalError`, nothing sent, when this
         client's :attr:`user` prepared it (a second person approves), when it is not
-        waiting any more (approved, rejected or expired) or is another company's. An
-        instant payment's route is checked by this client first. Once claimed the
-        approval is ``approved`` and its entries go through the journal like any
-        submission (a lost answer is ``unknown`` until :meth:`reconcile`).
+        waiting any more (approved, rejected or expired) or is another company's.
+
+        What a direct call would be refused for is judged again now, by this client, and
+        refuses the approval the same way (it keeps waiting: reject it, or approve it
+        with the override): NACHA's guards on ACH entries
+        (:class:`~paynb.errors.SubmissionRefusedError`, e.g. a NOC overdue since it was
+        prepared; ``new_authorization=True`` as for ``submit``), the journal's duplicate
+        guard (:class:`~paynb.errors.DuplicateSubmissionError` when someone sent one of
+        its references meanwhile with ``allow_duplicate=True``; ``allow_duplicate=True``
+        here sends it anyway), and an instant payment's route (checked by this client).
+
+        Args:
+            tot_password: the one-time password of an instant card payment that was
+                prepared with one (:attr:`paynb.Approval.approver_supplies`): paynb does
+                not keep it, so its approver gives a current one.
+            new_authorization: the receiver authorized again: overrides the guards'
+                refusals that ``submit(new_authorization=True)`` overrides (recorded as
+                this client's user's).
+            allow_duplicate: send it although a reference of it was sent meanwhile.
+
+        Once claimed the approval is ``approved`` and its entries go through the journal
+        like any submission (a lost answer is ``unknown`` until :meth:`reconcile`).
         """
         approval_id = positive_int(approval_id, "approval_id")
         found, _ = self.context.require_journal().approvals.peek(approval_id)
-        result: pd.Series | pd.DataFrame = self._resources()[found.kind].approve(approval_id)
+        result: pd.Series | pd.DataFrame = self._resources()[found.kind].approve(
+            approval_id, tot_password=tot_password, new_authorization=new_authorization,
+            allow_duplicate=allow_duplicate)
         return result
 
     def reject(self, approval_id: int, *, reason: str) -> Approval:

@@ -256,14 +256,17 @@ class GuardService:
                      remedy=remedy)
 
     def guard_submission(self, kind: str, bodies: dict[int, dict[str, Any]], *,
-                         new_authorization: bool, all_or_nothing: bool) -> dict[int, Verdict]:
+                         new_authorization: bool, all_or_nothing: bool,
+                         overrides_by: str | None = None) -> dict[int, Verdict]:
         """The guards of ``submit``/``submit_many``: judge ``bodies`` (row -> wire body)
         before anything is sent.
 
         Refused rows are removed from ``bodies``; when ``all_or_nothing``, any refusal
         raises :class:`~paynb.errors.SubmissionRefusedError` and nothing is sent. The rows
         that go get paynb's changes (``RETRY PYMT``), their warnings as
-        :class:`~paynb.errors.GuardWarning`, and their overrides recorded in the journal.
+        :class:`~paynb.errors.GuardWarning`, and their overrides recorded in the journal
+        (by this client's user; at an approval, by ``overrides_by``, once per reference
+        and rule).
         Returns the verdict of every judged row (none for kinds the rules do not cover).
         """
         if kind not in GUARDED_KINDS or not bodies:
@@ -281,7 +284,7 @@ class GuardService:
                 verdicts=list(refused.values()))
         for row in refused:
             del bodies[row]
-        by = self.user
+        by = overrides_by or self.user
         for row, verdict in verdicts.items():
             if row in refused:
                 continue
@@ -289,7 +292,8 @@ class GuardService:
             for rule, reason in verdict.overridden:
                 if self.journal is not None:
                     self.journal.overrides.record(self.company_code, kind, verdict.reference,
-                                                  rule, reason, by=by)
+                                                  rule, reason, by=by,
+                                                  once=overrides_by is not None)
                 logger.warning("guards: %s sent with new_authorization=True: %s", rule, reason)
         texts = sorted({text for v in verdicts.values() if v.allowed for text in v.warnings})
         for text in texts:

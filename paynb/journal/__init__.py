@@ -45,6 +45,7 @@ from paynb.errors import JournalError
 from paynb.journal._approvals import (
     APPROVAL_STATES,
     HONESTY,
+    SUPPLIED_AT_APPROVAL,
     Approval,
     ApprovalQueue,
     Approvals,
@@ -77,6 +78,7 @@ __all__ = [
     "SCHEMA_VERSION",
     "STATES",
     "SUBMISSIONS",
+    "SUPPLIED_AT_APPROVAL",
     "VOIDS_BY_ID",
     "Approval",
     "ApprovalQueue",

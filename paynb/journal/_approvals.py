@@ -18,7 +18,7 @@ from __future__ import annotations
 import builtins
 import html
 import json
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime, timedelta
 from decimal import Decimal
@@ -34,7 +34,8 @@ from paynb.journal._db import Connection, Database
 if TYPE_CHECKING:
     import pandas as pd
 
-__all__ = ["APPROVAL_STATES", "HONESTY", "TABLES", "Approval", "Approvals", "DualControl"]
+__all__ = ["APPROVAL_STATES", "HONESTY", "SUPPLIED_AT_APPROVAL", "TABLES", "Approval",
+           "Approvals", "DualControl"]
 
 #: What an approval goes through: waiting, then approved (and sent), rejected or expired.
 APPROVAL_STATES = ("awaiting", "approved", "rejected", "expired")
@@ -43,6 +44,10 @@ APPROVAL_STATES = ("awaiting", "approved", "rejected", "expired")
 HONESTY = ("paynb holds these payments; the service does not enforce dual control: anyone "
            "holding its credentials can send without paynb. What paynb gives is a shared "
            "guard and the record of who prepared and who approved each payment.")
+
+#: The key of a held item's summary that lists the arguments its approver must give
+#: :meth:`paynb.Client.approve` (``["tot_password"]``: a one-time password is not kept).
+SUPPLIED_AT_APPROVAL = "suppliedAtApproval"
 
 #: The table of approvals, by the schema version that added it.
 TABLES = {3: ("""
@@ -238,6 +243,14 @@ class Approval:
         return [str(one.get("yourReferenceNumber", one.get("itemId", ""))) for one in self.summary]
 
     @property
+    def approver_supplies(self) -> tuple[str, ...]:
+        """The arguments its approver must give :meth:`paynb.Client.approve`: ``tot_password``
+        for an instant card payment prepared with a one-time password (paynb does not keep
+        it: one-time, and a secret); empty for the others."""
+        return tuple(dict.fromkeys(argument for one in self.summary
+                                   for argument in one.get(SUPPLIED_AT_APPROVAL) or ()))
+
+    @property
     def accounts(self) -> list[str]:
         """The accounts it pays or debits, masked (``****6789``; cards by their last four)."""
         found = []
@@ -279,6 +292,8 @@ class Approval:
                 ("accounts", ", ".join(self.accounts[:10])),
                 ("prepared by", f"{self.prepared_by}, {_ago(self.age)} ago"),
                 ("why", self.why), ("state", self._status())]
+        if self.approver_supplies and self.state == "awaiting":
+            rows.append(("approver gives", ", ".join(self.approver_supplies)))
         body = "".join(f"<tr><th style='text-align:left'>{html.escape(k)}</th>"
                        f"<td style='text-align:left'>{html.escape(v)}</td></tr>"
                        for k, v in rows)
@@ -501,15 +516,23 @@ class ApprovalQueue:
             raise refusal
         return found
 
-    def claim(self, approval_id: int, *, by: str, company: str
+    def claim(self, approval_id: int, *, by: str, company: str,
+              check: Callable[[Connection, Approval, int], str | None] | None = None,
               ) -> tuple[Approval, dict[str, Any], builtins.list[int]]:
         """Approve ``approval_id`` as ``by``: in one transaction, refused unless it waits,
         is of ``company`` and was prepared by someone else; marks it ``approved``, its
         entries ``pending`` (about to be sent) and erases the stored request. Returns
-        the approval, the request as prepared and its entry ids, in order."""
+        the approval, the request as prepared and its entry ids, in order.
+
+        ``check(conn, approval, batch)``, run in the transaction before anything changes,
+        may refuse by raising (the approval keeps waiting); what it returns (if anything)
+        is added to the entries' detail."""
         by = name(by, "by")
         with self._db.write() as conn:
             found = self._waiting(conn, approval_id, company=company, by=by)
+            (batch,) = conn.execute("SELECT batch FROM approvals WHERE id = ?",
+                                    (found.id,)).fetchone()
+            said = check(conn, found, batch) if check is not None else None
             now = stamp()
             claimed = conn.execute(
                 "UPDATE approvals SET state = 'approved', decided_by = ?, decided_at = ?"
@@ -517,15 +540,15 @@ class ApprovalQueue:
             if claimed != 1:  # another approver was first (PostgreSQL: after our read)
                 raise ApprovalError(f"approval {found.id} was decided by someone else just "
                                     "now. Nothing was sent.", approval=found)
-            (request, batch) = conn.execute(
-                "SELECT request, batch FROM approvals WHERE id = ?", (found.id,)).fetchone()
+            (request,) = conn.execute("SELECT request FROM approvals WHERE id = ?",
+                                      (found.id,)).fetchone()
             conn.execute("UPDATE approvals SET request = NULL WHERE id = ?", (found.id,))
             entries = [row[0] for row in conn.execute(
                 "SELECT id FROM entries WHERE batch = ? AND state = 'awaiting' ORDER BY id",
                 (batch,)).fetchall()]
+            detail = f"approved by {by} (approval {found.id}){f', {said}' if said else ''}"
             conn.execute("UPDATE entries SET state = 'pending', updated = ?, detail = ?"
-                         " WHERE batch = ? AND state = 'awaiting'",
-                         (now, f"approved by {by} (approval {found.id})", batch))
+                         " WHERE batch = ? AND state = 'awaiting'", (now, detail, batch))
         approved = replace(found, state="approved", decided_by=by,
                            decided_at=parse_stamp(now))
         return approved, json.loads(request, parse_float=Decimal), entries

@@ -380,17 +380,21 @@ class Journal:
         return ids, held
 
     def _blocking(self, conn: Connection, company: str, kind: str,
-                  refs: Sequence[str | None]) -> dict[str, dict[str, Any]]:
-        """The latest blocking submission entry of each of ``refs`` that has one."""
+                  refs: Sequence[str | None], *, besides: int | None = None
+                  ) -> dict[str, dict[str, Any]]:
+        """The latest blocking submission entry of each of ``refs`` that has one (not
+        counting the entries of batch ``besides``: a held call's own)."""
         wanted = sorted({ref for ref in refs if ref is not None})
         found: dict[str, dict[str, Any]] = {}
+        other = "" if besides is None else " AND batch != ?"
         for chunk in chunks(wanted):
             rows = conn.execute(
                 f"{_SELECT} WHERE company = ? AND kind = ? AND reference IN"
                 f" ({placeholders(len(chunk))}) AND operation IN"
                 f" ({placeholders(len(SUBMISSIONS))}) AND state NOT IN"
-                f" ({placeholders(len(_RETRYABLE))}) ORDER BY id",
-                (company, kind, *chunk, *sorted(SUBMISSIONS), *_RETRYABLE),
+                f" ({placeholders(len(_RETRYABLE))}){other} ORDER BY id",
+                (company, kind, *chunk, *sorted(SUBMISSIONS), *_RETRYABLE,
+                 *(() if besides is None else (besides,))),
             ).fetchall()
             for row in rows:
                 entry = _entry(row)
@@ -398,8 +402,8 @@ class Journal:
         return found
 
     def _refuse_known(self, conn: Connection, company: str, kind: str,
-                      refs: Sequence[str | None]) -> None:
-        found = self._blocking(conn, company, kind, refs)
+                      refs: Sequence[str | None], *, besides: int | None = None) -> None:
+        found = self._blocking(conn, company, kind, refs, besides=besides)
         if not found:
             return
         first = next(ref for ref in refs if ref in found)
@@ -416,6 +420,37 @@ class Journal:
             f"{state}{item}{more}. Nothing was sent; pass allow_duplicate=True "
             "to send it again.",
             reference_number=first, previous=previous)
+
+    def approve(self, approval_id: int, *, by: str, company: str,
+                allow_duplicate: bool = False) -> tuple[Approval, dict[str, Any], list[int]]:
+        """Claim approval ``approval_id`` for ``by`` (:meth:`ApprovalQueue.claim`), judging
+        its references again as :meth:`reserve` would: one that someone else submitted
+        meanwhile (with ``allow_duplicate=True``, which the held entry's claim on the
+        reference does not stop) refuses the approval with
+        :class:`~paynb.errors.DuplicateSubmissionError`, leaving it waiting, unless
+        ``allow_duplicate`` (or the call was prepared with it). Returns the approval,
+        its request as prepared and its entry ids."""
+
+        def check(conn: Connection, found: Approval, batch: int) -> str | None:
+            if found.operation not in SUBMISSIONS:
+                return None
+            conn.lock(f"paynb.entries\x1f{found.company}\x1f{found.kind}")
+            guarded = [row[0] for row in conn.execute(
+                "SELECT reference FROM entries WHERE batch = ? AND guard = 1 ORDER BY id",
+                (batch,)).fetchall()]
+            if not allow_duplicate:
+                self._refuse_known(conn, found.company, found.kind, guarded, besides=batch)
+                return None
+            repeated = self._blocking(conn, found.company, found.kind, guarded,
+                                      besides=batch)
+            if not repeated:
+                return None
+            logger.warning("journal: approval %d sends %d %s reference(s) of %s again with "
+                           "allow_duplicate=True (first: %s)", found.id, len(repeated),
+                           found.kind, found.company, next(iter(repeated)))
+            return "allow_duplicate=True"
+
+        return self.approvals.claim(approval_id, by=by, company=company, check=check)
 
     def duplicates(self, company: str, kind: str,
                    references: Iterable[str]) -> dict[str, dict[str, Any]]:

@@ -32,10 +32,19 @@ class GuardOverrides:
         self._db = db
 
     def record(self, company: str, kind: str, reference: str | None, rule: str,
-               detail: str, *, by: str) -> int:
+               detail: str, *, by: str, once: bool = False) -> int:
         """Record that ``by`` sent an entry a submission guard would have refused (``rule``,
-        with the guard's ``detail``); returns the record's id."""
+        with the guard's ``detail``); returns the record's id. ``once``: not again when
+        ``by`` already overrode ``rule`` for that reference (a held payment's overrides,
+        recorded when prepared, are judged again when it is approved)."""
         with self._db.write() as conn:
+            if once:
+                found = conn.execute(
+                    "SELECT id FROM guard_overrides WHERE company = ? AND kind = ? AND"
+                    " reference = ? AND rule = ? AND by = ? ORDER BY id",
+                    (company, kind, str(reference), rule, by)).fetchone()
+                if found is not None:
+                    return int(found[0])
             (row_id,) = conn.execute(
                 "INSERT INTO guard_overrides (created, company, kind, reference, rule, detail,"
                 " by) VALUES (?, ?, ?, ?, ?, ?, ?) RETURNING id",

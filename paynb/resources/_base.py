@@ -31,6 +31,7 @@ from paynb.errors import (
     TransportError,
     ValidationError,
 )
+from paynb.journal import SUBMISSIONS
 from paynb.models import RequestModel, check
 from paynb.paging import Page, iter_pages
 from paynb.resources._context import ResourceContext
@@ -346,6 +347,8 @@ class Resource:
     kind: ClassVar[str]
     segment: ClassVar[str]
     id_field: ClassVar[str]
+    #: The request model of one new item or payment (none for NOCs).
+    model: ClassVar[type[RequestModel]]
     #: The field the ``status`` filter reads (None: records of this kind have no status).
     status_field: ClassVar[str | None] = None
     #: The record field of each date range filter this kind has (see :data:`RANGES`).
@@ -706,20 +709,29 @@ class Resource:
         return approval
 
     def _hold_submission(self, operation: str, bodies: Sequence[dict[str, Any]],
-                         request: Mapping[str, Any], *,
-                         allow_duplicate: bool) -> Approval | None:
-        """:meth:`_hold` for new payments, judged by their ``amount``."""
+                         request: Mapping[str, Any], *, allow_duplicate: bool,
+                         summaries: Sequence[Mapping[str, Any]] | None = None,
+                         ) -> Approval | None:
+        """:meth:`_hold` for new payments, judged by their ``amount`` (the queue shows
+        ``summaries``, default the bodies)."""
         if self.context.dual_control is None:
             return None
         return self._hold(operation, [body.get("yourReferenceNumber") for body in bodies],
-                          bodies, [_amount_of(body) for body in bodies], request,
+                          bodies if summaries is None else summaries,
+                          [_amount_of(body) for body in bodies], request,
                           allow_duplicate=allow_duplicate)
 
-    def approve(self, approval_id: int) -> pd.Series | pd.DataFrame:
+    def approve(self, approval_id: int, *, tot_password: str | None = None,
+                new_authorization: bool = False,
+                allow_duplicate: bool = False) -> pd.Series | pd.DataFrame:
         """Approve a call of this kind held for a second person and send it exactly as
         prepared: what :meth:`paynb.Client.approve` does (see there) once it has found
         the approval's kind."""
         approval_id = positive_int(approval_id, "approval_id")
+        for flag, value in (("new_authorization", new_authorization),
+                            ("allow_duplicate", allow_duplicate)):
+            if not isinstance(value, bool):
+                raise ValidationError.for_argument(flag, "must be True or False")
         journal = self.context.require_journal()
         user, company = self.context.user, self._company
         found, request = journal.approvals.peek(approval_id)
@@ -730,16 +742,72 @@ class Resource:
             raise ValidationError.for_argument(
                 "approval_id", f"approval {found.id} holds {found.kind} {found.operation}, "
                                f"not {self.kind}: client.approve() sends any kind")
-        self._before_approved(found.operation, request)
-        approval, request, entries = journal.approvals.claim(approval_id, by=user,
-                                                            company=company)
+        supplied = self._supplied(found, request, {"tot_password": tot_password})
+        if allow_duplicate and found.operation not in SUBMISSIONS:
+            raise ValidationError.for_argument(
+                "allow_duplicate", f"does not apply: approval {found.id} is a "
+                                   f"{found.operation}, not a submission")
+        judged = self._before_approved(found, request, new_authorization=new_authorization)
+        approval, _, entries = journal.approve(approval_id, by=user, company=company,
+                                               allow_duplicate=allow_duplicate)
         logger.info("approval %d (%s %s, prepared by %s) approved by %s: sending",
                     approval.id, approval.kind, approval.operation, approval.prepared_by, user)
-        return self._send_approved(approval.operation, request, entries)
+        if supplied:
+            judged = {**judged, "bodies": [{**body, **supplied} for body in judged["bodies"]]}
+        return self._send_approved(approval.operation, judged, entries)
 
-    def _before_approved(self, operation: str, request: Mapping[str, Any]) -> None:
+    #: The request fields a held call does not keep, each with the argument of
+    #: :meth:`approve` that gives it then (an instant card payment's one-time password:
+    #: stale by the time a colleague approves, and a secret in a shared database).
+    approver_supplies: ClassVar[Mapping[str, str]] = {}
+
+    def held_request(self, body: Mapping[str, Any]) -> tuple[dict[str, Any], list[str]]:
+        """What a held call keeps of ``body`` (without :attr:`approver_supplies`' fields),
+        and the arguments its approver must give (those fields ``body`` had)."""
+        kept = {key: value for key, value in body.items() if key not in self.approver_supplies}
+        needs = [argument for field, argument in self.approver_supplies.items()
+                 if not missing(body.get(field)) and body.get(field) != ""]
+        return kept, needs
+
+    def _supplied(self, found: Approval, request: Mapping[str, Any],
+                  given: Mapping[str, Any]) -> dict[str, Any]:
+        """The request fields an approver gives (``given``: argument -> value, ``None`` when
+        not given): each one the held call needs, none it does not; checked as the model
+        checks the field, never quoting the value."""
+        needed = set(request.get("supplied") or ())
+        fields = {argument: field for field, argument in self.approver_supplies.items()}
+        supplied: dict[str, Any] = {}
+        for argument, value in given.items():
+            if value is None:
+                if argument in needed:
+                    raise ValidationError.for_argument(
+                        argument, f"is needed: approval {found.id} ({found.kind} "
+                                  f"{found.operation}) was prepared with one, which paynb does "
+                                  f"not keep (one-time, and a secret): give the current one, "
+                                  f"client.approve({found.id}, {argument}=...). Nothing was "
+                                  "sent.")
+                continue
+            if argument not in needed:
+                raise ValidationError.for_argument(
+                    argument, f"does not apply: approval {found.id} ({found.kind} "
+                              f"{found.operation}) was not prepared with one")
+            # Checked in the body it completes, by the model's rule for the field.
+            _, errors = check(self.model, {**request["bodies"][0], fields[argument]: value})
+            if fields[argument] in errors:
+                raise ValidationError.for_argument(argument, "; ".join(errors[fields[argument]]))
+            supplied[fields[argument]] = value
+        return supplied
+
+    def _before_approved(self, found: Approval, request: Mapping[str, Any], *,
+                         new_authorization: bool) -> Mapping[str, Any]:
         """What to check before an approved call is sent, while it can still be left
-        waiting (payments: their route); raises to leave it so."""
+        waiting (ACH entries: NACHA's guards again; payments: their route); raises to
+        leave it so. Returns the request to send."""
+        if new_authorization:
+            raise ValidationError.for_argument(
+                "new_authorization", f"does not apply: approval {found.id} is {found.kind} "
+                                     f"{found.operation}, which NACHA's guards do not judge")
+        return request
 
     def _send_approved(self, operation: str, request: Mapping[str, Any],
                        entries: list[int]) -> pd.Series | pd.DataFrame:

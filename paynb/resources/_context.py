@@ -117,9 +117,11 @@ class SubmissionGuard(Protocol):
         ...
 
     def guard_submission(self, kind: str, bodies: dict[int, dict[str, Any]], *,
-                         new_authorization: bool, all_or_nothing: bool) -> dict[int, Verdict]:
+                         new_authorization: bool, all_or_nothing: bool,
+                         overrides_by: str | None = None) -> dict[int, Verdict]:
         """Judge ``bodies`` (row -> wire body) of ``kind`` before anything is sent; refused
-        rows are removed (or, ``all_or_nothing``, refused with an error)."""
+        rows are removed (or, ``all_or_nothing``, refused with an error); overrides are
+        recorded (by ``overrides_by``, once, at an approval)."""
         ...
 
     def noc_ledger(self, as_of: dt.datetime) -> list[dict[str, Any]]:

@@ -296,9 +296,9 @@ class ItemResource(Resource):
         self._guard({0: body}, new_authorization=new_authorization, all_or_nothing=True)
         if validate:
             _warn_advisories([(None, a) for a in self.model.model_validate(body).advisories()])
-        held = self._hold_submission("submit", [body], {"bodies": [body],
-                                                        "allow_duplicate": allow_duplicate},
-                                     allow_duplicate=allow_duplicate)
+        held = self._hold_submission("submit", [body], {
+            "bodies": [body], "allow_duplicate": allow_duplicate,
+            "new_authorization": new_authorization}, allow_duplicate=allow_duplicate)
         if held is not None:
             return held
         row = self._post_one("submit", body, allow_duplicate=allow_duplicate)
@@ -306,13 +306,31 @@ class ItemResource(Resource):
         return row
 
     def _guard(self, bodies: dict[int, dict[str, Any]], *, new_authorization: bool,
-               all_or_nothing: bool) -> dict[int, Verdict]:
+               all_or_nothing: bool, overrides_by: str | None = None) -> dict[int, Verdict]:
         """NACHA's submission guards on ``bodies`` (``context.guard``; none: unjudged)."""
         guard = self.context.guard
         if guard is None:
             return {}
         return guard.guard_submission(self.kind, bodies, new_authorization=new_authorization,
-                                      all_or_nothing=all_or_nothing)
+                                      all_or_nothing=all_or_nothing, overrides_by=overrides_by)
+
+    def _before_approved(self, found: Approval, request: Mapping[str, Any], *,
+                         new_authorization: bool) -> Mapping[str, Any]:
+        """NACHA's guards judge a held submission again, as they would a direct one: a NOC
+        or a return that came in since it was prepared refuses it, the approval still
+        waiting (``new_authorization=True`` by the approver overrides what that overrides
+        for a direct submit, recorded as the approver's). Every entry must pass, a bulk's
+        too: an approval sends what was prepared or nothing. The preparer's own
+        ``new_authorization`` still holds (their overrides recorded once). A change the
+        guards make (``RETRY PYMT`` on what became a reinitiation) is sent, as it would be."""
+        if found.operation not in ("submit", "submit_many"):
+            return super()._before_approved(found, request, new_authorization=new_authorization)
+        prepared = bool(request.get("new_authorization"))
+        bodies = {n: dict(body) for n, body in enumerate(request["bodies"])}
+        self._guard(bodies, new_authorization=prepared or new_authorization,
+                    all_or_nothing=True,
+                    overrides_by=self.context.user if new_authorization else found.prepared_by)
+        return {**request, "bodies": [bodies[n] for n in sorted(bodies)]}
 
     def _warn_not_accepted(self, records: Iterable[Mapping[str, Any]], *,
                            total: int | None = None) -> None:
@@ -509,7 +527,8 @@ class ItemResource(Resource):
             held = self._hold_submission(
                 "submit_many", [bodies[n] for n in order],
                 {"bodies": [bodies[n] for n in order], "rows": order,
-                 "commit_valid": commit_valid, "allow_duplicate": allow_duplicate},
+                 "commit_valid": commit_valid, "allow_duplicate": allow_duplicate,
+                 "new_authorization": new_authorization},
                 allow_duplicate=allow_duplicate)
             if held is not None:
                 if len(order) < len(rows):

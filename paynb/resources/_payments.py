@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, Any, ClassVar
 from urllib.parse import quote
 
 from paynb.errors import RouteNotCheckedError, RouteUnavailableError, ValidationError
+from paynb.journal import SUPPLIED_AT_APPROVAL
 from paynb.models import RequestModel
 from paynb.resources._base import Resource, ResourceContext, as_mapping, wire_body
 from paynb.results import RouteCheck
@@ -138,9 +139,12 @@ class PaymentResource(Resource):
         """
         body = wire_body(self.model, as_mapping(txn, "txn"), validate=validate)
         self._verify_route(body)
-        held = self._hold_submission("send", [body], {"bodies": [body],
-                                                      "allow_duplicate": allow_duplicate},
-                                     allow_duplicate=allow_duplicate)
+        kept, needs = self.held_request(body)
+        held = self._hold_submission(
+            "send", [body], {"bodies": [kept], "allow_duplicate": allow_duplicate,
+                             "supplied": needs},
+            allow_duplicate=allow_duplicate,
+            summaries=[{**body, SUPPLIED_AT_APPROVAL: needs} if needs else body])
         if held is not None:
             return held
         return self._post_one("send", body, allow_duplicate=allow_duplicate)
@@ -169,13 +173,16 @@ class PaymentResource(Resource):
         number)."""
         raise NotImplementedError
 
-    def _before_approved(self, operation: str, request: Mapping[str, Any]) -> None:
+    def _before_approved(self, found: Approval, request: Mapping[str, Any], *,
+                         new_authorization: bool) -> Mapping[str, Any]:
         """The approver's client checks the route itself (the check of the analyst who
         prepared the payment was that client's), before the payment leaves the queue."""
+        request = super()._before_approved(found, request, new_authorization=new_authorization)
         (body,) = request["bodies"]
         if self._recent_check(self._destination(body)[0]) is None:
             self._check_route_of(body)
         self._verify_route(body)
+        return request
 
     def _send_approved(self, operation: str, request: Mapping[str, Any],
                        entries: builtins.list[int]) -> pd.Series | pd.DataFrame:

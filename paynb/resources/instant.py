@@ -26,6 +26,8 @@ class InstantResource(PaymentResource):
     model = InstantCardTransaction
     # The spec spells the single-transaction segment this way; the service is addressed so.
     item_segment = "InstantTransactinos"
+    #: A held card payment keeps no one-time password: its approver gives a current one.
+    approver_supplies = {"totPassword": "tot_password"}
 
     def check_route(self, card_number: str | None = None, *, token_id: str | None = None,
                     sub_client_id: str | None = None) -> RouteCheck:

@@ -400,3 +400,41 @@ def test_a_team_journal_never_shows_its_password(sb_small: Any, postgres: Any,
     leaks = seen.leaks([_postgres.PASSWORD])
     assert not leaks, "the journal's password shown:\n" + "\n".join(leaks[:30])
     assert "<hidden>" in repr(settings) and "postgresql://" in client._repr_html_()
+
+
+def test_a_held_card_payment_keeps_no_one_time_password(sb_small: Any, tmp_path: Path,
+                                                        caplog: pytest.LogCaptureFixture
+                                                        ) -> None:
+    """Dual control: a card payment waiting for a second person is kept in the shared
+    journal without its one-time password (its approver gives a current one), and with its
+    card number only until it is decided; the queue, the errors and the logs show neither."""
+    from paynb.errors import ValidationError
+
+    caplog.set_level(logging.DEBUG)
+    seen = Evidence()
+    journal = tmp_path / "team.sqlite3"
+    ana = make_client(sb_small, journal=journal, user="ana", dual_control={"instant": True})
+    bob = make_client(sb_small, journal=journal, user="bob", dual_control={"instant": True})
+    try:
+        ana.instant.check_route(CARDS[0])
+        held = ana.instant.send(_instant(CARDS[0], TOT_PASSWORDS[0], "SEC-HELD-1"))
+        seen.shown("held", held)
+        seen.shown("queue", bob.approvals())
+        seen.shown("queue frame", bob.approvals().to_frame())
+        seen.shown("journal", bob.journal())
+        waiting = _sqlite_bytes(journal)
+        assert CARDS[0].encode() in waiting  # what will be sent, until it is decided
+        seen.add("journal file while held", waiting.replace(CARDS[0].encode(), b"<card>"))
+        seen.expect_error("no one-time password", lambda: bob.approve(held.id),
+                          ValidationError)
+        seen.expect_error("bad one-time password", lambda: bob.approve(
+            held.id, tot_password=TOT_PASSWORDS[1] + "x"), ValidationError)
+        seen.shown("approved", bob.approve(held.id, tot_password=TOT_PASSWORDS[1]))
+        seen.shown("decided", bob.approvals(state=None))
+    finally:
+        ana.close()
+        bob.close()
+    seen.add("journal file once decided", _sqlite_bytes(journal))
+    seen.add("log", caplog.text)
+    leaks = seen.leaks([*TOT_PASSWORDS, *CARDS])
+    assert not leaks, "secrets shown:\n" + "\n".join(leaks[:30])
