@@ -1,4 +1,5 @@
-"""The approvals queue: what waits for a second person, approved or rejected from a form."""
+"""The approvals queue: what waits for a second person, each with its own Approve and
+Reject buttons."""
 
 from __future__ import annotations
 
@@ -8,29 +9,92 @@ import ipywidgets as widgets
 import pandas as pd
 
 from paynb.errors import ApprovalError
-from paynb.forms._base import Form, escape, record_html, table_box, table_html
+from paynb.forms._base import Form, escape, record_html, table_html
 from paynb.journal import HONESTY
 
-__all__ = ["ApprovalsForm"]
+__all__ = ["ApprovalRow", "ApprovalsForm"]
 
-_QUEUE_COLUMNS = ["id", "age", "kind", "operation", "items", "total", "accounts",
-                  "references", "prepared_by", "why"]
+
+class ApprovalRow:
+    """One waiting approval of an :class:`ApprovalsForm`: its details and its own buttons.
+
+    CSS classes: ``paynb-approvals-row`` (the row), ``paynb-approvals-details``,
+    ``paynb-confirm``, ``paynb-approvals-tot`` (only for a card payment prepared with a
+    one-time password), ``paynb-approve``, ``paynb-approvals-reason``, ``paynb-reject``;
+    the row also carries ``paynb-approval-<id>``.
+    """
+
+    def __init__(self, form: ApprovalsForm, approval: Any) -> None:
+        self.approval = approval
+        """The :class:`~paynb.journal.Approval` it shows."""
+        self.details = widgets.HTML(approval.to_html(note=False))
+        """Who prepared it, what, the total, masked accounts, why (HTML)."""
+        self.details.add_class("paynb-approvals-details")
+        self.confirm = form._confirmation(form._changed)
+        """The tick its *Approve and send* waits for, naming what moves."""
+        total = "" if approval.total is None else f" of {approval.total:,}"
+        self.confirm.description = form._confirm_text(
+            f"approve and send approval {approval.id}, {approval.kind} {approval.operation}"
+            f"{total} ({approval.items} item{'s' if approval.items != 1 else ''}) prepared "
+            f"by {approval.prepared_by}")
+        self.tot_password = widgets.Password(
+            description="One-time password",
+            placeholder="the card's current one (4 to 10 digits)",
+            style={"description_width": "initial"}, layout=widgets.Layout(width="360px"))
+        """The card's current one-time password, for a payment prepared with one (paynb
+        keeps none while it waits); emptied once used."""
+        self.tot_password.add_class("paynb-approvals-tot")
+        Form._show(self.tot_password, self.needs_tot_password)
+        self.tot_password.observe(form._changed, names="value")
+        self.approve_button = Form._button("Approve and send", "paynb-approve", style="danger",
+                                           icon="check")
+        self.reason = widgets.Text(placeholder="Why it is rejected (required to reject)",
+                                   layout=widgets.Layout(width="320px"))
+        self.reason.add_class("paynb-approvals-reason")
+        self.reason.observe(form._changed, names="value")
+        self.reject_button = Form._button("Reject", "paynb-reject", style="warning",
+                                          icon="times")
+        self.approve_button.on_click(form._guarded(lambda: form._approve(self),
+                                                   f"Approving and sending approval "
+                                                   f"{approval.id}…"))
+        self.reject_button.on_click(form._guarded(lambda: form._reject(self),
+                                                  f"Rejecting approval {approval.id}…"))
+        self.widget = widgets.VBox(
+            [self.details, self.confirm, widgets.HBox([self.tot_password, self.approve_button]),
+             widgets.HBox([self.reason, self.reject_button])],
+            layout=widgets.Layout(border="1px solid #ccc", padding="0.3em", margin="0.2em 0"))
+        """The row's box."""
+        self.widget.add_class("paynb-approvals-row")
+        self.widget.add_class(f"paynb-approval-{approval.id}")
+
+    @property
+    def needs_tot_password(self) -> bool:
+        """Whether its approver gives a one-time password (``tot_password``)."""
+        return "tot_password" in self.approval.approver_supplies
+
+    def ready(self) -> bool:
+        """Ticked, and with the one-time password it needs."""
+        return self.confirm.value and (not self.needs_tot_password
+                                       or bool(self.tot_password.value.strip()))
 
 
 class ApprovalsForm(Form):
-    """The payments waiting for a second person (:meth:`paynb.Client.approvals`), with
-    *Approve* and *Reject* buttons.
+    """The payments waiting for a second person (:meth:`paynb.Client.approvals`), each
+    in a row of its own (:class:`ApprovalRow`) with *Approve and send* and *Reject*.
 
-    Pick one in the list: its details show (who prepared it, what, the total, the
-    masked accounts, why it needs a second person). *Approve* sends it exactly as
-    prepared, after a confirmation tick naming what moves; it is refused for the person
-    who prepared it. *Reject* needs a reason. *Refresh* reads the queue again (others
-    decide too). ``form.result`` holds the last outcome: the service's answer of an
-    approved payment, or the rejected :class:`~paynb.journal.Approval`.
+    Each row shows its details (who prepared it, what, the total, the masked accounts,
+    why it needs a second person). Its *Approve and send* sends it exactly as prepared,
+    after the row's confirmation tick naming what moves (and, for a card payment
+    prepared with a one-time password, the card's current one, which paynb does not
+    keep); it is disabled for the person who prepared it. Its *Reject* needs a reason.
+    *Refresh* reads the queue again (others decide too). ``form.result`` holds the last
+    outcome: the service's answer of an approved payment, or the rejected
+    :class:`~paynb.journal.Approval`. What a direct submission would be refused for
+    (NACHA's guards, the duplicate guard) is judged again and said in the status line;
+    the approval keeps waiting.
 
-    CSS classes: ``paynb-form-approvals``, ``paynb-approvals-queue``,
-    ``paynb-approvals-choice``, ``paynb-approve``, ``paynb-reject``,
-    ``paynb-approvals-reason``, ``paynb-refresh``, ``paynb-approvals-honesty``.
+    CSS classes: ``paynb-form-approvals``, ``paynb-approvals-queue`` (the rows),
+    ``paynb-refresh``, ``paynb-approvals-honesty``, and the rows' (:class:`ApprovalRow`).
     """
 
     title = "Payments awaiting approval"
@@ -38,114 +102,88 @@ class ApprovalsForm(Form):
 
     def __init__(self, client: Any) -> None:
         super().__init__(client)
-        self.queue = table_box()
-        """The waiting approvals, as a table."""
+        self.queue = widgets.VBox()
+        """The waiting approvals, a row each (or a line saying nothing waits)."""
         self.queue.add_class("paynb-approvals-queue")
-        self.choice = widgets.Dropdown(options=[], description="Approval",
-                                       layout=widgets.Layout(width="480px"))
-        """Which approval the buttons act on."""
-        self.choice.add_class("paynb-approvals-choice")
-        self.details = widgets.HTML("")
-        self.details.add_class("paynb-approvals-details")
-        self.confirm = self._confirmation(self._changed)
-        self.approve_button = self._button("Approve and send", "paynb-approve",
-                                           style="danger", icon="check")
-        self.reason = widgets.Text(placeholder="Why it is rejected (required to reject)",
-                                   layout=widgets.Layout(width="360px"))
-        self.reason.add_class("paynb-approvals-reason")
-        self.reject_button = self._button("Reject", "paynb-reject", style="warning",
-                                          icon="times")
         self.refresh_button = self._button("Refresh", "paynb-refresh", icon="refresh")
         honesty = widgets.HTML(f"<p><small>{escape(HONESTY)}</small></p>")
         honesty.add_class("paynb-approvals-honesty")
-        self.approvals: list[Any] = []
-        """The waiting approvals, as last read."""
-        self.approve_button.on_click(self._guarded(self._approve, "Approving and sending…"))
-        self.reject_button.on_click(self._guarded(self._reject, "Rejecting…"))
+        self.rows: list[ApprovalRow] = []
+        """The rows of the waiting approvals, oldest first, as last read."""
         self.refresh_button.on_click(self._guarded(self._load, "Reading the queue…"))
-        self.choice.observe(self._chosen, names="value")
-        self.reason.observe(self._changed, names="value")
-        self._assemble(widgets.HBox([self.refresh_button]), self.queue, self.choice,
-                       self.details, self.confirm, self.approve_button,
-                       widgets.HBox([self.reason, self.reject_button]), honesty)
+        self._assemble(widgets.HBox([self.refresh_button]), self.queue, honesty)
         self._load()
         self._refresh()
 
     # -- reading ------------------------------------------------------------------------
 
     @property
-    def selected(self) -> Any:
-        """The approval picked in the list (``None`` when the queue is empty)."""
-        return next((a for a in self.approvals if a.id == self.choice.value), None)
+    def approvals(self) -> list[Any]:
+        """The waiting approvals, as last read."""
+        return [row.approval for row in self.rows]
+
+    def row(self, approval_id: int) -> ApprovalRow:
+        """The row of approval ``approval_id`` (``KeyError`` when it is not waiting)."""
+        for row in self.rows:
+            if row.approval.id == approval_id:
+                return row
+        raise KeyError(f"approval {approval_id} is not in the queue")
 
     def _load(self) -> None:
-        queue = self.client.approvals()
-        self.approvals = list(queue)
-        if self.approvals:
-            frame = queue.to_frame()
-            shown = frame[_QUEUE_COLUMNS].copy()
-            shown["age"] = [str(pd.Timedelta(age).floor("min")) for age in frame["age"]]
-            self.queue.value = table_html(shown, nowrap=True)
+        """Read the queue again; rows still waiting keep what was typed in them."""
+        kept = {row.approval.id: row for row in self.rows}
+        self.rows = [kept.get(approval.id) or ApprovalRow(self, approval)
+                     for approval in self.client.approvals()]
+        if self.rows:
+            self.queue.children = tuple(row.widget for row in self.rows)
         else:
-            self.queue.value = "<p>Nothing is waiting for approval.</p>"
-        kept = self.choice.value
-        self.choice.options = [(f"{a.id}: {a.kind} {a.operation}, "
-                                f"{'' if a.total is None else f'{a.total:,} '}"
-                                f"prepared by {a.prepared_by}", a.id)
-                               for a in self.approvals]
-        ids = [a.id for a in self.approvals]
-        self.choice.value = kept if kept in ids else (ids[0] if ids else None)
-        self._chosen()
+            empty = widgets.HTML("<p>Nothing is waiting for approval.</p>")
+            self.queue.children = (empty,)
 
-    def _chosen(self, *_args: Any) -> None:
-        found = self.selected
-        # The form says once, below, what dual control protects and what not.
-        self.details.value = found.to_html(note=False) if found is not None else ""
-        self.confirm.value = False
-        self._changed()
-
-    def _mine(self) -> bool:
-        found = self.selected
-        user = self.client.context.user
-        return found is not None and found.prepared_by.strip().casefold() == \
-            user.strip().casefold()
+    def _mine(self, row: ApprovalRow) -> bool:
+        return row.approval.prepared_by.strip().casefold() == \
+            self.client.context.user.strip().casefold()
 
     # -- checking ---------------------------------------------------------------------
 
     def _refresh(self) -> None:
-        found = self.selected
-        mine = self._mine()
-        if found is not None:
-            total = "" if found.total is None else f" of {found.total:,}"
-            self.confirm.description = self._confirm_text(
-                f"approve and send approval {found.id}, {found.kind} {found.operation}"
-                f"{total} ({found.items} item{'s' if found.items != 1 else ''}) prepared by "
-                f"{found.prepared_by}")
-        self._show(self.confirm, found is not None and not mine)
-        self.confirm.disabled = self.busy
-        self.approve_button.disabled = (self.busy or found is None or mine
-                                        or not self.confirm.value)
-        self.reject_button.disabled = self.busy or found is None or not self.reason.value.strip()
+        ticked = [row for row in self.rows if row.confirm.value and not self._mine(row)]
+        for row in self.rows:
+            mine = self._mine(row)
+            self._show(row.confirm, not mine)
+            row.confirm.disabled = self.busy
+            row.approve_button.disabled = self.busy or mine or not row.ready()
+            row.reject_button.disabled = self.busy or not row.reason.value.strip()
         self.refresh_button.disabled = self.busy
+        needs = next((row for row in ticked if not row.ready()), None)
+        ready = next((row for row in ticked if row.ready()), None)
+        user = self.client.context.user
         self._report(
-            (found is None, "Nothing is waiting for approval.", "info"),
-            (mine, f"You ({self.client.context.user}) prepared approval {found.id if found else ''}"
-                   ": another analyst must approve it. You may reject it (with a reason).",
+            (not self.rows, "Nothing is waiting for approval.", "info"),
+            (needs is not None,
+             f"Approval {needs.approval.id if needs else ''} is a card payment prepared with a "
+             "one-time password, which paynb does not keep: type the card's current one.",
              "warn"),
-            (not self.confirm.value,
-             "Check the details, then tick the confirmation to approve and send, or give "
-             "a reason to reject.", "info"),
-            (True, "Ready to approve and send.", "ok"))
+            (ready is not None,
+             f"Ready to approve and send approval {ready.approval.id if ready else ''}.", "ok"),
+            (all(self._mine(row) for row in self.rows),
+             f"You ({user}) prepared {'it' if len(self.rows) == 1 else 'them'}: another "
+             "analyst must approve. You may reject (with a reason).", "warn"),
+            (True, "Check the details, then tick an approval's confirmation to approve and "
+                   "send it, or give a reason to reject it.", "info"))
 
     # -- actions ----------------------------------------------------------------------
 
-    def _approve(self) -> None:
-        found = self.selected
-        if found is None or self._mine() or not self.confirm.value:
+    def _approve(self, row: ApprovalRow) -> None:
+        found = row.approval
+        if self._mine(row) or not row.ready():
             return  # the button was disabled: a programmatic click gets no further
-        self.confirm.value = False
+        # A one-time value: used once, and not kept in the form either way.
+        secret = row.tot_password.value.strip() if row.needs_tot_password else None
+        row.tot_password.value = ""
+        row.confirm.value = False
         try:
-            answer = self.client.approve(found.id)
+            answer = self.client.approve(found.id, tot_password=secret)
         except ApprovalError as exc:
             self._load()
             self._announce(str(exc), "error")
@@ -158,10 +196,10 @@ class ApprovalsForm(Form):
         self._announce(f"Approved approval {found.id} and sent it: {len(frame)} "
                        f"item{'s' if len(frame) != 1 else ''} answered.", "ok")
 
-    def _reject(self) -> None:
-        found = self.selected
-        reason = self.reason.value.strip()
-        if found is None or not reason:
+    def _reject(self, row: ApprovalRow) -> None:
+        found = row.approval
+        reason = row.reason.value.strip()
+        if not reason:
             return
         try:
             self.result = self.client.reject(found.id, reason=reason)
@@ -169,6 +207,5 @@ class ApprovalsForm(Form):
             self._load()
             self._announce(str(exc), "error")
             return
-        self.reason.value = ""
         self._load()
         self._announce(f"Rejected approval {found.id}: nothing was sent.", "ok")

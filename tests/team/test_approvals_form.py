@@ -48,28 +48,38 @@ def test_a_form_says_the_payment_awaits_another_analyst(team: Any, wire: Any) ->
     assert wire.writes() == []
 
 
-def test_the_approvals_form_approves_and_sends(team: Any, wire: Any) -> None:
+def test_the_approvals_form_approves_and_sends_from_the_row(team: Any, wire: Any) -> None:
     ana, bob = team("ana"), team("bob")
-    held = _prepare(ana).result
+    first, held = _prepare(ana).result, _prepare(ana, "3000.00").result
     form = ApprovalsForm(bob)
     assert "paynb-form-approvals" in form.widget._dom_classes
-    assert held.references[0] in form.queue.value and "****6789" in form.queue.value
-    assert form.choice.value == held.id
-    assert "prepared by</th>" in form.details.value and ">ana, " in form.details.value
-    assert form.approve_button.disabled and "paynb-approve" in form.approve_button._dom_classes
-    assert form.confirm.description.startswith(
-        f"I confirm: approve and send approval {held.id}, ach submit of 2,500.00 (1 item) "
+    assert [row.approval.id for row in form.rows] == [first.id, held.id]  # oldest first
+    row = form.row(held.id)
+    assert row.widget in form.queue.children
+    assert {"paynb-approvals-row", f"paynb-approval-{held.id}"} <= set(row.widget._dom_classes)
+    assert held.references[0] in row.details.value and "****6789" in row.details.value
+    assert "prepared by</th>" in row.details.value and ">ana, " in row.details.value
+    assert "paynb-approve" in row.approve_button._dom_classes
+    assert "paynb-reject" in row.reject_button._dom_classes
+    assert "paynb-confirm" in row.confirm._dom_classes
+    assert row.tot_password.layout.display == "none"  # an ACH payment needs none
+    assert all(r.approve_button.disabled for r in form.rows)
+    assert row.confirm.description.startswith(
+        f"I confirm: approve and send approval {held.id}, ach submit of 3,000.00 (1 item) "
         "prepared by ana, for company DEMO1 on the sandbox")
-    form.approve_button.click()  # not before the tick
+    row.approve_button.click()  # not before the tick
     assert wire.writes() == []
-    form.confirm.value = True
-    assert not form.approve_button.disabled
-    form.approve_button.click()
+    row.confirm.value = True
+    assert not row.approve_button.disabled
+    assert form.row(first.id).approve_button.disabled  # each row its own tick
+    assert form.status_text == f"Ready to approve and send approval {held.id}."
+    row.approve_button.click()
     assert form.status_text == f"Approved approval {held.id} and sent it: 1 item answered."
     assert isinstance(form.result, pd.Series) and form.result["itemStatus"] == "W"
-    assert form.result["amount"] == Decimal("2500.00")
-    assert len(wire.writes()) == 1
-    assert form.approvals == [] and form.choice.value is None
+    assert form.result["amount"] == Decimal("3000.00")
+    ((_, _, body),) = wire.writes()
+    assert body["yourReferenceNumber"] == held.references[0]  # the row's, not the first
+    assert form.approvals == [first]  # the other still waits
     assert form.status_text.startswith("Approved")  # the notice stays after the refresh
 
 
@@ -77,34 +87,66 @@ def test_the_one_who_prepared_it_cannot_approve_but_may_reject(team: Any, wire: 
     ana = team("ana")
     held = _prepare(ana).result
     form = ApprovalsForm(ana)
-    assert form.choice.value == held.id
-    assert form.approve_button.disabled
-    assert form.status_text.startswith(f"You (ana) prepared approval {held.id}: another "
-                                       "analyst must approve it")
-    form.confirm.value = True  # a tick from code does not open the door either
-    form.approve_button.click()
+    row = form.row(held.id)
+    assert row.approve_button.disabled and row.confirm.layout.display == "none"
+    assert form.status_text.startswith("You (ana) prepared it: another analyst must approve")
+    row.confirm.value = True  # a tick from code does not open the door either
+    row.approve_button.click()
     assert wire.writes() == []
-    assert form.reject_button.disabled  # a reason first
-    form.reason.value = "typed the wrong amount"
-    assert not form.reject_button.disabled
-    form.reject_button.click()
+    assert row.reject_button.disabled  # a reason first
+    row.reason.value = "typed the wrong amount"
+    assert not row.reject_button.disabled
+    row.reject_button.click()
     assert form.status_text == f"Rejected approval {held.id}: nothing was sent."
     assert form.result.state == "rejected" and form.result.reason == "typed the wrong amount"
-    assert form.approvals == []
+    assert form.approvals == [] and form.rows == []
 
 
 def test_the_queue_refreshes_and_says_when_someone_else_decided(team: Any) -> None:
     ana, bob, cy = team("ana"), team("bob"), team("cy")
     form = ApprovalsForm(bob)
     assert form.status_text == "Nothing is waiting for approval."
+    assert "Nothing is waiting" in form.queue.children[0].value
     held = _prepare(ana).result
     form.refresh_button.click()
-    assert form.choice.value == held.id
+    row = form.row(held.id)
+    row.reason.value = "half typed"
+    form.refresh_button.click()
+    assert form.row(held.id) is row and row.reason.value == "half typed"  # kept
     cy.reject(held.id, reason="not ours")
-    form.confirm.value = True
-    form.approve_button.click()
+    row.confirm.value = True
+    row.approve_button.click()
     assert form.status_text.startswith(f"approval {held.id} was rejected by cy")
     assert form.approvals == []
+
+
+def test_a_card_payment_row_asks_for_the_one_time_password(team: Any, wire: Any) -> None:
+    ana, bob = team("ana"), team("bob")
+    card = "4111111111111111"
+    ana.instant.check_route(card)
+    held = ana.instant.send({"nameOnCard": "JANE DOE", "cardNumber": card,
+                             "cardExpiration": "12/2035", "totPassword": "7319264058",
+                             "amount": 1500, "yourReferenceNumber": f"FT-{uuid.uuid4().hex[:8]}"})
+    form = ApprovalsForm(bob)
+    row = form.row(held.id)
+    assert row.tot_password.layout.display is None  # shown
+    assert "paynb-approvals-tot" in row.tot_password._dom_classes
+    assert "approver gives" in row.details.value
+    row.confirm.value = True
+    assert row.approve_button.disabled
+    assert form.status_text.startswith(f"Approval {held.id} is a card payment prepared with a "
+                                       "one-time password, which paynb does not keep")
+    row.tot_password.value = "12x"
+    row.approve_button.click()
+    assert form.status_text == "tot_password must be 4 to 10 digits"
+    assert row.tot_password.value == ""  # not kept, even when refused
+    assert wire.writes() == [] and form.approvals == [held]
+    row.confirm.value = True
+    row.tot_password.value = "8642097531"
+    row.approve_button.click()
+    assert form.status_text == f"Approved approval {held.id} and sent it: 1 item answered."
+    ((_, _, body),) = wire.writes()
+    assert body["totPassword"] == "8642097531" and row.tot_password.value == ""
 
 
 def test_a_bulk_form_says_the_set_awaits_approval(team: Any, wire: Any) -> None:
