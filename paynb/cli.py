@@ -1,5 +1,6 @@
 """The ``paynb`` command: ``paynb sandbox`` serves the sandbox, ``paynb demo`` adds JupyterLab,
-``paynb monitor`` runs the morning checks (for schedulers: cron, systemd, Airflow).
+``paynb monitor`` runs the morning checks (for schedulers: cron, systemd, Airflow),
+``paynb journal copy`` copies an analyst's journal into the team's.
 
 ``paynb sandbox`` and ``paynb demo`` announce the sandbox in the discovery file, so
 ``paynb.connect()`` in a notebook (or any other process) reuses it instead of starting
@@ -432,6 +433,19 @@ def _cmd_monitor(args: argparse.Namespace) -> int:
     return max(statuses, default=monitor.EXIT_OK)
 
 
+def _cmd_journal_copy(args: argparse.Namespace) -> int:
+    from paynb.journal import Journal, JournalError
+
+    try:
+        with Journal(args.destination) as destination:
+            done = destination.copy_from(args.source, dry_run=args.dry_run)
+    except JournalError as exc:  # its text never holds a password
+        _err(f"paynb journal copy: {exc}")
+        return 2
+    _say(str(done))
+    return 0
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of the ``paynb`` console script."""
     parser = argparse.ArgumentParser(prog="paynb", description=__doc__.splitlines()[0])
@@ -475,6 +489,17 @@ def main(argv: Sequence[str] | None = None) -> int:
                        help="write Prometheus metrics to FILE (node_exporter's textfile "
                             "collector)")
     watch.set_defaults(run=_cmd_monitor)
+    journal = commands.add_parser("journal", help="work on journals")
+    journal_commands = journal.add_subparsers(dest="journal_command", required=True)
+    copy = journal_commands.add_parser(
+        "copy", help="copy a journal into another (an analyst's own SQLite journal into the "
+                     "team's PostgreSQL one); a second copy adds nothing")
+    copy.add_argument("source", help="the journal to copy: a file, or a postgresql:// address")
+    copy.add_argument("destination", help="the journal to copy into (created if missing): a "
+                                          "file, or a postgresql:// address")
+    copy.add_argument("--dry-run", action="store_true",
+                      help="say what would be copied, write nothing")
+    copy.set_defaults(run=_cmd_journal_copy)
     args = parser.parse_args(argv)
     logging.basicConfig(level=logging.WARNING, format="%(levelname)s %(name)s: %(message)s",
                         stream=sys.stderr)

@@ -27,7 +27,9 @@ partial index guards the same rule.
 
 Nothing secret is stored: summaries go through :func:`scrub` (passwords, secrets,
 tokens and one-time passwords dropped, card numbers reduced to their last four digits,
-account numbers masked).
+account numbers masked). Only a payment held for a second person keeps, until it is
+decided, what is needed to send it as prepared (accounts, a card's number; never a
+one-time password, which its approver gives).
 
 Every record says who made it (``by``: the journal's or the client's ``user``). Calls
 that need a second person (dual control, :class:`DualControl`) are held as entries
@@ -38,7 +40,8 @@ expire (``expired``); neither of the last two is ever sent.
 The package: :class:`Journal` and its entries (``_journal``), one module per other
 table, each owning its statements (``_polling``, ``_nocs``, ``_overrides``,
 ``_decisions``, ``_monitor``, ``_approvals``), all on the one connection of ``_db`` (SQLite or
-PostgreSQL, one schema, versioned and brought up to date on opening).
+PostgreSQL, one schema, versioned and brought up to date on opening); ``_copy`` copies
+one journal into another (:meth:`Journal.copy_from`).
 """
 
 from paynb.errors import JournalError
@@ -52,6 +55,7 @@ from paynb.journal._approvals import (
     DualControl,
 )
 from paynb.journal._common import KINDS, current_user
+from paynb.journal._copy import JournalCopy
 from paynb.journal._decisions import MATCH_ACTIONS, MatchDecisions
 from paynb.journal._journal import (
     NOT_ACCEPTED,
@@ -86,6 +90,7 @@ __all__ = [
     "DualControl",
     "GuardOverrides",
     "Journal",
+    "JournalCopy",
     "JournalError",
     "MatchDecisions",
     "MonitorLedger",

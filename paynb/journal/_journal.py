@@ -28,6 +28,7 @@ from paynb.journal._common import (
     scalar,
     stamp,
 )
+from paynb.journal._copy import JournalCopy, copy_tables
 from paynb.journal._db import Connection, is_address, open_database
 from paynb.journal._decisions import MatchDecisions
 from paynb.journal._monitor import MonitorLedger
@@ -260,6 +261,48 @@ class Journal:
     def close(self) -> None:
         """Close the connection; the next call opens a new one."""
         self._db.close()
+
+    # ------------------------------------------------------------------ copying
+
+    def copy_from(self, source: Journal | str | os.PathLike[str], *,
+                  dry_run: bool = False) -> JournalCopy:
+        """Copy another journal into this one: an analyst's own SQLite journal into the
+        team's PostgreSQL one (``paynb journal copy SRC DST``; docs/team.md), so that the
+        team's duplicate guard knows what that analyst sent.
+
+        Copies the entries, approvals, NOC marks, guard overrides and match decisions,
+        each keeping who did it and when (:data:`~paynb.journal._copy.COPIED_TABLES`),
+        in one transaction; leaves out each analyst's own polling memory and monitor
+        ledger. A row already here (copied before) is not copied again, so a second copy
+        adds nothing. A live submission whose reference a live entry here already claims
+        (someone else sent it too) is copied without claiming it, and said. ``source``
+        is a :class:`Journal` or where one is (opened, and so brought up to this paynb's
+        schema; one written by a newer paynb is refused). ``dry_run`` says what would
+        be copied and writes nothing. Returns a :class:`~paynb.journal.JournalCopy`.
+        """
+        opened = source if isinstance(source, Journal) else Journal(source, user=self.user)
+        try:
+            if opened is self or (str(self._db.where) != ":memory:" and
+                                  _same_place(opened._db.where, self._db.where)):
+                raise JournalError(f"cannot copy the journal {self.location} into itself")
+            with opened._db.reading() as read:
+                try:
+                    with self._db.write() as write:
+                        copied, already, duplicates = copy_tables(read, write,
+                                                                  item_id=self._db.item_id)
+                        if dry_run:
+                            raise _DryRun
+                except _DryRun:
+                    pass
+        finally:
+            if opened is not source:
+                opened.close()
+        done = JournalCopy(source=opened.location, destination=self.location,
+                           copied=dict(copied), already=dict(already),
+                           unclaimed=len(duplicates), duplicates=tuple(duplicates),
+                           dry_run=dry_run)
+        logger.info("journal: %r", done)
+        return done
 
     # ------------------------------------------------------------------ submissions and voids
 
@@ -583,6 +626,17 @@ class Journal:
             "item_id": "string", "item_status": "string", "detail": "string",
             "summary": "object", "allow_duplicate": "bool",
         })
+
+
+def _same_place(one: str | Path, other: str | Path) -> bool:
+    """Whether two journals' places are one (a file by any path to it, or one address)."""
+    if isinstance(one, Path) and isinstance(other, Path):
+        return one.resolve() == other.resolve()
+    return str(one) == str(other)
+
+
+class _DryRun(Exception):
+    """Raised inside a dry run's transaction so that it is rolled back."""
 
 
 def _refuse_repeats(company: str, kind: str, refs: Sequence[str | None]) -> None:
