@@ -96,6 +96,28 @@ def _select(conn: Connection, table: str, columns: Sequence[str],
         f"SELECT {', '.join(columns)} FROM {table} ORDER BY {order}").fetchall()]
 
 
+class _Target:
+    """The destination inside its write transaction; a dry run inserts nothing (its rows
+    get made-up ids, for the batches)."""
+
+    def __init__(self, conn: Connection, *, dry_run: bool) -> None:
+        self.conn = conn
+        self.dry_run = dry_run
+        self._made_up = 0
+
+    def insert(self, table: str, columns: Sequence[str], values: Sequence[Any]) -> int | None:
+        """Insert one row; its id when the table has one."""
+        if self.dry_run:
+            self._made_up -= 1
+            return self._made_up
+        return _insert(self.conn, table, columns, values)
+
+    def name_batch(self, entry: int) -> None:
+        """The first entry of a call names its batch."""
+        if not self.dry_run:
+            self.conn.execute("UPDATE entries SET batch = ? WHERE id = ?", (entry, entry))
+
+
 def _insert(conn: Connection, table: str, columns: Sequence[str],
             values: Sequence[Any]) -> int | None:
     """Insert one row; its id when the table has one."""
@@ -122,7 +144,7 @@ class _Present:
         return (True, found.pop(0)) if found else (False, None)
 
 
-def _copy_entries(source: Connection, target: Connection, item_id: Callable[[Any], Any],
+def _copy_entries(source: Connection, target: _Target, item_id: Callable[[Any], Any],
                   ) -> tuple[int, int, list[tuple[str, str, str]], dict[int, int]]:
     """Copy the entries: (copied, already there, the duplicates that happened, the map of
     source ids to destination ids, for the batches and the approvals' batches)."""
@@ -136,9 +158,9 @@ def _copy_entries(source: Connection, target: Connection, item_id: Callable[[Any
                                                 "created"))
 
     first, last = min(row[at["created"]] for row in rows), max(row[at["created"]] for row in rows)
-    there = _Present(_select_between(target, first, last), key, lambda row: row[0])
+    there = _Present(_select_between(target.conn, first, last), key, lambda row: row[0])
     for company, kind in sorted({(row[at["company"]], row[at["kind"]]) for row in rows}):
-        target.lock(f"paynb.entries\x1f{company}\x1f{kind}")  # as reserve() does
+        target.conn.lock(f"paynb.entries\x1f{company}\x1f{kind}")  # as reserve() does
     ids: dict[int, int] = {}
     copied = already = 0
     duplicates: list[tuple[str, str, str]] = []
@@ -153,14 +175,14 @@ def _copy_entries(source: Connection, target: Connection, item_id: Callable[[Any
         values["batch"] = ids.get(values["batch"]) if values["batch"] is not None else None
         if values["item_id"] is not None:
             values["item_id"] = item_id(values["item_id"])
-        if values["guard"] and values["state"] in _LIVE and _claimed(target, values):
+        if values["guard"] and values["state"] in _LIVE and _claimed(target.conn, values):
             values["guard"] = 0
             duplicates.append((values["company"], values["kind"], values["reference"]))
-        new_id = _insert(target, "entries", columns, [values[name] for name in columns])
+        new_id = target.insert("entries", columns, [values[name] for name in columns])
         assert new_id is not None
         ids[row[0]] = new_id
-        if row[at["batch"]] == row[0]:  # the first entry of its call names the batch
-            target.execute("UPDATE entries SET batch = ? WHERE id = ?", (new_id, new_id))
+        if row[at["batch"]] == row[0]:
+            target.name_batch(new_id)
         copied += 1
     return copied, already, duplicates, ids
 
@@ -181,7 +203,7 @@ def _claimed(conn: Connection, entry: Mapping[str, Any]) -> bool:
         (entry["company"], entry["kind"], entry["reference"], *_LIVE)).fetchone() is not None
 
 
-def _copy_approvals(source: Connection, target: Connection,
+def _copy_approvals(source: Connection, target: _Target,
                     batches: Mapping[int, int]) -> tuple[int, int]:
     rows = _select(source, "approvals", _APPROVAL_COLUMNS, "id")
     at = {name: n for n, name in enumerate(_APPROVAL_COLUMNS)}
@@ -189,7 +211,7 @@ def _copy_approvals(source: Connection, target: Connection,
     def key(row: tuple[Any, ...]) -> tuple[Any, ...]:
         return (row[at["company"]], row[at["created"]], row[at["prepared_by"]])
 
-    there = _Present(_select(target, "approvals", _APPROVAL_COLUMNS, "id"), key)
+    there = _Present(_select(target.conn, "approvals", _APPROVAL_COLUMNS, "id"), key)
     copied = already = 0
     for row in rows:
         if there.take(key(row))[0]:
@@ -197,41 +219,42 @@ def _copy_approvals(source: Connection, target: Connection,
             continue
         values = list(row)
         values[at["batch"]] = batches[row[at["batch"]]]
-        _insert(target, "approvals", _APPROVAL_COLUMNS, values)
+        target.insert("approvals", _APPROVAL_COLUMNS, values)
         copied += 1
     return copied, already
 
 
-def _copy_plain(source: Connection, target: Connection, table: str) -> tuple[int, int]:
+def _copy_plain(source: Connection, target: _Target, table: str) -> tuple[int, int]:
     columns, keys = _PLAIN[table]
     at = [columns.index(name) for name in keys]
 
     def key(row: tuple[Any, ...]) -> tuple[Any, ...]:
         return tuple(row[n] for n in at)
 
-    there = _Present(_select(target, table, columns, ", ".join(keys)), key)
+    there = _Present(_select(target.conn, table, columns, ", ".join(keys)), key)
     copied = already = 0
     for row in _select(source, table, columns, ", ".join(keys)):
         if there.take(key(row))[0]:
             already += 1
             continue
-        _insert(target, table, columns, row)
+        target.insert(table, columns, row)
         copied += 1
     return copied, already
 
 
-def copy_tables(source: Connection, target: Connection, *,
-                item_id: Callable[[Any], Any]) -> tuple[Counter[str], Counter[str],
-                                                        list[tuple[str, str, str]]]:
+def copy_tables(source: Connection, target: Connection, *, item_id: Callable[[Any], Any],
+                dry_run: bool = False) -> tuple[Counter[str], Counter[str],
+                                                list[tuple[str, str, str]]]:
     """Copy every table of :data:`COPIED_TABLES` from ``source`` (read) into ``target``
-    (inside its write transaction); ``item_id`` turns an item id into the target's form.
-    Returns the rows copied and already there by table, and the duplicates that
-    happened (company, kind, reference)."""
+    (inside its write transaction); ``item_id`` turns an item id into the target's form;
+    ``dry_run`` counts and writes nothing. Returns the rows copied and already there by
+    table, and the duplicates that happened (company, kind, reference)."""
+    into = _Target(target, dry_run=dry_run)
     copied: Counter[str] = Counter()
     already: Counter[str] = Counter()
-    copied["entries"], already["entries"], duplicates, ids = _copy_entries(source, target,
+    copied["entries"], already["entries"], duplicates, ids = _copy_entries(source, into,
                                                                            item_id)
-    copied["approvals"], already["approvals"] = _copy_approvals(source, target, ids)
+    copied["approvals"], already["approvals"] = _copy_approvals(source, into, ids)
     for table in _PLAIN:
-        copied[table], already[table] = _copy_plain(source, target, table)
+        copied[table], already[table] = _copy_plain(source, into, table)
     return copied, already, duplicates

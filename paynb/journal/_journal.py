@@ -285,15 +285,9 @@ class Journal:
             if opened is self or (str(self._db.where) != ":memory:" and
                                   _same_place(opened._db.where, self._db.where)):
                 raise JournalError(f"cannot copy the journal {self.location} into itself")
-            with opened._db.reading() as read:
-                try:
-                    with self._db.write() as write:
-                        copied, already, duplicates = copy_tables(read, write,
-                                                                  item_id=self._db.item_id)
-                        if dry_run:
-                            raise _DryRun
-                except _DryRun:
-                    pass
+            with opened._db.reading() as read, self._db.write() as write:
+                copied, already, duplicates = copy_tables(read, write, dry_run=dry_run,
+                                                          item_id=self._db.item_id)
         finally:
             if opened is not source:
                 opened.close()
@@ -633,10 +627,6 @@ def _same_place(one: str | Path, other: str | Path) -> bool:
     if isinstance(one, Path) and isinstance(other, Path):
         return one.resolve() == other.resolve()
     return str(one) == str(other)
-
-
-class _DryRun(Exception):
-    """Raised inside a dry run's transaction so that it is rolled back."""
 
 
 def _refuse_repeats(company: str, kind: str, refs: Sequence[str | None]) -> None:

@@ -761,7 +761,7 @@ class Resource:
     #: stale by the time a colleague approves, and a secret in a shared database).
     approver_supplies: ClassVar[Mapping[str, str]] = {}
 
-    def held_request(self, body: Mapping[str, Any]) -> tuple[dict[str, Any], list[str]]:
+    def _held_request(self, body: Mapping[str, Any]) -> tuple[dict[str, Any], list[str]]:
         """What a held call keeps of ``body`` (without :attr:`approver_supplies`' fields),
         and the arguments its approver must give (those fields ``body`` had)."""
         kept = {key: value for key, value in body.items() if key not in self.approver_supplies}

@@ -139,7 +139,7 @@ class PaymentResource(Resource):
         """
         body = wire_body(self.model, as_mapping(txn, "txn"), validate=validate)
         self._verify_route(body)
-        kept, needs = self.held_request(body)
+        kept, needs = self._held_request(body)
         held = self._hold_submission(
             "send", [body], {"bodies": [kept], "allow_duplicate": allow_duplicate,
                              "supplied": needs},
