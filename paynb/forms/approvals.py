@@ -8,11 +8,27 @@ from typing import Any
 import ipywidgets as widgets
 import pandas as pd
 
-from paynb.errors import ApprovalError
+from paynb.errors import ApprovalError, DuplicateSubmissionError, SubmissionRefusedError
 from paynb.forms._base import Form, escape, record_html, table_html
 from paynb.journal import HONESTY
 
 __all__ = ["ApprovalRow", "ApprovalsForm"]
+
+
+def _tick(text: str, css: str, *, hidden: bool = False) -> widgets.Checkbox:
+    box = widgets.Checkbox(value=False, indent=False, description=text,
+                           layout=widgets.Layout(width="auto"))
+    box.add_class(css)
+    if hidden:
+        box.layout.display = "none"
+    return box
+
+
+def _action(description: str, css: str, *, style: str, icon: str) -> widgets.Button:
+    button = widgets.Button(description=description, button_style=style, icon=icon,
+                            layout=widgets.Layout(width="auto"))
+    button.add_class(css)
+    return button
 
 
 class ApprovalRow:
@@ -20,23 +36,19 @@ class ApprovalRow:
 
     CSS classes: ``paynb-approvals-row`` (the row), ``paynb-approvals-details``,
     ``paynb-confirm``, ``paynb-approvals-tot`` (only for a card payment prepared with a
-    one-time password), ``paynb-approve``, ``paynb-approvals-reason``, ``paynb-reject``;
-    the row also carries ``paynb-approval-<id>``.
+    one-time password), ``paynb-approve``, ``paynb-approvals-reason``, ``paynb-reject``,
+    and, once a refusal calls for them, ``paynb-approvals-new-authorization`` and
+    ``paynb-approvals-allow-duplicate``; the row also carries ``paynb-approval-<id>``.
     """
 
-    def __init__(self, form: ApprovalsForm, approval: Any) -> None:
+    def __init__(self, approval: Any, *, confirm_text: str) -> None:
         self.approval = approval
         """The :class:`~paynb.journal.Approval` it shows."""
         self.details = widgets.HTML(approval.to_html(note=False))
         """Who prepared it, what, the total, masked accounts, why (HTML)."""
         self.details.add_class("paynb-approvals-details")
-        self.confirm = form._confirmation(form._changed)
+        self.confirm = _tick(confirm_text, "paynb-confirm")
         """The tick its *Approve and send* waits for, naming what moves."""
-        total = "" if approval.total is None else f" of {approval.total:,}"
-        self.confirm.description = form._confirm_text(
-            f"approve and send approval {approval.id}, {approval.kind} {approval.operation}"
-            f"{total} ({approval.items} item{'s' if approval.items != 1 else ''}) prepared "
-            f"by {approval.prepared_by}")
         self.tot_password = widgets.Password(
             description="One-time password",
             placeholder="the card's current one (4 to 10 digits)",
@@ -44,28 +56,39 @@ class ApprovalRow:
         """The card's current one-time password, for a payment prepared with one (paynb
         keeps none while it waits); emptied once used."""
         self.tot_password.add_class("paynb-approvals-tot")
-        Form._show(self.tot_password, self.needs_tot_password)
-        self.tot_password.observe(form._changed, names="value")
-        self.approve_button = Form._button("Approve and send", "paynb-approve", style="danger",
-                                           icon="check")
+        if not self.needs_tot_password:
+            self.tot_password.layout.display = "none"
+        self.approve_button = _action("Approve and send", "paynb-approve", style="danger",
+                                      icon="check")
         self.reason = widgets.Text(placeholder="Why it is rejected (required to reject)",
                                    layout=widgets.Layout(width="320px"))
         self.reason.add_class("paynb-approvals-reason")
-        self.reason.observe(form._changed, names="value")
-        self.reject_button = Form._button("Reject", "paynb-reject", style="warning",
-                                          icon="times")
-        self.approve_button.on_click(form._guarded(lambda: form._approve(self),
-                                                   f"Approving and sending approval "
-                                                   f"{approval.id}…"))
-        self.reject_button.on_click(form._guarded(lambda: form._reject(self),
-                                                  f"Rejecting approval {approval.id}…"))
+        self.reject_button = _action("Reject", "paynb-reject", style="warning", icon="times")
+        self.new_authorization = _tick(
+            "The receiver authorized again: send it as a new entry (new_authorization, "
+            "recorded as my override)", "paynb-approvals-new-authorization", hidden=True)
+        """Shown once NACHA's guards refused the approval for what a new authorization
+        answers (:attr:`paynb.nacha.Verdict.overridable`): approve with
+        ``new_authorization=True``."""
+        self.allow_duplicate = _tick(
+            "Send it although its reference was sent meanwhile (allow_duplicate)",
+            "paynb-approvals-allow-duplicate", hidden=True)
+        """Shown once the duplicate guard refused the approval: approve with
+        ``allow_duplicate=True``."""
         self.widget = widgets.VBox(
-            [self.details, self.confirm, widgets.HBox([self.tot_password, self.approve_button]),
+            [self.details, self.new_authorization, self.allow_duplicate, self.confirm,
+             widgets.HBox([self.tot_password, self.approve_button]),
              widgets.HBox([self.reason, self.reject_button])],
             layout=widgets.Layout(border="1px solid #ccc", padding="0.3em", margin="0.2em 0"))
         """The row's box."""
         self.widget.add_class("paynb-approvals-row")
         self.widget.add_class(f"paynb-approval-{approval.id}")
+
+    @property
+    def inputs(self) -> tuple[widgets.Widget, ...]:
+        """The widgets whose value the form validates again on every change."""
+        return (self.confirm, self.tot_password, self.reason, self.new_authorization,
+                self.allow_duplicate)
 
     @property
     def needs_tot_password(self) -> bool:
@@ -91,7 +114,8 @@ class ApprovalsForm(Form):
     outcome: the service's answer of an approved payment, or the rejected
     :class:`~paynb.journal.Approval`. What a direct submission would be refused for
     (NACHA's guards, the duplicate guard) is judged again and said in the status line;
-    the approval keeps waiting.
+    the approval keeps waiting, and the row offers the override a direct submission
+    has, where there is one (``new_authorization``, ``allow_duplicate``).
 
     CSS classes: ``paynb-form-approvals``, ``paynb-approvals-queue`` (the rows),
     ``paynb-refresh``, ``paynb-approvals-honesty``, and the rows' (:class:`ApprovalRow`).
@@ -132,13 +156,28 @@ class ApprovalsForm(Form):
     def _load(self) -> None:
         """Read the queue again; rows still waiting keep what was typed in them."""
         kept = {row.approval.id: row for row in self.rows}
-        self.rows = [kept.get(approval.id) or ApprovalRow(self, approval)
+        self.rows = [kept.get(approval.id) or self._row_of(approval)
                      for approval in self.client.approvals()]
         if self.rows:
             self.queue.children = tuple(row.widget for row in self.rows)
         else:
             empty = widgets.HTML("<p>Nothing is waiting for approval.</p>")
             self.queue.children = (empty,)
+
+    def _row_of(self, approval: Any) -> ApprovalRow:
+        """A new row for ``approval``, wired to this form's validation and actions."""
+        total = "" if approval.total is None else f" of {approval.total:,}"
+        row = ApprovalRow(approval, confirm_text=self._confirm_text(
+            f"approve and send approval {approval.id}, {approval.kind} {approval.operation}"
+            f"{total} ({approval.items} item{'s' if approval.items != 1 else ''}) prepared "
+            f"by {approval.prepared_by}"))
+        for widget in row.inputs:
+            widget.observe(self._changed, names="value")
+        row.approve_button.on_click(self._guarded(
+            lambda: self._approve(row), f"Approving and sending approval {approval.id}…"))
+        row.reject_button.on_click(self._guarded(
+            lambda: self._reject(row), f"Rejecting approval {approval.id}…"))
+        return row
 
     def _mine(self, row: ApprovalRow) -> bool:
         return row.approval.prepared_by.strip().casefold() == \
@@ -183,10 +222,25 @@ class ApprovalsForm(Form):
         row.tot_password.value = ""
         row.confirm.value = False
         try:
-            answer = self.client.approve(found.id, tot_password=secret)
+            answer = self.client.approve(found.id, tot_password=secret,
+                                         new_authorization=row.new_authorization.value,
+                                         allow_duplicate=row.allow_duplicate.value)
         except ApprovalError as exc:
             self._load()
             self._announce(str(exc), "error")
+            return
+        except SubmissionRefusedError as exc:
+            overridable = all(verdict.overridable for verdict in exc.verdicts)
+            self._show(row.new_authorization, overridable)
+            hint = (" It still waits: tick 'The receiver authorized again' if you hold a new "
+                    "authorization, or reject it." if overridable else
+                    " It still waits: mend the cause, or reject it.")
+            self._announce(f"{exc}{hint}", "error")
+            return
+        except DuplicateSubmissionError as exc:
+            self._show(row.allow_duplicate, True)
+            self._announce(f"{exc} It still waits: tick 'Send it although its reference was "
+                           "sent meanwhile' to send it anyway, or reject it.", "error")
             return
         self.result = answer
         frame = answer.to_frame().T if isinstance(answer, pd.Series) else answer

@@ -39,6 +39,7 @@ from paynb.nacha._ledger import (
 from paynb.nacha._verdicts import (
     MAX_REINITIATIONS,
     NEW_AUTHORIZATION_CODES,
+    NEW_AUTHORIZATION_OVERRIDES,
     REINITIATION_CODES,
     REINITIATION_DAYS,
     RETRY_DESCRIPTION,
@@ -55,6 +56,7 @@ __all__ = [
     "LEDGER_COLUMNS",
     "MAX_REINITIATIONS",
     "NEW_AUTHORIZATION_CODES",
+    "NEW_AUTHORIZATION_OVERRIDES",
     "NOC_CHANGES",
     "NOC_DUE_DAYS",
     "NOC_FIELDS",

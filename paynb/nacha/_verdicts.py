@@ -49,6 +49,7 @@ from paynb.nacha._ledger import (
 __all__ = [
     "MAX_REINITIATIONS",
     "NEW_AUTHORIZATION_CODES",
+    "NEW_AUTHORIZATION_OVERRIDES",
     "REINITIATION_CODES",
     "REINITIATION_DAYS",
     "RETRY_DESCRIPTION",
@@ -73,6 +74,12 @@ REINITIATION_DAYS = 180
 #: Company entry description a reinitiated entry must carry (NACHA 2.12.4(c)).
 RETRY_DESCRIPTION = "RETRY PYMT"
 _DESCRIPTION_FIELD = "achCompanyEntryDescription"
+#: The refusals ``new_authorization=True`` overrides (recorded as overrides): a new
+#: authorization answers a return that needs one (2.12.4(b)), and makes a debit a new
+#: entry rather than a reinitiation (2.12.4). An overdue NOC it does not: the entry
+#: must carry the corrected data (2.12.1).
+NEW_AUTHORIZATION_OVERRIDES = frozenset({"returned-account", "reinitiation-limit",
+                                         "reinitiation-window", "reinitiation-description"})
 
 
 @dataclass
@@ -103,6 +110,13 @@ class Verdict:
     def allowed(self) -> bool:
         """Whether the entry may be sent."""
         return not self.refusals
+
+    @property
+    def overridable(self) -> bool:
+        """Whether ``new_authorization=True`` would let it go: refused, and only for
+        what a new authorization answers (:data:`NEW_AUTHORIZATION_OVERRIDES`)."""
+        return bool(self.refusals) and all(rule in NEW_AUTHORIZATION_OVERRIDES
+                                           for rule, _reason in self.refusals)
 
     @property
     def reasons(self) -> list[str]:

@@ -159,3 +159,56 @@ def test_a_bulk_form_says_the_set_awaits_approval(team: Any, wire: Any) -> None:
     assert form.status_text.startswith("Awaiting approval by another analyst")
     assert "every bulk needs a second person" in form.status_text
     assert wire.writes() == []
+
+
+def test_a_refused_approval_offers_the_override_a_direct_submit_has(sb: Any, team: Any,
+                                                                     wire: Any) -> None:
+    cy, ana, bob = team("cy", dual_control=None), team("ana"), team("bob")
+    account = f"7{uuid.uuid4().int % 10**11:011d}"
+    earlier = cy.ach.submit({**_values(f"FO-{uuid.uuid4().hex[:8]}", "40.00"),
+                             "bankAccountNumber": account})
+    held = ana.ach.submit({**_values(f"FO-{uuid.uuid4().hex[:8]}", "2500.00"),
+                           "bankAccountNumber": account})
+    sb.simulate.force_status(int(earlier["achItemId"]), "R", code="R03")  # meanwhile
+    bob.ach.list(progress=False)
+    form = ApprovalsForm(bob)
+    row = form.row(held.id)
+    assert row.new_authorization.layout.display == "none"
+    assert row.allow_duplicate.layout.display == "none"
+    before = len(wire.writes())
+    row.confirm.value = True
+    row.approve_button.click()
+    assert "returned R03" in form.status_text
+    assert form.status_text.endswith("It still waits: tick 'The receiver authorized again' "
+                                     "if you hold a new authorization, or reject it.")
+    assert row.new_authorization.layout.display is None  # offered now
+    assert "paynb-approvals-new-authorization" in row.new_authorization._dom_classes
+    assert len(wire.writes()) == before and form.approvals == [held]
+    row.new_authorization.value = True
+    row.confirm.value = True
+    row.approve_button.click()
+    assert form.status_text == f"Approved approval {held.id} and sent it: 1 item answered."
+    assert len(wire.writes()) == before + 1
+    overrides = bob.context.require_journal().overrides.list(bob.company_code)
+    assert [(o["rule"], o["by"]) for o in overrides
+            if o["reference"] == held.references[0]] == [("returned-account", "bob")]
+
+
+def test_a_reference_sent_meanwhile_is_said_and_can_be_sent_anyway(team: Any,
+                                                                   wire: Any) -> None:
+    cy, ana, bob = team("cy", dual_control=None), team("ana"), team("bob")
+    held = _prepare(ana).result
+    cy.ach.submit(_values(held.references[0], "12.00"), allow_duplicate=True)
+    form = ApprovalsForm(bob)
+    row = form.row(held.id)
+    row.confirm.value = True
+    row.approve_button.click()
+    assert form.status_text.startswith(f"ach reference '{held.references[0]}' of company "
+                                       "DEMO1 is already in the journal: submit by cy")
+    assert row.allow_duplicate.layout.display is None
+    assert row.new_authorization.layout.display == "none"
+    row.allow_duplicate.value = True
+    row.confirm.value = True
+    row.approve_button.click()
+    assert form.status_text == f"Approved approval {held.id} and sent it: 1 item answered."
+    assert len(wire.writes()) == 2  # cy's, then the approved one
