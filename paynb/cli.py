@@ -434,6 +434,7 @@ def _cmd_monitor(args: argparse.Namespace) -> int:
 
 
 def _cmd_journal_copy(args: argparse.Namespace) -> int:
+    # Lazy, like every command's: `paynb --help` and the other commands load no journal.
     from paynb.journal import Journal, JournalError
 
     try:
