@@ -31,6 +31,7 @@ from typing import IO, Any
 from paynb import config
 from paynb.client import Client
 from paynb.errors import PaynbError, ValidationError
+from paynb.journal import Journal, JournalError
 from paynb.sandbox import DEMO_ITEMS, ensure_running, serve
 from paynb.sandbox.server import (
     announce,
@@ -434,9 +435,6 @@ def _cmd_monitor(args: argparse.Namespace) -> int:
 
 
 def _cmd_journal_copy(args: argparse.Namespace) -> int:
-    # Lazy, like every command's: `paynb --help` and the other commands load no journal.
-    from paynb.journal import Journal, JournalError
-
     try:
         with Journal(args.destination) as destination:
             done = destination.copy_from(args.source, dry_run=args.dry_run)
