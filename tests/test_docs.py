@@ -94,7 +94,10 @@ def site(tmp_path_factory: pytest.TempPathFactory) -> Path:
     )
     log = result.stdout + result.stderr
     assert result.returncode == 0, log[-6000:]
-    assert not re.search(r"^(WARNING|ERROR)\b", log, re.M), log[-6000:]
+    # mkdocs' own warnings ("WARNING -  ..."), not what a notebook's kernel prints to
+    # stderr as it shuts down (ipykernel's "ERROR:tornado.general:..." races): a cell
+    # that fails already fails the build.
+    assert not re.search(r"^(WARNING|ERROR)\s+-  ", log, re.M), log[-6000:]
     return out
 
 
