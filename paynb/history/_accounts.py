@@ -25,7 +25,7 @@ from hashlib import blake2b
 from pathlib import Path
 from typing import Any
 
-from paynb.history._store import KEY_COLUMN, Store, state
+from paynb.history._store import KEY_COLUMN, Store, instant, state
 from paynb.nacha import GUARD_FIELDS, NOC_FIELDS
 
 __all__ = ["GuardRows", "account_key", "account_keys", "guard_rows", "new_key", "secret_of"]
@@ -149,8 +149,8 @@ def guard_rows(store: Store, company: str, accounts: Iterable[tuple[Any, Any]], 
     held = kept.get("companies", {}).get(company)
     if table is None or not held:
         return GuardRows(checked=f"history store {where}: no ACH items of {company}")
-    start = dt.datetime.fromisoformat(held["since"]) if held.get("since") else since
-    synced = dt.datetime.fromisoformat(held["syncedAt"]).astimezone(dt.UTC)
+    start = instant(held["since"]) if held.get("since") else since
+    synced = instant(held["syncedAt"])
     checked = (f"history store {where} (ACH items received {max(since, start):%Y-%m-%d} "
                f"to {synced:%Y-%m-%d %H:%M} UTC)")
     pairs = {(r, a) for r, a in ((_text(r), _text(a)) for r, a in accounts)

@@ -242,8 +242,7 @@ class Store:
 
 def instant(text: str) -> dt.datetime:
     """A time the state keeps (ISO text; zone-less: UTC)."""
-    stamp = dt.datetime.fromisoformat(text)
-    return stamp if stamp.tzinfo else stamp.replace(tzinfo=dt.UTC)
+    return utc_moment(text, "a time of the history's state")
 
 
 def app_id(kind: str, company: str) -> str:

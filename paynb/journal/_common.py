@@ -10,6 +10,7 @@ from datetime import UTC, datetime
 from typing import Any
 
 from paynb._coerce import missing
+from paynb._time import utc_moment
 from paynb.codes import PAYMENT_KINDS
 
 #: Item kinds the journal records.
@@ -34,7 +35,7 @@ def stamp(when: datetime | None = None) -> str:
 
 def parse_stamp(text: str | None) -> datetime | None:
     """A stored :func:`stamp` back as a UTC datetime (``None`` stays ``None``)."""
-    return None if text is None else datetime.fromisoformat(text)
+    return None if text is None else utc_moment(text, "a journal time")
 
 
 def name(value: object, argument: str, choices: Sequence[str] | None = None) -> str:
