@@ -20,6 +20,19 @@ _SETTINGS_VARIABLES = ("PAYNB_BASE_URL", "PAYNB_AUTH_URL", "PAYNB_COMPANY_CODE",
                        "PAYNB_CLIENT_SECRET", "PAYNB_USERNAME", "PAYNB_PASSWORD", "PAYNB_PROFILE")
 
 
+#: The guards' one notice for a client that has listed nothing: it cannot judge NOCs,
+#: returns and reinitiations yet. Tests about the guards assert it (tests/compliance);
+#: tests about something else carry the ``guards_unchecked`` mark and ignore exactly it.
+_GUARDS_UNCHECKED = "ignore:cannot check NOCs, returns and reinitiations:paynb.errors.GuardWarning"
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """Turn the ``guards_unchecked`` mark into its one warning filter."""
+    for item in items:
+        if item.get_closest_marker("guards_unchecked"):
+            item.add_marker(pytest.mark.filterwarnings(_GUARDS_UNCHECKED))
+
+
 @pytest.fixture(autouse=True)
 def _isolated(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """No test reads or writes the user's real journal, profiles, credentials, demo sandbox

@@ -35,9 +35,7 @@ from paynb.errors import (
 from paynb.sandbox import rules as sandbox_rules
 from paynb.sandbox import store as sandbox_store
 
-# About sending, with clients that have listed nothing: the guards' one warning that
-# they cannot judge NOCs is expected and is not what these tests look at.
-pytestmark = pytest.mark.filterwarnings("ignore:cannot check NOCs")
+pytestmark = pytest.mark.guards_unchecked
 
 FIXTURES = json.loads((Path(__file__).parent / "fixtures" / "real_service.json").read_text())
 REQUESTS = FIXTURES["requests"]

@@ -19,12 +19,7 @@ import paynb
 from paynb import config
 from paynb.errors import TransportError, ValidationError
 
-#: These tests are about the wire, the journal and reconcile, not NACHA's guards: a client
-#: that has listed nothing warns once that the guards cannot check its ACH entries, and
-#: that warning is the guards' tests' subject (tests/compliance/test_guards.py). Any other
-#: guard warning still fails the test (pyproject.toml turns them into errors).
-pytestmark = pytest.mark.filterwarnings(
-    "ignore:cannot check NOCs, returns and reinitiations:paynb.errors.GuardWarning")
+pytestmark = pytest.mark.guards_unchecked
 
 BASE = "https://svc.test"
 AUTH = "https://auth.test"

@@ -29,12 +29,7 @@ from paynb.errors import (
 )
 from paynb.results import ExportFile, RouteCheck
 
-#: These tests are about the wire, the journal and reconcile, not NACHA's guards: a client
-#: that has listed nothing warns once that the guards cannot check its ACH entries, and
-#: that warning is the guards' tests' subject (tests/compliance/test_guards.py). Any other
-#: guard warning still fails the test (pyproject.toml turns them into errors).
-pytestmark = pytest.mark.filterwarnings(
-    "ignore:cannot check NOCs, returns and reinitiations:paynb.errors.GuardWarning")
+pytestmark = pytest.mark.guards_unchecked
 
 CARD = "4111111111111111"  # Visa range: supported and reachable, limit 5,000,000
 UNREACHABLE_CARD = "4000000000000002"

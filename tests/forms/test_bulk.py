@@ -13,11 +13,7 @@ import pytest
 
 from paynb.forms import BulkSubmitForm
 
-#: These tests are about the bulk form, not NACHA's guards: a client that has listed
-#: nothing warns once that the guards cannot check its entries (the guard forms' tests,
-#: test_guard_forms.py, are about the guards). Any other guard warning fails the test.
-pytestmark = pytest.mark.filterwarnings(
-    "ignore:cannot check NOCs, returns and reinitiations:paynb.errors.GuardWarning")
+pytestmark = pytest.mark.guards_unchecked
 
 
 @pytest.fixture

@@ -22,9 +22,7 @@ from paynb.config import Credentials
 from .faultrun import REPORTS, service_records
 from .race import race, race_in_process
 
-# About sending, with clients that have listed nothing: the guards' one warning that
-# they cannot judge NOCs is expected and is not what these tests look at.
-pytestmark = pytest.mark.filterwarnings("ignore:cannot check NOCs")
+pytestmark = pytest.mark.guards_unchecked
 
 ROUNDS = 8
 #: Rounds of the race on one PostgreSQL journal (issue 35: two processes, 200 rounds).

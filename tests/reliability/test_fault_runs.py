@@ -21,9 +21,7 @@ from paynb.transport import DEFAULT_MAX_RETRIES
 from .conftest import WireSpy, make_client
 from .faultrun import SETTLED, list_under_faults, report, submit_under_faults
 
-# About sending, with clients that have listed nothing: the guards' one warning that
-# they cannot judge NOCs is expected and is not what these tests look at.
-pytestmark = pytest.mark.filterwarnings("ignore:cannot check NOCs")
+pytestmark = pytest.mark.guards_unchecked
 
 # 80% of the demo ACH items belong to DEMO1 (paynb.sandbox.seed.COMPANIES).
 DEMO1_SHARE = 0.8

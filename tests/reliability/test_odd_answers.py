@@ -23,9 +23,7 @@ from paynb.errors import PaynbError, ResponseFormatError, ServerError
 
 from .faultrun import ach_item
 
-# About sending, with clients that have listed nothing: the guards' one warning that
-# they cannot judge NOCs is expected and is not what these tests look at.
-pytestmark = pytest.mark.filterwarnings("ignore:cannot check NOCs")
+pytestmark = pytest.mark.guards_unchecked
 
 BASE = "https://odd.test"
 TOKEN = "odd-access-token-0123456789"

@@ -26,9 +26,7 @@ from paynb.errors import (
 from .conftest import WireSpy, make_client, spied_client
 from .faultrun import ach_item, service_records
 
-# About sending, with clients that have listed nothing: the guards' one warning that
-# they cannot judge NOCs is expected and is not what these tests look at.
-pytestmark = pytest.mark.filterwarnings("ignore:cannot check NOCs")
+pytestmark = pytest.mark.guards_unchecked
 
 
 @pytest.fixture(scope="module")

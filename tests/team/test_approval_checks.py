@@ -15,7 +15,7 @@ import pytest
 import paynb
 from paynb.errors import DuplicateSubmissionError, SubmissionRefusedError, ValidationError
 
-pytestmark = pytest.mark.filterwarnings("ignore:cannot check NOCs")  # nothing listed to judge by
+pytestmark = pytest.mark.guards_unchecked
 
 ROUTING = "021000021"
 

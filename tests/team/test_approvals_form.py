@@ -13,7 +13,7 @@ import pytest
 import paynb
 from paynb.forms import AchForm, ApprovalsForm, BulkSubmitForm
 
-pytestmark = pytest.mark.filterwarnings("ignore:cannot check NOCs")  # nothing listed to judge by
+pytestmark = pytest.mark.guards_unchecked
 
 
 def _values(reference: str, amount: str) -> dict[str, str]:

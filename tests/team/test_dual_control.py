@@ -20,7 +20,7 @@ from paynb.errors import ApprovalError, DuplicateSubmissionError, PaynbWarning
 
 from .conftest import POLICY
 
-pytestmark = pytest.mark.filterwarnings("ignore:cannot check NOCs")  # nothing listed to judge by
+pytestmark = pytest.mark.guards_unchecked
 
 
 def _ref(label: str) -> str:

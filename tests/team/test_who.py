@@ -18,7 +18,7 @@ import paynb
 from paynb.errors import DuplicateSubmissionError
 from paynb.journal import SCHEMA_VERSION, Journal
 
-pytestmark = pytest.mark.filterwarnings("ignore:cannot check NOCs")  # nothing listed to judge by
+pytestmark = pytest.mark.guards_unchecked
 
 FIXTURE = Path(__file__).parent.parent / "fixtures" / "journal_v2.sqlite3"
 
