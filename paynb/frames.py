@@ -127,6 +127,7 @@ __all__ = [
     "extract_records",
     "list_metadata",
     "noc_ledger_frame",
+    "reads_typed_cells",
     "to_frame",
     "unknown_codes_told_once",
     "utc_instants",
@@ -510,7 +511,8 @@ def _amounts(name: str, values: Sequence[Any]) -> pd.api.extensions.ExtensionArr
     array: pa.Array | None = None
     values = _column(values)
     missing = pd.isna(values)
-    kinds = set(map(type, values[~missing]))
+    # Number cells of a sheet come as one float array: no Python object per value.
+    kinds = {float} if values.dtype.kind == "f" else set(map(type, values[~missing]))
     if not len(values):
         array = pa.array([], _AMOUNT_TYPE)
     elif kinds <= {float, int}:
@@ -1213,12 +1215,14 @@ def _kind(kind: str) -> str:
     return folded
 
 
-def _raw_columns(records: Sequence[Mapping[str, Any]] | pd.DataFrame, kind: str
+def _raw_columns(records: Sequence[Mapping[str, Any]] | pd.DataFrame | pa.Table, kind: str
                  ) -> tuple[dict[str, Any], int]:
     """Raw values by canonical field name: Arrow text arrays for the known text fields of
-    records, else the values as sent (lists, or the DataFrame's columns)."""
-    if isinstance(records, pd.DataFrame):
-        keys: list[Any] = list(records.columns)
+    records (and of a sheet read with typed cells), else the values as sent (lists, the
+    DataFrame's columns, a typed sheet's numbers, times and flags)."""
+    if isinstance(records, pd.DataFrame | pa.Table):
+        keys: list[Any] = list(records.columns) if isinstance(records, pd.DataFrame) \
+            else records.column_names
         n = len(records)
     else:
         if not isinstance(records, Sequence):
@@ -1227,19 +1231,14 @@ def _raw_columns(records: Sequence[Mapping[str, Any]] | pd.DataFrame, kind: str
         first = list(records[0]) if n else []
         union = set().union(*records) if n else set()
         keys = first + sorted(union.difference(first), key=str)
-    names: dict[str, list[Any]] = {}
-    for key in keys:
-        names.setdefault(camel_case(str(key)), []).append(key)
-    aliases = _FIELD_ALIASES[kind]
-    for name in list(names):
-        target = aliases.get(_fold(name))
-        if target is not None and target not in names:
-            names[target] = names.pop(name)
+    names = _field_names(keys, kind)
     if isinstance(records, pd.DataFrame):
         frame = records
 
         def column(key: Any) -> Any:
             return frame[key].tolist()
+    elif isinstance(records, pa.Table):
+        column = _sheet_reader(records, names, kind)
     else:
         column = _record_reader(records, names, kind)
     raw: dict[str, Any] = {}
@@ -1251,6 +1250,116 @@ def _raw_columns(records: Sequence[Mapping[str, Any]] | pd.DataFrame, kind: str
                       for v, w in zip(values, column(other), strict=True)]
         raw[name] = values
     return raw, n
+
+
+def _field_names(keys: Sequence[Any], kind: str) -> dict[str, list[Any]]:
+    """The given keys by the canonical field name each spells (camelCase, then the kind's
+    aliases where the canonical name is absent), in their order."""
+    names: dict[str, list[Any]] = {}
+    for key in keys:
+        names.setdefault(camel_case(str(key)), []).append(key)
+    aliases = _FIELD_ALIASES[kind]
+    for name in list(names):
+        target = aliases.get(_fold(name))
+        if target is not None and target not in names:
+            names[target] = names.pop(name)
+    return names
+
+
+def _is_text(kind_of: pa.DataType) -> bool:
+    return pa.types.is_string(kind_of) or pa.types.is_large_string(kind_of) \
+        or pa.types.is_null(kind_of)
+
+
+def _sheet_reader(table: pa.Table, names: Mapping[str, list[Any]], kind: str
+                  ) -> Callable[[Any], Any]:
+    """A reader of a sheet read with typed cells (:func:`reads_typed_cells`): the known
+    text fields as Arrow text (as :func:`_record_reader` gives them), times as their Arrow
+    timestamps, every other column as a NumPy array (numbers as floats, text and flags as
+    objects)."""
+    arrow_text = {sources[0] for name, sources in names.items()
+                  if len(sources) == 1 and name in _TEXT_FIELDS[kind]}
+    amounts = {sources[0] for name, sources in names.items()
+               if dict(_SCHEMAS[kind]).get(name) is _conv_amount}
+
+    def column(key: Any) -> Any:
+        array = table.column(key).combine_chunks()
+        if _is_text(array.type):
+            text = array.cast(pa.large_string())
+            if key in arrow_text:
+                return text
+            # Missing as NaN, as in the text of an export read by pandas.
+            values = text.to_numpy(zero_copy_only=False)
+            values[text.is_null().to_numpy(zero_copy_only=False)] = np.nan
+            return values
+        if pa.types.is_timestamp(array.type) or pa.types.is_date(array.type):
+            return array
+        values = array.to_numpy(zero_copy_only=False)
+        if key in amounts and values.dtype.kind == "f":
+            return np.round(values * 100) / 100  # the cents their text shows
+        return values
+
+    return column
+
+
+#: Converters that read whole numbers from number cells (exact below 2**53).
+_WHOLE_NUMBER_CONVERTERS: frozenset[Callable[..., Columns]] = frozenset({
+    _conv_id, _conv_transaction_code, _conv_wire_integer})
+#: How far from whole cents a number cell of an amount column may lie and still read as
+#: them (its text, to nine decimals, is the cents value).
+_CENT_NOISE = 5e-10
+#: The times a ``datetime64[ns]`` column holds.
+_TIME_RANGE = (pa.scalar(pd.Timestamp.min.ceil("s").to_pydatetime(), pa.timestamp("ms")),
+               pa.scalar(pd.Timestamp.max.floor("s").to_pydatetime(), pa.timestamp("ms")))
+
+
+def reads_typed_cells(table: pa.Table, kind: str) -> bool:
+    """Whether :func:`to_frame` types a sheet read with typed cells (fastexcel: each column
+    one type, guessed from all its cells) exactly as it types the same sheet read as
+    text: every column is text, or a known field whose converter takes that type with
+    nothing lost (whole numbers below 2**53 for ids and wire integers, amounts below
+    10**13, times within 1677-2262, flags). Any other column (a number in a text field,
+    a field paynb does not know holding numbers) means reading the sheet as text."""
+    kind = _kind(kind)
+    converters = dict(_SCHEMAS[kind])
+    for name, sources in _field_names(table.column_names, kind).items():
+        types = {table.schema.field(source).type for source in sources}
+        if all(map(_is_text, types)):
+            continue
+        convert = converters.get(name)
+        if len(sources) > 1 or convert is None:
+            return False
+        values = table.column(sources[0])
+        kind_of = values.type
+        if pa.types.is_floating(kind_of) or pa.types.is_integer(kind_of):
+            extent = pc.max(pc.abs(values)).as_py() or 0
+            if convert is _conv_amount:
+                # Cents, give or take a float's last bits (an amount summed in floats,
+                # 48.160000000000004): the text of such a cell is the cents value. Other
+                # amounts (sub-cent ones, or above 2**23 where a float's bits reach the
+                # ninth decimal the text shows) are read from their text.
+                cents = pc.divide(pc.round(pc.multiply(values, 100)), 100)
+                noise = pc.max(pc.abs(pc.subtract(values, cents))).as_py() or 0
+                if extent >= 2 ** 23 or noise >= _CENT_NOISE:
+                    return False
+            elif convert in _WHOLE_NUMBER_CONVERTERS:
+                whole = pc.all(pc.equal(pc.floor(values), values)).as_py() \
+                    if pa.types.is_floating(kind_of) else True
+                if extent >= 2 ** 53 or whole is False:
+                    return False
+            else:
+                return False
+        elif pa.types.is_timestamp(kind_of) or pa.types.is_date(kind_of):
+            if convert is not _conv_time:
+                return False
+            stamps = values.cast(pa.timestamp("ms"))
+            first, last = pc.min(stamps), pc.max(stamps)
+            if first.is_valid and (pc.less(first, _TIME_RANGE[0]).as_py()
+                                   or pc.greater(last, _TIME_RANGE[1]).as_py()):
+                return False
+        elif not (pa.types.is_boolean(kind_of) and convert is _conv_bool):
+            return False
+    return True
 
 
 def _record_reader(records: Sequence[Mapping[str, Any]], names: Mapping[str, list[Any]],
@@ -1320,13 +1429,14 @@ def _code_type(categories: Sequence[Any]) -> type[np.signedinteger[Any]]:
     return np.int64
 
 
-def to_frame(records: Iterable[Mapping[str, Any]] | pd.DataFrame, kind: str, *,
+def to_frame(records: Iterable[Mapping[str, Any]] | pd.DataFrame | pa.Table, kind: str, *,
              mask: bool = True) -> pd.DataFrame:
     """An analyst-ready DataFrame of records of one kind.
 
     Args:
         records: the records (dicts as :func:`extract_records` returns them), or a
-            DataFrame read from an export (its columns are typed the same way).
+            DataFrame read from an export (its columns are typed the same way), or an
+            export's sheet read with typed cells where :func:`reads_typed_cells` allows.
         kind: ``"ach"``, ``"rcc"``, ``"instant"``, ``"rtp"`` or ``"noc"``.
         mask: mask account numbers as ``****6789`` (card numbers are always reduced
             to their last four digits, whatever ``mask`` says).

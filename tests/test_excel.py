@@ -15,7 +15,15 @@ import pytest
 
 from benchmarks._data import ach_records
 from paynb import frames
-from paynb._excel import MAX_ROWS, MONEY_FORMAT, excel_bytes, read_excel, sheet_name, write_excel
+from paynb._excel import (
+    MAX_ROWS,
+    MONEY_FORMAT,
+    excel_bytes,
+    read_excel,
+    read_export_sheet,
+    sheet_name,
+    write_excel,
+)
 from paynb._xlsx import MAX_TEXT, Sheet, write_workbook
 
 
@@ -123,6 +131,77 @@ def test_read_excel_gives_text_cells_like_read_csv() -> None:
 def test_a_broken_workbook_is_a_value_error() -> None:
     with pytest.raises(ValueError, match="not a readable xlsx workbook"):
         read_excel(b"PK\x03\x04 not really a zip")
+    with pytest.raises(ValueError, match="not a readable xlsx workbook"):
+        read_export_sheet(b"PK\x03\x04 not really a zip", "ach")
+
+
+def _typed_as_text(content: bytes, kind: str = "ach") -> bool:
+    """Whether the export was read with typed cells; either way, its frame is the one its
+    cells read as text give."""
+    sheet = read_export_sheet(content, kind)
+    pd.testing.assert_frame_equal(frames.to_frame(sheet, kind),
+                                  frames.to_frame(read_excel(content), kind))
+    return isinstance(sheet, pa.Table)
+
+
+def test_an_export_is_read_with_typed_cells_into_the_frame_its_text_gives(
+        caplog: pytest.LogCaptureFixture) -> None:
+    frame = frames.to_frame(ach_records(300), "ach")
+    assert frame["iatAddenda"].isna().all()  # an empty column: its type is no guess
+    assert _typed_as_text(excel_bytes({"ach": frame}))
+    assert not [r for r in caplog.records if r.name.startswith("fastexcel")]
+
+
+def _workbook(rows: list[list[object]]) -> bytes:
+    book = openpyxl.Workbook()
+    for row in [["achItemId", "amount", "settleDate", "sameDayAchRequested", "zip",
+                 "itemStatus", "extraCount"], *rows]:
+        book.active.append(row)
+    out = io.BytesIO()
+    book.save(out)
+    return out.getvalue()
+
+
+_ROW = [22, 10.5, dt.datetime(2026, 11, 23, 10, 5, 3, 123000), True, "02134", "S", "n/a"]
+
+
+@pytest.mark.parametrize(("column", "odd", "typed"), [
+    ("amount", None, True),                                    # a blank cell
+    ("amount", 48.160000000000004, True),                      # cents summed in floats
+    ("amount", 1.005, False),                                  # three decimals: as text
+    ("amount", 2.0**23, False),                                # floats' bits show in text
+    ("settleDate", dt.datetime(2026, 11, 24), True),           # a midnight among times
+    ("achItemId", "00123", False),                             # text among numbers
+    ("achItemId", 22.5, False),                                # no whole number
+    ("achItemId", 2**53 + 2, False),                           # beyond a float's whole numbers
+    ("amount", "abc", False),
+    ("amount", 1e13, False),
+    ("settleDate", "2026-11-23T10:00:00Z", False),             # ISO text among times
+    ("settleDate", dt.datetime(9999, 12, 31), False),          # beyond what pandas holds
+    ("sameDayAchRequested", "yes", False),
+    ("zip", 2134, False),                                      # a number in a text field
+    ("extraCount", 7, False),                                  # numbers in an unknown field
+])
+def test_an_odd_cell_comes_out_as_its_text_would(column: str, odd: object, typed: bool) -> None:
+    """Typed cells only where every column is text or the type its field takes, nothing
+    lost; else the whole sheet is read as text, as CSV reads it."""
+    odd_row = list(_ROW)
+    odd_row[["achItemId", "amount", "settleDate", "sameDayAchRequested", "zip", "itemStatus",
+             "extraCount"].index(column)] = odd
+    other = column == "extraCount" and [[*_ROW[:-1], 8]] or [_ROW]
+    assert _typed_as_text(_workbook([*other, odd_row])) is typed
+
+
+def test_a_typed_sheet_keeps_the_values_exact() -> None:
+    content = _workbook([_ROW, [123456789012, 0.1 + 0.2, None, False, None, "R", None]])
+    sheet = read_export_sheet(content, "ach")
+    assert isinstance(sheet, pa.Table)
+    frame = frames.to_frame(sheet, "ach")
+    assert frame["achItemId"].tolist() == [22, 123456789012]
+    assert frame["amount"].tolist() == [Decimal("10.50"), Decimal("0.30")]
+    assert frame["settleDate"].iloc[0] == pd.Timestamp("2026-11-23T10:05:03.123Z")
+    assert frame["sameDayAchRequested"].tolist() == [True, False]
+    assert frame["zip"].iloc[0] == "02134" and pd.isna(frame["zip"].iloc[1])
 
 
 def test_sheet_names_are_made_valid_and_unique() -> None:

@@ -607,7 +607,7 @@ class Resource:
             return ExportFile(content=response.content, name=name, content_type=content_type)
         import pandas as pd
 
-        from paynb._excel import read_excel  # pandas and fastexcel: loaded with the first export
+        from paynb._excel import read_export_sheet  # pandas, fastexcel: with the first export
 
         data: Any
         if form == "json":
@@ -619,7 +619,7 @@ class Resource:
                     data = pd.read_csv(io.BytesIO(response.content), dtype=str,
                                        keep_default_na=False, na_values=[""])
                 else:
-                    data = read_excel(response.content)
+                    data = read_export_sheet(response.content, self.kind)
             except Exception as exc:  # pandas/fastexcel raise many kinds on a broken document
                 raise ResponseFormatError(
                     f"GET {path}: the export is not a readable {form} document "
