@@ -583,46 +583,58 @@ class _KindSync:
 
     def _spans(self, data: pa.Table) -> tuple[pa.Table, str]:
         """The rows to write in place of those stored, and the predicate that selects
-        the stored ones: per month, the span of ids of the stored files that hold the
-        items written (each file is replaced whole), its stored rows with the new
-        versions in, in the order of their ids. So the files stay each a run of ids, and
-        a sync rewrites only the files of the items it changes (a write that replaces
-        rows by id, or a MERGE, rewrites the rest of their files unsorted, and each sync
-        then touches more files: benchmarks/RESULTS.md, case 10). (A MERGE would also
-        write its text as Arrow string views, which pyarrow's datasets, and DuckDB and
-        Dask through them, cannot filter.)"""
+        the stored ones: per month, spans of ids that hold the items written and each
+        stored file they reach whole (a file no item written falls in is left alone),
+        their stored rows with the new versions in, in the order of their ids. So the
+        files stay each a run of ids, and a sync rewrites only the files of the items it
+        changes (a write that replaces rows by id, or a MERGE, rewrites the rest of their
+        files unsorted, and each sync then touches more files: benchmarks/RESULTS.md,
+        case 10). (A MERGE would also write its text as Arrow string views, which
+        pyarrow's datasets, and DuckDB and Dask through them, cannot filter.) The stored
+        rows are read in one pass over the files the spans select."""
         import pyarrow as pa
         import pyarrow.compute as pc
 
         assert self.table is not None
         field = self.id_field
         files = pa.table(self.table.get_add_actions(flatten=True))
-        ranges = list(zip(files.column("partition.company").to_pylist(),
-                          files.column("partition.month").to_pylist(),
-                          files.column(f"min.{field}").to_pylist(),
-                          files.column(f"max.{field}").to_pylist(), strict=True))
-        parts, spans = [], []
-        for month in sorted(set(data.column("month").to_pylist())):
-            mine = data.filter(pc.field("month") == month)
-            low, high = pc.min(mine.column(field)).as_py(), pc.max(mine.column(field)).as_py()
-            grown = True
-            while grown:  # to the ends of every file the span reaches
-                grown = False
-                for company, at, first, last in ranges:
-                    if company == self.company and at == month and first is not None \
-                            and first <= high and last >= low \
-                            and (first < low or last > high):
-                        low, high, grown = min(low, first), max(high, last), True
-            within = (pc.field(field) >= low) & (pc.field(field) <= high)
-            stored = self._scan(None, within & (pc.field("month") == month),
-                                [("month", "=", month), (field, ">=", low), (field, "<=", high)])
-            stored = stored.filter(~pc.field(field).isin(mine.column(field).combine_chunks()))
-            part = pa.concat_tables([stored, mine], promote_options="permissive")
-            parts.append(part.take(pc.sort_indices(part, [(field, "ascending")])))
-            shown = [st.quoted(v) if isinstance(v, str) else str(v) for v in (low, high)]
-            spans.append(f'(month = {st.quoted(month)} AND "{field}" >= {shown[0]} AND '
-                         f'"{field}" <= {shown[1]})')
-        return pa.concat_tables(parts, promote_options="permissive"), " OR ".join(spans)
+        ranges: dict[str, list[tuple[Any, Any]]] = {}
+        for company, month, first, last in zip(
+                files.column("partition.company").to_pylist(),
+                files.column("partition.month").to_pylist(),
+                files.column(f"min.{field}").to_pylist(),
+                files.column(f"max.{field}").to_pylist(), strict=True):
+            if company == self.company and first is not None:
+                ranges.setdefault(month, []).append((first, last))
+        chosen, shown = [], []
+        months, ids = data.column("month").to_pylist(), data.column(field).to_pylist()
+        for month in sorted(set(months)):
+            written = sorted({i for m, i in zip(months, ids, strict=True)
+                              if m == month and i is not None})
+            for low, high in _spans(written, ranges.get(month, [])):
+                chosen.append([("company", "=", self.company), ("month", "=", month),
+                               (field, ">=", low), (field, "<=", high)])
+                ends = [st.quoted(v) if isinstance(v, str) else str(v) for v in (low, high)]
+                shown.append(f'(month = {st.quoted(month)} AND "{field}" >= {ends[0]} AND '
+                             f'"{field}" <= {ends[1]})')
+        stored = self.store.scan(self.kind, self.table, chosen)
+        # The stored rows in the spans (their files' statistics chose the files) less the
+        # versions written, and those: sorted, then gathered in one pass over the columns.
+        keep = pc.invert(pc.is_in(stored.column(field), data.column(field).combine_chunks()))
+        inside: Any = pa.scalar(False)
+        for _, (_, _, month), (_, _, low), (_, _, high) in chosen:
+            inside = pc.or_(inside, pc.and_(pc.equal(stored.column("month"), month), pc.and_(
+                pc.greater_equal(stored.column(field), low),
+                pc.less_equal(stored.column(field), high))))
+        rows = pa.concat_tables([stored, data], promote_options="permissive")
+        kept = pa.chunked_array([pc.and_(keep, inside).combine_chunks(),
+                                 pa.array([True] * data.num_rows)])
+        keys = pa.table({"month": rows.column("month"), "id": rows.column(field),
+                         "at": pa.array(range(rows.num_rows), pa.int64())}).filter(kept)
+        order = keys.column("at").take(pc.sort_indices(keys, [("month", "ascending"),
+                                                              ("id", "ascending")]))
+        rows = rows.take(order)
+        return rows, " OR ".join(shown)
 
     def _events(self, journal: DeltaTable | None) -> pa.Table:
         """The status changes to append, less those an interrupted sync already recorded
@@ -647,6 +659,34 @@ class _KindSync:
                          "itemStatus": pa.array(statuses, pa.string()),
                          "seenAt": pa.array([self.now] * rows, pa.timestamp("us", "UTC")),
                          "company": pa.array([self.company] * rows, pa.string())})
+
+
+def _spans(ids: list[Any], files: list[tuple[Any, Any]]) -> list[tuple[Any, Any]]:
+    """Spans (low, high) of ``ids`` (sorted) among stored files of id ranges ``files``
+    (min, max): every file a span reaches lies whole in it, and spans part only where a
+    file no id falls in lies between them."""
+    spans: list[list[Any]] = []
+    for item in ids:
+        if spans and item <= spans[-1][1]:
+            continue
+        low = high = item
+        grown = True
+        while grown:  # to the ends of every file the span reaches
+            grown = False
+            for first, last in files:
+                if first <= high and last >= low and (first < low or last > high):
+                    low, high, grown = min(low, first), max(high, last), True
+        if spans and not any(last > spans[-1][1] and first < low for first, last in files):
+            spans[-1][0], spans[-1][1] = min(low, spans[-1][0]), max(high, spans[-1][1])
+        else:
+            spans.append([low, high])
+    merged: list[list[Any]] = []
+    for low, high in sorted(spans):  # a file reached back across an earlier span
+        if merged and low <= merged[-1][1]:
+            merged[-1][1] = max(high, merged[-1][1])
+        else:
+            merged.append([low, high])
+    return [(low, high) for low, high in merged]
 
 
 def _last_at_first(frame: pd.DataFrame, id_field: str) -> pd.DataFrame:

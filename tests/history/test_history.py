@@ -344,6 +344,45 @@ def test_many_syncs_compact_partitions_and_stay_equal(private, tmp_path, monkeyp
     assert events.iloc[-10:]["itemId"].tolist() == [str(i) for i in ids[:10]]
 
 
+def test_a_sync_rewrites_only_the_files_that_hold_the_items_it_changes(private, tmp_path,
+                                                                       monkeypatch):
+    import pyarrow as pa
+    from deltalake import DeltaTable
+
+    from paynb.history import _store
+
+    monkeypatch.setattr(_store, "SMALL_FILES", 10**6)  # never compacted
+    client = private.connect(journal=None)
+    client.sync(path=tmp_path, kinds="ach", progress=False)
+    # Each sync of new items only appends them, a file of their own: this month becomes
+    # several runs of ids, one file each.
+    mine = []
+    for n in range(3):
+        mine.append(int(client.ach.submit(ach_item(f"HIST-RUN-{n}", n))["achItemId"]))
+        client.sync(kinds="ach", progress=False)
+
+    def files() -> dict[str, tuple]:
+        actions = pa.table(DeltaTable(str(tmp_path / "ach")).get_add_actions(flatten=True))
+        return {row["path"]: (row["partition.month"], row["min.achItemId"],
+                              row["max.achItemId"]) for row in actions.to_pylist()}
+
+    before = files()
+    month = next(m for m, low, high in before.values() if low <= mine[-1] <= high)
+    held = sorted((low, high, path) for path, (m, low, high) in before.items() if m == month)
+    assert len(held) >= 3 and held[-1][0] == mine[-1], held
+    # An item of the month's first file and the last one; the files between hold none.
+    ends = [held[0][0], mine[-1]]
+    for item in ends:
+        private.simulate.force_status(item, "R", code="R02")
+    assert client.sync(kinds="ach", progress=False)["written"].iloc[0] == 2
+    after = files()
+    kept = {path for _, _, path in held[1:-1]}
+    assert kept <= after.keys()  # not rewritten
+    assert held[0][2] not in after and held[-1][2] not in after
+    pd.testing.assert_frame_equal(client.history.ach(), client.ach.list(progress=False))
+    assert client.history.ach()["achItemId"].is_unique
+
+
 def test_events_of_an_item_no_sync_has_seen_say_so(synced):
     from paynb.errors import PaynbWarning
 
