@@ -80,26 +80,31 @@ def read_excel(document: bytes | str | os.PathLike[str]) -> pd.DataFrame:
     Raises:
         ValueError: the document is no workbook fastexcel can read (the message says why).
     """
+    return _text_sheet(document).to_pandas(
+        types_mapper={pa.string(): pd.StringDtype(na_value=np.nan),
+                      pa.large_string(): pd.StringDtype(na_value=np.nan)}.get)
+
+
+def _text_sheet(document: bytes | str | os.PathLike[str]) -> pa.Table:
+    """The first sheet as an Arrow table of text columns (:func:`read_excel`'s cells)."""
     import fastexcel
 
     source = document if isinstance(document, bytes) else os.fspath(document)
     try:
         sheet = fastexcel.read_excel(source).load_sheet(0, dtypes="string")
-        table = sheet.to_arrow()
+        return pa.Table.from_batches([sheet.to_arrow()])
     except Exception as exc:  # fastexcel raises its own error types for broken files
         raise ValueError(f"not a readable xlsx workbook ({type(exc).__name__}: {exc})") \
             from None
-    return table.to_pandas(types_mapper={pa.string(): pd.StringDtype(na_value=np.nan),
-                                         pa.large_string(): pd.StringDtype(na_value=np.nan)}
-                           .get)
 
 
-def read_export_sheet(document: bytes | str | os.PathLike[str], kind: str
-                      ) -> pa.Table | pd.DataFrame:
-    """An export's first sheet, for :func:`paynb.frames.to_frame` of ``kind``: read with
-    typed cells (each column one type, guessed from all its cells) where the frame comes
-    out exactly as from the text of :func:`read_excel`
-    (:func:`paynb.frames.reads_typed_cells`), else as :func:`read_excel` reads it.
+def read_export_sheet(document: bytes | str | os.PathLike[str], kind: str) -> pa.Table:
+    """An export's first sheet as an Arrow table, for :func:`paynb.frames.to_frame` of
+    ``kind``: read with typed cells (each column one type, guessed from all its cells)
+    where the frame comes out exactly as from the text of :func:`read_excel`
+    (:func:`paynb.frames.reads_typed_cells`), else with :func:`read_excel`'s text cells
+    (an Arrow table still: the frame builder reads its columns without a pandas frame in
+    between).
 
     Typed cells spare writing numbers and times as text only to parse them back: they
     read 40,000 ACH items a third faster (benchmarks/RESULTS.md, case 11). A column that
@@ -123,7 +128,7 @@ def read_export_sheet(document: bytes | str | os.PathLike[str], kind: str
             from None
     if table is not None and frames.reads_typed_cells(table, kind):
         return table
-    return read_excel(document)
+    return _text_sheet(document)
 
 
 class _DropGuessNotices(logging.Filter):

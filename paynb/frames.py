@@ -927,9 +927,27 @@ def _flag(value: Any) -> bool | None:
     return True if text in _TRUE else False if text in _FALSE else None
 
 
+def _text_flags(name: str, text: pa.Array) -> pd.api.extensions.ExtensionArray:
+    """Flags written as text and read by Arrow (a sheet's ``true``), by the words of
+    :func:`_flag`, in compiled code (no Python call per value)."""
+    words = pc.utf8_lower(pc.utf8_trim_whitespace(text))
+    true = pc.is_in(words, value_set=pa.array(sorted(_TRUE), words.type))
+    false = pc.is_in(words, value_set=pa.array(sorted(_FALSE), words.type))
+    flags = pc.if_else(true, True, pc.if_else(false, False, pa.scalar(None, pa.bool_())))
+    unreadable = pc.sum(pc.and_(pc.invert(pc.or_(true, false)),
+                                pc.not_equal(text, ""))).as_py() or 0
+    if unreadable:
+        logger.warning("column %s: %d values are not true or false; left empty", name,
+                       unreadable)
+    return pd.BooleanDtype().__from_arrow__(flags)
+
+
 def _conv_bool(name: str, raw: Columns, ctx: _Context) -> Columns:
     """A flag as pandas' nullable ``boolean`` (JSON true/false, or an export's text)."""
-    values = _column(_get(raw, name, ctx))
+    values = _get(raw, name, ctx)
+    if isinstance(values, pa.Array) and pa.types.is_large_string(values.type):
+        return {name: _text_flags(name, values)}
+    values = _column(values)
     try:
         return {name: pd.array(values, dtype="boolean")}
     except (TypeError, ValueError):
@@ -1273,14 +1291,17 @@ def _is_text(kind_of: pa.DataType) -> bool:
 
 def _sheet_reader(table: pa.Table, names: Mapping[str, list[Any]], kind: str
                   ) -> Callable[[Any], Any]:
-    """A reader of a sheet read with typed cells (:func:`reads_typed_cells`): the known
-    text fields as Arrow text (as :func:`_record_reader` gives them), times as their Arrow
-    timestamps, every other column as a NumPy array (numbers as floats, text and flags as
+    """A reader of a sheet read with typed cells (:func:`reads_typed_cells`) or as text:
+    the known text fields as Arrow text (as :func:`_record_reader` gives them), and flags
+    written as text too (:func:`_text_flags`), times as their Arrow timestamps, every
+    other column as a NumPy array (numbers as floats, other text and flag cells as
     objects)."""
+    converters = dict(_SCHEMAS[kind])
     arrow_text = {sources[0] for name, sources in names.items()
-                  if len(sources) == 1 and name in _TEXT_FIELDS[kind]}
+                  if len(sources) == 1 and (name in _TEXT_FIELDS[kind]
+                                            or converters.get(name) is _conv_bool)}
     amounts = {sources[0] for name, sources in names.items()
-               if dict(_SCHEMAS[kind]).get(name) is _conv_amount}
+               if converters.get(name) is _conv_amount}
 
     def column(key: Any) -> Any:
         array = table.column(key).combine_chunks()

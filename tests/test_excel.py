@@ -141,7 +141,11 @@ def _typed_as_text(content: bytes, kind: str = "ach") -> bool:
     sheet = read_export_sheet(content, kind)
     pd.testing.assert_frame_equal(frames.to_frame(sheet, kind),
                                   frames.to_frame(read_excel(content), kind))
-    return isinstance(sheet, pa.Table)
+    return _has_typed_cells(sheet)
+
+
+def _has_typed_cells(sheet: pa.Table) -> bool:
+    return not all(pa.types.is_string(t) or pa.types.is_null(t) for t in sheet.schema.types)
 
 
 def test_an_export_is_read_with_typed_cells_into_the_frame_its_text_gives(
@@ -195,13 +199,36 @@ def test_an_odd_cell_comes_out_as_its_text_would(column: str, odd: object, typed
 def test_a_typed_sheet_keeps_the_values_exact() -> None:
     content = _workbook([_ROW, [123456789012, 0.1 + 0.2, None, False, None, "R", None]])
     sheet = read_export_sheet(content, "ach")
-    assert isinstance(sheet, pa.Table)
+    assert _has_typed_cells(sheet)
     frame = frames.to_frame(sheet, "ach")
     assert frame["achItemId"].tolist() == [22, 123456789012]
     assert frame["amount"].tolist() == [Decimal("10.50"), Decimal("0.30")]
     assert frame["settleDate"].iloc[0] == pd.Timestamp("2026-11-23T10:05:03.123Z")
     assert frame["sameDayAchRequested"].tolist() == [True, False]
     assert frame["zip"].iloc[0] == "02134" and pd.isna(frame["zip"].iloc[1])
+
+
+def test_a_sheet_read_as_text_is_still_an_arrow_table_typed_as_its_frame(
+        caplog: pytest.LogCaptureFixture) -> None:
+    # An odd cell sends the whole sheet to its text; the frame builder still reads the
+    # text as Arrow (no pandas frame in between), flags included, with the same values
+    # and the same warning as from read_excel's frame.
+    cells = [True, False, 1, 0, 2, "yes", " No ", "TRUE", "", " ", "maybe", None, 0.5]
+    content = _workbook([[number, 10.5, None, cell, "02134", "S", None]
+                         for number, cell in enumerate(cells)])
+    sheet = read_export_sheet(content, "ach")
+    assert isinstance(sheet, pa.Table) and not _has_typed_cells(sheet)
+    with caplog.at_level("WARNING", logger="paynb"):
+        from_sheet = frames.to_frame(sheet, "ach")
+    told = [r.getMessage() for r in caplog.records]
+    caplog.clear()
+    with caplog.at_level("WARNING", logger="paynb"):
+        from_frame = frames.to_frame(read_excel(content), "ach")
+    pd.testing.assert_frame_equal(from_sheet, from_frame)
+    assert told == [r.getMessage() for r in caplog.records]
+    assert from_sheet["sameDayAchRequested"].tolist() == [
+        True, False, True, False, pd.NA, True, False, True, pd.NA, pd.NA, pd.NA, pd.NA, pd.NA]
+    assert any("3 values are not true or false" in m for m in told)  # 2, maybe, 0.5
 
 
 def test_sheet_names_are_made_valid_and_unique() -> None:
