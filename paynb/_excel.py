@@ -5,8 +5,8 @@
   reads a CSV: the frame builder then types the columns the same way whatever the
   document's format (an export, an upload). About ten times faster than openpyxl.
   :func:`read_export_sheet` reads an export with typed cells where they give the same
-  frame as that text (:func:`paynb.frames.reads_typed_cells`), else as
-  :func:`read_excel` does.
+  frame as that text (:func:`paynb.frames.reads_typed_cells`), a column of numbers or
+  flags that would not as fastexcel's text of its cells, else as :func:`read_excel` does.
 - :func:`write_excel` writes DataFrames, one sheet each. Every column is turned, whole and
   vectorised (pandas, Arrow), into an Arrow column by one rule for its dtype
   (:func:`column_plan`); the workbook is then written in Rust by rustpy-xlsxwriter
@@ -102,9 +102,12 @@ def read_export_sheet(document: bytes | str | os.PathLike[str], kind: str) -> pa
     """An export's first sheet as an Arrow table, for :func:`paynb.frames.to_frame` of
     ``kind``: read with typed cells (each column one type, guessed from all its cells)
     where the frame comes out exactly as from the text of :func:`read_excel`
-    (:func:`paynb.frames.reads_typed_cells`), else with :func:`read_excel`'s text cells
-    (an Arrow table still: the frame builder reads its columns without a pandas frame in
-    between).
+    (:func:`paynb.frames.reads_typed_cells`); a column of numbers or flags that would type
+    otherwise (a number in a text field, a field paynb does not know) as the text
+    fastexcel prints for its cells, without a second parse; any other sheet (a column
+    mixing types, times to be read as text) with :func:`read_excel`'s text cells. An
+    Arrow table either way: the frame builder reads its columns without a pandas frame
+    in between.
 
     Typed cells spare writing numbers and times as text only to parse them back: they
     read 40,000 ACH items a third faster (benchmarks/RESULTS.md, case 11). A column that
@@ -126,9 +129,38 @@ def read_export_sheet(document: bytes | str | os.PathLike[str], kind: str) -> pa
     except Exception as exc:  # fastexcel raises its own error types for broken files
         raise ValueError(f"not a readable xlsx workbook ({type(exc).__name__}: {exc})") \
             from None
-    if table is not None and frames.reads_typed_cells(table, kind):
-        return table
-    return _text_sheet(document)
+    if table is None:  # a column mixing types: only fastexcel knows each cell's text
+        return _text_sheet(document)
+    as_text = frames.typed_columns_to_read_as_text(table, kind)
+    if not all(_printable(table.schema.field(name).type) for name in as_text):
+        return _text_sheet(document)  # times as text: parse the sheet again as text
+    for name in as_text:
+        table = table.set_column(table.column_names.index(name), name,
+                                 _typed_cells_text(table.column(name)))
+    return table
+
+
+def _printable(kind_of: pa.DataType) -> bool:
+    return bool(pa.types.is_floating(kind_of) or pa.types.is_integer(kind_of)
+                or pa.types.is_boolean(kind_of))
+
+
+def _number_text(value: float) -> str:
+    """A number cell's text as fastexcel prints it: to nine decimals, trailing zeros cut
+    (``22``, ``0.1``, ``0.333333333``, ``100000000000000000000``, ``-0``)."""
+    return f"{value:.9f}".rstrip("0").rstrip(".")
+
+
+def _typed_cells_text(values: pa.ChunkedArray) -> pa.Array:
+    """Typed number or flag cells as the text :func:`read_excel` reads for them (tests
+    hold the two equal), so that one column of a typed sheet reads as its text without
+    parsing the sheet again."""
+    if pa.types.is_boolean(values.type):
+        return pc.if_else(values, "true", "false").cast(pa.string())
+    if pa.types.is_integer(values.type):
+        return values.cast(pa.string())
+    return pa.array([None if value is None else _number_text(value)
+                     for value in values.to_pylist()], pa.string())
 
 
 class _DropGuessNotices(logging.Filter):

@@ -129,6 +129,7 @@ __all__ = [
     "noc_ledger_frame",
     "reads_typed_cells",
     "to_frame",
+    "typed_columns_to_read_as_text",
     "unknown_codes_told_once",
     "utc_instants",
 ]
@@ -1340,47 +1341,56 @@ def reads_typed_cells(table: pa.Table, kind: str) -> bool:
     text: every column is text, or a known field whose converter takes that type with
     nothing lost (whole numbers below 2**53 for ids and wire integers, amounts below
     10**13, times within 1677-2262, flags). Any other column (a number in a text field,
-    a field paynb does not know holding numbers) means reading the sheet as text."""
+    a field paynb does not know holding numbers) is to be read as its text
+    (:func:`typed_columns_to_read_as_text`)."""
+    return not typed_columns_to_read_as_text(table, kind)
+
+
+def typed_columns_to_read_as_text(table: pa.Table, kind: str) -> list[str]:
+    """The typed columns of a sheet read with typed cells that :func:`to_frame` would type
+    otherwise than their text (see :func:`reads_typed_cells`); the others may stay typed,
+    as each column is converted on its own."""
     kind = _kind(kind)
     converters = dict(_SCHEMAS[kind])
+    as_text: list[str] = []
     for name, sources in _field_names(table.column_names, kind).items():
-        types = {table.schema.field(source).type for source in sources}
-        if all(map(_is_text, types)):
+        typed = [source for source in sources
+                 if not _is_text(table.schema.field(source).type)]
+        if not typed:
             continue
         convert = converters.get(name)
-        if len(sources) > 1 or convert is None:
+        if len(sources) > 1 or convert is None \
+                or not _typed_cells_fit(table.column(sources[0]), convert):
+            as_text.extend(typed)
+    return as_text
+
+
+def _typed_cells_fit(values: pa.ChunkedArray, convert: Callable[..., Columns]) -> bool:
+    """Whether ``convert`` types the typed cells ``values`` as it types their text."""
+    kind_of = values.type
+    if pa.types.is_floating(kind_of) or pa.types.is_integer(kind_of):
+        extent = pc.max(pc.abs(values)).as_py() or 0
+        if convert is _conv_amount:
+            # Cents, give or take a float's last bits (an amount summed in floats,
+            # 48.160000000000004): the text of such a cell is the cents value. Other
+            # amounts (sub-cent ones, or above 2**23 where a float's bits reach the
+            # ninth decimal the text shows) are read from their text.
+            cents = pc.divide(pc.round(pc.multiply(values, 100)), 100)
+            noise = pc.max(pc.abs(pc.subtract(values, cents))).as_py() or 0
+            return extent < 2 ** 23 and noise < _CENT_NOISE
+        if convert in _WHOLE_NUMBER_CONVERTERS:
+            whole = pc.all(pc.equal(pc.floor(values), values)).as_py() \
+                if pa.types.is_floating(kind_of) else True
+            return extent < 2 ** 53 and whole is not False
+        return False
+    if pa.types.is_timestamp(kind_of) or pa.types.is_date(kind_of):
+        if convert is not _conv_time:
             return False
-        values = table.column(sources[0])
-        kind_of = values.type
-        if pa.types.is_floating(kind_of) or pa.types.is_integer(kind_of):
-            extent = pc.max(pc.abs(values)).as_py() or 0
-            if convert is _conv_amount:
-                # Cents, give or take a float's last bits (an amount summed in floats,
-                # 48.160000000000004): the text of such a cell is the cents value. Other
-                # amounts (sub-cent ones, or above 2**23 where a float's bits reach the
-                # ninth decimal the text shows) are read from their text.
-                cents = pc.divide(pc.round(pc.multiply(values, 100)), 100)
-                noise = pc.max(pc.abs(pc.subtract(values, cents))).as_py() or 0
-                if extent >= 2 ** 23 or noise >= _CENT_NOISE:
-                    return False
-            elif convert in _WHOLE_NUMBER_CONVERTERS:
-                whole = pc.all(pc.equal(pc.floor(values), values)).as_py() \
-                    if pa.types.is_floating(kind_of) else True
-                if extent >= 2 ** 53 or whole is False:
-                    return False
-            else:
-                return False
-        elif pa.types.is_timestamp(kind_of) or pa.types.is_date(kind_of):
-            if convert is not _conv_time:
-                return False
-            stamps = values.cast(pa.timestamp("ms"))
-            first, last = pc.min(stamps), pc.max(stamps)
-            if first.is_valid and (pc.less(first, _TIME_RANGE[0]).as_py()
-                                   or pc.greater(last, _TIME_RANGE[1]).as_py()):
-                return False
-        elif not (pa.types.is_boolean(kind_of) and convert is _conv_bool):
-            return False
-    return True
+        stamps = values.cast(pa.timestamp("ms"))
+        first, last = pc.min(stamps), pc.max(stamps)
+        return not (first.is_valid and (pc.less(first, _TIME_RANGE[0]).as_py()
+                                        or pc.greater(last, _TIME_RANGE[1]).as_py()))
+    return pa.types.is_boolean(kind_of) and convert is _conv_bool
 
 
 def _record_reader(records: Sequence[Mapping[str, Any]], names: Mapping[str, list[Any]],

@@ -172,23 +172,31 @@ _ROW = [22, 10.5, dt.datetime(2026, 11, 23, 10, 5, 3, 123000), True, "02134", "S
 @pytest.mark.parametrize(("column", "odd", "typed"), [
     ("amount", None, True),                                    # a blank cell
     ("amount", 48.160000000000004, True),                      # cents summed in floats
-    ("amount", 1.005, False),                                  # three decimals: as text
-    ("amount", 2.0**23, False),                                # floats' bits show in text
+    ("amount", 1.005, True),                                   # three decimals: as text
+    ("amount", 2.0**23, True),                                 # floats' bits show in text
     ("settleDate", dt.datetime(2026, 11, 24), True),           # a midnight among times
     ("achItemId", "00123", False),                             # text among numbers
-    ("achItemId", 22.5, False),                                # no whole number
-    ("achItemId", 2**53 + 2, False),                           # beyond a float's whole numbers
+    ("achItemId", 22.5, True),                                 # no whole number
+    ("achItemId", 2**53 + 2, True),                            # beyond a float's whole numbers
     ("amount", "abc", False),
-    ("amount", 1e13, False),
+    ("amount", 1e13, True),
     ("settleDate", "2026-11-23T10:00:00Z", False),             # ISO text among times
     ("settleDate", dt.datetime(9999, 12, 31), False),          # beyond what pandas holds
     ("sameDayAchRequested", "yes", False),
-    ("zip", 2134, False),                                      # a number in a text field
-    ("extraCount", 7, False),                                  # numbers in an unknown field
+    ("zip", 2134, False),                                      # a number among texts: mixed
+    ("extraCount", 7, True),                                   # numbers in an unknown field
+    ("extraCount", 1e20, True),                                # printed without exponent
+    ("extraCount", 1e-7, True),
+    ("extraCount", -0.0, True),
+    ("extraCount", 1 / 3, True),                               # nine decimals
+    ("extraCount", 0.1 + 0.2, True),
+    ("sameDayAchRequested", 2, False),                         # a number among flags: mixed
 ])
 def test_an_odd_cell_comes_out_as_its_text_would(column: str, odd: object, typed: bool) -> None:
-    """Typed cells only where every column is text or the type its field takes, nothing
-    lost; else the whole sheet is read as text, as CSV reads it."""
+    """Typed cells only where a column is text or the type its field takes, nothing
+    lost; a column of numbers or flags that is not as its text (``typed``: the others
+    stay typed); a column mixing types, or times to be read as text, sends the whole
+    sheet to its text. Either way the frame is the one the sheet's text gives."""
     odd_row = list(_ROW)
     odd_row[["achItemId", "amount", "settleDate", "sameDayAchRequested", "zip", "itemStatus",
              "extraCount"].index(column)] = odd
@@ -229,6 +237,40 @@ def test_a_sheet_read_as_text_is_still_an_arrow_table_typed_as_its_frame(
     assert from_sheet["sameDayAchRequested"].tolist() == [
         True, False, True, False, pd.NA, True, False, True, pd.NA, pd.NA, pd.NA, pd.NA, pd.NA]
     assert any("3 values are not true or false" in m for m in told)  # 2, maybe, 0.5
+
+
+def test_typed_number_and_flag_cells_print_as_fastexcel_prints_their_text() -> None:
+    # paynb prints the typed cells of a column to be read as text itself (no second
+    # parse of the sheet); this holds it to fastexcel's own text of the same cells.
+    import random
+
+    from paynb._excel import _text_sheet, _typed_cells_text
+
+    draw = random.Random(32)
+    numbers = [22, 1.5, 0.1, 0.1 + 0.2, 1e20, 1e-7, 123456789012, 2**53 + 2, -0.0, 1 / 3,
+               48.160000000000004, 1e16, 5e-324, 1.7976931348623157e308, -1e-10, 5e-10,
+               1.5e-9, 2.5e-9, 123.4560000001, -731271.5117751976, None]
+    numbers += [draw.uniform(-1e6, 1e6) for _ in range(2000)]
+    numbers += [round(draw.uniform(0, 1e5), 2) for _ in range(2000)]
+    numbers += [draw.uniform(-1, 1) * 10 ** draw.randint(-12, 22) for _ in range(2000)]
+    flags = [[True, False, None][i % 3] for i in range(len(numbers))]
+    whole = [i * 1000 for i in range(len(numbers))]
+    book = openpyxl.Workbook()
+    book.active.append(["number", "flag", "whole"])
+    for row in zip(numbers, flags, whole, strict=True):
+        book.active.append(list(row))
+    out = io.BytesIO()
+    book.save(out)
+    import fastexcel
+
+    typed = pa.Table.from_batches([fastexcel.read_excel(out.getvalue()).load_sheet(
+        0, dtype_coercion="strict", schema_sample_rows=None).to_arrow()])
+    text = _text_sheet(out.getvalue())
+    assert [typed.schema.field(c).type for c in ("number", "flag")] == [pa.float64(),
+                                                                        pa.bool_()]
+    for column in ("number", "flag", "whole"):
+        assert _typed_cells_text(typed.column(column)).to_pylist() == \
+            text.column(column).to_pylist(), column
 
 
 def test_sheet_names_are_made_valid_and_unique() -> None:
