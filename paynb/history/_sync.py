@@ -377,11 +377,13 @@ class _KindSync:
                     previous=pd.Series(stored["status"].to_numpy()[keep]))
         return set(ids.tolist())
 
-    def _walk(self, params: list[tuple[str, Any]], done: Any, *,
-              guess: int = 0, first: Any = None) -> list[dict[str, Any]]:
+    def _walk(self, params: list[tuple[str, Any]], done: Any, *, guess: int = 0,
+              first: Any = None, ahead: int = 1) -> list[dict[str, Any]]:
         """Pages of a list from its last one backwards, until ``done(records)``; their
         records in list order. Page ``guess``, the likely last one, is asked first (or
-        was: ``first`` is its answer's future), so that its total says which is last."""
+        was: ``first`` is its answer's future), so that its total says which is last;
+        then ``ahead`` pages at a time, at once (the fewest that can hold what is looked
+        for), their items looked up in the store together."""
         size = self.context.page_size
         fetch = self._fetcher(params, size)
         page = first.result() if first is not None else fetch(guess)
@@ -391,11 +393,18 @@ class _KindSync:
             return [r for records in self._records(params) for r in records]
         asked = {guess: page.records}
         gathered: list[list[dict[str, Any]]] = []
-        for number in range(max(0, math.ceil(page.total / size) - 1), -1, -1):
-            records = asked[number] if number in asked else fetch(number).records
-            gathered.insert(0, records)
-            if records and done(records):
-                break
+        workers = max(1, min(ahead, self.context.max_workers))
+        with ThreadPoolExecutor(max_workers=workers, thread_name_prefix="paynb-history") as pool:
+            for number in range(max(0, math.ceil(page.total / size) - 1), -1, -1):
+                if number not in asked:
+                    batch = [n for n in range(number, max(-1, number - ahead), -1)
+                             if n not in asked]
+                    for n, answer in zip(batch, pool.map(fetch, batch), strict=True):
+                        asked[n] = answer.records
+                    self.lookup([r.get(self.id_field) for n in batch for r in asked[n]])
+                gathered.insert(0, asked[number])
+                if asked[number] and done(asked[number]):
+                    break
         return [record for records in gathered for record in records]
 
     def _known(self, records: list[dict[str, Any]]) -> bool:
@@ -455,7 +464,8 @@ class _KindSync:
                 orders = stored["_order"].dropna()
                 return todo[0] <= 0 or (len(orders) > 0 and orders.max() < floor)
 
-            found += self._walk([("itemStatus", code)], done)
+            found += self._walk([("itemStatus", code)], done,
+                                ahead=math.ceil(missing[code] / self.context.page_size))
             if todo[0] > 0:
                 logger.warning(
                     "history %s: %d item(s) the store holds as waiting are %s on the "

@@ -383,6 +383,32 @@ def test_a_sync_rewrites_only_the_files_that_hold_the_items_it_changes(private, 
     assert client.history.ach()["achItemId"].is_unique
 
 
+def test_items_that_left_waiting_quietly_are_read_pages_at_a_time(private, tmp_path,
+                                                                    monkeypatch):
+    from paynb.history import _store
+
+    client = private.connect(journal=None, page_size=5)
+    client.sync(path=tmp_path, kinds="ach", progress=False)
+    waiting = client.ach.list(status="W", progress=False)["achItemId"].tolist()
+    assert len(waiting) >= 12
+    for item in waiting[:12]:  # sent: no filter of the service shows them by date
+        private.simulate.force_status(item, "S")
+    scans = []
+    real = _store.Store.scan
+
+    def counted(self, name, table, files=None, columns=None, condition=None):
+        scans.append(columns)
+        return real(self, name, table, files, columns, condition)
+
+    monkeypatch.setattr(_store.Store, "scan", counted)
+    assert client.sync(kinds="ach", progress=False)["events"].iloc[0] == 12
+    # The S list's pages that can hold the 12 (three of five) are asked at once, and
+    # their items looked up in the store by one read, not one read a page.
+    lookups = [c for c in scans if c is not None and "_hash" in c]
+    assert len(lookups) <= 2, scans
+    pd.testing.assert_frame_equal(client.history.ach(), client.ach.list(progress=False))
+
+
 def test_events_of_an_item_no_sync_has_seen_say_so(synced):
     from paynb.errors import PaynbWarning
 
