@@ -5,8 +5,9 @@
   reads a CSV: the frame builder then types the columns the same way whatever the
   document's format (an export, an upload). About ten times faster than openpyxl.
   :func:`read_export_sheet` reads an export with typed cells where they give the same
-  frame as that text (:func:`paynb.frames.reads_typed_cells`), a column of numbers or
-  flags that would not as fastexcel's text of its cells, else as :func:`read_excel` does.
+  frame as that text (:func:`paynb.frames.typed_columns_to_read_as_text`), a column of
+  numbers or flags that would not as fastexcel's text of its cells, else as
+  :func:`read_excel` does.
 - :func:`write_excel` writes DataFrames, one sheet each. Every column is turned, whole and
   vectorised (pandas, Arrow), into an Arrow column by one rule for its dtype
   (:func:`column_plan`); the workbook is then written in Rust by rustpy-xlsxwriter
@@ -102,12 +103,12 @@ def read_export_sheet(document: bytes | str | os.PathLike[str], kind: str) -> pa
     """An export's first sheet as an Arrow table, for :func:`paynb.frames.to_frame` of
     ``kind``: read with typed cells (each column one type, guessed from all its cells)
     where the frame comes out exactly as from the text of :func:`read_excel`
-    (:func:`paynb.frames.reads_typed_cells`); a column of numbers or flags that would type
-    otherwise (a number in a text field, a field paynb does not know) as the text
-    fastexcel prints for its cells, without a second parse; any other sheet (a column
-    mixing types, times to be read as text) with :func:`read_excel`'s text cells. An
-    Arrow table either way: the frame builder reads its columns without a pandas frame
-    in between.
+    (:func:`paynb.frames.typed_columns_to_read_as_text`); a column of numbers or flags
+    that would type otherwise (a number in a text field, a field paynb does not know) as
+    the text fastexcel prints for its cells, without a second parse; any other sheet (a
+    column mixing types, times to be read as text) with :func:`read_excel`'s text cells.
+    An Arrow table either way: the frame builder reads its columns without a pandas
+    frame in between.
 
     Typed cells spare writing numbers and times as text only to parse them back: they
     read 40,000 ACH items a third faster (benchmarks/RESULTS.md, case 11). A column that

@@ -127,7 +127,6 @@ __all__ = [
     "extract_records",
     "list_metadata",
     "noc_ledger_frame",
-    "reads_typed_cells",
     "to_frame",
     "typed_columns_to_read_as_text",
     "unknown_codes_told_once",
@@ -1292,11 +1291,11 @@ def _is_text(kind_of: pa.DataType) -> bool:
 
 def _sheet_reader(table: pa.Table, names: Mapping[str, list[Any]], kind: str
                   ) -> Callable[[Any], Any]:
-    """A reader of a sheet read with typed cells (:func:`reads_typed_cells`) or as text:
-    the known text fields as Arrow text (as :func:`_record_reader` gives them), and flags
-    written as text too (:func:`_text_flags`), times as their Arrow timestamps, every
-    other column as a NumPy array (numbers as floats, other text and flag cells as
-    objects)."""
+    """A reader of a sheet read with typed cells (:func:`typed_columns_to_read_as_text`)
+    or as text: the known text fields as Arrow text (as :func:`_record_reader` gives
+    them), and flags written as text too (:func:`_text_flags`), times as their Arrow
+    timestamps, every other column as a NumPy array (numbers as floats, other text and
+    flag cells as objects)."""
     converters = dict(_SCHEMAS[kind])
     arrow_text = {sources[0] for name, sources in names.items()
                   if len(sources) == 1 and (name in _TEXT_FIELDS[kind]
@@ -1335,21 +1334,17 @@ _TIME_RANGE = (pa.scalar(pd.Timestamp.min.ceil("s").to_pydatetime(), pa.timestam
                pa.scalar(pd.Timestamp.max.floor("s").to_pydatetime(), pa.timestamp("ms")))
 
 
-def reads_typed_cells(table: pa.Table, kind: str) -> bool:
-    """Whether :func:`to_frame` types a sheet read with typed cells (fastexcel: each column
-    one type, guessed from all its cells) exactly as it types the same sheet read as
-    text: every column is text, or a known field whose converter takes that type with
-    nothing lost (whole numbers below 2**53 for ids and wire integers, amounts below
-    10**13, times within 1677-2262, flags). Any other column (a number in a text field,
-    a field paynb does not know holding numbers) is to be read as its text
-    (:func:`typed_columns_to_read_as_text`)."""
-    return not typed_columns_to_read_as_text(table, kind)
-
-
 def typed_columns_to_read_as_text(table: pa.Table, kind: str) -> list[str]:
-    """The typed columns of a sheet read with typed cells that :func:`to_frame` would type
-    otherwise than their text (see :func:`reads_typed_cells`); the others may stay typed,
-    as each column is converted on its own."""
+    """The typed columns of a sheet read with typed cells (fastexcel: each column one
+    type, guessed from all its cells) that :func:`to_frame` would type otherwise than
+    their text; the others may stay typed, as each column is converted on its own.
+
+    A column may stay typed when it is a known field whose converter takes that type with
+    nothing lost: whole numbers below 2**53 for ids and wire integers, whole cents below
+    2**23 (give or take a float's last bits) for amounts, times within 1677-2262, flags.
+    Any other typed column (a number in a text field, a field paynb does not know holding
+    numbers, a sub-cent amount) is to be read as its text. An empty answer: the whole
+    sheet types as its text does."""
     kind = _kind(kind)
     converters = dict(_SCHEMAS[kind])
     as_text: list[str] = []
@@ -1467,7 +1462,8 @@ def to_frame(records: Iterable[Mapping[str, Any]] | pd.DataFrame | pa.Table, kin
     Args:
         records: the records (dicts as :func:`extract_records` returns them), or a
             DataFrame read from an export (its columns are typed the same way), or an
-            export's sheet read with typed cells where :func:`reads_typed_cells` allows.
+            export's sheet read with typed cells where
+            :func:`typed_columns_to_read_as_text` allows.
         kind: ``"ach"``, ``"rcc"``, ``"instant"``, ``"rtp"`` or ``"noc"``.
         mask: mask account numbers as ``****6789`` (card numbers are always reduced
             to their last four digits, whatever ``mask`` says).
