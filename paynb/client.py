@@ -297,7 +297,7 @@ class Client(_KeywordsOnly):
         """ACH notices of change: list, export."""
         # Where the local history lives (the folder a sync names is remembered there).
         self._history = HistoryPlace(self.context)
-        guards.bind(ach=self.ach, nocs=self.nocs, store=self._history.open)
+        guards.bind(ach=self.ach, nocs=self.nocs, store=self._history.synced)
 
     # The options the resources work with live in their context, once; read-only here.
     company_code = _ContextOption[str]("company_code", "company_code='...'",

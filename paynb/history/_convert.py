@@ -118,21 +118,13 @@ def _convert(store: st.Store, backup: Path, meta: dict[str, Any]) -> None:
                               ).duplicated(keep="last").to_numpy()
             rows = rows.filter(pa.array(last)).drop_columns(["_version"])
             rows = st.delta_types(rows.take(pc.sort_indices(rows, [("_order", "ascending")])))
-            rows = rows.set_column(rows.schema.get_field_index("_hash"), "_hash",
-                                   pa.array(st.fingerprints(rows), pa.int64()))
-            rows = rows.append_column("company", pa.array([company] * rows.num_rows,
-                                                          pa.string())) \
-                .append_column("month", st.months(rows.column(st.MONTH_FIELDS[kind])))
+            rows = st.item_rows(rows.drop_columns(list(st.INTERNAL)), kind, company,
+                                rows.column("_order"), st.fingerprints(rows),
+                                rows.column("_seenAt"))
             parts.append(rows)
-            status = st.STATUS_FIELDS[kind]
-            counts = pd.Series(rows.column(status).to_pylist()).value_counts() if status \
-                else pd.Series(dtype=int)
             kept["companies"][company] = {
-                "sync": 1, "since": held.get("since"), "watermark": held.get("watermark"),
-                "syncedAt": held.get("syncedAt"),
-                "counts": held.get("counts") or {str(k): int(v) for k, v in counts.items()},
-                "nextOrder": held.get("nextOrder", int(pc.max(rows.column("_order")).as_py()
-                                                       or -1) + 1)}
+                "sync": 1, **{key: held.get(key) for key in ("since", "watermark", "syncedAt")},
+                "counts": held["counts"], "nextOrder": held["nextOrder"]}
             seen, _ = _read(backup, "events", old, company, meta)
             if seen.num_rows:
                 seen = st.delta_types(seen.select(["itemId", "itemStatus", "seenAt"]))

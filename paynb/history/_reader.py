@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import contextlib
 import datetime as dt
 import json
 import os
@@ -160,9 +159,6 @@ class History:
             raise ValidationError.for_argument("mask", "must be True or False")
         if company is not None and (not isinstance(company, str) or not company.strip()):
             raise ValidationError.for_argument("company", "must be a company code or None")
-        if storage_options is not None and not isinstance(storage_options, Mapping):
-            raise ValidationError.for_argument(
-                "storage_options", "must be a dict of option names to texts")
         st.need_extra()
         self._store = st.Store(path, storage_options)
         local = self._store.local
@@ -198,6 +194,8 @@ class History:
         version (``versions``)."""
         moment = _as_of(as_of)
         tables = {name: self._store.open(name, moment) for name in (*st.KINDS, st.EVENTS)}
+        if all(table is None for table in tables.values()):
+            self._never_synced()
         states = {name: st.state(table) for name, table in tables.items() if table is not None}
         first = next(iter(states.values()), {})
         synced = [c.get("syncedAt") for name in st.KINDS
@@ -263,22 +261,29 @@ class History:
             warnings.warn(message, category, stacklevel=user_stacklevel())
 
     def _table(self, name: str, moment: Any) -> DeltaTable | None:
-        """Table ``name`` as of ``moment``; a store with no table at all is said to be
-        empty, rather than read as "no items"."""
+        """Table ``name`` as of ``moment``; one not there yet at ``moment`` is said so,
+        rather than read as "no items"."""
         table = self._store.open(name, moment)
-        if table is None and not self._store.tables():
-            local = self._store.local
-            where = "no Delta table of a paynb history is there" if local is None else \
-                "the folder does not exist" if not local.exists() else \
-                "the folder holds other files, but no table of a paynb history" if any(
-                    p.name != ".lock" for p in local.iterdir()) else "the folder is empty"
-            self._tell("never", f"no history has been synced into {self.path} ({where}): "
-                                "the answer is empty; run client.sync() (path= for this "
-                                "store) first")
-        elif table is None and moment is not None and self._store.open(name) is not None:
+        if table is None and not self._never_synced() and moment is not None \
+                and self._store.open(name) is not None:
             self._tell(("before", name), f"the {name} table at {self.path} did not exist "
                                          f"yet at as_of={moment}: the answer is empty")
         return table
+
+    def _never_synced(self) -> bool:
+        """Whether the store holds no table at all (a path mistyped, or nothing synced
+        there yet): it is said, once, rather than passing for a store with no items."""
+        if self._store.tables():
+            return False
+        local = self._store.local
+        where = "no Delta table of a paynb history is there" if local is None else \
+            "the folder does not exist" if not local.exists() else \
+            "the folder holds other files, but no table of a paynb history" if any(
+                p.name != ".lock" for p in local.iterdir()) else "the folder is empty"
+        self._tell("never", f"no history has been synced into {self.path} ({where}): "
+                            "the answer is empty; run client.sync() (path= for this "
+                            "store) first")
+        return True
 
     def _companies(self, kept: dict[str, Any]) -> dict[str, Any]:
         """The state of each company of a table's state ``kept`` that this History reads."""
@@ -551,32 +556,30 @@ class History:
             raise ValidationError.for_argument(
                 "retention_days", "must be a whole number of days, 0 or more")
         rows = []
-        tables = self._store.tables()
-        if not tables:
-            self._table(st.EVENTS, None)  # says that no history is there
-        with contextlib.ExitStack() as held:
-            if tables:
-                held.enter_context(self._store.locked())
-                held.enter_context(self._store.writing())
-            for name, table in tables.items():
-                kept = st.state(table)
-                columns = st.EVENT_PARTITIONS if name == st.EVENTS else st.PARTITIONS
-                before = st.file_sizes(table)
-                small = st.small_files(table, columns)
-                done = st.compact(table, columns, [k for k, n in small.items() if n > 1], kept)
-                going = table.vacuum(retention_hours=retention_days * 24, dry_run=True,
-                                     enforce_retention_duration=False)
-                sizes = table.to_pyarrow_dataset().filesystem.get_file_info(going)
-                table.vacuum(retention_hours=retention_days * 24, dry_run=False,
-                             enforce_retention_duration=False,
-                             commit_properties=st.commit_properties(kept))
-                after = st.file_sizes(table)
-                rows.append({"table": name, "files_before": len(before),
-                             "bytes_before": sum(before), "files_after": len(after),
-                             "bytes_after": sum(after), "files_compacted": done["files_removed"],
-                             "files_written": done["files_added"], "files_removed": len(going),
-                             "bytes_removed": sum(max(0, f.size or 0) for f in sizes),
-                             "version": table.version()})
+        if not self._never_synced():  # (nothing is made where there is no store)
+            with self._store.locked(), self._store.writing():
+                for name, table in self._store.tables().items():
+                    kept = st.state(table)
+                    before = st.file_sizes(table)
+                    # Only files under half the target size are merged, a partition's
+                    # only when it holds several of them.
+                    done = table.optimize.compact(target_size=st.TARGET_FILE_BYTES // 2,
+                                                  commit_properties=st.commit_properties(kept))
+                    going = table.vacuum(retention_hours=retention_days * 24, dry_run=True,
+                                         enforce_retention_duration=False)
+                    sizes = table.to_pyarrow_dataset().filesystem.get_file_info(going)
+                    table.vacuum(retention_hours=retention_days * 24, dry_run=False,
+                                 enforce_retention_duration=False,
+                                 commit_properties=st.commit_properties(kept))
+                    after = st.file_sizes(table)
+                    rows.append({"table": name, "files_before": len(before),
+                                 "bytes_before": sum(before), "files_after": len(after),
+                                 "bytes_after": sum(after),
+                                 "files_compacted": int(done.get("numFilesRemoved", 0)),
+                                 "files_written": int(done.get("numFilesAdded", 0)),
+                                 "files_removed": len(going),
+                                 "bytes_removed": sum(max(0, f.size or 0) for f in sizes),
+                                 "version": table.version()})
         return pd.DataFrame(rows, columns=[
             "table", "files_before", "bytes_before", "files_after", "bytes_after",
             "files_compacted", "files_written", "files_removed", "bytes_removed", "version"])

@@ -9,6 +9,7 @@ data it describes. pandas, pyarrow and deltalake load only when a store is opene
 
 from __future__ import annotations
 
+import collections
 import contextlib
 import datetime as dt
 import json
@@ -119,6 +120,10 @@ class Store:
         self.local = None if remote else Path(text.removeprefix("file://")).expanduser()
         self.uri = text.rstrip("/") if remote else str(Path(text.removeprefix("file://"))
                                                         .expanduser().absolute())
+        if storage_options is not None and not (isinstance(storage_options, Mapping) and all(
+                isinstance(k, str) and isinstance(v, str) for k, v in storage_options.items())):
+            raise ValidationError.for_argument(
+                "storage_options", "must be a dict of option names to texts")
         self.options = dict(storage_options) if storage_options else None
 
     @property
@@ -135,13 +140,9 @@ class Store:
         from deltalake import DeltaTable
         from deltalake.exceptions import DeltaError, TableNotFoundError
 
-        uri = self.table_uri(name)
         try:
-            if not ((self.local / name / "_delta_log").is_dir() if self.local is not None
-                    else DeltaTable.is_deltatable(uri, self.options)):
-                return None
             try:
-                table = DeltaTable(uri, storage_options=self.options)
+                table = DeltaTable(self.table_uri(name), storage_options=self.options)
             except TableNotFoundError:
                 return None
             if isinstance(as_of, dt.datetime):
@@ -184,6 +185,31 @@ class Store:
         """Every table the store holds, by name."""
         found = {name: self.open(name) for name in (*KINDS, EVENTS)}
         return {name: table for name, table in found.items() if table is not None}
+
+    def compact(self, name: str, found: DeltaTable | None, keys: set[tuple[str, ...]],
+                kept: Mapping[str, Any]) -> None:
+        """Merge the small files (under an eighth of the target size) of the partitions
+        ``keys`` of table ``name``, where a write has just added one, once they pile up
+        (:data:`SMALL_FILES`, counted in ``found``, the table before the write, plus
+        one). Files of half the target size at most are merged: a big file is never
+        rewritten."""
+        import pyarrow as pa
+
+        if found is None or not keys:
+            return
+        columns = EVENT_PARTITIONS if name == EVENTS else PARTITIONS
+        actions = pa.table(found.get_add_actions(flatten=True))
+        small = collections.Counter(key for key, size in zip(
+            zip(*(actions.column(f"partition.{c}").to_pylist() for c in columns), strict=True),
+            actions.column("size_bytes").to_pylist(), strict=True)
+            if size < TARGET_FILE_BYTES // 8)
+        full = [key for key in keys if small[key] + 1 >= SMALL_FILES]
+        table = self.open(name) if full else None
+        for key in full:
+            assert table is not None  # (it was written just now)
+            table.optimize.compact(
+                partition_filters=[(c, "=", v) for c, v in zip(columns, key, strict=True)],
+                target_size=TARGET_FILE_BYTES // 2, commit_properties=commit_properties(kept))
 
     @contextlib.contextmanager
     def locked(self) -> Iterator[None]:
@@ -348,11 +374,22 @@ def empty(name: str) -> pa.Table:
     if name == EVENTS:
         return pa.table({c: pa.array([], pa.timestamp("us", "UTC") if c == "seenAt"
                                      else pa.string()) for c in (*EVENT_COLUMNS, "company")})
-    table = as_stored(frames.empty_frame(FRAME_KINDS[name]))
-    for column, kind in (("_order", pa.int64()), ("_hash", pa.int64()),
-                         ("_seenAt", pa.timestamp("us", "UTC")), ("company", pa.string()),
-                         ("month", pa.string())):
-        table = table.append_column(column, pa.array([], kind))
+    return item_rows(as_stored(frames.empty_frame(FRAME_KINDS[name])), name, "", [], [], [])
+
+
+def item_rows(table: pa.Table, kind: str, company: str, orders: Any, hashes: Any,
+              seen: Any) -> pa.Table:
+    """``table`` (items of ``kind`` as :func:`as_stored` gives them) with paynb's columns
+    (:data:`INTERNAL`: list places ``orders``, fingerprints ``hashes``, first sights
+    ``seen``) and the partitions (``company``, and the month of each item)."""
+    import pyarrow as pa
+
+    for name, values in (("_order", pa.array(orders, pa.int64())),
+                         ("_hash", pa.array(hashes, pa.int64())),
+                         ("_seenAt", pa.array(seen, pa.timestamp("us", "UTC"))),
+                         ("company", pa.array([company] * table.num_rows, pa.string())),
+                         ("month", months(table.column(MONTH_FIELDS[kind])))):
+        table = table.append_column(name, values)
     return table
 
 
@@ -430,33 +467,6 @@ def file_sizes(table: DeltaTable) -> list[int]:
     import pyarrow as pa
 
     return pa.table(table.get_add_actions(flatten=True)).column("size_bytes").to_pylist()
-
-
-def small_files(table: DeltaTable, columns: tuple[str, ...]) -> dict[tuple[str, ...], int]:
-    """How many small files (under an eighth of the target size) each partition holds."""
-    import pyarrow as pa
-
-    actions = pa.table(table.get_add_actions(flatten=True))
-    counts: dict[tuple[str, ...], int] = {}
-    for key, size in zip(zip(*(actions.column(f"partition.{c}").to_pylist() for c in columns),
-                             strict=True), actions.column("size_bytes").to_pylist(), strict=True):
-        if size < TARGET_FILE_BYTES // 8:
-            counts[key] = counts.get(key, 0) + 1
-    return counts
-
-
-def compact(table: DeltaTable, columns: tuple[str, ...], partitions: Any,
-            kept: Mapping[str, Any]) -> dict[str, int]:
-    """Merge the small files of ``partitions`` (files of half the target size at most: a
-    big file is never rewritten); figures of what was done."""
-    done = {"files_removed": 0, "files_added": 0}
-    for key in partitions:
-        metrics = table.optimize.compact(
-            partition_filters=[(c, "=", v) for c, v in zip(columns, key, strict=True)],
-            target_size=TARGET_FILE_BYTES // 2, commit_properties=commit_properties(kept))
-        done["files_removed"] += int(metrics.get("numFilesRemoved", 0))
-        done["files_added"] += int(metrics.get("numFilesAdded", 0))
-    return done
 
 
 def _lock(handle: Any) -> None:

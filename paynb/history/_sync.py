@@ -110,10 +110,21 @@ class HistoryPlace:
     def open(self) -> History:
         """``client.history``: the store, read as the client shows items (its company,
         its masking); one synced from another service is refused."""
+        return self._open()[0]
+
+    def synced(self) -> History | None:
+        """The store as :meth:`open` gives it, once a sync has written it (what the
+        guards read: None says quietly that there is no history yet)."""
+        history, synced = self._open()
+        return history if synced else None
+
+    def _open(self) -> tuple[History, bool]:
         history = History(self.path(), company=self.context.company_code,
                           mask=self.context.mask, storage_options=self.options)
-        check_service(history.path, history.info().get("service"), self.service())
-        return history
+        tables = st.Store(history.path, self.options).tables()
+        for table in tables.values():
+            check_service(history.path, st.state(table).get("service"), self.service())
+        return history, bool(tables)
 
 
 def check_service(path: Any, recorded: str | None, service: str) -> None:
@@ -202,10 +213,7 @@ class _KindSync:
         """The company's stored rows meeting ``condition``, read from the files that
         ``files`` (conditions on partitions and statistics) selects: a dataset of every
         file costs a sync more than the reads it saves."""
-        import pyarrow as pa
-
-        if self.table is None:
-            return pa.table({c: pa.array([]) for c in columns or []})
+        assert self.table is not None  # (an incremental sync's)
         return self.store.scan(self.kind, self.table, [("company", "=", self.company), *files],
                                columns, condition)
 
@@ -318,8 +326,6 @@ class _KindSync:
         if mark is None or self.status_field is None:
             return None
         top = st.instant(mark)
-        if self.table is None:
-            return None
         day = [("returnDate", ">=", top - CHANGES_OVERLAP), ("returnDate", "<=", top)]
         held = self._scan([self.id_field], (pc.field("returnDate") >= top - CHANGES_OVERLAP)
                           & (pc.field("returnDate") <= top)
@@ -484,18 +490,11 @@ class _KindSync:
         status of the others)."""
         import numpy as np
         import pandas as pd
-        import pyarrow as pa
 
         if frame.empty:
             return
-        rows = len(frame)
-        for name, values in (("_order", pa.array(orders, pa.int64())),
-                             ("_hash", pa.array(hashes, pa.int64())),
-                             ("_seenAt", pa.array([self.now] * rows, pa.timestamp("us", "UTC"))),
-                             ("company", pa.array([self.company] * rows, pa.string())),
-                             ("month", st.months(table.column(self.month_field)))):
-            table = table.append_column(name, values)
-        self.rows.append(table)
+        self.rows.append(st.item_rows(table, self.kind, self.company, orders, hashes,
+                                      [self.now] * len(frame)))
         if "returnDate" in frame and frame["returnDate"].notna().any():
             latest = when(frame["returnDate"].max(), "returnDate")
             if self.latest_return is None or latest > self.latest_return:
@@ -523,8 +522,7 @@ class _KindSync:
         import pyarrow as pa
         from deltalake import write_deltalake
 
-        mark = self.state.get("watermark")
-        latest = self.latest_return
+        mark, latest = self.state.get("watermark"), self.latest_return
         if latest is not None and (mark is None or latest > st.instant(mark)):
             mark = latest.isoformat()
         kept = {**self.kept, **common, "sync": number,
@@ -535,60 +533,48 @@ class _KindSync:
             "nextOrder": self.next_order, "pollPages": self.poll_pages}}
         data = pa.concat_tables(self.rows, promote_options="permissive") if self.rows \
             else None
-        journal = self.journal
-        events = self._events(journal)
+        journal, events = self.journal, self._events()
         company = f"company = {st.quoted(self.company)}"
-        options = {"partition_by": list(st.PARTITIONS), "storage_options": self.store.options,
-                   "commit_properties": st.commit_properties(kept)}
         written = 0 if data is None else data.num_rows
         with self.store.writing():
+            # A backfill (a rebuild) replaces the kind's events; a later sync appends.
             if self.backfilling or len(events):
-                properties = st.commit_properties({**common, "sync": number},
-                                                  (st.app_id(self.kind, self.company), number))
-                events_uri = self.store.table_uri(st.EVENTS)
-                listed = {"partition_by": list(st.EVENT_PARTITIONS),
-                          "storage_options": self.store.options,
-                          "commit_properties": properties,
-                          **(st.created(st.EVENTS) if journal is None else {})}
-                if self.backfilling:  # a backfill (a rebuild) replaces the kind's events
-                    write_deltalake(events_uri, events, mode="overwrite", **listed,
-                                    predicate=f"kind = {st.quoted(self.kind)} AND {company}")
-                else:
-                    write_deltalake(events_uri, events, mode="append", **listed)
-            if self.backfilling:
-                rows = st.with_unit(data if data is not None else st.empty(self.kind), self.kind)
-                write_deltalake(self.store.table_uri(self.kind), rows, mode="overwrite",
-                                predicate=None if self.table is None else company,
-                                schema_mode="merge", **options,
-                                **(st.created(self.kind) if self.table is None else {}))
-            elif data is not None and not self.updates:  # new items only: appended
-                write_deltalake(self.store.table_uri(self.kind), data, mode="append",
-                                schema_mode="merge", **options)
-            elif data is not None:
-                rows, spans = self._spans(data)
-                write_deltalake(self.store.table_uri(self.kind), rows, mode="overwrite",
-                                predicate=f"{company} AND ({spans})", schema_mode="merge",
-                                **options)
-            else:  # nothing changed: the state (sync time, watermark) is committed alone
+                how: dict[str, Any] = {"mode": "append"} if not self.backfilling else {
+                    "mode": "overwrite",
+                    "predicate": f"kind = {st.quoted(self.kind)} AND {company}"}
+                write_deltalake(
+                    self.store.table_uri(st.EVENTS), events, **how,
+                    partition_by=list(st.EVENT_PARTITIONS), storage_options=self.store.options,
+                    commit_properties=st.commit_properties(
+                        {**common, "sync": number}, (st.app_id(self.kind, self.company), number)),
+                    **(st.created(st.EVENTS) if journal is None else {}))
+            if data is None and not self.backfilling:
+                # Nothing changed: the state (sync time, watermark) is committed alone.
                 assert self.table is not None
                 self.table.create_write_transaction(
                     [], mode="append", schema=self.table.schema(),
-                    partition_by=list(st.PARTITIONS), commit_properties=options[
-                        "commit_properties"])
-            # Each write adds a small file to the partitions it touches: they are merged
-            # once they pile up (counted in the tables as the sync found them, plus one).
-            touched = {(self.company, m) for m in set(data.column("month").to_pylist())} \
-                if data is not None else set()
-            for table, name, columns, keys, state in (
-                    (self.table, self.kind, st.PARTITIONS, touched, kept),
-                    (journal, st.EVENTS, st.EVENT_PARTITIONS,
-                     {(self.kind, self.company)} if len(events) else set(),
-                     {**common, "sync": number})):
-                small = st.small_files(table, columns) if table is not None and keys else {}
-                full = [key for key in keys if small.get(key, 0) + 1 >= st.SMALL_FILES]
-                reopened = self.store.open(name) if full else None
-                if reopened is not None:
-                    st.compact(reopened, columns, full, state)
+                    partition_by=list(st.PARTITIONS), commit_properties=st.commit_properties(kept))
+            else:
+                how = {"mode": "overwrite", "predicate": None if self.table is None else company}
+                if self.backfilling:  # the company's rows replaced
+                    rows = st.with_unit(st.empty(self.kind) if data is None else data, self.kind)
+                elif not self.updates:  # new items only: appended
+                    rows, how = data, {"mode": "append"}
+                else:
+                    rows, spans = self._spans(data)
+                    how["predicate"] = f"{company} AND ({spans})"
+                write_deltalake(self.store.table_uri(self.kind), rows, **how, schema_mode="merge",
+                                partition_by=list(st.PARTITIONS),
+                                storage_options=self.store.options,
+                                commit_properties=st.commit_properties(kept),
+                                **(st.created(self.kind) if self.table is None else {}))
+            # Each write adds a small file to the partitions it touches: merged once they
+            # pile up.
+            self.store.compact(self.kind, self.table, {
+                (self.company, month) for month in ([] if data is None else set(
+                    data.column("month").to_pylist()))}, kept)
+            self.store.compact(st.EVENTS, journal, {(self.kind, self.company)}
+                               if len(events) else set(), {**common, "sync": number})
         return written, len(events)
 
     def _spans(self, data: pa.Table) -> tuple[pa.Table, str]:
@@ -646,14 +632,14 @@ class _KindSync:
         rows = rows.take(order)
         return rows, " OR ".join(shown)
 
-    def _events(self, journal: DeltaTable | None) -> pa.Table:
+    def _events(self) -> pa.Table:
         """The status changes to append, less those an interrupted sync already recorded
-        in ``journal`` (its events committed, its items not: see the module)."""
+        in the events (its events committed, its items not: see the module)."""
         import pyarrow as pa
         import pyarrow.compute as pc
 
         ids, statuses = self.changes
-        table = None if self.backfilling or not ids else journal
+        table = None if self.backfilling or not ids else self.journal
         ahead = table.transaction_version(st.app_id(self.kind, self.company)) if table else None
         if table is not None and ahead is not None and ahead > int(self.state.get("sync") or 0):
             recorded = self.store.scan(
@@ -745,11 +731,10 @@ def sync(place: HistoryPlace, resources: Mapping[str, Resource], *, kinds: Any =
             raise ValidationError.for_argument(
                 name, "must be True or False" + ("" if name == "rebuild"
                       else " or None"))
-    if storage_options is not None and not (isinstance(storage_options, dict) and all(
-            isinstance(k, str) and isinstance(v, str) for k, v in storage_options.items())):
-        raise ValidationError.for_argument(
-            "storage_options", "must be a dict of option names to texts")
     st.need_extra()
+    if path is None and storage_options is None:  # the store the client remembers
+        storage_options = place.options
+    store = st.Store(place.path() if path is None else path, storage_options)
     context = place.context
     company = context.company_code
     service = place.service()
@@ -759,9 +744,6 @@ def sync(place: HistoryPlace, resources: Mapping[str, Resource], *, kinds: Any =
             "since", f"({start:%Y-%m-%d %H:%M} UTC) is after the service's time "
                      f"now ({now:%Y-%m-%d %H:%M} UTC): no item would be kept; "
                      "give a date in the past")
-    if path is None and storage_options is None:  # the store the client remembers
-        storage_options = place.options
-    store = st.Store(place.path() if path is None else path, storage_options)
     rows, ignored = [], []
     with store.locked():
         if path is not None:  # only a store that could be written becomes the client's

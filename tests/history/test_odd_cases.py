@@ -363,10 +363,12 @@ def test_a_folder_never_synced_into_says_so_instead_of_passing_for_no_items(tmp_
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         assert typo.rcc().empty  # said once per History, not on every read
-    # Every reader says it alike (SQL, the events, the housekeeping too), naming the path.
+    # Every reader says it alike (SQL, the events, the housekeeping, info too), naming
+    # the path.
     for read in (lambda h: h.sql("select count(*) as n from ach")["n"].iloc[0] == 0,
                  lambda h: h.events("ach").empty, lambda h: h.nocs().empty,
-                 lambda h: h.ach(as_of="2026-01-01").empty, lambda h: h.maintain().empty):
+                 lambda h: h.ach(as_of="2026-01-01").empty, lambda h: h.maintain().empty,
+                 lambda h: h.info()["version"] == 0 and h.info()["kinds"] == {}):
         with pytest.warns(HistoryWarning, match=f"into {tmp_path / 'mistyped'} .*does not "
                                                 "exist.*run client.sync") as caught:
             assert read(History(tmp_path / "mistyped"))
