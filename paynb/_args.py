@@ -8,11 +8,14 @@ raised before anything is sent.
 from __future__ import annotations
 
 import datetime as dt
+from collections.abc import Iterable
 from typing import Any
 
+from paynb._coerce import STATUS_BY_NAME
+from paynb.codes import INSTANT_STATUSES, STATUS_NAMES, STATUS_ORDER
 from paynb.errors import ValidationError
 
-__all__ = ["backwards", "positive_int"]
+__all__ = ["backwards", "positive_int", "status_codes"]
 
 
 def positive_int(value: Any, argument: str, *, minimum: int = 1) -> int:
@@ -39,3 +42,24 @@ def backwards(start_name: str, begin: dt.datetime, end_name: str, end: dt.dateti
     message = (f"{start_name} ({_shown(begin)}) is after {end_name} ({_shown(end)}): "
                f"a backwards range selects nothing; swap them")
     return ValidationError({start_name: [message], end_name: [message]}, message=message)
+
+
+def status_codes(status: str | Iterable[str], kind: str) -> list[str]:
+    """The statuses ``status`` names (one or several), as the frames of ``kind`` write
+    them: ACH and RCC items' codes (``R``) or names (``returned``), instant card and RTP
+    transactions' ``Success`` or ``Failed``, in any case; else an error naming
+    ``status``."""
+    items = kind in ("ach", "rcc")
+    known = {code.lower(): code for code in STATUS_ORDER} | STATUS_BY_NAME if items \
+        else {name.lower(): name for name in INSTANT_STATUSES}
+    choices = f"some of {', '.join(STATUS_ORDER)} ({', '.join(STATUS_NAMES.values())})" \
+        if items else " or ".join(INSTANT_STATUSES)
+    codes = []
+    for one in [status] if isinstance(status, str) else list(status):
+        code = known.get(str(one).strip().lower())
+        if code is None:
+            raise ValidationError.for_argument(
+                "status", f"holds {str(one).strip()!r}, not a status of {kind} "
+                          f"{'items' if items else 'transactions'}; use {choices}")
+        codes.append(code)
+    return codes

@@ -18,6 +18,7 @@ from dataclasses import dataclass
 from typing import Any, Literal
 
 __all__ = [
+    "INSTANT_STATUSES",
     "ITEM_KINDS",
     "ID_FIELDS",
     "KIND_ALIASES",
@@ -89,6 +90,8 @@ STATUS_NAMES: dict[str, str] = {
     "V": "Voided",
 }
 STATUS_ORDER: tuple[str, ...] = tuple(STATUS_NAMES)
+#: Statuses of instant card and RTP transactions, in the order of the categorical.
+INSTANT_STATUSES: tuple[str, ...] = ("Success", "Failed")
 
 #: One colour per status, shared by every plot (colour-blind friendly).
 STATUS_COLORS: dict[str, str] = {

@@ -102,6 +102,7 @@ from paynb.codes import (
     ACH_ENTRY_CLASSES,
     ACH_TRANSACTION_CODES,
     ACH_TRANSACTION_SUBTYPES,
+    INSTANT_STATUSES,
     ITEM_KINDS,
     KIND_ALIASES,
     NOC_CODE_TABLE,
@@ -135,8 +136,6 @@ __all__ = [
 
 logger = logging.getLogger("paynb.frames")
 
-INSTANT_STATUSES: tuple[str, ...] = ("Success", "Failed")
-"""Statuses of instant card and RTP transactions, in the order of the categorical."""
 CARD_BRANDS: tuple[str, ...] = ("Visa", "Mastercard", "Discover", "American Express")
 """Card brands of instant card transactions, in the order of the ``cardBrand`` categorical."""
 

@@ -9,10 +9,9 @@ import warnings
 from collections.abc import Iterable, Mapping
 from typing import TYPE_CHECKING, Any
 
-from paynb._args import backwards
+from paynb._args import backwards, status_codes
 from paynb._attrs import HISTORY
 from paynb._warn import user_stacklevel
-from paynb.codes import STATUS_NAMES, STATUS_ORDER
 from paynb.errors import HistoryCompanyWarning, HistoryError, HistoryWarning, ValidationError
 from paynb.history import _store as st
 from paynb.history._accounts import guard_rows
@@ -31,28 +30,6 @@ __all__ = ["History"]
 RELEASE_BYTES = 64 * 2**20
 
 
-def _statuses(status: str | Iterable[str] | None, kind: str) -> list[str]:
-    """Status codes (or names) as the frames write them; an unknown one is an error."""
-    if status is None:
-        return []
-    given = [status] if isinstance(status, str) else list(status)
-    if kind in ("ach", "rcc"):
-        by_name = {name.lower(): code for code, name in STATUS_NAMES.items()}
-        known = {code.lower(): code for code in STATUS_ORDER} | by_name
-        choices = f"{', '.join(STATUS_ORDER)} ({', '.join(STATUS_NAMES.values())})"
-    else:
-        known = {name.lower(): name for name in st.frames.INSTANT_STATUSES}
-        choices = ", ".join(st.frames.INSTANT_STATUSES)
-    codes = []
-    for one in given:
-        code = known.get(str(one).strip().lower())
-        if code is None:
-            raise ValidationError.for_argument(
-                "status", f"holds {one!r}, not a status; use some of {choices}")
-        codes.append(code)
-    return codes
-
-
 def _range(start: Any, end: Any, names: tuple[str, str]) -> tuple[Any, Any]:
     low, high = when(start, names[0]), when(end, names[1], end=True)
     if low is not None and high is not None and high < low:
@@ -61,6 +38,18 @@ def _range(start: Any, end: Any, names: tuple[str, str]) -> tuple[Any, Any]:
         raise backwards(names[0], low.tz_convert(None).to_pydatetime(), names[1],
                         shown.tz_convert(None).to_pydatetime())
     return low, high
+
+
+def _within(field: str, low: Any, high: Any) -> Any:
+    """The filter of ``field`` from ``low`` to ``high`` (timestamps; None: no bound)."""
+    import pyarrow.compute as pc
+
+    condition = pc.scalar(True)
+    if low is not None:
+        condition &= pc.field(field) >= low.to_pydatetime()
+    if high is not None:
+        condition &= pc.field(field) <= high.to_pydatetime()
+    return condition
 
 
 def _as_of(value: Any) -> int | dt.datetime | None:
@@ -337,9 +326,8 @@ class History:
             raise ValidationError.for_argument("columns", "must be a list of column names")
         known = [*st.frames.empty_frame(st.FRAME_KINDS[kind]).columns]
         if table is not None:
-            hidden = {*st.INTERNAL, st.KEY_COLUMN, *st.PARTITIONS}
             known += [c for c in pa.schema(table.schema().to_arrow()).names
-                      if c not in known and c not in hidden]
+                      if c not in known and c not in st.HIDDEN]
         unknown = [c for c in columns if c not in known]
         if unknown:
             raise ValidationError.for_argument(
@@ -355,7 +343,7 @@ class History:
         moment = _as_of(as_of)
         low, high = _range(start, end, ("start", "end"))
         r_low, r_high = _range(returned_from, returned_to, ("returned_from", "returned_to"))
-        codes = _statuses(status, kind)
+        codes = [] if status is None else status_codes(status, kind)
         table = self._table(kind, moment)
         kept = st.state(table)
         if table is not None or moment is None:
@@ -364,19 +352,10 @@ class History:
             raise HistoryError(f"the history at {self.path} keeps account numbers masked (it "
                                "was synced so); History(mask=False) cannot show them whole")
         columns = self._columns(kind, columns, table)
-        if table is None:
-            frame = st.frames.empty_frame(st.FRAME_KINDS[kind])
-            return frame if columns is None else frame[list(dict.fromkeys(
-                [st.ID_FIELDS[kind], *columns]))]
-        id_field, month_field, status_field = st.ID_FIELDS[kind], st.MONTH_FIELDS[kind], \
-            st.STATUS_FIELDS[kind]
+        id_field, status_field = st.ID_FIELDS[kind], st.STATUS_FIELDS[kind]
         files: list[Any] = [("company", "=", self.company)] if self.company else []
-        condition = pc.scalar(True)
-        for field, lo, hi in ((month_field, low, high), ("returnDate", r_low, r_high)):
-            if lo is not None:
-                condition &= pc.field(field) >= lo.to_pydatetime()
-            if hi is not None:
-                condition &= pc.field(field) <= hi.to_pydatetime()
+        condition = _within(st.MONTH_FIELDS[kind], low, high) & _within(
+            "returnDate", r_low, r_high)
         # Only the months in the range are read (a received range bounds the partitions).
         if low is not None:
             files.append(("month", ">=", f"{low:%Y-%m}"))
@@ -386,7 +365,8 @@ class History:
             condition &= pc.field(status_field).isin(codes)
         wanted = None if columns is None else list(dict.fromkeys(
             [id_field, *columns, "_order"]))
-        arrow = _in_order(self._store.scan(kind, table, files, wanted, condition))
+        arrow = st.empty(kind) if table is None else _in_order(
+            self._store.scan(kind, table, files, wanted, condition))
         frame = self._typed(arrow, kind, kept, wanted)
         if columns is not None:
             frame = frame[[c for c in dict.fromkeys([id_field, *columns]) if c in frame]]
@@ -421,10 +401,9 @@ class History:
             columns[name] = template[name].reindex(range(rows)).array \
                 if name not in arrow.column_names else _pandas_column(
                     arrow.column(name), target, name in as_json or target == np.dtype(object))
-        hidden = {*st.INTERNAL, st.KEY_COLUMN, *st.PARTITIONS}
         for name in arrow.column_names:
             column = arrow.column(name)
-            if name not in columns and name not in hidden and column.null_count < rows:
+            if name not in columns and name not in st.HIDDEN and column.null_count < rows:
                 columns[name] = _pandas_column(column, None, name in as_json)
         frame = pd.DataFrame(columns, index=pd.RangeIndex(rows))
         if self.mask and kept.get("masked") is False:
@@ -469,10 +448,7 @@ class History:
             wanted = [item_id] if isinstance(item_id, str | int) else list(item_id)
             asked = list(dict.fromkeys(str(v) for v in wanted))
             condition &= pc.field("itemId").isin(asked)
-        if low is not None:
-            condition &= pc.field("seenAt") >= low.to_pydatetime()
-        if high is not None:
-            condition &= pc.field("seenAt") <= high.to_pydatetime()
+        condition &= _within("seenAt", low, high)
         files: list[Any] = [("kind", "=", name)] + (
             [("company", "=", self.company)] if self.company else [])
         arrow = st.empty(st.EVENTS) if table is None else self._store.scan(

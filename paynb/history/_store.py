@@ -67,6 +67,9 @@ EVENT_PARTITIONS = ("kind", "company")
 #: its content, when that was first seen; ACH's also the key of its account (_accounts).
 INTERNAL = ("_order", "_hash", "_seenAt")
 KEY_COLUMN = "_accountKey"
+#: The columns that are not the service's fields (no frame shows them; no fingerprint
+#: counts them).
+HIDDEN = frozenset({*INTERNAL, KEY_COLUMN, *PARTITIONS})
 NO_MONTH = "none"
 #: The commit metadata key of paynb's state, and the layout it describes.
 STATE_KEY = "paynb"
@@ -420,11 +423,10 @@ def fingerprints(table: pa.Table) -> np.ndarray:
 
     rows = table.num_rows
     total = np.zeros(rows, dtype=np.uint64)
-    skip = {*INTERNAL, KEY_COLUMN, *PARTITIONS}
     texts = []
     with np.errstate(over="ignore"):
         for name in table.column_names:
-            if name in skip:
+            if name in HIDDEN:
                 continue
             column = table.column(name)
             if pa.types.is_string(column.type) or pa.types.is_decimal(column.type):

@@ -690,16 +690,16 @@ def _last_at_first(frame: pd.DataFrame, id_field: str) -> pd.DataFrame:
     both new on the list's end and returned in the poll is as the poll saw it, in its
     list place. Rows with no id are all kept."""
     import numpy as np
+    import pandas as pd
 
     ids = frame[id_field]
     later = (ids.duplicated(keep="last") & ids.notna()).to_numpy()
     if not later.any():
         return frame.reset_index(drop=True)
-    place = np.arange(len(frame))
-    known = ids.notna().to_numpy()
-    firsts = known & ~ids.duplicated(keep="first").to_numpy()
-    first_place = dict(zip(ids[firsts].tolist(), place[firsts].tolist(), strict=True))
-    place[known] = [first_place[item] for item in ids[known].tolist()]
+    # Each id's code (in the order ids first come; -1: none) and its first row.
+    codes, _ = pd.factorize(ids)
+    firsts = np.flatnonzero(~ids.duplicated().to_numpy() & (codes >= 0))
+    place = np.where(codes >= 0, firsts[codes], np.arange(len(frame)))
     kept = np.flatnonzero(~later)
     return frame.iloc[kept[np.argsort(place[kept], kind="stable")]].reset_index(drop=True)
 

@@ -15,7 +15,7 @@ from decimal import Decimal
 from typing import TYPE_CHECKING, Any, ClassVar, TypeVar
 from urllib.parse import quote
 
-from paynb._args import backwards, positive_int
+from paynb._args import backwards, positive_int, status_codes
 from paynb._coerce import missing, parse_decimal
 from paynb._json import dumps
 from paynb._lazy import OnFirstUse
@@ -455,22 +455,6 @@ class Resource:
 
     # ------------------------------------------------------------------ filters
 
-    def _status_codes(self, status: str | Iterable[str]) -> list[str]:
-        """The status codes asked for, checked (``status`` names the argument); this is
-        the instant card and RTP rule (ACH and RCC items override it)."""
-        known = frames.INSTANT_STATUSES
-        given = [status] if isinstance(status, str) else list(status)
-        codes = []
-        for one in given:
-            text = str(one).strip()
-            code = next((s for s in known if s.lower() == text.lower()), None)
-            if code is None:
-                raise ValidationError.for_argument(
-                    "status", f"holds {text!r}, not a status of {self.kind} "
-                              f"transactions; use {' or '.join(known)}")
-            codes.append(code)
-        return codes
-
     def _filters(self, status: Any = None, *, everything_here: bool = False,
                  **ranges: Any) -> Filters:
         """The checked filters of a list, export or poll call.
@@ -487,7 +471,7 @@ class Resource:
             if self.status_field is None:
                 raise ValidationError.for_argument(
                     "status", f"does not apply: {self.kind} records have no status")
-            statuses = self._status_codes(status)
+            statuses = status_codes(status, self.kind)
             if "status" in self.server_filters:
                 params.extend(("itemStatus", code) for code in statuses)
                 if not everything_here:

@@ -11,11 +11,11 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from decimal import Decimal
 from typing import TYPE_CHECKING, Any, ClassVar
 
-from paynb._args import positive_int
+from paynb._args import positive_int, status_codes
 from paynb._checks import check_rows, columns_of_frame
-from paynb._coerce import STATUS_BY_NAME, missing, parse_decimal
+from paynb._coerce import missing, parse_decimal
 from paynb._warn import user_stacklevel
-from paynb.codes import STATUS_NAMES, STATUS_ORDER
+from paynb.codes import STATUS_NAMES
 from paynb.errors import (
     ESCAPE_HATCH,
     BadRequestError,
@@ -97,22 +97,6 @@ def _tell(on_chunk: Callable[[int, int], None] | None, answered: int, requests: 
         on_chunk(answered, requests)
     except Exception:
         logger.exception("bulk: the on_chunk callback failed (the submission goes on)")
-
-
-def _statuses(status: str | Iterable[str] | None) -> list[str]:
-    if status is None:
-        return []
-    given = [status] if isinstance(status, str) else list(status)
-    codes = []
-    for one in given:
-        text = str(one).strip()
-        code = STATUS_BY_NAME.get(text.lower(), text.upper())
-        if code not in STATUS_ORDER:
-            raise ValidationError.for_argument(
-                "status", f"holds {text!r}, not a status; use some of "
-                          f"{', '.join(STATUS_ORDER)} ({', '.join(STATUS_NAMES.values())})")
-        codes.append(code)
-    return codes
 
 
 def _records_of(items: Any) -> list[Any]:
@@ -244,9 +228,6 @@ class ItemResource(Resource):
                                 settled_from=settled_from, settled_to=settled_to)
         return self._filtered_list(filters, page=page, page_size=page_size,
                                    max_items=max_items, progress=progress)
-
-    def _status_codes(self, status: str | Iterable[str]) -> builtins.list[str]:
-        return _statuses(status)
 
     def get(self, item_id: int) -> pd.Series:
         """One item by its id."""
@@ -789,7 +770,7 @@ class ItemResource(Resource):
         """
         statuses = list(CHANGE_STATUSES)
         if status is not None:
-            statuses = _statuses(status)
+            statuses = status_codes(status, self.kind)
             other = [code for code in statuses if code not in CHANGE_STATUSES]
             if other:
                 raise ValidationError.for_argument(
