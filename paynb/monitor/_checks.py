@@ -13,6 +13,7 @@ from typing import Any
 import pandas as pd
 
 from paynb import calendar, compliance
+from paynb._coerce import records
 from paynb.codes import UNAUTHORIZED_RETURN_CODES, code_label, code_meaning
 from paynb.monitor._findings import Finding
 from paynb.monitor._projection import WINDOW_DAYS, Projection, project
@@ -156,7 +157,7 @@ def _corrected_accounts(nocs: pd.DataFrame, about: pd.DataFrame) -> pd.DataFrame
     """The routing and account number of each NOC's entry once the NOC corrected them."""
     entries = about.set_index("achItemId")[["bankRoutingNumber", "bankAccountNumber"]]
     rows = []
-    for noc in nocs[["achItemId", "changeCode", "correctedData"]].to_dict("records"):
+    for noc in records(nocs[["achItemId", "changeCode", "correctedData"]]):
         if noc["achItemId"] not in entries.index:
             continue
         corrected = compliance.parse_corrected_data(noc["changeCode"], noc["correctedData"])
@@ -194,7 +195,8 @@ def _nocs(client: Any, history: Any, items: pd.DataFrame, company: str, as_of: d
     ledger = compliance.noc_obligations(nocs, items=related, as_of=as_of, applied=applied)
     due = ledger[ledger["state"].isin(["overdue", "due soon"])].reset_index(drop=True)
     findings = []
-    for row in due.to_dict("records"):
+    for row in records(due[["nocId", "changeCode", "changeReason", "yourReferenceNumber",
+                             "dueDate", "state"]]):
         overdue = row["state"] == "overdue"
         when = f"{row['dueDate']:%Y-%m-%d}" if not pd.isna(row["dueDate"]) else "unknown"
         reference = row["yourReferenceNumber"]
@@ -241,7 +243,7 @@ def _new_returns(history: Any, items: pd.DataFrame, company: str,
                                             ascending=[False, True]).reset_index(drop=True))
     by_reason["description"] = by_reason["returnReason"].map(_meaning)
     findings = []
-    for row in new[new["unauthorized"]].to_dict("records"):
+    for row in records(new[new["unauthorized"]]):
         findings.append(Finding(
             company, "unauthorized", f"unauthorized:{row['achItemId']}", "warning",
             f"unauthorized return {row['returnReason']} "
@@ -254,7 +256,7 @@ def _new_returns(history: Any, items: pd.DataFrame, company: str,
     total = sum(amounts, Decimal(0))
     # Each code with its meaning (issue 36: paynb shows no bare code), then its count.
     reasons = ", ".join(f"{_reason_label(r['returnReason'])} {r['returns']}" for r in
-                        by_reason.to_dict("records")[:6])
+                        records(by_reason)[:6])
     more = ", ..." if len(by_reason) > 6 else ""
     title = (f"Returns since {'the last run' if since is not None else 'the last banking day'}"
              f": {len(new):,}, {_money(total)}" + (f" ({reasons}{more})" if len(new) else ""))
@@ -301,7 +303,7 @@ def _waiting(history: Any, company: str, today: dt.date, days: int
                         + f" still waiting (W): it was due to be sent by "
                         f"{row['due']:%Y-%m-%d}", {"kind": row["kind"],
                                                    "itemId": str(row["itemId"])})
-                for row in waiting.to_dict("records")]
+                for row in records(waiting)]
     return findings, waiting
 
 

@@ -19,7 +19,7 @@ from collections.abc import Iterable, Mapping
 from decimal import Decimal
 from typing import Any
 
-from paynb._coerce import missing, parse_decimal
+from paynb._coerce import missing, parse_decimal, records
 from paynb._redact import last_four
 from paynb._time import utc_moment
 from paynb.codes import NOC_CODE_TABLE, code_label, code_meaning
@@ -353,8 +353,8 @@ def records_of(data: Any, argument: str) -> list[Mapping[str, Any]]:
     if data is None:
         return []
     if hasattr(data, "to_dict") and hasattr(data, "columns"):
-        records: list[Mapping[str, Any]] = data.to_dict("records")
-        return records
+        rows: list[Mapping[str, Any]] = records(data)
+        return rows
     if isinstance(data, Mapping | str | bytes) or not isinstance(data, Iterable):
         raise ValidationError.for_argument(argument, "must be a DataFrame or a list of records")
     rows = list(data)
@@ -417,7 +417,7 @@ def applied_marks_of(applied: Any) -> dict[str, dict[str, Any]]:
     if applied is None:
         return {}
     if hasattr(applied, "columns"):
-        rows = applied.to_dict("records")
+        rows = records(applied)
         return {str(get(row, "nocId")): {"by": get(row, "appliedBy") or get(row, "by"),
                                          "when": get(row, "appliedAt") or get(row, "when")}
                 for row in rows if get(row, "nocId") is not None}
