@@ -114,7 +114,8 @@ def run(client: Any, *, sync: bool = True, notify: str | Sequence[str] | None = 
     as_of = _synced_at(client)
     measured = measure(client, as_of=as_of, since=previous.as_of if previous else None,
                        waiting_days=waiting_days, report=report)
-    news = diff(measured.findings, ledger.notified(company))
+    notified = ledger.notified(company)  # read once: nothing below writes it before the end
+    news = diff(measured.findings, notified)
     result = MonitorReport(
         company=company, environment=client.environment.label, service=client.base_url,
         as_of=as_of, started=started, previous=previous.as_of if previous else None,
@@ -150,8 +151,7 @@ def run(client: Any, *, sync: bool = True, notify: str | Sequence[str] | None = 
             delivered = "printed"
     if send:
         if delivered != "failed":
-            ledger.record(company, ledger_rows(measured.findings, news,
-                                               ledger.notified(company), as_of))
+            ledger.record(company, ledger_rows(measured.findings, news, notified, as_of))
         ledger.record_run(MonitorRun(company, started, as_of, result.status,
                                      None if result.html is None else str(result.html),
                                      delivered))
