@@ -17,7 +17,7 @@ import datetime as dt
 import functools
 from collections.abc import Iterable, Mapping
 from decimal import Decimal
-from typing import Any
+from typing import Any, cast
 
 from paynb._coerce import missing, parse_decimal, records
 from paynb._redact import last_four
@@ -353,8 +353,7 @@ def records_of(data: Any, argument: str) -> list[Mapping[str, Any]]:
     if data is None:
         return []
     if hasattr(data, "to_dict") and hasattr(data, "columns"):
-        rows: list[Mapping[str, Any]] = records(data)
-        return rows
+        return cast("list[Mapping[str, Any]]", records(data))
     if isinstance(data, Mapping | str | bytes) or not isinstance(data, Iterable):
         raise ValidationError.for_argument(argument, "must be a DataFrame or a list of records")
     rows = list(data)
