@@ -225,7 +225,6 @@ class _KindSync:
                             index=pd.Index(ids))
         kept = self.known[~self.known.index.isin(part.index)]
         self.known = part if kept.empty else pd.concat([kept, part])
-        self.asked.update(part.index.tolist())
 
     # ------------------------------------------------------------------ fetching
 
@@ -283,8 +282,6 @@ class _KindSync:
 
     def incremental(self) -> None:
         """New and changed items since the last commit (see the module's description)."""
-        import pandas as pd
-
         returns = self.kind in st.RETURN_KINDS
         size = self.context.page_size
         # The page that is the list's last if nothing was added: its total says.
@@ -312,9 +309,7 @@ class _KindSync:
                     # A late return dated back into the day: read it again.
                     later = [r for page in self._records(_window_list(mark)) for r in page
                              if r.get(self.id_field) not in applied]
-                seen = self._frame(later) if later else pd.DataFrame(
-                    {self.id_field: [], self.status_field: []})
-                later += self._quiet_changes(seen, counts)
+                later += self._quiet_changes(self._frame(later), counts)
         if later:
             self._apply(self._frame(later))
 
@@ -323,7 +318,7 @@ class _KindSync:
         fill a page (counting them then costs less than reading them again)."""
         import pyarrow.compute as pc
 
-        if mark is None or self.status_field is None:
+        if mark is None:
             return None
         top = st.instant(mark)
         day = [("returnDate", ">=", top - CHANGES_OVERLAP), ("returnDate", "<=", top)]
