@@ -127,11 +127,9 @@ def _convert(store: st.Store, backup: Path, meta: dict[str, Any]) -> None:
                 "counts": held["counts"], "nextOrder": held["nextOrder"]}
             seen, _ = _read(backup, "events", old, company, meta)
             if seen.num_rows:
-                seen = st.delta_types(seen.select(["itemId", "itemStatus", "seenAt"]))
-                events.append(pa.table({
-                    "kind": pa.array([kind] * seen.num_rows, pa.string()),
-                    **{name: seen.column(name) for name in seen.column_names},
-                    "company": pa.array([company] * seen.num_rows, pa.string())}))
+                seen = st.delta_types(seen)
+                events.append(st.event_rows(kind, company, seen.column("itemId"),
+                                            seen.column("itemStatus"), seen.column("seenAt")))
             apps.append((st.app_id(kind, company), 1))
         items[kind] = (pa.concat_tables(parts, promote_options="permissive"), kept)
     # Events first, as a sync commits them; each write replaces what a conversion cut

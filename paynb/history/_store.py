@@ -341,12 +341,10 @@ def delta_types(table: pa.Table) -> pa.Table:
         kind = field.type
         if pa.types.is_dictionary(kind):
             kind = kind.value_type
-        if pa.types.is_large_string(kind):
+        if pa.types.is_large_string(kind) or pa.types.is_null(kind):
             kind = pa.string()
         elif pa.types.is_timestamp(kind):
             kind = pa.timestamp("us", tz="UTC")
-        elif pa.types.is_null(kind):
-            kind = pa.string()
         fields.append(pa.field(field.name, kind))
     # Not "safe": the service's times are to the millisecond, so nothing is lost.
     return table.cast(pa.schema(fields), safe=False)
@@ -372,12 +370,21 @@ def as_stored(frame: pd.DataFrame, json_columns: set[str] | None = None) -> pa.T
 def empty(name: str) -> pa.Table:
     """No rows of table ``name``: a kind's (the columns its frames have, then paynb's and
     the partitions) or the events'."""
+    if name == EVENTS:
+        return event_rows("", "", [], [], [])
+    return item_rows(as_stored(frames.empty_frame(FRAME_KINDS[name])), name, "", [], [], [])
+
+
+def event_rows(kind: str, company: str, ids: Any, statuses: Any, seen: Any) -> pa.Table:
+    """Status changes of items of ``kind`` of ``company`` as the events table holds them:
+    the items' ids (as text), the statuses and when each was first seen."""
     import pyarrow as pa
 
-    if name == EVENTS:
-        return pa.table({c: pa.array([], pa.timestamp("us", "UTC") if c == "seenAt"
-                                     else pa.string()) for c in (*EVENT_COLUMNS, "company")})
-    return item_rows(as_stored(frames.empty_frame(FRAME_KINDS[name])), name, "", [], [], [])
+    return pa.table({"kind": pa.array([kind] * len(ids), pa.string()),
+                     "itemId": pa.array(ids, pa.string()),
+                     "itemStatus": pa.array(statuses, pa.string()),
+                     "seenAt": pa.array(seen, pa.timestamp("us", "UTC")),
+                     "company": pa.array([company] * len(ids), pa.string())})
 
 
 def item_rows(table: pa.Table, kind: str, company: str, orders: Any, hashes: Any,

@@ -630,7 +630,6 @@ class _KindSync:
     def _events(self) -> pa.Table:
         """The status changes to append, less those an interrupted sync already recorded
         in the events (its events committed, its items not: see the module)."""
-        import pyarrow as pa
         import pyarrow.compute as pc
 
         ids, statuses = self.changes
@@ -644,12 +643,7 @@ class _KindSync:
                            recorded.column("itemStatus").to_pylist(), strict=True))
             pairs = [(i, s) for i, s in zip(ids, statuses, strict=True) if (i, s) not in done]
             ids, statuses = [i for i, _ in pairs], [s for _, s in pairs]
-        rows = len(ids)
-        return pa.table({"kind": pa.array([self.kind] * rows, pa.string()),
-                         "itemId": pa.array(ids, pa.string()),
-                         "itemStatus": pa.array(statuses, pa.string()),
-                         "seenAt": pa.array([self.now] * rows, pa.timestamp("us", "UTC")),
-                         "company": pa.array([self.company] * rows, pa.string())})
+        return st.event_rows(self.kind, self.company, ids, statuses, [self.now] * len(ids))
 
 
 def _spans(ids: list[Any], files: list[tuple[Any, Any]]) -> list[tuple[Any, Any]]:
