@@ -403,9 +403,12 @@ def test_items_that_left_waiting_quietly_are_read_pages_at_a_time(private, tmp_p
     monkeypatch.setattr(_store.Store, "scan", counted)
     assert client.sync(kinds="ach", progress=False)["events"].iloc[0] == 12
     # The S list's pages that can hold the 12 (three of five) are asked at once, and
-    # their items looked up in the store by one read, not one read a page.
+    # their items looked up in the store by one read, not one read a page: one read for
+    # the poll and the list's end, one for those pages, and one more batch at most (the
+    # S list's last page may hold a single item, and a demo item still waiting, taken
+    # among the 12, lies further back: how many depends on the sandbox's time of day).
     lookups = [c for c in scans if c is not None and "_hash" in c]
-    assert len(lookups) <= 2, scans
+    assert len(lookups) <= 3, scans
     pd.testing.assert_frame_equal(client.history.ach(), client.ach.list(progress=False))
 
 
