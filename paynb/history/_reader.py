@@ -9,7 +9,7 @@ import warnings
 from collections.abc import Iterable, Mapping
 from typing import TYPE_CHECKING, Any
 
-from paynb._args import backwards, positive_int, status_codes
+from paynb._args import backwards, status_codes
 from paynb._attrs import HISTORY
 from paynb._warn import user_stacklevel
 from paynb.errors import HistoryCompanyWarning, HistoryError, HistoryWarning, ValidationError
@@ -56,8 +56,14 @@ def _as_of(value: Any) -> int | dt.datetime | None:
     """``as_of`` as a table version, or a UTC time (a date alone: the end of that day)."""
     import numbers
 
-    if value is None or isinstance(value, numbers.Integral):  # (a bool is refused)
-        return None if value is None else positive_int(value, "as_of", minimum=0)
+    if value is None:
+        return None
+    if isinstance(value, bool) or (isinstance(value, numbers.Integral) and value < 0):
+        # Not positive_int's "a whole number": a date or a time will do as well.
+        raise ValidationError.for_argument(
+            "as_of", "must be a date, a time or a table version (0 or more)")
+    if isinstance(value, numbers.Integral):
+        return int(value)
     stamp = when(value, "as_of", end=True)
     assert stamp is not None
     return stamp.to_pydatetime()

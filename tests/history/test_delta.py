@@ -78,6 +78,10 @@ def test_as_of_reads_the_history_as_it_stood(private, tmp_path):
         history.sql("select 1", as_of=1)
     with pytest.raises(ValidationError, match="as_of"):
         history.ach(as_of="soon")
+    for wrong in (-1, True):  # the message says what will do, a date among them
+        with pytest.raises(ValidationError, match="as_of must be a date, a time or a table "
+                                                  r"version \(0 or more\)"):
+            history.ach(as_of=wrong)
 
 
 def test_maintain_compacts_vacuums_and_says_what_it_did(private, tmp_path):
