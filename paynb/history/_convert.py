@@ -137,9 +137,11 @@ def _convert(store: st.Store, backup: Path, meta: dict[str, Any]) -> None:
     write_deltalake(store.table_uri(st.EVENTS), pa.concat_tables(events) if events else
                     pa.table({"kind": pa.array([], pa.string())}), mode="overwrite",
                     schema_mode="overwrite", partition_by=list(st.EVENT_PARTITIONS),
+                    writer_properties=st.writer(),
                     commit_properties=st.commit_properties(common, *apps),
                     **st.created(st.EVENTS))
     for kind, (rows, kept) in items.items():
         write_deltalake(store.table_uri(kind), st.with_unit(rows, kind), mode="overwrite",
                         schema_mode="overwrite", partition_by=list(st.PARTITIONS),
-                        commit_properties=st.commit_properties(kept), **st.created(kind))
+                        writer_properties=st.writer(), commit_properties=st.commit_properties(kept),
+                        **st.created(kind))

@@ -541,6 +541,7 @@ class History:
                     # Only files under half the target size are merged, a partition's
                     # only when it holds several of them.
                     done = table.optimize.compact(target_size=st.TARGET_FILE_BYTES // 2,
+                                                  writer_properties=st.writer(),
                                                   commit_properties=st.commit_properties(kept))
                     going = table.vacuum(retention_hours=retention_days * 24, dry_run=True,
                                          enforce_retention_duration=False)

@@ -77,6 +77,11 @@ FORMAT = 2
 #: Files of about this size: a sync rewrites the files holding the items it changes, so
 #: smaller files mean fewer rows rewritten (benchmarks/RESULTS.md, case 10).
 TARGET_FILE_BYTES = 2 * 2**20
+#: Bytes of a column's dictionary in a file at most: a column of many distinct values (ids,
+#: references, names, keys) falls back to plain encoding early instead of filling
+#: deltalake's default dictionary of 1 MiB first, which made every write about a quarter
+#: slower and the files bigger (benchmarks/RESULTS.md, case 10).
+DICTIONARY_BYTES = 32 * 2**10
 #: A partition holding this many small files (under an eighth of the target) is compacted
 #: by the sync that wrote the last of them.
 SMALL_FILES = 8
@@ -212,7 +217,8 @@ class Store:
             assert table is not None  # (it was written just now)
             table.optimize.compact(
                 partition_filters=[(c, "=", v) for c, v in zip(columns, key, strict=True)],
-                target_size=TARGET_FILE_BYTES // 2, commit_properties=commit_properties(kept))
+                target_size=TARGET_FILE_BYTES // 2, writer_properties=writer(),
+                commit_properties=commit_properties(kept))
 
     @contextlib.contextmanager
     def locked(self) -> Iterator[None]:
@@ -319,6 +325,14 @@ def created(kind: str) -> dict[str, Any]:
         "paynb's local history: one row per item, its latest version as the service "
         "listed it (docs/history.md)" if kind != EVENTS else
         "paynb's local history: each item's first sight in each status")}
+
+
+def writer() -> Any:
+    """How paynb writes Parquet files (every write and compaction of the store):
+    snappy, as deltalake by default, with dictionaries of :data:`DICTIONARY_BYTES`."""
+    from deltalake import WriterProperties
+
+    return WriterProperties(compression="SNAPPY", dictionary_page_size_limit=DICTIONARY_BYTES)
 
 
 def with_unit(table: pa.Table, kind: str) -> pa.Table:

@@ -540,7 +540,7 @@ class _KindSync:
                 write_deltalake(
                     self.store.table_uri(st.EVENTS), events, **how,
                     partition_by=list(st.EVENT_PARTITIONS), storage_options=self.store.options,
-                    commit_properties=st.commit_properties(
+                    writer_properties=st.writer(), commit_properties=st.commit_properties(
                         {**common, "sync": number}, (st.app_id(self.kind, self.company), number)),
                     **(st.created(st.EVENTS) if journal is None else {}))
             if data is None and not self.backfilling:
@@ -560,7 +560,7 @@ class _KindSync:
                     how["predicate"] = f"{company} AND ({spans})"
                 write_deltalake(self.store.table_uri(self.kind), rows, **how, schema_mode="merge",
                                 partition_by=list(st.PARTITIONS),
-                                storage_options=self.store.options,
+                                storage_options=self.store.options, writer_properties=st.writer(),
                                 commit_properties=st.commit_properties(kept),
                                 **(st.created(self.kind) if self.table is None else {}))
             # Each write adds a small file to the partitions it touches: merged once they

@@ -383,6 +383,38 @@ def test_a_sync_rewrites_only_the_files_that_hold_the_items_it_changes(private, 
     assert client.history.ach()["achItemId"].is_unique
 
 
+def test_a_column_of_many_distinct_values_keeps_a_small_dictionary(tmp_path):
+    """Every file a sync writes, by a backfill or by an incremental sync's rewrite, keeps
+    its columns' dictionaries under paynb's limit: a column of many distinct values (ids,
+    references, batch ids) goes plain instead of filling deltalake's default 1 MiB
+    dictionary first (a quarter of the write's time; benchmarks/RESULTS.md, case 10)."""
+    from deltalake import DeltaTable
+
+    from paynb.history import _store
+
+    def largest_dictionary() -> int:
+        largest = 0
+        for uri in DeltaTable(str(tmp_path / "ach")).file_uris():
+            group = pq.read_metadata(uri).row_group(0)
+            for i in range(group.num_columns):
+                chunk = group.column(i)
+                if chunk.has_dictionary_page:
+                    largest = max(largest, chunk.data_page_offset - chunk.dictionary_page_offset)
+        # (a page's header, and what snappy adds to text it cannot compress, on top)
+        return largest - 64
+
+    # Enough items for files of several thousand rows, whose unique texts would fill
+    # dictionaries of 100 KiB and more.
+    with serve(port=0, seed_items=60_000, seed=7) as sb, sb.connect(journal=None) as client:
+        client.sync(path=tmp_path, kinds="ach", progress=False)
+        assert 0 < largest_dictionary() <= _store.DICTIONARY_BYTES
+        waiting = client.ach.list(status="W", progress=False)["achItemId"].tolist()
+        for item in waiting[:3]:
+            sb.simulate.force_status(item, "R", code="R01")
+        assert client.sync(kinds="ach", progress=False)["written"].iloc[0] == 3
+        assert 0 < largest_dictionary() <= _store.DICTIONARY_BYTES
+
+
 def test_items_that_left_waiting_quietly_are_read_pages_at_a_time(private, tmp_path,
                                                                     monkeypatch):
     from paynb.history import _store
