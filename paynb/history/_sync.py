@@ -198,16 +198,24 @@ class _KindSync:
         except (pa.ArrowException, TypeError, ValueError):
             return self.known  # ids of another type: none is stored
         bounds = pc.min_max(wanted)
-        columns = [field, "_hash", "_order", *([self.status_field] if self.status_field else [])]
         low, high = bounds["min"].as_py(), bounds["max"].as_py()
-        rows = self._scan(columns, pc.field(field).isin(wanted),
-                          [(field, ">=", low), (field, "<=", high)])
+        self._keep(self._scan(self._compared(), pc.field(field).isin(wanted),
+                              [(field, ">=", low), (field, "<=", high)]))
+        return self.known
+
+    def _compared(self) -> list[str]:
+        """The stored columns a look-up reads."""
+        return [self.id_field, "_hash", "_order", *([self.status_field] if self.status_field
+                                                     else [])]
+
+    def _keep(self, rows: pa.Table) -> None:
+        """Keep the stored ``rows`` read (columns :meth:`_compared`) for the look-ups."""
+        ids = rows.column(self.id_field).to_numpy(zero_copy_only=False)
+        self.asked.update(ids.tolist())
         if rows.num_rows:
-            self._note(rows.column(field).to_numpy(zero_copy_only=False),
-                       rows.column("_hash").to_numpy(), rows.column("_order").to_numpy(),
+            self._note(ids, rows.column("_hash").to_numpy(), rows.column("_order").to_numpy(),
                        rows.column(self.status_field).to_numpy(zero_copy_only=False)
                        if self.status_field else None)
-        return self.known
 
     def _scan(self, columns: list[str] | None, condition: Any, files: list[Any]) -> pa.Table:
         """The company's stored rows meeting ``condition``, read from the files that
@@ -315,16 +323,21 @@ class _KindSync:
 
     def _window(self, mark: str | None) -> int | None:
         """How many returns the store holds in the day before the watermark, when they
-        fill a page (counting them then costs less than reading them again)."""
+        fill a page (counting them then costs less than reading them again). The files
+        whose return dates reach that day are read whole (their look-up columns): they are
+        the recent items', where the poll's items and the list's end lie, so the look-ups
+        that follow need not read them again."""
         import pyarrow.compute as pc
 
         if mark is None:
             return None
         top = st.instant(mark)
-        day = [("returnDate", ">=", top - CHANGES_OVERLAP), ("returnDate", "<=", top)]
-        held = self._scan([self.id_field], (pc.field("returnDate") >= top - CHANGES_OVERLAP)
-                          & (pc.field("returnDate") <= top)
-                          & pc.field(self.status_field).isin(list(CHANGE_STATUSES)), day).num_rows
+        rows = self._scan([*self._compared(), "returnDate"], None, [
+            ("returnDate", ">=", top - CHANGES_OVERLAP), ("returnDate", "<=", top)])
+        self._keep(rows)
+        held = rows.filter((pc.field("returnDate") >= top - CHANGES_OVERLAP)
+                           & (pc.field("returnDate") <= top)
+                           & pc.field(self.status_field).isin(list(CHANGE_STATUSES))).num_rows
         return held if held >= self.context.page_size else None
 
     def _counted(self, mark: str | None, window: bool) -> dict[str, list[tuple[str, Any]]]:

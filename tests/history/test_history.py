@@ -665,6 +665,37 @@ def test_the_returns_window_is_counted_and_read_again_only_when_it_changed(priva
         == ["W", "R", "I"]
 
 
+def test_the_files_read_to_count_the_day_before_the_watermark_serve_the_look_ups(
+        private, tmp_path, monkeypatch):
+    """The files whose return dates reach the day before the watermark are the recent
+    items': read whole (their look-up columns) to count that day, they also answer the
+    look-up of the poll's items and the list's end. A sync of new returns reads the store
+    twice: that read, and the files its write replaces."""
+    from paynb.history import _store
+
+    client = private.connect(journal=None, page_size=5)
+    client.sync(path=tmp_path, kinds="ach", progress=False)
+    waiting = client.ach.list(status="W", progress=False)["achItemId"].tolist()
+    day = dt.date(2030, 1, 10)
+    for item in waiting[:12]:                  # more than a page of returns on one day
+        private.simulate.force_status(item, "R", code="R01", date=day)
+    client.sync(kinds="ach", progress=False)
+    for item in waiting[12:15]:                # new returns, after the watermark
+        private.simulate.force_status(item, "R", code="R01", date=day + dt.timedelta(days=1))
+    reads = []
+    real = _store.Store.scan
+
+    def counted(self, name, table, files=None, columns=None, condition=None):
+        reads.append(columns)
+        return real(self, name, table, files, columns, condition)
+
+    monkeypatch.setattr(_store.Store, "scan", counted)
+    result = client.sync(kinds="ach", progress=False).set_index("kind").loc["ach"]
+    assert (result["written"], result["events"]) == (3, 3)
+    assert len(reads) == 2 and "returnDate" in reads[0] and reads[1] is None, reads
+    assert_same_as_lists(client, client.history, ("ach",))
+
+
 def test_after_a_backfill_the_day_before_the_watermark_is_counted(private, tmp_path):
     """The first sync after a backfill does not read the day before the watermark again:
     the table holds that day's returns, and the service counts as many."""
