@@ -8,7 +8,9 @@
 - :data:`STATUS_BY_NAME` -- an item status by its name in any case
   (``"returned"`` -> ``"R"``), for filters and for answers that spell statuses out;
 - :func:`records` -- a frame's rows as dicts, as ``DataFrame.to_dict("records")`` gives
-  them, for the loops that walk rows (the NOC ledger, the run's findings).
+  them, for the loops that walk rows (the NOC ledger, the run's findings);
+- :func:`arrow_frame` -- an Arrow table (a DuckDB answer) as a DataFrame with its amounts
+  exact: decimals stay decimals, not the floats DuckDB's own ``df()`` makes of them.
 """
 
 from __future__ import annotations
@@ -20,7 +22,7 @@ from typing import Any
 
 from paynb.codes import STATUS_NAMES
 
-__all__ = ["STATUS_BY_NAME", "missing", "parse_decimal", "records"]
+__all__ = ["STATUS_BY_NAME", "arrow_frame", "missing", "parse_decimal", "records"]
 
 # Commas only as thousands separators: 1,234.50 (never a decimal comma: 12,30 is not 1230).
 _THOUSANDS = re.compile(r"[+-]?\d{1,3}(?:,\d{3})+(?:\.\d*)?")
@@ -41,6 +43,24 @@ def missing(value: Any) -> bool:
         return True
     except ValueError:  # a numpy array of several values: truth is ambiguous
         return False
+
+
+def arrow_frame(table: Any) -> Any:
+    """``table`` (a ``pyarrow.Table``) as a DataFrame: decimal columns as exact decimals
+    (``pd.ArrowDtype``), whole numbers with gaps as ``Int64``, dates and times as
+    datetime64; the rest as pyarrow converts it."""
+    import pandas as pd
+    import pyarrow as pa
+
+    def exact(kind: pa.DataType) -> Any:
+        return pd.ArrowDtype(kind) if pa.types.is_decimal(kind) else None
+
+    frame = table.to_pandas(types_mapper=exact, date_as_object=False)
+    for index, field in enumerate(table.schema):
+        if pa.types.is_integer(field.type) and table.column(index).null_count:
+            frame.isetitem(index, table.column(index).to_pandas(
+                types_mapper={field.type: pd.Int64Dtype()}.get))
+    return frame
 
 
 def records(frame: Any) -> list[dict[Any, Any]]:

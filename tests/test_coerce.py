@@ -4,6 +4,7 @@ read from the service (``frames``: a ``$`` too)."""
 
 from __future__ import annotations
 
+import datetime as dt
 from decimal import Decimal
 
 import numpy as np
@@ -11,7 +12,7 @@ import pandas as pd
 import pytest
 
 from paynb import frames
-from paynb._coerce import missing, parse_decimal, records
+from paynb._coerce import arrow_frame, missing, parse_decimal, records
 from paynb.validation import to_decimal
 
 NOT_A_NUMBER = ValueError
@@ -99,3 +100,18 @@ def test_records_are_the_rows_to_dict_gives() -> None:
     assert got[2]["count"] is None and got[2]["status"] != got[2]["status"]
     assert records(frame.iloc[:0]) == []
     assert records(pd.DataFrame(index=range(2))) == [{}, {}]
+
+
+def test_arrow_frame_keeps_amounts_exact_and_gaps_in_whole_numbers() -> None:
+    import pyarrow as pa
+
+    table = pa.table({
+        "amount": pa.array([Decimal("0.10"), None], pa.decimal128(18, 2)),
+        "count": pa.array([1, None], pa.int64()),
+        "n": pa.array([1, 2], pa.int64()),
+        "day": pa.array([dt.date(2026, 11, 27), None], pa.date32())})
+    frame = arrow_frame(table)
+    assert frame["amount"].tolist()[0] == Decimal("0.10")
+    assert str(frame["count"].dtype) == "Int64" and frame["count"].tolist()[0] == 1
+    assert frame["n"].dtype == "int64"
+    assert frame["day"].dtype.kind == "M" and frame["day"].iloc[0] == pd.Timestamp("2026-11-27")

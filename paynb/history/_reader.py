@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING, Any
 
 from paynb._args import backwards, status_codes
 from paynb._attrs import HISTORY
+from paynb._coerce import arrow_frame
 from paynb._warn import user_stacklevel
 from paynb.errors import HistoryCompanyWarning, HistoryError, HistoryWarning, ValidationError
 from paynb.history import _store as st
@@ -308,6 +309,16 @@ class History:
                        f"holds none from before, though start is {low:%Y-%m-%d}; "
                        "client.sync(rebuild=True, since=...) fetches them")
 
+    def held(self, kind: str = "ach") -> dict[str, Any] | None:
+        """What the store holds of ``kind`` (``ach``, ``rcc``, ...) for this History's
+        company: its ``path``, the ``since`` its items start at and the last sync's time
+        (``syncedAt``); None when no sync fetched it. The frames read back carry it in
+        ``attrs``; give it to a frame made otherwise (an answer of :meth:`connect`) and
+        :mod:`paynb.compliance` says, as it does for them, when a figure's window reaches
+        beyond what the store holds."""
+        name = kind_of(kind, "kind")
+        return self._held(name, st.state(self._table(name, None)))
+
     def _held(self, kind: str, kept: dict[str, Any]) -> dict[str, Any] | None:
         """What the store holds of ``kind`` (see :data:`paynb._attrs.HISTORY`)."""
         held = self._companies(kept)
@@ -474,17 +485,41 @@ class History:
     # ------------------------------------------------------------------ SQL
 
     def sql(self, query: str, *, as_of: Any = None) -> pd.DataFrame:
-        """Run a DuckDB query over the store; returns a DataFrame.
+        """Run a DuckDB query over the store; returns a DataFrame (amounts exact, as
+        decimals).
 
         Views: ``ach``, ``rcc``, ``instant``, ``rtp``, ``nocs`` (one row per item, with
-        the partition columns ``company`` and ``month``) and ``events`` (``kind, itemId,
-        itemStatus, seenAt, company``), each over its table's Arrow dataset; ``as_of`` a
-        date or a time (each table as it stood then)::
+        the partition columns ``company`` and ``month``, in the order of the service's
+        lists) and ``events`` (``kind, itemId, itemStatus, seenAt, company``), each over
+        its table's committed files (see :meth:`connect`); ``as_of`` a date or a time
+        (each table as it stood then)::
 
             history.sql("select month, count(*) from ach where itemStatus = 'R' group by 1")
         """
         if not isinstance(query, str) or not query.strip():
             raise ValidationError.for_argument("query", "must be SQL text")
+        with self._connect(as_of, ordered=True) as connection:
+            import pyarrow as pa
+
+            answer = connection.sql(query)  # None for a statement that answers nothing
+            return arrow_frame(pa.table({}) if answer is None else answer.to_arrow_table())
+
+    def connect(self, *, as_of: Any = None) -> Any:
+        """A DuckDB connection with the views of :meth:`sql`, for several queries over one
+        state of the store; close it when done (``with history.connect() as
+        connection:``). Its time zone is UTC (a ``::date`` of a time is its UTC day).
+
+        On a store on this machine the views read the tables' committed files with
+        DuckDB's own Parquet reader, which skips inside files what a query does not keep
+        (a join on item ids reads the other columns of the matching rows only); on an
+        object store, through each table's Arrow dataset. Either way, exactly the rows
+        of the tables' current version (or ``as_of``'s). The views are the tables as
+        stored, in no particular order (``ORDER BY`` what a query needs): putting every
+        item in the lists' order first would cost a query that counts or joins as much
+        as the query itself."""
+        return self._connect(as_of, ordered=False)
+
+    def _connect(self, as_of: Any, *, ordered: bool) -> Any:
         moment = _as_of(as_of)
         if isinstance(moment, int):
             raise ValidationError.for_argument(
@@ -500,17 +535,28 @@ class History:
                                "History(path, mask=False) to query it in SQL")
         connection = duckdb.connect()
         try:
+            connection.execute("SET TimeZone = 'UTC'")
             for name, table in tables.items():  # a table not there yet: its columns
-                connection.register(f"{name}_data", st.empty(name) if table is None
-                                    else table.to_pyarrow_dataset())
+                files = None if table is None else self._store.parquet_files(name, table)
+                if files:
+                    hive = ", ".join(f"{c}: VARCHAR" for c in (
+                        st.EVENT_PARTITIONS if name == st.EVENTS else st.PARTITIONS))
+                    source = (f"read_parquet([{', '.join(map(st.quoted, files))}], "
+                              f"hive_partitioning = true, hive_types = {{{hive}}}, "
+                              "union_by_name = true)")
+                else:
+                    connection.register(f"{name}_data", st.empty(name) if table is None
+                                        else table.to_pyarrow_dataset())
+                    source = f"{name}_data"
                 hidden = "" if name == st.EVENTS else " EXCLUDE (" + ", ".join(
                     f'"{c}"' for c in st.INTERNAL) + ") "
-                order = "" if name == st.EVENTS else ' ORDER BY "_order"'
+                order = ' ORDER BY "_order"' if ordered and name != st.EVENTS else ""
                 connection.execute(f"CREATE VIEW {name} AS SELECT *{hidden} FROM "
-                                   f"{name}_data{order}")
-            return connection.execute(query).df()
-        finally:
+                                   f"{source}{order}")
+        except BaseException:
             connection.close()
+            raise
+        return connection
 
     # ------------------------------------------------------------------ housekeeping
 

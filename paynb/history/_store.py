@@ -184,6 +184,28 @@ class Store:
         except (OSError, DeltaError, pa.ArrowException) as exc:
             raise self.unreadable(name, exc) from None
 
+    def parquet_files(self, name: str, table: DeltaTable) -> list[str] | None:
+        """The committed files of ``table`` (named ``name``) when DuckDB's own Parquet
+        reader reads them as Delta does: a store on this machine, a table of reader
+        version 1 (no deletion vectors, no column mapping), each file in the folder of its
+        partition values (``company=DEMO1/month=2026-11/``). None otherwise (the Arrow
+        dataset reads it then). DuckDB's reader skips what a query does not need inside
+        a file too (the rows of a join it does not keep); an Arrow dataset cannot."""
+        import pyarrow as pa
+
+        if self.local is None or table.protocol().min_reader_version != 1:
+            return None
+        columns = EVENT_PARTITIONS if name == EVENTS else PARTITIONS
+        actions = pa.table(table.get_add_actions(flatten=True))
+        paths = actions.column("path").to_pylist()
+        values = [actions.column(f"partition.{c}").to_pylist() for c in columns]
+        for path, *partition in zip(paths, *values, strict=True):
+            folder = "/".join(f"{c}={v}" for c, v in zip(columns, partition, strict=True))
+            if not path.startswith(folder + "/") or "/" in path[len(folder) + 1:]:
+                return None
+        root = self.local / name
+        return [str(root / path) for path in paths]
+
     def unreadable(self, name: str, exc: BaseException) -> HistoryCorruptError:
         return HistoryCorruptError(
             f"the {name} table at {self.path} cannot be read ({_first_line(exc)}); run "

@@ -8,11 +8,14 @@ import warnings
 from decimal import Decimal
 from pathlib import Path
 
+import duckdb
 import pandas as pd
 import pyarrow.parquet as pq
 import pytest
+from deltalake import DeltaTable
 
 import paynb
+from paynb._attrs import HISTORY
 from paynb.errors import ValidationError
 from paynb.history import History, HistoryError
 from paynb.sandbox import serve
@@ -128,6 +131,33 @@ def test_compliance_takes_history_frames(client, synced):
         pd.testing.assert_frame_equal(table, expected[name], obj=name)
 
 
+def test_grouped_items_in_sql_give_the_figures_of_the_frames(synced):
+    from paynb import compliance
+
+    # docs/compliance.md, "Grouped items", as written there.
+    grouped = synced.sql("""
+        select achTransactionType, achTransactionSubType, achEntryClass, itemStatus,
+               returnReason, sendDate::date as sendDate,
+               achEffectiveDate::date as achEffectiveDate,
+               receivedDateTime::date as receivedDateTime, returnDate::date as returnDate,
+               settleDate::date as settleDate,
+               sign(amount) as sign, sum(amount) as amount, count(*) as items
+        from ach group by all""")
+    grouped.attrs[HISTORY] = synced.held("ach")
+    items = synced.ach()
+    assert len(grouped) < len(items) and grouped["items"].sum() == len(items)
+    as_of = items["receivedDateTime"].max()
+    pd.testing.assert_frame_equal(
+        compliance.return_rates(grouped, as_of=as_of, weights="items"),
+        compliance.return_rates(items, as_of=as_of))
+    pd.testing.assert_frame_equal(
+        compliance.return_exposure(grouped, as_of=as_of, weights="items"),
+        compliance.return_exposure(items, as_of=as_of))
+    with pytest.warns(paynb.PaynbWarning, match="last synced"):  # the mark is read
+        compliance.return_rates(grouped, as_of=as_of + pd.Timedelta(days=30),
+                                weights="items")
+
+
 def test_sql_views_hold_the_latest_version_of_each_item(client, synced):
     counts = synced.sql("select itemStatus, count(*) as n from ach group by 1 order by 1")
     live = client.ach.list(progress=False)["itemStatus"].astype(str).value_counts()
@@ -138,6 +168,42 @@ def test_sql_views_hold_the_latest_version_of_each_item(client, synced):
     assert nocs == len(client.nocs.list(progress=False))
     events = synced.sql("select count(*) as n from events where kind = 'ach'")["n"].iloc[0]
     assert events == live.sum()
+
+
+def test_sql_sums_amounts_exactly(synced):
+    # DuckDB's own frames make floats of decimals; the history's keep the cents.
+    sums = synced.sql("select itemStatus, sum(amount) as total from ach group by 1")
+    items = synced.ach()
+    expected = {str(s): sum(g.astype(object), Decimal(0))
+                for s, g in items.groupby("itemStatus", observed=True)["amount"]}
+    assert dict(zip(sums["itemStatus"], sums["total"], strict=True)) == expected
+    assert all(isinstance(v, Decimal) for v in sums["total"])
+
+
+def test_connect_reads_the_committed_files_as_deltalake_does(synced):
+    ach = DeltaTable(str(Path(synced.path) / "ach"))
+    # DuckDB's own reader over the files of the table's version, not the Arrow dataset.
+    assert synced._store.parquet_files("ach", ach) is not None
+    query = ("select itemStatus, count(*) as n, sum(amount) as total, "
+             "count(distinct achItemId) as ids, max(month) as month from ach group by 1 "
+             "order by 1")
+    with synced.connect() as connection:
+        native = connection.sql(query).to_arrow_table()
+        views = {row[0] for row in connection.sql("show tables").fetchall()}
+    baseline = duckdb.connect()
+    baseline.register("ach", ach.to_pyarrow_dataset())
+    assert native.equals(baseline.sql(query).to_arrow_table())
+    assert views == {"ach", "rcc", "instant", "rtp", "nocs", "events"}
+    with pytest.raises(duckdb.ConnectionException):  # closed by the with block
+        connection.sql("select 1")
+
+
+def test_held_says_what_the_store_holds_of_a_kind(synced):
+    held = synced.held("ach")
+    assert held == synced.ach(columns=["itemStatus"]).attrs[HISTORY]
+    assert held["kind"] == "ach" and held["syncedAt"]
+    with pytest.raises(ValidationError, match="kind"):
+        synced.held("wires")
 
 
 def test_history_opens_offline_with_no_client(synced):
