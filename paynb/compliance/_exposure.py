@@ -58,7 +58,8 @@ def _classes(classes: Iterable[str]) -> frozenset[str]:
 
 def return_exposure(items: pd.DataFrame, *, as_of: Any = None,
                     by: str | Sequence[str] | None = None,
-                    consumer_classes: Iterable[str] = CONSUMER_ENTRY_CLASSES) -> pd.DataFrame:
+                    consumer_classes: Iterable[str] = CONSUMER_ENTRY_CLASSES,
+                    weights: str | None = None) -> pd.DataFrame:
     """Settled debits that can still be returned as of ``as_of``, per settlement day.
 
     A debit entry (see :func:`return_rates`) that settled on or before ``as_of`` and
@@ -80,6 +81,9 @@ def return_exposure(items: pd.DataFrame, *, as_of: Any = None,
         as_of: the day to measure on (UTC date); None for today.
         by: a column (or columns) to split by, such as ``"companyCode"``.
         consumer_classes: entry classes that get the extended unauthorized window.
+        weights: a column of how many items each row stands for, when ``items`` is
+            grouped (its ``amount`` then the group's sum; docs/compliance.md, "Grouped
+            items"); default one item per row.
 
     Returns:
         One row per settlement day (and ``by`` group) with at least one window still
@@ -92,7 +96,7 @@ def return_exposure(items: pd.DataFrame, *, as_of: Any = None,
     if isinstance(items, pd.DataFrame) and "settleDate" not in items.columns:
         raise ValueError("items has no column 'settleDate' (the settlement date of a debit); "
                          "pass an ACH items frame from the paynb client")
-    prep = prepare(items, by)  # refuses what is not a DataFrame
+    prep = prepare(items, by, weights)  # refuses what is not a DataFrame
     warn_beyond_history(items, day - EXTENDED_RETURN_DAYS, day, "the return exposure")
     amounts = _amounts(items)
     settle = day_values(items["settleDate"], "settleDate")
@@ -123,8 +127,8 @@ def return_exposure(items: pd.DataFrame, *, as_of: Any = None,
     table = pa.table({
         "group": pa.array(prep.groups[rows]),
         "day": pa.array(position),
-        "standard": pa.array(standard),
-        "unauthorized": pa.array(unauthorized),
+        "standard": pa.array(np.where(standard, prep.weight[rows], 0)),
+        "unauthorized": pa.array(np.where(unauthorized, prep.weight[rows], 0)),
         "standard_amount": pc.if_else(pa.array(standard), amounts.take(rows), None),
         "unauthorized_amount": pc.if_else(pa.array(unauthorized), amounts.take(rows),
                                                   None),

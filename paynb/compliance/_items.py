@@ -153,10 +153,12 @@ class Prepared:
     ``entry``: a debit entry (a debit sent to the network, not a prenote); ``origination``:
     its origination day; ``returned``: a debit entry returned (status R), on day
     ``return_day``, with ``category`` bits (1 unauthorized, 2 administrative) from its
-    return code; ``groups``/``labels``: the ``by`` groups (codes into ``labels``).
+    return code; ``groups``/``labels``: the ``by`` groups (codes into ``labels``);
+    ``weight``: how many items the row stands for (1 each, unless ``weights=``).
     """
 
     n: int
+    weight: np.ndarray
     entry: np.ndarray
     origination: np.ndarray
     returned: np.ndarray
@@ -207,12 +209,30 @@ def _groups(items: pd.DataFrame, by: tuple[str, ...]) -> tuple[np.ndarray, pd.Da
     return groups.astype(np.int64), pd.DataFrame({name: labels[name] for name in by})
 
 
-def prepare(items: pd.DataFrame, by: str | Sequence[str] | None = None) -> Prepared:
+def _weights(items: pd.DataFrame, weights: str | None) -> np.ndarray:
+    if weights is None:
+        return np.ones(len(items), dtype=np.int64)
+    if not isinstance(weights, str) or weights not in items.columns:
+        raise ValueError(f"weights must name a column of items (how many items each row "
+                         f"stands for); got {weights!r}")
+    counts = pd.to_numeric(items[weights], errors="coerce")
+    whole = counts.notna() & (counts >= 0) & (counts == counts.round())
+    if not bool(whole.all()):
+        raise ValueError(f"weights: column {weights!r} must hold whole numbers, 0 or more "
+                         f"(row {int(np.flatnonzero(~whole.to_numpy())[0])} does not)")
+    return counts.to_numpy(dtype=np.int64)
+
+
+def prepare(items: pd.DataFrame, by: str | Sequence[str] | None = None,
+            weights: str | None = None) -> Prepared:
     """The arrays of :class:`Prepared` from an ACH items frame (see the package docs for
-    what counts as an entry and as a return)."""
+    what counts as an entry and as a return). ``weights``: a column of how many items
+    each row stands for, in a frame of items grouped by the columns read here (the
+    package docs, "Grouped items")."""
     if not isinstance(items, pd.DataFrame):
         raise TypeError(f"items must be a pandas DataFrame, not {type(items).__name__}")
     by_columns = _by_columns(by)
+    weight = _weights(items, weights)
     status = _column(items, ("itemStatus", "status"), "the item status")
     kind = _column(items, ("achTransactionType",), "Debit or Credit")
     return_date = _column(items, ("returnDate",), "the return date")
@@ -258,4 +278,5 @@ def prepare(items: pd.DataFrame, by: str | Sequence[str] | None = None) -> Prepa
             category |= np.where(text_in(reason, tuple(cat.codes)), 1 << index, 0).astype(
                 np.int8)
     groups, labels = _groups(items, by_columns)
-    return Prepared(n, entry, origination, returned, return_day, category, groups, labels)
+    return Prepared(n, weight, entry, origination, returned, return_day, category, groups,
+                    labels)

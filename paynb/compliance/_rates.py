@@ -98,22 +98,29 @@ def _table(labels: pd.DataFrame, groups: np.ndarray, returns: np.ndarray, entrie
     return frame
 
 
+def tally(prep: Prepared, keys: np.ndarray, mask: np.ndarray, size: int) -> np.ndarray:
+    """The items of the rows in ``mask`` counted by ``keys`` (0 to ``size`` - 1): one per
+    row, or the row's weight; exact (whole numbers under 2**53 as floats)."""
+    counted = np.bincount(keys[mask], weights=prep.weight[mask], minlength=size)
+    return counted.astype(np.int64)
+
+
 def _counts(prep: Prepared, lo: int, hi: int) -> tuple[np.ndarray, np.ndarray]:
     """(returns per group and category, entries per group) in one window."""
     size = len(prep.labels)
     inside = prep.entry & (prep.origination >= lo) & (prep.origination <= hi)
-    entries = np.bincount(prep.groups[inside], minlength=size)
+    entries = tally(prep, prep.groups, inside, size)
     returned = prep.returned & (prep.return_day >= lo) & (prep.return_day <= hi)
     returns = np.empty((size, len(CATEGORIES)), dtype=np.int64)
     for index in range(len(CATEGORIES)):
-        picked = returned & prep.in_category(index)
-        returns[:, index] = np.bincount(prep.groups[picked], minlength=size)
+        returns[:, index] = tally(prep, prep.groups, returned & prep.in_category(index), size)
     return returns, entries
 
 
 def return_rates(items: pd.DataFrame, *, as_of: Any = None, window: str = "60D",
                  by: str | Sequence[str] | None = None,
-                 warning_share: float = WARNING_SHARE) -> pd.DataFrame:
+                 warning_share: float = WARNING_SHARE,
+                 weights: str | None = None) -> pd.DataFrame:
     """The three NACHA return rates of the debit entries in ``items``, against their thresholds.
 
     Args:
@@ -128,6 +135,8 @@ def return_rates(items: pd.DataFrame, *, as_of: Any = None, window: str = "60D",
         by: a column (or list of columns) to split by, such as ``"companyCode"`` or
             ``"achEntryClass"``: one set of rows per value the items hold.
         warning_share: the share of a threshold from which the level is ``"warning"``.
+        weights: a column of how many items each row stands for, when ``items`` is
+            grouped (docs/compliance.md, "Grouped items"); default one item per row.
 
     Returns:
         One row per category (``unauthorized``, ``administrative``, ``overall``) and
@@ -144,7 +153,7 @@ def return_rates(items: pd.DataFrame, *, as_of: Any = None, window: str = "60D",
     window = _check_window(window)
     share = _share(warning_share)
     day = as_day(as_of)
-    prep = prepare(items, by)
+    prep = prepare(items, by, weights)
     (lo,), (hi,) = window_bounds([day], window)
     warn_beyond_history(items, int(lo), int(hi), "the return rates' window")
     returns, entries = _counts(prep, int(lo), int(hi))
@@ -174,7 +183,8 @@ def _evaluation_days(prep: Prepared, freq: str, start: Any, end: Any) -> np.ndar
 def rolling_return_rates(items: pd.DataFrame, freq: str = "D", *, window: str = "60D",
                          start: Any = None, end: Any = None,
                          by: str | Sequence[str] | None = None,
-                         warning_share: float = WARNING_SHARE) -> pd.DataFrame:
+                         warning_share: float = WARNING_SHARE,
+                         weights: str | None = None) -> pd.DataFrame:
     """:func:`return_rates` as a time series: each day's figures over its trailing window.
 
     Computed from daily counts and their cumulative sums (one ``bincount`` per
@@ -189,6 +199,8 @@ def rolling_return_rates(items: pd.DataFrame, freq: str = "D", *, window: str = 
             origination day in the items and today.
         by: a column (or columns) to split by.
         warning_share: the share of a threshold from which the level is ``"warning"``.
+        weights: a column of how many items each row stands for, as for
+            :func:`return_rates`.
 
     Returns:
         The columns of :func:`return_rates` (without the window bounds) after a
@@ -200,7 +212,7 @@ def rolling_return_rates(items: pd.DataFrame, freq: str = "D", *, window: str = 
     """
     window = _check_window(window)
     share = _share(warning_share)
-    prep = prepare(items, by)
+    prep = prepare(items, by, weights)
     days = _evaluation_days(prep, freq, start, end)
     size, k = len(prep.labels), len(CATEGORIES)
     if not days.size:
@@ -214,8 +226,8 @@ def rolling_return_rates(items: pd.DataFrame, freq: str = "D", *, window: str = 
     def cumulative(mask: np.ndarray, when: np.ndarray) -> np.ndarray:
         """Per group, counts up to each day: shape (groups, span + 1), column 0 zero."""
         inside = mask & (when >= base) & (when <= top)
-        flat = prep.groups[inside] * span + (when[inside] - base)
-        counts = np.bincount(flat, minlength=size * span).reshape(size, span)
+        flat = prep.groups * span + (when - base)
+        counts = tally(prep, flat, inside, size * span).reshape(size, span)
         out = np.zeros((size, span + 1), dtype=np.int64)
         np.cumsum(counts, axis=1, out=out[:, 1:])
         return out
@@ -235,7 +247,8 @@ def rolling_return_rates(items: pd.DataFrame, freq: str = "D", *, window: str = 
 
 
 def daily_counts(items: pd.DataFrame, *, start: Any, end: Any,
-                 by: str | Sequence[str] | None = None) -> pd.DataFrame:
+                 by: str | Sequence[str] | None = None,
+                 weights: str | None = None) -> pd.DataFrame:
     """Each day's debit entries (by origination day) and debit returns (by return day, per
     category): what the return rates' windows add up, day by day.
 
@@ -247,6 +260,8 @@ def daily_counts(items: pd.DataFrame, *, start: Any, end: Any,
         items: ACH items, as for :func:`return_rates`.
         start, end: the first and last day (UTC dates), both included.
         by: a column (or columns) to split by.
+        weights: a column of how many items each row stands for, as for
+            :func:`return_rates`.
 
     Returns:
         One row per day, ``by`` group and category: ``date`` (naive, UTC), the ``by``
@@ -259,14 +274,14 @@ def daily_counts(items: pd.DataFrame, *, start: Any, end: Any,
     first, last = as_day(start, "start"), as_day(end, "end")
     if first > last:
         raise ValueError(f"start ({to_dates(first)}) is after end ({to_dates(last)})")
-    prep = prepare(items, by)
+    prep = prepare(items, by, weights)
     size, k, span = len(prep.labels), len(CATEGORIES), last - first + 1
 
     def per_day(mask: np.ndarray, when: np.ndarray) -> np.ndarray:
         """(days, groups) counts of the rows in ``mask`` dated ``when`` in the range."""
         inside = mask & (when >= first) & (when <= last)
-        flat = (when[inside] - first) * size + prep.groups[inside]
-        return np.bincount(flat, minlength=span * size).reshape(span, size)
+        flat = (when - first) * size + prep.groups
+        return tally(prep, flat, inside, span * size).reshape(span, size)
 
     entries = per_day(prep.entry, prep.origination)
     returns = np.stack([per_day(prep.in_category(i), prep.return_day) for i in range(k)],

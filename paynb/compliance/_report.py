@@ -163,9 +163,10 @@ def _excel_format(column: str) -> str | None:
 
 
 def _breaches(items: pd.DataFrame, as_of: int, window: str, by: tuple[str, ...],
-              warning_share: float, rates: pd.DataFrame) -> pd.DataFrame:
+              warning_share: float, rates: pd.DataFrame, weights: str | None
+              ) -> pd.DataFrame:
     history = rolling_return_rates(items, window=window, end=to_dates(as_of), by=list(by) or None,
-                                   warning_share=warning_share)
+                                   warning_share=warning_share, weights=weights)
     keys = [*by, "category"]
     over = history[history["level"] == "over"]
     last = over.groupby(keys, observed=True, dropna=False)["date"].max()
@@ -179,9 +180,9 @@ def _breaches(items: pd.DataFrame, as_of: int, window: str, by: tuple[str, ...],
     return frame
 
 
-def _top_reasons(items: pd.DataFrame, as_of: int, window: str, by: tuple[str, ...]
-                 ) -> pd.DataFrame:
-    prep = prepare(items, list(by) or None)
+def _top_reasons(items: pd.DataFrame, as_of: int, window: str, by: tuple[str, ...],
+                 weights: str | None) -> pd.DataFrame:
+    prep = prepare(items, list(by) or None, weights)
     (lo,), (hi,) = window_bounds([as_of], window)
     returned = prep.returned & (prep.return_day >= lo) & (prep.return_day <= hi)
     codes = items["returnReason"].astype("object").str.strip().str.upper()
@@ -193,10 +194,11 @@ def _top_reasons(items: pd.DataFrame, as_of: int, window: str, by: tuple[str, ..
                             index=pd.RangeIndex(len(picked)))
         part["category"] = category.name
         part["returnReason"] = codes.to_numpy()[picked]
+        part["returns"] = prep.weight[picked]
         frames.append(part)
     rows = pd.concat(frames, ignore_index=True)
     keys = [*by, "category"]
-    counts = rows.groupby([*keys, "returnReason"], dropna=False).size().rename("returns")
+    counts = rows.groupby([*keys, "returnReason"], dropna=False)["returns"].sum()
     counts = counts.reset_index().sort_values([*keys, "returns", "returnReason"],
                                               ascending=[True] * len(keys) + [False, True])
     totals = counts.groupby(keys, dropna=False)["returns"].transform("sum")
@@ -212,8 +214,8 @@ def _top_reasons(items: pd.DataFrame, as_of: int, window: str, by: tuple[str, ..
 
 def report(client_or_items: Any, *, as_of: Any = None, window: str = "60D",
            by: str | Sequence[str] | None = "companyCode",
-           warning_share: float = WARNING_SHARE, progress: bool | None = None
-           ) -> ComplianceReport:
+           warning_share: float = WARNING_SHARE, progress: bool | None = None,
+           weights: str | None = None) -> ComplianceReport:
     """The compliance picture in one object: show it in a cell, send it with ``to_excel``.
 
     Args:
@@ -225,6 +227,8 @@ def report(client_or_items: Any, *, as_of: Any = None, window: str = "60D",
         warning_share: the share of a threshold from which the level is ``"warning"``.
         progress: with a client, show the listing's progress bar (None: the client's
             default).
+        weights: a column of how many items each row of a grouped items frame stands
+            for (see :func:`return_rates`).
 
     Returns:
         A :class:`ComplianceReport`: the three rates per group with an ok / warning /
@@ -245,12 +249,12 @@ def report(client_or_items: Any, *, as_of: Any = None, window: str = "60D",
     by_columns = (by,) if isinstance(by, str) else tuple(by or ())
     by_arg = list(by_columns) or None
     rates = return_rates(items, as_of=to_dates(day), window=window, by=by_arg,
-                         warning_share=warning_share)
+                         warning_share=warning_share, weights=weights)
     first = day - EXTENDED_RETURN_DAYS  # the exposure's oldest settlement day
     if len(rates):
         first = min(first, as_day(rates["window_start"].iloc[0], "window_start"))
     warn_beyond_history(marked, first, day, "the compliance report")
-    exposure = return_exposure(items, as_of=to_dates(day), by=by_arg)
+    exposure = return_exposure(items, as_of=to_dates(day), by=by_arg, weights=weights)
     keys = list(by_columns)
     sums = exposure.drop(columns=["settleDate", "standard_deadline", "unauthorized_deadline"])
     if keys:
@@ -266,6 +270,6 @@ def report(client_or_items: Any, *, as_of: Any = None, window: str = "60D",
         total[name] = total[name].fillna(0).astype("int64")
     return ComplianceReport(
         as_of=to_dates(day).astype(dt.date), window=window, source=source, rates=rates,
-        breaches=_breaches(items, day, window, by_columns, warning_share, rates),
+        breaches=_breaches(items, day, window, by_columns, warning_share, rates, weights),
         exposure=exposure, exposure_total=total,
-        top_reasons=_top_reasons(items, day, window, by_columns), by=by_columns)
+        top_reasons=_top_reasons(items, day, window, by_columns, weights), by=by_columns)
