@@ -1,6 +1,13 @@
 """The checks of a morning run: from the local history (just synced) and the journal to
 findings and the frames behind them. Everything here reads through public APIs: the
 client's history, :mod:`paynb.compliance`, :mod:`paynb.calendar` and the journal.
+
+The history is read in SQL, through one DuckDB connection (``History.connect``), for
+what each check needs rather than for the items: the rates, their projection and the
+exposure from the items grouped by what those figures read (a few thousand rows for
+hundreds of thousands of items, counted with ``weights=``); the NOCs' entries, the new
+returns and the waiting items as rows, found by a join or a filter that DuckDB's reader
+applies inside the files.
 """
 
 from __future__ import annotations
@@ -13,13 +20,14 @@ from typing import Any
 import pandas as pd
 
 from paynb import calendar, compliance
-from paynb._coerce import records
+from paynb._attrs import HISTORY
+from paynb._coerce import arrow_frame, records
 from paynb.codes import UNAUTHORIZED_RETURN_CODES, code_label, code_meaning
 from paynb.monitor._findings import Finding
 from paynb.monitor._projection import WINDOW_DAYS, Projection, project
 
-__all__ = ["ACH_COLUMNS", "ENTRY_DAYS", "READ_DAYS", "UNAUTHORIZED", "WAITING_BANKING_DAYS",
-           "Measured", "measure"]
+__all__ = ["ENTRY_DAYS", "READ_DAYS", "UNAUTHORIZED", "WAITING_BANKING_DAYS", "Measured",
+           "measure"]
 
 #: The unauthorized return codes (NACHA Article Two, Subsection 2.17.2): the code tables'
 #: own set, the one the compliance rates count, so that the two never disagree.
@@ -30,21 +38,36 @@ UNAUTHORIZED: frozenset[str] = UNAUTHORIZED_RETURN_CODES
 #: processing"); one still waiting after that is late.
 WAITING_BANKING_DAYS = 1
 
-#: Calendar days of items read back from the history for the report: 90 days of rolling
-#: rates, each over 60 days. The checks alone read :data:`ENTRY_DAYS` of items and the
-#: returns dated in the window (the history keeps returns by return month: a small read).
+#: Calendar days of items counted for the report: 90 days of rolling rates, each over 60
+#: days. The checks alone count :data:`ENTRY_DAYS` of items and the returns dated in the
+#: window, whenever their items were received.
 READ_DAYS = 150
-#: Calendar days of items the checks read: the 60-day window's entries, and the debits
+#: Calendar days of items the checks count: the 60-day window's entries, and the debits
 #: still returnable (the extended window: 60 days after settlement), with a margin.
 ENTRY_DAYS = 75
 
-#: The ACH columns the checks read (the history reads no others).
-ACH_COLUMNS = ["companyCode", "yourReferenceNumber", "bankRoutingNumber", "bankAccountNumber",
-               "amount", "achTransactionType", "achTransactionSubType", "achEntryClass",
-               "itemStatus", "returnDate", "returnReason", "receivedDateTime", "sendDate",
-               "settleDate", "achEffectiveDate", "requestedSendDate"]
-_WAITING_COLUMNS = ["yourReferenceNumber", "amount", "itemStatus", "receivedDateTime",
-                    "sendDate"]
+#: What the compliance figures read of an item (docs/compliance.md): the texts, and the
+#: UTC days of the dates. The items are grouped by these and by the sign of the amount
+#: (a prenote's is zero), each group's amount its sum.
+_FIGURE_TEXTS = ("achTransactionType", "achTransactionSubType", "achEntryClass", "itemStatus",
+                 "returnReason")
+_FIGURE_DAYS = ("sendDate", "achEffectiveDate", "receivedDateTime", "returnDate", "settleDate")
+#: Microseconds in a day.
+_DAY = 86_400_000_000
+#: The column of a grouped row that says how many items it stands for.
+_COUNT = "items"
+#: The ACH items the checks count (with the parameters of :func:`_scope`): those received
+#: in the last :data:`ENTRY_DAYS` days (:data:`READ_DAYS` for a report), and every item
+#: returned in the 60-day window, whenever it was received (its return counts, its entry
+#: falls before the window). Both bound ``receivedDateTime``: an item without one (the
+#: service always gives it) is in neither.
+_SCOPE = "company = ? AND (receivedDateTime >= ? OR (itemStatus = 'R' AND returnDate >= ?))"
+#: The ACH columns of the entries the NOC ledger reads.
+_ENTRY_COLUMNS = ("achItemId", "companyCode", "yourReferenceNumber", "bankRoutingNumber",
+                  "bankAccountNumber", "amount", "achTransactionType",
+                  "achTransactionSubType", "achEntryClass", "itemStatus", "returnDate",
+                  "returnReason", "receivedDateTime", "sendDate", "settleDate",
+                  "achEffectiveDate", "requestedSendDate")
 #: Days of rolling rates drawn in the report.
 CHART_DAYS = 90
 
@@ -70,6 +93,26 @@ def _utc_day(stamp: Any) -> dt.date:
     return day
 
 
+def _answer(connection: Any, query: str, *params: Any) -> pd.DataFrame:
+    """A query's rows as a frame, amounts exact."""
+    return arrow_frame(connection.sql(query, params=list(params)).to_arrow_table())
+
+
+def _moment(day: dt.date) -> dt.datetime:
+    """The first instant (UTC) of ``day``."""
+    return dt.datetime.combine(day, dt.time(), dt.UTC)
+
+
+def _columns(names: Any) -> str:
+    return ", ".join(f'"{name}"' for name in names)
+
+
+def _scope(company: str, today: dt.date, report: bool) -> list[Any]:
+    """The parameters of :data:`_SCOPE`."""
+    return [company, _moment(today - dt.timedelta(days=READ_DAYS if report else ENTRY_DAYS)),
+            _moment(today - dt.timedelta(days=WINDOW_DAYS))]
+
+
 @dataclass
 class Measured:
     """What :func:`measure` found: the findings and every frame behind them."""
@@ -92,12 +135,12 @@ class Measured:
 # ---------------------------------------------------------------------------- rates
 
 
-def _rates(items: pd.DataFrame, company: str, today: dt.date, rates: pd.DataFrame,
+def _rates(grouped: pd.DataFrame, company: str, today: dt.date, rates: pd.DataFrame,
            chart: bool) -> tuple[list[Finding], pd.DataFrame, pd.DataFrame,
                                  dict[str, Projection]]:
     """Each rate's level and its projection (from the last 60 days' daily counts)."""
-    daily = compliance.daily_counts(items, start=today - dt.timedelta(days=WINDOW_DAYS - 1),
-                                    end=today)
+    daily = compliance.daily_counts(grouped, start=today - dt.timedelta(days=WINDOW_DAYS - 1),
+                                    end=today, weights=_COUNT)
     rates = rates.copy()
     projections: dict[str, Projection] = {}
     findings = []
@@ -134,7 +177,8 @@ def _rates(items: pd.DataFrame, company: str, today: dt.date, rates: pd.DataFram
     rates["projected_warning"] = [projections[c].when("warning") for c in rates["category"]]
     rates["projected_over"] = [projections[c].when("over") for c in rates["category"]]
     rolling = compliance.rolling_return_rates(
-        items, start=today - dt.timedelta(days=CHART_DAYS if chart else 0), end=today)
+        grouped, start=today - dt.timedelta(days=CHART_DAYS if chart else 0), end=today,
+        weights=_COUNT)
     return findings, rates, rolling, projections
 
 
@@ -168,17 +212,20 @@ def _corrected_accounts(nocs: pd.DataFrame, about: pd.DataFrame) -> pd.DataFrame
     return pd.DataFrame(rows, columns=["bankRoutingNumber", "bankAccountNumber"])
 
 
-def _nocs(client: Any, history: Any, items: pd.DataFrame, company: str, as_of: dt.datetime
-          ) -> tuple[list[Finding], pd.DataFrame]:
+def _nocs(client: Any, history: Any, connection: Any, company: str, as_of: dt.datetime,
+          scope: list[Any]) -> tuple[list[Finding], pd.DataFrame]:
     """NOC obligations overdue or due soon (two banking days or fewer), judged on the
-    history's NOCs and the entries they are about, with the journal's applied marks."""
+    history's NOCs and the entries of ``scope`` they are about, with the journal's
+    applied marks."""
     nocs = history.nocs()
     if nocs.empty:
         return [], compliance.noc_obligations(nocs, as_of=as_of)
     # The entries the NOCs are about, and every entry to the same accounts (the next
     # entry to an account moves a NOC's due date); a masked store matches the NOC's own
     # entry only, and the due date is then the sixth banking day.
-    about = items[items["achItemId"].isin(nocs["achItemId"].dropna())]
+    entries = f"SELECT {_columns(_ENTRY_COLUMNS)} FROM ach WHERE {_SCOPE}"
+    about = _answer(connection, f"{entries} AND achItemId IN (SELECT achItemId FROM nocs "
+                                "WHERE company = ?)", *scope, company)
     accounts = about[["bankRoutingNumber", "bankAccountNumber"]].drop_duplicates()
     related = about
     masked = accounts["bankAccountNumber"].astype("string").str.contains("*", regex=False)
@@ -188,7 +235,9 @@ def _nocs(client: Any, history: Any, items: pd.DataFrame, company: str, as_of: d
         # carrying the corrected values shows the change made (the ledger's "applied").
         whole = pd.concat([accounts[~masked.fillna(True).to_numpy()],
                            _corrected_accounts(nocs, about)]).drop_duplicates()
-        later = items.merge(whole, on=["bankRoutingNumber", "bankAccountNumber"])
+        connection.register("noc_accounts", whole.astype("string"))
+        later = _answer(connection, f"{entries} AND (bankRoutingNumber, bankAccountNumber) "
+                                    "IN (SELECT * FROM noc_accounts)", *scope)
         related = pd.concat([about, later]).drop_duplicates("achItemId")
     journal = client.context.journal
     applied = journal.nocs.applied(company) if journal is not None else {}
@@ -213,25 +262,23 @@ def _nocs(client: Any, history: Any, items: pd.DataFrame, company: str, as_of: d
 # ---------------------------------------------------------------------------- returns
 
 
-def _new_returns(history: Any, items: pd.DataFrame, company: str,
-                 since: dt.datetime | None, today: dt.date
+def _new_returns(connection: Any, company: str, since: dt.datetime | None, today: dt.date
                  ) -> tuple[list[Finding], pd.DataFrame, pd.DataFrame, dt.datetime]:
     """The returns that came in since the previous run (first seen by a sync after it);
     on a first run, those dated on the banking day before the as-of day or later."""
-    returned = items[items["itemStatus"].astype("string") == "R"]
-    if since is not None:
-        events = history.events("ach", start=since)
-        later = events[(events["itemStatus"] == "R") & (events["seenAt"] > since)]
-        new = returned[returned["achItemId"].astype("string").isin(later["itemId"])]
-        start = since
-    else:
-        first = calendar.add_banking_days(today, -1).date()
-        start = dt.datetime.combine(first, dt.time(), dt.UTC)
-        dated = pd.to_datetime(returned["returnDate"], utc=True)  # naive: UTC already
-        new = returned[(dated >= pd.Timestamp(first, tz="UTC")).to_numpy()]
     columns = ["achItemId", "yourReferenceNumber", "amount", "achEntryClass", "returnReason",
                "returnDate", "settleDate"]
-    new = new[columns].sort_values(["returnDate", "achItemId"]).reset_index(drop=True)
+    returned = f"SELECT {_columns(columns)} FROM ach WHERE company = ? AND itemStatus = 'R'"
+    if since is not None:
+        new = _answer(connection, f"{returned} AND CAST(achItemId AS VARCHAR) IN (SELECT "
+                                  "itemId FROM events "
+                                  "WHERE kind = 'ach' AND company = ? AND itemStatus = 'R' "
+                                  "AND seenAt > ?)", company, company, since)
+        start = since
+    else:
+        start = _moment(calendar.add_banking_days(today, -1).date())
+        new = _answer(connection, f"{returned} AND returnDate >= ?", company, start)
+    new = new.sort_values(["returnDate", "achItemId"]).reset_index(drop=True)
     new["returnReasonDescription"] = new["returnReason"].map(_meaning)
     new["unauthorized"] = new["returnReason"].isin(UNAUTHORIZED)
     amounts = new["amount"].map(lambda v: Decimal(str(v)) if not pd.isna(v) else Decimal(0))
@@ -269,15 +316,16 @@ def _new_returns(history: Any, items: pd.DataFrame, company: str,
 # ---------------------------------------------------------------------------- waiting
 
 
-def _waiting(history: Any, company: str, today: dt.date, days: int
+def _waiting(connection: Any, company: str, today: dt.date, days: int
              ) -> tuple[list[Finding], pd.DataFrame]:
     """ACH and RCC items still ``W`` more than ``days`` banking days after the day they
     were received (or their requested send day, when later)."""
     frames = []
     for kind, id_field in (("ach", "achItemId"), ("rcc", "rccItemId")):
-        columns = [*_WAITING_COLUMNS, "requestedSendDate"] if kind == "ach" \
-            else _WAITING_COLUMNS
-        found = getattr(history, kind)(status="W", columns=columns)
+        columns = [id_field, "yourReferenceNumber", "amount", "receivedDateTime", "sendDate",
+                   *(["requestedSendDate"] if kind == "ach" else [])]
+        found = _answer(connection, f"SELECT {_columns(columns)} FROM {kind} WHERE company = ? "
+                                    "AND itemStatus = 'W'", company)
         if found.empty:
             continue
         received = pd.to_datetime(found["receivedDateTime"], utc=True).dt.tz_localize(None) \
@@ -348,24 +396,25 @@ def _exposure(exposure: pd.DataFrame, company: str) -> tuple[list[Finding], dict
 # ---------------------------------------------------------------------------- all
 
 
-def read_items(history: Any, today: dt.date, *, report: bool) -> pd.DataFrame:
-    """The company's ACH items the checks need, their columns only: those received in the
-    last :data:`ENTRY_DAYS` days (:data:`READ_DAYS` for a report), and every item returned
-    in the 60-day window, whenever it was received (its return counts, its entry falls
-    before the window). Both reads bound ``receivedDateTime``: an item without one (the
-    service always gives it) is in neither."""
-    first = today - dt.timedelta(days=READ_DAYS if report else ENTRY_DAYS)
-    recent = history.ach(start=first, columns=ACH_COLUMNS)
-    # The returns of items received before ``first`` (the others are in ``recent``): only
-    # the older months are read (at a million items, a third of the time of all months).
-    older = history.ach(end=first - dt.timedelta(days=1), status="R",
-                        returned_from=today - dt.timedelta(days=WINDOW_DAYS),
-                        columns=ACH_COLUMNS)
-    if older.empty:
-        return recent
-    both = pd.concat([recent, older], ignore_index=True)
-    both.attrs = recent.attrs  # what the history says it holds
-    return both
+def _grouped_items(history: Any, connection: Any, scope: list[Any]) -> pd.DataFrame:
+    """The ACH items of ``scope`` grouped by what the figures read of them (``items``:
+    how many a row stands for; ``amount``: their sum). It carries what the history holds
+    (``attrs``), so the figures warn of a window beyond the store as they do for items."""
+    # Grouped by each date's UTC day number (floored: DuckDB's // truncates), made a date
+    # once grouped: a time's cast to a date goes through the time zone, row by row, and
+    # cost a third of the query.
+    numbers = ", ".join(f'(epoch_us("{name}") - (epoch_us("{name}") % {_DAY} + {_DAY}) % {_DAY})'
+                        f' // {_DAY} AS "{name}"' for name in _FIGURE_DAYS)
+    dates = ", ".join(f'DATE \'1970-01-01\' + CAST("{name}" AS INTEGER) AS "{name}"'
+                      for name in _FIGURE_DAYS)
+    grouped = _answer(
+        connection, f"SELECT * REPLACE ({dates}) FROM (SELECT {_columns(_FIGURE_TEXTS)}, "
+                    f"{numbers}, sign(amount) AS amountSign, sum(amount) AS amount, "
+                    f"count(*) AS {_COUNT} FROM ach WHERE {_SCOPE} GROUP BY ALL)", *scope)
+    held = history.held("ach")
+    if held is not None:
+        grouped.attrs[HISTORY] = held
+    return grouped
 
 
 def measure(client: Any, *, as_of: dt.datetime, since: dt.datetime | None,
@@ -382,21 +431,24 @@ def measure(client: Any, *, as_of: dt.datetime, since: dt.datetime | None,
     """
     company = client.company_code
     today = _utc_day(as_of)
-    history = client.history  # one History for every read (each access opens the store)
-    items = read_items(history, today, report=report)
-    evidence = None
-    if report:  # the workbook's figures: the rates, breaches, exposure and top reasons
-        evidence = compliance.report(items, as_of=today, by=None)
-        evidence.source = f"local history of {company}"
-        rates, exposure = evidence.rates, evidence.exposure
-    else:
-        rates = compliance.return_rates(items, as_of=today)
-        exposure = compliance.return_exposure(items, as_of=today)
-    rate_findings, rates, rolling, projections = _rates(items, company, today, rates, report)
-    noc_findings, nocs = _nocs(client, history, items, company, as_of)
-    return_findings, new, by_reason, start = _new_returns(history, items, company, since,
-                                                          today)
-    waiting_findings, waiting = _waiting(history, company, today, waiting_days)
+    history = client.history  # one History, one state of the store, for every read
+    with history.connect() as connection:
+        scope = _scope(company, today, report)
+        grouped = _grouped_items(history, connection, scope)
+        evidence = None
+        if report:  # the workbook's figures: the rates, breaches, exposure and top reasons
+            evidence = compliance.report(grouped, as_of=today, by=None, weights=_COUNT)
+            evidence.source = f"local history of {company}"
+            rates, exposure = evidence.rates, evidence.exposure
+        else:
+            rates = compliance.return_rates(grouped, as_of=today, weights=_COUNT)
+            exposure = compliance.return_exposure(grouped, as_of=today, weights=_COUNT)
+        rate_findings, rates, rolling, projections = _rates(grouped, company, today, rates,
+                                                            report)
+        noc_findings, nocs = _nocs(client, history, connection, company, as_of, scope)
+        return_findings, new, by_reason, start = _new_returns(connection, company, since,
+                                                              today)
+        waiting_findings, waiting = _waiting(connection, company, today, waiting_days)
     unknown_findings, unknown = _unknown(client, company)
     exposure_findings, exposure_total = _exposure(exposure, company)
     findings = [*rate_findings, *noc_findings, *return_findings, *waiting_findings,
@@ -405,4 +457,3 @@ def measure(client: Any, *, as_of: dt.datetime, since: dt.datetime | None,
                     nocs=nocs, new_returns=new, returns_by_reason=by_reason, waiting=waiting,
                     unknown=unknown, exposure=exposure, exposure_total=exposure_total,
                     compliance=evidence, returns_since=start)
-

@@ -6,7 +6,9 @@ from __future__ import annotations
 import datetime as dt
 from decimal import Decimal
 
+import duckdb
 import pandas as pd
+import pyarrow as pa
 
 from paynb.monitor._checks import _new_returns
 
@@ -21,10 +23,17 @@ def test_the_returns_title_names_each_code_with_its_meaning() -> None:
         "itemStatus": ["R", "R", "R", "R", "S"],
         "returnReason": ["R01", "R01", "R10", None, None],
         "returnDate": pd.to_datetime(["2026-12-01", "2026-12-01", "2026-12-01", "2026-12-01",
-                                      None]),
-        "settleDate": pd.to_datetime(["2026-11-27"] * 5)})
+                                      None], utc=True),
+        "settleDate": pd.to_datetime(["2026-11-27"] * 5, utc=True),
+        "company": ["DEMO1"] * 5})
+    amounts = pa.array(items.pop("amount"), pa.decimal128(18, 2))
+    # The checks read the history through DuckDB: the same views, over these rows.
+    connection = duckdb.connect()
+    connection.execute("SET TimeZone = 'UTC'")
+    connection.register("ach", pa.Table.from_pandas(items, preserve_index=False)
+                        .append_column("amount", amounts))
     # A first run (no previous one): the returns dated on the last banking day or later.
-    findings, new, by_reason, _ = _new_returns(None, items, "DEMO1", None,
+    findings, new, by_reason, _ = _new_returns(connection, "DEMO1", None,
                                                dt.date(2026, 12, 2))
     assert new["achItemId"].tolist() == [1, 2, 3, 4]
     summary = findings[-1]
