@@ -152,6 +152,7 @@ class History:
             raise ValidationError.for_argument("company", "must be a company code or None")
         st.need_extra()
         self._store = st.Store(path, storage_options)
+        self._synced = False
         local = self._store.local
         if local is not None and local.exists() and not local.is_dir():
             raise ValidationError.for_argument(
@@ -264,7 +265,9 @@ class History:
     def _never_synced(self) -> bool:
         """Whether the store holds no table at all (a path mistyped, or nothing synced
         there yet): it is said, once, rather than passing for a store with no items."""
-        if self._store.tables():
+        # Once a table was found, the store stays synced (each check opens every table).
+        if self._synced or self._store.tables():
+            self._synced = True
             return False
         local = self._store.local
         where = "no Delta table of a paynb history is there" if local is None else \
@@ -535,7 +538,9 @@ class History:
                                "History(path, mask=False) to query it in SQL")
         connection = duckdb.connect()
         try:
+            # UTC days; and each file's footer read once (a Delta table's files never change).
             connection.execute("SET TimeZone = 'UTC'")
+            connection.execute("SET parquet_metadata_cache = true")
             for name, table in tables.items():  # a table not there yet: its columns
                 files = None if table is None else self._store.parquet_files(name, table)
                 if files:

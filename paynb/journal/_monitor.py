@@ -15,6 +15,7 @@ version 3 makes them where they are missing (a journal is brought up to date on 
 from __future__ import annotations
 
 import datetime as dt
+import functools
 from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
@@ -79,15 +80,15 @@ class MonitorRun:
     delivered: str
 
 
-def _time(text: str | None) -> dt.datetime:
-    found = parse_stamp(text)
+def _time(found: dt.datetime | None) -> dt.datetime:
     if found is None:
         raise ValueError("a monitor row without its time")
     return found
 
 
 def _run(row: tuple[Any, ...]) -> MonitorRun:
-    return MonitorRun(row[0], _time(row[1]), _time(row[2]), int(row[3]), row[4], row[5])
+    return MonitorRun(row[0], _time(parse_stamp(row[1])), _time(parse_stamp(row[2])),
+                      int(row[3]), row[4], row[5])
 
 
 class MonitorLedger:
@@ -104,15 +105,19 @@ class MonitorLedger:
         rows = self._rows("SELECT key, level, title, notified, seen, cleared"
                           " FROM monitor_notified WHERE company = ?",
                           (name(company, "company"),))
-        return {key: Notified(key, level, title, _time(notified), _time(seen),
-                              parse_stamp(cleared))
+        # Thousands of rows share a few runs' times: each is read once.
+        read = functools.cache(parse_stamp)
+        return {key: Notified(key, level, title, _time(read(notified)), _time(read(seen)),
+                              read(cleared))
                 for key, level, title, notified, seen, cleared in rows}
 
     def record(self, company: str, rows: Iterable[Notified]) -> None:
         """Write (insert or replace) rows of ``company``."""
         company = name(company, "company")
-        values = [(company, row.key, row.level, row.title, stamp(row.notified), stamp(row.seen),
-                   None if row.cleared is None else stamp(row.cleared)) for row in rows]
+        written = functools.cache(stamp)  # (a few runs' times, thousands of rows)
+        values = [(company, row.key, row.level, row.title, written(row.notified),
+                   written(row.seen), None if row.cleared is None else written(row.cleared))
+                  for row in rows]
         with self._db.write() as conn:
             conn.executemany(
                 "INSERT INTO monitor_notified (company, key, level, title, notified, seen,"
