@@ -256,6 +256,7 @@ class History:
         """Table ``name`` as of ``moment``; one not there yet at ``moment`` is said so,
         rather than read as "no items"."""
         table = self._store.open(name, moment)
+        self._synced = self._synced or table is not None
         if table is None and not self._never_synced() and moment is not None \
                 and self._store.open(name) is not None:
             self._tell(("before", name), f"the {name} table at {self.path} did not exist "

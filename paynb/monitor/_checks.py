@@ -13,6 +13,7 @@ applies inside the files.
 from __future__ import annotations
 
 import datetime as dt
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from decimal import Decimal
 from typing import Any
@@ -212,14 +213,14 @@ def _corrected_accounts(nocs: pd.DataFrame, about: pd.DataFrame) -> pd.DataFrame
     return pd.DataFrame(rows, columns=["bankRoutingNumber", "bankAccountNumber"])
 
 
-def _nocs(client: Any, history: Any, connection: Any, company: str, as_of: dt.datetime,
-          scope: list[Any]) -> tuple[list[Finding], pd.DataFrame]:
-    """NOC obligations overdue or due soon (two banking days or fewer), judged on the
-    history's NOCs and the entries of ``scope`` they are about, with the journal's
-    applied marks."""
+def _noc_evidence(client: Any, history: Any, connection: Any, company: str,
+                  scope: list[Any]) -> tuple[pd.DataFrame, pd.DataFrame, dict[str, Any]]:
+    """The history's NOCs, the entries of ``scope`` they are about (and, in a store of
+    whole account numbers, the other entries to the same accounts), and the journal's
+    applied marks: what the NOC ledger judges."""
     nocs = history.nocs()
-    if nocs.empty:
-        return [], compliance.noc_obligations(nocs, as_of=as_of)
+    journal = client.context.journal
+    applied = journal.nocs.applied(company) if journal is not None else {}
     # The entries the NOCs are about, and every entry to the same accounts (the next
     # entry to an account moves a NOC's due date); a masked store matches the NOC's own
     # entry only, and the due date is then the sixth banking day.
@@ -227,20 +228,26 @@ def _nocs(client: Any, history: Any, connection: Any, company: str, as_of: dt.da
     about = _answer(connection, f"{entries} AND achItemId IN (SELECT achItemId FROM nocs "
                                 "WHERE company = ?)", *scope, company)
     accounts = about[["bankRoutingNumber", "bankAccountNumber"]].drop_duplicates()
-    related = about
     masked = accounts["bankAccountNumber"].astype("string").str.contains("*", regex=False)
-    if len(accounts) and not masked.fillna(True).all():
-        # Whole account numbers (a store synced with mask=False): the next entries too,
-        # and those to the accounts as the NOCs corrected them: a later entry there
-        # carrying the corrected values shows the change made (the ledger's "applied").
-        whole = pd.concat([accounts[~masked.fillna(True).to_numpy()],
-                           _corrected_accounts(nocs, about)]).drop_duplicates()
-        connection.register("noc_accounts", whole.astype("string"))
-        later = _answer(connection, f"{entries} AND (bankRoutingNumber, bankAccountNumber) "
-                                    "IN (SELECT * FROM noc_accounts)", *scope)
-        related = pd.concat([about, later]).drop_duplicates("achItemId")
-    journal = client.context.journal
-    applied = journal.nocs.applied(company) if journal is not None else {}
+    if not len(accounts) or masked.fillna(True).all():
+        return nocs, about, applied
+    # Whole account numbers (a store synced with mask=False): the next entries too, and
+    # those to the accounts as the NOCs corrected them: a later entry there carrying the
+    # corrected values shows the change made (the ledger's "applied").
+    whole = pd.concat([accounts[~masked.fillna(True).to_numpy()],
+                       _corrected_accounts(nocs, about)]).drop_duplicates()
+    connection.register("noc_accounts", whole.astype("string"))
+    later = _answer(connection, f"{entries} AND (bankRoutingNumber, bankAccountNumber) "
+                                "IN (SELECT * FROM noc_accounts)", *scope)
+    return nocs, pd.concat([about, later]).drop_duplicates("achItemId"), applied
+
+
+def _nocs(nocs: pd.DataFrame, related: pd.DataFrame, applied: dict[str, Any], company: str,
+          as_of: dt.datetime) -> tuple[list[Finding], pd.DataFrame]:
+    """NOC obligations overdue or due soon (two banking days or fewer), judged on the
+    evidence of :func:`_noc_evidence`. Pure: it runs beside the other checks' queries."""
+    if nocs.empty:
+        return [], compliance.noc_obligations(nocs, as_of=as_of)
     ledger = compliance.noc_obligations(nocs, items=related, as_of=as_of, applied=applied)
     due = ledger[ledger["state"].isin(["overdue", "due soon"])].reset_index(drop=True)
     findings = []
@@ -417,12 +424,13 @@ def _grouped_items(history: Any, connection: Any, scope: list[Any]) -> pd.DataFr
     return grouped
 
 
-def measure(client: Any, *, as_of: dt.datetime, since: dt.datetime | None,
+def measure(client: Any, history: Any, *, as_of: dt.datetime, since: dt.datetime | None,
             waiting_days: int = WAITING_BANKING_DAYS, report: bool = True) -> Measured:
     """Every check of a run, on the client's history as last synced.
 
     Args:
         client: a :class:`paynb.Client` whose history is synced.
+        history: its history (``client.history``), opened once for the run.
         as_of: the service's time the run measures (the last sync's).
         since: the previous successful run's ``as_of`` (None: a first run).
         waiting_days: banking days after receipt from which a ``W`` item is late.
@@ -431,9 +439,12 @@ def measure(client: Any, *, as_of: dt.datetime, since: dt.datetime | None,
     """
     company = client.company_code
     today = _utc_day(as_of)
-    history = client.history  # one History, one state of the store, for every read
-    with history.connect() as connection:
+    with history.connect() as connection, ThreadPoolExecutor(max_workers=1) as beside:
         scope = _scope(company, today, report)
+        # The NOC ledger is Python, the other checks mostly DuckDB's queries (which let
+        # Python run meanwhile): judged beside them, the run uses both cores.
+        judged = beside.submit(_nocs, *_noc_evidence(client, history, connection, company,
+                                                     scope), company, as_of)
         grouped = _grouped_items(history, connection, scope)
         evidence = None
         if report:  # the workbook's figures: the rates, breaches, exposure and top reasons
@@ -445,10 +456,10 @@ def measure(client: Any, *, as_of: dt.datetime, since: dt.datetime | None,
             exposure = compliance.return_exposure(grouped, as_of=today, weights=_COUNT)
         rate_findings, rates, rolling, projections = _rates(grouped, company, today, rates,
                                                             report)
-        noc_findings, nocs = _nocs(client, history, connection, company, as_of, scope)
         return_findings, new, by_reason, start = _new_returns(connection, company, since,
                                                               today)
         waiting_findings, waiting = _waiting(connection, company, today, waiting_days)
+        noc_findings, nocs = judged.result()
     unknown_findings, unknown = _unknown(client, company)
     exposure_findings, exposure_total = _exposure(exposure, company)
     findings = [*rate_findings, *noc_findings, *return_findings, *waiting_findings,

@@ -34,9 +34,9 @@ def _positive(value: Any, name: str) -> int:
     return value
 
 
-def _synced_at(client: Any) -> dt.datetime:
+def _synced_at(client: Any, history: Any) -> dt.datetime:
     """The service's time of the history's last sync (what the run measures)."""
-    text = client.history.info().get("syncedAt")
+    text = history.info().get("syncedAt")
     if not text:
         now: dt.datetime = client.context.clock.now()
         return now
@@ -111,8 +111,9 @@ def run(client: Any, *, sync: bool = True, notify: str | Sequence[str] | None = 
     summary = None
     if sync:
         summary = client.sync(kinds=SYNCED_KINDS, progress=progress)
-    as_of = _synced_at(client)
-    measured = measure(client, as_of=as_of, since=previous.as_of if previous else None,
+    history = client.history  # one History, one state of the store, for the whole run
+    as_of = _synced_at(client, history)
+    measured = measure(client, history, as_of=as_of, since=previous.as_of if previous else None,
                        waiting_days=waiting_days, report=report)
     notified = ledger.notified(company)  # read once: nothing below writes it before the end
     news = diff(measured.findings, notified)
