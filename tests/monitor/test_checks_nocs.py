@@ -21,3 +21,33 @@ def test_the_accounts_as_corrected_are_read_too() -> None:
     assert accounts.to_dict("records") == [
         {"bankRoutingNumber": "021000021", "bankAccountNumber": "999"},
         {"bankRoutingNumber": "011000015", "bankAccountNumber": "222"}]
+
+
+def test_a_store_of_whole_numbers_reads_the_later_entries_to_a_corrected_account(
+        sandbox, tmp_path) -> None:
+    import datetime as dt
+    from decimal import Decimal
+
+    from paynb import monitor
+
+    def item(reference: str, account: str) -> dict:
+        return {"firstSignerFirstName": "Noc", "firstSignerLastName": "Later", "state": "NY",
+                "zip": "10001", "yourReferenceNumber": reference,
+                "bankRoutingNumber": "021000021", "bankAccountNumber": account,
+                "achTransactionType": "Debit", "amount": Decimal("15.00")}
+
+    with sandbox.connect(journal=tmp_path / "j.sqlite3", mask=False) as client:
+        client.sync(path=tmp_path / "history", kinds=monitor.SYNCED_KINDS, progress=False)
+        first = client.ach.submit(item("NOC-WHOLE-A", "555000111"))
+        # A NOC of three weeks ago (its six banking days long past): C01, a new account.
+        noc = sandbox.simulate.create_noc(
+            int(first["achItemId"]), change_code="C01", corrected_data="555000999",
+            date=dt.datetime.now(dt.UTC) - dt.timedelta(days=21))
+        run = monitor.run(client, report=False, notify=[])
+        key = f"noc:{noc['nocId']}"
+        assert key in {f.key for f in run.findings}  # overdue: nothing sent there yet
+        # A later entry to the account as corrected: the change made (late).
+        client.ach.submit(item("NOC-WHOLE-B", "555000999"))
+        run = monitor.run(client, report=False, notify=[])
+        assert key not in {f.key for f in run.findings}
+        assert client.history.masked is False
