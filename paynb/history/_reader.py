@@ -108,6 +108,18 @@ def _pandas_column(arrow: Any, target: Any, as_json: bool) -> Any:
     return values.array
 
 
+def _one_schema(connection: Any, files: str) -> bool:
+    """Whether the Parquet ``files`` (an SQL list) all hold the same columns, of the same
+    types. DuckDB then reads them as one schema; a table whose schema grew holds files
+    without the new columns, read by name (each file's columns matched to the table's:
+    twice the time of a query, and of its planning)."""
+    ((schemas,),) = connection.sql(
+        "SELECT count(DISTINCT columns) FROM (SELECT string_agg(name || ' ' || type, ', ' "
+        f"ORDER BY name) AS columns FROM parquet_schema({files}) GROUP BY file_name)"
+    ).fetchall()
+    return bool(schemas == 1)
+
+
 def _in_order(table: pa.Table) -> pa.Table:
     """``table``'s rows in the list's order (``_order``): each file holds a run of it, so
     the runs are sliced (no copy), not every column gathered row by row."""
@@ -545,11 +557,13 @@ class History:
             for name, table in tables.items():  # a table not there yet: its columns
                 files = None if table is None else self._store.parquet_files(name, table)
                 if files:
+                    listed = f"[{', '.join(map(st.quoted, files))}]"
                     hive = ", ".join(f"{c}: VARCHAR" for c in (
                         st.EVENT_PARTITIONS if name == st.EVENTS else st.PARTITIONS))
-                    source = (f"read_parquet([{', '.join(map(st.quoted, files))}], "
-                              f"hive_partitioning = true, hive_types = {{{hive}}}, "
-                              "union_by_name = true)")
+                    by_name = "" if len(files) == 1 or _one_schema(connection, listed) \
+                        else ", union_by_name = true"
+                    source = (f"read_parquet({listed}, hive_partitioning = true, "
+                              f"hive_types = {{{hive}}}{by_name})")
                 else:
                     connection.register(f"{name}_data", st.empty(name) if table is None
                                         else table.to_pyarrow_dataset())
