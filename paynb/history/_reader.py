@@ -108,6 +108,16 @@ def _pandas_column(arrow: Any, target: Any, as_json: bool) -> Any:
     return values.array
 
 
+def _first_entry(table: Any) -> tuple[int, int] | None:
+    """Which file holds the first entry of the log of the table in folder ``table``
+    (None: none does, or no longer: entries past their retention are cleaned up)."""
+    try:
+        found = os.stat(table / "_delta_log" / f"{0:020d}.json")
+    except OSError:
+        return None
+    return found.st_ino, found.st_mtime_ns
+
+
 def _one_schema(connection: Any, files: str) -> bool:
     """Whether the Parquet ``files`` (an SQL list) all hold the same columns, of the same
     types. DuckDB then reads them as one schema; a table whose schema grew holds files
@@ -165,6 +175,7 @@ class History:
         st.need_extra()
         self._store = st.Store(path, storage_options)
         self._synced = False
+        self._opened: dict[str, tuple[DeltaTable, Any]] = {}
         local = self._store.local
         if local is not None and local.exists() and not local.is_dir():
             raise ValidationError.for_argument(
@@ -197,7 +208,7 @@ class History:
         the masking, the number of the last sync (``version``) and each table's Delta
         version (``versions``)."""
         moment = _as_of(as_of)
-        tables = {name: self._store.open(name, moment) for name in (*st.KINDS, st.EVENTS)}
+        tables = {name: self._open(name, moment) for name in (*st.KINDS, st.EVENTS)}
         if all(table is None for table in tables.values()):
             self._never_synced()
         states = {name: st.state(table) for name, table in tables.items() if table is not None}
@@ -264,10 +275,33 @@ class History:
             self._told.add(case)
             warnings.warn(message, category, stacklevel=user_stacklevel())
 
+    def _open(self, name: str, moment: Any) -> DeltaTable | None:
+        """Table ``name`` as of ``moment``. The latest version of a table on this machine
+        is kept and brought up to date when asked again (the log's new entries only, not
+        the whole log: a run's reads open each table once); one made anew since (the
+        first entry of its log another file) is opened again."""
+        local = self._store.local
+        if moment is not None or local is None:
+            return self._store.open(name, moment)
+        first = _first_entry(local / name)
+        if name in self._opened and self._opened[name][1] == first:
+            table = self._opened[name][0]
+            from deltalake.exceptions import DeltaError
+
+            try:
+                table.update_incremental()
+            except (DeltaError, OSError) as exc:
+                raise self._store.unreadable(name, exc) from None
+            return table
+        found = self._store.open(name)
+        if found is not None:
+            self._opened[name] = (found, first)
+        return found
+
     def _table(self, name: str, moment: Any) -> DeltaTable | None:
         """Table ``name`` as of ``moment``; one not there yet at ``moment`` is said so,
         rather than read as "no items"."""
-        table = self._store.open(name, moment)
+        table = self._open(name, moment)
         self._synced = self._synced or table is not None
         if table is None and not self._never_synced() and moment is not None \
                 and self._store.open(name) is not None:

@@ -141,3 +141,25 @@ def test_without_deltalake_the_history_names_the_extra(client, tmp_path, monkeyp
         History(tmp_path)
     with pytest.raises(MissingExtraError, match=r"paynb\[history\]"):
         client.sync(path=tmp_path, progress=False)
+
+
+def test_a_history_kept_open_reads_each_later_sync_and_a_store_made_anew(private, tmp_path):
+    import shutil
+
+    client = private.connect(journal=None)
+    client.sync(path=tmp_path, kinds="ach", progress=False)
+    kept = History(tmp_path)
+    before = kept.ach()
+    waiting = before.loc[before["itemStatus"] == "W", "achItemId"].tolist()
+    private.simulate.force_status(int(waiting[0]), "R", code="R01")
+    client.sync(kinds="ach", progress=False)
+    # The table it opened is brought up to date, not read as it was.
+    after = kept.ach()
+    assert after.loc[after["achItemId"] == waiting[0], "itemStatus"].astype(str).tolist() == ["R"]
+    assert kept.info()["versions"]["ach"] == History(tmp_path).info()["versions"]["ach"]
+    # The store deleted and synced anew (its log starts again): opened again, not mixed.
+    shutil.rmtree(tmp_path / "ach")
+    private.simulate.force_status(int(waiting[1]), "R", code="R01")
+    client.sync(kinds="ach", progress=False)
+    pd.testing.assert_frame_equal(kept.ach(), History(tmp_path).ach())
+    assert kept.info()["versions"]["ach"] == History(tmp_path).info()["versions"]["ach"]
