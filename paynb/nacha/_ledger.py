@@ -544,9 +544,10 @@ def ledger(nocs: Any, entries: list[Entry], *, as_of: dt.datetime,
         else:
             state = "open"
         fields = dict(item.fields) if item is not None else {}
-        fields.update(corrected_fields(corrected))
-        correction = Correction(noc_id, code, fields, corrected_fields(corrected)) \
-            if corrected_fields(corrected) and item is not None else None
+        changes = corrected_fields(corrected)
+        fields.update(changes)
+        correction = Correction(noc_id, code, fields, changes) \
+            if changes and item is not None else None
         account = item.fields.get("bankAccountNumber") if item is not None else None
         rows.append({
             "nocId": noc_id, "achItemId": get(noc, "achItemId"),
