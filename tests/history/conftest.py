@@ -21,3 +21,19 @@ def private() -> Iterator[Sandbox]:
             warnings.simplefilter("ignore")  # the guards' notice of a client with no history
             client.ach.submit_many([ach_item(f"HIST-W-{n}", 500 + n) for n in range(40)])
         yield sb
+
+
+@pytest.fixture
+def store_reads(monkeypatch: pytest.MonkeyPatch) -> list[list[str] | None]:
+    """The columns of every read of a history table (None: all of them), in order."""
+    from paynb.history import _store
+
+    reads: list[list[str] | None] = []
+    real = _store.Store.scan
+
+    def counted(self, name, table, files=None, columns=None, condition=None):  # type: ignore[no-untyped-def]
+        reads.append(columns)
+        return real(self, name, table, files, columns, condition)
+
+    monkeypatch.setattr(_store.Store, "scan", counted)
+    return reads

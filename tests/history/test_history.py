@@ -482,9 +482,7 @@ def test_a_column_of_many_distinct_values_keeps_a_small_dictionary(tmp_path):
 
 
 def test_items_that_left_waiting_quietly_are_read_pages_at_a_time(private, tmp_path,
-                                                                    monkeypatch):
-    from paynb.history import _store
-
+                                                                    store_reads):
     client = private.connect(journal=None, page_size=5)
     client.sync(path=tmp_path, kinds="ach", progress=False)
     # The fixture's own waiting items (the demo's leave W with the sandbox's time of day,
@@ -495,22 +493,15 @@ def test_items_that_left_waiting_quietly_are_read_pages_at_a_time(private, tmp_p
     assert len(waiting) >= 12
     for item in waiting[:12]:  # sent: no filter of the service shows them by date
         private.simulate.force_status(item, "S")
-    scans = []
-    real = _store.Store.scan
-
-    def counted(self, name, table, files=None, columns=None, condition=None):
-        scans.append(columns)
-        return real(self, name, table, files, columns, condition)
-
-    monkeypatch.setattr(_store.Store, "scan", counted)
+    store_reads.clear()
     assert client.sync(kinds="ach", progress=False)["events"].iloc[0] == 12
     # The S list's pages that can hold the 12 (three of five) are asked at once, and
     # their items looked up in the store by one read, not one read a page: one read for
     # the poll and the list's end, one for those pages, and one more batch at most (the
     # S list's last page may hold a single item: how many demo items are sent, and so
     # the list's length, depends on the sandbox's time of day).
-    lookups = [c for c in scans if c is not None and "_hash" in c]
-    assert len(lookups) <= 3, scans
+    lookups = [c for c in store_reads if c is not None and "_hash" in c]
+    assert len(lookups) <= 3, store_reads
     pd.testing.assert_frame_equal(client.history.ach(), client.ach.list(progress=False))
 
 
@@ -692,17 +683,23 @@ def test_a_store_of_another_service_is_refused_naming_both(synced, tmp_path):
         assert len(History(synced.path).ach()) == len(synced.ach())
 
 
+def _synced_with_returns_on(private, tmp_path, day):
+    """A client (pages of 5) whose ACH items are synced into ``tmp_path``, then 12 of its
+    waiting items (more than two pages) returned on ``day``; and its waiting items."""
+    client = private.connect(journal=None, page_size=5)
+    client.sync(path=tmp_path, kinds="ach", progress=False)
+    waiting = client.ach.list(status="W", progress=False)["achItemId"].tolist()
+    for item in waiting[:12]:
+        private.simulate.force_status(item, "R", code="R01", date=day)
+    return client, waiting
+
+
 def test_the_returns_window_is_counted_and_read_again_only_when_it_changed(private, tmp_path):
     """Returns of the day before the watermark: read again only when the service counts
     another number of them than the table holds (a late return dated back), else the
     poll starts after the watermark. One count of B, I and R together: B and I are
     locked and R is final, so returns only come into the day."""
-    client = private.connect(journal=None, page_size=5)
-    client.sync(path=tmp_path, kinds="ach", progress=False)
-    waiting = client.ach.list(status="W", progress=False)["achItemId"].tolist()
-    day = dt.date(2030, 1, 10)
-    for item in waiting[:12]:                  # more than two pages of returns on one day
-        private.simulate.force_status(item, "R", code="R01", date=day)
+    client, waiting = _synced_with_returns_on(private, tmp_path, day := dt.date(2030, 1, 10))
     first = client.sync(progress=False).set_index("kind").loc["ach"]
     assert first["events"] == 12
     state = client.history.info()["kinds"]["ach"][private.company_code]
@@ -732,33 +729,20 @@ def test_the_returns_window_is_counted_and_read_again_only_when_it_changed(priva
 
 
 def test_the_files_read_to_count_the_day_before_the_watermark_serve_the_look_ups(
-        private, tmp_path, monkeypatch):
+        private, tmp_path, store_reads):
     """The files whose return dates reach the day before the watermark are the recent
     items': read whole (their look-up columns) to count that day, they also answer the
     look-up of the poll's items and the list's end. A sync of new returns reads the store
     twice: that read, and the files its write replaces."""
-    from paynb.history import _store
-
-    client = private.connect(journal=None, page_size=5)
-    client.sync(path=tmp_path, kinds="ach", progress=False)
-    waiting = client.ach.list(status="W", progress=False)["achItemId"].tolist()
-    day = dt.date(2030, 1, 10)
-    for item in waiting[:12]:                  # more than a page of returns on one day
-        private.simulate.force_status(item, "R", code="R01", date=day)
+    client, waiting = _synced_with_returns_on(private, tmp_path, day := dt.date(2030, 1, 10))
     client.sync(kinds="ach", progress=False)
     for item in waiting[12:15]:                # new returns, after the watermark
         private.simulate.force_status(item, "R", code="R01", date=day + dt.timedelta(days=1))
-    reads = []
-    real = _store.Store.scan
-
-    def counted(self, name, table, files=None, columns=None, condition=None):
-        reads.append(columns)
-        return real(self, name, table, files, columns, condition)
-
-    monkeypatch.setattr(_store.Store, "scan", counted)
+    store_reads.clear()
     result = client.sync(kinds="ach", progress=False).set_index("kind").loc["ach"]
     assert (result["written"], result["events"]) == (3, 3)
-    assert len(reads) == 2 and "returnDate" in reads[0] and reads[1] is None, reads
+    assert len(store_reads) == 2 and "returnDate" in store_reads[0] \
+        and store_reads[1] is None, store_reads
     assert_same_as_lists(client, client.history, ("ach",))
 
 
