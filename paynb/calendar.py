@@ -150,12 +150,20 @@ class _Shape:
             values = pd.DatetimeIndex(dates)
         elif isinstance(dates, list | tuple | np.ndarray | pd.Index):
             values = pd.DatetimeIndex(pd.to_datetime(list(dates)))
+        elif isinstance(dates, dt.date) and dates is not pd.NaT:
+            # One date or time (a Timestamp too): its wall-clock day at once, as the
+            # index below gives it (the NOC ledger and the projection ask thousands).
+            self.scalar = True
+            day = dates.date() if isinstance(dates, dt.datetime) else dates
+            values = None
+            days = np.array([np.datetime64(day, "D")])
         else:
             self.scalar = True
             values = pd.DatetimeIndex([pd.Timestamp(dates) if dates is not None else pd.NaT])
-        if values.tz is not None:
-            values = values.tz_localize(None)  # wall-clock date in the value's own zone
-        days = values.values.astype("datetime64[D]")
+        if values is not None:
+            if values.tz is not None:
+                values = values.tz_localize(None)  # wall-clock date in the value's own zone
+            days = values.values.astype("datetime64[D]")
         missing = np.isnat(days)
         present = days[~missing]
         if present.size and (present.min() < _LOW or present.max() > _HIGH):

@@ -148,3 +148,22 @@ def test_a_result_past_the_calendar_and_garbage_are_refused_naming_the_argument(
         calendar.add_banking_days("garbage", 1)
     with pytest.raises(ValueError, match="end: 'soon' is not a date"):
         calendar.banking_days_between("2026-01-02", "soon")
+
+
+def test_one_date_or_time_counts_as_the_same_date_in_a_list() -> None:
+    import datetime as dt
+    from zoneinfo import ZoneInfo
+
+    import pandas as pd
+
+    from paynb import calendar
+
+    late_in_new_york = dt.datetime(2026, 7, 3, 23, 30, tzinfo=ZoneInfo("America/New_York"))
+    for value in (dt.date(2026, 7, 3), dt.datetime(2026, 7, 4, 12), late_in_new_york,
+                  pd.Timestamp("2026-12-24T23:59", tz="UTC"), pd.Timestamp("2026-11-26")):
+        # The wall-clock day of each, a scalar answered at once, as a list answers it.
+        assert calendar.add_banking_days(value, 2) == calendar.add_banking_days([value], 2)[0]
+        assert calendar.is_banking_day(value) == calendar.is_banking_day([value])[0]
+    # Its own wall-clock day (a Friday, open: the Saturday holiday is not moved).
+    assert calendar.add_banking_days(late_in_new_york, 0) == pd.Timestamp("2026-07-03")
+    assert calendar.add_banking_days(pd.NaT, 1) is pd.NaT
