@@ -548,9 +548,9 @@ class History:
         """
         if not isinstance(query, str) or not query.strip():
             raise ValidationError.for_argument("query", "must be SQL text")
-        with self._connect(as_of, ordered=True) as connection:
-            import pyarrow as pa
+        import pyarrow as pa
 
+        with self._connect(as_of, ordered=True) as connection:
             answer = connection.sql(query)  # None for a statement that answers nothing
             return arrow_frame(pa.table({}) if answer is None else answer.to_arrow_table())
 
