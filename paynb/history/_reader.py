@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import datetime as dt
+import functools
 import json
 import os
 import warnings
@@ -118,16 +119,42 @@ def _first_entry(table: Any) -> tuple[int, int] | None:
     return found.st_ino, found.st_mtime_ns
 
 
-def _one_schema(connection: Any, files: str) -> bool:
-    """Whether the Parquet ``files`` (an SQL list) all hold the same columns, of the same
-    types. DuckDB then reads them as one schema; a table whose schema grew holds files
-    without the new columns, read by name (each file's columns matched to the table's:
-    twice the time of a query, and of its planning)."""
-    ((schemas,),) = connection.sql(
-        "SELECT count(DISTINCT columns) FROM (SELECT string_agg(name || ' ' || type, ', ' "
-        f"ORDER BY name) AS columns FROM parquet_schema({files}) GROUP BY file_name)"
-    ).fetchall()
+@functools.cache
+def _database(process: int) -> Any:
+    """The DuckDB database of ``process``'s SQL connections: each :meth:`History.connect`
+    is a cursor of it, with views, settings and registrations of its own, and they share
+    its cache of Parquet footers (a Delta table's files never change), which a new
+    database would read again for every connection. Per process: a fork's child gets
+    its own (a database is not shared across a fork)."""
+    import duckdb
+
+    database = duckdb.connect()
+    database.execute("SET parquet_metadata_cache = true")
+    return database
+
+
+@functools.lru_cache(maxsize=256)
+def _one_schema(files: tuple[str, ...]) -> bool:
+    """Whether the Parquet ``files`` all hold the same columns, of the same types. DuckDB
+    then reads them as one schema; a table whose schema grew holds files without the new
+    columns, read by name (each file's columns matched to the table's: twice the time of
+    a query, and of its planning). Known once per set of files: a committed file never
+    changes (a store made anew has files of other names)."""
+    with _database(os.getpid()).cursor() as connection:
+        ((schemas,),) = connection.sql(
+            "SELECT count(DISTINCT columns) FROM (SELECT string_agg(name || ' ' || type, "
+            f"', ' ORDER BY name) AS columns FROM parquet_schema({_listed(files)}) "
+            "GROUP BY file_name)").fetchall()
     return bool(schemas == 1)
+
+
+def _listed(files: Iterable[str]) -> str:
+    """``files`` as an SQL list of texts."""
+    return f"[{', '.join(map(st.quoted, files))}]"
+
+
+#: No rows of a table (its columns): made once, the same for every History.
+_empty = functools.cache(st.empty)
 
 
 def _in_order(table: pa.Table) -> pa.Table:
@@ -566,7 +593,13 @@ class History:
         of the tables' current version (or ``as_of``'s). The views are the tables as
         stored, in no particular order (``ORDER BY`` what a query needs): putting every
         item in the lists' order first would cost a query that counts or joins as much
-        as the query itself."""
+        as the query itself.
+
+        The connections of one process are cursors of one in-memory DuckDB database:
+        the views (temporary), settings and registered frames of each are its own, and
+        the Parquet footers read by one serve the next (a notebook's second query, the
+        morning run's next run). A table made with ``CREATE TABLE`` (not ``TEMP``) in
+        one is seen by the others."""
         return self._connect(as_of, ordered=False)
 
     def _connect(self, as_of: Any, *, ordered: bool) -> Any:
@@ -576,36 +609,31 @@ class History:
                 "as_of", "must be a date or a time here: each table has versions "
                          "of its own (a version suits one kind's reader)")
         st.need_extra("duckdb")
-        import duckdb
-
         tables = {name: self._table(name, moment) for name in (*st.KINDS, st.EVENTS)}
         if self.mask and any(st.state(t).get("masked") is False for t in tables.values()):
             raise HistoryError(f"the history at {self.path} holds whole account numbers "
                                "(synced with mask=False); open it with "
                                "History(path, mask=False) to query it in SQL")
-        connection = duckdb.connect()
+        connection = _database(os.getpid()).cursor()
         try:
-            # UTC days; and each file's footer read once (a Delta table's files never change).
-            connection.execute("SET TimeZone = 'UTC'")
-            connection.execute("SET parquet_metadata_cache = true")
+            connection.execute("SET TimeZone = 'UTC'")  # (a cursor's own setting)
             for name, table in tables.items():  # a table not there yet: its columns
                 files = None if table is None else self._store.parquet_files(name, table)
                 if files:
-                    listed = f"[{', '.join(map(st.quoted, files))}]"
                     hive = ", ".join(f"{c}: VARCHAR" for c in (
                         st.EVENT_PARTITIONS if name == st.EVENTS else st.PARTITIONS))
-                    by_name = "" if len(files) == 1 or _one_schema(connection, listed) \
+                    by_name = "" if len(files) == 1 or _one_schema(tuple(files)) \
                         else ", union_by_name = true"
-                    source = (f"read_parquet({listed}, hive_partitioning = true, "
+                    source = (f"read_parquet({_listed(files)}, hive_partitioning = true, "
                               f"hive_types = {{{hive}}}{by_name})")
                 else:
-                    connection.register(f"{name}_data", st.empty(name) if table is None
+                    connection.register(f"{name}_data", _empty(name) if table is None
                                         else table.to_pyarrow_dataset())
                     source = f"{name}_data"
                 hidden = "" if name == st.EVENTS else " EXCLUDE (" + ", ".join(
                     f'"{c}"' for c in st.INTERNAL) + ") "
                 order = ' ORDER BY "_order"' if ordered and name != st.EVENTS else ""
-                connection.execute(f"CREATE VIEW {name} AS SELECT *{hidden} FROM "
+                connection.execute(f"CREATE TEMP VIEW {name} AS SELECT *{hidden} FROM "
                                    f"{source}{order}")
         except BaseException:
             connection.close()
