@@ -26,6 +26,7 @@ from paynb._coerce import arrow_frame, records
 from paynb.codes import UNAUTHORIZED_RETURN_CODES, code_label, code_meaning
 from paynb.monitor._findings import Finding
 from paynb.monitor._projection import WINDOW_DAYS, Projection, project
+from paynb.nacha import ENTRY_FIELDS, NOC_FIELDS
 
 __all__ = ["ENTRY_DAYS", "READ_DAYS", "UNAUTHORIZED", "WAITING_BANKING_DAYS", "Measured",
            "measure"]
@@ -63,12 +64,9 @@ _COUNT = "items"
 #: falls before the window). Both bound ``receivedDateTime``: an item without one (the
 #: service always gives it) is in neither.
 _SCOPE = "company = ? AND (receivedDateTime >= ? OR (itemStatus = 'R' AND returnDate >= ?))"
-#: The ACH columns of the entries the NOC ledger reads.
-_ENTRY_COLUMNS = ("achItemId", "companyCode", "yourReferenceNumber", "bankRoutingNumber",
-                  "bankAccountNumber", "amount", "achTransactionType",
-                  "achTransactionSubType", "achEntryClass", "itemStatus", "returnDate",
-                  "returnReason", "receivedDateTime", "sendDate", "settleDate",
-                  "achEffectiveDate", "requestedSendDate")
+#: The ACH columns of the entries the NOC ledger reads (paynb.nacha's own list: the
+#: receiver's name, account type and identification show a NOC's change made too).
+_ENTRY_COLUMNS = ENTRY_FIELDS
 #: Days of rolling rates drawn in the report.
 CHART_DAYS = 90
 
@@ -218,7 +216,7 @@ def _noc_evidence(client: Any, history: Any, connection: Any, company: str,
     """The history's NOCs, the entries of ``scope`` they are about (and, in a store of
     whole account numbers, the other entries to the same accounts), and the journal's
     applied marks: what the NOC ledger judges."""
-    nocs = history.nocs()
+    nocs = history.nocs(columns=list(NOC_FIELDS))
     journal = client.context.journal
     applied = journal.nocs.applied(company) if journal is not None else {}
     # The entries the NOCs are about, and every entry to the same accounts (the next
