@@ -84,6 +84,32 @@ def test_as_of_reads_the_history_as_it_stood(private, tmp_path):
             history.ach(as_of=wrong)
 
 
+def test_every_tenth_commit_checkpoints_the_log_and_time_travel_still_reads_it(
+        private, tmp_path):
+    sb = private
+    client = sb.connect(journal=None)
+    client.sync(path=tmp_path, kinds="ach", progress=False)
+    first = client.history.ach()
+    log = tmp_path / "ach" / "_delta_log"
+    waiting = client.ach.list(status="W", progress=False)["achItemId"].tolist()
+    versions = []
+    for item in waiting[:10]:  # a commit each: one item returned
+        assert not (log / "_last_checkpoint").exists() or versions[-1] >= 9
+        sb.simulate.force_status(item, "R", code="R01")
+        client.sync(kinds="ach", progress=False)
+        versions.append(DeltaTable(str(tmp_path / "ach")).version())
+    table = DeltaTable(str(tmp_path / "ach"))
+    assert table.metadata().configuration["delta.checkpointInterval"] == "10"
+    assert versions[-1] >= 10
+    checkpoints = sorted(int(p.name.split(".")[0]) for p in log.glob("*.checkpoint.parquet"))
+    assert checkpoints and all((v + 1) % 10 == 0 for v in checkpoints)
+    history = client.history
+    pd.testing.assert_frame_equal(history.ach(as_of=0), first)
+    assert (history.ach()["itemStatus"] == "R").sum() == (first["itemStatus"] == "R").sum() + 10
+    assert_same_as_lists(client, history, ("ach",))
+    assert_engines_agree(history, tmp_path, ("ach",))
+
+
 def test_maintain_compacts_vacuums_and_says_what_it_did(private, tmp_path):
     sb = private
     client = sb.connect(journal=None)
