@@ -326,11 +326,18 @@ def _waiting(connection: Any, company: str, today: dt.date, days: int
     """ACH and RCC items still ``W`` more than ``days`` banking days after the day they
     were received (or their requested send day, when later)."""
     frames = []
+    # Only an item that started before ``days`` days ago can be late (``days`` banking days
+    # are as many calendar days or more): the query keeps those, which the banking days
+    # below then judge; the items received since (a day's thousands) are not read.
+    before = _moment(today - dt.timedelta(days=days))
     for kind, id_field in (("ach", "achItemId"), ("rcc", "rccItemId")):
         columns = [id_field, "yourReferenceNumber", "amount", "receivedDateTime", "sendDate",
                    *(["requestedSendDate"] if kind == "ach" else [])]
+        requested = " AND (requestedSendDate IS NULL OR requestedSendDate < ?)" \
+            if kind == "ach" else ""
         found = _answer(connection, f"SELECT {_columns(columns)} FROM {kind} WHERE company = ? "
-                                    "AND itemStatus = 'W'", company)
+                                    f"AND itemStatus = 'W' AND receivedDateTime < ?{requested}",
+                        company, before, *([before] if requested else []))
         if found.empty:
             continue
         received = pd.to_datetime(found["receivedDateTime"], utc=True).dt.tz_localize(None) \
