@@ -24,9 +24,10 @@ from paynb import calendar, compliance
 from paynb._attrs import HISTORY
 from paynb._coerce import arrow_frame, records
 from paynb.codes import UNAUTHORIZED_RETURN_CODES, code_label, code_meaning
+from paynb.frames import noc_ledger_frame
 from paynb.monitor._findings import Finding
 from paynb.monitor._projection import WINDOW_DAYS, Projection, project
-from paynb.nacha import ENTRY_FIELDS, NOC_FIELDS
+from paynb.nacha import ENTRY_FIELDS, NOC_FIELDS, applied_marks_of, entries_of, ledger
 
 __all__ = ["ENTRY_DAYS", "READ_DAYS", "UNAUTHORIZED", "WAITING_BANKING_DAYS", "Measured",
            "measure"]
@@ -243,16 +244,18 @@ def _noc_evidence(client: Any, history: Any, connection: Any, company: str,
 def _nocs(nocs: pd.DataFrame, related: pd.DataFrame, applied: dict[str, Any], company: str,
           as_of: dt.datetime) -> tuple[list[Finding], pd.DataFrame]:
     """NOC obligations overdue or due soon (two banking days or fewer), judged on the
-    evidence of :func:`_noc_evidence`. Pure: it runs beside the other checks' queries."""
-    if nocs.empty:
-        return [], compliance.noc_obligations(nocs, as_of=as_of)
-    ledger = compliance.noc_obligations(nocs, items=related, as_of=as_of, applied=applied)
-    due = ledger[ledger["state"].isin(["overdue", "due soon"])].reset_index(drop=True)
+    evidence of :func:`_noc_evidence`. Pure: it runs beside the other checks' queries.
+
+    The ledger's own rows (:func:`paynb.nacha.ledger`, what
+    :func:`paynb.compliance.noc_obligations` frames), of which only those due make a frame:
+    thousands of NOCs a run, their days already dates."""
+    rows = [row for row in ledger(nocs, entries_of(related), as_of=as_of,
+                                  applied=applied_marks_of(applied), as_it_stood=True)
+            if row["state"] in ("overdue", "due soon")]
     findings = []
-    for row in records(due[["nocId", "changeCode", "changeReason", "yourReferenceNumber",
-                             "dueDate", "state"]]):
+    for row in rows:
         overdue = row["state"] == "overdue"
-        when = f"{row['dueDate']:%Y-%m-%d}" if not pd.isna(row["dueDate"]) else "unknown"
+        when = f"{row['dueDate']:%Y-%m-%d}" if row["dueDate"] is not None else "unknown"
         reference = row["yourReferenceNumber"]
         title = (f"NOC {row['nocId']} ({row['changeCode']} {row['changeReason']}"
                  + (f", reference {reference}" if isinstance(reference, str) else "")
@@ -261,7 +264,7 @@ def _nocs(nocs: pd.DataFrame, related: pd.DataFrame, applied: dict[str, Any], co
                                 "breach" if overdue else "warning", title,
                                 {"nocId": str(row["nocId"]), "state": str(row["state"]),
                                  "dueDate": when}))
-    return findings, due
+    return findings, noc_ledger_frame(rows)
 
 
 # ---------------------------------------------------------------------------- returns
