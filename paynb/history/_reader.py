@@ -229,6 +229,15 @@ class History:
         masked: bool | None = self.info().get("masked")
         return masked
 
+    def tables(self) -> dict[str, DeltaTable]:
+        """The store's Delta tables at their latest version (``deltalake.DeltaTable``), by
+        name (``ach``, ..., ``events``; those not made yet are left out, and no store gives
+        ``{}`` without a word): for what deltalake itself offers, such as a table's
+        ``history()``. This History reads through the same objects: read them, and write
+        through paynb (``client.sync``, :meth:`maintain`), which holds the store's lock."""
+        found = {name: self._open(name, None) for name in (*st.KINDS, st.EVENTS)}
+        return {name: table for name, table in found.items() if table is not None}
+
     def info(self, *, as_of: Any = None) -> dict[str, Any]:
         """What the store holds: per kind and company the ``since`` it starts at, the
         return-date ``watermark``, the last sync's time, counts by status; the service,

@@ -121,7 +121,7 @@ class HistoryPlace:
     def _open(self) -> tuple[History, bool]:
         history = History(self.path(), company=self.context.company_code,
                           mask=self.context.mask, storage_options=self.options)
-        tables = st.Store(history.path, self.options).tables()
+        tables = history.tables()  # (the History keeps them for its reads)
         for table in tables.values():
             check_service(history.path, st.state(table).get("service"), self.service())
         return history, bool(tables)

@@ -65,9 +65,6 @@ _COUNT = "items"
 #: falls before the window). Both bound ``receivedDateTime``: an item without one (the
 #: service always gives it) is in neither.
 _SCOPE = "company = ? AND (receivedDateTime >= ? OR (itemStatus = 'R' AND returnDate >= ?))"
-#: The ACH columns of the entries the NOC ledger reads (paynb.nacha's own list: the
-#: receiver's name, account type and identification show a NOC's change made too).
-_ENTRY_COLUMNS = ENTRY_FIELDS
 #: Days of rolling rates drawn in the report.
 CHART_DAYS = 90
 
@@ -223,7 +220,9 @@ def _noc_evidence(client: Any, history: Any, connection: Any, company: str,
     # The entries the NOCs are about, and every entry to the same accounts (the next
     # entry to an account moves a NOC's due date); a masked store matches the NOC's own
     # entry only, and the due date is then the sixth banking day.
-    entries = f"SELECT {_columns(_ENTRY_COLUMNS)} FROM ach WHERE {_SCOPE}"
+    # The ledger's own fields of an entry (paynb.nacha: the receiver's name, account type
+    # and identification show a NOC's change made too).
+    entries = f"SELECT {_columns(ENTRY_FIELDS)} FROM ach WHERE {_SCOPE}"
     about = _answer(connection, f"{entries} AND achItemId IN (SELECT achItemId FROM nocs "
                                 "WHERE company = ?)", *scope, company)
     accounts = about[["bankRoutingNumber", "bankAccountNumber"]].drop_duplicates()

@@ -84,6 +84,20 @@ def test_as_of_reads_the_history_as_it_stood(private, tmp_path):
             history.ach(as_of=wrong)
 
 
+def test_tables_gives_the_stores_delta_tables_and_nothing_for_no_store(client, tmp_path):
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # no store: an empty answer, without a word
+        assert History(tmp_path / "nowhere").tables() == {}
+    client.sync(path=tmp_path, kinds=["ach", "nocs"], progress=False)
+    history = client.history
+    tables = history.tables()
+    assert sorted(tables) == ["ach", "events", "nocs"]
+    assert {name: table.version() for name, table in tables.items()} == \
+        history.info()["versions"]
+    assert tables["ach"].to_pyarrow_table().num_rows == len(history.ach())
+    assert history.tables()["ach"] is tables["ach"]  # the History reads through them
+
+
 def test_every_tenth_commit_checkpoints_the_log_and_time_travel_still_reads_it(
         private, tmp_path):
     sb = private
