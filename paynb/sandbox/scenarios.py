@@ -32,7 +32,8 @@ COMPANY = "DEMO1"
 @dataclass(frozen=True)
 class Attempt:
     """One entry to the scenario's account: sent ``sent`` banking days before the demo's
-    last banking day, returned with ``code`` ``returned`` banking days after settlement."""
+    banking day (see :func:`add`), returned with ``code`` ``returned`` banking days after
+    settlement."""
 
     sent: int
     code: str | None = None
@@ -97,8 +98,8 @@ SCENARIOS: tuple[Scenario, ...] = (
 )
 
 
-def _banking_day(last: np.datetime64, back: int) -> int:
-    day = np.busday_offset(last, -back, roll="backward", busdaycal=BUSDAY_CALENDAR)
+def _banking_day(anchor: np.datetime64, back: int) -> int:
+    day = np.busday_offset(anchor, -back, roll="forward", busdaycal=BUSDAY_CALENDAR)
     return int(day.astype(np.int64)) * processing.DAY_MS
 
 
@@ -109,17 +110,23 @@ def _forward(day_ms: int, n: int) -> int:
 
 
 def add(store: Store, today: int) -> None:
-    """Store the scenario items and their NOCs (sent before ``today``, midnight UTC)."""
+    """Store the scenario items and their NOCs (sent before ``today``, midnight UTC).
+
+    Every date counts back in banking days from the demo's banking day: ``today`` when it
+    is one, else the next (a Saturday's demo counts from Monday). So ``n`` banking days
+    ago is ``n`` banking days before the day the ledger counts forward from, and each
+    scenario is in its documented state on any day of the week (a NOC "1 banking day
+    ago" is never also "0 banking days" away on a Saturday)."""
     config = store.config
-    last = np.busday_offset(np.datetime64(today // processing.DAY_MS - 1, "D"), 0,
-                            roll="backward", busdaycal=BUSDAY_CALENDAR)
+    anchor = np.busday_offset(np.datetime64(today // processing.DAY_MS, "D"), 0,
+                            roll="forward", busdaycal=BUSDAY_CALENDAR)
     builds, nocs = [], []
     for scenario in SCENARIOS:
         for number, attempt in enumerate(scenario.attempts):
-            builds.append(_build(scenario, number, attempt, _banking_day(last, attempt.sent),
+            builds.append(_build(scenario, number, attempt, _banking_day(anchor, attempt.sent),
                                  config))
         if scenario.noc:
-            nocs.append((len(builds) - 1, scenario, _banking_day(last, scenario.noc[2])))
+            nocs.append((len(builds) - 1, scenario, _banking_day(anchor, scenario.noc[2])))
     records = store.insert("ach", COMPANY, builds)
     store.insert("noc", COMPANY, [_noc(records[i], scenario, day, config)
                                   for i, scenario, day in nocs])

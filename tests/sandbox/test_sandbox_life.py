@@ -15,6 +15,7 @@ import numpy as np
 import pandas as pd
 import pytest
 import requests
+import time_machine
 
 from paynb.calendar import BUSDAY_CALENDAR, is_banking_day
 from paynb.sandbox import processing, serve
@@ -23,6 +24,7 @@ from paynb.sandbox.scenarios import SCENARIOS
 from paynb.sandbox.seed import UNAUTHORIZED_RAMP, seed_demo
 from paynb.sandbox.store import Store
 from paynb.sandbox.tables import KINDS
+from tests._moments import at_every_moment
 
 UNAUTHORIZED = ["R05", "R07", "R10", "R11", "R29"]
 
@@ -418,6 +420,27 @@ def test_unauthorized_returns_land_on_a_banking_day_within_60_days() -> None:
     assert (standard == np.datetime64("2026-11-27")).any()  # two banking days: not Thanksgiving
 
 
+_DESIGNED = {"SCN-NOC-C01": "overdue", "SCN-NOC-C02": "overdue", "SCN-NOC-C07": "overdue",
+             "SCN-NOC-C03": "due soon", "SCN-NOC-C05": "open", "SCN-NOC-C06": "open",
+             "SCN-NOC-C09": "open"}
+
+
+def _states(ledger: pd.DataFrame) -> dict[str, str]:
+    scenario = ledger["yourReferenceNumber"].str.startswith("SCN-NOC")
+    return dict(zip(ledger.loc[scenario, "yourReferenceNumber"],
+                    ledger.loc[scenario, "state"].astype(str), strict=True))
+
+
+@at_every_moment
+def test_each_noc_scenario_is_in_its_documented_state_on_any_day(moment: dt.datetime) -> None:
+    """docs/sandbox.md's NOC scenarios count in banking days from the demo's banking day,
+    so a Monday, a Saturday, a holiday or 23:50 UTC finds each in the state it names."""
+    with time_machine.travel(moment, tick=True), \
+            serve(port=0, seed_items=200, seed=1) as sb:
+        ledger = sb.connect(journal=None).nocs.obligations(progress=False)
+    assert _states(ledger) == _DESIGNED
+
+
 def test_the_demo_ledger_is_a_realistic_history_with_the_scenarios_plain_to_see() -> None:
     """Most seeded NOCs were applied in time (the next entry carries the correction), a
     few late, a few never; the named NOC scenarios are the ones left to act on."""
@@ -429,11 +452,7 @@ def test_the_demo_ledger_is_a_realistic_history_with_the_scenarios_plain_to_see(
         items = client.ach.list(progress=False)
         ledger = client.nocs.obligations(progress=False)
     scenario = ledger["yourReferenceNumber"].str.startswith("SCN-NOC")
-    designed = {"SCN-NOC-C01": "overdue", "SCN-NOC-C02": "overdue", "SCN-NOC-C07": "overdue",
-                "SCN-NOC-C03": "due soon", "SCN-NOC-C05": "open", "SCN-NOC-C06": "open",
-                "SCN-NOC-C09": "open"}
-    assert dict(zip(ledger.loc[scenario, "yourReferenceNumber"],
-                    ledger.loc[scenario, "state"].astype(str), strict=True)) == designed
+    assert _states(ledger) == _DESIGNED
     seeded = ledger[~scenario]
     past = seeded[seeded["dueDate"] < pd.Timestamp.now(tz="UTC") - pd.Timedelta(days=14)]
     states = past["state"].value_counts()
