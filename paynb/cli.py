@@ -30,7 +30,7 @@ from typing import IO, Any
 
 from paynb import config
 from paynb.client import Client
-from paynb.errors import PaynbError, ValidationError
+from paynb.errors import PaynbError, PaynbWarning, ValidationError
 from paynb.journal import Journal, JournalError
 from paynb.sandbox import DEMO_ITEMS, ensure_running, serve
 from paynb.sandbox.server import (
@@ -335,7 +335,22 @@ def _words(value: object) -> list[str]:
 
 
 def _monitor_settings(args: argparse.Namespace) -> tuple[Any, dict[str, object]]:
-    """The connection settings (``None`` with ``--sandbox``) and the profile's options."""
+    """The connection settings (``None`` with ``--sandbox``) and the profile's options.
+
+    What the configuration warns of (a profile holding a secret that others can read) is
+    said on standard error whatever else is quieted: cron mails it to who can fix it."""
+    import warnings
+
+    with warnings.catch_warnings(record=True) as said:
+        warnings.simplefilter("always", PaynbWarning)
+        try:
+            return _monitor_configuration(args)
+        finally:
+            for warning in said:
+                _err(f"paynb monitor: warning: {warning.message}")
+
+
+def _monitor_configuration(args: argparse.Namespace) -> tuple[Any, dict[str, object]]:
     config.check_names()
     if args.sandbox:
         return None, {}
@@ -382,7 +397,10 @@ def _cmd_monitor(args: argparse.Namespace) -> int:
         settings, options = _monitor_settings(args)
         clients = _monitor_clients(args, settings, options)
     except Exception as exc:  # a configuration problem; 3 whatever it is (see below)
-        _err(f"paynb monitor: could not run: {_why(exc)}")
+        # paynb's own errors whole: a missing setting's text lists where each can come
+        # from, one line each, and never holds a secret.
+        _err(f"paynb monitor: could not run: "
+             f"{f'{type(exc).__name__}: {exc}' if isinstance(exc, PaynbError) else _why(exc)}")
         return 3  # monitor.EXIT_FAILED (the import itself may be what failed)
     notify = monitor.notify_urls(os.environ.get(monitor.NOTIFY_VARIABLE)
                                  or options.get("notify") or "")

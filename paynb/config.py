@@ -23,9 +23,16 @@ The same tables in INI form (``config.ini``, ``[default]`` sections with
 ``key = value`` lines) are read too.
 
 Secrets need not sit in the file nor in a notebook: a profile without
-``client_secret`` or ``password`` reads them from the OS keyring (service
-``paynb``, names ``<profile>:client_secret`` and ``<profile>:password``), which
-:func:`store_secrets` writes. ``PAYNB_PROFILE`` names the profile
+``client_secret`` or ``password`` reads them from the secrets file, else from the OS
+keyring (service ``paynb``, names ``<profile>:client_secret`` and
+``<profile>:password``), which :func:`store_secrets` writes. The secrets file is for a
+machine without a keyring (a server running ``paynb monitor`` from cron or systemd):
+``secrets.toml`` beside the profile file, or ``$CREDENTIALS_DIRECTORY/paynb-secrets``
+when systemd passes it (``LoadCredential=``), with a table per profile holding its
+``client_secret``, ``password`` and ``notify``. Like ssh with a private key and libpq
+with its key file, paynb refuses a secrets file that its group or others can read
+(:func:`check_private`), and warns when a profile file holding a secret is readable
+by others. ``PAYNB_PROFILE`` names the profile
 :func:`paynb.connect` uses; ``PAYNB_JOURNAL`` moves the journal file or names a
 PostgreSQL journal (``off`` turns it off); a profile's ``journal`` comes first.
 """
@@ -35,6 +42,8 @@ from __future__ import annotations
 import configparser
 import logging
 import os
+import shlex
+import stat
 import tomllib
 import warnings
 from collections.abc import Mapping
@@ -44,7 +53,8 @@ from typing import Any
 
 from paynb import _env
 from paynb._redact import HIDDEN, hide_password
-from paynb.errors import ValidationError
+from paynb._warn import user_stacklevel
+from paynb.errors import PaynbWarning, ValidationError
 
 __all__ = [
     "ENV_VARIABLES",
@@ -53,12 +63,14 @@ __all__ = [
     "Credentials",
     "Settings",
     "check_names",
+    "check_private",
     "config_path",
     "connection_variables_set",
     "from_env",
     "from_profile",
     "profile_names",
     "profile_options",
+    "secrets_path",
     "store_secrets",
 ]
 
@@ -74,6 +86,12 @@ OTHER_VARIABLES = frozenset(_env.VARIABLES) - set(ENV_VARIABLES.values()) - {PRO
 SECRETS = ("client_secret", "password")
 CREDENTIALS = ("client_id", "client_secret", "username", "password")
 KEYRING_SERVICE = "paynb"
+#: What a profile's table in the secrets file may hold: its secrets, nothing else.
+SECRET_KEYS = (*SECRETS, "notify")
+#: The secrets file's name beside the profile file.
+SECRETS_FILE = "secrets.toml"
+#: Its name among the credentials systemd passes a service (``LoadCredential=``).
+SYSTEMD_CREDENTIAL = "paynb-secrets"
 
 
 @dataclass(frozen=True)
@@ -203,11 +221,15 @@ def _journal_beside_variable(journal: str, profile: str) -> None:
 
 def _sources(name: str, profile: str | None, *, keyring_checked: bool = False) -> str:
     """Where setting ``name`` can come from, in words."""
-    where = [f"the environment variable {ENV_VARIABLES[name]}",
-             f"the key {name!r} of profile {profile or '<name>'!r} in {config_path()}"]
+    key = f"the key {name!r} of profile {profile or '<name>'!r} in {config_path()}"
+    # A profile's settings come from its file (and secrets stores), never the variables.
+    where = [key] if profile else [f"the environment variable {ENV_VARIABLES[name]}", key]
     if name in SECRETS:
-        call = (f"paynb.config.store_secrets({profile or '<profile>'!r}, "
-                f"{name}=getpass.getpass())")
+        table = profile or "<profile>"
+        where.append(f"the key {name!r} of table [{table}] in the secrets file "
+                     f"{secrets_path()} (readable by its owner only: chmod 600; the way on "
+                     "a machine without a keyring, such as a server running paynb monitor)")
+        call = f"paynb.config.store_secrets({table!r}, {name}=getpass.getpass())"
         held = f"the keyring holds none for profile {profile!r}; " if keyring_checked else ""
         where.append(f"the OS keyring ({held}store it with {call})")
     return f"{name}: " + ", or ".join(where)
@@ -311,12 +333,93 @@ def _read_profiles(path: Path) -> dict[str, Any]:
         except configparser.Error as exc:
             raise ValidationError({str(path): [f"is not valid INI ({exc})"]}) from None
         return {name: dict(parser[name]) for name in parser.sections()}
+    document = _toml(path)
+    return {name: table for name, table in document.items() if isinstance(table, dict)}
+
+
+def _toml(path: Path) -> dict[str, Any]:
+    """The TOML document in ``path``; an error naming the file when it is not TOML."""
     with path.open("rb") as handle:
         try:
-            document = tomllib.load(handle)
+            return tomllib.load(handle)
         except tomllib.TOMLDecodeError as exc:
             raise ValidationError({str(path): [f"is not valid TOML ({exc})"]}) from None
-    return {name: table for name, table in document.items() if isinstance(table, dict)}
+
+
+def secrets_path(environ: Mapping[str, str] | None = None) -> Path:
+    """The secrets file: ``$CREDENTIALS_DIRECTORY/paynb-secrets`` when systemd passed the
+    service that credential (``LoadCredential=paynb-secrets:/etc/paynb/secrets.toml``),
+    else ``secrets.toml`` beside the profile file (:func:`config_path`)."""
+    environ = os.environ if environ is None else environ
+    credentials = environ.get("CREDENTIALS_DIRECTORY")
+    if credentials and (Path(credentials) / SYSTEMD_CREDENTIAL).is_file():
+        return Path(credentials) / SYSTEMD_CREDENTIAL
+    return config_path(environ).parent / SECRETS_FILE
+
+
+def _mode(path: Path) -> tuple[int, int] | None:
+    """The permission bits and owner of ``path``; ``None`` where files have no POSIX
+    permissions (Windows: its ACLs are the user profile's, private by default)."""
+    if os.name == "nt":
+        return None
+    found = path.stat()
+    return stat.S_IMODE(found.st_mode), found.st_uid
+
+
+def check_private(path: Path) -> None:
+    """Refuse ``path`` as a secrets file when anyone but its owner may read or change it.
+
+    The rule is libpq's for its key files, as ssh's for a private key: a file of one's
+    own must give its group and others nothing (``chmod 600``); a file owned by root
+    may be read by its group (``0640``: how systemd's credentials and a ``root:paynb``
+    file are laid out), nothing more. Raises :class:`~paynb.errors.ValidationError`
+    naming the file, its mode and the ``chmod`` that fixes it.
+    """
+    found = _mode(path)
+    if found is None:
+        return
+    mode, owner = found
+    too_open = mode & (0o037 if owner == 0 else 0o077)
+    if too_open:
+        fix = f"chmod 600 {shlex.quote(str(path))}"
+        raise ValidationError({str(path): [f"is open to others (mode {mode:04o})"]}, message=(
+            f"the secrets file {path} has mode {mode:04o}: people other than its owner have "
+            f"access to it, so paynb does not use it (as ssh refuses such a private key). "
+            f"Fix it with: {fix}"))
+
+
+def _secrets(profile: str) -> dict[str, Any]:
+    """The table of ``profile`` in the secrets file (empty when there is no file or no
+    such table), once the file's permissions pass :func:`check_private`."""
+    path = secrets_path()
+    if not path.is_file():
+        return {}
+    check_private(path)
+    table = _toml(path).get(profile, {})
+    if not isinstance(table, dict):
+        raise ValidationError({f"{path} [{profile}]": ["must be a table of secrets"]})
+    other = sorted(set(table) - set(SECRET_KEYS))
+    if other:
+        raise ValidationError({f"{path} [{profile}].{key}": ["is not a secret"] for key in other},
+                              message=(f"the secrets file {path} holds {', '.join(other)} for "
+                                       f"profile {profile!r}: it holds only "
+                                       f"{', '.join(SECRET_KEYS)}; the other settings "
+                                       f"belong in {config_path()}"))
+    return dict(table)
+
+
+def _warn_if_readable(path: Path, profile: str, table: Mapping[str, Any]) -> None:
+    """Warn when ``profile`` holds a secret in ``path`` and people other than its owner
+    can read the file (mode ``0644``, the usual default)."""
+    held = [key for key in SECRET_KEYS if table.get(key)]
+    found = _mode(path) if held else None
+    if found is None or not found[0] & 0o044:
+        return
+    warnings.warn(PaynbWarning(
+        f"profile {profile!r} of {path} holds {', '.join(held)}, and the file has mode "
+        f"{found[0]:04o}: others on this machine can read it. Fix it with: chmod 600 "
+        f"{shlex.quote(str(path))} (or move the secrets to {secrets_path()}, mode 0600)"),
+        stacklevel=user_stacklevel())
 
 
 def profile_names(path: Path | None = None) -> list[str]:
@@ -332,8 +435,15 @@ def profile_options(name: str | None = None, *, path: Path | None = None) -> dic
     the morning run's ``companies``, ``notify`` (secret: notification URLs), ``reports``,
     ``keep`` and ``report_url`` (docs/monitor.md). Empty when there is no such profile."""
     chosen = name or os.environ.get(PROFILE_VARIABLE) or "default"
-    table = _read_profiles(path or config_path()).get(chosen, {})
-    return {key: value for key, value in table.items() if key not in ENV_VARIABLES}
+    path = path or config_path()
+    table = _read_profiles(path).get(chosen, {})
+    _warn_if_readable(path, chosen, table)
+    options = {key: value for key, value in table.items() if key not in ENV_VARIABLES}
+    if table and not options.get("notify"):
+        notify = _secrets(chosen).get("notify")
+        if notify:
+            options["notify"] = notify
+    return options
 
 
 def _keyring_secret(profile: str, name: str) -> str | None:
@@ -363,6 +473,11 @@ def from_profile(name: str | None = None, *, path: Path | None = None) -> Settin
             raise ValidationError({"profile": [f"{asked!r} is not in {path} (profiles: {known})"]})
         return None
     values = dict(profiles[chosen])
+    _warn_if_readable(path, chosen, values)
+    # The profile's own keys first, then the secrets file, then the keyring.
+    stored = _secrets(chosen) if any(not values.get(s) for s in SECRETS) else {}
+    values.update({secret: stored[secret] for secret in SECRETS
+                   if not values.get(secret) and stored.get(secret)})
     looked_up = [secret for secret in SECRETS if not values.get(secret)]
     for secret in looked_up:
         values[secret] = _keyring_secret(chosen, secret)
@@ -385,9 +500,24 @@ def from_profile(name: str | None = None, *, path: Path | None = None) -> Settin
 
 def store_secrets(profile: str, *, client_secret: str | None = None,
                   password: str | None = None) -> None:
-    """Put a profile's client secret and/or password in the OS keyring (not in any file)."""
+    """Put a profile's client secret and/or password in the OS keyring (not in any file).
+
+    Raises :class:`~paynb.errors.ValidationError` when the machine has no usable keyring
+    (a server without a desktop session: ``NoKeyringError``), saying where the secrets
+    go there instead: the secrets file (:func:`secrets_path`)."""
     import keyring
+    import keyring.errors
 
     for name, value in (("client_secret", client_secret), ("password", password)):
         if value:
-            keyring.set_password(KEYRING_SERVICE, f"{profile}:{name}", value)
+            try:
+                keyring.set_password(KEYRING_SERVICE, f"{profile}:{name}", value)
+            except keyring.errors.KeyringError as exc:
+                path = secrets_path()
+                raise ValidationError({"keyring": [f"is not usable ({type(exc).__name__})"]},
+                                      message=(
+                    f"this machine has no usable keyring ({type(exc).__name__}), so the "
+                    f"secrets of profile {profile!r} cannot be stored there. Put them in the "
+                    f"secrets file {path}, readable by you alone: a table [{profile}] with "
+                    f"client_secret and password; create it with: install -m 600 /dev/null "
+                    f"{shlex.quote(str(path))} (docs/real-service.md)")) from None

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import logging
+import warnings
 
 import pytest
 
@@ -59,6 +60,7 @@ password = "in-file-password"
 def profiles(tmp_path, monkeypatch):
     path = tmp_path / "config.toml"
     path.write_text(PROFILES)
+    path.chmod(0o600)  # profile uat holds secrets
     monkeypatch.setenv("PAYNB_CONFIG", str(path))
     return path
 
@@ -151,6 +153,7 @@ def test_a_profile_names_its_journal_and_it_comes_before_paynb_journal(monkeypat
     path.write_text('[team]\nbase_url = "https://svc.test"\nauth_url = "https://auth.test"\n'
                     'company_code = "ACME1"\nclient_id = "nb"\nclient_secret = "s"\n'
                     f'username = "jane"\npassword = "p"\njournal = "{shared}"\n')
+    path.chmod(0o600)
     monkeypatch.setenv("PAYNB_CONFIG", str(path))
     monkeypatch.delenv("PAYNB_JOURNAL")
     assert paynb.connect("team")._journal.path == shared
@@ -172,6 +175,114 @@ def test_profiles_in_ini_form(tmp_path, monkeypatch, keyring_store):
     path.write_text("[desk]\nbase_url = https://svc.test\nauth_url = https://auth.test\n"
                     "company_code = ACME9\nclient_id = nb\nclient_secret = s\nusername = jane\n"
                     "password = p\n")
+    path.chmod(0o600)
     monkeypatch.setenv("PAYNB_CONFIG", str(path))
     client = paynb.connect("desk", journal=None)
     assert (client.environment, client.company_code) == ("desk", "ACME9")
+
+
+# ---------------------------------------------------------------- a machine without a keyring
+
+@pytest.fixture
+def no_keyring(monkeypatch):
+    """The keyring of a server without a desktop session: every call fails."""
+    import keyring
+    import keyring.backends.fail
+
+    previous = keyring.get_keyring()
+    keyring.set_keyring(keyring.backends.fail.Keyring())
+    monkeypatch.delenv("CREDENTIALS_DIRECTORY", raising=False)
+    yield
+    keyring.set_keyring(previous)
+
+
+def _private(path, text, mode=0o600):
+    path.write_text(text)
+    path.chmod(mode)
+    return path
+
+
+def test_a_secrets_file_serves_a_machine_without_a_keyring(profiles, no_keyring, sandbox,
+                                                           caplog):
+    creds = sandbox.credentials
+    profiles.write_text(
+        f'[ops]\nbase_url = "{sandbox.base_url}"\nauth_url = "{sandbox.auth_url}"\n'
+        f'company_code = "DEMO1"\nclient_id = "{creds.client_id}"\n'
+        f'username = "{creds.username}"\n')
+    # store_secrets cannot work here: the error says where the secrets go instead.
+    with pytest.raises(ValidationError) as refused:
+        config.store_secrets("ops", client_secret=creds.client_secret, password=creds.password)
+    secrets = profiles.parent / "secrets.toml"
+    assert config.secrets_path() == secrets
+    assert "NoKeyringError" in str(refused.value) and str(secrets) in str(refused.value)
+    assert f"install -m 600 /dev/null {secrets}" in str(refused.value)
+    # The error for the missing secrets lists the secrets file among the places.
+    with pytest.raises(ValidationError) as missing:
+        config.from_profile("ops")
+    assert f"the key 'password' of table [ops] in the secrets file {secrets}" in str(
+        missing.value)
+    assert "PAYNB_PASSWORD" not in str(missing.value)  # a profile does not read variables
+    _private(secrets, f'[ops]\nclient_secret = "{creds.client_secret}"\n'
+                      f'password = "{creds.password}"\nnotify = ["json://127.0.0.1:9/x"]\n')
+    with caplog.at_level(logging.DEBUG, logger="paynb"):
+        client = paynb.connect("ops", journal=None)
+        assert client.environment == "ops" and len(client.ach.list(max_items=3)) == 3
+    assert config.profile_options("ops")["notify"] == ["json://127.0.0.1:9/x"]
+    shown = " ".join([repr(client), repr(config.from_profile("ops")), caplog.text,
+                      str(refused.value), str(missing.value)])
+    assert creds.client_secret not in shown and creds.password not in shown
+    # Only secrets belong there: another key is named, not silently used.
+    _private(secrets, secrets.read_text() + 'base_url = "https://elsewhere.test"\n')
+    with pytest.raises(ValidationError, match="holds base_url for profile 'ops'"):
+        config.from_profile("ops")
+
+
+def test_a_secrets_file_others_can_read_is_refused_with_the_fix(profiles, no_keyring):
+    secrets = _private(profiles.parent / "secrets.toml",
+                       '[default]\nclient_secret = "file-secret"\npassword = "file-password"\n',
+                       mode=0o644)
+    with pytest.raises(ValidationError) as refused:
+        config.from_profile("default")
+    text = str(refused.value)
+    assert f"the secrets file {secrets} has mode 0644" in text
+    assert f"Fix it with: chmod 600 {secrets}" in text
+    assert "file-secret" not in text and "file-password" not in text
+    secrets.chmod(0o600)
+    assert config.from_profile("default").password == "file-password"
+    # Group access is refused in a file of one's own; a file owned by root may be read by
+    # its group (libpq's rule: systemd's credentials are laid out so).
+    secrets.chmod(0o640)
+    if secrets.stat().st_uid == 0:
+        assert config.from_profile("default").password == "file-password"
+    else:
+        with pytest.raises(ValidationError, match="mode 0640"):
+            config.from_profile("default")
+
+
+def test_systemd_credentials_are_the_secrets_file(profiles, no_keyring, tmp_path, monkeypatch):
+    passed = tmp_path / "credentials"
+    passed.mkdir()
+    _private(passed / "paynb-secrets",
+             '[default]\nclient_secret = "sd-secret"\npassword = "sd-password"\n', mode=0o400)
+    monkeypatch.setenv("CREDENTIALS_DIRECTORY", str(passed))
+    assert config.secrets_path() == passed / "paynb-secrets"
+    assert config.from_profile("default").client_secret == "sd-secret"
+
+
+def test_a_profile_holding_a_secret_others_can_read_is_warned(profiles, keyring_store):
+    profiles.chmod(0o644)
+    with pytest.warns(paynb.errors.PaynbWarning) as said:
+        config.from_profile("uat")
+    (warning,) = [w for w in said if "holds" in str(w.message)]
+    assert str(warning.message).startswith(
+        f"profile 'uat' of {profiles} holds client_secret, password, and the file has mode "
+        f"0644: others on this machine can read it. Fix it with: chmod 600 {profiles}")
+    assert "in-file-secret" not in str(warning.message)
+    profiles.chmod(0o600)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        config.from_profile("uat")
+        # A profile without a secret in the file is no one's concern at 0644.
+        config.store_secrets("default", client_secret="kr", password="kr")
+        profiles.chmod(0o644)
+        config.from_profile("default")

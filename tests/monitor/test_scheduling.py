@@ -34,19 +34,24 @@ def blocks(language: str) -> list[str]:
 
 @pytest.fixture(scope="module")
 def machine(tmp_path_factory: pytest.TempPathFactory) -> Any:
-    """A sandbox, a profile ``ops`` for it (DEMO2) in a config file, and a bare environment."""
+    """A sandbox, a profile ``ops`` for it (DEMO2) in a config file with its secrets in
+    the secrets file beside it (mode 0600), and a bare environment without a keyring."""
     tmp = tmp_path_factory.mktemp("scheduling")
     with sandbox.serve(port=0, seed_items=1500, seed=2) as sb:
         config = tmp / "config.toml"
         config.write_text(
             f'[ops]\nbase_url = "{sb.base_url}"\nauth_url = "{sb.auth_url}"\n'
             f'company_code = "DEMO2"\nclient_id = "{CREDS.client_id}"\n'
-            f'client_secret = "{CREDS.client_secret}"\nusername = "{CREDS.username}"\n'
-            f'password = "{CREDS.password}"\nreports = "{tmp / "reports"}"\n')
+            f'username = "{CREDS.username}"\nreports = "{tmp / "reports"}"\n')
+        secrets = tmp / "secrets.toml"
+        secrets.write_text(f'[ops]\nclient_secret = "{CREDS.client_secret}"\n'
+                           f'password = "{CREDS.password}"\n')
+        secrets.chmod(0o600)
         env = {"PATH": f"{Path(sys.executable).parent}:{os.environ['PATH']}",
                "HOME": str(tmp), "LANG": "C.UTF-8", "PAYNB_CONFIG": str(config),
-               "XDG_DATA_HOME": str(tmp / "data"), "PAYNB_JOURNAL": str(tmp / "journal.db")}
-        yield types.SimpleNamespace(tmp=tmp, env=env)
+               "XDG_DATA_HOME": str(tmp / "data"), "PAYNB_JOURNAL": str(tmp / "journal.db"),
+               "PYTHON_KEYRING_BACKEND": "keyring.backends.fail.Keyring"}
+        yield types.SimpleNamespace(tmp=tmp, env=env, config=config, secrets=secrets)
 
 
 def here(text: str, tmp: Path) -> str:
@@ -58,12 +63,19 @@ def here(text: str, tmp: Path) -> str:
 
 def test_the_cron_line(machine):
     (cron,) = blocks("cron")
-    line = next(line for line in cron.splitlines() if line and not line.startswith("#"))
-    fields = line.split(None, 5)
+    lines = [line for line in cron.splitlines() if line and not line.startswith("#")]
+    # cron's own variable lines, then the job, whose command line (copied into each mail's
+    # Subject) sets no variable: nothing secret can ride along.
+    variables = dict(line.split("=", 1) for line in lines[:-1])
+    assert variables == {"PAYNB_PROFILE": "ops"}
+    fields = lines[-1].split(None, 5)
     assert fields[:5] == ["30", "6", "*", "*", "1-5"]  # 06:30, Monday to Friday
-    done = subprocess.run(["/bin/sh", "-c", here(fields[5], machine.tmp)], env=machine.env,
-                          capture_output=True, text=True, timeout=300)
+    assert fields[5].startswith(INSTALLED) and "=" not in fields[5].split()[0]
+    done = subprocess.run(["/bin/sh", "-c", here(fields[5], machine.tmp)],
+                          env={**machine.env, **variables}, capture_output=True, text=True,
+                          timeout=300)
     assert done.returncode == 2, done.stderr  # DEMO2: a breach, overdue NOCs
+    assert "warning" not in done.stderr  # the secrets file is private
     assert done.stdout.startswith("DEMO2: BREACH (status 2)")
     assert "paynb_return_rate{" in (machine.tmp / "textfile" / "paynb.prom").read_text()
 
@@ -81,11 +93,25 @@ def test_the_systemd_service_and_timer(machine):
     assert timer["Timer"]["OnCalendar"] == "Mon..Fri 06:30"
     assert timer["Install"]["WantedBy"] == "timers.target"
     name, value = service["Service"]["Environment"].split("=", 1)
+    # LoadCredential=: systemd copies the root-only file into the run's own credentials
+    # folder (readable by the service's user alone) and names it in CREDENTIALS_DIRECTORY.
+    credential, source = service["Service"]["LoadCredential"].split(":", 1)
+    assert source == "/etc/paynb/secrets.toml"
+    passed = machine.tmp / "credentials"
+    passed.mkdir()
+    (passed / credential).write_text(machine.secrets.read_text())
+    (passed / credential).chmod(0o400)
+    # A profile file with no secrets file beside it: the credential is what serves.
+    unit_config = machine.tmp / "unit" / "config.toml"
+    unit_config.parent.mkdir()
+    unit_config.write_text(machine.config.read_text())
     command = here(service["Service"]["ExecStart"], machine.tmp)
-    done = subprocess.run(command.split(), env={**machine.env, name: value},
-                          capture_output=True, text=True, timeout=300)
+    done = subprocess.run(command.split(), env={
+        **machine.env, name: value, "PAYNB_CONFIG": str(unit_config),
+        "CREDENTIALS_DIRECTORY": str(passed)}, capture_output=True, text=True, timeout=300)
     succeeds = {0, *map(int, service["Service"]["SuccessExitStatus"].split())}
     assert done.returncode in succeeds, done.stderr  # a breach is no failed unit
+    assert "DEMO2: BREACH" in done.stdout
     if shutil.which("systemd-analyze"):
         calendar = subprocess.run(["systemd-analyze", "calendar", "Mon..Fri 06:30"],
                                   capture_output=True, text=True)
