@@ -21,15 +21,17 @@ import html
 import logging
 import math
 import os
+import warnings
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any, Generic, TypeVar, overload
 
 from paynb import config, sandbox
 from paynb._args import positive_int
 from paynb._redact import shown_url, url_host
+from paynb._warn import user_stacklevel
 from paynb.auth import PasswordAuth
 from paynb.config import Credentials
-from paynb.errors import ValidationError
+from paynb.errors import JournalError, PaynbWarning, ValidationError
 from paynb.guards import GuardService
 from paynb.history import History, HistoryPlace, sync
 from paynb.journal import Approval, Approvals, DualControl, Journal, current_user
@@ -75,11 +77,30 @@ def _open_journal(journal: Any, user: str) -> Journal | None:
     if isinstance(journal, Journal):
         return journal
     if journal is DEFAULT_JOURNAL:
-        return Journal.from_env(user=user)
-    if isinstance(journal, str | os.PathLike):
-        return Journal(journal, user=user)
-    raise ValidationError.for_argument(
-        "journal", "must be a path, a postgresql:// address, a Journal or None")
+        opened = Journal.from_env(user=user, connect=False)
+    elif isinstance(journal, str | os.PathLike):
+        opened = Journal(journal, user=user, connect=False)
+    else:
+        raise ValidationError.for_argument(
+            "journal", "must be a path, a postgresql:// address, a Journal or None")
+    if opened is not None:
+        _say_if_unusable(opened)
+    return opened
+
+
+def _say_if_unusable(journal: Journal) -> None:
+    """Warn, rather than refuse, when ``journal`` cannot be used now (a team's database
+    stopped or out of reach): reading the service does not need it, and the journal is
+    tried again by each call that does."""
+    try:
+        journal.check()
+    except JournalError as exc:
+        warnings.warn(PaynbWarning(
+            f"{exc}. Reading does not need the journal: lists, gets, exports, the local "
+            "history and plots work. What must be journaled (submissions, voids, "
+            "approvals, NOC marks and obligations, reconcile(), changes()) refuses until "
+            "the journal can be used again; nothing is sent without it."),
+            stacklevel=user_stacklevel())
 
 
 def _dual_control(value: Any) -> DualControl | None:
@@ -467,8 +488,12 @@ class Client(_KeywordsOnly):
         certainly never got the request.
 
         A void is settled at once by the item's status (``V``: ``sent``; voiding
-        again cannot pay twice). Entries still ``pending`` after ten minutes (their
-        process stopped) are treated alike. A few entries of one kind are looked up
+        again cannot pay twice). Entries still ``pending`` after ten minutes
+        (:data:`paynb.journal.STALE_PENDING`: their process stopped) are treated alike.
+
+        First, the answers this client received while the journal could not be used
+        (a team's database away: a warning said so) are recorded, with a row each
+        (``was`` ``pending``): no lookup, no wait. A few entries of one kind are looked up
         one by one; more than :data:`paynb.reconcile.BULK_LOOKUP` (a lost bulk) are matched against
         the kind's whole list, fetched once.
 
@@ -477,8 +502,10 @@ class Client(_KeywordsOnly):
         settled).
         """
         wait = _seconds(settle_after, "settle_after")
-        return settle(self.context.require_journal(), self.company_code, self._resources(),
-                      settle_after=wait)
+        journal = self.context.require_journal()
+        recorded = self.context.record_kept()
+        return settle(journal, self.company_code, self._resources(), settle_after=wait,
+                      recorded=recorded)
 
     # ------------------------------------------------------------------ local history
 

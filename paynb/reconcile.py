@@ -10,7 +10,7 @@ client in the layers (docs/reference/internals.md).
 from __future__ import annotations
 
 import datetime as dt
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 from paynb.errors import NotFoundError
@@ -35,16 +35,19 @@ BULK_LOOKUP = 20
 
 
 def settle(journal: Journal, company_code: str, resources: Mapping[str, Resource], *,
-           settle_after: float = SETTLE_AFTER) -> pd.DataFrame:
+           settle_after: float = SETTLE_AFTER, recorded: Sequence[int] = ()) -> pd.DataFrame:
     """Settle the ``unknown`` entries of ``company_code`` in ``journal`` by looking each
     up through ``resources[kind]``; one row per entry looked at (see
-    :meth:`paynb.Client.reconcile`, which validates ``settle_after`` and calls this)."""
+    :meth:`paynb.Client.reconcile`, which validates ``settle_after`` and calls this).
+    ``recorded``: entries whose answers the client had kept while the journal could not
+    be used, and has just recorded: a row each, as they were ``pending``."""
     import pandas as pd
 
+    rows = [_row(entry, was="pending") for entry in journal.entries(company_code)
+            if entry["id"] in set(recorded)]
     by_kind: dict[str, list[dict[str, Any]]] = {}
     for entry in journal.unknown_entries(company_code):
         by_kind.setdefault(entry["kind"], []).append(entry)
-    rows = []
     now = dt.datetime.now(dt.UTC)
     for kind, entries in by_kind.items():
         lookup = _Lookup(resources[kind], entries)
@@ -94,10 +97,16 @@ def _reconciled(lookup: _Lookup, entry: dict[str, Any], *, wait: float,
             detail = (f"reconcile: not found in the service yet; the answer was lost at "
                       f"{lost:%Y-%m-%d %H:%M:%S} UTC and the entry may be settled failed "
                       f"from {settle_from:%Y-%m-%d %H:%M:%S} UTC")
-    return {"id": entry["id"], "when": entry["when"], "kind": entry["kind"],
-            "operation": entry["operation"], "reference": entry["reference"],
-            "was": entry["state"], "state": state, "item_id": item_id,
-            "item_status": status, "detail": detail}
+    return _row(entry, was=entry["state"], state=state, item_id=item_id,
+                item_status=status, detail=detail)
+
+
+def _row(entry: Mapping[str, Any], *, was: str, **outcome: Any) -> dict[str, Any]:
+    """A row of :func:`settle`: the entry, the state it ``was`` in, and its ``outcome``
+    (``state``, ``item_id``, ``item_status``, ``detail``; default: the entry's own)."""
+    row = {name: entry[name] for name in ("id", "when", "kind", "operation", "reference")}
+    return {**row, "was": was, **{name: outcome.get(name, entry[name]) for name in
+                                  ("state", "item_id", "item_status", "detail")}}
 
 
 class _Lookup:

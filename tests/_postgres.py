@@ -72,10 +72,26 @@ def _runner() -> tuple[list[str], str | None]:
 
 @dataclass
 class Server:
-    """A running server: addresses for :func:`paynb.journal.Journal`, one schema each."""
+    """A running server: addresses for :func:`paynb.journal.Journal`, one schema each.
+    :meth:`stop` and :meth:`start` take it away and bring it back (a team's database
+    down for a while)."""
 
     port: int
     folder: Path
+    #: The ``pg_ctl`` command's start (runner, binary, data folder) and its start options.
+    control: tuple[list[str], str] = ([], "")
+
+    def stop(self) -> None:
+        """Stop the server now: its connections are cut (``fast``: what was committed is
+        kept, which ``immediate`` would not promise with this server's ``fsync=off``)."""
+        subprocess.run([*self.control[0], "-m", "fast", "-w", "stop"],
+                       check=True, capture_output=True, timeout=120)
+
+    def start(self) -> None:
+        """Start it again, on the same port, with the same data."""
+        subprocess.run([*self.control[0], "-l", str(self.folder / "server.log"), "-w",
+                        "-t", "60", "-o", self.control[1], "start"],
+                       check=True, capture_output=True, timeout=120)
 
     @property
     def admin(self) -> str:
@@ -136,7 +152,8 @@ def start() -> Iterator[Server]:
             detail += log.read_text(errors="replace")
         shutil.rmtree(folder, ignore_errors=True)
         raise RuntimeError(f"PostgreSQL did not start: {detail.strip()[-2000:]}") from None
-    server = Server(port=port, folder=folder)
+    server = Server(port=port, folder=folder,
+                    control=([*prefix, str(binaries / "pg_ctl"), "-D", str(data)], options))
     try:
         import psycopg
 

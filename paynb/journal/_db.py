@@ -130,6 +130,12 @@ class Database(ABC):
     def reading(self) -> Any:
         """A context manager: the connection, for reads of several statements."""
 
+    def check(self) -> None:
+        """Open the connection now (if it is not open): :class:`JournalError` when the
+        database cannot be used (unreachable, a refused password, a newer schema)."""
+        with self.reading():
+            pass
+
     def read(self, sql: str, params: Sequence[Any] = ()) -> list[tuple[Any, ...]]:
         """The rows of one query."""
         with self.reading() as conn:
@@ -162,12 +168,15 @@ class Database(ABC):
                     yield self.ddl(statement)
 
 
-def open_database(where: str | Path, schema: Schema) -> Database:
+def open_database(where: str | Path, schema: Schema, *, connect: bool = True) -> Database:
     """The database at ``where``: a PostgreSQL address, else an SQLite file path
-    (``":memory:"``: in this object only)."""
-    if is_address(where):
-        return _Postgres(str(where).strip(), schema)
-    return _Sqlite(Path(where), schema)
+    (``":memory:"``: in this object only). ``connect=False`` connects on first use
+    (:meth:`Database.check` connects at once)."""
+    database = _Postgres(str(where).strip(), schema) if is_address(where) \
+        else _Sqlite(Path(where), schema)
+    if connect:
+        database.check()
+    return database
 
 
 # ---------------------------------------------------------------------------- SQLite
@@ -197,7 +206,6 @@ class _Sqlite(Database):
         self.path = path
         self.location = str(path)
         self._conn: sqlite3.Connection | None = None
-        self._connection()
 
     @property
     def where(self) -> Path:
@@ -373,7 +381,6 @@ class _Postgres(Database):
         if "connect_timeout" not in given:
             self._options["connect_timeout"] = CONNECT_TIMEOUT
         self._conn: psycopg.Connection[Any] | None = None
-        self._connection()
 
     @property
     def where(self) -> str:

@@ -144,6 +144,12 @@ def _entry(row: Sequence[Any]) -> dict[str, Any]:
     return {"id": entry.pop("id"), "when": entry.pop("when"), **entry}
 
 
+#: Seconds after which an entry still ``pending`` is taken for one whose process stopped
+#: between recording it and its answer, and :meth:`Journal.unknown_entries` hands it to
+#: ``reconcile()``: sooner, another process may still be sending it.
+STALE_PENDING = 600.0
+
+
 class Journal:
     """The audit log and duplicate guard, with the polling memory, NOC marks, guard
     overrides and match decisions, in one SQLite file or one PostgreSQL database.
@@ -155,6 +161,9 @@ class Journal:
     PostgreSQL server (with psycopg: ``pip install 'paynb[postgresql]'``), shared by
     every analyst and machine that opens it: see docs/team.md. The schema is created or
     brought up to date on opening; a journal written by a newer paynb is refused.
+    ``connect=False`` opens the connection on first use rather than at once: a client
+    made while the team's database is away still reads the service (see
+    :meth:`check`).
 
     One object may be shared by threads; several objects and several processes may
     share one journal. Opening is cheap: one connection per object and process.
@@ -165,13 +174,13 @@ class Journal:
     """
 
     def __init__(self, address: str | os.PathLike[str] | None = None, *,
-                 user: str | None = None) -> None:
+                 user: str | None = None, connect: bool = True) -> None:
         where = self.default_address() if address is None else address
         #: Who writes through this object, recorded with what it writes unless a call
         #: names someone (``by=``): ``user``, else the OS user (:func:`current_user`).
         self.user = name(user, "user") if user is not None else current_user()
         self._db = open_database(str(where) if is_address(where)
-                                 else Path(where).expanduser(), SCHEMA)
+                                 else Path(where).expanduser(), SCHEMA, connect=connect)
         #: The SQLite file (``None`` for a PostgreSQL journal).
         self.path: Path | None = self._db.path
         #: The memory of ``changes()`` polling (:class:`~paynb.journal._polling.Polling`).
@@ -191,6 +200,12 @@ class Journal:
     def location(self) -> str:
         """Where the journal is, for people: the file, or the address without its password."""
         return self._db.location
+
+    def check(self) -> None:
+        """Open the connection now, if it is not open: :class:`JournalError` (naming the
+        journal, never its password) when the journal cannot be used. A journal made with
+        ``connect=False`` connects on first use instead, and again after a failure."""
+        self._db.check()
 
     @property
     def backend(self) -> str:
@@ -233,13 +248,13 @@ class Journal:
         return path
 
     @classmethod
-    def from_env(cls, *, user: str | None = None) -> Journal | None:
-        """The default journal (written to as ``user``), or ``None`` when
-        ``$PAYNB_JOURNAL`` is ``off`` (also ``none``, ``false``, ``0``): what
-        :func:`paynb.connect` uses."""
+    def from_env(cls, *, user: str | None = None, connect: bool = True) -> Journal | None:
+        """The default journal (written to as ``user``; ``connect`` as for
+        :class:`Journal`), or ``None`` when ``$PAYNB_JOURNAL`` is ``off`` (also ``none``,
+        ``false``, ``0``): what :func:`paynb.connect` uses."""
         if os.environ.get("PAYNB_JOURNAL", "").strip().lower() in _OFF:
             return None
-        return cls(cls.default_address(), user=user)
+        return cls(cls.default_address(), user=user, connect=connect)
 
     def __repr__(self) -> str:
         return f"Journal({self.location!r})"
@@ -587,7 +602,7 @@ class Journal:
         return [_entry(row) for row in self._db.read(f"{_SELECT}{where} ORDER BY id", params)]
 
     def unknown_entries(self, company: str | None = None, *,
-                        stale_after: float | None = 600.0) -> list[dict[str, Any]]:
+                        stale_after: float | None = STALE_PENDING) -> list[dict[str, Any]]:
         """Entries whose outcome is not known, oldest first: state ``unknown``, and
         ``pending`` entries older than ``stale_after`` seconds (their process stopped
         between recording and answer; ``None`` leaves pending entries out). These are what

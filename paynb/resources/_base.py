@@ -31,7 +31,7 @@ from paynb.errors import (
     TransportError,
     ValidationError,
 )
-from paynb.journal import SUBMISSIONS
+from paynb.journal import STALE_PENDING, SUBMISSIONS
 from paynb.models import RequestModel, check
 from paynb.paging import Page, iter_pages
 from paynb.resources._context import ResourceContext
@@ -808,7 +808,8 @@ class Resource:
         Their requests went out already: when the journal cannot be reached now (a team's
         database gone away), a warning says so rather than an error that would hide the
         service's answer. The entries stay ``pending`` there, still guarding their
-        references, and ``client.reconcile()`` settles them once it is back.
+        references; the context keeps their outcomes, which ``client.reconcile()``
+        records first, as soon as the journal can be used again.
         """
         journal = self.context.journal
         if journal is None or not outcomes:
@@ -816,11 +817,17 @@ class Resource:
         try:
             journal.settle_many(outcomes)
         except JournalError as exc:
+            self.context.keep_outcomes(outcomes)
+            entries = f"entr{'y' if len(outcomes) == 1 else 'ies'}"
             warnings.warn(PaynbWarning(
-                f"the journal could not record the outcome of {len(outcomes)} "
-                f"{self.kind} entr{'y' if len(outcomes) == 1 else 'ies'} ({exc}). They stay "
-                "pending in it, still guarding their references; client.reconcile() "
-                "settles them once the journal can be reached."), stacklevel=user_stacklevel())
+                f"the journal could not record the outcome of {len(outcomes)} {self.kind} "
+                f"{entries} ({exc}). They stay pending in it, still guarding their "
+                "references. This client keeps their outcomes: client.reconcile() records "
+                "them as soon as the journal can be used again. Should this client be "
+                "closed first, reconcile() from any client looks them up in the service "
+                f"once they have been pending for {STALE_PENDING / 60:.0f} minutes (until "
+                "then another process may still be sending them)."),
+                stacklevel=user_stacklevel())
 
     def _settle_records(self, entries: Sequence[int], records: Sequence[Mapping[str, Any] | None],
                        ) -> None:

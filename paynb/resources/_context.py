@@ -12,7 +12,7 @@ size, workers, masking) from it: it never holds the client.
 from __future__ import annotations
 
 import datetime as dt
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
@@ -169,12 +169,30 @@ class ResourceContext:
     # Polling state kept here when there is no journal to keep it (mutated, never rebound).
     _marks: dict[str, dt.datetime] = field(default_factory=dict, init=False, repr=False)
     _seen: dict[str, set[Any]] = field(default_factory=dict, init=False, repr=False)
+    # Outcomes the service answered that the journal could not record (mutated, never
+    # rebound): recorded by record_kept(), which client.reconcile() calls first.
+    _kept: list[tuple[Any, ...]] = field(default_factory=list, init=False, repr=False)
 
     def require_journal(self) -> Journal:
         """The journal; :class:`~paynb.errors.PaynbError` when the client has none."""
         if self.journal is None:
             raise PaynbError("this client was made with journal=None: nothing is recorded")
         return self.journal
+
+    def keep_outcomes(self, outcomes: Sequence[tuple[Any, ...]]) -> None:
+        """Keep outcomes (``(entry, state, item_id, item_status, detail)``) the journal
+        could not record, for :meth:`record_kept`."""
+        self._kept.extend(outcomes)
+
+    def record_kept(self) -> list[int]:
+        """Record in the journal the outcomes kept while it could not be used; the ids of
+        their entries. :class:`~paynb.errors.JournalError` (the outcomes still kept) when
+        it still cannot be used."""
+        kept = list(self._kept)
+        if kept:
+            self.require_journal().settle_many(kept)
+            del self._kept[:len(kept)]
+        return [int(outcome[0]) for outcome in kept]
 
     def require_guard(self) -> SubmissionGuard:
         """The submission guards; :class:`~paynb.errors.PaynbError` when none was given."""

@@ -421,4 +421,13 @@ def test_a_journal_lost_after_sending_warns_and_keeps_the_entry_guarding(
         assert list(client.journal()["state"]) == ["pending"]
         with pytest.raises(DuplicateSubmissionError):
             client.ach.submit(ach_item("GONE-1", 5))
-        assert client.reconcile().empty  # not yet stale: it may still be under way
+        # Another process (client) cannot tell this entry from one still being sent: it
+        # waits the ten minutes. This client kept the answer: reconcile() records it now.
+        with make_client(sb, journal=tmp_path / "j.sqlite3") as other:
+            assert other.reconcile().empty
+        settled = client.reconcile()
+        assert [tuple(row) for row in settled[["reference", "was", "state", "item_id"]]
+                .itertuples(index=False)] == [("GONE-1", "pending", "sent",
+                                               str(row["achItemId"]))]
+        assert list(client.journal()["state"]) == ["sent"]
+        assert client.reconcile().empty

@@ -23,7 +23,7 @@ import requests
 import paynb
 from paynb import config, models, sandbox
 from paynb.client import Client
-from paynb.errors import PaynbError, TransportError
+from paynb.errors import PaynbError, PaynbWarning, TransportError
 
 from .conftest import make_client
 from .faultrun import ach_item
@@ -385,8 +385,14 @@ def test_a_team_journal_never_shows_its_password(sb_small: Any, postgres: Any,
     finally:
         client.close()
     wrong = address.replace(_postgres.PASSWORD, "not-" + _postgres.PASSWORD)
-    seen.expect_error("wrong password", lambda: make_client(sb_small, journal=wrong),
+    # A journal that refuses the password is said at once (a warning: reading goes on),
+    # and again by what needs it.
+    with pytest.warns(PaynbWarning, match="password authentication failed") as warned:
+        refused = make_client(sb_small, journal=wrong)
+    seen.add("warning", " ".join(str(warning.message) for warning in warned))
+    seen.expect_error("wrong password", lambda: refused.ach.submit(ach_item("SEC-PG-2", 2)),
                       JournalError)
+    refused.close()
     # The same address from a profile and from the environment.
     monkeypatch.setenv("PAYNB_JOURNAL", address)
     seen.shown("journal from the environment", paynb.journal.Journal.from_env())
