@@ -24,6 +24,7 @@ import tempfile
 from collections.abc import Iterator, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
+from typing import Any
 
 import nbformat
 from nbclient import NotebookClient
@@ -51,7 +52,16 @@ def notebook_paths(names: Sequence[str] = ()) -> list[Path]:
 @contextlib.contextmanager
 def fresh_sandbox(workdir: Path, *,
                   seed_items: int = DEFAULT_SEED_ITEMS) -> Iterator[dict[str, str]]:
-    """Serve a sandbox of its own; yield the environment in which ``paynb.connect()`` finds it.
+    """:func:`served_sandbox`'s environment alone."""
+    with served_sandbox(workdir, seed_items=seed_items) as (_, env):
+        yield env
+
+
+@contextlib.contextmanager
+def served_sandbox(workdir: Path, *, seed_items: int = DEFAULT_SEED_ITEMS
+                   ) -> Iterator[tuple[Any, dict[str, str]]]:
+    """Serve a sandbox of its own; yield it and the environment in which
+    ``paynb.connect()`` finds it.
 
     The sandbox is announced in a discovery file of its own (``PAYNB_SANDBOX_FILE``), so
     ``paynb.connect()`` in a kernel takes exactly the path a new user's takes: no profile,
@@ -76,7 +86,13 @@ def fresh_sandbox(workdir: Path, *,
     with sandbox.serve(port=0, seed_items=seed_items) as sb:
         with mock.patch.dict(os.environ, {"PAYNB_SANDBOX_FILE": env["PAYNB_SANDBOX_FILE"]}):
             announce(sb)
-        yield env
+        yield sb, env
+
+
+def temp_folder(path: Path, cwd: Path) -> Path:
+    """The temporary folder (``TMPDIR``) of the kernel that runs notebook ``path`` in
+    ``cwd``: each notebook its own, so that what one leaves behind is seen."""
+    return cwd / f"{path.stem}.tmp"
 
 
 def execute(path: Path, *, env: dict[str, str], cwd: Path,
@@ -96,7 +112,10 @@ def execute(path: Path, *, env: dict[str, str], cwd: Path,
         resources={"metadata": {"path": str(cwd)}},
         allow_errors=False,
     )
-    client.execute(env={**env, "PAYNB_JOURNAL": str(cwd / f"{path.stem}.journal.sqlite3")})
+    temp = temp_folder(path, cwd)
+    temp.mkdir(parents=True, exist_ok=True)
+    client.execute(env={**env, "PAYNB_JOURNAL": str(cwd / f"{path.stem}.journal.sqlite3"),
+                        "TMPDIR": str(temp)})
     return notebook
 
 

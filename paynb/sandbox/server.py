@@ -286,7 +286,10 @@ def _announced() -> Sandbox | None:
 
     try:
         data = json.loads(discovery_path().read_text())
-        answer = requests.get(data["base_url"] + "/sandbox/info", timeout=2).json()
+        # A dead sandbox refuses the connection at once; a busy one (a long list being
+        # served on a loaded machine) answers late, and is not to be replaced by another
+        # announced over it: that one would stop with the process that started it.
+        answer = requests.get(data["base_url"] + "/sandbox/info", timeout=(2, 30)).json()
     except (OSError, ValueError, KeyError, TypeError, requests.RequestException):
         return None
     if answer.get("instanceId") != data.get("instance_id"):
