@@ -10,6 +10,7 @@ import socket
 import threading
 from collections.abc import Iterator
 from email.message import Message
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -100,3 +101,22 @@ def smtp_receiver() -> Iterator[SmtpReceiver]:
     receiver = SmtpReceiver()
     yield receiver
     receiver.close()
+
+
+def secretless_profile(path: Path, sb: Any, company: str, **extra: str) -> Path:
+    """A profile ``ops`` in ``path`` for sandbox ``sb`` and ``company``, holding no secret
+    (those go in the secrets file, :func:`secrets_file`); ``extra`` keys as TOML values."""
+    creds = sb.credentials
+    lines = [f'base_url = "{sb.base_url}"', f'auth_url = "{sb.auth_url}"',
+             f'company_code = "{company}"', f'client_id = "{creds.client_id}"',
+             f'username = "{creds.username}"', *(f"{k} = {v}" for k, v in extra.items())]
+    path.write_text("[ops]\n" + "\n".join(lines) + "\n")
+    return path
+
+
+def secrets_file(path: Path, sb: Any, *, mode: int = 0o600) -> Path:
+    """The secrets of profile ``ops`` (``sb``'s client secret and password) in ``path``."""
+    path.write_text(f'[ops]\nclient_secret = "{sb.credentials.client_secret}"\n'
+                    f'password = "{sb.credentials.password}"\n')
+    path.chmod(mode)
+    return path

@@ -31,6 +31,7 @@ def _profile(path: Path, sb: Any, **extra: str) -> Path:
              f'client_secret = "{CREDS.client_secret}"', f'username = "{CREDS.username}"',
              f'password = "{CREDS.password}"', *(f"{k} = {v}" for k, v in extra.items())]
     path.write_text("[ops]\n" + "\n".join(lines) + "\n")
+    path.chmod(0o600)  # it holds secrets: else every run warns so on stderr
     return path
 
 

@@ -20,6 +20,8 @@ import yaml
 
 from paynb import sandbox
 
+from .conftest import secretless_profile, secrets_file
+
 pytestmark = pytest.mark.timeout(600)
 ROOT = Path(__file__).resolve().parents[2]
 DOC = (ROOT / "docs" / "monitor.md").read_text()
@@ -38,15 +40,9 @@ def machine(tmp_path_factory: pytest.TempPathFactory) -> Any:
     the secrets file beside it (mode 0600), and a bare environment without a keyring."""
     tmp = tmp_path_factory.mktemp("scheduling")
     with sandbox.serve(port=0, seed_items=1500, seed=2) as sb:
-        config = tmp / "config.toml"
-        config.write_text(
-            f'[ops]\nbase_url = "{sb.base_url}"\nauth_url = "{sb.auth_url}"\n'
-            f'company_code = "DEMO2"\nclient_id = "{CREDS.client_id}"\n'
-            f'username = "{CREDS.username}"\nreports = "{tmp / "reports"}"\n')
-        secrets = tmp / "secrets.toml"
-        secrets.write_text(f'[ops]\nclient_secret = "{CREDS.client_secret}"\n'
-                           f'password = "{CREDS.password}"\n')
-        secrets.chmod(0o600)
+        config = secretless_profile(tmp / "config.toml", sb, "DEMO2",
+                                    reports=f'"{tmp / "reports"}"')
+        secrets = secrets_file(tmp / "secrets.toml", sb)
         env = {"PATH": f"{Path(sys.executable).parent}:{os.environ['PATH']}",
                "HOME": str(tmp), "LANG": "C.UTF-8", "PAYNB_CONFIG": str(config),
                "XDG_DATA_HOME": str(tmp / "data"), "PAYNB_JOURNAL": str(tmp / "journal.db"),

@@ -10,6 +10,7 @@ import pytest
 
 from paynb import sandbox
 
+from .conftest import secretless_profile, secrets_file
 from .test_cli import _cron
 
 pytestmark = pytest.mark.timeout(600)
@@ -20,11 +21,7 @@ NO_KEYRING = {"PYTHON_KEYRING_BACKEND": "keyring.backends.fail.Keyring"}
 
 def test_a_scheduled_run_takes_its_secrets_from_a_private_file(tmp_path: Path) -> None:
     with sandbox.serve(port=0, seed_items=1500, seed=3) as sb:
-        config = tmp_path / "config.toml"
-        config.write_text(
-            f'[ops]\nbase_url = "{sb.base_url}"\nauth_url = "{sb.auth_url}"\n'
-            f'company_code = "DEMO1"\nclient_id = "{CREDS.client_id}"\n'
-            f'username = "{CREDS.username}"\n')
+        config = secretless_profile(tmp_path / "config.toml", sb, "DEMO1")
         secrets = tmp_path / "secrets.toml"
         said: list[str] = []
 
@@ -43,9 +40,7 @@ def test_a_scheduled_run_takes_its_secrets_from_a_private_file(tmp_path: Path) -
         assert f"\n  - password: the key 'password' of profile 'ops' in {config}, or the " \
                f"key 'password' of table [ops] in the secrets file {secrets}" in error
         # A secrets file others can read: refused, naming the file and the fix.
-        secrets.write_text(f'[ops]\nclient_secret = "{CREDS.client_secret}"\n'
-                           f'password = "{CREDS.password}"\n')
-        secrets.chmod(0o644)
+        secrets_file(secrets, sb, mode=0o644)
         status, error = run()
         assert status == 3
         assert f"the secrets file {secrets} has mode 0644" in error
