@@ -9,6 +9,7 @@ served here reads the same clock, so the service's time the run measures moves w
 from __future__ import annotations
 
 import datetime as dt
+import logging
 import os
 import subprocess
 import sys
@@ -203,3 +204,25 @@ def test_the_help_says_whole_sentences():
     description = " ".join(shown.split("\n\n")[1].split())
     assert description == cli.DESCRIPTION and description.endswith(".")
     assert "``" not in shown
+
+
+def test_apprise_lines_below_the_level_asked_are_not_shown(json_receiver):
+    """A script's ``logging.basicConfig(level=WARNING)`` gives the root a handler with no
+    level of its own: apprise's debug lines, made to find a failure's reason, must not
+    reach it."""
+    from paynb.monitor._notify import deliver
+
+    seen: list[logging.LogRecord] = []
+    handler = logging.Handler()
+    handler.emit = seen.append  # type: ignore[method-assign]
+    root = logging.getLogger()
+    level = root.level
+    root.addHandler(handler)
+    root.setLevel(logging.WARNING)
+    try:
+        outcome = deliver([json_receiver.url], "title", "body", level="breach")
+    finally:
+        root.removeHandler(handler)
+        root.setLevel(level)
+    assert [d.delivered for d in outcome] == [True] and len(json_receiver.bodies) == 1
+    assert [r.getMessage() for r in seen if r.levelno < logging.WARNING] == []
