@@ -434,17 +434,22 @@ def _repeat(value: str) -> str:
 
 def _history_way_out(exc: BaseException, args: argparse.Namespace) -> str:
     """The command line's way out of a history error, whose text names the Python one
-    (``client.sync(rebuild=True)``, ``client.sync(path=...)``)."""
-    from paynb.errors import HistoryError, HistoryLockedError
+    (``client.sync(rebuild=True)``, ``client.sync(path=...)``): a table that cannot be
+    read is built again by ``paynb history rebuild``; a store of another service, or a
+    folder that cannot be written, needs a folder of the run's own."""
+    from paynb.errors import HistoryCorruptError, HistoryError, HistoryLockedError
 
     if not isinstance(exc, HistoryError) or isinstance(exc, HistoryLockedError):
         return ""
+    elsewhere = ("`paynb monitor --history PATH` gives the run a folder of its own "
+                 "(docs/monitor.md, \"Where the history lives\").")
+    if not isinstance(exc, HistoryCorruptError):
+        return f" From the command line: {elsewhere}"
     command = ["paynb history rebuild", *(["--sandbox"] if args.sandbox else []),
                *(["--profile", args.profile] if args.profile else []),
                *(["--history", args.history] if args.history else [])]
-    return (f" From the command line: `{' '.join(command)}` builds the history again from "
-            "the service, or `paynb monitor --history PATH` gives the run another folder "
-            "(docs/monitor.md, \"Where the history lives\").")
+    return (f" From the command line: `{' '.join(command)}` builds it again from the "
+            f"service, or {elsewhere}")
 
 
 def _cmd_monitor(args: argparse.Namespace) -> int:

@@ -226,3 +226,52 @@ def test_apprise_lines_below_the_level_asked_are_not_shown(json_receiver):
         root.setLevel(level)
     assert [d.delivered for d in outcome] == [True] and len(json_receiver.bodies) == 1
     assert [r.getMessage() for r in seen if r.levelno < logging.WARNING] == []
+
+
+def test_the_history_is_where_history_says_and_its_errors_have_a_command_line_way_out(
+        tmp_path):
+    store = tmp_path / "srv" / "history"
+    with sandbox.serve(port=0, seed_items=500, seed=3) as one, \
+            sandbox.serve(port=0, seed_items=500, seed=4) as other:
+        config = _profile(tmp_path / "config.toml", one, companies='["DEMO2"]')
+        first = _cron(tmp_path, "--profile", "ops", "--no-report", "--history", str(store),
+                      config=config)
+        assert first.returncode == 2, first.stderr
+        assert {"ach", "events", "nocs", "rcc"} <= {p.name for p in store.iterdir()}
+        assert not (tmp_path / "data" / "paynb" / "history").exists()  # not the default
+
+        # A table that cannot be read: the command line's way out is named, and works.
+        log = store / "ach" / "_delta_log" / "00000000000000000000.json"
+        log.write_text("not a delta log")
+        broken = _cron(tmp_path, "--profile", "ops", "--no-report", "--history", str(store),
+                       config=config)
+        assert broken.returncode == 3
+        assert "client.sync(rebuild=True)" in broken.stderr  # the Python way, and:
+        assert (f"From the command line: `paynb history rebuild --profile ops --history "
+                f"{store}` builds it again from the service") in broken.stderr
+        rebuilt = _history(tmp_path, config, "rebuild", "--profile", "ops", "--history",
+                           str(store))
+        assert rebuilt.returncode == 0, rebuilt.stderr
+        assert rebuilt.stdout.startswith(f"DEMO2: history rebuilt in {store} (")
+        again = _cron(tmp_path, "--profile", "ops", "--no-report", "--history", str(store),
+                      config=config)
+        assert again.returncode == 2, again.stderr
+
+        # Another service's store: a folder of the run's own.
+        elsewhere = _profile(tmp_path / "other.toml", other, companies='["DEMO2"]')
+        mixed = _cron(tmp_path, "--profile", "ops", "--no-report", "--history", str(store),
+                      config=elsewhere)
+        assert mixed.returncode == 3
+        assert "was synced from" in mixed.stderr
+        assert ("From the command line: `paynb monitor --history PATH` gives the run a "
+                "folder of its own") in mixed.stderr
+
+
+def _history(tmp: Path, config: Path, *args: str) -> subprocess.CompletedProcess[str]:
+    """``paynb history ...`` with the environment ``_cron`` gives ``paynb monitor``."""
+    env = {"PATH": os.environ["PATH"], "HOME": str(tmp / "home"), "LANG": "C.UTF-8",
+           "XDG_DATA_HOME": str(tmp / "data"), "PAYNB_JOURNAL": str(tmp / "journal.sqlite3"),
+           "PAYNB_CONFIG": str(config)}
+    return subprocess.run([str(Path(sys.executable).with_name("paynb")), "history", *args],
+                          env=env, capture_output=True, text=True, timeout=300,
+                          stdin=subprocess.DEVNULL)
