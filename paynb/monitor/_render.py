@@ -124,11 +124,12 @@ def _kernel_manager(folder: Path) -> type[Any]:
     "Could not destroy zmq context")."""
     from jupyter_client.manager import AsyncKernelManager
 
-    class ReportKernel(AsyncKernelManager):  # type: ignore[misc]
+    class ReportKernel(AsyncKernelManager):
         def __init__(self, **options: Any) -> None:
             super().__init__(**{**options, "transport": "ipc", "ip": str(folder / "kernel")})
 
-        async def start_kernel(self, **options: Any) -> None:
+        # (jupyter_client types an async manager's start_kernel as the blocking one's)
+        async def start_kernel(self, **options: Any) -> None:  # type: ignore[override]
             with (folder / _KERNEL_LOG).open("ab") as log:  # the kernel keeps its own copy
                 await super().start_kernel(**{**options, "stdout": log, "stderr": log})
 
