@@ -569,6 +569,13 @@ def _cmd_journal_copy(args: argparse.Namespace) -> int:
     return 0
 
 
+def _group(commands: Any, name: str, text: str) -> Any:
+    """The subcommands of command ``name`` (``paynb journal copy``, ``paynb history
+    rebuild``)."""
+    return commands.add_parser(name, help=text).add_subparsers(dest=f"{name}_command",
+                                                                required=True)
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of the ``paynb`` console script."""
     parser = argparse.ArgumentParser(prog="paynb", description=DESCRIPTION)
@@ -620,9 +627,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     watch.add_argument("-v", "--verbose", action="store_true",
                        help="show the libraries' log lines and warnings on standard error")
     watch.set_defaults(run=_cmd_monitor)
-    history = commands.add_parser("history", help="work on the local history")
-    history_commands = history.add_subparsers(dest="history_command", required=True)
-    rebuild = history_commands.add_parser(
+    rebuild = _group(commands, "history", "work on the local history").add_parser(
         "rebuild", help="fetch everything again into the history of each company the "
                         "monitor checks (client.sync(rebuild=True))")
     rebuild.add_argument("--profile", help="the profile (as for paynb monitor)")
@@ -630,9 +635,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     rebuild.add_argument("--sandbox", action="store_true", help="the demo sandbox")
     rebuild.add_argument("--history", metavar="PATH", help="the history's folder")
     rebuild.set_defaults(run=_cmd_history_rebuild)
-    journal = commands.add_parser("journal", help="work on journals")
-    journal_commands = journal.add_subparsers(dest="journal_command", required=True)
-    copy = journal_commands.add_parser(
+    copy = _group(commands, "journal", "work on journals").add_parser(
         "copy", help="copy a journal into another (an analyst's own SQLite journal into the "
                      "team's PostgreSQL one); a second copy adds nothing")
     copy.add_argument("source", help="the journal to copy: a file, or a postgresql:// address")
