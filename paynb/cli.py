@@ -32,7 +32,14 @@ from typing import IO, Any
 
 from paynb import config
 from paynb.client import Client
-from paynb.errors import PaynbError, ValidationError
+from paynb.errors import (
+    HistoryCorruptError,
+    HistoryError,
+    HistoryLockedError,
+    PaynbError,
+    PaynbWarning,
+    ValidationError,
+)
 from paynb.journal import Journal, JournalError
 from paynb.sandbox import DEMO_ITEMS, ensure_running, serve
 from paynb.sandbox.server import (
@@ -392,8 +399,6 @@ class _Shown(logging.Filter):
 def _paynb_warning(message: Warning | str, category: type[Warning], filename: str,
                    lineno: int, file: IO[str] | None = None, line: str | None = None) -> None:
     """A warning as a scheduled run shows it: paynb's on one line, the libraries' not."""
-    from paynb.errors import PaynbWarning
-
     if issubclass(category, PaynbWarning):
         _err(f"paynb monitor: warning: {' '.join(str(message).split())}")
 
@@ -420,25 +425,11 @@ def _run_output(verbose: bool) -> Iterator[None]:
                 handler.removeFilter(shown)
 
 
-def _repeat(value: str) -> str:
-    """``--repeat``: an interval :class:`paynb.monitor.Repeat` reads (argparse names the
-    option in its error)."""
-    from paynb.monitor import Repeat
-
-    try:
-        Repeat.parse(value, "it")
-    except ValidationError as exc:
-        raise argparse.ArgumentTypeError(str(exc)) from None
-    return value
-
-
 def _history_way_out(exc: BaseException, args: argparse.Namespace) -> str:
     """The command line's way out of a history error, whose text names the Python one
     (``client.sync(rebuild=True)``, ``client.sync(path=...)``): a table that cannot be
     read is built again by ``paynb history rebuild``; a store of another service, or a
     folder that cannot be written, needs a folder of the run's own."""
-    from paynb.errors import HistoryCorruptError, HistoryError, HistoryLockedError
-
     if not isinstance(exc, HistoryError) or isinstance(exc, HistoryLockedError):
         return ""
     elsewhere = ("`paynb monitor --history PATH` gives the run a folder of its own "
@@ -469,7 +460,7 @@ def _monitor(args: argparse.Namespace) -> int:
         settings, options = _monitor_settings(args)
         clients = _monitor_clients(args, settings, options)
         repeat = args.repeat or str(options.get("repeat", monitor.REPEAT))
-        monitor.Repeat.parse(repeat, "the profile's repeat")
+        monitor.Repeat.parse(repeat, "--repeat" if args.repeat else "the profile's repeat")
     except Exception as exc:  # a configuration problem; 3 whatever it is (see below)
         _err(f"paynb monitor: could not run: {_why(exc)}")
         if args.metrics:  # up 0, not an earlier run's 1, for Prometheus to read
@@ -618,7 +609,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     watch.add_argument("--metrics", metavar="FILE",
                        help="write Prometheus metrics to FILE (node_exporter's textfile "
                             "collector)")
-    watch.add_argument("--repeat", type=_repeat, metavar="INTERVAL",
+    watch.add_argument("--repeat", metavar="INTERVAL",
                        help="how often a breach that stands is said again: 1d once per "
                             "banking day (default), 2d, 4h, 30m, or 0 for every run")
     watch.add_argument("--history", metavar="PATH",
