@@ -1,6 +1,7 @@
 """The ``paynb`` command: ``paynb sandbox`` serves the sandbox, ``paynb demo`` adds JupyterLab,
 ``paynb monitor`` runs the morning checks (for schedulers: cron, systemd, Airflow),
-``paynb journal copy`` copies an analyst's journal into the team's.
+``paynb journal copy`` copies an analyst's journal into the team's, ``paynb history
+rebuild`` builds the local history again from the service.
 
 ``paynb sandbox`` and ``paynb demo`` announce the sandbox in the discovery file, so
 ``paynb.connect()`` in a notebook (or any other process) reuses it instead of starting
@@ -24,13 +25,21 @@ import subprocess
 import sys
 import threading
 import time
-from collections.abc import Callable, Sequence
+import warnings
+from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 from typing import IO, Any
 
 from paynb import config
 from paynb.client import Client
-from paynb.errors import PaynbError, PaynbWarning, ValidationError
+from paynb.errors import (
+    HistoryCorruptError,
+    HistoryError,
+    HistoryLockedError,
+    PaynbError,
+    PaynbWarning,
+    ValidationError,
+)
 from paynb.journal import Journal, JournalError
 from paynb.sandbox import DEMO_ITEMS, ensure_running, serve
 from paynb.sandbox.server import (
@@ -42,7 +51,11 @@ from paynb.sandbox.server import (
     withdraw,
 )
 
-__all__ = ["main"]
+__all__ = ["DESCRIPTION", "main"]
+
+#: What ``paynb --help`` says first.
+DESCRIPTION = ("paynb's commands: the sandbox, the demo (the sandbox with JupyterLab), the "
+               "morning run, journals and the local history.")
 
 logger = logging.getLogger("paynb")
 
@@ -385,7 +398,72 @@ def _why(exc: BaseException) -> str:
     return f"{type(exc).__name__}: {lines[0] if lines else ''}"
 
 
+class _Shown(logging.Filter):
+    """What a scheduled run writes on standard error besides its own lines: paynb's
+    warnings and everyone's errors. The libraries' chatter (apprise's and jupyter's info
+    and debug lines, their warnings) waits for ``--verbose``; ``paynb.monitor``'s own
+    lines are the report's problems, which the command writes once each."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        if record.levelno >= logging.ERROR:
+            return not record.name.startswith("paynb.monitor")
+        return record.levelno >= logging.WARNING and record.name.split(".")[0] == "paynb" \
+            and not record.name.startswith("paynb.monitor")
+
+
+def _paynb_warning(message: Warning | str, category: type[Warning], filename: str,
+                   lineno: int, file: IO[str] | None = None, line: str | None = None) -> None:
+    """A warning as a scheduled run shows it: paynb's on one line, the libraries' not."""
+    if issubclass(category, PaynbWarning):
+        _err(f"paynb monitor: warning: {' '.join(str(message).split())}")
+
+
+@contextlib.contextmanager
+def _run_output(verbose: bool) -> Iterator[None]:
+    """Standard error of ``paynb monitor``: one line per company from the command, and
+    real errors; with ``verbose``, every library's log lines from INFO on and every
+    warning."""
+    root = logging.getLogger()
+    level, shown = root.level, _Shown()
+    with warnings.catch_warnings():
+        if verbose:
+            root.setLevel(logging.INFO)
+        else:
+            warnings.showwarning = _paynb_warning
+            for handler in root.handlers:
+                handler.addFilter(shown)
+        try:
+            yield
+        finally:
+            root.setLevel(level)
+            for handler in root.handlers:
+                handler.removeFilter(shown)
+
+
+def _history_way_out(exc: BaseException, args: argparse.Namespace) -> str:
+    """The command line's way out of a history error, whose text names the Python one
+    (``client.sync(rebuild=True)``, ``client.sync(path=...)``): a table that cannot be
+    read is built again by ``paynb history rebuild``; a store of another service, or a
+    folder that cannot be written, needs a folder of the run's own."""
+    if not isinstance(exc, HistoryError) or isinstance(exc, HistoryLockedError):
+        return ""
+    elsewhere = ("`paynb monitor --history PATH` gives the run a folder of its own "
+                 "(docs/monitor.md, \"Where the history lives\").")
+    if not isinstance(exc, HistoryCorruptError):
+        return f" From the command line: {elsewhere}"
+    command = ["paynb history rebuild", *(["--sandbox"] if args.sandbox else []),
+               *(["--profile", args.profile] if args.profile else []),
+               *(["--history", args.history] if args.history else [])]
+    return (f" From the command line: `{' '.join(command)}` builds it again from the "
+            f"service, or {elsewhere}")
+
+
 def _cmd_monitor(args: argparse.Namespace) -> int:
+    with _run_output(args.verbose):
+        return _monitor(args)
+
+
+def _monitor(args: argparse.Namespace) -> int:
     import datetime as dt
 
     try:
@@ -396,16 +474,24 @@ def _cmd_monitor(args: argparse.Namespace) -> int:
         monitor.require_extra()
         settings, options = _monitor_settings(args)
         clients = _monitor_clients(args, settings, options)
+        repeat = args.repeat or str(options.get("repeat", monitor.REPEAT))
+        monitor.Repeat.parse(repeat, "--repeat" if args.repeat else "the profile's repeat")
     except Exception as exc:  # a configuration problem; 3 whatever it is (see below)
         # paynb's own errors whole: a missing setting's text lists where each can come
         # from, one line each, and never holds a secret.
         _err(f"paynb monitor: could not run: "
              f"{f'{type(exc).__name__}: {exc}' if isinstance(exc, PaynbError) else _why(exc)}")
+        if args.metrics:  # up 0, not an earlier run's 1, for Prometheus to read
+            with contextlib.suppress(Exception):  # (the extra itself may be missing)
+                from paynb import monitor
+
+                monitor.write_metrics(args.metrics, [], failed=args.company or ())
         return 3  # monitor.EXIT_FAILED (the import itself may be what failed)
     notify = monitor.notify_urls(os.environ.get(monitor.NOTIFY_VARIABLE)
                                  or options.get("notify") or "")
     reports_folder = args.reports or options.get("reports")
     reports_folder = None if reports_folder is None else str(reports_folder)
+    history = args.history or options.get("history")
     keep = args.keep if args.keep is not None else int(str(options.get("keep", monitor.KEEP)))
     report_url = args.report_url or options.get("report_url")
     done, failed, statuses = [], [], []
@@ -413,6 +499,8 @@ def _cmd_monitor(args: argparse.Namespace) -> int:
     for company, factory in clients:
         try:
             with factory() as client:
+                if history:
+                    client.history_folder = str(history)
                 ledger_before = None
                 if client.context.journal is not None:
                     ledger_before = client.context.journal.monitor.last_success(company)
@@ -421,20 +509,19 @@ def _cmd_monitor(args: argparse.Namespace) -> int:
                     client, sync=not args.no_sync, notify=notify, send=not args.dry_run,
                     reports=reports_folder, report=not args.no_report, keep=keep,
                     report_url=str(report_url) if report_url else None,
-                    waiting_days=args.waiting_days)
+                    waiting_days=args.waiting_days, repeat=repeat)
         except Exception as exc:
             # Whatever it was (a bug included), a scheduler must read 3, could not run,
             # not the 1 of a traceback, which would pass for "warnings".
             if not isinstance(exc, PaynbError | OSError | ValueError):
                 logger.exception("paynb monitor: %s failed unexpectedly", company)
-            _err(f"paynb monitor: {company}: could not run: {_why(exc)}")
+            _err(f"paynb monitor: {company}: could not run: {_why(exc)}"
+                 + _history_way_out(exc, args))
             failed.append(company)
             statuses.append(monitor.EXIT_FAILED)
             continue
         done.append(report)
         statuses.append(report.status)
-        if not report.problems:
-            last_success[company] = report.started
         _say(f"{company}: {report.level.upper()} (status {report.status}); "
              f"{len(report.news.alerts)} new alert(s)"
              + (f"; report {report.html}" if report.html else ""))
@@ -452,6 +539,34 @@ def _cmd_monitor(args: argparse.Namespace) -> int:
     return max(statuses, default=monitor.EXIT_OK)
 
 
+def _cmd_history_rebuild(args: argparse.Namespace) -> int:
+    """``paynb history rebuild``: fetch every kind again into the history of each company
+    the monitor checks (what ``client.sync(rebuild=True)`` does)."""
+    try:
+        settings, options = _monitor_settings(args)
+        clients = _monitor_clients(args, settings, options)
+    except Exception as exc:
+        _err(f"paynb history rebuild: could not run: {_why(exc)}")
+        return 3
+    history = args.history or options.get("history")
+    status = 0
+    for company, factory in clients:
+        try:
+            with factory() as client:
+                summary = client.sync(rebuild=True, progress=False,
+                                      path=str(history) if history else None)
+                where = client.history.path
+        except Exception as exc:
+            if not isinstance(exc, PaynbError | OSError | ValueError):
+                logger.exception("paynb history rebuild: %s failed unexpectedly", company)
+            _err(f"paynb history rebuild: {company}: could not rebuild: {_why(exc)}")
+            status = 3
+            continue
+        _say(f"{company}: history rebuilt in {where} "
+             f"({int(summary['written'].sum()):,} item versions written)")
+    return status
+
+
 def _cmd_journal_copy(args: argparse.Namespace) -> int:
     try:
         with Journal(args.destination) as destination:
@@ -463,9 +578,16 @@ def _cmd_journal_copy(args: argparse.Namespace) -> int:
     return 0
 
 
+def _group(commands: Any, name: str, text: str) -> Any:
+    """The subcommands of command ``name`` (``paynb journal copy``, ``paynb history
+    rebuild``)."""
+    return commands.add_parser(name, help=text).add_subparsers(dest=f"{name}_command",
+                                                                required=True)
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of the ``paynb`` console script."""
-    parser = argparse.ArgumentParser(prog="paynb", description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(prog="paynb", description=DESCRIPTION)
     commands = parser.add_subparsers(dest="command", required=True)
     sandbox = commands.add_parser("sandbox", help="serve the sandbox until Ctrl-C")
     _sandbox_arguments(sandbox, default_items=DEMO_ITEMS)
@@ -505,10 +627,24 @@ def main(argv: Sequence[str] | None = None) -> int:
     watch.add_argument("--metrics", metavar="FILE",
                        help="write Prometheus metrics to FILE (node_exporter's textfile "
                             "collector)")
+    watch.add_argument("--repeat", metavar="INTERVAL",
+                       help="how often a breach that stands is said again: 1d once per "
+                            "banking day (default), 2d, 4h, 30m, or 0 for every run")
+    watch.add_argument("--history", metavar="PATH",
+                       help="the local history's folder (default: history/<service> in "
+                            "the user's data folder)")
+    watch.add_argument("-v", "--verbose", action="store_true",
+                       help="show the libraries' log lines and warnings on standard error")
     watch.set_defaults(run=_cmd_monitor)
-    journal = commands.add_parser("journal", help="work on journals")
-    journal_commands = journal.add_subparsers(dest="journal_command", required=True)
-    copy = journal_commands.add_parser(
+    rebuild = _group(commands, "history", "work on the local history").add_parser(
+        "rebuild", help="fetch everything again into the history of each company the "
+                        "monitor checks (client.sync(rebuild=True))")
+    rebuild.add_argument("--profile", help="the profile (as for paynb monitor)")
+    rebuild.add_argument("--company", action="append", help="a company (repeatable)")
+    rebuild.add_argument("--sandbox", action="store_true", help="the demo sandbox")
+    rebuild.add_argument("--history", metavar="PATH", help="the history's folder")
+    rebuild.set_defaults(run=_cmd_history_rebuild)
+    copy = _group(commands, "journal", "work on journals").add_parser(
         "copy", help="copy a journal into another (an analyst's own SQLite journal into the "
                      "team's PostgreSQL one); a second copy adds nothing")
     copy.add_argument("source", help="the journal to copy: a file, or a postgresql:// address")

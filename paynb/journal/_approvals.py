@@ -273,8 +273,9 @@ class Approval:
             return (f"awaiting approval by another analyst; expires in {_ago(left)}"
                     if left > timedelta(0) else "expired (not yet marked)")
         who = f" by {self.decided_by}" if self.decided_by else ""
+        when = f" at {self.decided_at:%Y-%m-%d %H:%M:%S} UTC" if self.decided_at else ""
         why = f": {self.reason}" if self.reason else ""
-        return f"{self.state}{who}{why}"
+        return f"{self.state}{who}{when}{why}"
 
     def __repr__(self) -> str:
         return (f"<paynb approval {self.id}, company {self.company}: {self._what()}, "

@@ -9,7 +9,8 @@ only on what is new.
     report = monitor.run(paynb.connect())     # sync, checks, report, notifications
     report.findings, report.status, report.html
 
-or from a scheduler: ``paynb monitor [--company CODE] [--metrics FILE]`` (exit status 0
+or from a scheduler: ``paynb monitor [--company CODE] [--metrics FILE] [--repeat 1d]
+[--history PATH]`` (exit status 0
 nothing to act on, 1 warnings, 2 a breach or an overdue NOC, 3 could not run). What each
 finding means, the projection's method, notifications, metrics and scheduling are in
 ``docs/monitor.md``.
@@ -37,7 +38,7 @@ from paynb.monitor._findings import (
     worst_level,
 )
 from paynb.monitor._metrics import write_metrics
-from paynb.monitor._news import News, diff, ledger_rows, message
+from paynb.monitor._news import REPEAT, News, Repeat, diff, ledger_rows, message
 from paynb.monitor._notify import NOTIFY_VARIABLE, Delivery, notify_urls
 from paynb.monitor._projection import BASE_BANKING_DAYS, HORIZON_DAYS, Projection, project
 from paynb.monitor._render import KEEP, default_reports_folder
@@ -56,6 +57,7 @@ __all__ = [
     "KINDS",
     "LEVELS",
     "NOTIFY_VARIABLE",
+    "REPEAT",
     "SYNCED_KINDS",
     "UNAUTHORIZED",
     "WAITING_BANKING_DAYS",
@@ -66,6 +68,7 @@ __all__ = [
     "News",
     "Notified",
     "Projection",
+    "Repeat",
     "default_reports_folder",
     "diff",
     "exit_status",

@@ -5,6 +5,7 @@ into place, so the collector never reads half a file)."""
 from __future__ import annotations
 
 import datetime as dt
+import logging
 import os
 from collections.abc import Sequence
 from pathlib import Path
@@ -17,15 +18,46 @@ if TYPE_CHECKING:
 
 __all__ = ["write_metrics"]
 
+logger = logging.getLogger("paynb.monitor")
+_UP = "paynb_monitor_up"
+_LAST_SUCCESS = "paynb_monitor_last_success_timestamp_seconds"
+
+
+def _earlier(path: str | os.PathLike[str]) -> dict[str, dict[str, float]]:
+    """What an earlier run wrote to ``path``: ``{metric: {company: value}}`` of the
+    metrics labelled by company alone (empty when there is no such file, or it cannot be
+    read)."""
+    from prometheus_client.parser import text_string_to_metric_families
+
+    try:
+        text = Path(path).read_text(encoding="utf-8")
+        families = list(text_string_to_metric_families(text))
+    except (OSError, ValueError) as exc:
+        logger.debug("no earlier metrics in %s (%s)", path, exc)
+        return {}
+    return {family.name: {sample.labels["company"]: sample.value for sample in family.samples
+                          if set(sample.labels) == {"company"}}
+            for family in families}
+
 
 def write_metrics(path: str | os.PathLike[str], reports: Sequence[MonitorReport], *,
                   last_success: dict[str, dt.datetime | None] | None = None,
                   failed: Sequence[str] = (), now: dt.datetime | None = None) -> Path:
     """Write the metrics of ``reports`` (one per company) to ``path``.
 
-    ``last_success`` gives each company's last successful run (this run's counts when it
-    succeeded); ``failed`` names companies whose run could not be completed (their
-    ``paynb_monitor_up`` is 0 and only the time since their last success is written).
+    A report whose run succeeded (no ``problems``) is the company's last success: its
+    ``paynb_monitor_last_success_timestamp_seconds`` is when the run started and its
+    ``paynb_monitor_seconds_since_last_success`` is 0. ``failed`` names companies whose
+    run could not be completed (their ``paynb_monitor_up`` is 0, their status 3).
+    For those and for runs with problems, ``last_success`` gives when the company's last
+    successful run started (the journal's ledger); a company it does not give keeps the
+    time ``path`` held from an earlier run, so that an alert on that time still fires
+    when the journal cannot be read. ``now`` (default: the current time) is what the
+    seconds since are counted to.
+
+    A run that could not start (no report, and no company named in ``failed``) marks
+    every company of the earlier file failed, or, without one, writes
+    ``paynb_monitor_up{company=""} 0``: the file never keeps an earlier ``up`` of 1.
     """
     from prometheus_client import CollectorRegistry, Gauge, write_to_textfile
 
@@ -35,7 +67,7 @@ def write_metrics(path: str | os.PathLike[str], reports: Sequence[MonitorReport]
     def gauge(name: str, text: str, labels: Sequence[str] = ("company",)) -> Any:
         return Gauge(name, text, list(labels), registry=registry)
 
-    up = gauge("paynb_monitor_up", "1 when the company's run completed, 0 when it could not")
+    up = gauge(_UP, "1 when the company's run completed, 0 when it could not")
     status = gauge("paynb_monitor_status", "exit status of the company's run (0-3)")
     rate = gauge("paynb_return_rate", "NACHA return rate over the 60 days ending on the "
                  "day measured (fraction)", ("company", "category"))
@@ -57,11 +89,19 @@ def write_metrics(path: str | os.PathLike[str], reports: Sequence[MonitorReport]
     exposure = gauge("paynb_return_exposure", "money still returnable (standard window)")
     undelivered = gauge("paynb_monitor_notifications_failed",
                         "notifications of the run that could not be delivered")
-    success = gauge("paynb_monitor_last_success_timestamp_seconds",
-                    "when the company's last successful run ended (Unix time)")
+    success = gauge(_LAST_SUCCESS, "when the company's last successful run started "
+                    "(Unix time)")
     since = gauge("paynb_monitor_seconds_since_last_success",
-                  "seconds from the last successful run to this one")
-    last_success = last_success or {}
+                  "seconds from the start of the company's last successful run to now "
+                  "(0 when this run succeeded)")
+    written = _earlier(path)
+    if not reports and not failed:
+        failed = list(written.get(_UP, {})) or [""]
+    earlier = written.get(_LAST_SUCCESS, {})
+    last_success = {**{company: dt.datetime.fromtimestamp(value, dt.UTC)
+                       for company, value in earlier.items()},
+                    **{company: when for company, when in (last_success or {}).items()
+                       if when is not None}}
     for report in reports:
         company = report.company
         up.labels(company).set(1)
@@ -85,6 +125,10 @@ def write_metrics(path: str | os.PathLike[str], reports: Sequence[MonitorReport]
         unknown.labels(company).set(len(measured.unknown))
         exposure.labels(company).set(float(measured.exposure_total["standard_amount"]))
         undelivered.labels(company).set(sum(not d.delivered for d in report.deliveries))
+    for report in reports:
+        if not report.problems:
+            last_success[report.company] = report.started
+    succeeded = {report.company for report in reports if not report.problems}
     for company in [*(r.company for r in reports), *failed]:
         if company in failed:
             up.labels(company).set(0)
@@ -92,7 +136,8 @@ def write_metrics(path: str | os.PathLike[str], reports: Sequence[MonitorReport]
         last = last_success.get(company)
         if last is not None:
             success.labels(company).set(last.timestamp())
-            since.labels(company).set(max(0.0, (now - last).total_seconds()))
+            since.labels(company).set(0.0 if company in succeeded
+                                      else max(0.0, (now - last).total_seconds()))
     target = Path(path)
     target.parent.mkdir(parents=True, exist_ok=True)
     write_to_textfile(str(target), registry)

@@ -63,11 +63,13 @@ class Delivery:
 
 class _Hide(logging.Filter):
     """Hides the URLs' parts in apprise's own log records (they may quote a host, a
-    user or a token), and keeps the last warning or error as the failure's reason."""
+    user or a token), keeps the last warning or error as the failure's reason, and lets
+    through only the records of the level apprise's logger had (``shown``) or above."""
 
-    def __init__(self, urls: Sequence[str]) -> None:
+    def __init__(self, urls: Sequence[str], shown: int = logging.WARNING) -> None:
         super().__init__()
         self.urls = list(urls)
+        self.shown = shown
         self.problems: list[str] = []
 
     def filter(self, record: logging.LogRecord) -> bool:
@@ -79,15 +81,16 @@ class _Hide(logging.Filter):
             record.exc_info = None
         if record.levelno >= logging.WARNING or _TELLING.search(text):
             self.problems.append(text)
-        return True
+        return record.levelno >= self.shown
 
 
 @contextmanager
 def _hidden(urls: Sequence[str]) -> Iterator[_Hide]:
-    hide = _Hide(urls)
     target = logging.getLogger(_APPRISE_LOGGER)
     # Its debug lines say why a send failed ("Connection refused"): let them be made, to
-    # be read here (the handlers' own levels still decide what is shown).
+    # be read here, and shown only as the logger's own level would have (a handler with
+    # no level of its own, as logging.basicConfig makes, would show them all).
+    hide = _Hide(urls, target.getEffectiveLevel())
     level = target.level
     target.setLevel(logging.DEBUG)
     target.addFilter(hide)

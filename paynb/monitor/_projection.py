@@ -81,8 +81,10 @@ class Projection:
         breach_day: the first day over the threshold (``as_of`` when it already is), None
             when not within the horizon.
         horizon_end: the last day looked at.
-        path: the projected rate of each day from ``as_of`` until ``breach_day`` (or
-            ``horizon_end``), as ``(day, rate)``; the rate is None without entries.
+        path: the projected rate of each day from ``as_of`` until ``breach_day`` when
+            the crossing lies ahead, else until ``horizon_end`` (a rate over its threshold
+            already: where it heads, back under or not), as ``(day, rate)``; the rate is
+            None without entries.
     """
 
     as_of: dt.date
@@ -187,9 +189,10 @@ def project(dates: Any, entries: Any, returns: Any, *, as_of: Any, threshold_bp:
         path.append((day, scaled_returns / scaled_entries if scaled_entries else None))
         if warning_day is None and level in ("warning", "over"):
             warning_day = day
-        if level == "over":
+        if breach_day is None and level == "over":
             breach_day = day
-            break
+            if offset:  # the crossing ahead ends the path; one already made does not
+                break
     return Projection(
         as_of=today.astype(dt.date), base_start=base_start.astype(dt.date),
         base_end=base_end.astype(dt.date), base_entries=base_e, base_returns=base_r,

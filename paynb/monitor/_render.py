@@ -27,6 +27,8 @@ NOTEBOOK = Path(__file__).with_name("report.ipynb")
 KEEP = 30
 #: Seconds the report notebook may take.
 TIMEOUT = 600
+#: What the report's kernel process writes itself, in the run's temporary folder.
+_KERNEL_LOG = "kernel.log"
 _STEM = re.compile(r"^(?P<company>.+)-(?P<stamp>\d{8}-\d{6})(?:-\d+)?$")
 
 _PAGE = """<!DOCTYPE html>
@@ -92,6 +94,15 @@ def prune(folder: Path, company: str, keep: int) -> list[Path]:
     return removed
 
 
+def _tail(log: Path) -> str:
+    """The last lines the kernel process wrote, to say why it failed ("" when none)."""
+    try:
+        lines = log.read_text(encoding="utf-8", errors="replace").strip().splitlines()
+    except OSError:
+        return ""
+    return ("; the kernel said: " + " | ".join(lines[-5:])) if lines else ""
+
+
 def _body(notebook: Any) -> str:
     from nbconvert import HTMLExporter
 
@@ -102,33 +113,47 @@ def _body(notebook: Any) -> str:
     return str(body)
 
 
+def _kernel_manager(folder: Path) -> type[Any]:
+    """The kernel manager class papermill makes the report's kernel with: the kernel talks
+    to this process over local sockets in the private temporary ``folder``, not over TCP
+    (which anyone on the machine could reach), and its process writes its own output
+    (IPython's start-up warnings, a crash) to ``kernel.log`` there, not to the run's
+    standard error. papermill owns the manager it makes: it stops the kernel client's
+    channels and the kernel at the end (a manager handed to it leaves the client's
+    channels open, which jupyter_client then complains of when the client is collected:
+    "Could not destroy zmq context")."""
+    from jupyter_client.manager import AsyncKernelManager
+
+    class ReportKernel(AsyncKernelManager):
+        def __init__(self, **options: Any) -> None:
+            super().__init__(**{**options, "transport": "ipc", "ip": str(folder / "kernel")})
+
+        # (jupyter_client types an async manager's start_kernel as the blocking one's)
+        async def start_kernel(self, **options: Any) -> None:  # type: ignore[override]
+            with (folder / _KERNEL_LOG).open("ab") as log:  # the kernel keeps its own copy
+                await super().start_kernel(**{**options, "stdout": log, "stderr": log})
+
+    return ReportKernel
+
+
 def render(report: MonitorReport, target: Path) -> Path:
     """Run the report notebook on ``report`` and write the HTML page to ``target``."""
     import nbformat
     import papermill
-    from jupyter_client.manager import KernelManager
 
     target.parent.mkdir(parents=True, exist_ok=True)
     with tempfile.TemporaryDirectory(prefix="paynb-monitor-") as folder:
         data = report.save(Path(folder) / "run.pkl")
         executed = Path(folder) / "report.ipynb"
-        # The kernel talks to this process over local sockets in the private temporary
-        # folder, not over TCP (which anyone on the machine could reach).
-        kernel = KernelManager(kernel_name="python3", transport="ipc",
-                               ip=str(Path(folder) / "kernel"))
-        # jupyter's own chatter (a kernel client's cleanup) is not the user's business.
-        chatter = logging.getLogger("traitlets")
-        level = chatter.level
-        chatter.setLevel(logging.ERROR)
         try:
             papermill.execute_notebook(
                 str(NOTEBOOK), str(executed), parameters={"run_file": str(data)},
                 kernel_name="python3", progress_bar=False, log_output=False, cwd=folder,
-                execution_timeout=TIMEOUT, report_mode=True, km=kernel)
-        finally:
-            if kernel.has_kernel:  # a kernel manager handed to papermill stays ours to stop
-                kernel.shutdown_kernel(now=True)
-            chatter.setLevel(level)
+                execution_timeout=TIMEOUT, report_mode=True,
+                kernel_manager_class=_kernel_manager(Path(folder)))
+        except Exception as exc:
+            raise RuntimeError(f"the report notebook could not be run: {type(exc).__name__}: "
+                               f"{exc}{_tail(Path(folder) / _KERNEL_LOG)}") from exc
         notebook = nbformat.read(executed, as_version=4)  # type: ignore[no-untyped-call]
     errors = [output for cell in notebook.cells for output in cell.get("outputs", [])
               if output.get("output_type") == "error"]

@@ -27,6 +27,8 @@ __all__ = ["MonitorReport"]
 
 _COLORS = {"ok": "#2E7D32", "info": "#455A64", "warning": "#B26A00", "breach": "#C62828"}
 _MARKS = {"ok": "ok", "info": "info", "warning": "WARNING", "breach": "BREACH"}
+# A projection's levels now, mildest first: the worst rate is drawn first.
+_WORSE = ("no entries", "ok", "warning", "over")
 #: Extra sheets of the workbook, after the compliance report's.
 _SHEETS = ("findings", "noc_obligations", "new_returns", "returns_by_reason",
            "waiting", "unknown_submissions")
@@ -150,8 +152,10 @@ class MonitorReport:
     # ------------------------------------------------------------------ charts
 
     def plot_rates(self, ax: Axes | None = None) -> Axes:
-        """The three rates over the last 90 days as a share of their thresholds, and the
-        projection ahead (dashed) until it crosses or 60 days. Returns the Axes."""
+        """The three rates over the last 90 days as a share of their thresholds, and each
+        one's projection ahead (dashed) until it crosses, or 60 days (a rate over its
+        threshold already: 60 days). The worst rate first (its lines are the Axes' first
+        two, and the legend's first entry). Returns the Axes."""
         import matplotlib.pyplot as plt
         import pandas as pd
         from matplotlib.ticker import PercentFormatter
@@ -162,12 +166,14 @@ class MonitorReport:
                   "overall": "#4C72B0"}
         rolling = self.measured.rolling
         top = 100.0
-        for category in CATEGORIES:
+        projections = self.measured.projections
+        for category in sorted(CATEGORIES, key=lambda c: -_WORSE.index(
+                projections[c.name].level_now)):
             rows = rolling[rolling["category"] == category.name]
             values = rows["rate"].astype("float64") / category.threshold * 100
             ax.plot(rows["date"], values, color=colors[category.name], lw=1.6,
                     label=f"{category.name} (threshold {category.threshold:.1%})")
-            path = self.measured.projections[category.name].path
+            path = projections[category.name].path
             if path:
                 days = pd.to_datetime([day for day, _ in path])
                 ahead = [float("nan") if rate is None else rate / category.threshold * 100
@@ -224,8 +230,12 @@ class MonitorReport:
             f"<p><b>{html.escape(where)}</b></p>"
             f"<p>As of {self.as_of:%Y-%m-%d %H:%M} UTC (the service's time); previous run "
             f"{since}. Worst level: <b style='color:{_COLORS[level]}'>{_MARKS[level]}</b>; "
-            f"{len(self.news.alerts)} new alert(s), {len(self.news.standing)} standing "
+            f"{len(self.news.alerts)} new alert(s), {self._standing()} standing "
             f"breach(es).</p></div>")
+
+    def _standing(self) -> int:
+        """Breaches notified before that still stand, said again this run or not."""
+        return sum(f.level == "breach" for f in [*self.news.standing, *self.news.held])
 
     def findings_html(self) -> str:
         """Every finding, worst first, the new ones marked."""

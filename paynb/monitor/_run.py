@@ -15,7 +15,7 @@ from paynb.journal import MonitorRun
 from paynb.monitor._checks import WAITING_BANKING_DAYS, measure
 from paynb.monitor._extra import require_extra
 from paynb.monitor._findings import worst_level
-from paynb.monitor._news import diff, ledger_rows, message
+from paynb.monitor._news import REPEAT, Repeat, diff, ledger_rows, message
 from paynb.monitor._notify import deliver, notify_urls
 from paynb.monitor._render import KEEP, default_reports_folder, prune, render, report_paths
 from paynb.monitor._report import MonitorReport
@@ -53,8 +53,8 @@ def _link(path: Path, folder: Path, report_url: str | None) -> str:
 def run(client: Any, *, sync: bool = True, notify: str | Sequence[str] | None = None,
         send: bool = True, reports: str | os.PathLike[str] | None = None,
         report: bool = True, keep: int = KEEP, report_url: str | None = None,
-        waiting_days: int = WAITING_BANKING_DAYS, progress: bool | None = False
-        ) -> MonitorReport:
+        waiting_days: int = WAITING_BANKING_DAYS, repeat: str = REPEAT,
+        progress: bool | None = False) -> MonitorReport:
     """The morning run for the client's company: what ``paynb monitor`` does for each
     company.
 
@@ -69,9 +69,9 @@ def run(client: Any, *, sync: bool = True, notify: str | Sequence[str] | None = 
        to one self-contained HTML file, with the compliance workbook beside it, in
        ``reports/<company>/``; the oldest beyond ``keep`` runs are deleted.
     4. Says what is new: a short message to every notification URL when something
-       alerts for the first time or worse, a breach stands (repeated daily, quietly) or
-       a condition cleared; the notification ledger in the journal remembers what was
-       said (only once it was delivered).
+       alerts for the first time or worse, a breach stands (said again once per
+       ``repeat``, quietly) or a condition cleared; the notification ledger in the
+       journal remembers what was said and when (only once it was delivered).
 
     Args:
         client: a :class:`paynb.Client` with a journal (the ledger lives there).
@@ -87,6 +87,9 @@ def run(client: Any, *, sync: bool = True, notify: str | Sequence[str] | None = 
             (``https://reports.example.com/paynb``); default: the file's path.
         waiting_days: banking days after receipt (or the requested send day) after
             which an item still ``W`` is late.
+        repeat: how often a breach that stands is said again (as Alertmanager's
+            ``repeat_interval``): ``"1d"`` once per banking day (the default), ``"2d"``,
+            ``"4h"``, ``"30m"``, or ``"0"`` for every run (:class:`Repeat`).
         progress: show the sync's progress bars.
 
     Returns:
@@ -102,6 +105,7 @@ def run(client: Any, *, sync: bool = True, notify: str | Sequence[str] | None = 
     require_extra()
     keep = _positive(keep, "keep")
     waiting_days = _positive(waiting_days, "waiting_days")
+    interval = Repeat.parse(repeat)
     urls = notify_urls(notify)
     journal = client.context.require_journal()
     ledger = journal.monitor
@@ -116,7 +120,7 @@ def run(client: Any, *, sync: bool = True, notify: str | Sequence[str] | None = 
     measured = measure(client, history, as_of=as_of, since=previous.as_of if previous else None,
                        waiting_days=waiting_days, report=report)
     notified = ledger.notified(company)  # read once: nothing below writes it before the end
-    news = diff(measured.findings, notified)
+    news = diff(measured.findings, notified, as_of=as_of, repeat=interval)
     result = MonitorReport(
         company=company, environment=client.environment.label, service=client.base_url,
         as_of=as_of, started=started, previous=previous.as_of if previous else None,

@@ -103,3 +103,50 @@ def test_a_projection_is_a_value():
     first = project(days, entries, returns, as_of=AS_OF, threshold_bp=50)
     assert isinstance(first, Projection)
     assert first == project(days, entries, returns, as_of=AS_OF, threshold_bp=50)
+
+
+def test_a_rate_over_its_threshold_already_is_projected_over_the_whole_horizon():
+    """Where a breached rate heads (back under or not) is what the chart must show: its
+    path does not stop on the day measured."""
+    days, entries, returns = worked_example()
+    projection = project(days, entries, returns, as_of=AS_OF, threshold_bp=30)  # 0.35 %
+    assert projection.level_now == "over" and projection.breach_day == AS_OF
+    assert [day for day, _ in projection.path] == [
+        AS_OF + dt.timedelta(days=n) for n in range(61)]
+    assert projection.path[0] == (AS_OF, 14 / 4000)
+    # The window drops 2026-06-01's four returns on 07-31: the rate falls from there.
+    by_day = dict(projection.path)
+    assert by_day[dt.date(2026, 7, 31)] < by_day[dt.date(2026, 7, 30)]
+
+
+def test_the_chart_draws_each_rates_path_the_breached_one_first():
+    """DEMO2's unauthorized rate is over its threshold (docs/sandbox.md), the others not."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    from paynb import monitor, sandbox
+    from paynb.journal import Journal
+
+    with sandbox.serve(port=0, seed_items=1500, seed=3) as sb, \
+            sb.connect(company_code="DEMO2", journal=Journal(":memory:")) as client:
+        report = monitor.run(client, report=False, notify=[], send=False)
+    levels = report.measured.rates.set_index("category")["level"]
+    assert levels.to_dict() == {"unauthorized": "over", "administrative": "ok",
+                                "overall": "ok"}
+    ax = report.plot_rates()
+    try:
+        solid = [line for line in ax.lines if line.get_linestyle() == "-"
+                 and not line.get_label().startswith("_")]
+        dashed = [line for line in ax.lines if line.get_linestyle() == "--"
+                  and line.get_label().startswith("_child")]
+        assert [line.get_label().split(" ")[0] for line in solid][0] == "unauthorized"
+        assert ax.lines[0] is solid[0] and ax.lines[1] is dashed[0]
+        assert len(dashed) == 3  # each rate's path, the threshold's line aside
+        for line, path in zip(solid, dashed, strict=True):
+            assert path.get_color() == line.get_color()
+            assert len(path.get_xdata()) > 1
+        assert len(dashed[0].get_xdata()) == monitor.HORIZON_DAYS + 1
+    finally:
+        plt.close(ax.figure)

@@ -164,6 +164,9 @@ def test_the_airflow_task(machine):
                              env={**machine.env, "PAYNB_CONFIG": "/nonexistent.toml"},
                              capture_output=True, text=True, timeout=300)
     assert failing.returncode != 0  # could not run (3): the task fails and retries
+    # ... and Prometheus reads that it is down, not the successful run's up 1.
+    written = (machine.tmp / "textfile" / "paynb.prom").read_text()
+    assert 'paynb_monitor_up{company="DEMO2"} 0.0' in written
 
 
 def test_the_alert_rules_use_metrics_the_run_writes(machine):
@@ -171,8 +174,7 @@ def test_the_alert_rules_use_metrics_the_run_writes(machine):
     rules = yaml.safe_load(rules_text)["groups"][0]["rules"]
     assert len(rules) == 2
     written = (machine.tmp / "textfile" / "paynb.prom")
-    if not written.exists():
-        test_the_cron_line(machine)
+    test_the_cron_line(machine)  # a run that completes writes every metric
     names = set(re.findall(r"^(paynb_\w+)\{", written.read_text(), re.M))
     for rule in rules:
         used = set(re.findall(r"paynb_\w+", rule["expr"]))

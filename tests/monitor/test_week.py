@@ -1,7 +1,7 @@
 """A simulated week against the sandbox, each morning's run notifying an SMTP server and a
 JSON endpoint on loopback: the unauthorized return rate alerts once at the warning level,
-once at the breach (then repeats quietly every day), and each new unauthorized return
-alerts once. What alerts is computed here independently, from the service's own lists.
+once at the breach (then repeats quietly once a banking day), and each new unauthorized
+return alerts once. What alerts is computed here independently, from the service's own lists.
 
 DEMO2 crossed the thresholds before the sandbox's today (docs/sandbox.md), so the week
 pushes DEMO1, the well-behaved company, over them with forced unauthorized returns
@@ -62,6 +62,7 @@ def test_a_week_of_mornings(tmp_path, smtp_receiver, json_receiver):
         client = sb.connect(journal=tmp_path / "journal.sqlite3")
         known = _unauthorized_ids(client)
         sent_before = 0
+        said: dt.date | None = None  # the day the breach was last said
         for day in range(6):
             if day:
                 sb.simulate.advance_clock(days=1)
@@ -96,8 +97,11 @@ def test_a_week_of_mornings(tmp_path, smtp_receiver, json_receiver):
             if day in (1, 2):
                 expected.add("rate:unauthorized")
             assert {f.key for f in report.news.alerts} == expected, day
+            again = day >= 3 and calendar.banking_days_between(said, today) >= 1
             assert [f.key for f in report.news.standing] == (["rate:unauthorized"]
-                                                             if day >= 3 else [])
+                                                             if again else []), day
+            if day == 2 or again:
+                said = today
             if day == 2:
                 assert [(f.key, was) for f, was in report.news.worse] == [
                     ("rate:unauthorized", "warning")]
@@ -111,11 +115,11 @@ def test_a_week_of_mornings(tmp_path, smtp_receiver, json_receiver):
                 assert json_receiver.bodies[-1]["message"] == report.message
                 for finding in report.news.alerts[:5]:
                     assert finding.title in body
-                if day >= 3:
+                if again:
                     assert "Still in breach:" in body and rate.title in body
             sent_before = sent
             assert all(d.delivered for d in report.deliveries)
-        assert len(smtp_receiver.messages) >= 5  # day 1 to day 5 each had something
+        assert len(smtp_receiver.messages) >= 3  # day 1 to day 3 each had something new
         runs = client.context.journal.monitor.runs("DEMO1")
-        assert [r.delivered for r in runs][1:] == ["sent"] * 5
+        assert [r.delivered for r in runs][1:4] == ["sent"] * 3
         client.close()

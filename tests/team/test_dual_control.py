@@ -81,6 +81,8 @@ def test_a_payment_over_the_limit_waits_and_another_analyst_sends_it_as_prepared
     assert entry["detail"] == f"approved by bob (approval {held.id})"
     (done,) = ana.approvals(state="approved")
     assert (done.decided_by, done.state) == ("bob", "approved")
+    # Who decided and when (docs/team.md), as the approval shows itself.
+    assert f"approved by bob at {done.decided_at:%Y-%m-%d %H:%M:%S} UTC." in repr(done)
     assert len(ana.approvals()) == 0
     with pytest.raises(ApprovalError, match="was approved by bob"):
         bob.approve(held.id)  # once only
