@@ -5,8 +5,8 @@ The sandbox sends :data:`SANDBOX_HEADER` (value exactly ``"1"``) and its clock,
 answer it gives; the real service sends neither. So a client reaches the sandbox by
 whatever road (``paynb.connect()``, a profile, ``PAYNB_*`` variables, arguments in code)
 and still knows it is the sandbox, and judges by the sandbox's clock (docs/sandbox.md,
-"How the sandbox names itself"). Only the exact value counts: a header that is absent,
-empty or anything else is the real service's answer.
+"Answers"). Only the exact value counts: a header that is absent, empty or anything
+else is the real service's answer.
 """
 
 from __future__ import annotations
