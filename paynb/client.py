@@ -241,7 +241,8 @@ class Client(_KeywordsOnly):
         environment: where the settings came from, for :attr:`environment`:
             ``"sandbox"`` (what :func:`connect` and ``Sandbox.connect()`` pass), a
             profile name, ``"env"``; default ``"custom"``. Anything but ``"sandbox"``
-            is shown as the real service.
+            is shown as the real service until the service's answers say it is the
+            sandbox (its ``X-Paynb-Sandbox`` header, which the real service never sends).
         user: who acts through this client, recorded with every journal entry, NOC
             mark, guard override and approval (default: the profile's ``user``, else
             the OS user).
@@ -275,9 +276,6 @@ class Client(_KeywordsOnly):
         user = _text(user, "user") if user is not None else current_user()
         policy = _dual_control(dual_control)
         name = _text(environment, "environment") if environment is not None else "custom"
-        self.environment = Environment(name=name, host=url_host(self.base_url),
-                                       is_sandbox=name == "sandbox")
-        """Where the calls go (:class:`Environment`: ``is_sandbox``, ``label``, ``host``)."""
         owned = session is None
         if not owned and not _is_session(session):
             raise ValidationError.for_argument("session", "must be a requests.Session (or None)")
@@ -287,13 +285,18 @@ class Client(_KeywordsOnly):
         self._transport = Transport(self.base_url, auth, session=session,
                                     timeout=float(timeout), max_retries=max_retries,
                                     owns_session=owned)
+        self.environment = Environment(name=name, host=url_host(self.base_url),
+                                       declared_sandbox=name == "sandbox",
+                                       answers=self._transport)
+        """Where the calls go (:class:`Environment`: ``is_sandbox``, ``label``, ``host``);
+        a sandbox is known by its settings or, once it has answered, by its answers."""
         self._journal = _open_journal(journal, user)
         if policy is not None and self._journal is None:
             raise ValidationError.for_argument(
                 "dual_control", "needs a journal: the payments waiting for a second person "
                                 "are kept there (journal=None was given, or PAYNB_JOURNAL=off)")
         # The composition root: each part gets what it works with, none gets the client.
-        clock = ServiceClock(self._transport, sandbox=self.environment.is_sandbox)
+        clock = ServiceClock(self._transport, self.environment)
         seen = SeenHistory()
         guards = GuardService(company_code=company_code, user=user, journal=self._journal,
                               clock=clock, seen=seen)

@@ -28,12 +28,14 @@ from requests.auth import AuthBase
 
 from paynb._json import loads
 from paynb._redact import preview, redact, shown_url, url_host
+from paynb._sign import is_sandbox_answer
 from paynb.auth import TOKEN_REQUEST, PasswordAuth, gave_up, never_connected, no_answer_reason
 from paynb.errors import (
     ApiError,
     AuthenticationError,
     BadRequestError,
     NotFoundError,
+    PaynbError,
     PermissionDeniedError,
     RateLimitError,
     ResponseFormatError,
@@ -259,6 +261,11 @@ class Transport:
         self.max_retry_wait = max_retry_wait
         #: False for a session the user passed in: it is theirs to close.
         self.owns_session = owns_session
+        #: What the service's answers said of it (:mod:`paynb._sign`): ``None`` before the
+        #: first answer; ``True`` once one came from the sandbox (``X-Paynb-Sandbox: 1``),
+        #: and so it stays; else ``False``, the real service.
+        self.sandbox: bool | None = None
+        self._asked = False
 
     def close(self) -> None:
         """Close the pooled connections (of a session paynb made)."""
@@ -324,6 +331,10 @@ class Transport:
                 _read_body(response)
             except requests.RequestException as exc:
                 raise _NoAnswer(exc) from None
+            if is_sandbox_answer(response.headers):
+                self.sandbox = True
+            elif self.sandbox is None:
+                self.sandbox = False
             logger.debug("%s %s -> %s in %.3f s", method, path, response.status_code,
                          time.perf_counter() - started)
             if response.status_code != 401 or self.auth is None or renewed:
@@ -338,6 +349,20 @@ class Transport:
                 title=refused.title, detail=refused.detail, errors=refused.errors,
                 body=refused.body, url=refused.url)
         return response
+
+    def identify(self, path: str) -> bool | None:
+        """Whether the service is the sandbox (:attr:`sandbox`); before any answer has said
+        it, one ``GET path`` is sent to find out, once (no retry; its status does not
+        matter, only its headers do: :mod:`paynb._sign`). ``None``: nothing answered yet
+        (the next answer of any call will say)."""
+        if self.sandbox is None and not self._asked:
+            self._asked = True
+            try:
+                self._send("GET", path, None, None, None).close()
+            except (_NoAnswer, PaynbError) as exc:
+                logger.debug("GET %s to find out which service this is: %s", path,
+                             type(exc).__name__)
+        return self.sandbox
 
     def request(self, method: str, path: str, *, params: Params = None, body: str | None = None,
                 headers: Mapping[str, str] | None = None,

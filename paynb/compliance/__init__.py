@@ -13,7 +13,13 @@ from paynb.compliance._alerts import ReturnRateAlert, check
 from paynb.compliance._exposure import return_exposure
 from paynb.compliance._guards import check_entries, service_now
 from paynb.compliance._nocs import noc_obligations
-from paynb.compliance._rates import LEVELS, daily_counts, return_rates, rolling_return_rates
+from paynb.compliance._rates import (
+    LEVELS,
+    counted_returns,
+    daily_counts,
+    return_rates,
+    rolling_return_rates,
+)
 from paynb.compliance._report import ComplianceReport, report
 from paynb.compliance._rules import (
     CATEGORIES,
@@ -62,6 +68,7 @@ __all__ = [
     "Verdict",
     "check",
     "check_entries",
+    "counted_returns",
     "daily_counts",
     "noc_obligations",
     "parse_corrected_data",

@@ -25,9 +25,9 @@ __all__ = ["check_entries", "service_now"]
 
 def service_now(client: Client) -> dt.datetime:
     """The service's time (UTC) by ``client``'s clock (``client.context.clock``): the
-    sandbox's own clock when connected to the sandbox (``GET /sandbox/clock``; it moves
-    with ``simulate.advance_clock``), else the local UTC time (the real service publishes
-    no clock)."""
+    sandbox's own clock when connected to a sandbox, however reached (it names itself in
+    its answers; ``GET /sandbox/clock``; it moves with ``simulate.advance_clock``), else
+    the local UTC time (the real service publishes no clock)."""
     return client.context.clock.now()
 
 

@@ -150,8 +150,9 @@ def _column(items: pd.DataFrame, names: Sequence[str], what: str) -> pd.Series:
 class Prepared:
     """What the figures need from an items frame, one value per row.
 
-    ``entry``: a debit entry (a debit sent to the network, not a prenote); ``origination``:
-    its origination day; ``returned``: a debit entry returned (status R), on day
+    ``prenote``: a prenotification (amount 0 or sub-type ``Prenote``: no entry, whatever
+    its status); ``entry``: a debit entry (a debit sent to the network, not a prenote);
+    ``origination``: its origination day; ``returned``: a debit entry returned (status R), on day
     ``return_day``, with ``category`` bits (1 unauthorized, 2 administrative) from its
     return code; ``groups``/``labels``: the ``by`` groups (codes into ``labels``);
     ``weight``: how many items the row stands for (1 each, unless ``weights=``).
@@ -159,6 +160,7 @@ class Prepared:
 
     n: int
     weight: np.ndarray
+    prenote: np.ndarray
     entry: np.ndarray
     origination: np.ndarray
     returned: np.ndarray
@@ -278,5 +280,5 @@ def prepare(items: pd.DataFrame, by: str | Sequence[str] | None = None,
             category |= np.where(text_in(reason, tuple(cat.codes)), 1 << index, 0).astype(
                 np.int8)
     groups, labels = _groups(items, by_columns)
-    return Prepared(n, weight, entry, origination, returned, return_day, category, groups,
-                    labels)
+    return Prepared(n, weight, prenote, entry, origination, returned, return_day, category,
+                    groups, labels)

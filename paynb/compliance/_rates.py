@@ -19,7 +19,7 @@ from paynb.compliance._items import (
 )
 from paynb.compliance._rules import CATEGORIES, WARNING_SHARE, WINDOWS
 
-__all__ = ["LEVELS", "daily_counts", "return_rates", "rolling_return_rates"]
+__all__ = ["LEVELS", "counted_returns", "daily_counts", "return_rates", "rolling_return_rates"]
 
 #: Levels of a rate, mildest first (an ordered categorical in every result).
 LEVELS: tuple[str, ...] = ("no entries", "ok", "warning", "over")
@@ -115,6 +115,28 @@ def _counts(prep: Prepared, lo: int, hi: int) -> tuple[np.ndarray, np.ndarray]:
     for index in range(len(CATEGORIES)):
         returns[:, index] = tally(prep, prep.groups, returned & prep.in_category(index), size)
     return returns, entries
+
+
+def counted_returns(items: pd.DataFrame) -> pd.DataFrame:
+    """How the return rates count each item of ``items``, by the rule
+    :func:`return_rates` counts by (docs/compliance.md, "What counts").
+
+    Returns a frame on ``items``' index with boolean columns ``prenote`` (a
+    prenotification: amount 0 or sub-type ``Prenote``; a non-monetary entry that tests
+    the account, NACHA Operating Rules Article Two, Subsection 2.6, never counted),
+    ``counted`` (a returned debit entry: counted in the overall rate; a returned credit
+    or prenote is not) and one per category of :data:`CATEGORIES` with codes of its own
+    (``unauthorized``, ``administrative``): counted in that rate too.
+
+    Args:
+        items: ACH items as for :func:`return_rates` (the returns alone will do).
+    """
+    prep = prepare(items)
+    columns = {"prenote": prep.prenote, "counted": prep.returned}
+    for index, category in enumerate(CATEGORIES):
+        if category.codes is not None:
+            columns[category.name] = prep.in_category(index)
+    return pd.DataFrame(columns, index=items.index)
 
 
 def return_rates(items: pd.DataFrame, *, as_of: Any = None, window: str = "60D",

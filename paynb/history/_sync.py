@@ -89,7 +89,9 @@ class HistoryPlace:
         its host."""
         if self._service is None:
             where = self.context.environment
-            if not where.is_sandbox:
+            # By the settings, not the answers: the store's place must not depend on
+            # whether the service has answered yet.
+            if not where.declared_sandbox:
                 self._service = where.host
             else:
                 answer = self.context.transport.json("GET", "/sandbox/info")
@@ -104,7 +106,7 @@ class HistoryPlace:
         if self.folder is not None:
             return self.folder
         where = self.context.environment
-        return st.default_path(self.service().replace(" ", "-") if where.is_sandbox
+        return st.default_path(self.service().replace(" ", "-") if where.declared_sandbox
                                else f"{where.name}-{where.host}")
 
     def open(self) -> History:

@@ -275,7 +275,12 @@ def _new_returns(connection: Any, company: str, since: dt.datetime | None, today
     on a first run, those dated on the banking day before the as-of day or later."""
     columns = ["achItemId", "yourReferenceNumber", "amount", "achEntryClass", "returnReason",
                "returnDate", "settleDate"]
-    returned = f"SELECT {_columns(columns)} FROM ach WHERE company = ? AND itemStatus = 'R'"
+    # And what the compliance rule reads to tell a returned debit entry from a returned
+    # credit or prenote (compliance.counted_returns): only the first is in the rates.
+    judged = ["achTransactionType", "achTransactionSubType", "itemStatus", "sendDate",
+              "receivedDateTime"]
+    returned = (f"SELECT {_columns(columns + judged)} FROM ach WHERE company = ? "
+                "AND itemStatus = 'R'")
     if since is not None:
         new = _answer(connection, f"{returned} AND CAST(achItemId AS VARCHAR) IN (SELECT "
                                   "itemId FROM events "
@@ -286,8 +291,10 @@ def _new_returns(connection: Any, company: str, since: dt.datetime | None, today
         start = _moment(calendar.add_banking_days(today, -1).date())
         new = _answer(connection, f"{returned} AND returnDate >= ?", company, start)
     new = new.sort_values(["returnDate", "achItemId"]).reset_index(drop=True)
-    new["returnReasonDescription"] = new["returnReason"].map(_meaning)
-    new["unauthorized"] = new["returnReason"].isin(UNAUTHORIZED)
+    counted = compliance.counted_returns(new)
+    new = new[columns].assign(returnReasonDescription=new["returnReason"].map(_meaning),
+                              unauthorized=counted["unauthorized"],
+                              prenote=counted["prenote"])
     amounts = new["amount"].map(lambda v: Decimal(str(v)) if not pd.isna(v) else Decimal(0))
     by_reason = (pd.DataFrame({"returnReason": new["returnReason"].astype("string"),
                                "amount": amounts})
@@ -312,10 +319,13 @@ def _new_returns(connection: Any, company: str, since: dt.datetime | None, today
     reasons = ", ".join(f"{_reason_label(r['returnReason'])} {r['returns']}" for r in
                         records(by_reason)[:6])
     more = ", ..." if len(by_reason) > 6 else ""
+    prenotes = int(new["prenote"].sum())
     title = (f"Returns since {'the last run' if since is not None else 'the last banking day'}"
-             f": {len(new):,}, {_money(total)}" + (f" ({reasons}{more})" if len(new) else ""))
+             f": {len(new):,}, {_money(total)}" + (f" ({reasons}{more})" if len(new) else "")
+             + (f"; {_count(prenotes, 'returned prenote', 'returned prenotes')} (no entry, "
+                "not in the rates)" if prenotes else ""))
     findings.append(Finding(company, "returns", "returns", "info", title,
-                            {"count": len(new), "amount": str(total),
+                            {"count": len(new), "amount": str(total), "prenotes": prenotes,
                              "since": start.isoformat()}))
     return findings, new, by_reason, start
 

@@ -120,6 +120,7 @@ def run(client: Any, *, sync: bool = True, notify: str | Sequence[str] | None = 
     measured = measure(client, history, as_of=as_of, since=previous.as_of if previous else None,
                        waiting_days=waiting_days, report=report)
     notified = ledger.notified(company)  # read once: nothing below writes it before the end
+    client.context.clock.identify()  # a sandbox reached by its URL is titled the sandbox
     news = diff(measured.findings, notified, as_of=as_of, repeat=interval)
     result = MonitorReport(
         company=company, environment=client.environment.label, service=client.base_url,

@@ -28,26 +28,42 @@ __all__ = ["Environment", "ResourceContext", "SeenHistory", "ServiceClock", "Sub
 
 @dataclass(frozen=True)
 class Environment:
-    """Where a client's calls go: the embedded sandbox, or the real service.
+    """Where a client's calls go: the sandbox, or the real service.
 
     ``name`` is ``"sandbox"``, the profile's name, ``"env"`` (the ``PAYNB_*``
     variables) or ``"custom"`` (arguments given in code); ``host`` is the
-    service's host. Compares equal to its ``name`` (``client.environment ==
+    service's host; ``declared_sandbox``: the settings named the sandbox
+    (``paynb.connect()`` with nothing configured, ``Sandbox.connect()``);
+    ``answers``: the transport whose answers say whether the service is the sandbox
+    (:mod:`paynb._sign`). Compares equal to its ``name`` (``client.environment ==
     "sandbox"``); :attr:`label` is what reprs and form headers show.
     """
 
     name: str
     host: str
-    is_sandbox: bool
+    declared_sandbox: bool
+    answers: Transport | None = field(default=None, repr=False, compare=False)
+
+    @property
+    def is_sandbox(self) -> bool:
+        """The sandbox: named so by the settings, or recognised by its answers (the
+        ``X-Paynb-Sandbox: 1`` header, which the real service never sends), however it
+        was reached. Until the service has answered, settings that do not name the
+        sandbox are taken for the real service."""
+        return self.declared_sandbox or (self.answers is not None
+                                         and self.answers.sandbox is True)
 
     @property
     def label(self) -> str:
         """``sandbox (simulated, nothing is paid)``, or ``REAL SERVICE <host> (profile
-        <name>)``: what the repr, the form headers and the confirmations say."""
-        if self.is_sandbox:
-            return "sandbox (simulated, nothing is paid)"
+        <name>)``: what the repr, the form headers and the confirmations say. A sandbox
+        reached by a profile, ``PAYNB_*`` variables or settings in code says which."""
         source = {"env": "PAYNB_* variables", "custom": "settings given in code"}.get(
             self.name, f"profile {self.name}")
+        if self.declared_sandbox:
+            return "sandbox (simulated, nothing is paid)"
+        if self.is_sandbox:
+            return f"sandbox {self.host} (simulated, nothing is paid; {source})"
         return f"REAL SERVICE {self.host} ({source})"
 
     def __str__(self) -> str:
@@ -69,20 +85,35 @@ class ServiceClock:
     """The service's time (UTC), the one clock every part of paynb judges by.
 
     The sandbox's own clock when the client is connected to a sandbox (``GET
-    /sandbox/clock``; it moves with ``simulate.advance_clock``), else the local UTC time
-    (the real service publishes no clock).
+    /sandbox/clock``; it moves with ``simulate.advance_clock``), however it was reached
+    (:attr:`Environment.is_sandbox`), else the local UTC time (the real service publishes
+    no clock). Asked before the service has said which it is, it asks
+    ``GET /sandbox/clock``: the sandbox answers it with its header, the real service
+    does not, and the local time is taken.
     """
 
-    def __init__(self, transport: Transport, *, sandbox: bool) -> None:
+    def __init__(self, transport: Transport, environment: Environment) -> None:
         self._transport = transport
-        self.sandbox = sandbox
+        self._environment = environment
+
+    @property
+    def sandbox(self) -> bool:
+        """Whether this is the sandbox's clock (as far as the answers so far say)."""
+        return self._environment.is_sandbox
 
     def __repr__(self) -> str:
         return f"<ServiceClock {'of the sandbox' if self.sandbox else 'local UTC'}>"
 
+    def identify(self) -> bool:
+        """Whether the service is the sandbox; asked before anything has answered, it asks
+        ``GET /sandbox/clock`` once: only a sandbox answers with its header."""
+        if not self._environment.declared_sandbox:
+            self._transport.identify("/sandbox/clock")
+        return self.sandbox
+
     def now(self) -> dt.datetime:
         """The service's time now, an aware UTC datetime."""
-        if not self.sandbox:
+        if not self.identify():
             return dt.datetime.now(dt.UTC)
         answer = self._transport.json("GET", "/sandbox/clock")
         return utc_moment(answer.get("now") if isinstance(answer, Mapping) else None,

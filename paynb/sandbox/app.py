@@ -22,15 +22,17 @@ from pydantic.json_schema import models_json_schema
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from paynb import models
+from paynb._sign import SANDBOX_HEADER, SANDBOX_TIME_HEADER, SANDBOX_VALUE
 from paynb._version import __version__
 from paynb.sandbox import routers
 from paynb.sandbox.faults import FaultMiddleware, Faults
 from paynb.sandbox.routers import ROUTERS, VALIDATION_TITLE, User
 from paynb.sandbox.routers.auth import CLIENT_ID, CLIENT_SECRET
 from paynb.sandbox.store import Store
+from paynb.sandbox.wire import iso
 
-__all__ = ["CLIENT_ID", "CLIENT_SECRET", "DEMO_USERS", "VALIDATION_TITLE", "AppConfig", "User",
-           "create_app"]
+__all__ = ["CLIENT_ID", "CLIENT_SECRET", "DEMO_USERS", "VALIDATION_TITLE", "AppConfig",
+           "SignMiddleware", "User", "create_app"]
 
 logger = logging.getLogger("paynb.sandbox")
 
@@ -54,8 +56,10 @@ class AppConfig:
 
 
 def create_app(store: Store, *, config: AppConfig | None = None,
-               faults: Faults | None = None) -> Any:
-    """The sandbox as an ASGI application (FastAPI wrapped in the fault middleware)."""
+               faults: Faults | None = None, instance_id: str | None = None) -> Any:
+    """The sandbox as an ASGI application: FastAPI wrapped in the fault middleware, wrapped
+    in :class:`SignMiddleware`. ``instance_id`` is what ``GET /sandbox/info`` names this
+    running sandbox by."""
     config = config or AppConfig()
     faults = faults or Faults()
     app = FastAPI(
@@ -69,6 +73,7 @@ def create_app(store: Store, *, config: AppConfig | None = None,
         docs_url=None,  # FastAPI's page loads from a CDN: routers.docs serves one locally
         redoc_url=None,
     )
+    app.state.instance_id = instance_id
     app.state.ctx = routers.Context(
         store=store, faults=faults, tokens=routers.Tokens(config.token_ttl),
         users={u.username: u for u in config.users}, token_ttl=config.token_ttl,
@@ -77,7 +82,34 @@ def create_app(store: Store, *, config: AppConfig | None = None,
     for router in ROUTERS:
         app.include_router(router)
     app.openapi = lambda: _openapi(app)  # type: ignore[method-assign]
-    return FaultMiddleware(app, faults)
+    return SignMiddleware(FaultMiddleware(app, faults), store)
+
+
+class SignMiddleware:
+    """ASGI middleware that names the sandbox in every answer it gives, faults included:
+    ``X-Paynb-Sandbox: 1`` and the sandbox clock in ``X-Paynb-Sandbox-Time``
+    (:mod:`paynb._sign`). The real service sends neither, so a client that reached the
+    sandbox by its URL knows it is the sandbox and reads the sandbox's clock."""
+
+    def __init__(self, app: Any, store: Store) -> None:
+        self.app = app
+        self.store = store
+
+    async def __call__(self, scope: dict[str, Any], receive: Any, send: Any) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+
+        async def signed(message: dict[str, Any]) -> None:
+            if message["type"] == "http.response.start":
+                # The clock as the answer leaves (after an advance it made, say).
+                message = {**message, "headers": [
+                    *message.get("headers", ()),
+                    (SANDBOX_HEADER.lower().encode(), SANDBOX_VALUE.encode()),
+                    (SANDBOX_TIME_HEADER.lower().encode(), str(iso(self.store.now())).encode())]}
+            await send(message)
+
+        await self.app(scope, receive, signed)
 
 
 def _add_error_handlers(app: FastAPI) -> None:

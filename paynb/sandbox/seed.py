@@ -204,8 +204,11 @@ def _ach_rows(d: _Draw, first_id: int, config: processing.Config, seed: int, sta
     with_noc = np.flatnonzero(noc_at >= 0)
     nocs = list(zip(noc_at[with_noc].tolist(), noc_code[with_noc].tolist(),
                     ids[with_noc].tolist(), strict=True))
+    # The demo's prenotes are debit prenotes (the service documents prenotes as debits):
+    # their code is the debit prenote's, 28 or 38 (NACHA Appendix Three), not 23/33.
+    types = np.array(["Debit", "Credit", "Debit"], dtype=object)[kind]
     codes = [items_.transaction_code(t, "Savings" if s else "Checking", k == 2)
-             for t, s, k in zip(kinds.tolist(), savings.tolist(), kind.tolist(), strict=True)]
+             for t, s, k in zip(types.tolist(), savings.tolist(), kind.tolist(), strict=True)]
     company_fields = {c: rules.company_fields(c) for c, _ in COMPANIES}
     address1, address2, cities = _addresses(d)
     identification = [f"CUST{n:06d}" if n % 5 else None
@@ -220,7 +223,7 @@ def _ach_rows(d: _Draw, first_id: int, config: processing.Config, seed: int, sta
         d.pick(_FIRST), d.pick(_LAST), address1, address2, cities, states.tolist(),
         d.zips(0.1, "-"), ["US"] * d.count, d.pick(_ROUTING), accounts, amount.tolist(),
         d.pick(_SOURCES), codes, np.where(savings, "Savings", "Checking").tolist(),
-        np.array(["Debit", "Credit", "Debit"], dtype=object)[kind].tolist(),
+        types.tolist(),
         np.where(kind == 2, "Prenote", np.full(d.count, None, dtype=object)).tolist(),
         d.pick(_ENTRY_CLASSES), identification,
         [_DESCRIPTIONS[k] for k in kinds.tolist()], addenda, same_day.astype(int).tolist(),

@@ -199,9 +199,9 @@ def serve(*, host: str = "127.0.0.1", port: int = 0, db: str | os.PathLike[str] 
         store.set_meta("databaseId", uuid.uuid4().hex)
     faults = Faults(reads=reads or FaultSettings(**base.as_dict()),
                     writes=writes or FaultSettings(**base.as_dict()), seed=seed)
-    app = apps.create_app(store, config=apps.AppConfig(token_ttl=token_ttl), faults=faults)
     instance_id = uuid.uuid4().hex
-    app.app.state.instance_id = instance_id
+    app = apps.create_app(store, config=apps.AppConfig(token_ttl=token_ttl), faults=faults,
+                          instance_id=instance_id)
 
     # IPPROTO_TCP explicitly: asyncio sets TCP_NODELAY on accepted connections only when
     # the socket says proto == IPPROTO_TCP, and without it Nagle + the client's delayed ACK

@@ -38,6 +38,18 @@ def test_submit_prenote(api):
     assert record["amount"] == 0
 
 
+@pytest.mark.parametrize(("kind", "account", "code"), [
+    ("Debit", "Checking", 28), ("Debit", "Savings", 38),
+    ("Credit", "Checking", 23), ("Credit", "Savings", 33)])
+def test_a_submitted_prenote_gets_the_transaction_code_of_its_direction(api, kind, account,
+                                                                         code):
+    """NACHA Appendix Three: 28/38 debit prenote, 23/33 credit prenote (checking/savings)."""
+    item = ach_item(amount=0, achTransactionSubType="Prenote", achTransactionType=kind,
+                    achAccountType=account)
+    record = api.post(ACH, item).json()["transaction"]
+    assert (record["achTransactionType"], record["achTransactionCode"]) == (kind, code)
+
+
 def test_submit_rcc(api):
     item = rcc_item(zip="62701 1234", secondSignerFirstName="Al")
     record = api.post(RCC, item).json(parse_float=Decimal)["transaction"]

@@ -66,6 +66,21 @@ def test_status_mix_is_a_real_originators(ach: pd.DataFrame) -> None:
     assert debits > 0.75  # debit-heavy
 
 
+def test_each_entry_carries_the_transaction_code_of_what_it_is(ach: pd.DataFrame) -> None:
+    """NACHA Appendix Three: 22/32 credit, 23/33 credit prenote, 27/37 debit, 28/38 debit
+    prenote (checking/savings). The demo's prenotes are debit prenotes (issue 43.4: they
+    were coded 23/33, credit prenotes, labelled "Debit ... Checking credit prenote")."""
+    prenote = ach["achTransactionSubType"].eq("Prenote")
+    debit = ach["achTransactionType"].eq("Debit")
+    savings = ach["achAccountType"].eq("Savings")
+    expected = (22 + 10 * savings + 5 * debit + prenote).astype(int)
+    assert (ach["achTransactionCode"] == expected).all()
+    debit_prenotes = ach[prenote & debit]
+    assert len(debit_prenotes) > 1000 and (ach.loc[prenote, "amount"] == 0).all()
+    assert not debit_prenotes["achTransactionCode"].isin([23, 33]).any()
+    assert set(debit_prenotes["achTransactionCode"]) == {28, 38}
+
+
 def test_dates_follow_each_items_life(ach: pd.DataFrame) -> None:
     sent = ach[ach["itemStatus"].isin(["S", "R"])]
     assert (sent["sendDate"] > sent["receivedDateTime"]).all()
