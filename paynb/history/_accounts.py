@@ -26,9 +26,10 @@ from pathlib import Path
 from typing import Any
 
 from paynb.history._store import KEY_COLUMN, Store, instant, state
-from paynb.nacha import GUARD_FIELDS, NOC_FIELDS
+from paynb.nacha import GUARD_FIELDS, NOC_FIELDS, parse_corrected_data
 
-__all__ = ["GuardRows", "account_key", "account_keys", "guard_rows", "new_key", "secret_of"]
+__all__ = ["GuardRows", "account_key", "account_keys", "guard_rows", "new_key", "number_keys",
+           "secret_of"]
 #: How the keys are made (recorded in the metadata, for a later paynb to tell).
 SCHEME = "keyed-blake2b-64 (routing, account)"
 
@@ -90,16 +91,34 @@ def account_keys(records: Iterable[Mapping[str, Any]], secret: bytes) -> Any:
     """The keys of raw ACH records (whole numbers, as the service sends them), as a
     nullable ``Int64`` array: one hash per distinct account, not per record, each from a
     copy of one keyed hash (keying it hashes a block: a third of the cost)."""
+    return _keys([(record.get("bankRoutingNumber"), record.get("bankAccountNumber"))
+                  for record in records], secret)
+
+
+def number_keys(records: Iterable[Mapping[str, Any]], secret: bytes, kind: str) -> Any:
+    """The keys of the account number alone (the store's ``_numberKey``) of raw records, as
+    :func:`account_keys` gives them: an ACH record's own number; a NOC's corrected number,
+    when its change code corrects one (read from its whole corrected data). With the
+    plain routing numbers beside them they tell the accounts of a masked store apart,
+    the accounts a NOC corrects to among them (a C02's new routing with the old number)."""
+    if kind == "ach":
+        numbers = [record.get("bankAccountNumber") for record in records]
+    else:
+        numbers = [parse_corrected_data(record.get("changeCode"), record.get("correctedData"))
+                   .get("bankAccountNumber") for record in records]
+    # (a fixed first half, unlike any routing number: never the key of a pair)
+    return _keys([("number", number) for number in numbers], secret)
+
+
+def _keys(pairs: list[tuple[Any, Any]], secret: bytes) -> Any:
     import numpy as np
     import pandas as pd
 
-    records = list(records)
     keyed = blake2b(key=secret, digest_size=8)
     done: dict[tuple[Any, Any], int | None] = {}
-    values = np.zeros(len(records), dtype=np.int64)
-    missing = np.zeros(len(records), dtype=bool)
-    for row, record in enumerate(records):
-        pair = (record.get("bankRoutingNumber"), record.get("bankAccountNumber"))
+    values = np.zeros(len(pairs), dtype=np.int64)
+    missing = np.zeros(len(pairs), dtype=bool)
+    for row, pair in enumerate(pairs):
         try:
             if pair not in done:
                 done[pair] = _key(keyed, *pair)

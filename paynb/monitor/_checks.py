@@ -27,7 +27,15 @@ from paynb.codes import UNAUTHORIZED_RETURN_CODES, code_label, code_meaning
 from paynb.frames import noc_ledger_frame
 from paynb.monitor._findings import Finding
 from paynb.monitor._projection import WINDOW_DAYS, Projection, project
-from paynb.nacha import ENTRY_FIELDS, NOC_FIELDS, applied_marks_of, entries_of, ledger
+from paynb.nacha import (
+    ENTRY_FIELDS,
+    NOC_FIELDS,
+    NUMBER_KEY,
+    applied_marks_of,
+    entries_of,
+    ledger,
+    noc_accounts,
+)
 
 __all__ = ["ENTRY_DAYS", "READ_DAYS", "UNAUTHORIZED", "WAITING_BANKING_DAYS", "Measured",
            "measure"]
@@ -194,50 +202,37 @@ def _reason_label(code: Any) -> str:
     return code_label(code) if isinstance(code, str) and code.strip() else "no code"
 
 
-def _corrected_accounts(nocs: pd.DataFrame, about: pd.DataFrame) -> pd.DataFrame:
-    """The routing and account number of each NOC's entry once the NOC corrected them."""
-    entries = about.set_index("achItemId")[["bankRoutingNumber", "bankAccountNumber"]]
-    rows = []
-    for noc in records(nocs[["achItemId", "changeCode", "correctedData"]]):
-        if noc["achItemId"] not in entries.index:
-            continue
-        corrected = compliance.parse_corrected_data(noc["changeCode"], noc["correctedData"])
-        if {"bankRoutingNumber", "bankAccountNumber"} & set(corrected):
-            entry = entries.loc[noc["achItemId"]]
-            rows.append({name: corrected.get(name, entry[name])
-                         for name in ("bankRoutingNumber", "bankAccountNumber")})
-    return pd.DataFrame(rows, columns=["bankRoutingNumber", "bankAccountNumber"])
-
-
-def _noc_evidence(client: Any, history: Any, connection: Any, company: str,
-                  scope: list[Any]) -> tuple[pd.DataFrame, pd.DataFrame, dict[str, Any]]:
-    """The history's NOCs, the entries of ``scope`` they are about (and, in a store of
-    whole account numbers, the other entries to the same accounts), and the journal's
-    applied marks: what the NOC ledger judges."""
-    nocs = history.nocs(columns=list(NOC_FIELDS))
-    journal = client.context.journal
-    applied = journal.nocs.applied(company) if journal is not None else {}
-    # The entries the NOCs are about, and every entry to the same accounts (the next
-    # entry to an account moves a NOC's due date); a masked store matches the NOC's own
-    # entry only, and the due date is then the sixth banking day.
+def _noc_evidence(connection: Any, company: str) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """The records the NOC ledger judges, as ``client.nocs.obligations()`` gives it them:
+    every NOC of the company; the entries they are about, whatever their age; every entry
+    to their accounts, before and after correction (a later entry moves a due date, or
+    shows the change made). In a masked store the accounts are told apart by the keyed
+    hashes of their numbers (:data:`paynb.nacha.NUMBER_KEY`)."""
+    keyed = NUMBER_KEY in connection.sql("SELECT * FROM ach LIMIT 0").columns
+    noc_keyed = NUMBER_KEY in connection.sql("SELECT * FROM nocs LIMIT 0").columns
+    nocs = _answer(connection, f"SELECT {_columns([*NOC_FIELDS, *[NUMBER_KEY] * noc_keyed])} "
+                               "FROM nocs WHERE company = ?", company)
     # The ledger's own fields of an entry (paynb.nacha: the receiver's name, account type
     # and identification show a NOC's change made too).
-    entries = f"SELECT {_columns(ENTRY_FIELDS)} FROM ach WHERE {_SCOPE}"
+    entries = f"SELECT {_columns([*ENTRY_FIELDS, *[NUMBER_KEY] * keyed])} FROM ach " \
+              "WHERE company = ?"
     about = _answer(connection, f"{entries} AND achItemId IN (SELECT achItemId FROM nocs "
-                                "WHERE company = ?)", *scope, company)
-    accounts = about[["bankRoutingNumber", "bankAccountNumber"]].drop_duplicates()
-    masked = accounts["bankAccountNumber"].astype("string").str.contains("*", regex=False)
-    if not len(accounts) or masked.fillna(True).all():
-        return nocs, about, applied
-    # Whole account numbers (a store synced with mask=False): the next entries too, and
-    # those to the accounts as the NOCs corrected them: a later entry there carrying the
-    # corrected values shows the change made (the ledger's "applied").
-    whole = pd.concat([accounts[~masked.fillna(True).to_numpy()],
-                       _corrected_accounts(nocs, about)]).drop_duplicates()
-    connection.register("noc_accounts", whole.astype("string"))
-    later = _answer(connection, f"{entries} AND (bankRoutingNumber, bankAccountNumber) "
-                                "IN (SELECT * FROM noc_accounts)", *scope)
-    return nocs, pd.concat([about, later]).drop_duplicates("achItemId"), applied
+                                "WHERE company = ?)", company, company)
+    accounts = noc_accounts(nocs, entries_of(about))
+    texts = pd.DataFrame([(r, n) for r, n in accounts if isinstance(n, str)],
+                         columns=["routing", "number"], dtype="string")
+    keys = pd.DataFrame([(r, n[1]) for r, n in accounts if not isinstance(n, str)],
+                        columns=["routing", "number"]).astype({"routing": "string",
+                                                               "number": "int64"})
+    if not len(texts) and not len(keys):
+        return nocs, about
+    connection.register("noc_texts", texts)
+    connection.register("noc_keys", keys)
+    by_key = f' OR (bankRoutingNumber, "{NUMBER_KEY}") IN (SELECT * FROM noc_keys)' \
+        if keyed else ""
+    later = _answer(connection, f"{entries} AND ((bankRoutingNumber, bankAccountNumber) IN "
+                                f"(SELECT * FROM noc_texts){by_key})", company)
+    return nocs, pd.concat([about, later]).drop_duplicates("achItemId")
 
 
 def _nocs(nocs: pd.DataFrame, related: pd.DataFrame, applied: dict[str, Any], company: str,
@@ -450,8 +445,10 @@ def measure(client: Any, history: Any, *, as_of: dt.datetime, since: dt.datetime
         scope = _scope(company, today, report)
         # The NOC ledger is Python, the other checks mostly DuckDB's queries (which let
         # Python run meanwhile): judged beside them, the run uses both cores.
-        judged = beside.submit(_nocs, *_noc_evidence(client, history, connection, company,
-                                                     scope), company, as_of)
+        journal = client.context.journal
+        applied = journal.nocs.applied(company) if journal is not None else {}
+        judged = beside.submit(_nocs, *_noc_evidence(connection, company), applied, company,
+                               as_of)
         grouped = _grouped_items(history, connection, scope)
         evidence = None
         if report:  # the workbook's figures: the rates, breaches, exposure and top reasons
