@@ -30,6 +30,7 @@ from paynb.errors import (
     MissingExtraError,
     ValidationError,
 )
+from paynb.nacha._ledger import NUMBER_KEY
 
 if TYPE_CHECKING:
     import numpy as np
@@ -69,7 +70,7 @@ INTERNAL = ("_order", "_hash", "_seenAt")
 KEY_COLUMN = "_accountKey"
 #: ACH's and the NOCs' column of the keyed hash of an account number alone (an ACH row's
 #: own, a NOC's corrected one; _accounts): the NOC ledger tells masked accounts by it.
-NUMBER_COLUMN = "_numberKey"
+NUMBER_COLUMN = NUMBER_KEY
 #: The columns that are not the service's fields (no frame shows them; no fingerprint
 #: counts them).
 HIDDEN = frozenset({*INTERNAL, KEY_COLUMN, NUMBER_COLUMN, *PARTITIONS})

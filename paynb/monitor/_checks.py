@@ -5,9 +5,10 @@ client's history, :mod:`paynb.compliance`, :mod:`paynb.calendar` and the journal
 The history is read in SQL, through one DuckDB connection (``History.connect``), for
 what each check needs rather than for the items: the rates, their projection and the
 exposure from the items grouped by what those figures read (a few thousand rows for
-hundreds of thousands of items, counted with ``weights=``); the NOCs' entries, the new
-returns and the waiting items as rows, found by a join or a filter that DuckDB's reader
-applies inside the files.
+hundreds of thousands of items, counted with ``weights=``); the new returns and the
+waiting items as rows, found by a join or a filter that DuckDB's reader applies inside
+the files. The NOCs are judged by the ledger on the evidence ``client.nocs.obligations()``
+judges (``History.noc_evidence``), so that the two never disagree.
 """
 
 from __future__ import annotations
@@ -27,15 +28,7 @@ from paynb.codes import UNAUTHORIZED_RETURN_CODES, code_label, code_meaning
 from paynb.frames import noc_ledger_frame
 from paynb.monitor._findings import Finding
 from paynb.monitor._projection import WINDOW_DAYS, Projection, project
-from paynb.nacha import (
-    ENTRY_FIELDS,
-    NOC_FIELDS,
-    NUMBER_KEY,
-    applied_marks_of,
-    entries_of,
-    ledger,
-    noc_accounts,
-)
+from paynb.nacha import applied_marks_of, entries_of, ledger
 
 __all__ = ["ENTRY_DAYS", "READ_DAYS", "UNAUTHORIZED", "WAITING_BANKING_DAYS", "Measured",
            "measure"]
@@ -202,43 +195,11 @@ def _reason_label(code: Any) -> str:
     return code_label(code) if isinstance(code, str) and code.strip() else "no code"
 
 
-def _noc_evidence(connection: Any, company: str) -> tuple[pd.DataFrame, pd.DataFrame]:
-    """The records the NOC ledger judges, as ``client.nocs.obligations()`` gives it them:
-    every NOC of the company; the entries they are about, whatever their age; every entry
-    to their accounts, before and after correction (a later entry moves a due date, or
-    shows the change made). In a masked store the accounts are told apart by the keyed
-    hashes of their numbers (:data:`paynb.nacha.NUMBER_KEY`)."""
-    keyed = NUMBER_KEY in connection.sql("SELECT * FROM ach LIMIT 0").columns
-    noc_keyed = NUMBER_KEY in connection.sql("SELECT * FROM nocs LIMIT 0").columns
-    nocs = _answer(connection, f"SELECT {_columns([*NOC_FIELDS, *[NUMBER_KEY] * noc_keyed])} "
-                               "FROM nocs WHERE company = ?", company)
-    # The ledger's own fields of an entry (paynb.nacha: the receiver's name, account type
-    # and identification show a NOC's change made too).
-    entries = f"SELECT {_columns([*ENTRY_FIELDS, *[NUMBER_KEY] * keyed])} FROM ach " \
-              "WHERE company = ?"
-    about = _answer(connection, f"{entries} AND achItemId IN (SELECT achItemId FROM nocs "
-                                "WHERE company = ?)", company, company)
-    accounts = noc_accounts(nocs, entries_of(about))
-    texts = pd.DataFrame([(r, n) for r, n in accounts if isinstance(n, str)],
-                         columns=["routing", "number"], dtype="string")
-    keys = pd.DataFrame([(r, n[1]) for r, n in accounts if not isinstance(n, str)],
-                        columns=["routing", "number"]).astype({"routing": "string",
-                                                               "number": "int64"})
-    if not len(texts) and not len(keys):
-        return nocs, about
-    connection.register("noc_texts", texts)
-    connection.register("noc_keys", keys)
-    by_key = f' OR (bankRoutingNumber, "{NUMBER_KEY}") IN (SELECT * FROM noc_keys)' \
-        if keyed else ""
-    later = _answer(connection, f"{entries} AND ((bankRoutingNumber, bankAccountNumber) IN "
-                                f"(SELECT * FROM noc_texts){by_key})", company)
-    return nocs, pd.concat([about, later]).drop_duplicates("achItemId")
-
-
-def _nocs(nocs: pd.DataFrame, related: pd.DataFrame, applied: dict[str, Any], company: str,
-          as_of: dt.datetime) -> tuple[list[Finding], pd.DataFrame]:
+def _nocs(nocs: list[dict[str, Any]], related: list[dict[str, Any]], applied: dict[str, Any],
+          company: str, as_of: dt.datetime) -> tuple[list[Finding], pd.DataFrame]:
     """NOC obligations overdue or due soon (two banking days or fewer), judged on the
-    evidence of :func:`_noc_evidence`. Pure: it runs beside the other checks' queries.
+    history's evidence (``History.noc_evidence``: what ``client.nocs.obligations()``
+    judges too). Pure: it runs beside the other checks' queries.
 
     The ledger's own rows (:func:`paynb.nacha.ledger`, what
     :func:`paynb.compliance.noc_obligations` frames), of which only those due make a frame:
@@ -447,8 +408,8 @@ def measure(client: Any, history: Any, *, as_of: dt.datetime, since: dt.datetime
         # Python run meanwhile): judged beside them, the run uses both cores.
         journal = client.context.journal
         applied = journal.nocs.applied(company) if journal is not None else {}
-        judged = beside.submit(_nocs, *_noc_evidence(connection, company), applied, company,
-                               as_of)
+        evidence = history.noc_evidence()
+        judged = beside.submit(_nocs, evidence.nocs, evidence.items, applied, company, as_of)
         grouped = _grouped_items(history, connection, scope)
         evidence = None
         if report:  # the workbook's figures: the rates, breaches, exposure and top reasons

@@ -39,6 +39,7 @@ __all__ = [
     "Correction",
     "Entry",
     "account_key",
+    "accounts_of",
     "applied_marks_of",
     "as_of_time",
     "carries",
@@ -48,6 +49,7 @@ __all__ = [
     "entries_of",
     "get",
     "index",
+    "joined_evidence",
     "ledger",
     "must_change",
     "noc_accounts",
@@ -98,14 +100,17 @@ NUMBER_KEY = "_numberKey"
 
 
 def _number(account: Any, number_key: Any = None) -> str | tuple[str, int] | None:
-    """What tells an account number apart: the whole number's text, else its keyed hash
-    (:data:`NUMBER_KEY`), else None (missing, or masked without a key)."""
+    """What tells an account number apart: its keyed hash (:data:`NUMBER_KEY`) when the
+    record has one (every record of a store's evidence has, whole or masked), else the
+    whole number's text, else None (missing, or masked without a key)."""
+    key = present(number_key)
+    if key is not None:
+        return ("#", int(key))
     if account is not None:
         text = str(account).strip()
         if text and "*" not in text and text not in ("nan", "<NA>"):
             return text
-    key = present(number_key)
-    return None if key is None else ("#", int(key))
+    return None
 
 
 def _pair_key(routing: Any, number: str | tuple[str, int] | None) -> int | None:
@@ -522,6 +527,35 @@ def noc_accounts(nocs: Any, entries: Iterable[Entry]) -> set[tuple[str, str | tu
     return found
 
 
+def accounts_of(record: Mapping[str, Any]) -> list[tuple[str, str | tuple[str, int]]]:
+    """The ``(routing, number)`` an entry's record is found by among the accounts of
+    :func:`noc_accounts` (none when it has no account)."""
+    routing = present(record.get("bankRoutingNumber"))
+    if routing is None or not str(routing).strip():
+        return []
+    number = _number(record.get("bankAccountNumber"), record.get(NUMBER_KEY))
+    return [] if number is None else [(str(routing).strip(), number)]
+
+
+def joined_evidence(nocs: list[Mapping[str, Any]], items: list[Mapping[str, Any]],
+                    seen_nocs: list[Mapping[str, Any]], seen_items: list[Mapping[str, Any]]
+                    ) -> tuple[list[Mapping[str, Any]], list[Entry]]:
+    """A store's NOC evidence (``nocs``, ``items``: a history store's ``noc_evidence``)
+    with what a client has seen besides: its NOCs (listed now: the later word) and, of
+    the items the store lacks (sent since the last sync), those the ledger needs (the
+    NOCs' own, and those to their accounts as :func:`noc_accounts` names them)."""
+    listed = {str(get(noc, "nocId")) for noc in seen_nocs}
+    joined = [*(noc for noc in nocs if str(get(noc, "nocId")) not in listed), *seen_nocs]
+    held = {str(get(item, "achItemId")) for item in items}
+    about = {str(get(noc, "achItemId")) for noc in joined}
+    new = [item for item in seen_items if str(get(item, "achItemId")) not in held]
+    accounts = noc_accounts(joined, entries_of(
+        [*items, *(item for item in new if str(get(item, "achItemId")) in about)]))
+    wanted = [item for item in new if str(get(item, "achItemId")) in about
+              or any(account in accounts for account in accounts_of(item))]
+    return joined, entries_of([*items, *wanted])
+
+
 def _correcting_entry(by_key: Mapping[int, list[Entry]], item: Entry | None,
                       corrected: Mapping[str, str], received: dt.datetime | None,
                       until: dt.date | None, *, code: str, number_key: Any) -> Entry | None:
@@ -534,12 +568,17 @@ def _correcting_entry(by_key: Mapping[int, list[Entry]], item: Entry | None,
     if item is None or received is None or not (corrected or keyed):
         return None
     key = corrected_key(item, corrected, code=code, number_key=number_key)
+    # Every entry found by the corrected account's key goes to that routing and number:
+    # the rest of the corrected values is what an entry must carry (a masked entry shows
+    # no number to compare).
+    rest = {name: value for name, value in corrected.items()
+            if name not in ("bankAccountNumber", "bankRoutingNumber")} if keyed else corrected
     for entry in by_key.get(key, ()) if key is not None else ():
         if entry.received is None or entry.received <= received or str(entry.id) == str(item.id):
             continue
         if until is not None and _day(entry.received) > until:
             return None
-        if (not corrected and keyed) or carries(entry.fields, corrected):
+        if (keyed and not rest) or carries(entry.fields, rest):
             return entry
     return None
 

@@ -7,15 +7,15 @@ from __future__ import annotations
 import datetime as dt
 import secrets
 
-import duckdb
 import pandas as pd
+import pyarrow as pa
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, Phase, given, settings
 from hypothesis import strategies as st
 
 from paynb import compliance, frames
-from paynb.history._accounts import number_keys
-from paynb.monitor._checks import _noc_evidence, _nocs
+from paynb.history._accounts import number_keys, read_evidence
+from paynb.monitor._checks import _nocs
 from paynb.nacha import NUMBER_KEY, entries_of, ledger, noc_accounts
 
 UTC = dt.UTC
@@ -85,23 +85,29 @@ def _judged(rows: list[dict]) -> dict[str, tuple]:
                                 moment(row["appliedAt"])) for row in rows}
 
 
-@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow],
+          phases=[Phase.explicit, Phase.reuse, Phase.generate])
 @given(entries=st.lists(entry_draw, min_size=1, max_size=14),
        nocs=st.lists(noc_draw, min_size=1, max_size=6), masked=st.booleans(),
        today=st.integers(0, 110))
 def test_the_run_judges_every_noc_as_the_ledger_of_everything_does(entries, nocs, masked,
                                                                     today) -> None:
-    """The run's evidence (read from a store, masked or not, by SQL) gives the ledger the
+    """The run's evidence (read from a store, masked or not) gives the ledger the
     state, due date, next entry and correcting entry of each NOC that the ledger gives
     from every record in full (:func:`paynb.compliance.noc_obligations`)."""
     items, records = _raw(entries, nocs)
     as_of = BASE + dt.timedelta(days=today)
     expected = compliance.noc_obligations(records, items=items, as_of=as_of)
     secret = secrets.token_bytes(32)
-    with duckdb.connect() as connection:
-        connection.register("ach", _stored(items, "ach", masked, secret))
-        connection.register("nocs", _stored(records, "noc", masked, secret))
-        evidence, related = _noc_evidence(connection, "A")
+    tables = {"ach": pa.Table.from_pandas(_stored(items, "ach", masked, secret)),
+              "nocs": pa.Table.from_pandas(_stored(records, "noc", masked, secret))}
+
+    def read(name: str, fields: tuple[str, ...], condition: object = None) -> list[dict]:
+        table = tables[name] if condition is None else tables[name].filter(condition)
+        return table.select([f for f in (*fields, NUMBER_KEY)
+                             if f in table.column_names]).to_pylist()
+
+    evidence, related = read_evidence(read)
     rows = ledger(evidence, entries_of(related), as_of=as_of, applied={}, as_it_stood=True)
     assert _judged(rows) == _judged(expected.to_dict("records"))
     findings, due = _nocs(evidence, related, {}, "A", as_of)
