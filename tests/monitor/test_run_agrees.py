@@ -12,7 +12,7 @@ from typing import Any
 
 import pandas as pd
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, Phase, given, settings
 from hypothesis import strategies as st
 
 from paynb import compliance, monitor
@@ -98,7 +98,7 @@ def test_the_runs_rates_and_exposure_are_the_public_functions(runs, company, mas
         compliance.return_exposure(items, as_of=today))
 
 
-@settings(max_examples=12, deadline=None,
+@settings(max_examples=12, deadline=None, phases=[Phase.explicit, Phase.reuse, Phase.generate],
           suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture])
 @given(case=st.sampled_from(CASES), back=st.integers(0, 60), hour=st.integers(0, 23))
 def test_on_any_day_the_runs_findings_are_the_public_functions(runs, case, back, hour) -> None:
