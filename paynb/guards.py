@@ -34,6 +34,7 @@ from paynb.nacha import (
     Verdict,
     account_key,
     get,
+    joined_evidence,
     judge,
     ledger,
 )
@@ -71,6 +72,10 @@ class StoreReader(Protocol):
                    applied: list[str]) -> Any:
         """The ACH rows and NOCs of ``accounts`` from ``since``, with ``problem``,
         ``checked``, ``holds``, ``items`` and ``nocs``."""
+        ...
+
+    def noc_evidence(self) -> Any:
+        """What the NOC ledger judges: ``nocs``, ``items``, ``matches`` and ``keyed``."""
         ...
 
     def nocs(self, *, columns: list[str] | None = None) -> Any:
@@ -311,8 +316,22 @@ class GuardService:
         as the ledger stood on ``as_of``, with the journal's applied marks; the entries
         the NOCs are about are fetched when the client has not seen them whole."""
         seen = self.history(whole=True)
-        return ledger(seen.nocs, seen.noc_entries, as_of=as_of, applied=self.applied_marks(),
-                      indexed=seen.noc_indexed, as_it_stood=True)
+        found = self._store_meta()
+        stored = found[0].noc_evidence() if found is not None else None
+        if stored is None or not stored.matches:
+            return ledger(seen.nocs, seen.noc_entries, as_of=as_of,
+                          applied=self.applied_marks(), indexed=seen.noc_indexed,
+                          as_it_stood=True)
+        # The history store's evidence (what the morning run judges), and what this client
+        # has seen besides, keyed as the store keys its own: a masked store's accounts and
+        # the client's whole numbers are told apart alike.
+        items = self.seen.ach
+        nocs, entries = joined_evidence(
+            stored.nocs, stored.items, stored.keyed(self.seen.noc.records(), "noc"),
+            stored.keyed([items.whole(get(record, "achItemId")) or record
+                          for record in items.records()], "ach"))
+        return ledger(nocs, entries, as_of=as_of, applied=self.applied_marks(),
+                      as_it_stood=True)
 
     def unknown_noc(self, noc_id: str) -> str | None:
         """None when ``noc_id`` (as text) is a NOC of the company; else where it was looked

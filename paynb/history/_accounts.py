@@ -19,16 +19,26 @@ from __future__ import annotations
 import datetime as dt
 import os
 import secrets
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from hashlib import blake2b
 from pathlib import Path
 from typing import Any
 
 from paynb.history._store import KEY_COLUMN, Store, instant, state
-from paynb.nacha import GUARD_FIELDS, NOC_FIELDS
+from paynb.nacha import (
+    ENTRY_FIELDS,
+    GUARD_FIELDS,
+    NOC_FIELDS,
+    NUMBER_KEY,
+    accounts_of,
+    entries_of,
+    noc_accounts,
+    parse_corrected_data,
+)
 
-__all__ = ["GuardRows", "account_key", "account_keys", "guard_rows", "new_key", "secret_of"]
+__all__ = ["GuardRows", "NocEvidence", "account_key", "account_keys", "guard_rows", "new_key",
+           "noc_evidence", "number_keys", "read_evidence", "secret_of"]
 #: How the keys are made (recorded in the metadata, for a later paynb to tell).
 SCHEME = "keyed-blake2b-64 (routing, account)"
 
@@ -90,16 +100,34 @@ def account_keys(records: Iterable[Mapping[str, Any]], secret: bytes) -> Any:
     """The keys of raw ACH records (whole numbers, as the service sends them), as a
     nullable ``Int64`` array: one hash per distinct account, not per record, each from a
     copy of one keyed hash (keying it hashes a block: a third of the cost)."""
+    return _keys([(record.get("bankRoutingNumber"), record.get("bankAccountNumber"))
+                  for record in records], secret)
+
+
+def number_keys(records: Iterable[Mapping[str, Any]], secret: bytes, kind: str) -> Any:
+    """The keys of the account number alone (the store's ``_numberKey``) of raw records, as
+    :func:`account_keys` gives them: an ACH record's own number; a NOC's corrected number,
+    when its change code corrects one (read from its whole corrected data). With the
+    plain routing numbers beside them they tell the accounts of a masked store apart,
+    the accounts a NOC corrects to among them (a C02's new routing with the old number)."""
+    if kind == "ach":
+        numbers = [record.get("bankAccountNumber") for record in records]
+    else:
+        numbers = [parse_corrected_data(record.get("changeCode"), record.get("correctedData"))
+                   .get("bankAccountNumber") for record in records]
+    # (a fixed first half, unlike any routing number: never the key of a pair)
+    return _keys([("number", number) for number in numbers], secret)
+
+
+def _keys(pairs: list[tuple[Any, Any]], secret: bytes) -> Any:
     import numpy as np
     import pandas as pd
 
-    records = list(records)
     keyed = blake2b(key=secret, digest_size=8)
     done: dict[tuple[Any, Any], int | None] = {}
-    values = np.zeros(len(records), dtype=np.int64)
-    missing = np.zeros(len(records), dtype=bool)
-    for row, record in enumerate(records):
-        pair = (record.get("bankRoutingNumber"), record.get("bankAccountNumber"))
+    values = np.zeros(len(pairs), dtype=np.int64)
+    missing = np.zeros(len(pairs), dtype=bool)
+    for row, pair in enumerate(pairs):
         try:
             if pair not in done:
                 done[pair] = _key(keyed, *pair)
@@ -197,3 +225,94 @@ def _nocs(store: Store, company: str, applied: set[str]) -> list[dict[str, Any]]
         return []
     rows = store.scan("nocs", table, [("company", "=", company)], list(NOC_FIELDS)).to_pylist()
     return [row for row in rows if str(row.get("nocId")) not in applied]
+
+
+@dataclass
+class NocEvidence:
+    """What a store holds for the NOC ledger of one company (:func:`noc_evidence`)."""
+
+    #: Every NOC of the company (the ledger's fields, and the keyed hash of a corrected
+    #: account number).
+    nocs: list[dict[str, Any]] = field(default_factory=list)
+    #: The entries the NOCs are about, whatever their age, and every entry to their
+    #: accounts before and after correction (the ledger's fields, with the keyed hash of
+    #: the account number).
+    items: list[dict[str, Any]] = field(default_factory=list)
+    #: The secret of the store's keys (None: the store keeps none, or not on this machine).
+    secret: bytes | None = None
+    #: Whether the store can tell accounts apart: it keeps whole numbers, or keys whose
+    #: secret is on this machine.
+    matches: bool = True
+
+    def keyed(self, records: Iterable[Mapping[str, Any]], kind: str) -> list[dict[str, Any]]:
+        """Raw records (whole numbers: what a client has seen) with the keyed hashes the
+        store gives its own (``ach`` or ``noc``), so that the ledger tells their accounts
+        as it tells the store's; as they are when the store keeps no keys."""
+        import pandas as pd
+
+        rows = [dict(record) for record in records]
+        if self.secret is not None:
+            for row, key in zip(rows, number_keys(rows, self.secret, kind), strict=True):
+                row[NUMBER_KEY] = None if pd.isna(key) else int(key)
+        return rows
+
+
+def noc_evidence(store: Store, company: str) -> NocEvidence:
+    """The records the NOC ledger of ``company`` judges, read from ``store``: what
+    ``client.nocs.obligations()`` and the morning run give :func:`paynb.nacha.ledger`.
+
+    Every NOC; the entries they are about, whatever their age; every entry to their
+    accounts before and after correction (a later entry moves a due date, or shows the
+    change made), found by routing and account number, or in a masked store by routing
+    and the keyed hash of the number (:data:`paynb.nacha.NUMBER_KEY`). Only these rows
+    are read, and only the ledger's columns."""
+    tables = {name: store.open(name) for name in ("nocs", "ach")}
+    kept = state(tables["ach"])
+    # Keyed numbers when the store's rows carry them (a store synced by an older paynb
+    # keeps none: its whole numbers are compared, a masked one's cannot be).
+    held = {f.name for f in tables["ach"].schema().fields} if tables["ach"] else set()
+    secret = secret_of(kept) if NUMBER_KEY in held else None
+    matches = secret is not None or kept.get("masked") is False
+    if tables["nocs"] is None or tables["ach"] is None:
+        return NocEvidence(secret=secret, matches=matches)
+
+    def read(name: str, fields: Iterable[str], condition: Any = None) -> list[dict[str, Any]]:
+        table = tables[name]
+        assert table is not None
+        held = {field.name for field in table.schema().fields}
+        return store.scan(name, table, [("company", "=", company)],
+                          [f for f in (*fields, NUMBER_KEY) if f in held],
+                          condition).to_pylist()
+
+    return NocEvidence(*read_evidence(read), secret=secret, matches=matches)
+
+
+def read_evidence(read: Callable[..., list[dict[str, Any]]]
+                  ) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
+    """The NOCs and entries of :func:`noc_evidence`, through ``read(table, fields,
+    condition)``: the rows of table ``nocs`` or ``ach`` (of the company) meeting an Arrow
+    ``condition``, with the fields asked that the table has, and its ``_numberKey``."""
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    nocs = read("nocs", NOC_FIELDS)
+    ids = {noc["achItemId"] for noc in nocs if noc.get("achItemId") is not None}
+    if not ids:
+        return nocs, []
+    about = read("ach", ENTRY_FIELDS, pc.field("achItemId").isin(pa.array(sorted(ids),
+                                                                          pa.int64())))
+    accounts = noc_accounts(nocs, entries_of(about))
+    # Read by number (text or key), then kept by account (routing and number).
+    asked = []
+    if texts := sorted({number for _, number in accounts if isinstance(number, str)}):
+        asked.append(pc.field("bankAccountNumber").isin(pa.array(texts, pa.string())))
+    keys = sorted({number[1] for _, number in accounts if not isinstance(number, str)})
+    if keys and NUMBER_KEY in about[0]:
+        asked.append(pc.field(NUMBER_KEY).isin(pa.array(keys, pa.int64())))
+    if not asked:
+        return nocs, about
+    wanted = asked[0] if len(asked) == 1 else asked[0] | asked[1]
+    ids = {row["achItemId"] for row in about}
+    later = [row for row in read("ach", ENTRY_FIELDS, wanted) if row["achItemId"] not in ids
+             and any(account in accounts for account in accounts_of(row))]
+    return nocs, about + later

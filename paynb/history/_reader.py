@@ -16,7 +16,7 @@ from paynb._coerce import arrow_frame
 from paynb._warn import user_stacklevel
 from paynb.errors import HistoryCompanyWarning, HistoryError, HistoryWarning, ValidationError
 from paynb.history import _store as st
-from paynb.history._accounts import guard_rows
+from paynb.history._accounts import guard_rows, noc_evidence
 from paynb.history._convert import convert_if_old, is_old
 from paynb.history._store import kind_of, when
 
@@ -515,6 +515,13 @@ class History:
         ``applied`` about them (see :func:`paynb.history._accounts.guard_rows`)."""
         return guard_rows(self._store, self.company or "", accounts, since=since,
                           applied=applied)
+
+    def noc_evidence(self) -> Any:
+        """What the NOC ledger of the company judges (``nocs``, ``items``, and ``keyed``
+        to give a client's records the store's keys; see
+        :func:`paynb.history._accounts.noc_evidence`): read by ``client.nocs.obligations()``
+        and the morning run alike."""
+        return noc_evidence(self._store, self.company or "")
 
     # ------------------------------------------------------------------ events
 

@@ -30,6 +30,7 @@ from paynb.errors import (
     MissingExtraError,
     ValidationError,
 )
+from paynb.nacha._ledger import NUMBER_KEY
 
 if TYPE_CHECKING:
     import numpy as np
@@ -67,9 +68,12 @@ EVENT_PARTITIONS = ("kind", "company")
 #: its content, when that was first seen; ACH's also the key of its account (_accounts).
 INTERNAL = ("_order", "_hash", "_seenAt")
 KEY_COLUMN = "_accountKey"
+#: ACH's and the NOCs' column of the keyed hash of an account number alone (an ACH row's
+#: own, a NOC's corrected one; _accounts): the NOC ledger tells masked accounts by it.
+NUMBER_COLUMN = NUMBER_KEY
 #: The columns that are not the service's fields (no frame shows them; no fingerprint
 #: counts them).
-HIDDEN = frozenset({*INTERNAL, KEY_COLUMN, *PARTITIONS})
+HIDDEN = frozenset({*INTERNAL, KEY_COLUMN, NUMBER_COLUMN, *PARTITIONS})
 NO_MONTH = "none"
 #: The commit metadata key of paynb's state, and the layout it describes.
 STATE_KEY = "paynb"

@@ -27,7 +27,7 @@ from paynb._version import __version__
 from paynb._warn import user_stacklevel
 from paynb.errors import HistoryCorruptError, HistoryError, HistoryWarning, ValidationError
 from paynb.history import _store as st
-from paynb.history._accounts import account_keys, new_key, secret_of
+from paynb.history._accounts import account_keys, new_key, number_keys, secret_of
 from paynb.history._convert import convert_if_old
 from paynb.history._reader import History
 from paynb.history._store import kind_of, when
@@ -158,7 +158,7 @@ class _KindSync:
         self.id_field, self.month_field = st.ID_FIELDS[kind], st.MONTH_FIELDS[kind]
         self.status_field = st.STATUS_FIELDS[kind]
         self.masked, self.now, self.progress, self.since = masked, now, progress, since
-        self.secret = secret if kind == "ach" else None
+        self.secret = secret if kind in ("ach", "nocs") else None
         #: The table's state, and the company's part of it (read only).
         self.kept = kept
         self.state: dict[str, Any] = kept.get("companies", {}).get(self.company, {})
@@ -242,7 +242,9 @@ class _KindSync:
         frame = st.frames.to_frame(records, st.FRAME_KINDS[self.kind], mask=self.masked)
         frame.attrs = {}  # not stored; and a column taken from a frame deep-copies them
         if self.secret is not None and len(frame) == len(records):
-            frame[st.KEY_COLUMN] = account_keys(records, self.secret)
+            if self.kind == "ach":
+                frame[st.KEY_COLUMN] = account_keys(records, self.secret)
+            frame[st.NUMBER_COLUMN] = number_keys(records, self.secret, self.kind)
         return _last_at_first(frame, self.id_field)
 
     def _fetcher(self, params: list[tuple[str, Any]], size: int) -> Any:
@@ -762,7 +764,8 @@ def sync(place: HistoryPlace, resources: Mapping[str, Resource], *, kinds: Any =
             check_service(store.path, kept.get("service"), service)
         masked = _masking(store, states, chosen, context, mask, rebuild)
         number = 1 + max((int(kept.get("sync") or 0) for kept in states.values()), default=0)
-        ach = states.get("ach", {})
+        # (a sync of the NOCs alone keys their corrected numbers with the ACH table's secret)
+        ach = states["ach"] if "ach" in states else _ach_state(store)
         key = ach.get("accountKey")
         if "ach" in chosen and (key is None or rebuild and not ach.get("companies", {}).keys()
                                 - {company}):
@@ -813,6 +816,14 @@ def sync(place: HistoryPlace, resources: Mapping[str, Resource], *, kinds: Any =
                       HistoryWarning, stacklevel=user_stacklevel())
     logger.info("history: synced %s into %s (sync %d)", ", ".join(chosen), store.path, number)
     return pd.DataFrame(rows, columns=["kind", "requests", "written", "events", "seconds"])
+
+
+def _ach_state(store: st.Store) -> dict[str, Any]:
+    """The ACH table's state (``{}`` when there is none, or it cannot be read)."""
+    try:
+        return st.state(store.open("ach"))
+    except HistoryCorruptError:
+        return {}
 
 
 def _tables(store: st.Store, names: list[str], rebuilt: list[str]) -> dict[str, DeltaTable]:

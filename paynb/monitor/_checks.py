@@ -5,9 +5,10 @@ client's history, :mod:`paynb.compliance`, :mod:`paynb.calendar` and the journal
 The history is read in SQL, through one DuckDB connection (``History.connect``), for
 what each check needs rather than for the items: the rates, their projection and the
 exposure from the items grouped by what those figures read (a few thousand rows for
-hundreds of thousands of items, counted with ``weights=``); the NOCs' entries, the new
-returns and the waiting items as rows, found by a join or a filter that DuckDB's reader
-applies inside the files.
+hundreds of thousands of items, counted with ``weights=``); the new returns and the
+waiting items as rows, found by a join or a filter that DuckDB's reader applies inside
+the files. The NOCs are judged by the ledger on the evidence ``client.nocs.obligations()``
+judges (``History.noc_evidence``), so that the two never disagree.
 """
 
 from __future__ import annotations
@@ -27,7 +28,7 @@ from paynb.codes import UNAUTHORIZED_RETURN_CODES, code_label, code_meaning
 from paynb.frames import noc_ledger_frame
 from paynb.monitor._findings import Finding
 from paynb.monitor._projection import WINDOW_DAYS, Projection, project
-from paynb.nacha import ENTRY_FIELDS, NOC_FIELDS, applied_marks_of, entries_of, ledger
+from paynb.nacha import applied_marks_of, entries_of, ledger
 
 __all__ = ["ENTRY_DAYS", "READ_DAYS", "UNAUTHORIZED", "WAITING_BANKING_DAYS", "Measured",
            "measure"]
@@ -194,56 +195,11 @@ def _reason_label(code: Any) -> str:
     return code_label(code) if isinstance(code, str) and code.strip() else "no code"
 
 
-def _corrected_accounts(nocs: pd.DataFrame, about: pd.DataFrame) -> pd.DataFrame:
-    """The routing and account number of each NOC's entry once the NOC corrected them."""
-    entries = about.set_index("achItemId")[["bankRoutingNumber", "bankAccountNumber"]]
-    rows = []
-    for noc in records(nocs[["achItemId", "changeCode", "correctedData"]]):
-        if noc["achItemId"] not in entries.index:
-            continue
-        corrected = compliance.parse_corrected_data(noc["changeCode"], noc["correctedData"])
-        if {"bankRoutingNumber", "bankAccountNumber"} & set(corrected):
-            entry = entries.loc[noc["achItemId"]]
-            rows.append({name: corrected.get(name, entry[name])
-                         for name in ("bankRoutingNumber", "bankAccountNumber")})
-    return pd.DataFrame(rows, columns=["bankRoutingNumber", "bankAccountNumber"])
-
-
-def _noc_evidence(client: Any, history: Any, connection: Any, company: str,
-                  scope: list[Any]) -> tuple[pd.DataFrame, pd.DataFrame, dict[str, Any]]:
-    """The history's NOCs, the entries of ``scope`` they are about (and, in a store of
-    whole account numbers, the other entries to the same accounts), and the journal's
-    applied marks: what the NOC ledger judges."""
-    nocs = history.nocs(columns=list(NOC_FIELDS))
-    journal = client.context.journal
-    applied = journal.nocs.applied(company) if journal is not None else {}
-    # The entries the NOCs are about, and every entry to the same accounts (the next
-    # entry to an account moves a NOC's due date); a masked store matches the NOC's own
-    # entry only, and the due date is then the sixth banking day.
-    # The ledger's own fields of an entry (paynb.nacha: the receiver's name, account type
-    # and identification show a NOC's change made too).
-    entries = f"SELECT {_columns(ENTRY_FIELDS)} FROM ach WHERE {_SCOPE}"
-    about = _answer(connection, f"{entries} AND achItemId IN (SELECT achItemId FROM nocs "
-                                "WHERE company = ?)", *scope, company)
-    accounts = about[["bankRoutingNumber", "bankAccountNumber"]].drop_duplicates()
-    masked = accounts["bankAccountNumber"].astype("string").str.contains("*", regex=False)
-    if not len(accounts) or masked.fillna(True).all():
-        return nocs, about, applied
-    # Whole account numbers (a store synced with mask=False): the next entries too, and
-    # those to the accounts as the NOCs corrected them: a later entry there carrying the
-    # corrected values shows the change made (the ledger's "applied").
-    whole = pd.concat([accounts[~masked.fillna(True).to_numpy()],
-                       _corrected_accounts(nocs, about)]).drop_duplicates()
-    connection.register("noc_accounts", whole.astype("string"))
-    later = _answer(connection, f"{entries} AND (bankRoutingNumber, bankAccountNumber) "
-                                "IN (SELECT * FROM noc_accounts)", *scope)
-    return nocs, pd.concat([about, later]).drop_duplicates("achItemId"), applied
-
-
-def _nocs(nocs: pd.DataFrame, related: pd.DataFrame, applied: dict[str, Any], company: str,
-          as_of: dt.datetime) -> tuple[list[Finding], pd.DataFrame]:
+def _nocs(nocs: list[dict[str, Any]], related: list[dict[str, Any]], applied: dict[str, Any],
+          company: str, as_of: dt.datetime) -> tuple[list[Finding], pd.DataFrame]:
     """NOC obligations overdue or due soon (two banking days or fewer), judged on the
-    evidence of :func:`_noc_evidence`. Pure: it runs beside the other checks' queries.
+    history's evidence (``History.noc_evidence``: what ``client.nocs.obligations()``
+    judges too). Pure: it runs beside the other checks' queries.
 
     The ledger's own rows (:func:`paynb.nacha.ledger`, what
     :func:`paynb.compliance.noc_obligations` frames), of which only those due make a frame:
@@ -460,8 +416,10 @@ def measure(client: Any, history: Any, *, as_of: dt.datetime, since: dt.datetime
         scope = _scope(company, today, report)
         # The NOC ledger is Python, the other checks mostly DuckDB's queries (which let
         # Python run meanwhile): judged beside them, the run uses both cores.
-        judged = beside.submit(_nocs, *_noc_evidence(client, history, connection, company,
-                                                     scope), company, as_of)
+        journal = client.context.journal
+        applied = journal.nocs.applied(company) if journal is not None else {}
+        evidence = history.noc_evidence()
+        judged = beside.submit(_nocs, evidence.nocs, evidence.items, applied, company, as_of)
         grouped = _grouped_items(history, connection, scope)
         evidence = None
         if report:  # the workbook's figures: the rates, breaches, exposure and top reasons

@@ -34,20 +34,25 @@ __all__ = [
     "NOC_DUE_DAYS",
     "NOC_FIELDS",
     "NOC_STATES",
+    "NUMBER_KEY",
     "SETTLED_STATES",
     "Correction",
     "Entry",
     "account_key",
+    "accounts_of",
     "applied_marks_of",
     "as_of_time",
     "carries",
+    "corrected_account",
     "corrected_fields",
     "corrected_key",
     "entries_of",
     "get",
     "index",
+    "joined_evidence",
     "ledger",
     "must_change",
+    "noc_accounts",
     "parse_corrected_data",
     "present",
     "records_of",
@@ -88,18 +93,43 @@ _LABELS = {
 _ACCOUNT_OF_CODE = {"2": "Checking", "3": "Savings", "4": "General ledger", "5": "Loan"}
 _DIRECTION_OF_CODE = {"2": "credit", "3": "credit prenote", "7": "debit", "8": "debit prenote"}
 
-def account_key(routing: Any, account: Any) -> int | None:
+#: The field of a stored record (a history store's, masked) that carries a keyed hash of
+#: an account number (paynb.history: an ACH row's own, a NOC's corrected one): where the
+#: number is masked, the ledger tells accounts apart by it instead.
+NUMBER_KEY = "_numberKey"
+
+
+def _number(account: Any, number_key: Any = None) -> str | tuple[str, int] | None:
+    """What tells an account number apart: its keyed hash (:data:`NUMBER_KEY`) when the
+    record has one (every record of a store's evidence has, whole or masked), else the
+    whole number's text, else None (missing, or masked without a key)."""
+    key = present(number_key)
+    if key is not None:
+        return ("#", int(key))
+    if account is not None:
+        text = str(account).strip()
+        if text and "*" not in text and text not in ("nan", "<NA>"):
+            return text
+    return None
+
+
+def _pair_key(routing: Any, number: str | tuple[str, int] | None) -> int | None:
+    if routing is None or number is None:
+        return None
+    routing_text = str(routing).strip()
+    if not routing_text or routing_text in ("nan", "<NA>"):
+        return None
+    return hash((routing_text, number))
+
+
+def account_key(routing: Any, account: Any, number_key: Any = None) -> int | None:
     """An opaque key of a receiving account (routing and full account number), or ``None``
     when either is missing or masked: two entries go to the same account when their keys
-    are equal. Python's string hash is keyed per process, so the key says nothing about
-    the number if it is ever shown, and is comparable within this process only."""
-    if routing is None or account is None:
-        return None
-    routing_text, account_text = str(routing).strip(), str(account).strip()
-    if not routing_text or not account_text or "*" in account_text or \
-            routing_text in ("nan", "<NA>") or account_text in ("nan", "<NA>"):
-        return None
-    return hash((routing_text, account_text))
+    are equal. A masked number with its keyed hash (``number_key``, a history store's
+    :data:`NUMBER_KEY`) is told apart by that hash. Python's string hash is keyed per
+    process, so the key says nothing about the number if it is ever shown, and is
+    comparable within this process only."""
+    return _pair_key(routing, _number(account, number_key))
 
 
 def describe_code(code: Any) -> str:
@@ -366,8 +396,9 @@ def records_of(data: Any, argument: str) -> list[Mapping[str, Any]]:
 class Entry:
     """One ACH entry of the history, read from a raw record or a frame row."""
 
-    __slots__ = ("amount", "code", "description", "fields", "id", "key", "received",
-                 "returned", "settled", "settled_from", "status", "sub_type", "type")
+    __slots__ = ("amount", "code", "description", "fields", "id", "key", "number",
+                 "received", "returned", "settled", "settled_from", "status", "sub_type",
+                 "type")
 
     def __init__(self, record: Mapping[str, Any]) -> None:
         # Camel-cased once, then plain lookups: an index of 100,000 records must stay fast.
@@ -377,7 +408,9 @@ class Entry:
             return present(record.get(name))
 
         self.id = field("achItemId")
-        self.key = account_key(field("bankRoutingNumber"), field("bankAccountNumber"))
+        # A masked store's record tells its account number by its keyed hash.
+        self.number = _number(field("bankAccountNumber"), record.get(NUMBER_KEY))
+        self.key = _pair_key(field("bankRoutingNumber"), self.number)
         self.status = str(field("itemStatus") or "").upper()
         self.code = (str(field("returnReason") or "").strip().upper() or None)
         self.returned = when(field("returnDate"))
@@ -446,29 +479,106 @@ def index(entries: list[Entry]) -> tuple[dict[str, Entry], dict[int, list[Entry]
     return by_id, by_key
 
 
-def corrected_key(item: Entry, corrected: Mapping[str, str]) -> int | None:
+def corrected_key(item: Entry, corrected: Mapping[str, str], *, code: Any = None,
+                  number_key: Any = None) -> int | None:
     """The :func:`account_key` of the account a NOC's entry goes to once corrected: its
-    routing and account number, each as the NOC corrected it."""
-    return account_key(corrected.get("bankRoutingNumber") or item.fields.get("bankRoutingNumber"),
-                       corrected.get("bankAccountNumber") or item.fields.get("bankAccountNumber"))
+    routing and account number, each as the NOC corrected it. A masked NOC (its
+    ``code`` corrects the account number, which ``corrected`` lacks) names the new number
+    by its keyed hash, ``number_key`` (:data:`NUMBER_KEY`); without one the corrected
+    account is unknown (None)."""
+    account = corrected_account(item, corrected, code=code, number_key=number_key)
+    return None if account is None else _pair_key(*account)
+
+
+def corrected_account(item: Entry, corrected: Mapping[str, str], *, code: Any = None,
+                      number_key: Any = None) -> tuple[str, str | tuple[str, int]] | None:
+    """The account of :func:`corrected_key` as ``(routing, number)``: the number as its
+    text, or ``("#", key)`` when known by its keyed hash only (a masked store's); None
+    when unknown. What a store is asked for to find the entries to it."""
+    number = _number(corrected.get("bankAccountNumber"), number_key)
+    if number is None:
+        fields = NOC_CHANGES.get(str(code or "").strip().upper(), ((), ""))[0]
+        if "bankAccountNumber" in fields:
+            return None
+        number = item.number
+    routing = corrected.get("bankRoutingNumber") or item.fields.get("bankRoutingNumber")
+    if _pair_key(routing, number) is None:
+        return None
+    return str(routing).strip(), cast("str | tuple[str, int]", number)
+
+
+def noc_accounts(nocs: Any, entries: Iterable[Entry]) -> set[tuple[str, str | tuple[str, int]]]:
+    """The accounts whose entries the ledger of ``nocs`` needs beside the NOCs' own
+    entries (``entries``): each NOC's account (a later entry there moves its due date) and
+    its account as corrected (a later entry there shows the change made), as
+    :func:`corrected_account` gives them."""
+    by_id = {str(entry.id): entry for entry in entries if entry.id is not None}
+    found: set[tuple[str, str | tuple[str, int]]] = set()
+    for noc in records_of(nocs, "nocs"):
+        item = by_id.get(str(get(noc, "achItemId")))
+        if item is None:
+            continue
+        code = get(noc, "changeCode")
+        for account in (corrected_account(item, {}), corrected_account(
+                item, parse_corrected_data(code, get(noc, "correctedData")), code=code,
+                number_key=get(noc, NUMBER_KEY))):
+            if account is not None:
+                found.add(account)
+    return found
+
+
+def accounts_of(record: Mapping[str, Any]) -> list[tuple[str, str | tuple[str, int]]]:
+    """The ``(routing, number)`` an entry's record is found by among the accounts of
+    :func:`noc_accounts` (none when it has no account)."""
+    routing = present(record.get("bankRoutingNumber"))
+    if routing is None or not str(routing).strip():
+        return []
+    number = _number(record.get("bankAccountNumber"), record.get(NUMBER_KEY))
+    return [] if number is None else [(str(routing).strip(), number)]
+
+
+def joined_evidence(nocs: list[Mapping[str, Any]], items: list[Mapping[str, Any]],
+                    seen_nocs: list[Mapping[str, Any]], seen_items: list[Mapping[str, Any]]
+                    ) -> tuple[list[Mapping[str, Any]], list[Entry]]:
+    """A store's NOC evidence (``nocs``, ``items``: a history store's ``noc_evidence``)
+    with what a client has seen besides: its NOCs (listed now: the later word) and, of
+    the items the store lacks (sent since the last sync), those the ledger needs (the
+    NOCs' own, and those to their accounts as :func:`noc_accounts` names them)."""
+    listed = {str(get(noc, "nocId")) for noc in seen_nocs}
+    joined = [*(noc for noc in nocs if str(get(noc, "nocId")) not in listed), *seen_nocs]
+    held = {str(get(item, "achItemId")) for item in items}
+    about = {str(get(noc, "achItemId")) for noc in joined}
+    new = [item for item in seen_items if str(get(item, "achItemId")) not in held]
+    accounts = noc_accounts(joined, entries_of(
+        [*items, *(item for item in new if str(get(item, "achItemId")) in about)]))
+    wanted = [item for item in new if str(get(item, "achItemId")) in about
+              or any(account in accounts for account in accounts_of(item))]
+    return joined, entries_of([*items, *wanted])
 
 
 def _correcting_entry(by_key: Mapping[int, list[Entry]], item: Entry | None,
                       corrected: Mapping[str, str], received: dt.datetime | None,
-                      until: dt.date | None) -> Entry | None:
+                      until: dt.date | None, *, code: str, number_key: Any) -> Entry | None:
     """The first entry after the NOC to the corrected account (its routing and account
     number once corrected) that carries every corrected value: the change made, as the
-    service saw it. None when the NOC's entry or corrected data is unknown, or no later
+    service saw it (a corrected number known by its key only is carried by the entries to
+    that account). None when the NOC's entry or corrected data is unknown, or no later
     entry carries it (received by ``until``'s day, when given)."""
-    if item is None or received is None or not corrected:
+    keyed = present(number_key) is not None
+    if item is None or received is None or not (corrected or keyed):
         return None
-    key = corrected_key(item, corrected)
+    key = corrected_key(item, corrected, code=code, number_key=number_key)
+    # Every entry found by the corrected account's key goes to that routing and number:
+    # the rest of the corrected values is what an entry must carry (a masked entry shows
+    # no number to compare).
+    rest = {name: value for name, value in corrected.items()
+            if name not in ("bankAccountNumber", "bankRoutingNumber")} if keyed else corrected
     for entry in by_key.get(key, ()) if key is not None else ():
         if entry.received is None or entry.received <= received or str(entry.id) == str(item.id):
             continue
         if until is not None and _day(entry.received) > until:
             return None
-        if carries(entry.fields, corrected):
+        if (keyed and not rest) or carries(entry.fields, rest):
             return entry
     return None
 
@@ -526,7 +636,8 @@ def ledger(nocs: Any, entries: list[Entry], *, as_of: dt.datetime,
         if as_it_stood and marked is not None and _day(marked) > today:
             mark, marked = None, None  # applied after the day judged: not yet then
         shown = _correcting_entry(by_key, item, corrected, received,
-                                  today if as_it_stood else None)
+                                  today if as_it_stood else None, code=code,
+                                  number_key=get(noc, NUMBER_KEY))
         done = min((t for t in (marked, shown.received if shown else None) if t is not None),
                    default=None)
         if code in NOC_CODE_TABLE and code not in NOC_CHANGES:
