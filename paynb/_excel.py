@@ -249,7 +249,7 @@ def _numbers(column: pd.Series) -> ColumnPlan | None:
     dtype = column.dtype
     if isinstance(dtype, pd.ArrowDtype) and pa.types.is_decimal(dtype.pyarrow_dtype):
         # Excel keeps doubles: amounts below 10**13 with two decimals are exact.
-        return _floats(column.astype("float64").to_numpy(na_value=np.nan),
+        return _floats(column.to_numpy(dtype="float64", na_value=np.nan),
                        _decimal_format(dtype.pyarrow_dtype.scale), 14)
     if pd.api.types.is_bool_dtype(dtype):
         return ColumnPlan(pa.array(column.astype("boolean"), type=pa.bool_()), None, 8)
