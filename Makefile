@@ -7,7 +7,24 @@ STAMP  := $(VENV)/.installed-stamp
 DEMO_STAMP := $(VENV)/.installed-demo-stamp
 PYTEST_ARGS ?=
 
-.PHONY: demo test test-quick test-long lint docs bench sandbox clean
+# The lowest versions pyproject.toml declares, in venvs of their own on the oldest Python
+# 3.11 at hand (Debian's, 3.11.2 on bookworm, where there is one): paynb with its sandbox,
+# then with its history too (deltalake raises the floor of pyarrow: see pyproject.toml).
+OLDEST_VENV    ?= .venv-oldest
+OLDEST_PYTHON  ?= $(firstword $(wildcard /usr/bin/python3.11) python3.11)
+OLDEST_STAMP   := $(OLDEST_VENV)/.installed-stamp
+HISTORY_VENV   := $(OLDEST_VENV)-history
+HISTORY_STAMP  := $(HISTORY_VENV)/.installed-stamp
+# What the oldest versions run: import and frames (lists from the sandbox), the bulk
+# checks, compliance; then, with the history extra, the client against the sandbox and the
+# forms (headless), whose submissions the guards judge by the history store, and the history.
+OLDEST_TESTS   ?= tests/test_frames.py tests/client/test_check_many.py \
+                  tests/compliance/test_rates.py
+HISTORY_TESTS  ?= tests/client/test_sandbox.py tests/forms/test_single.py \
+                  tests/forms/test_bulk.py tests/history/test_history.py \
+                  tests/compliance/test_guards_history_store.py
+
+.PHONY: demo test test-quick test-long test-oldest lint docs bench sandbox clean
 
 $(STAMP): pyproject.toml
 	test -x $(PY) || python3 -m venv $(VENV)
@@ -20,6 +37,27 @@ $(DEMO_STAMP): pyproject.toml
 	$(PY) -m pip install --quiet --upgrade pip
 	$(PY) -m pip install --quiet -e '.[demo]'
 	touch $(DEMO_STAMP)
+
+# A venv ($(1)) of paynb with the extras $(2), each dependency at its lower bound (uv's
+# lowest-direct resolution; what they need in turn at its newest, as pip would pick), and
+# the test tools at their newest within those pins.
+define oldest_venv
+	test -x $(1)/bin/python || $(OLDEST_PYTHON) -m venv $(1)
+	$(1)/bin/python -m pip install --quiet uv
+	$(1)/bin/uv pip compile --quiet pyproject.toml $(2) --resolution lowest-direct \
+		--python $(1)/bin/python --no-header -o $(1)/lowest.txt
+	$(1)/bin/uv pip install --quiet --python $(1)/bin/python -r $(1)/lowest.txt
+	$(1)/bin/uv pip install --quiet --python $(1)/bin/python --no-deps -e .
+	$(1)/bin/uv pip install --quiet --python $(1)/bin/python -c $(1)/lowest.txt \
+		pytest pytest-timeout hypothesis time-machine responses
+	touch $(1)/.installed-stamp
+endef
+
+$(OLDEST_STAMP): pyproject.toml
+	$(call oldest_venv,$(OLDEST_VENV),--extra sandbox)
+
+$(HISTORY_STAMP): pyproject.toml
+	$(call oldest_venv,$(HISTORY_VENV),--extra sandbox --extra history)
 
 demo: $(DEMO_STAMP)
 	$(VENV)/bin/paynb demo
@@ -40,11 +78,21 @@ lint: $(STAMP)
 test: lint
 	sh scripts/ensure_browser.sh $(PY)
 	$(PY) -m pytest $(PYTEST_ARGS)
+	$(MAKE) test-oldest
 
 # While working: everything but the full-size fault runs and fuzzing (marked long).
 test-quick: lint
 	sh scripts/ensure_browser.sh $(PY)
 	$(PY) -m pytest -m "not long" $(PYTEST_ARGS)
+
+# The lowest declared versions (above): `make test` runs it after the newest.
+test-oldest: $(OLDEST_STAMP) $(HISTORY_STAMP)
+	for venv in $(OLDEST_VENV) $(HISTORY_VENV); do $$venv/bin/python -c 'import sys, platform; \
+		from importlib.metadata import version as v; print(sys.argv[1] + ": Python", \
+		platform.python_version(), *(n + " " + v(n) for n in sys.argv[2:]))' $$venv pandas \
+		pyarrow numpy pydantic matplotlib ipywidgets || exit 1; done
+	$(OLDEST_VENV)/bin/python -m pytest -m "not long" $(OLDEST_TESTS) $(PYTEST_ARGS)
+	$(HISTORY_VENV)/bin/python -m pytest -m "not long" $(HISTORY_TESTS) $(PYTEST_ARGS)
 
 test-long: $(STAMP)
 	$(PY) -m pytest -m long $(PYTEST_ARGS)
@@ -56,4 +104,4 @@ bench: $(STAMP)
 	$(PY) -m benchmarks
 
 clean:
-	rm -rf $(VENV) site .pytest_cache .ruff_cache .mypy_cache .import_linter_cache
+	rm -rf $(VENV) $(OLDEST_VENV) $(HISTORY_VENV) site .pytest_cache .ruff_cache .mypy_cache .import_linter_cache

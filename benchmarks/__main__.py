@@ -10,6 +10,7 @@ import time
 import traceback
 from collections.abc import Callable
 from datetime import UTC, datetime
+from importlib import metadata
 
 from benchmarks import (
     case_compliance,
@@ -57,10 +58,25 @@ def _select(only: str | None) -> list[str]:
     return chosen
 
 
+#: The libraries whose version moves the figures (issue 47: case 8's ratio went from 1.5x to
+#: 2.0x between pandas 2.3 and 3.1), printed beside them.
+MEASURED_WITH = ("pandas", "pyarrow", "numpy", "deltalake")
+
+
+def versions() -> str:
+    """``pandas 3.1.1, pyarrow 26.0.1, ...``: the installed versions of :data:`MEASURED_WITH`
+    (read from the installed metadata: nothing is imported)."""
+    found = []
+    for name in MEASURED_WITH:
+        try:
+            found.append(f"{name} {metadata.version(name)}")
+        except metadata.PackageNotFoundError:
+            found.append(f"{name} not installed")
+    return ", ".join(found)
+
+
 def machine() -> str:
     """One line about the machine and the versions measured."""
-    import pandas
-
     memory = ""
     try:
         with open("/proc/meminfo") as info:
@@ -69,7 +85,7 @@ def machine() -> str:
     except OSError:
         pass
     return (f"{datetime.now(UTC):%Y-%m-%d %H:%M} UTC; {os.cpu_count()} CPUs{memory}; "
-            f"Python {platform.python_version()}; pandas {pandas.__version__}; "
+            f"Python {platform.python_version()}; {versions()}; "
             f"{platform.platform()}")
 
 

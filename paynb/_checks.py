@@ -223,9 +223,11 @@ def _routing_ok(array: pa.Array) -> np.ndarray:
     # arrays, no wide copy of the matrix.
     digit = [matrix[:, i] - np.uint8(48) for i in range(9)]
     shaped = np.logical_and.reduce([d <= 9 for d in digit])
-    total = ((digit[0] + digit[3] + digit[6]) * np.uint16(3)
-             + (digit[1] + digit[4] + digit[7]) * np.uint16(7)
-             + (digit[2] + digit[5] + digit[8]))
+    # Summed in uint16 (up to 297): numpy before 2 keeps uint8 * np.uint16(3) in uint8,
+    # where the sum wrapped round (780894794, sum 256, passed).
+    wide = [d.astype(np.uint16) for d in digit]
+    total = ((wide[0] + wide[3] + wide[6]) * 3 + (wide[1] + wide[4] + wide[7]) * 7
+             + (wide[2] + wide[5] + wide[8]))
     ok[rows] = shaped & (total % 10 == 0)
     return ok
 

@@ -52,6 +52,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from paynb import frames
+from paynb._pandas_compat import string_dtype
 from paynb._xlsx import MAX_ROWS, Sheet, check_size, write_workbook
 
 __all__ = ["DATETIME_FORMAT", "DATE_FORMAT", "INTEGER_FORMAT", "MAX_ROWS", "MONEY_FORMAT",
@@ -82,8 +83,7 @@ def read_excel(document: bytes | str | os.PathLike[str]) -> pd.DataFrame:
         ValueError: the document is no workbook fastexcel can read (the message says why).
     """
     return _text_sheet(document).to_pandas(
-        types_mapper={pa.string(): pd.StringDtype(na_value=np.nan),
-                      pa.large_string(): pd.StringDtype(na_value=np.nan)}.get)
+        types_mapper={pa.string(): string_dtype(), pa.large_string(): string_dtype()}.get)
 
 
 def _text_sheet(document: bytes | str | os.PathLike[str]) -> pa.Table:
@@ -249,7 +249,7 @@ def _numbers(column: pd.Series) -> ColumnPlan | None:
     dtype = column.dtype
     if isinstance(dtype, pd.ArrowDtype) and pa.types.is_decimal(dtype.pyarrow_dtype):
         # Excel keeps doubles: amounts below 10**13 with two decimals are exact.
-        return _floats(column.astype("float64").to_numpy(na_value=np.nan),
+        return _floats(column.to_numpy(dtype="float64", na_value=np.nan),
                        _decimal_format(dtype.pyarrow_dtype.scale), 14)
     if pd.api.types.is_bool_dtype(dtype):
         return ColumnPlan(pa.array(column.astype("boolean"), type=pa.bool_()), None, 8)

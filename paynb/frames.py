@@ -95,6 +95,7 @@ import pyarrow.compute as pc
 
 import paynb.accessor  # noqa: F401  (df.paynb on every frame, the client's included)
 from paynb._coerce import STATUS_BY_NAME, missing, parse_decimal
+from paynb._pandas_compat import string_dtype
 from paynb._redact import hide_numbers
 from paynb._warn import user_stacklevel
 from paynb.codes import (
@@ -349,11 +350,14 @@ def list_metadata(body: Any) -> dict[str, Any]:
 
 # --------------------------------------------------------------------------- columns
 
-_STRING_DTYPE = pd.StringDtype(na_value=np.nan)  # pandas' default "str" dtype
+_STRING_DTYPE = string_dtype()  # pandas' default "str" dtype
 _UTC_NS = pd.DatetimeTZDtype("ns", "UTC")
 _UTC_ARROW = pa.timestamp("ns", tz="UTC")
 #: The zone at the end of an ISO 8601 time: Z, +02:00, -0500.
 _ZONE = re.compile(r"(?:[Zz]|[+-]\d\d:?\d\d)$")
+#: pyarrow before 23 casts text outside the nanosecond range (1677-2262) to a wrong time
+#: without an error (0001-01-01 became 1754-08-30); from 23 on the cast refuses it.
+_CAST_CHECKS_RANGE = int(pa.__version__.split(".")[0]) >= 23
 _MIN_TIME = pd.Timestamp.min.tz_localize("UTC")
 _MAX_TIME = pd.Timestamp.max.tz_localize("UTC")
 _AMOUNT_TYPE = pa.decimal128(18, 2)
@@ -546,6 +550,8 @@ def _arrow_timestamps(values: Sequence[Any]) -> pa.Array | None:
     # fails costs some thirty times one that succeeds (an xlsx export's times are
     # zone-less text, JSON's and CSV's carry their zone).
     present = text.drop_null()
+    if not _CAST_CHECKS_RANGE and present and not _years_within_nanoseconds(present):
+        return None
     zoned = not present or _ZONE.search(str(present[0].as_py())) is not None
     for target in (_UTC_ARROW, pa.timestamp("ns")) if zoned else (pa.timestamp("ns"),
                                                                    _UTC_ARROW):
@@ -556,6 +562,13 @@ def _arrow_timestamps(values: Sequence[Any]) -> pa.Array | None:
         # Zone-less text is UTC: the same count of nanoseconds, labelled UTC.
         return stamps if target.tz else stamps.view(_UTC_ARROW)
     return None
+
+
+def _years_within_nanoseconds(text: pa.Array) -> bool:
+    """Whether every text starts with a year that nanoseconds hold whole (1678-2261); the
+    slow path reads the others, and 1677 and 2262 to the day."""
+    years = pc.min_max(pc.utf8_slice_codeunits(text, 0, 4))
+    return years["min"].as_py() >= "1678" and years["max"].as_py() <= "2261"
 
 
 def _parse_timestamps(values: Sequence[Any]) -> tuple[pd.Series | pa.Array, int]:

@@ -2,8 +2,11 @@
 
 Kept verbatim, only for tests/test_frames_builder.py, which checks that the library's
 builder gives the same frames, bit for bit, as this one on random records. Not used by
-paynb itself. One change since (issue 36): a return or change code in none of NACHA's
-tables is described as ``not a NACHA code paynb knows`` instead of left empty.
+paynb itself. Changes since: a return or change code in none of NACHA's tables is
+described as ``not a NACHA code paynb knows`` instead of left empty (issue 36); on pyarrow
+before 23, whose cast turns a time outside the nanosecond range into a wrong one, such
+text takes the slow path, as in paynb.frames, and the account mask joins text of one Arrow
+type (issue 47).
 """
 from __future__ import annotations
 
@@ -23,6 +26,7 @@ import pyarrow.compute as pc
 
 import paynb.accessor  # noqa: F401  (df.paynb on every frame, the client's included)
 from paynb._coerce import STATUS_BY_NAME
+from paynb._pandas_compat import string_dtype
 from paynb._redact import hide_numbers
 from paynb.codes import (
     ACH_ACCOUNT_TYPES,
@@ -36,6 +40,7 @@ from paynb.codes import (
     UNKNOWN_CODE,
 )
 from paynb.errors import ResponseFormatError
+from paynb.frames import _CAST_CHECKS_RANGE, _years_within_nanoseconds
 
 __all__ = [
     "CARD_BRANDS",
@@ -267,7 +272,7 @@ def list_metadata(body: Any) -> dict[str, Any]:
 
 # --------------------------------------------------------------------------- columns
 
-_STRING_DTYPE = pd.StringDtype(na_value=np.nan)  # pandas' default "str" dtype
+_STRING_DTYPE = string_dtype()  # pandas' default "str" dtype
 _UTC_NS = pd.DatetimeTZDtype("ns", "UTC")
 _MIN_TIME = pd.Timestamp.min.tz_localize("UTC")
 _MAX_TIME = pd.Timestamp.max.tz_localize("UTC")
@@ -424,6 +429,9 @@ def _arrow_timestamps(values: Sequence[Any]) -> pd.Series | None:
         text = pa.array(values, pa.string(), from_pandas=True)
     except (pa.ArrowInvalid, pa.ArrowTypeError):
         return None
+    present = text.drop_null()
+    if not _CAST_CHECKS_RANGE and present and not _years_within_nanoseconds(present):
+        return None
     for target in (pa.timestamp("ns", tz="UTC"), pa.timestamp("ns")):
         try:
             stamps = text.cast(target)
@@ -529,9 +537,11 @@ def _card_brand(value: Any) -> str | None:
 
 def _mask_accounts(strings: pd.api.extensions.ExtensionArray) -> pd.api.extensions.ExtensionArray:
     array = pc.utf8_trim_whitespace(_arrow(strings))
-    masked = pc.binary_join_element_wise("****", pc.utf8_slice_codeunits(array, -4), "")
+    # Scalars of the array's own type: pyarrow before 16 joins no string with large_string.
+    stars, empty = pa.scalar("****", array.type), pa.scalar("", array.type)
+    masked = pc.binary_join_element_wise(stars, pc.utf8_slice_codeunits(array, -4), empty)
     short = pc.less_equal(pc.utf8_length(array), 4)
-    return _from_arrow(pc.if_else(short, pa.scalar("****"), masked))
+    return _from_arrow(pc.if_else(short, stars, masked))
 
 
 def _last_four(strings: pd.api.extensions.ExtensionArray) -> pd.api.extensions.ExtensionArray:

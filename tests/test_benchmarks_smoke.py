@@ -39,3 +39,16 @@ def test_unknown_case_is_refused_naming_the_choices() -> None:
                           capture_output=True, text=True, timeout=60, check=False)
     assert done.returncode != 0
     assert "unknown case 'nine'" in done.stderr and "list-latency" in done.stderr
+
+
+def test_the_header_names_the_versions_measured() -> None:
+    # Issue 47: the same case moved from 1.5x to 2.0x between two pandas versions.
+    import deltalake
+    import numpy
+    import pandas
+    import pyarrow
+
+    from benchmarks.__main__ import machine
+
+    assert (f"pandas {pandas.__version__}, pyarrow {pyarrow.__version__}, "
+            f"numpy {numpy.__version__}, deltalake {deltalake.__version__}") in machine()

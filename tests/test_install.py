@@ -46,3 +46,18 @@ def test_make_demo_installs_the_demo_extra_and_make_test_the_dev_extra():
     assert "-e '.[dev]'" in dev and "$(DEMO_STAMP)" in dev  # a dev install is a demo one too
     assert _prerequisites(makefile, "test") == ["lint"]
     assert _prerequisites(makefile, "lint") == ["$(STAMP)"]
+
+
+def test_every_dependency_has_the_lower_bound_make_test_oldest_installs():
+    # Issue 47: `make test-oldest` installs each dependency at its lower bound (uv's
+    # lowest-direct resolution); a dependency without one would be tested at a version
+    # nobody chose, and an analyst's environment could hold an older one still.
+    project = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]
+    for requirement in [*project["dependencies"], *EXTRAS["sandbox"], *EXTRAS["history"]]:
+        assert ">=" in requirement, requirement
+    makefile = (ROOT / "Makefile").read_text()
+    assert "--resolution lowest-direct" in makefile.split("define oldest_venv", 1)[1]
+    assert "$(OLDEST_VENV),--extra sandbox)" in _rule(makefile, "$(OLDEST_STAMP)")
+    assert "--extra sandbox --extra history)" in _rule(makefile, "$(HISTORY_STAMP)")
+    assert _prerequisites(makefile, "test-oldest") == ["$(OLDEST_STAMP)", "$(HISTORY_STAMP)"]
+    assert "$(MAKE) test-oldest" in _rule(makefile, "test")  # what CI runs runs it too

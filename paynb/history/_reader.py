@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, Any
 from paynb._args import backwards, status_codes
 from paynb._attrs import HISTORY
 from paynb._coerce import arrow_frame
+from paynb._pandas_compat import string_dtype
 from paynb._warn import user_stacklevel
 from paynb.errors import HistoryCompanyWarning, HistoryError, HistoryWarning, ValidationError
 from paynb.history import _store as st
@@ -99,8 +100,7 @@ def _pandas_column(arrow: Any, target: Any, as_json: bool) -> Any:
         if pa.types.is_decimal(kind):
             return pd.ArrowDtype(kind)
         if pa.types.is_string(kind) or pa.types.is_large_string(kind):  # no Python str
-            return target if isinstance(target, pd.StringDtype) else \
-                pd.StringDtype(na_value=np.nan)
+            return target if isinstance(target, pd.StringDtype) else string_dtype()
         return {pa.int64(): pd.Int64Dtype(), pa.bool_(): pd.BooleanDtype()}.get(kind)
 
     values = arrow.to_pandas(types_mapper=mapped)

@@ -17,7 +17,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
 from benchmarks._data import ach_submissions
@@ -278,6 +278,9 @@ _BYTES = st.one_of(
 
 @SETTINGS
 @given(values=st.lists(st.one_of(_BYTES, st.none()), min_size=1, max_size=40))
+# Its checksum sum is 256: under numpy 1.26 (`make test-oldest`) it wrapped round to 0 in
+# uint8 and passed (issue 47).
+@example(values=["780894794"])
 def test_the_byte_checks_are_the_regular_expressions(values: list[str | None]) -> None:
     """Each check on a column's bytes gives, value by value, what its regular expression
     (RE2 in Arrow, as the checks read before) gives."""

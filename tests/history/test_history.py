@@ -95,8 +95,8 @@ def _drawn(ax) -> list:
     shown = []
     for axes in ax.figure.axes:
         shown.append([line.get_xydata().tolist() for line in axes.get_lines()])
-        shown.append([(p.get_x(), p.get_y(), p.get_width(), p.get_height())
-                      for p in axes.patches])
+        # Corners, not get_x(): before matplotlib 3.9 a band (axhspan) is a Polygon.
+        shown.append([p.get_verts().tolist() for p in axes.patches])
         shown.append([c.get_offsets().tolist() for c in axes.collections
                       if hasattr(c, "get_offsets")])
         shown.append([t.get_text() for t in axes.texts] + [axes.get_title()])
