@@ -496,12 +496,11 @@ class History:
             condition &= pc.field(status_field).isin(codes)
         wanted = None if columns is None else list(dict.fromkeys(
             [id_field, *columns, "_order", "company"]))
-        arrow = st.empty(kind) if table is None else _in_order(st.gathered(
-            self._store.batches(kind, table, files, wanted, condition),
-            f"history.{kind}() of {self.path}",
-            f"read fewer columns (columns=), a range (start=, end=) or statuses; count "
-            f"in SQL (history.sql), or stream it: history.scan({kind!r}) (docs/history.md, "
-            f"'Bigger than memory')"))
+        arrow = st.empty(kind) if table is None else _in_order(self._store.read(
+            kind, table, files, wanted, condition, what=f"history.{kind}() of {self.path}",
+            advice=f"read fewer columns (columns=), a range (start=, end=) or statuses; "
+                   f"count in SQL (history.sql), or stream it: history.scan({kind!r}) "
+                   "(docs/history.md, 'Bigger than memory')"))
         frame = self._typed(arrow, kind, kept, wanted)
         if columns is not None:
             frame = frame[[c for c in dict.fromkeys([id_field, *columns]) if c in frame]]

@@ -197,16 +197,18 @@ class Store:
         except (OSError, DeltaError, pa.ArrowException) as exc:
             raise self.unreadable(name, exc) from None
 
-    def batches(self, name: str, table: DeltaTable, files: list[Any] | None = None,
-                columns: list[str] | None = None, condition: Any = None) -> Any:
-        """The rows :meth:`scan` reads, as a stream of Arrow record batches (a
-        ``pyarrow.RecordBatchReader``): for work that does not fit in memory."""
+    def read(self, name: str, table: DeltaTable, files: list[Any] | None, columns: list[str]
+             | None, condition: Any, *, what: str, advice: str) -> pa.Table:
+        """The rows :meth:`scan` reads, read batch by batch and refused once they would
+        not fit in memory (:func:`gathered`: ``what`` is read, ``advice`` what to do
+        instead)."""
         import pyarrow as pa
         from deltalake.exceptions import DeltaError
 
         try:
-            return table.to_pyarrow_dataset(file_pruning_predicate=files or None).scanner(
-                columns=columns, filter=condition).to_reader()
+            return gathered(table.to_pyarrow_dataset(file_pruning_predicate=files or None)
+                            .scanner(columns=columns, filter=condition).to_reader(),
+                            what, advice)
         except (OSError, DeltaError, pa.ArrowException) as exc:
             raise self.unreadable(name, exc) from None
 
@@ -331,8 +333,10 @@ MEMORY_SHARE = 0.45
 def available_memory() -> int | None:
     """Bytes of memory this machine has available now (psutil's count when installed,
     else Linux's ``MemAvailable``); None where neither says."""
-    try:
-        import psutil
+    import importlib
+
+    try:  # (an optional package: not one of paynb's requirements)
+        psutil = importlib.import_module("psutil")
     except ImportError:
         pass
     else:
@@ -361,7 +365,7 @@ def gathered(reader: Any, what: str, advice: str) -> pa.Table:
     for batch in reader:
         batches.append(batch)
         held += batch.nbytes
-        if budget is not None and held > budget:
+        if available is not None and budget is not None and held > budget:
             rows = sum(b.num_rows for b in batches)
             del batches
             pa.default_memory_pool().release_unused()

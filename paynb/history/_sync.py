@@ -564,7 +564,8 @@ class _KindSync:
                     [], mode="append", schema=self.table.schema(),
                     partition_by=list(st.PARTITIONS), commit_properties=st.commit_properties(kept))
             else:
-                how = {"mode": "overwrite", "predicate": None if self.table is None else company}
+                how: dict[str, Any] = {"mode": "overwrite",
+                                       "predicate": None if self.table is None else company}
                 if self.backfilling:  # the company's rows replaced
                     rows = st.with_unit(st.empty(self.kind) if data is None else data, self.kind)
                 elif not self.updates:  # new items only: appended
