@@ -209,7 +209,8 @@ class History:
     Args:
         path: the store's folder, or an object-store URI (``s3://bucket/prefix``,
             ``gs://``, ``az://``, ``abfss://``).
-        company: read only this company's items (default: every company in the store).
+        company: read only this company's items, in the frames, :meth:`scan` and SQL
+            alike (default: every company in the store, one after the other).
         mask: show account numbers masked (``****6789``). A store synced with
             ``mask=False`` keeps them whole and masks them on reading unless
             ``mask=False`` here too; a masked store cannot show them whole.
