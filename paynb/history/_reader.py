@@ -24,6 +24,7 @@ from paynb.history._store import kind_of, when
 if TYPE_CHECKING:
     import pandas as pd
     import pyarrow as pa
+    import pyarrow.dataset as pds
     from deltalake import DeltaTable
 
 __all__ = ["History"]
@@ -70,6 +71,19 @@ def _as_of(value: Any) -> int | dt.datetime | None:
     stamp = when(value, "as_of", end=True)
     assert stamp is not None
     return stamp.to_pydatetime()
+
+
+def _one_moment(value: Any, where: str) -> dt.datetime | None:
+    """``as_of`` of a read of every table (``where``): a date or a time; a version is
+    refused, each table having versions of its own."""
+    moment = _as_of(value)
+    if isinstance(moment, int):
+        raise ValidationError.for_argument(
+            "as_of", f"must be a date or a time for {where}: it reads every table, and "
+                     "each has versions of its own (info()['versions']); a version suits "
+                     "one table's reader: history.ach(as_of=...) the ach table's, "
+                     "history.events(as_of=...) the events table's")
+    return moment
 
 
 def _pandas_column(arrow: Any, target: Any, as_json: bool) -> Any:
@@ -158,16 +172,30 @@ _empty = functools.cache(st.empty)
 
 
 def _in_order(table: pa.Table) -> pa.Table:
-    """``table``'s rows in the list's order (``_order``): each file holds a run of it, so
-    the runs are sliced (no copy), not every column gathered row by row."""
+    """``table``'s rows in the lists' order: by company, then each company's list place
+    (``_order``, from 0 in each). Each file holds a run of one company's places, so the
+    runs are sliced (no copy), not every column gathered row by row; ordering by
+    ``_order`` alone would interleave the companies and make each row a slice of its own
+    (a million items: minutes and gigabytes)."""
     import numpy as np
     import pyarrow as pa
+    import pyarrow.compute as pc
 
-    order = np.argsort(table.column("_order").to_numpy(), kind="stable")
+    if not table.num_rows:
+        return table
+    places = table.column("_order").to_numpy()
+    if "company" in table.column_names:
+        codes = pc.dictionary_encode(table.column("company")).combine_chunks()
+        ranks = np.argsort(np.argsort(codes.dictionary.to_pylist()))  # codes by name
+        companies = ranks[codes.indices.to_numpy(zero_copy_only=False)].astype(np.int64)
+        order = np.lexsort((places, companies))
+    else:
+        order = np.argsort(places, kind="stable")
     breaks = np.flatnonzero(np.diff(order) != 1) + 1
+    if not len(breaks):  # (in order already)
+        return table
     return pa.concat_tables([table.slice(int(order[a]), int(b - a)) for a, b in zip(
-        np.concatenate([[0], breaks]), np.concatenate([breaks, [len(order)]]), strict=True)])\
-        if len(order) else table
+        np.concatenate([[0], breaks]), np.concatenate([breaks, [len(order)]]), strict=True)])
 
 
 class History:
@@ -181,7 +209,8 @@ class History:
     Args:
         path: the store's folder, or an object-store URI (``s3://bucket/prefix``,
             ``gs://``, ``az://``, ``abfss://``).
-        company: read only this company's items (default: every company in the store).
+        company: read only this company's items, in the frames, :meth:`scan` and SQL
+            alike (default: every company in the store, one after the other).
         mask: show account numbers masked (``****6789``). A store synced with
             ``mask=False`` keeps them whole and masks them on reading unless
             ``mask=False`` here too; a masked store cannot show them whole.
@@ -243,7 +272,7 @@ class History:
         return-date ``watermark``, the last sync's time, counts by status; the service,
         the masking, the number of the last sync (``version``) and each table's Delta
         version (``versions``)."""
-        moment = _as_of(as_of)
+        moment = _one_moment(as_of, "info()")
         tables = {name: self._open(name, moment) for name in (*st.KINDS, st.EVENTS)}
         if all(table is None for table in tables.values()):
             self._never_synced()
@@ -384,6 +413,11 @@ class History:
                 self._tell((kind, ""), f"the history at {self.path} holds no {kind} items: "
                                        f"no sync fetched them (it holds {synced}); "
                                        f"client.sync(kinds={kind!r}) does")
+            elif self._synced:  # tables, but no sync's items: its events alone
+                self._tell("events only", f"the history at {self.path} holds no items: only "
+                           "its events table was written (a first sync stopped before its "
+                           "items were committed); the answer is empty; run client.sync() "
+                           "again")
             return
         starts = [when(s.get("since"), "since") for s in held.values()]
         if low is None or any(start is None for start in starts):
@@ -462,9 +496,12 @@ class History:
         if codes and status_field:
             condition &= pc.field(status_field).isin(codes)
         wanted = None if columns is None else list(dict.fromkeys(
-            [id_field, *columns, "_order"]))
-        arrow = st.empty(kind) if table is None else _in_order(
-            self._store.scan(kind, table, files, wanted, condition))
+            [id_field, *columns, "_order", "company"]))
+        arrow = st.empty(kind) if table is None else _in_order(self._store.read(
+            kind, table, files, wanted, condition, what=f"history.{kind}() of {self.path}",
+            advice=f"read fewer columns (columns=), a range (start=, end=) or statuses; "
+                   f"count in SQL (history.sql), or stream it: history.scan({kind!r}) "
+                   "(docs/history.md, 'Bigger than memory')"))
         frame = self._typed(arrow, kind, kept, wanted)
         if columns is not None:
             frame = frame[[c for c in dict.fromkeys([id_field, *columns]) if c in frame]]
@@ -541,7 +578,8 @@ class History:
         name = kind_of(kind, "kind")
         moment = _as_of(as_of)
         low, high = _range(start, end, ("start", "end"))
-        items = self._table(name, moment)
+        # A version is the events table's; what the kind's table holds is then its latest.
+        items = self._table(name, None if isinstance(moment, int) else moment)
         if items is not None or moment is None:
             self._warn_if_not_held(name, st.state(items), None)
         table = self._table(st.EVENTS, moment)
@@ -575,6 +613,40 @@ class History:
                           HistoryWarning, stacklevel=user_stacklevel())
         return frame
 
+    # ------------------------------------------------------------------ streams
+
+    def scan(self, kind: str = "ach", *, as_of: Any = None) -> pds.Dataset:
+        """A table as a ``pyarrow.dataset.Dataset``, read as it is consumed: for work
+        bigger than memory (the readers and :meth:`sql` stop a read that would not fit).
+
+        The rows of this History's company (all companies' without one) of ``kind``'s
+        table (``ach``, ..., ``nocs``, or ``events``) as stored: the service's fields,
+        paynb's columns (``_order``, ...) and the partitions ``company`` and ``month``,
+        in no particular order; ``as_of`` as for :meth:`ach` (a version: that table's).
+        Stream it (``to_batches(columns=..., filter=...)``), or hand it to Polars
+        (``pl.scan_pyarrow_dataset``) or DuckDB (``duckdb.sql("... from dataset")``),
+        which read only what a query needs (docs/history.md, "Bigger than memory")."""
+        import pyarrow.dataset as ds
+
+        name = st.EVENTS if kind == st.EVENTS else kind_of(kind, "kind")
+        moment = _as_of(as_of)
+        table = self._table(name, moment)
+        if table is not None and name != st.EVENTS:
+            self._warn_if_not_held(name, st.state(table), None)
+        self._refuse_whole([table], "stream it")
+        if table is None:
+            return ds.dataset(_empty(name))
+        return table.to_pyarrow_dataset(file_pruning_predicate=[
+            ("company", "=", self.company)] if self.company else None)
+
+    def _refuse_whole(self, tables: Iterable[DeltaTable | None], what: str) -> None:
+        """Refuse to show a store kept whole (``mask=False``) through SQL or a stream
+        unless this History was opened with ``mask=False``: neither masks on reading."""
+        if self.mask and any(st.state(t).get("masked") is False for t in tables):
+            raise HistoryError(f"the history at {self.path} holds whole account numbers "
+                               f"(synced with mask=False); open it with "
+                               f"History(path, mask=False) to {what}")
+
     # ------------------------------------------------------------------ SQL
 
     def sql(self, query: str, *, as_of: Any = None) -> pd.DataFrame:
@@ -582,20 +654,26 @@ class History:
         decimals).
 
         Views: ``ach``, ``rcc``, ``instant``, ``rtp``, ``nocs`` (one row per item, with
-        the partition columns ``company`` and ``month``, in the order of the service's
-        lists) and ``events`` (``kind, itemId, itemStatus, seenAt, company``), each over
-        its table's committed files (see :meth:`connect`); ``as_of`` a date or a time
-        (each table as it stood then)::
+        the partition columns ``company`` and ``month``) and ``events`` (``kind, itemId,
+        itemStatus, seenAt, company``), each over its table's committed files, in no
+        particular order (see :meth:`connect`); a History of one company sees that
+        company's rows only. ``as_of`` a date or a time (each table as it stood then)::
 
             history.sql("select month, count(*) from ach where itemStatus = 'R' group by 1")
-        """
+
+        An answer that would not fit in memory is refused before it fills it
+        (:class:`~paynb.errors.HistoryError`, with what to do instead)."""
         if not isinstance(query, str) or not query.strip():
             raise ValidationError.for_argument("query", "must be SQL text")
         import pyarrow as pa
 
-        with self._connect(as_of, ordered=True) as connection:
+        with self._connect(as_of) as connection:
             answer = connection.sql(query)  # None for a statement that answers nothing
-            return arrow_frame(pa.table({}) if answer is None else answer.to_arrow_table())
+            return arrow_frame(pa.table({}) if answer is None else st.gathered(
+                answer.to_arrow_reader(), f"the answer of history.sql() of {self.path}",
+                "select fewer columns or rows, aggregate in the query, or stream the "
+                "answer: history.connect() (its .sql(query).to_arrow_reader()) or "
+                "history.scan(kind) (docs/history.md, 'Bigger than memory')"))
 
     def connect(self, *, as_of: Any = None) -> Any:
         """A DuckDB connection with the views of :meth:`sql`, for several queries over one
@@ -606,7 +684,9 @@ class History:
         DuckDB's own Parquet reader, which skips inside files what a query does not keep
         (a join on item ids reads the other columns of the matching rows only); on an
         object store, through each table's Arrow dataset. Either way, exactly the rows
-        of the tables' current version (or ``as_of``'s). The views are the tables as
+        of the tables' current version (or ``as_of``'s), of this History's company only
+        when it has one (a History of several companies warns, naming them:
+        :class:`~paynb.errors.HistoryCompanyWarning`). The views are the tables as
         stored, in no particular order (``ORDER BY`` what a query needs): putting every
         item in the lists' order first would cost a query that counts or joins as much
         as the query itself.
@@ -616,20 +696,23 @@ class History:
         the Parquet footers read by one serve the next (a notebook's second query, the
         morning run's next run). A table made with ``CREATE TABLE`` (not ``TEMP``) in
         one is seen by the others."""
-        return self._connect(as_of, ordered=False)
+        return self._connect(as_of)
 
-    def _connect(self, as_of: Any, *, ordered: bool) -> Any:
-        moment = _as_of(as_of)
-        if isinstance(moment, int):
-            raise ValidationError.for_argument(
-                "as_of", "must be a date or a time here: each table has versions "
-                         "of its own (a version suits one kind's reader)")
+    def _connect(self, as_of: Any) -> Any:
+        moment = _one_moment(as_of, "SQL")
         st.need_extra("duckdb")
         tables = {name: self._table(name, moment) for name in (*st.KINDS, st.EVENTS)}
-        if self.mask and any(st.state(t).get("masked") is False for t in tables.values()):
-            raise HistoryError(f"the history at {self.path} holds whole account numbers "
-                               "(synced with mask=False); open it with "
-                               "History(path, mask=False) to query it in SQL")
+        self._refuse_whole(tables.values(), "query it in SQL")
+        if self.company is None:
+            companies = sorted({c for t in tables.values()
+                                for c in st.state(t).get("companies", {})})
+            if len(companies) > 1:
+                self._tell("companies", f"the history at {self.path} holds the items of "
+                           f"{len(companies)} companies ({', '.join(companies)}) and this "
+                           "History reads them all: its SQL views mix them; group by company "
+                           "(or filter company = ...), or open History(path, company=...) "
+                           "for one company's", HistoryCompanyWarning)
+        scope = f" WHERE company = {st.quoted(self.company)}" if self.company else ""
         connection = _database(os.getpid()).cursor()
         try:
             connection.execute("SET TimeZone = 'UTC'")  # (a cursor's own setting)
@@ -648,9 +731,8 @@ class History:
                     source = f"{name}_data"
                 hidden = "" if name == st.EVENTS else " EXCLUDE (" + ", ".join(
                     f'"{c}"' for c in st.INTERNAL) + ") "
-                order = ' ORDER BY "_order"' if ordered and name != st.EVENTS else ""
                 connection.execute(f"CREATE TEMP VIEW {name} AS SELECT *{hidden} FROM "
-                                   f"{source}{order}")
+                                   f"{source}{scope}")
         except BaseException:
             connection.close()
             raise
@@ -667,7 +749,9 @@ class History:
         the small files merged (``files_compacted``) into ``files_written``, the files
         the vacuum removed and the bytes they held, and the table's version after. A sync
         compacts the partitions it wrote once small files pile up there; this does the
-        rest, and the vacuum, which a sync never runs. A path with no store is said so
+        rest, and the vacuum, which a sync never runs. A table made by an earlier paynb
+        gets the settings of new ones (its log checkpointed every
+        ``delta.checkpointInterval`` commits). A path with no store is said so
         (:class:`~paynb.errors.HistoryWarning`), as the readers say it; nothing is made.
         """
         import pandas as pd
@@ -681,6 +765,14 @@ class History:
             with self._store.locked(), self._store.writing():
                 for name, table in self._store.tables().items():
                     kept = st.state(table)
+                    # A table made before a setting of new tables came in gets it now
+                    # (its log checkpointed as a new one's is).
+                    wanted = st.created(name)["configuration"]
+                    held = table.metadata().configuration
+                    if any(held.get(key) != value for key, value in wanted.items()):
+                        table.alter.set_table_properties(
+                            wanted, raise_if_not_exists=False,
+                            commit_properties=st.commit_properties(kept))
                     before = st.file_sizes(table)
                     # Only files under half the target size are merged, a partition's
                     # only when it holds several of them.

@@ -15,6 +15,7 @@ import datetime as dt
 import json
 import os
 import re
+import weakref
 from collections.abc import Iterator, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -162,19 +163,26 @@ class Store:
                 table = DeltaTable(self.table_uri(name), storage_options=self.options)
             except TableNotFoundError:
                 return None
+            if as_of is None:
+                return table
+            # Read at the latest version: deltalake numbers the commits of the history()
+            # of a table loaded at an older one from that version down, not as they are.
+            commits = table.history()
             if isinstance(as_of, dt.datetime):
                 ms = as_of.timestamp() * 1000
-                version = next((c["version"] for c in table.history()
+                version = next((c["version"] for c in commits
                                 if c.get("timestamp", 0) <= ms), None)
                 if version is None:
                     return None
-                table.load_as_version(version)
-            elif as_of is not None:
+            else:
                 if as_of > table.version():
                     raise ValidationError.for_argument(
                         "as_of", f"is version {as_of}, but the {name} table at {self.path} "
                                  f"is at version {table.version()}")
-                table.load_as_version(as_of)
+                version = as_of
+            table.load_as_version(version)
+            _travelled[id(table)] = _found_state(commits, version)
+            weakref.finalize(table, _travelled.pop, id(table), None)
             return table
         except (DeltaError, OSError) as exc:
             raise self.unreadable(name, exc) from None
@@ -190,6 +198,21 @@ class Store:
         try:
             return table.to_pyarrow_dataset(file_pruning_predicate=files or None).to_table(
                 columns=columns, filter=condition)
+        except (OSError, DeltaError, pa.ArrowException) as exc:
+            raise self.unreadable(name, exc) from None
+
+    def read(self, name: str, table: DeltaTable, files: list[Any] | None, columns: list[str]
+             | None, condition: Any, *, what: str, advice: str) -> pa.Table:
+        """The rows :meth:`scan` reads, read batch by batch and refused once they would
+        not fit in memory (:func:`gathered`: ``what`` is read, ``advice`` what to do
+        instead)."""
+        import pyarrow as pa
+        from deltalake.exceptions import DeltaError
+
+        try:
+            return gathered(table.to_pyarrow_dataset(file_pruning_predicate=files or None)
+                            .scanner(columns=columns, filter=condition).to_reader(),
+                            what, advice)
         except (OSError, DeltaError, pa.ArrowException) as exc:
             raise self.unreadable(name, exc) from None
 
@@ -306,6 +329,57 @@ class Store:
             ) from None
 
 
+#: The share of the memory available that a read may fill with its Arrow table: the frame
+#: made from it takes about as much again while it is built.
+MEMORY_SHARE = 0.45
+
+
+def available_memory() -> int | None:
+    """Bytes of memory this machine has available now (psutil's count when installed,
+    else Linux's ``MemAvailable``); None where neither says."""
+    import importlib
+
+    try:  # (an optional package: not one of paynb's requirements)
+        psutil = importlib.import_module("psutil")
+    except ImportError:
+        pass
+    else:
+        return int(psutil.virtual_memory().available)
+    try:
+        with open("/proc/meminfo", encoding="ascii") as meminfo:
+            for line in meminfo:
+                if line.startswith("MemAvailable:"):
+                    return int(line.split()[1]) * 1024
+    except (OSError, ValueError, IndexError):
+        pass
+    return None
+
+
+def gathered(reader: Any, what: str, advice: str) -> pa.Table:
+    """The record batches of ``reader`` as one Arrow table, read one after another; once
+    they reach :data:`MEMORY_SHARE` of the memory available (asked when the read begins),
+    the read stops with a :class:`HistoryError` that says how big ``what`` was getting
+    and gives ``advice``: before the frame it would make runs the machine out of
+    memory, rather than being killed by the system."""
+    import pyarrow as pa
+
+    available = available_memory()
+    budget = None if available is None else int(available * MEMORY_SHARE)
+    batches, held = [], 0
+    for batch in reader:
+        batches.append(batch)
+        held += batch.nbytes
+        if available is not None and budget is not None and held > budget:
+            rows = sum(b.num_rows for b in batches)
+            del batches
+            pa.default_memory_pool().release_unused()
+            raise HistoryError(
+                f"{what} does not fit in memory: {rows:,} rows read took {held / 2**30:.1f} "
+                f"GiB before the read was stopped ({available / 2**30:.1f} GiB available, and "
+                f"a frame takes about as much again); {advice}")
+    return pa.Table.from_batches(batches, schema=reader.schema)
+
+
 def instant(text: str) -> dt.datetime:
     """A time the state keeps (ISO text; zone-less: UTC)."""
     return utc_moment(text, "a time of the history's state")
@@ -321,18 +395,34 @@ def _first_line(exc: BaseException) -> str:
     return (str(exc).strip().splitlines() or [type(exc).__name__])[0]
 
 
+#: paynb's state of each table :meth:`Store.open` loaded at an earlier version (what its
+#: log said then, read before the table went back), by the table's id while it lives.
+_travelled: dict[int, dict[str, Any] | None] = {}
+
+
+def _found_state(commits: list[dict[str, Any]], version: int) -> dict[str, Any] | None:
+    """paynb's state in the last of ``commits`` (newest first) at or before ``version``
+    that carries it; None when none of them does."""
+    for commit in commits:
+        if commit.get("version", 0) <= version and STATE_KEY in commit:
+            found: dict[str, Any] = json.loads(commit[STATE_KEY])
+            return found
+    return None
+
+
 def state(table: DeltaTable | None) -> dict[str, Any]:
     """paynb's state as the table's last paynb commit (at or before the version read)
     recorded it: ``{}`` for no table, or one no paynb sync wrote."""
     if table is None:
         return {}
+    if id(table) in _travelled:
+        return _travelled[id(table)] or {}
     version, limit = table.version(), 1  # paynb's commits all carry it: the last one
     while True:
         commits = table.history(limit)
-        for commit in commits:
-            if commit.get("version", 0) <= version and STATE_KEY in commit:
-                found: dict[str, Any] = json.loads(commit[STATE_KEY])
-                return found
+        found = _found_state(commits, version)
+        if found is not None:
+            return found
         if len(commits) < limit:
             return {}
         limit *= 8

@@ -270,6 +270,9 @@ class _KindSync:
         import numpy as np
 
         self.backfilling = True
+        # A rebuild starts the company's part again: counts, list places, watermark and
+        # poll size are this backfill's, not added to what the store held.
+        self.state, self.counts, self.next_order, self.poll_pages = {}, {}, 0, 1
         batch: list[dict[str, Any]] = []
         seen: set[Any] = set()
         for records in itertools.chain(self._records([]), [None]):
@@ -549,13 +552,11 @@ class _KindSync:
         company = f"company = {st.quoted(self.company)}"
         written = 0 if data is None else data.num_rows
         with self.store.writing():
-            # A backfill (a rebuild) replaces the kind's events; a later sync appends.
-            if self.backfilling or len(events):
-                how: dict[str, Any] = {"mode": "append"} if not self.backfilling else {
-                    "mode": "overwrite",
-                    "predicate": f"kind = {st.quoted(self.kind)} AND {company}"}
+            # Appended, a rebuild's too (what the events hold of the items is kept);
+            # a first backfill makes the table even when it has no events.
+            if len(events) or self.backfilling and journal is None:
                 write_deltalake(
-                    self.store.table_uri(st.EVENTS), events, **how,
+                    self.store.table_uri(st.EVENTS), events, mode="append",
                     partition_by=list(st.EVENT_PARTITIONS), storage_options=self.store.options,
                     writer_properties=st.writer(), commit_properties=st.commit_properties(
                         {**common, "sync": number}, (st.app_id(self.kind, self.company), number)),
@@ -567,7 +568,8 @@ class _KindSync:
                     [], mode="append", schema=self.table.schema(),
                     partition_by=list(st.PARTITIONS), commit_properties=st.commit_properties(kept))
             else:
-                how = {"mode": "overwrite", "predicate": None if self.table is None else company}
+                how: dict[str, Any] = {"mode": "overwrite",
+                                       "predicate": None if self.table is None else company}
                 if self.backfilling:  # the company's rows replaced
                     rows = st.with_unit(st.empty(self.kind) if data is None else data, self.kind)
                 elif not self.updates:  # new items only: appended
@@ -645,22 +647,34 @@ class _KindSync:
         return rows, " OR ".join(shown)
 
     def _events(self) -> pa.Table:
-        """The status changes to append, less those an interrupted sync already recorded
-        in the events (its events committed, its items not: see the module)."""
+        """The status changes to append, less those the events already hold: after an
+        interrupted sync (its events committed, its items not: see the module), those
+        since the last sync; in a rebuild, all the company's (each item's earlier
+        statuses are kept, and a status already recorded is not recorded again)."""
+        import pyarrow as pa
         import pyarrow.compute as pc
 
         ids, statuses = self.changes
-        table = None if self.backfilling or not ids else self.journal
-        ahead = table.transaction_version(st.app_id(self.kind, self.company)) if table else None
-        if table is not None and ahead is not None and ahead > int(self.state.get("sync") or 0):
-            recorded = self.store.scan(
-                st.EVENTS, table, [("kind", "=", self.kind), ("company", "=", self.company)],
-                ["itemId", "itemStatus"], pc.field("seenAt") > st.instant(self.state["syncedAt"]))
-            done = set(zip(recorded.column("itemId").to_pylist(),
-                           recorded.column("itemStatus").to_pylist(), strict=True))
-            pairs = [(i, s) for i, s in zip(ids, statuses, strict=True) if (i, s) not in done]
-            ids, statuses = [i for i, _ in pairs], [s for _, s in pairs]
-        return st.event_rows(self.kind, self.company, ids, statuses, [self.now] * len(ids))
+        table = self.journal if ids else None
+        ahead = None if table is None or self.backfilling else table.transaction_version(
+            st.app_id(self.kind, self.company))
+        rows = st.event_rows(self.kind, self.company, ids, statuses, [self.now] * len(ids))
+        if table is None or not self.backfilling and (
+                ahead is None or ahead <= int(self.state.get("sync") or 0)):
+            return rows
+        recorded = self.store.scan(
+            st.EVENTS, table, [("kind", "=", self.kind), ("company", "=", self.company)],
+            ["itemId", "itemStatus"], None if self.backfilling else
+            pc.field("seenAt") > st.instant(self.state["syncedAt"]))
+
+        def keyed(events: pa.Table) -> pa.Table:  # (a NOC's status is null)
+            return pa.table({"itemId": events.column("itemId"),
+                             "itemStatus": pc.fill_null(events.column("itemStatus"), "")})
+
+        fresh = keyed(rows).append_column("_at", pa.array(range(rows.num_rows), pa.int64()))
+        new = fresh.join(keyed(recorded), ["itemId", "itemStatus"], join_type="left anti")
+        at = new.column("_at")  # (the join keeps no order)
+        return rows.take(at.take(pc.sort_indices(at)))
 
 
 def _spans(ids: list[Any], files: list[tuple[Any, Any]]) -> list[tuple[Any, Any]]:

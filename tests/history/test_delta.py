@@ -66,8 +66,19 @@ def test_as_of_reads_the_history_as_it_stood(private, tmp_path):
     statuses = history.sql("select count(*) as n from ach where itemStatus = 'R'",
                            as_of=moment)["n"].iloc[0]
     assert statuses == (before["itemStatus"] == "R").sum()
-    assert history.info(as_of=moment)["kinds"]["ach"] == \
-        History(tmp_path).info(as_of=version)["kinds"]["ach"]
+    assert history.info(as_of=moment)["kinds"]["ach"]["DEMO1"]["counts"] == {
+        str(code): int(n) for code, n in before["itemStatus"].value_counts().items() if n}
+    # A whole number is one table's version, the table a reader reads: the events'
+    # version (as info() reports it) for events(); info() and SQL, which read every
+    # table, refuse it and say what will do.
+    events_version = history.info()["versions"]["events"] - 1
+    pd.testing.assert_frame_equal(history.events("ach", as_of=events_version), events_before)
+    assert len(history.events("ach")) > len(events_before)
+    for read in (lambda: history.info(as_of=events_version),
+                 lambda: history.sql("select 1", as_of=events_version)):
+        with pytest.raises(ValidationError, match=r"as_of must be a date or a time .*"
+                                                  r"events\(as_of=\.\.\.\) the events"):
+            read()
     # A date alone is the end of that day: today's (UTC) is now.
     pd.testing.assert_frame_equal(history.ach(as_of=dt.datetime.now(dt.UTC).date()), now)
     with pytest.warns(paynb.PaynbWarning, match="did not exist yet"):
