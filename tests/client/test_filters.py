@@ -77,13 +77,17 @@ def test_one_day_is_a_range_not_a_backwards_one(client, ach):
 
 
 def test_received_and_settled_are_applied_here_and_not_sent(client, ach, sent):
-    got = client.ach.list(received_from="2026-09-01", received_to="2026-09-30",
-                          settled_from="2026-09-05", progress=False)
+    # A month of the sandbox's history, whatever day the sandbox was seeded on.
+    start = ach["receivedDateTime"].quantile(0.5).normalize()
+    end = start + pd.Timedelta(days=29)
+    settled = start + pd.Timedelta(days=4)
+    got = client.ach.list(received_from=start.date().isoformat(),
+                          received_to=end.date().isoformat(),
+                          settled_from=settled.date().isoformat(), progress=False)
     received = ach["receivedDateTime"]
-    settled = ach["settleDate"]
-    expected = ach[(received >= pd.Timestamp("2026-09-01", tz="UTC"))
-                   & (received < pd.Timestamp("2026-10-01", tz="UTC"))
-                   & settled.notna() & (settled.dt.date >= dt.date(2026, 9, 5))]
+    expected = ach[(received >= start) & (received < end + pd.Timedelta(days=1))
+                   & ach["settleDate"].notna()
+                   & (ach["settleDate"].dt.date >= settled.date())]
     assert len(expected) > 0
     assert got["achItemId"].tolist() == expected["achItemId"].tolist()
     names = {name for _, query in sent for name, _ in query}
