@@ -12,10 +12,10 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+import _moments
 import pytest
 import time_machine
 
-import _moments
 from paynb.client import Client
 from paynb.sandbox import Sandbox, serve
 

@@ -3,7 +3,6 @@ refused naming both ends, documented parameters sent and the others applied here
 
 from __future__ import annotations
 
-import datetime as dt
 from urllib.parse import parse_qsl, urlsplit
 
 import pandas as pd
