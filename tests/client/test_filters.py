@@ -3,12 +3,16 @@ refused naming both ends, documented parameters sent and the others applied here
 
 from __future__ import annotations
 
+import datetime as dt
 from urllib.parse import parse_qsl, urlsplit
 
 import pandas as pd
 import pytest
+import time_machine
 
 from paynb.errors import ValidationError
+from paynb.sandbox import serve
+from tests._moments import at_every_moment
 
 RANGES = ("returned", "received", "settled")
 
@@ -75,8 +79,9 @@ def test_one_day_is_a_range_not_a_backwards_one(client, ach):
     assert len(before) == (ach["receivedDateTime"] < pd.Timestamp(day, tz="UTC")).sum()
 
 
-def test_received_and_settled_are_applied_here_and_not_sent(client, ach, sent):
-    # A month of the sandbox's history, whatever day the sandbox was seeded on.
+def _received_month(client, ach: pd.DataFrame) -> pd.DataFrame:
+    """Items received in a month of the sandbox's history and settled from its fifth day,
+    filtered by the client; asserted to be those of ``ach`` that pass the filters."""
     start = ach["receivedDateTime"].quantile(0.5).normalize()
     end = start + pd.Timedelta(days=29)
     settled = start + pd.Timedelta(days=4)
@@ -89,8 +94,21 @@ def test_received_and_settled_are_applied_here_and_not_sent(client, ach, sent):
                    & (ach["settleDate"].dt.date >= settled.date())]
     assert len(expected) > 0
     assert got["achItemId"].tolist() == expected["achItemId"].tolist()
+    return got
+
+
+def test_received_and_settled_are_applied_here_and_not_sent(client, ach, sent):
+    # A month of the sandbox's history, whatever day the sandbox was seeded on.
+    _received_month(client, ach)
     names = {name for _, query in sent for name, _ in query}
     assert names == {"page", "pageSize"}
+
+
+@at_every_moment
+def test_received_and_settled_on_any_day(moment: dt.datetime) -> None:
+    with time_machine.travel(moment, tick=True), serve(port=0, seed_items=300, seed=2) as sb, \
+            sb.connect(journal=None, page_size=500) as client:
+        _received_month(client, client.ach.list(progress=False))
 
 
 def test_documented_filters_are_sent(client, sent):
