@@ -44,6 +44,8 @@ VARIABLES: dict[str, str] = {
     "PAYNB_SANDBOX_FILE": "where the demo sandbox announces itself",
     "PAYNB_SANDBOX_DB": "where the demo sandbox keeps its data",
     "PAYNB_CHROMIUM": "the Chromium the browser tests drive (scripts/ensure_browser.sh)",
+    "PAYNB_TEST_MOMENT": "the moment paynb's tests run at, the wall clock moved (a name of "
+                         "tests/_moments.py or an ISO 8601 time; tests/conftest.py)",
     "PAYNB_DOCS_NOTEBOOKS": "executed copies of the notebooks the docs build shows "
                             "(scripts/docs_hooks.py)",
     "PAYNB_NOTIFY": "paynb monitor's notification URLs, separated by whitespace (a secret)",

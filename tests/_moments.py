@@ -25,5 +25,20 @@ MOMENTS = {
     "july-2027": dt.datetime(2027, 7, 2, 12, 0, tzinfo=UTC),
 }
 
+
+
+def moment(name: str) -> dt.datetime:
+    """The moment called ``name`` above, or ``name`` read as an ISO 8601 time (UTC when it
+    has no zone): what ``--moment`` and ``PAYNB_TEST_MOMENT`` take (tests/conftest.py)."""
+    if name in MOMENTS:
+        return MOMENTS[name]
+    try:
+        when = dt.datetime.fromisoformat(name)
+    except ValueError:
+        raise pytest.UsageError(f"--moment {name!r} is neither a moment of tests/_moments.py "
+                                f"({', '.join(MOMENTS)}) nor an ISO 8601 time") from None
+    return when if when.tzinfo is not None else when.replace(tzinfo=UTC)
+
+
 #: ``@at_every_moment`` on a test taking ``moment``: one run per moment above.
 at_every_moment = pytest.mark.parametrize("moment", list(MOMENTS.values()), ids=list(MOMENTS))

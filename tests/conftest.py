@@ -1,12 +1,20 @@
-"""Fixtures shared by every test folder: one served sandbox for the whole session."""
+"""Fixtures shared by every test folder: one served sandbox for the whole session.
+
+``--moment NAME`` (or ``PAYNB_TEST_MOMENT=NAME``) runs the tests with the wall clock moved
+to one of tests/_moments.py's moments (or to an ISO 8601 time), ticking on from there, for
+the whole session: the sandboxes the fixtures serve are seeded around that day.
+"""
 
 from __future__ import annotations
 
+import os
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+import _moments
 import pytest
+import time_machine
 
 from paynb.client import Client
 from paynb.sandbox import Sandbox, serve
@@ -24,6 +32,30 @@ _SETTINGS_VARIABLES = ("PAYNB_BASE_URL", "PAYNB_AUTH_URL", "PAYNB_COMPANY_CODE",
 #: returns and reinitiations yet. Tests about the guards assert it (tests/compliance);
 #: tests about something else carry the ``guards_unchecked`` mark and ignore exactly it.
 _GUARDS_UNCHECKED = "ignore:cannot check NOCs, returns and reinitiations:paynb.errors.GuardWarning"
+
+
+def pytest_addoption(parser: pytest.Parser) -> None:
+    """``--moment``: the whole session at another time (see the module's docstring)."""
+    parser.addoption(
+        "--moment", default=os.environ.get("PAYNB_TEST_MOMENT") or None,
+        help="run with the wall clock moved (ticking) to a moment of tests/_moments.py "
+             f"({', '.join(_moments.MOMENTS)}) or an ISO 8601 time; default: "
+             "$PAYNB_TEST_MOMENT, else now")
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    """Move the wall clock before any fixture starts a sandbox, if ``--moment`` says so."""
+    name = config.getoption("moment")
+    if name:
+        traveller = time_machine.travel(_moments.moment(name), tick=True)
+        traveller.start()
+        config.add_cleanup(traveller.stop)
+
+
+def pytest_report_header(config: pytest.Config) -> str | None:
+    """Say which moment the session runs at, so that a failure is read with its day."""
+    name = config.getoption("moment")
+    return f"paynb: the wall clock moved to {_moments.moment(name).isoformat()}" if name else None
 
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:

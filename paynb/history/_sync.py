@@ -399,12 +399,13 @@ class _KindSync:
         return set(ids.tolist())
 
     def _walk(self, params: list[tuple[str, Any]], done: Any, *, guess: int = 0,
-              first: Any = None, ahead: int = 1) -> list[dict[str, Any]]:
+              first: Any = None, wanted: int = 0) -> list[dict[str, Any]]:
         """Pages of a list from its last one backwards, until ``done(records)``; their
         records in list order. Page ``guess``, the likely last one, is asked first (or
         was: ``first`` is its answer's future), so that its total says which is last;
-        then ``ahead`` pages at a time, at once (the fewest that can hold what is looked
-        for), their items looked up in the store together."""
+        then the pages that can hold the list's last ``wanted`` records at a time, at once
+        (the last page holds what the total leaves over: twelve records may span four
+        pages of five), their items looked up in the store together."""
         size = self.context.page_size
         fetch = self._fetcher(params, size)
         page = first.result() if first is not None else fetch(guess)
@@ -414,9 +415,11 @@ class _KindSync:
             return [r for records in self._records(params) for r in records]
         asked = {guess: page.records}
         gathered: list[list[dict[str, Any]]] = []
+        last = max(0, math.ceil(page.total / size) - 1)
+        ahead = 1 + math.ceil(max(0, wanted - (page.total - last * size)) / size)
         workers = max(1, min(ahead, self.context.max_workers))
         with ThreadPoolExecutor(max_workers=workers, thread_name_prefix="paynb-history") as pool:
-            for number in range(max(0, math.ceil(page.total / size) - 1), -1, -1):
+            for number in range(last, -1, -1):
                 if number not in asked:
                     batch = [n for n in range(number, max(-1, number - ahead), -1)
                              if n not in asked]
@@ -485,8 +488,7 @@ class _KindSync:
                 orders = stored["_order"].dropna()
                 return todo[0] <= 0 or (len(orders) > 0 and orders.max() < floor)
 
-            found += self._walk([("itemStatus", code)], done,
-                                ahead=math.ceil(missing[code] / self.context.page_size))
+            found += self._walk([("itemStatus", code)], done, wanted=missing[code])
             if todo[0] > 0:
                 logger.warning(
                     "history %s: %d item(s) the store holds as waiting are %s on the "

@@ -10,6 +10,7 @@ re-cased, blank, missing, snake_case, other types), and on a file with 5 % bad r
 
 from __future__ import annotations
 
+import datetime as dt
 import io
 from decimal import Decimal
 from typing import Any
@@ -17,6 +18,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 import pytest
+import time_machine
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
@@ -24,6 +26,7 @@ from benchmarks._data import ach_submissions
 from paynb import _checks, models, validation
 from paynb.resources._base import as_mapping
 from paynb.resources._items import _MappedRows
+from tests._moments import MOMENTS
 from tests.reliability.test_bad_input import ACH, RCC, _bad_for
 
 SETTINGS = settings(max_examples=60, deadline=None,
@@ -189,6 +192,30 @@ def test_rows_are_read_as_submit_many_reads_them(model: Any, good: dict[str, Any
     slow = _by_models(model, [as_mapping(row, "row") for row in records])
     assert fast.errors == slow.errors
     assert sorted(fast.advice, key=repr) == sorted(slow.advice, key=repr)
+
+
+#: An effective date as a user writes it: a day, or a time whose zone puts it on another
+#: UTC day than the one it names (late in New York, early in Berlin).
+_EFFECTIVE = ["{day}", "{day}T23:50:00-05:00", "{day}T00:10:00+02:00", "{day}T12:00:00Z"]
+
+
+@SETTINGS
+@given(moment=st.sampled_from(list(MOMENTS.values())),
+       dates=st.lists(st.tuples(st.integers(-3, 3), st.sampled_from(_EFFECTIVE)),
+                      min_size=1, max_size=8))
+def test_same_verdicts_on_any_day(moment: dt.datetime, dates: list[tuple[int, str]]) -> None:
+    """An effective date before today is an advisory (sent anyway): judged by the clock,
+    so the two roads are compared at each moment of tests/_moments.py with dates around
+    it, the good rows around them vouched for by the columns."""
+    with time_machine.travel(moment, tick=False):
+        today = dt.datetime.now(dt.UTC).date()
+        rows = [dict(ACH_GOOD, yourReferenceNumber=f"D{n}",
+                     achEffectiveDate=form.format(day=today + dt.timedelta(days=days)))
+                for n, (days, form) in enumerate(dates)]
+        checked = _assert_same(models.AchItem, [ACH_GOOD, *rows, ACH_GOOD])
+    past = [n for n, (days, _) in enumerate(dates, 1) if days < -1]
+    advised = {n for n, advisory in checked.advice if advisory.field == "achEffectiveDate"}
+    assert advised >= set(past)
 
 
 def test_a_file_with_five_percent_bad_rows() -> None:

@@ -8,8 +8,11 @@ from urllib.parse import parse_qsl, urlsplit
 
 import pandas as pd
 import pytest
+import time_machine
 
 from paynb.errors import ValidationError
+from paynb.sandbox import serve
+from tests._moments import at_every_moment
 
 RANGES = ("returned", "received", "settled")
 
@@ -76,18 +79,36 @@ def test_one_day_is_a_range_not_a_backwards_one(client, ach):
     assert len(before) == (ach["receivedDateTime"] < pd.Timestamp(day, tz="UTC")).sum()
 
 
-def test_received_and_settled_are_applied_here_and_not_sent(client, ach, sent):
-    got = client.ach.list(received_from="2026-09-01", received_to="2026-09-30",
-                          settled_from="2026-09-05", progress=False)
+def _received_month(client, ach: pd.DataFrame) -> pd.DataFrame:
+    """Items received in a month of the sandbox's history and settled from its fifth day,
+    filtered by the client; asserted to be those of ``ach`` that pass the filters."""
+    start = ach["receivedDateTime"].quantile(0.5).normalize()
+    end = start + pd.Timedelta(days=29)
+    settled = start + pd.Timedelta(days=4)
+    got = client.ach.list(received_from=start.date().isoformat(),
+                          received_to=end.date().isoformat(),
+                          settled_from=settled.date().isoformat(), progress=False)
     received = ach["receivedDateTime"]
-    settled = ach["settleDate"]
-    expected = ach[(received >= pd.Timestamp("2026-09-01", tz="UTC"))
-                   & (received < pd.Timestamp("2026-10-01", tz="UTC"))
-                   & settled.notna() & (settled.dt.date >= dt.date(2026, 9, 5))]
+    expected = ach[(received >= start) & (received < end + pd.Timedelta(days=1))
+                   & ach["settleDate"].notna()
+                   & (ach["settleDate"].dt.date >= settled.date())]
     assert len(expected) > 0
     assert got["achItemId"].tolist() == expected["achItemId"].tolist()
+    return got
+
+
+def test_received_and_settled_are_applied_here_and_not_sent(client, ach, sent):
+    # A month of the sandbox's history, whatever day the sandbox was seeded on.
+    _received_month(client, ach)
     names = {name for _, query in sent for name, _ in query}
     assert names == {"page", "pageSize"}
+
+
+@at_every_moment
+def test_received_and_settled_on_any_day(moment: dt.datetime) -> None:
+    with time_machine.travel(moment, tick=True), serve(port=0, seed_items=300, seed=2) as sb, \
+            sb.connect(journal=None, page_size=500) as client:
+        _received_month(client, client.ach.list(progress=False))
 
 
 def test_documented_filters_are_sent(client, sent):

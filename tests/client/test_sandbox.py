@@ -105,21 +105,25 @@ def test_one_page_and_max_items(client):
 
 
 def test_status_and_return_date_filters(client, wire):
-    frame = client.ach.list(status=["R", "B"], returned_from=dt.date(2026, 9, 1),
-                            returned_to=dt.datetime(2026, 10, 1, tzinfo=dt.UTC),
-                            progress=False)
-    # The service's filter gives exactly the items that pass it among all of them.
     every = client.ach.list(progress=False)
+    wire.clear()
+    # A month of the sandbox's returns, whatever day the sandbox was seeded on: from a date,
+    # to an aware datetime.
+    middle = every["returnDate"].dropna().quantile(0.5).normalize()
+    start, end = (middle - pd.Timedelta(days=15)).date(), middle + pd.Timedelta(days=15)
+    frame = client.ach.list(status=["R", "B"], returned_from=start,
+                            returned_to=end.to_pydatetime(), progress=False)
+    # The service's filter gives exactly the items that pass it among all of them.
     wanted = every[every["itemStatus"].astype(str).isin(["R", "B"])
-                   & (every["returnDate"] >= pd.Timestamp("2026-09-01", tz="UTC"))
-                   & (every["returnDate"] <= pd.Timestamp("2026-10-01", tz="UTC"))]
+                   & (every["returnDate"] >= pd.Timestamp(start, tz="UTC"))
+                   & (every["returnDate"] <= end)]
     assert len(wanted) > 0
     assert sorted(frame["achItemId"]) == sorted(wanted["achItemId"])
     assert set(frame["itemStatus"].astype(str)) <= {"R", "B"}
-    assert frame["returnDate"].min() >= pd.Timestamp("2026-09-01", tz="UTC")
-    assert (frame["returnDate"] <= "2026-10-01").all()  # text compares as UTC
-    assert wire[0][2].startswith("itemStatus=R&itemStatus=B&returnDateStart=2026-09-01T00:00:00"
-                                 ".000&returnDateEnd=2026-10-01T00:00:00.000&page=0")
+    assert frame["returnDate"].min() >= pd.Timestamp(start, tz="UTC")
+    assert (frame["returnDate"] <= end.strftime("%Y-%m-%d")).all()  # text compares as UTC
+    assert wire[0][2].startswith(f"itemStatus=R&itemStatus=B&returnDateStart={start}T00:00:00"
+                                 f".000&returnDateEnd={end.date()}T00:00:00.000&page=0")
 
 
 def test_bad_list_arguments_fail_before_sending(client, wire):

@@ -15,15 +15,16 @@ from paynb import compliance
 
 from .conftest import debit, frame
 
-BASE = dt.date(2026, 9, 1)
-AS_OF = dt.date(2026, 11, 20)
 #: What the figures read of an item; the dates as their UTC days.
 TEXTS = ["companyCode", "achTransactionType", "achTransactionSubType", "achEntryClass",
          "itemStatus", "returnReason"]
 DAYS = ["sendDate", "achEffectiveDate", "receivedDateTime", "returnDate", "settleDate"]
 
-# A few days only, so that groups hold several items.
-day = st.sampled_from([0, 5, 40, 62, 80]).map(lambda n: BASE + dt.timedelta(days=n))
+# Days drawn as a first day (any weekday, holiday or month end of several years) and a
+# few offsets from it, so that groups hold several items; times of day at both ends of
+# a UTC day.
+first_day = st.dates(dt.date(2025, 1, 1), dt.date(2028, 12, 31))
+day = st.sampled_from([0, 5, 40, 62, 80])
 record = st.fixed_dictionaries({
     "status": st.sampled_from(["S", "R", "W", "V"]),
     "kind": st.sampled_from(["Debit", "Credit"]),
@@ -32,19 +33,21 @@ record = st.fixed_dictionaries({
     "received": day,
     "settle": st.none() | day,
     "returned": st.none() | day,
+    "time": st.sampled_from(["00:00:00", "15:30:00", "23:50:00"]),
     "reason": st.sampled_from(["R01", "R03", "R10", None]),
     "entry_class": st.sampled_from(["PPD", "CCD"]),
     "company": st.sampled_from(["A", "B"]),
 })
 
 
-def _items(rows: list[dict]) -> pd.DataFrame:
-    def text(value: dt.date | None) -> str | None:
-        return None if value is None else f"{value.isoformat()}T15:30:00Z"
+def _items(rows: list[dict], first: dt.date) -> pd.DataFrame:
+    def text(days: int | None, time: str) -> str | None:
+        return None if days is None else f"{first + dt.timedelta(days=days)}T{time}Z"
 
-    return frame([debit(text(r["send"]), r["status"], kind=r["kind"], amount=r["amount"],
-                        received=text(r["received"]), settle=text(r["settle"]),
-                        returned=text(r["returned"]), reason=r["reason"],
+    return frame([debit(text(r["send"], r["time"]), r["status"], kind=r["kind"],
+                        amount=r["amount"], received=text(r["received"], r["time"]),
+                        settle=text(r["settle"], r["time"]),
+                        returned=text(r["returned"], r["time"]), reason=r["reason"],
                         entry_class=r["entry_class"], company=r["company"]) for r in rows])
 
 
@@ -70,26 +73,28 @@ records = st.lists(record, min_size=1, max_size=30).map(lambda rows: rows + rows
 
 
 @settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(records)
-def test_grouped_items_give_the_figures_of_the_items(rows: list[dict]) -> None:
-    items = _items(rows)
+@given(records, first_day, st.sampled_from([0, 3, 62, 80, 81, 200]))
+def test_grouped_items_give_the_figures_of_the_items(rows: list[dict], first: dt.date,
+                                                      as_of_days: int) -> None:
+    as_of = first + dt.timedelta(days=as_of_days)
+    items = _items(rows, first)
     summary = grouped(items)
     assert summary["items"].sum() == len(items)
     assert summary["items"].max() > 1  # (the grouping is tested)
     pd.testing.assert_frame_equal(
-        compliance.return_rates(summary, as_of=AS_OF, by="companyCode", weights="items"),
-        compliance.return_rates(items, as_of=AS_OF, by="companyCode"), check_dtype=False)
+        compliance.return_rates(summary, as_of=as_of, by="companyCode", weights="items"),
+        compliance.return_rates(items, as_of=as_of, by="companyCode"), check_dtype=False)
     pd.testing.assert_frame_equal(
-        compliance.rolling_return_rates(summary, start=BASE, end=AS_OF, weights="items"),
-        compliance.rolling_return_rates(items, start=BASE, end=AS_OF))
+        compliance.rolling_return_rates(summary, start=first, end=as_of, weights="items"),
+        compliance.rolling_return_rates(items, start=first, end=as_of))
     pd.testing.assert_frame_equal(
-        compliance.daily_counts(summary, start=BASE, end=AS_OF, weights="items"),
-        compliance.daily_counts(items, start=BASE, end=AS_OF))
+        compliance.daily_counts(summary, start=first, end=as_of, weights="items"),
+        compliance.daily_counts(items, start=first, end=as_of))
     pd.testing.assert_frame_equal(
-        compliance.return_exposure(summary, as_of=AS_OF, weights="items"),
-        compliance.return_exposure(items, as_of=AS_OF))
-    together = compliance.report(summary, as_of=AS_OF, by=None, weights="items")
-    alone = compliance.report(items, as_of=AS_OF, by=None)
+        compliance.return_exposure(summary, as_of=as_of, weights="items"),
+        compliance.return_exposure(items, as_of=as_of))
+    together = compliance.report(summary, as_of=as_of, by=None, weights="items")
+    alone = compliance.report(items, as_of=as_of, by=None)
     for part in ("rates", "breaches", "exposure", "exposure_total", "top_reasons"):
         pd.testing.assert_frame_equal(getattr(together, part), getattr(alone, part),
                                       check_dtype=False)

@@ -11,6 +11,7 @@ import pandas as pd
 import pyarrow as pa
 import pyarrow.compute as pc
 import pytest
+import time_machine
 from deltalake import DeltaTable
 
 import paynb
@@ -19,6 +20,12 @@ from paynb.history import History
 
 from .engines import assert_engines_agree
 from .test_history import KINDS, assert_same_as_lists
+
+
+def _machine_now() -> dt.datetime:
+    """The machine's own time, which stamps the Delta logs' commits (in Rust): a wall clock
+    moved for the tests (``--moment``, tests/conftest.py) does not move them."""
+    return time_machine.escape_hatch.datetime.datetime.now(dt.UTC)
 
 
 def test_the_tables_hold_one_row_per_item_typed_for_every_engine(client, tmp_path):
@@ -51,7 +58,7 @@ def test_as_of_reads_the_history_as_it_stood(private, tmp_path):
     client.sync(path=tmp_path, kinds=["ach", "nocs"], progress=False)
     before, events_before = client.history.ach(), client.history.events("ach")
     time.sleep(0.05)
-    moment = dt.datetime.now(dt.UTC)
+    moment = _machine_now()
     time.sleep(0.05)
     waiting = client.ach.list(status="W", progress=False)["achItemId"].tolist()
     sb.simulate.force_status(waiting[0], "R", code="R01")
@@ -80,7 +87,7 @@ def test_as_of_reads_the_history_as_it_stood(private, tmp_path):
                                                   r"events\(as_of=\.\.\.\) the events"):
             read()
     # A date alone is the end of that day: today's (UTC) is now.
-    pd.testing.assert_frame_equal(history.ach(as_of=dt.datetime.now(dt.UTC).date()), now)
+    pd.testing.assert_frame_equal(history.ach(as_of=_machine_now().date()), now)
     with pytest.warns(paynb.PaynbWarning, match="did not exist yet"):
         assert history.ach(as_of="2001-01-01").empty
     with pytest.raises(ValidationError, match="as_of"):

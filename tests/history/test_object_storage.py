@@ -42,9 +42,10 @@ def s3() -> Iterator[dict[str, str]]:
         deadline = time.monotonic() + 30
         while True:
             try:
-                requests.get(url, timeout=1)
+                requests.get(url, timeout=5)
                 break
-            except requests.ConnectionError:
+            # Not listening yet, or busy loading its services on a loaded machine.
+            except (requests.ConnectionError, requests.Timeout):
                 assert time.monotonic() < deadline and server.poll() is None, "moto did not start"
                 time.sleep(0.1)
         options = {"AWS_ENDPOINT_URL": url, "AWS_ACCESS_KEY_ID": "test",
