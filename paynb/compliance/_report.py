@@ -245,8 +245,9 @@ def report(client_or_items: Any, *, as_of: Any = None, window: str = "60D",
         items = client_or_items.ach.list(progress=progress)
         source = repr(client_or_items).strip("<>")
     else:
-        raise TypeError("client_or_items must be a paynb Client, a DataFrame of ACH items or "
-                        f"a History, not {type(client_or_items).__name__}")
+        raise TypeError("client_or_items must be a paynb Client or a DataFrame of ACH items "
+                        "(or a History, or its ACH Delta table), not "
+                        f"{type(client_or_items).__name__}")
     day = as_day(as_of)
     # Said once for the report (its rates, breaches and exposure all read ``items``).
     marked, items = items, without_history_mark(items)
