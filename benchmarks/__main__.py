@@ -1,4 +1,5 @@
-"""``python -m benchmarks [--quick] [--only CASE[,CASE]] [--rounds N] [--markdown PATH]``."""
+"""``python -m benchmarks [--quick] [--only CASE[,CASE]] [--rounds N] [--markdown PATH]
+[--at-50m]``."""
 
 from __future__ import annotations
 
@@ -22,6 +23,7 @@ from benchmarks import (
     case_monitor,
     case_plots,
     case_sandbox,
+    case_scale,
     case_validation,
 )
 from benchmarks._harness import Config, Row, render
@@ -40,6 +42,7 @@ CASES: dict[str, tuple[str, Callable[[Config], list[Row]]]] = {
     "10": ("history", case_history.run),
     "11": ("excel", case_excel.run),
     "12": ("monitor", case_monitor.run),
+    "13": ("scale", case_scale.run),
 }
 
 
@@ -83,8 +86,11 @@ def main(argv: list[str] | None = None) -> int:
                             f"{k}={n}" for k, (n, _) in CASES.items()))
     parser.add_argument("--rounds", type=int, help="interleaved rounds per case (default 5)")
     parser.add_argument("--markdown", metavar="PATH", help="also write the table as Markdown")
+    parser.add_argument("--at-50m", action="store_true",
+                        help="case 13 also at 50,000,000 items (a grown store of GBs)")
     args = parser.parse_args(argv)
-    cfg = Config(quick=args.quick, rounds=args.rounds or (1 if args.quick else 5))
+    cfg = Config(quick=args.quick, rounds=args.rounds or (1 if args.quick else 5),
+                 huge=args.at_50m)
     rows: list[Row] = []
     failed = False
     began = time.perf_counter()
