@@ -77,7 +77,8 @@ def machine() -> str:
 
 
 def main(argv: list[str] | None = None) -> int:
-    """Run the chosen cases and print one table; exit 1 if a case failed to run."""
+    """Run the chosen cases and print one table; exit 1 if a case failed to run, 2 if a
+    figure missed its target (a ``FAIL`` line each; not with ``--quick``)."""
     parser = argparse.ArgumentParser(prog="python -m benchmarks", description=__doc__)
     parser.add_argument("--quick", action="store_true",
                         help="tiny sizes and one round: a smoke test, not a measurement")
@@ -116,7 +117,15 @@ def main(argv: list[str] | None = None) -> int:
     if args.markdown:
         with open(args.markdown, "w") as out:
             out.write(header + "\n\n" + render(rows, markdown=True) + "\n")
-    return 1 if failed else 0
+    if failed:
+        return 1
+    # A figure past its target fails the run, loudly (quick sizes measure nothing).
+    missed = [row for row in rows if row.met is False]
+    for row in missed:
+        ratio = "" if row.ratio is None else f" (ratio {row.ratio:.3g})"
+        print(f"FAIL {row.case}: {row.paynb} vs {row.baseline}{ratio}, target {row.target}",
+              file=sys.stderr)
+    return 2 if missed and not cfg.quick else 0
 
 
 if __name__ == "__main__":

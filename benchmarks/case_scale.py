@@ -123,7 +123,9 @@ def worker(name: str, path: str, day: str) -> None:
 
 def _spawn(name: str, path: Path, day: str) -> dict[str, Any]:
     answer = subprocess.run([sys.executable, "-m", "benchmarks.case_scale", name, str(path),
-                             day], capture_output=True, text=True, check=True)
+                             day], capture_output=True, text=True)
+    if answer.returncode:
+        raise RuntimeError(f"{name} at {path}: {answer.stderr.strip().splitlines()[-1:]}")
     figures: dict[str, Any] = json.loads(answer.stdout.strip().splitlines()[-1])
     return figures
 

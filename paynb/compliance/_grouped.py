@@ -76,8 +76,16 @@ def _check_by(connection: Any, by: list[str]) -> None:
                          f"{', '.join(map(repr, missing))}")
 
 
-def as_items(items: pd.DataFrame | History | DeltaTable, by: str | Sequence[str] | None, weights: str | None
-             ) -> tuple[Any, str | None]:
+def _is_delta_table(items: Any) -> bool:
+    try:
+        from deltalake import DeltaTable
+    except ImportError:  # without the history extra, nothing is a Delta table
+        return False
+    return isinstance(items, DeltaTable)
+
+
+def as_items(items: pd.DataFrame | History | DeltaTable, by: str | Sequence[str] | None,
+             weights: str | None) -> tuple[Any, str | None]:
     """``(items, weights)`` for the figures: a frame as given; a :class:`paynb.History`
     (its company's ACH items, when it was made for one) or a ``deltalake.DeltaTable`` of
     ACH items grouped in DuckDB by :func:`grouped_items`, weighed by :data:`COUNT`."""
@@ -85,21 +93,14 @@ def as_items(items: pd.DataFrame | History | DeltaTable, by: str | Sequence[str]
         return items, weights
     from paynb.history import History
 
-    table = None
-    if not isinstance(items, History):
-        try:
-            from deltalake import DeltaTable
-        except ImportError:  # without the history extra, nothing else is a table
-            return items, weights
-        if not isinstance(items, DeltaTable):
-            return items, weights
-        table = items
+    if not isinstance(items, History) and not _is_delta_table(items):
+        return items, weights  # what is no items at all is refused by the figures
     if weights is not None:
         raise ValueError("weights: a History (or its table) is grouped by paynb itself; "
                          "weights= goes with a frame of grouped items")
     by_columns = _by(by)
-    if table is None:
-        history: History = items
+    if isinstance(items, History):
+        history = items
         where, params = ("company = ?", [history.company]) if history.company else ("TRUE", [])
         with history.connect() as connection:
             _check_by(connection, by_columns)
@@ -109,7 +110,7 @@ def as_items(items: pd.DataFrame | History | DeltaTable, by: str | Sequence[str]
 
     with duckdb.connect() as connection:
         connection.execute("SET TimeZone = 'UTC'")
-        connection.register("ach", table.to_pyarrow_dataset())
+        connection.register("ach", items.to_pyarrow_dataset())
         _check_by(connection, by_columns)
         return grouped_items(connection, by=by_columns), COUNT
 
