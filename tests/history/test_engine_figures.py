@@ -4,7 +4,6 @@ PySpark code (through sqlframe on DuckDB: Spark cannot run here)."""
 
 from __future__ import annotations
 
-import re
 from pathlib import Path
 
 import pandas as pd
@@ -12,7 +11,8 @@ import pytest
 
 from paynb import compliance
 
-DOCS = Path(__file__).resolve().parents[2] / "docs" / "history.md"
+from .test_engines import recipe as docs_recipe
+
 ENGINES = ["Polars", "DuckDB", "Dask", "PySpark"]
 
 
@@ -25,11 +25,7 @@ def store(client, tmp_path_factory) -> Path:
 
 def recipe(engine: str) -> str:
     """The code block under the docs' heading "Return rates with ``engine``"."""
-    text = DOCS.read_text(encoding="utf-8")
-    found = re.search(rf"^\*\*Return rates with {engine}\*\*.*?```python\n(.*?)```", text,
-                      re.S | re.M)
-    assert found, f"no recipe for {engine} in {DOCS}"
-    return found.group(1)
+    return docs_recipe(f"Return rates with {engine}")
 
 
 @pytest.fixture(scope="module")
