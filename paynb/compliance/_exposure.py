@@ -100,7 +100,9 @@ def return_exposure(items: pd.DataFrame | History | DeltaTable, *, as_of: Any = 
     """
     day = as_day(as_of)
     consumer = _classes(consumer_classes)
-    items, weights = as_items(items, by, weights)
+    # (The oldest settlement day whose window can be open: see ``candidate`` below.)
+    items, weights = as_items(items, by, weights,
+                              since=("exposure", day - EXTENDED_RETURN_DAYS - 10))
     if isinstance(items, pd.DataFrame) and "settleDate" not in items.columns:
         raise ValueError("items has no column 'settleDate' (the settlement date of a debit); "
                          "pass an ACH items frame from the paynb client")

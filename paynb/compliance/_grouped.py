@@ -7,6 +7,7 @@ One grouping query serves every figure of :mod:`paynb.compliance` and the mornin
 
 from __future__ import annotations
 
+import datetime as dt
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
@@ -32,18 +33,28 @@ FIGURE_DAYS = ("sendDate", "achEffectiveDate", "receivedDateTime", "returnDate",
 COUNT = "items"
 #: Microseconds in a day.
 _DAY = 86_400_000_000
+#: The rows a figure can count from a day on (``?``: that day's first instant, UTC): for
+#: the rates and daily counts, an entry originated (the first date present, as
+#: :func:`paynb.compliance._items.prepare` dates it) or a return dated that day or later;
+#: for the exposure, a debit settled that day or later. The others count nothing there.
+_FROM = {"rates": ("(coalesce(sendDate, achEffectiveDate, receivedDateTime) >= ? "
+                   "OR returnDate >= ?)", 2),
+         "exposure": ("settleDate >= ?", 1)}
 
 def _quoted(names: Sequence[str]) -> str:
     return ", ".join(f'"{name}"' for name in names)
 
 
 def grouped_items(connection: Any, where: str = "TRUE", params: Sequence[Any] = (), *,
-                  by: Sequence[str] = (), held: dict[str, Any] | None = None) -> pd.DataFrame:
+                  by: Sequence[str] = (), held: dict[str, Any] | None = None,
+                  every: tuple[str, Sequence[Any]] | None = None) -> pd.DataFrame:
     """The rows of the view ``ach`` of ``connection`` (a DuckDB connection) that ``where``
     keeps (its ``?`` bound to ``params``), grouped by what the figures read and by the
     ``by`` columns: :data:`COUNT` says how many items a row stands for, ``amount`` is their
     exact sum. ``held`` (a History's :meth:`~paynb.History.held`) goes into ``attrs``, so
-    the figures warn of a window beyond the store as they do for its frames."""
+    the figures warn of a window beyond the store as they do for its frames. ``every``:
+    a condition and its parameters whose rows' ``by`` groups all get a row (of no items)
+    too, so that a group with nothing in ``where`` still shows, as it does for items."""
     # Grouped by each date's UTC day number (floored: DuckDB's // truncates), made a date
     # once grouped: a time's cast to a date goes through the time zone, row by row, and
     # cost a third of the query.
@@ -55,6 +66,10 @@ def grouped_items(connection: Any, where: str = "TRUE", params: Sequence[Any] = 
     query = (f"SELECT * REPLACE ({dates}) FROM (SELECT {_quoted(texts)}, {numbers}, "
              f"sign(amount) AS amountSign, sum(amount) AS amount, count(*) AS {COUNT} "
              f"FROM ach WHERE {where} GROUP BY ALL)")
+    if by and every is not None:
+        query += (f" UNION ALL BY NAME SELECT DISTINCT {_quoted(by)}, 0::BIGINT AS {COUNT} "
+                  f"FROM ach WHERE {every[0]}")
+        params = [*params, *every[1]]
     grouped = arrow_frame(connection.sql(query, params=list(params)).to_arrow_table())
     if held is not None:
         grouped.attrs[HISTORY] = held
@@ -85,10 +100,13 @@ def _is_delta_table(items: Any) -> bool:
 
 
 def as_items(items: pd.DataFrame | History | DeltaTable, by: str | Sequence[str] | None,
-             weights: str | None) -> tuple[Any, str | None]:
+             weights: str | None, *, since: tuple[str, int] | None = None
+             ) -> tuple[Any, str | None]:
     """``(items, weights)`` for the figures: a frame as given; a :class:`paynb.History`
     (its company's ACH items, when it was made for one) or a ``deltalake.DeltaTable`` of
-    ACH items grouped in DuckDB by :func:`grouped_items`, weighed by :data:`COUNT`."""
+    ACH items grouped in DuckDB by :func:`grouped_items`, weighed by :data:`COUNT`.
+    ``since``: (``"rates"`` or ``"exposure"``, a day number): only the rows that figure
+    can count from that day on are grouped (a window's, not the whole history's)."""
     if isinstance(items, pd.DataFrame):
         return items, weights
     from paynb.history import History
@@ -99,20 +117,28 @@ def as_items(items: pd.DataFrame | History | DeltaTable, by: str | Sequence[str]
         raise ValueError("weights: a History (or its table) is grouped by paynb itself; "
                          "weights= goes with a frame of grouped items")
     by_columns = _by(by)
+    scope: tuple[str, list[Any]] = ("TRUE", [])
+    if isinstance(items, History) and items.company:
+        scope = ("company = ?", [items.company])
+    where, params = scope
+    if since is not None:
+        condition, count = _FROM[since[0]]
+        moment = dt.datetime.combine(dt.date(1970, 1, 1) + dt.timedelta(days=since[1]),
+                                     dt.time(), dt.UTC)
+        where, params = f"{where} AND {condition}", [*params, *[moment] * count]
+    every = scope if since is not None else None
     if isinstance(items, History):
-        history = items
-        where, params = ("company = ?", [history.company]) if history.company else ("TRUE", [])
-        with history.connect() as connection:
+        with items.connect() as connection:
             _check_by(connection, by_columns)
             return grouped_items(connection, where, params, by=by_columns,
-                                 held=history.held("ach")), COUNT
+                                 held=items.held("ach"), every=every), COUNT
     import duckdb
 
     with duckdb.connect() as connection:
         connection.execute("SET TimeZone = 'UTC'")
         connection.register("ach", items.to_pyarrow_dataset())
         _check_by(connection, by_columns)
-        return grouped_items(connection, by=by_columns), COUNT
+        return grouped_items(connection, where, params, by=by_columns, every=every), COUNT
 
 
 def describe(items: Any) -> str:

@@ -163,9 +163,9 @@ def return_rates(items: pd.DataFrame | History | DeltaTable, *, as_of: Any = Non
     window = _check_window(window)
     share = _share(warning_share)
     day = as_day(as_of)
-    items, weights = as_items(items, by, weights)
-    prep = prepare(items, by, weights)
     (lo,), (hi,) = window_bounds([day], window)
+    items, weights = as_items(items, by, weights, since=("rates", int(lo)))
+    prep = prepare(items, by, weights)
     warn_beyond_history(items, int(lo), int(hi), "the return rates' window")
     returns, entries = _counts(prep, int(lo), int(hi))
     size, k = len(prep.labels), len(CATEGORIES)
@@ -286,7 +286,7 @@ def daily_counts(items: pd.DataFrame | History | DeltaTable, *, start: Any, end:
     first, last = as_day(start, "start"), as_day(end, "end")
     if first > last:
         raise ValueError(f"start ({to_dates(first)}) is after end ({to_dates(last)})")
-    items, weights = as_items(items, by, weights)
+    items, weights = as_items(items, by, weights, since=("rates", first))
     prep = prepare(items, by, weights)
     size, k, span = len(prep.labels), len(CATEGORIES), last - first + 1
 

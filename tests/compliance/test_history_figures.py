@@ -107,3 +107,20 @@ def test_a_history_takes_no_weights_and_no_unknown_column(tmp_path: Path) -> Non
             compliance.return_rates(history, as_of=AS_OF, weights="items")
         with pytest.raises(ValueError, match="no column 'nope'"):
             compliance.return_rates(history, as_of=AS_OF, by="nope")
+
+
+def test_a_company_with_nothing_in_the_window_still_has_its_rows(tmp_path: Path) -> None:
+    # A's one item is from before the window: only the window's rows are grouped, yet A
+    # shows ("no entries"), as it does on the items.
+    early, late = dt.date(2026, 8, 1), dt.date(2026, 11, 2)
+    rows = [{"status": "S", "kind": "Debit", "amount": 5, "send": day, "received": day,
+             "settle": day, "returned": None, "reason": None, "entry_class": "PPD",
+             "company": company} for company, day in (("A", early), ("B", late))]
+    items = _items(rows)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        write_store(tmp_path, items)
+        history = History(tmp_path)
+        rates = compliance.return_rates(history, as_of=AS_OF, by="companyCode")
+        assert rates["companyCode"].tolist() == ["A"] * 3 + ["B"] * 3
+        figures_agree(history, "companyCode")
