@@ -20,6 +20,7 @@ class Config:
 
     quick: bool = False
     rounds: int = 5
+    huge: bool = False  # also the 50,000,000-item sizes (``--at-50m``; minutes, GBs of disk)
     sandboxes: Sandboxes = field(default_factory=Sandboxes)
 
     @property

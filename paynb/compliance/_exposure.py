@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Iterable, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import pandas as pd
@@ -13,6 +13,7 @@ import pyarrow.compute as pc
 
 from paynb._coerce import parse_decimal
 from paynb.calendar import add_banking_days
+from paynb.compliance._grouped import as_items
 from paynb.compliance._items import (
     NO_DAY,
     as_day,
@@ -26,6 +27,11 @@ from paynb.compliance._rules import (
     EXTENDED_RETURN_DAYS,
     STANDARD_RETURN_BANKING_DAYS,
 )
+
+if TYPE_CHECKING:
+    from deltalake import DeltaTable
+
+    from paynb.history import History
 
 __all__ = ["return_exposure"]
 
@@ -56,7 +62,7 @@ def _classes(classes: Iterable[str]) -> frozenset[str]:
     return frozenset(str(c).strip().upper() for c in classes)
 
 
-def return_exposure(items: pd.DataFrame, *, as_of: Any = None,
+def return_exposure(items: pd.DataFrame | History | DeltaTable, *, as_of: Any = None,
                     by: str | Sequence[str] | None = None,
                     consumer_classes: Iterable[str] = CONSUMER_ENTRY_CLASSES,
                     weights: str | None = None) -> pd.DataFrame:
@@ -77,7 +83,8 @@ def return_exposure(items: pd.DataFrame, *, as_of: Any = None,
 
     Args:
         items: ACH items from the client, with ``settleDate``, ``amount``,
-            ``achEntryClass`` and the columns :func:`return_rates` needs.
+            ``achEntryClass`` and the columns :func:`return_rates` needs; or a History
+            (or its ACH table), as for :func:`return_rates`.
         as_of: the day to measure on (UTC date); None for today.
         by: a column (or columns) to split by, such as ``"companyCode"``.
         consumer_classes: entry classes that get the extended unauthorized window.
@@ -93,6 +100,9 @@ def return_exposure(items: pd.DataFrame, *, as_of: Any = None,
     """
     day = as_day(as_of)
     consumer = _classes(consumer_classes)
+    # (The oldest settlement day whose window can be open: see ``candidate`` below.)
+    items, weights = as_items(items, by, weights,
+                              since=("exposure", day - EXTENDED_RETURN_DAYS - 10))
     if isinstance(items, pd.DataFrame) and "settleDate" not in items.columns:
         raise ValueError("items has no column 'settleDate' (the settlement date of a debit); "
                          "pass an ACH items frame from the paynb client")

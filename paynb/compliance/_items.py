@@ -26,8 +26,8 @@ from paynb._warn import user_stacklevel
 from paynb.compliance._rules import CATEGORIES, NOT_ENTRY_STATUSES
 from paynb.errors import PaynbWarning
 
-__all__ = ["NO_DAY", "Prepared", "as_day", "day_values", "prepare", "text_in", "to_dates",
-           "today", "warn_beyond_history", "without_history_mark"]
+__all__ = ["NO_DAY", "Prepared", "as_day", "day_values", "encoded", "prepare", "text_in",
+           "to_dates", "today", "warn_beyond_history", "without_history_mark"]
 
 logger = logging.getLogger("paynb.compliance")
 
@@ -113,14 +113,34 @@ def day_values(series: pd.Series, name: str) -> np.ndarray:
     return day_values(parsed, name)
 
 
-def text_in(series: pd.Series, wanted: Sequence[str]) -> np.ndarray:
+def encoded(series: pd.Series) -> tuple[np.ndarray, list[Any]]:
+    """``series`` as codes into its distinct values (-1: missing), in compiled code: a
+    categorical's own codes; Arrow text dictionary-encoded by Arrow (half the time of
+    pandas' factorize of it under pandas 3.1); anything else factorized."""
+    dtype = series.dtype
+    if isinstance(dtype, pd.CategoricalDtype):
+        return series.cat.codes.to_numpy(), list(dtype.categories)
+    arrow_text = (isinstance(dtype, pd.StringDtype) and dtype.storage == "pyarrow") or (
+        isinstance(dtype, pd.ArrowDtype) and (pa.types.is_string(dtype.pyarrow_dtype)
+                                             or pa.types.is_large_string(dtype.pyarrow_dtype)))
+    if arrow_text:
+        values = pa.array(series.array)
+        if isinstance(values, pa.ChunkedArray):  # (a history's frame: a chunk per file)
+            values = values.combine_chunks()
+        found = values.dictionary_encode()
+        codes = found.indices.fill_null(-1).to_numpy(zero_copy_only=False)
+        return codes, found.dictionary.to_pylist()
+    codes, uniques = pd.factorize(series)
+    return codes, list(uniques)
+
+
+def text_in(series: pd.Series, wanted: Sequence[str],
+            coded: tuple[np.ndarray, list[Any]] | None = None) -> np.ndarray:
     """Rows whose value, stripped and upper-cased, is one of ``wanted`` (via the
-    distinct values only: fast on a million rows)."""
-    if isinstance(series.dtype, pd.CategoricalDtype):
-        codes = series.cat.codes.to_numpy()
-        uniques = series.cat.categories
-    else:
-        codes, uniques = pd.factorize(series)
+    distinct values only: fast on a million rows). ``coded``: the series'
+    :func:`encoded`, when several questions are asked of it."""
+    codes, uniques = coded if coded is not None else encoded(series)
+    # The last place answers the missing values' code, -1.
     keep = np.array([str(u).strip().upper() in wanted for u in uniques] + [False], dtype=bool)
     return keep[codes]
 
@@ -250,8 +270,9 @@ def prepare(items: pd.DataFrame, by: str | Sequence[str] | None = None,
     if "amount" not in items.columns and "achTransactionSubType" not in items.columns:
         logger.warning("items has no amount or achTransactionSubType column: prenotes "
                        "cannot be told apart and count as entries")
-    status_s_r = text_in(status, ("S", "R"))
-    never_sent = text_in(status, tuple(NOT_ENTRY_STATUSES - {"W"}))
+    statuses = encoded(status)
+    status_s_r = text_in(status, ("S", "R"), statuses)
+    never_sent = text_in(status, tuple(NOT_ENTRY_STATUSES - {"W"}), statuses)
 
     origination = np.full(n, NO_DAY, dtype=np.int64)
     present = [c for c in ORIGINATION_COLUMNS if c in items.columns]
@@ -273,12 +294,13 @@ def prepare(items: pd.DataFrame, by: str | Sequence[str] | None = None,
     entry = debit & ~prenote & (status_s_r | (sent & ~never_sent)) & (origination != NO_DAY)
 
     return_day = day_values(return_date, "returnDate")
-    returned = debit & ~prenote & text_in(status, ("R",)) & (return_day != NO_DAY)
+    returned = debit & ~prenote & text_in(status, ("R",), statuses) & (return_day != NO_DAY)
     category = np.zeros(n, dtype=np.int8)
+    reasons = encoded(reason)
     for index, cat in enumerate(CATEGORIES):
         if cat.codes is not None:
-            category |= np.where(text_in(reason, tuple(cat.codes)), 1 << index, 0).astype(
-                np.int8)
+            category |= np.where(text_in(reason, tuple(cat.codes), reasons), 1 << index,
+                                 0).astype(np.int8)
     groups, labels = _groups(items, by_columns)
     return Prepared(n, weight, prenote, entry, origination, returned, return_day, category,
                     groups, labels)

@@ -4,11 +4,12 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from fractions import Fraction
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import pandas as pd
 
+from paynb.compliance._grouped import as_items
 from paynb.compliance._items import (
     Prepared,
     as_day,
@@ -18,6 +19,11 @@ from paynb.compliance._items import (
     warn_beyond_history,
 )
 from paynb.compliance._rules import CATEGORIES, WARNING_SHARE, WINDOWS
+
+if TYPE_CHECKING:
+    from deltalake import DeltaTable
+
+    from paynb.history import History
 
 __all__ = ["LEVELS", "counted_returns", "daily_counts", "return_rates", "rolling_return_rates"]
 
@@ -139,8 +145,8 @@ def counted_returns(items: pd.DataFrame) -> pd.DataFrame:
     return pd.DataFrame(columns, index=items.index)
 
 
-def return_rates(items: pd.DataFrame, *, as_of: Any = None, window: str = "60D",
-                 by: str | Sequence[str] | None = None,
+def return_rates(items: pd.DataFrame | History | DeltaTable, *, as_of: Any = None,
+                 window: str = "60D", by: str | Sequence[str] | None = None,
                  warning_share: float = WARNING_SHARE,
                  weights: str | None = None) -> pd.DataFrame:
     """The three NACHA return rates of the debit entries in ``items``, against their thresholds.
@@ -149,7 +155,10 @@ def return_rates(items: pd.DataFrame, *, as_of: Any = None, window: str = "60D",
         items: ACH items as the client returns them (``client.ach.list()``, an export, a
             concatenation of several): ``itemStatus``, ``achTransactionType``,
             ``returnDate``, ``returnReason``, and the origination dates ``sendDate``
-            (else ``achEffectiveDate``, else ``receivedDateTime``).
+            (else ``achEffectiveDate``, else ``receivedDateTime``). Or a
+            :class:`paynb.History` (its company's items, when made for one) or its ACH
+            ``deltalake.DeltaTable``: grouped in DuckDB by what the figures read, the
+            same figures with no frame of the items (docs/compliance.md, "At scale").
         as_of: the last day measured (a date, datetime or ISO text, read in UTC);
             None for today (UTC).
         window: ``"60D"``: the 60 calendar days ending on ``as_of``, both ends
@@ -158,7 +167,8 @@ def return_rates(items: pd.DataFrame, *, as_of: Any = None, window: str = "60D",
             ``"achEntryClass"``: one set of rows per value the items hold.
         warning_share: the share of a threshold from which the level is ``"warning"``.
         weights: a column of how many items each row stands for, when ``items`` is
-            grouped (docs/compliance.md, "Grouped items"); default one item per row.
+            grouped (docs/compliance.md, "Grouped items"); default one item per row;
+            none with a History, which paynb groups itself.
 
     Returns:
         One row per category (``unauthorized``, ``administrative``, ``overall``) and
@@ -175,8 +185,9 @@ def return_rates(items: pd.DataFrame, *, as_of: Any = None, window: str = "60D",
     window = _check_window(window)
     share = _share(warning_share)
     day = as_day(as_of)
-    prep = prepare(items, by, weights)
     (lo,), (hi,) = window_bounds([day], window)
+    items, weights = as_items(items, by, weights, since=("rates", int(lo)))
+    prep = prepare(items, by, weights)
     warn_beyond_history(items, int(lo), int(hi), "the return rates' window")
     returns, entries = _counts(prep, int(lo), int(hi))
     size, k = len(prep.labels), len(CATEGORIES)
@@ -202,8 +213,8 @@ def _evaluation_days(prep: Prepared, freq: str, start: Any, end: Any) -> np.ndar
     return dates.to_numpy().astype("datetime64[D]").astype(np.int64)
 
 
-def rolling_return_rates(items: pd.DataFrame, freq: str = "D", *, window: str = "60D",
-                         start: Any = None, end: Any = None,
+def rolling_return_rates(items: pd.DataFrame | History | DeltaTable, freq: str = "D", *,
+                         window: str = "60D", start: Any = None, end: Any = None,
                          by: str | Sequence[str] | None = None,
                          warning_share: float = WARNING_SHARE,
                          weights: str | None = None) -> pd.DataFrame:
@@ -234,6 +245,7 @@ def rolling_return_rates(items: pd.DataFrame, freq: str = "D", *, window: str = 
     """
     window = _check_window(window)
     share = _share(warning_share)
+    items, weights = as_items(items, by, weights)
     prep = prepare(items, by, weights)
     days = _evaluation_days(prep, freq, start, end)
     size, k = len(prep.labels), len(CATEGORIES)
@@ -268,7 +280,7 @@ def rolling_return_rates(items: pd.DataFrame, freq: str = "D", *, window: str = 
                   {"date": dates})
 
 
-def daily_counts(items: pd.DataFrame, *, start: Any, end: Any,
+def daily_counts(items: pd.DataFrame | History | DeltaTable, *, start: Any, end: Any,
                  by: str | Sequence[str] | None = None,
                  weights: str | None = None) -> pd.DataFrame:
     """Each day's debit entries (by origination day) and debit returns (by return day, per
@@ -296,6 +308,7 @@ def daily_counts(items: pd.DataFrame, *, start: Any, end: Any,
     first, last = as_day(start, "start"), as_day(end, "end")
     if first > last:
         raise ValueError(f"start ({to_dates(first)}) is after end ({to_dates(last)})")
+    items, weights = as_items(items, by, weights, since=("rates", first))
     prep = prepare(items, by, weights)
     size, k, span = len(prep.labels), len(CATEGORIES), last - first + 1
 

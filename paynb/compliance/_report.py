@@ -17,6 +17,7 @@ import pandas as pd
 from paynb._excel import MONEY_FORMAT, write_excel
 from paynb.codes import code_label, code_meaning
 from paynb.compliance._exposure import return_exposure
+from paynb.compliance._grouped import as_items, describe
 from paynb.compliance._items import (
     as_day,
     prepare,
@@ -219,8 +220,9 @@ def report(client_or_items: Any, *, as_of: Any = None, window: str = "60D",
     """The compliance picture in one object: show it in a cell, send it with ``to_excel``.
 
     Args:
-        client_or_items: a :class:`paynb.Client` (every ACH item is listed) or an ACH
-            items DataFrame.
+        client_or_items: a :class:`paynb.Client` (every ACH item is listed), an ACH
+            items DataFrame, or a :class:`paynb.History` (or its ACH table): grouped in
+            DuckDB, as for :func:`return_rates`.
         as_of: the day measured (UTC date); None for today.
         window: ``"60D"`` or ``"2M"`` (see :func:`return_rates`).
         by: the column(s) to split by, company code by default; None for all items.
@@ -235,18 +237,20 @@ def report(client_or_items: Any, *, as_of: Any = None, window: str = "60D",
         over mark, the days since the last breach, the exposure today, and the top
         return reasons of each category.
     """
-    if isinstance(client_or_items, pd.DataFrame):
-        items, source = client_or_items, "a DataFrame of ACH items"
+    by_columns = (by,) if isinstance(by, str) else tuple(by or ())
+    items, grouped_by = as_items(client_or_items, list(by_columns), weights)
+    if isinstance(items, pd.DataFrame):
+        source, weights = describe(client_or_items), grouped_by
     elif hasattr(client_or_items, "ach"):
         items = client_or_items.ach.list(progress=progress)
         source = repr(client_or_items).strip("<>")
     else:
-        raise TypeError("client_or_items must be a paynb Client or a DataFrame of ACH items, "
-                        f"not {type(client_or_items).__name__}")
+        raise TypeError("client_or_items must be a paynb Client or a DataFrame of ACH items "
+                        "(or a History, or its ACH Delta table), not "
+                        f"{type(client_or_items).__name__}")
     day = as_day(as_of)
     # Said once for the report (its rates, breaches and exposure all read ``items``).
     marked, items = items, without_history_mark(items)
-    by_columns = (by,) if isinstance(by, str) else tuple(by or ())
     by_arg = list(by_columns) or None
     rates = return_rates(items, as_of=to_dates(day), window=window, by=by_arg,
                          warning_share=warning_share, weights=weights)

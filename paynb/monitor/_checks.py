@@ -22,9 +22,9 @@ from typing import Any
 import pandas as pd
 
 from paynb import calendar, compliance
-from paynb._attrs import HISTORY
 from paynb._coerce import arrow_frame, records
 from paynb.codes import UNAUTHORIZED_RETURN_CODES, code_label, code_meaning
+from paynb.compliance._grouped import COUNT, grouped_items
 from paynb.frames import noc_ledger_frame
 from paynb.monitor._findings import Finding
 from paynb.monitor._projection import WINDOW_DAYS, Projection, project
@@ -50,16 +50,8 @@ READ_DAYS = 150
 #: still returnable (the extended window: 60 days after settlement), with a margin.
 ENTRY_DAYS = 75
 
-#: What the compliance figures read of an item (docs/compliance.md): the texts, and the
-#: UTC days of the dates. The items are grouped by these and by the sign of the amount
-#: (a prenote's is zero), each group's amount its sum.
-_FIGURE_TEXTS = ("achTransactionType", "achTransactionSubType", "achEntryClass", "itemStatus",
-                 "returnReason")
-_FIGURE_DAYS = ("sendDate", "achEffectiveDate", "receivedDateTime", "returnDate", "settleDate")
-#: Microseconds in a day.
-_DAY = 86_400_000_000
 #: The column of a grouped row that says how many items it stands for.
-_COUNT = "items"
+_COUNT = COUNT
 #: The ACH items the checks count (with the parameters of :func:`_scope`): those received
 #: in the last :data:`ENTRY_DAYS` days (:data:`READ_DAYS` for a report), and every item
 #: returned in the 60-day window, whenever it was received (its return counts, its entry
@@ -380,21 +372,7 @@ def _grouped_items(history: Any, connection: Any, scope: list[Any]) -> pd.DataFr
     """The ACH items of ``scope`` grouped by what the figures read of them (``items``:
     how many a row stands for; ``amount``: their sum). It carries what the history holds
     (``attrs``), so the figures warn of a window beyond the store as they do for items."""
-    # Grouped by each date's UTC day number (floored: DuckDB's // truncates), made a date
-    # once grouped: a time's cast to a date goes through the time zone, row by row, and
-    # cost a third of the query.
-    numbers = ", ".join(f'(epoch_us("{name}") - (epoch_us("{name}") % {_DAY} + {_DAY}) % {_DAY})'
-                        f' // {_DAY} AS "{name}"' for name in _FIGURE_DAYS)
-    dates = ", ".join(f'DATE \'1970-01-01\' + CAST("{name}" AS INTEGER) AS "{name}"'
-                      for name in _FIGURE_DAYS)
-    grouped = _answer(
-        connection, f"SELECT * REPLACE ({dates}) FROM (SELECT {_columns(_FIGURE_TEXTS)}, "
-                    f"{numbers}, sign(amount) AS amountSign, sum(amount) AS amount, "
-                    f"count(*) AS {_COUNT} FROM ach WHERE {_SCOPE} GROUP BY ALL)", *scope)
-    held = history.held("ach")
-    if held is not None:
-        grouped.attrs[HISTORY] = held
-    return grouped
+    return grouped_items(connection, _SCOPE, scope, held=history.held("ach"))
 
 
 def measure(client: Any, history: Any, *, as_of: dt.datetime, since: dt.datetime | None,
