@@ -28,6 +28,7 @@ if TYPE_CHECKING:
     from paynb.journal import Approval, DualControl
     from paynb.matching import MatchResult, match
     from paynb.results import ExportFile, RouteCheck
+    from paynb.transport import Transport
 
 __all__ = [
     "Client",
@@ -51,6 +52,7 @@ __all__ = [
     "PaynbWarning",
     "DualControl",
     "Approval",
+    "Transport",
 ]
 
 _LAZY_ATTRIBUTES = {
@@ -66,6 +68,7 @@ _LAZY_ATTRIBUTES = {
     "PaynbWarning": "paynb.errors",
     "DualControl": "paynb.journal",
     "Approval": "paynb.journal",
+    "Transport": "paynb.transport",
 }
 _LAZY_MODULES = {"calendar", "compliance", "errors", "forms", "models", "monitor", "plots",
                  "sandbox"}

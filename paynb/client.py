@@ -339,6 +339,14 @@ class Client(_KeywordsOnly):
         "dual_control", "dual_control=paynb.DualControl(...)",
         doc="Which submissions need a second person (``None``: none).")
 
+    @property
+    def transport(self) -> Transport:
+        """The HTTP transport every call of this client goes through
+        (:class:`paynb.Transport`): its ``session``, ``base_url``, ``max_retries``,
+        ``sleep`` between retries and raw ``request``/``json`` calls, for tests, proxies
+        and recordings of the wire. Read-only: a client keeps its transport."""
+        return self._transport
+
     # ------------------------------------------------------------------ construction
 
     @classmethod

@@ -238,9 +238,30 @@ def _query(params: Params) -> str | None:
 
 
 class Transport:
-    """Sends requests to ``base_url`` with a bearer token; see the module docstring."""
+    """Sends requests to ``base_url`` with a bearer token; see the module docstring.
 
-    #: Sleep function, replaceable in tests so that backoff needs no real waiting.
+    A client's transport is :attr:`paynb.Client.transport`, the one seam below the client
+    for tests and for users who need one (a proxy, a recording of the wire). Its
+    attributes may be read and set:
+
+    Attributes:
+        session: the ``requests.Session`` every call goes through; wrap or replace its
+            adapters to record or stub the wire (``session.mount(...)``).
+        base_url: the service address the paths are put after.
+        auth: the token fetcher (``None``: no bearer token is sent).
+        timeout: seconds every HTTP call may take.
+        max_retries: retries of a read (and of the token request); 0 turns them off.
+        backoff, max_backoff: the first wait between retries (doubling) and its cap.
+        max_retry_wait: the longest ``Retry-After`` honoured, in seconds.
+        sleep: the function that waits between retries (``time.sleep``); set it to
+            ``lambda seconds: None`` to retry without waiting, or to a list's ``append``
+            to record the waits.
+
+    :meth:`request` and :meth:`json` send one raw call (retried and mapped to
+    :mod:`paynb.errors` as every call of the client is).
+    """
+
+    #: The function that waits between retries (an instance may set its own).
     sleep = staticmethod(time.sleep)
 
     def __init__(self, base_url: str, auth: PasswordAuth | None, *, session: requests.Session,
@@ -310,10 +331,11 @@ class Transport:
         raise AssertionError("unreachable: the last attempt returns or raises")
 
     def _send(self, method: str, path: str, params: Params, body: str | None,
-              headers: Mapping[str, str] | None) -> requests.Response:
+              headers: Mapping[str, str] | None) -> requests.Response | requests.RequestException:
         """One request (plus one resend after a 401 and a renewed token).
 
-        No answer raises :class:`_NoAnswer`; :meth:`request` decides whether to retry.
+        No answer returns the requests exception that says why (it is not raised:
+        :meth:`request` decides whether to retry, and raises the final TransportError).
         """
         url = self.base_url + path
         all_headers = dict(headers or {})
@@ -330,7 +352,7 @@ class Transport:
                     auth=_Bearer(token) if token else None)
                 _read_body(response)
             except requests.RequestException as exc:
-                raise _NoAnswer(exc) from None
+                return exc
             if is_sandbox_answer(response.headers):
                 self.sandbox = True
             elif self.sandbox is None:
@@ -358,10 +380,15 @@ class Transport:
         if self.sandbox is None and not self._asked:
             self._asked = True
             try:
-                self._send("GET", path, None, None, None).close()
-            except (_NoAnswer, PaynbError) as exc:
+                answer: requests.Response | Exception = self._send("GET", path, None, None,
+                                                                   None)
+            except PaynbError as exc:
+                answer = exc
+            if isinstance(answer, requests.Response):
+                answer.close()
+            else:
                 logger.debug("GET %s to find out which service this is: %s", path,
-                             type(exc).__name__)
+                             type(answer).__name__)
         return self.sandbox
 
     def request(self, method: str, path: str, *, params: Params = None, body: str | None = None,
@@ -380,12 +407,11 @@ class Transport:
         started = time.monotonic()
         for attempt in range(attempts):
             last = attempt == attempts - 1
-            try:
-                response = self._send(method, path, params, body, headers)
-            except _NoAnswer as lost:
-                reason = no_answer_reason(lost.cause)
+            response = self._send(method, path, params, body, headers)
+            if isinstance(response, requests.RequestException):
+                reason = no_answer_reason(response)
                 if last:
-                    connected = not never_connected(lost.cause)
+                    connected = not never_connected(response)
                     outcome = "" if method in _SAFE_METHODS else (
                         " The service may or may not have processed it, and paynb does not "
                         "send it again (client.reconcile() finds out)." if connected else
@@ -453,15 +479,6 @@ def _read_body(response: requests.Response) -> None:
         raise requests.exceptions.SSLError(exc) from exc
     response.raw = io.BytesIO(body)
     response.content  # noqa: B018 (from memory: no socket read, the lock is kept)
-
-
-class _NoAnswer(Exception):
-    """No answer to one attempt (``cause``: the requests exception); internal to
-    :meth:`Transport.request`, which retries or raises the final TransportError."""
-
-    def __init__(self, cause: requests.RequestException):
-        super().__init__(type(cause).__name__)
-        self.cause = cause
 
 
 def parse_json(response: requests.Response, method: str, path: str) -> Any:

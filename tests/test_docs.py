@@ -26,7 +26,8 @@ REFERENCE = {
     "paynb": ("reference/paynb", "paynb", [
         "connect", "Client", "Client.from_env", "Client.journal", "Client.reconcile",
         "Client.approvals", "Client.approve", "Client.reject", "DualControl", "Approval",
-        "RouteCheck", "ExportFile", "ExportFile.save",
+        "RouteCheck", "ExportFile", "ExportFile.save", "Client.transport", "Transport",
+        "Transport.request", "Transport.json",
     ]),
     "paynb.client": ("reference/paynb", "paynb", None),
     "paynb.results": ("reference/paynb", "paynb", None),

@@ -22,11 +22,10 @@ def test_no_exception_or_warning_class_is_defined_outside_errors_py():
                     if inspect.isclass(cls) and issubclass(cls, BaseException)
                     and cls.__module__ == module.name and module.name != "paynb.errors"]
     # The sandbox's server code turns its own into HTTP problem details (a user never
-    # sees them raised), and the transport's retry loop signals itself.
+    # sees them raised).
     assert sorted(outside) == [
         "paynb.sandbox.routers._common.Problem",
         "paynb.sandbox.store.VoidError",
-        "paynb.transport._NoAnswer",
     ]
 
 

@@ -4,7 +4,7 @@ A module's privates are its own: ``self._x``, ``cls._x`` and ``super()._x`` are 
 fine, and so is ``obj._x`` when this same module defines ``_x`` (a method, a class
 attribute or ``self._x = ...`` of a class it owns: ``other._fields`` in ``__eq__``).
 What is refused is reaching into an object some other module defines, such as a
-resource reading ``client._transport``: resources get a
+resource reading ``client._journal``: resources get a
 :class:`~paynb.resources._context.ResourceContext` instead, and the layers above use
 public names (docs/reference/internals.md). IPython's display hooks (``_repr_html_``,
 ``_repr_mimebundle_``, ``_ipython_display_``) are a protocol, not privates.
@@ -73,10 +73,10 @@ def test_the_checker_tells_own_from_foreign() -> None:
         "    def __eq__(self, other):\n"
         "        return self._x == other._x\n"
         "def f(client, resource):\n"
-        "    client._transport.json()\n"
+        "    client._journal.close()\n"
         "    resource.context._marks\n"
         "    return resource._repr_html_()\n")
-    assert foreign_privates(source) == ["9: client._transport", "10: resource.context._marks"]
+    assert foreign_privates(source) == ["9: client._journal", "10: resource.context._marks"]
 
 
 def test_no_module_reads_another_modules_privates() -> None:

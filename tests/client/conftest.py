@@ -53,7 +53,7 @@ def stub_client(stub: responses.RequestsMock, journal_path: Path) -> Iterator[Cl
     client = Client(base_url=BASE, auth_url=AUTH, company_code="DEMO1",
                     credentials=Credentials("stub-client", SECRETS[0], "stub-user", SECRETS[1]),
                     journal=journal_path, max_retries=3)
-    client._transport.sleep = lambda seconds: None  # backoff without waiting
+    client.transport.sleep = lambda seconds: None  # backoff without waiting
     yield client
     client.close()
 

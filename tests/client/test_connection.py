@@ -103,7 +103,7 @@ def test_a_users_session_keeps_its_settings_and_gets_paynbs_pool():
     session.mount("https://", own)
     client = paynb.Client(**SETTINGS, credentials=CREDS, session=session, journal=None,
                           max_workers=5)
-    assert client._transport.session is session
+    assert client.transport.session is session
     assert session.proxies == {"https": "http://proxy.bank.test:3128"}
     assert session.verify == "/etc/ssl/bank-ca.pem"
     assert session.cert == ("/etc/ssl/me.pem", "/etc/ssl/me.key")
@@ -300,7 +300,7 @@ def test_network_down_names_the_token_request_and_its_host_once(caplog):
     address = f"http://127.0.0.1:{_unused_port()}"
     client = paynb.Client(base_url=address, auth_url=address, company_code="DEMO1",
                           credentials=CREDS, journal=None, max_retries=2, timeout=2)
-    client._transport.sleep = lambda seconds: None
+    client.transport.sleep = lambda seconds: None
     with caplog.at_level(logging.WARNING, logger="paynb"), \
             pytest.raises(TransportError) as caught:
         client.ach.list(progress=False)
@@ -344,7 +344,7 @@ def test_no_answer_to_a_list_page_names_the_page_and_the_host(stub, caplog):
         "refused'))"))
     client = paynb.Client(base_url=BASE, auth_url=AUTH, company_code="DEMO1",
                           credentials=CREDS, journal=None, max_retries=1)
-    client._transport.sleep = lambda seconds: None
+    client.transport.sleep = lambda seconds: None
     with caplog.at_level(logging.WARNING, logger="paynb"), \
             pytest.raises(TransportError) as caught:
         client.ach.list(page=3, progress=False)
@@ -389,7 +389,7 @@ def test_a_token_endpoint_503_is_retried_as_the_token_request(stub, caplog):
     stub.replace(responses.POST, f"{AUTH}/connect/token", status=503)
     client = paynb.Client(base_url=BASE, auth_url=AUTH, company_code="DEMO1",
                           credentials=CREDS, journal=None, max_retries=2)
-    client._transport.sleep = lambda seconds: None
+    client.transport.sleep = lambda seconds: None
     with caplog.at_level(logging.WARNING, logger="paynb"), \
             pytest.raises(paynb.errors.AuthenticationError, match="HTTP 503"):
         client.ach.get(1)
@@ -479,5 +479,44 @@ def test_credentials_in_an_address_never_show(sandbox):
     with _sandbox_client(sandbox, auth_url=auth) as client, \
             pytest.raises(paynb.errors.AuthenticationError) as refused:
         client.ach.list(progress=False)
-    _no_secret(str(refused.value) + repr(client._transport.auth))
+    _no_secret(str(refused.value) + repr(client.transport.auth))
     assert f"auth_url http://<hidden>@{host}/nothing is likely wrong" in str(refused.value)
+
+
+# ---------------------------------------------------------------- the transport, a public seam
+
+class _Recorder(requests.adapters.HTTPAdapter):
+    """A recording of the wire, as a user mounts one on the client's session."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.sent: list[str] = []
+
+    def send(self, request, **kwargs):
+        self.sent.append(f"{request.method} {request.path_url}")
+        return super().send(request, **kwargs)
+
+
+def test_the_transport_is_the_public_seam_for_recording_retrying_and_raw_calls(sandbox):
+    path = "/api/v3/AchTransactions/companycode/DEMO1"
+    with _sandbox_client(sandbox) as client:
+        transport = client.transport
+        assert isinstance(transport, paynb.Transport)
+        assert transport.base_url == sandbox.base_url and transport.max_retries == 5
+        with pytest.raises(AttributeError):
+            client.transport = transport  # a client keeps its transport
+        recorder = _Recorder()
+        transport.session.mount(sandbox.base_url, recorder)
+        listed = client.ach.list(progress=False, page_size=500)
+        one = int(listed["achItemId"].iloc[0])
+        raw = transport.json("GET", f"{path}/{one}")
+        # The waits between retries are the transport's own to replace.
+        waits: list[float] = []
+        transport.sleep, transport.max_retries = waits.append, 2
+        transport.base_url = f"http://127.0.0.1:{_unused_port()}"
+        with pytest.raises(TransportError):
+            transport.json("GET", path)
+    assert raw["transaction"]["achItemId"] == one  # the answer as the service sends it
+    assert f"GET {path}/{one}" in recorder.sent
+    assert any(sent.startswith(f"GET {path}?") for sent in recorder.sent)
+    assert len(waits) == 2

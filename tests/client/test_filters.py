@@ -27,7 +27,7 @@ def client(sandbox):
 def sent(client, monkeypatch):
     """The query of every request the client sends to the service (token calls left out)."""
     queries: list[tuple[str, list[tuple[str, str]]]] = []
-    session = client._transport.session
+    session = client.transport.session
     send = session.send
 
     def capture(request, **kwargs):
@@ -133,12 +133,12 @@ def test_exports_take_the_list_filters(client, sent):
 
 def test_export_filters_are_applied_even_when_the_service_ignores_them(client, monkeypatch):
     # The spec does not say exports honour the list parameters: paynb narrows the rows too.
-    original = client._transport.request
+    original = client.transport.request
 
     def ignoring(method, path, *, params=None, **kwargs):
         return original(method, path, **kwargs)
 
-    monkeypatch.setattr(client._transport, "request", ignoring)
+    monkeypatch.setattr(client.transport, "request", ignoring)
     exported = client.ach.export("csv", status="R")
     assert len(exported) > 0
     assert set(exported["itemStatus"].astype(str)) == {"R"}

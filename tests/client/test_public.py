@@ -16,7 +16,7 @@ def test_paynb_all_is_exactly_the_public_names():
         "Client", "Credentials", "ExportFile", "RouteCheck", "__version__", "calendar",
         "compliance", "connect", "errors", "forms", "models", "monitor", "plots", "sandbox",
         "match", "MatchResult", "History", "PaynbError", "PaynbWarning", "DualControl",
-        "Approval"])
+        "Approval", "Transport"])
 
 
 def test_each_public_name_is_the_object_of_its_home_module():
@@ -28,7 +28,8 @@ def test_each_public_name_is_the_object_of_its_home_module():
              "MatchResult": "paynb.matching", "History": "paynb.history",
              "PaynbError": "paynb.errors", "PaynbWarning": "paynb.errors",
              # Dual control's names are the journal's own.
-             "DualControl": "paynb.journal", "Approval": "paynb.journal"}
+             "DualControl": "paynb.journal", "Approval": "paynb.journal",
+             "Transport": "paynb.transport"}
     for name, home in homes.items():
         assert getattr(paynb, name) is getattr(importlib.import_module(home), name), name
     for name in ("calendar", "compliance", "errors", "forms", "models", "monitor", "plots",

@@ -46,7 +46,7 @@ def ref(tag: str = "T") -> str:
 @pytest.fixture
 def client(sandbox, journal_path):
     with sandbox.connect(journal=journal_path, page_size=200) as client:
-        client._transport.sleep = lambda seconds: None
+        client.transport.sleep = lambda seconds: None
         yield client
 
 
@@ -55,7 +55,7 @@ def wire(client):
     """Every request the client sends to the service (not the token endpoint), as
     (method, path, query, body) tuples."""
     sent = []
-    session = client._transport.session
+    session = client.transport.session
     send = session.send
 
     def capture(request, **kwargs):
@@ -399,7 +399,7 @@ def test_an_unknown_filetype_is_refused_by_the_service(client):
 def test_a_document_paynb_cannot_read_is_an_export_file(client, tmp_path, monkeypatch):
     import requests
 
-    original = client._transport.request
+    original = client.transport.request
 
     def as_pdf(*args, **kwargs):
         response = original(*args, **kwargs)
@@ -410,7 +410,7 @@ def test_a_document_paynb_cannot_read_is_an_export_file(client, tmp_path, monkey
         response.close()
         return patched
 
-    monkeypatch.setattr(client._transport, "request", as_pdf)
+    monkeypatch.setattr(client.transport, "request", as_pdf)
     exported = client.ach.export("csv")
     assert isinstance(exported, ExportFile)
     assert (exported.name, exported.content_type) == ("ach.pdf", "application/pdf")
@@ -572,10 +572,10 @@ def test_token_renewed_before_expiry_with_a_short_ttl(journal_path, monkeypatch)
                         lambda self, stale: renewals_after_401.append(1) or original(self, stale))
     with serve(port=0, seed_items=10, token_ttl=1.0) as sb, sb.connect(journal=journal_path) as c:
         items = len(c.ach.list(page=0))
-        first = c._transport.auth._token
+        first = c.transport.auth._token
         time.sleep(1.2)  # past the lifetime: the next call must fetch a new token first
         assert len(c.ach.list(page=0)) == items
-        assert c._transport.auth._token != first
+        assert c.transport.auth._token != first
     assert renewals_after_401 == []
 
 

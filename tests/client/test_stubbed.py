@@ -146,7 +146,7 @@ def test_the_token_is_renewed_before_it_expires(stub, stub_client, monkeypatch):
 
 def test_get_honours_retry_after_and_retries(stub, stub_client):
     waits = []
-    stub_client._transport.sleep = waits.append
+    stub_client.transport.sleep = waits.append
     stub.get(ACH + "/7", status=429, headers={"Retry-After": "2"})
     stub.get(ACH + "/7", status=503)
     stub.get(ACH + "/7", json={"transaction": ach_record(7)})
@@ -157,11 +157,11 @@ def test_get_honours_retry_after_and_retries(stub, stub_client):
 
 def test_retry_after_is_capped(stub, stub_client):
     waits = []
-    stub_client._transport.sleep = waits.append
+    stub_client.transport.sleep = waits.append
     stub.get(ACH + "/7", status=503, headers={"Retry-After": "86400"})
     stub.get(ACH + "/7", json={"transaction": ach_record(7)})
     stub_client.ach.get(7)
-    assert waits == [stub_client._transport.max_retry_wait]
+    assert waits == [stub_client.transport.max_retry_wait]
 
 
 def test_get_gives_up_after_max_retries(stub, stub_client):
@@ -179,7 +179,7 @@ def test_reads_are_retried_five_times_by_default(stub, journal_path):
                     credentials=Credentials("stub-client", "stub-client-secret", "stub-user",
                                             "stub-password"), journal=journal_path)
     waits: list[float] = []
-    client._transport.sleep = waits.append
+    client.transport.sleep = waits.append
     stub.get(ACH + "/7", status=503)
     with pytest.raises(ServerError):
         client.ach.get(7)
@@ -363,7 +363,7 @@ def test_a_put_is_not_resent(stub, stub_client):
 @pytest.mark.parametrize(("status", "error"), [(400, BadRequestError), (403, PermissionDeniedError),
                                                (404, NotFoundError), (429, RateLimitError)])
 def test_problem_details_map_to_the_error_tree(stub, stub_client, status, error):
-    stub_client._transport.max_retries = 0
+    stub_client.transport.max_retries = 0
     stub.get(ACH + "/7", status=status, content_type="application/problem+json",
              json={"type": "about:blank", "title": "Nope", "status": status,
                    "detail": "item 7 says no", "errors": {"itemId": ["is wrong"]}})
@@ -379,7 +379,7 @@ def test_problem_details_map_to_the_error_tree(stub, stub_client, status, error)
 
 
 def test_an_html_error_page_is_quoted_without_tags(stub, stub_client):
-    stub_client._transport.max_retries = 0
+    stub_client.transport.max_retries = 0
     stub.get(ACH + "/7", status=502, content_type="text/html",
              body="<html><body><h1>502 Bad Gateway</h1><p>nginx</p></body></html>")
     with pytest.raises(ServerError) as caught:
@@ -532,7 +532,7 @@ def test_instant_get_uses_the_spec_spelling(stub, stub_client):
 def test_repr_and_html_hold_no_secret(stub, stub_client):
     stub.get(ACH + "/7", json={"transaction": ach_record(7)})
     stub_client.ach.get(7)  # a token is held now
-    for text in (repr(stub_client), stub_client._repr_html_(), repr(stub_client._transport.auth),
+    for text in (repr(stub_client), stub_client._repr_html_(), repr(stub_client.transport.auth),
                  repr(stub_client.ach)):
         assert_no_secret(text)
     assert "DEMO1" in repr(stub_client) and BASE in repr(stub_client)
@@ -630,7 +630,7 @@ def test_list_totals_of_more_than_15_digits_are_exact_decimals(stub, stub_client
     stub.get(ACH, body='{"total": 1, "creditAmount": 99999999999999.99, "debitAmount": 0.3, '
                        '"transactions": [%s]}' % (BIG % "1.5"),
              content_type="application/json")
-    answer = stub_client._transport.json("GET", "/api/v3/AchTransactions/companycode/DEMO1")
+    answer = stub_client.transport.json("GET", "/api/v3/AchTransactions/companycode/DEMO1")
     meta = frames.list_metadata(answer)
     assert meta == {"total": 1, "creditAmount": Decimal("99999999999999.99"),
                     "debitAmount": Decimal("0.3")}

@@ -169,7 +169,7 @@ def test_a_service_that_cannot_be_reached_keeps_the_payment_to_send_again(
     form = AchForm(client)
     fill(form, **ach_values)
     # The token still comes from the sandbox (auth_url); the service's address is wrong.
-    served, client._transport.base_url = client._transport.base_url, nobody
+    served, client.transport.base_url = client.transport.base_url, nobody
     form.confirm.value = True
     form.submit_button.click()
     assert form.status_text.startswith("The service could not be reached")
@@ -178,7 +178,7 @@ def test_a_service_that_cannot_be_reached_keeps_the_payment_to_send_again(
     # Nothing left: the form keeps the payment, secrets included, for another try.
     assert form.fields["bankAccountNumber"].value == "000123456789"
     assert list(client.journal()["state"]) == ["failed"]
-    client._transport.base_url = served
+    client.transport.base_url = served
     form.confirm.value = True
     form.submit_button.click()
     assert form.result is not None and form.result["itemStatus"] == "W"

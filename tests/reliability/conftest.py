@@ -82,7 +82,7 @@ def spied_client(sb: Any, **options: Any) -> Iterator[tuple[Client, WireSpy]]:
     """A client of ``sb`` and the spy on its wire; closed afterwards."""
     client = make_client(sb, **options)
     try:
-        yield client, WireSpy(client._transport.session)
+        yield client, WireSpy(client.transport.session)
     finally:
         client.close()
 

@@ -138,7 +138,7 @@ def sb() -> Iterator[Any]:
 @pytest.fixture(scope="module")
 def watched(sb: Any) -> Iterator[tuple[Any, WireSpy]]:
     client = make_client(sb, journal=None)
-    spy = WireSpy(client._transport.session)
+    spy = WireSpy(client.transport.session)
     # Route checks made now so that a send is refused for its data, not for want of one.
     client.instant.check_route(CARD)
     client.instant.check_route(token_id=TOKEN["tokenId"], sub_client_id=TOKEN["yourSubClientId"])

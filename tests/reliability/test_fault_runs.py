@@ -48,9 +48,9 @@ def _check_listing(sb: Any, title: str, **options: Any) -> None:
     # (about 2e-5) if faults fall independently on pages.
     client = make_client(sb, journal=None, **options)
     if not options:
-        assert client._transport.max_retries == DEFAULT_MAX_RETRIES == 5
+        assert client.transport.max_retries == DEFAULT_MAX_RETRIES == 5
     try:
-        result = list_under_faults(sb, client, WireSpy(client._transport.session))
+        result = list_under_faults(sb, client, WireSpy(client.transport.session))
     finally:
         client.close()
     report(title, result["counts"])
@@ -66,7 +66,7 @@ def _check_submissions(sb: Any, journal: Path, title: str, *, bulk: int, single:
                        read_faults: bool = False, seed: int = 11) -> None:
     client = client or _fault_client(sb, journal)
     try:
-        result = submit_under_faults(sb, client, WireSpy(client._transport.session),
+        result = submit_under_faults(sb, client, WireSpy(client.transport.session),
                                      prefix=prefix, bulk=bulk, single=single, chunk=chunk,
                                      read_faults=read_faults, seed=seed)
     finally:

@@ -75,7 +75,7 @@ def client(tmp_path: Path) -> Iterator[Client]:
     made = Client(base_url=BASE, auth_url=BASE, company_code="DEMO1",
                   credentials=Credentials("odd-client", SECRET, "odd-user", PASSWORD),
                   journal=tmp_path / "journal.sqlite3", max_retries=1)
-    made._transport.sleep = lambda seconds: None  # no waiting between retries
+    made.transport.sleep = lambda seconds: None  # no waiting between retries
     yield made
     made.close()
 

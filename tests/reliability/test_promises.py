@@ -90,7 +90,7 @@ def test_a_void_is_sent_once(sb: Any, fault: str) -> None:
 def test_reads_are_retried_and_honour_retry_after(sb: Any, fault: str) -> None:
     with spied_client(sb, max_retries=3) as (client, spy):
         sleeps: list[float] = []
-        client._transport.sleep = sleeps.append
+        client.transport.sleep = sleeps.append
         expected = client.ach.list(page=0, page_size=50, progress=False)
         spy.reset()
         sb.simulate.script_fault(fault, count=2, on="reads")
@@ -104,7 +104,7 @@ def test_reads_are_retried_and_honour_retry_after(sb: Any, fault: str) -> None:
 
 def test_reads_give_up_after_max_retries(sb: Any) -> None:
     with spied_client(sb, max_retries=2) as (client, spy):
-        client._transport.sleep = lambda seconds: None
+        client.transport.sleep = lambda seconds: None
         client.ach.list(max_items=1, progress=False)
         spy.reset()
         sb.simulate.script_fault("503", count=3, on="reads")
@@ -118,7 +118,7 @@ def test_amounts_go_on_the_wire_exactly_and_come_back_exactly(sb: Any) -> None:
                "0.30", 19.99, 7]
     with spied_client(sb) as (client, _):
         bodies: list[bytes] = []
-        session = client._transport.session
+        session = client.transport.session
         original = session.send
 
         def send(request: Any, **kwargs: Any) -> Any:
@@ -157,7 +157,7 @@ def test_card_and_account_numbers_are_masked(sb: Any) -> None:
         assert len(accounts) and all(a.startswith("****") and len(a) == 8 for a in accounts)
     unmasked = make_client(sb, mask=False)
     try:
-        spy = WireSpy(unmasked._transport.session)
+        spy = WireSpy(unmasked.transport.session)
         raw = unmasked.ach.list(progress=False)["bankAccountNumber"].dropna()
         assert any(not a.startswith("*") for a in raw)
         assert spy.token_requests == 1
@@ -247,7 +247,7 @@ def test_polling_for_changes_through_faults_misses_nothing_and_repeats_nothing(
     once; a poll that fails for good leaves the watermark where it was."""
     with sandbox.serve(port=0, seed_items=500, seed=62) as sb, \
             spied_client(sb, journal=tmp_path / "j.sqlite3", max_retries=2) as (client, _):
-        client._transport.sleep = lambda seconds: None
+        client.transport.sleep = lambda seconds: None
         reported: list[int] = [int(i) for i in client.ach.changes()["achItemId"]]
         first = len(reported)
         failed_polls = 0
@@ -287,7 +287,7 @@ def test_an_interrupted_cell_leaves_the_payment_unknown_until_reconciled(
     card = "4111111111111111"
     with spied_client(sb, journal=tmp_path / "j.sqlite3") as (client, _):
         client.instant.check_route(card)
-        session = client._transport.session
+        session = client.transport.session
         answered = session.send
 
         def stop_after_answer(request: Any, **kwargs: Any) -> Any:
@@ -375,7 +375,7 @@ def test_a_bulk_and_an_instant_payment_that_never_left_are_not_sent(sb: Any,
                                                                     tmp_path: Path) -> None:
     with spied_client(sb, journal=tmp_path / "j.sqlite3", max_retries=0) as (client, _):
         client.rtp.check_route("021000021")  # the token in hand, the route checked
-        client._transport.base_url = f"http://127.0.0.1:{_unused_port()}"
+        client.transport.base_url = f"http://127.0.0.1:{_unused_port()}"
         with pytest.raises(TransportError):
             client.ach.submit_many([ach_item("NEVER-B1", 1), ach_item("NEVER-B2", 2)])
         with pytest.raises(TransportError):

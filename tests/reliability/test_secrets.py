@@ -110,7 +110,7 @@ def _instant(card: str, tot: str, reference: str, amount: int = 1000) -> dict[st
 
 def _token_catcher(client: Client, tokens: list[str]) -> None:
     """Remember every access token the client receives (to look for it afterwards)."""
-    session = client._transport.session
+    session = client.transport.session
     original = session.send
 
     def send(request: Any, **kwargs: Any) -> Any:
@@ -147,7 +147,7 @@ def _every_flow(sb: Any, client: Client, seen: Evidence) -> None:
         "city": "Springfield", "state": "IL", "zip": "62701", "yourReferenceNumber": "SEC-RCC",
         "bankRoutingNumber": "011000015", "bankAccountNumber": "12345678", "amount": "19.99"}))
     seen.shown("rcc.list", client.rcc.list(progress=False))
-    client._transport.auth._renew_at = 0.0  # the token has run out: the next call renews it
+    client.transport.auth._renew_at = 0.0  # the token has run out: the next call renews it
     # Instant card: by card number and by token, with one-time passwords.
     for n, card in enumerate(CARDS[:3]):
         check = client.instant.check_route(card)
@@ -220,7 +220,7 @@ def test_no_secret_anywhere_after_every_flow(tmp_path: Path, caplog: pytest.LogC
         _token_catcher(client, tokens)
         seen.shown("credentials", sb.credentials)
         seen.shown("sandbox", sb)
-        seen.shown("auth", client._transport.auth)
+        seen.shown("auth", client.transport.auth)
         try:
             _every_flow(sb, client, seen)
             wrong = make_client(sb, journal=journal, credentials={"password": WRONG_PASSWORD})

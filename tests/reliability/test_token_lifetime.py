@@ -135,7 +135,7 @@ def test_a_revoked_token_is_renewed_once_then_the_call_succeeds(tmp_path: Path) 
 def test_tokens_are_fetched_once_for_concurrent_pages() -> None:
     with sandbox.serve(port=0, seed_items=1250, seed=9) as sb:
         client = make_client(sb, page_size=50, max_workers=8)
-        spy = WireSpy(client._transport.session)
+        spy = WireSpy(client.transport.session)
         try:
             client.ach.list(progress=False)
         finally:

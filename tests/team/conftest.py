@@ -38,7 +38,7 @@ class Wire:
         self._lock = threading.Lock()
 
     def watch(self, client: Client) -> None:
-        session = client._transport.session
+        session = client.transport.session
         original = session.send
 
         def send(request: Any, **kwargs: Any) -> Any:

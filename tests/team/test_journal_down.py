@@ -118,7 +118,7 @@ def test_a_settle_lost_while_the_journal_is_down_is_recorded_once_it_is_back(
     with warnings.catch_warnings():
         warnings.simplefilter("error")  # the journal is up: no warning
         client = paynb.connect("team")
-    session = client._transport.session
+    session = client.transport.session
     original = session.send
 
     def send(request: Any, **kwargs: Any) -> Any:
