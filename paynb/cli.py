@@ -482,10 +482,11 @@ def _monitor(args: argparse.Namespace) -> int:
         _err(f"paynb monitor: could not run: "
              f"{f'{type(exc).__name__}: {exc}' if isinstance(exc, PaynbError) else _why(exc)}")
         if args.metrics:  # up 0, not an earlier run's 1, for Prometheus to read
-            with contextlib.suppress(Exception):  # (the extra itself may be missing)
-                from paynb import monitor
-
-                monitor.write_metrics(args.metrics, [], failed=args.company or ())
+            # (the monitor as imported above: none when the import itself failed)
+            imported = sys.modules.get("paynb.monitor")
+            with contextlib.suppress(Exception):
+                if imported is not None:
+                    imported.write_metrics(args.metrics, [], failed=args.company or ())
         return 3  # monitor.EXIT_FAILED (the import itself may be what failed)
     notify = monitor.notify_urls(os.environ.get(monitor.NOTIFY_VARIABLE)
                                  or options.get("notify") or "")

@@ -8,6 +8,7 @@ One grouping query serves every figure of :mod:`paynb.compliance` and the mornin
 from __future__ import annotations
 
 import datetime as dt
+import sys
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
@@ -109,9 +110,11 @@ def as_items(items: pd.DataFrame | History | DeltaTable, by: str | Sequence[str]
     can count from that day on are grouped (a window's, not the whole history's)."""
     if isinstance(items, pd.DataFrame):
         return items, weights
-    from paynb.history import History
-
-    if not isinstance(items, History) and not _is_delta_table(items):
+    # A History is an instance of a class of paynb.history, imported by whoever made it
+    # (compliance does not import the history: its extra is optional).
+    history = getattr(sys.modules.get("paynb.history"), "History", None)
+    if not (history is not None and isinstance(items, history)) and \
+            not _is_delta_table(items):
         return items, weights  # what is no items at all is refused by the figures
     if weights is not None:
         raise ValueError("weights: a History (or its table) is grouped by paynb itself; "

@@ -670,9 +670,9 @@ class History:
         with self._connect(as_of) as connection:
             answer = connection.sql(query)  # None for a statement that answers nothing
             return arrow_frame(pa.table({}) if answer is None else st.gathered(
-                answer.to_arrow_reader(), f"the answer of history.sql() of {self.path}",
+                answer.fetch_arrow_reader(), f"the answer of history.sql() of {self.path}",
                 "select fewer columns or rows, aggregate in the query, or stream the "
-                "answer: history.connect() (its .sql(query).to_arrow_reader()) or "
+                "answer: history.connect() (its .sql(query).fetch_arrow_reader()) or "
                 "history.scan(kind) (docs/history.md, 'Bigger than memory')"))
 
     def connect(self, *, as_of: Any = None) -> Any:

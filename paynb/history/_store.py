@@ -335,16 +335,8 @@ MEMORY_SHARE = 0.45
 
 
 def available_memory() -> int | None:
-    """Bytes of memory this machine has available now (psutil's count when installed,
-    else Linux's ``MemAvailable``); None where neither says."""
-    import importlib
-
-    try:  # (an optional package: not one of paynb's requirements)
-        psutil = importlib.import_module("psutil")
-    except ImportError:
-        pass
-    else:
-        return int(psutil.virtual_memory().available)
+    """Bytes of memory this machine has available now (Linux's ``MemAvailable``, else
+    the free pages the C library counts); None where neither says."""
     try:
         with open("/proc/meminfo", encoding="ascii") as meminfo:
             for line in meminfo:
@@ -352,7 +344,10 @@ def available_memory() -> int | None:
                     return int(line.split()[1]) * 1024
     except (OSError, ValueError, IndexError):
         pass
-    return None
+    try:
+        return os.sysconf("SC_AVPHYS_PAGES") * os.sysconf("SC_PAGE_SIZE")
+    except (AttributeError, OSError, ValueError):
+        return None
 
 
 def gathered(reader: Any, what: str, advice: str) -> pa.Table:
