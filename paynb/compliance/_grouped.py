@@ -10,7 +10,7 @@ from __future__ import annotations
 import datetime as dt
 import sys
 from collections.abc import Sequence
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
 import pandas as pd
 
@@ -92,6 +92,14 @@ def _check_by(connection: Any, by: list[str]) -> None:
                          f"{', '.join(map(repr, missing))}")
 
 
+def _as_history(items: Any) -> History | None:
+    """``items`` when it is a :class:`paynb.History`, else None. A History is made by
+    someone who imported paynb.history, so its class is looked up there, not imported:
+    compliance does without the history's extra."""
+    history = getattr(sys.modules.get("paynb.history"), "History", None)
+    return items if history is not None and isinstance(items, history) else None
+
+
 def _is_delta_table(items: Any) -> bool:
     try:
         from deltalake import DeltaTable
@@ -110,19 +118,16 @@ def as_items(items: pd.DataFrame | History | DeltaTable, by: str | Sequence[str]
     can count from that day on are grouped (a window's, not the whole history's)."""
     if isinstance(items, pd.DataFrame):
         return items, weights
-    # A History is an instance of a class of paynb.history, imported by whoever made it
-    # (compliance does not import the history: its extra is optional).
-    history = getattr(sys.modules.get("paynb.history"), "History", None)
-    if not (history is not None and isinstance(items, history)) and \
-            not _is_delta_table(items):
+    history = _as_history(items)
+    if history is None and not _is_delta_table(items):
         return items, weights  # what is no items at all is refused by the figures
     if weights is not None:
         raise ValueError("weights: a History (or its table) is grouped by paynb itself; "
                          "weights= goes with a frame of grouped items")
     by_columns = _by(by)
     scope: tuple[str, list[Any]] = ("TRUE", [])
-    if isinstance(items, History) and items.company:
-        scope = ("company = ?", [items.company])
+    if history is not None and history.company:
+        scope = ("company = ?", [history.company])
     where, params = scope
     if since is not None:
         condition, count = _FROM[since[0]]
@@ -130,16 +135,16 @@ def as_items(items: pd.DataFrame | History | DeltaTable, by: str | Sequence[str]
                                      dt.time(), dt.UTC)
         where, params = f"{where} AND {condition}", [*params, *[moment] * count]
     every = scope if since is not None else None
-    if isinstance(items, History):
-        with items.connect() as connection:
+    if history is not None:
+        with history.connect() as connection:
             _check_by(connection, by_columns)
             return grouped_items(connection, where, params, by=by_columns,
-                                 held=items.held("ach"), every=every), COUNT
+                                 held=history.held("ach"), every=every), COUNT
     import duckdb
 
     with duckdb.connect() as connection:
         connection.execute("SET TimeZone = 'UTC'")
-        connection.register("ach", items.to_pyarrow_dataset())
+        connection.register("ach", cast("DeltaTable", items).to_pyarrow_dataset())
         _check_by(connection, by_columns)
         return grouped_items(connection, where, params, by=by_columns, every=every), COUNT
 

@@ -7,6 +7,7 @@ import datetime as dt
 import tempfile
 import warnings
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -16,7 +17,25 @@ from hypothesis import HealthCheck, given, settings
 from paynb import compliance
 from paynb.history import History
 
-from .test_grouped import AS_OF, BASE, _items, records
+from . import test_grouped
+from .test_grouped import records
+
+#: The first day test_grouped's drawn day offsets count from, and the day judged: the
+#: last day any drawn record falls on (offset 80).
+BASE = dt.date(2026, 9, 1)
+AS_OF = BASE + dt.timedelta(days=80)
+_DAYS = ("send", "received", "settle", "returned")
+
+
+def _items(rows: list[dict]) -> pd.DataFrame:
+    """Items of ``rows``: test_grouped's records (days as offsets from :data:`BASE`) or
+    rows whose days are dates, at noon UTC unless a row gives its time."""
+    def offset(value: Any) -> Any:
+        return (value - BASE).days if isinstance(value, dt.date) else value
+
+    return test_grouped._items([{"time": "12:00:00", **row,
+                                 **{name: offset(row[name]) for name in _DAYS}}
+                                for row in rows], BASE)
 
 pytest.importorskip("deltalake")
 pytest.importorskip("duckdb")
