@@ -23,6 +23,8 @@ import pandas as pd
 
 from paynb import calendar, compliance
 from paynb._coerce import arrow_frame, records
+from paynb._kinds import KINDS as KIND_REGISTRY
+from paynb._kinds import RETURN_KINDS
 from paynb.codes import UNAUTHORIZED_RETURN_CODES, code_label, code_meaning
 from paynb.compliance._grouped import COUNT, grouped_items
 from paynb.frames import noc_ledger_frame
@@ -290,7 +292,8 @@ def _waiting(connection: Any, company: str, today: dt.date, days: int
     # are as many calendar days or more): the query keeps those, which the banking days
     # below then judge; the items received since (a day's thousands) are not read.
     before = _moment(today - dt.timedelta(days=days))
-    for kind, id_field in (("ach", "achItemId"), ("rcc", "rccItemId")):
+    for kind in RETURN_KINDS:
+        id_field = KIND_REGISTRY[kind].id_field
         columns = [id_field, "yourReferenceNumber", "amount", "receivedDateTime", "sendDate",
                    *(["requestedSendDate"] if kind == "ach" else [])]
         requested = " AND (requestedSendDate IS NULL OR requestedSendDate < ?)" \
