@@ -30,7 +30,7 @@ from paynb.errors import (
     MissingExtraError,
     ValidationError,
 )
-from paynb.nacha._ledger import NUMBER_KEY
+from paynb.nacha import NUMBER_KEY
 
 if TYPE_CHECKING:
     import numpy as np
