@@ -344,11 +344,20 @@ def noc_events(config: Config, *, eligible: np.ndarray, settle: np.ndarray,
 _CORRECTED_ROUTING = ("021000021", "026009593", "121000248", "031176110", "111000025")
 
 
-def noc_corrected_data(code: str, u: float, *, savings: bool = False) -> str:
+#: An entry's transaction code, and the one of the same direction (credit, debit,
+#: prenote) to the other account type (checking <-> savings): what a C05 corrects it to.
+_OTHER_ACCOUNT_CODE = {"22": "32", "23": "33", "27": "37", "28": "38",
+                       "32": "22", "33": "23", "37": "27", "38": "28"}
+
+
+def noc_corrected_data(code: str, u: float, *, transaction_code: Any = None,
+                       savings: bool = False) -> str:
     """The corrected data a NOC of ``code`` carries, in the NACHA layout: the values of
     the fields its :data:`paynb.codes.NOC_CODE_TABLE` row names, in that order, separated
     by blanks: an account number (C01), a routing number (C02), both (C03), a name (C04),
-    a transaction code (C05: 22/27 checking, 32/37 savings), account and code (C06), all
+    a transaction code (C05: the entry's ``transaction_code`` to the other account type,
+    the same direction: 27 to 37, 22 to 32; by its account type, ``savings``, when the
+    code is not one of those), account and code (C06), all
     three (C07), a foreign bank's identification (C08), an individual id (C09), the
     entry class (C14: IAT)... An addenda format error (C13), a refused NOC (C61-C69) and
     a code in no table carry none. Synthetic, fixed by the draw ``u``."""
@@ -360,7 +369,8 @@ def noc_corrected_data(code: str, u: float, *, savings: bool = False) -> str:
         "bankAccountNumber": account,
         "bankRoutingNumber": _CORRECTED_ROUTING[min(int(u * len(_CORRECTED_ROUTING)),
                                                     len(_CORRECTED_ROUTING) - 1)],
-        "achTransactionCode": "27" if savings else "37",  # the account type was the other
+        "achTransactionCode": _OTHER_ACCOUNT_CODE.get(
+            str(transaction_code), "27" if savings else "37"),
         "individualName": "DOE JANE",
         "receivingDfiIdentification": f"NWBKGB2L{account[:3]}",
         "achIdentificationNumber": f"ID{account[:6]}",
@@ -446,15 +456,16 @@ def _emit_nocs(db: sqlite3.Connection, now: int,
     """The NOCs due: one row each in ``noc``, the ACH item's plan cleared."""
     due = db.execute(
         "SELECT achItemId, companyCode, yourReferenceNumber, _noc_code, _noc_at, "
-        "achAccountType FROM ach WHERE _noc_at IS NOT NULL AND _noc_at <= ? "
-        "AND itemStatus IN ('S', 'R')", (now,)).fetchall()
-    for ach_id, company, reference, code, at, account_type in due:
+        "achAccountType, achTransactionCode FROM ach WHERE _noc_at IS NOT NULL "
+        "AND _noc_at <= ? AND itemStatus IN ('S', 'R')", (now,)).fetchall()
+    for ach_id, company, reference, code, at, account_type, transaction_code in due:
         noc_id, seq, u = new_noc(company)
         db.execute(
             "INSERT INTO noc (nocId, companyCode, _seq, achItemId, yourReferenceNumber, "
             "changeCode, changeReason, correctedData, nocDate) VALUES (?,?,?,?,?,?,?,?,?)",
             (noc_id, company, seq, ach_id, reference, code, NOC_CODES.get(code),
-             noc_corrected_data(code, u, savings=account_type == "Savings"), at))
+             noc_corrected_data(code, u, transaction_code=transaction_code,
+                                savings=account_type == "Savings"), at))
     db.execute("UPDATE ach SET _noc_at = NULL, _noc_code = NULL "
                "WHERE _noc_at IS NOT NULL AND _noc_at <= ?", (now,))
     return len(due)
