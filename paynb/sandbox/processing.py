@@ -53,6 +53,7 @@ from paynb.sandbox.tables import KINDS, RETURN_ITEM_BASE, sql_list, yyyymmdd
 __all__ = [
     "BLOCKED_MESSAGE",
     "DAY_MS",
+    "DEBIT_ONLY_RETURN_CODES",
     "HOUR_MS",
     "NEVER",
     "RESTRICTED_MESSAGE",
@@ -135,13 +136,23 @@ class Config:
     #: A successful route check allows sends to that card, token or routing number this long.
     route_check_valid_ms: int = 15 * 60_000
 
-    def return_table(self) -> tuple[list[str], list[float]]:
-        """``(codes, cumulative shares)`` of :attr:`return_code_weights`."""
-        return _cumulative(self.return_code_weights)
+    def return_table(self, *, debit: bool = True) -> tuple[list[str], list[float]]:
+        """``(codes, cumulative shares)`` of :attr:`return_code_weights`; of a credit or a
+        prenote (``debit=False``), without the codes only a debit meets."""
+        return _cumulative({code: weight for code, weight in self.return_code_weights.items()
+                            if debit or code not in DEBIT_ONLY_RETURN_CODES})
 
     def noc_table(self) -> tuple[list[str], list[float]]:
         """``(codes, cumulative shares)`` of :attr:`noc_code_weights`."""
         return _cumulative(self.noc_code_weights)
+
+
+#: Return codes only a debit entry meets (NACHA Operating Rules, Appendix Four): funds
+#: insufficient or uncollected (R01, R09), a payment stopped (R08), and the unauthorized
+#: debits (R05, R07, R10, R11, R29, R51). The sandbox returns credits and prenotes with
+#: the other codes only.
+DEBIT_ONLY_RETURN_CODES = frozenset({"R01", "R05", "R07", "R08", "R09", "R10", "R11", "R29",
+                                     "R51"})
 
 
 def _cumulative(weights: Mapping[str, float]) -> tuple[list[str], list[float]]:
@@ -298,13 +309,15 @@ def ach_fates(config: Config, *, kinds: np.ndarray, states: np.ndarray,
     ``(5, n)`` array of uniform draws (rate, code, day, hour, scenario).
 
     Restricted state -> I, blocked account -> B (an hour after receipt); else returned
-    with probability ``ach_return_rates[kind]``; a debit is also returned unauthorized
+    with probability ``ach_return_rates[kind]`` (a credit or a prenote with a code that is
+    not only a debit's, :data:`DEBIT_ONLY_RETURN_CODES`); a debit is also returned unauthorized
     with probability ``unauthorized_rate`` (the demo's compliance scenario).
     """
     restricted, blocked = _checks(config, states, accounts)
     rates = np.array([config.ach_return_rates[k] for k in kinds.tolist()], dtype=float)
     returned = ~restricted & ~blocked & (u[0] < rates)
-    code = _pick(config.return_table(), u[1])
+    code = np.where(kinds == "Debit", _pick(config.return_table(), u[1]),
+                    _pick(config.return_table(debit=False), u[1]))
     extra = (~restricted & ~blocked & ~returned & (kinds == "Debit")
              & (u[4] < np.asarray(unauthorized_rate)))
     unauthorized_codes = np.array(config.unauthorized_codes, dtype=object)
