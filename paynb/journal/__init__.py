@@ -52,20 +52,19 @@ from paynb.journal._approvals import (
     Approval,
     ApprovalQueue,
     Approvals,
-    DualControl,
 )
 from paynb.journal._common import KINDS, current_user
 from paynb.journal._copy import JournalCopy
 from paynb.journal._decisions import MATCH_ACTIONS, MatchDecisions
-from paynb.journal._journal import (
+from paynb.journal._dual_control import DualControl
+from paynb.journal._journal import SCHEMA_VERSION, Journal
+from paynb.journal._ledger import (
     NOT_ACCEPTED,
     OPERATIONS,
-    SCHEMA_VERSION,
     STALE_PENDING,
     STATES,
     SUBMISSIONS,
     VOIDS_BY_ID,
-    Journal,
     scrub,
 )
 from paynb.journal._monitor import MonitorLedger, MonitorRun, Notified
