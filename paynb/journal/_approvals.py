@@ -208,13 +208,8 @@ class Approvals(Sequence[Approval]):
         columns = ["id", "when", "age", "company", "kind", "operation", "items", "total",
                    "accounts", "references", "prepared_by", "why", "state", "expires",
                    "decided_by", "decided_at", "reason"]
-        rows = [{"id": a.id, "when": a.when, "age": a.age, "company": a.company,
-                 "kind": a.kind, "operation": a.operation, "items": a.items,
-                 "total": a.total, "accounts": ", ".join(a.accounts),
-                 "references": ", ".join(a.references), "prepared_by": a.prepared_by,
-                 "why": a.why, "state": a.state, "expires": a.expires,
-                 "decided_by": a.decided_by, "decided_at": a.decided_at, "reason": a.reason}
-                for a in self._approvals]
+        rows = [{**vars(a), "age": a.age, "accounts": ", ".join(a.accounts),
+                 "references": ", ".join(a.references)} for a in self._approvals]
         frame = pd.DataFrame.from_records(rows, columns=columns)
         return frame.astype({"id": "Int64", "items": "Int64",
                              "when": "datetime64[ns, UTC]", "expires": "datetime64[ns, UTC]",
@@ -260,19 +255,14 @@ def _approval(row: Sequence[Any]) -> Approval:
         decided_at=parse_stamp(values["decided_at"]), reason=values["reason"])
 
 
-def same_person(one: str, other: str) -> bool:
-    """Whether two names of who acted are one person (compared without case or blanks)."""
-    return one.strip().casefold() == other.strip().casefold()
-
-
 class ApprovalQueue:
     """The payments held for a second person: ``journal.approvals``.
 
     Holding a payment (:meth:`paynb.journal.Journal.hold`) records its entries
     ``awaiting`` and its request here; :meth:`paynb.journal.Journal.approve` (by another
-    person, through :meth:`waiting` and :meth:`mark_approved`) and :meth:`reject` decide
-    it; one whose time ran out is marked ``expired`` (with
-    its entries) whenever the queue is read or a reference is reserved.
+    person, through :meth:`waiting` and :meth:`decide`) and :meth:`reject` decide it;
+    one whose time ran out is marked ``expired`` (with its entries) whenever the queue
+    is read or a reference is reserved.
     """
 
     def __init__(self, db: Database) -> None:
@@ -364,7 +354,8 @@ class ApprovalQueue:
             who = f" by {found.decided_by}" if found.decided_by else ""
             return ApprovalError(f"approval {found.id} was {found.state}{who}{when}: it is "
                                  "no longer waiting. Nothing was sent.", approval=found)
-        if by is not None and same_person(found.prepared_by, by):
+        # One person by any case or blanks of the name.
+        if by is not None and found.prepared_by.strip().casefold() == by.strip().casefold():
             return ApprovalError(
                 f"approval {found.id} was prepared by {found.prepared_by}: another analyst "
                 "must approve it (dual control). Nothing was sent.", approval=found)
@@ -401,32 +392,31 @@ class ApprovalQueue:
         return found, int(rows[0][-1])
 
     @staticmethod
-    def mark_approved(conn: Connection, found: Approval, batch: int, *, by: str,
-                said: str | None = None) -> tuple[Approval, dict[str, Any], builtins.list[int]]:
-        """Inside the write transaction that found it :meth:`waiting` (and judged its
-        references: :meth:`paynb.journal.Journal.approve`): mark ``found`` approved by
-        ``by``, its entries ``pending`` (about to be sent, ``said`` added to their
-        detail) and erase its stored request. Returns the approval, the request as
-        prepared and its entry ids, in order."""
+    def decide(conn: Connection, found: Approval, batch: int, *, state: str, by: str,
+               entries: str, detail: str, reason: str | None = None
+               ) -> tuple[Approval, str | None, builtins.list[int]]:
+        """Inside the write transaction that found it :meth:`waiting`: mark ``found``
+        ``state`` by ``by`` (with ``reason``), its entries (the ``batch``) ``entries``
+        with ``detail``, and erase its stored request; refused when someone else decided
+        it meanwhile. Returns the decided approval, the request as it was stored and the
+        entry ids, in order."""
         now = stamp()
-        claimed = conn.execute(
-            "UPDATE approvals SET state = 'approved', decided_by = ?, decided_at = ?"
-            " WHERE id = ? AND state = 'awaiting'", (by, now, found.id)).rowcount
-        if claimed != 1:  # another approver was first (PostgreSQL: after our read)
+        done = conn.execute("UPDATE approvals SET state = ?, decided_by = ?, decided_at = ?,"
+                            " reason = ? WHERE id = ? AND state = 'awaiting'",
+                            (state, by, now, reason, found.id))
+        if done.rowcount != 1:  # another was first (PostgreSQL: after our read)
             raise ApprovalError(f"approval {found.id} was decided by someone else just "
                                 "now. Nothing was sent.", approval=found)
         (request,) = conn.execute("SELECT request FROM approvals WHERE id = ?",
                                   (found.id,)).fetchone()
         conn.execute("UPDATE approvals SET request = NULL WHERE id = ?", (found.id,))
-        entries = [row[0] for row in conn.execute(
+        ids = [row[0] for row in conn.execute(
             "SELECT id FROM entries WHERE batch = ? AND state = 'awaiting' ORDER BY id",
             (batch,)).fetchall()]
-        detail = f"approved by {by} (approval {found.id}){f', {said}' if said else ''}"
-        conn.execute("UPDATE entries SET state = 'pending', updated = ?, detail = ?"
-                     " WHERE batch = ? AND state = 'awaiting'", (now, detail, batch))
-        approved = replace(found, state="approved", decided_by=by,
-                           decided_at=parse_stamp(now))
-        return approved, json.loads(request, parse_float=Decimal), entries
+        conn.execute("UPDATE entries SET state = ?, updated = ?, detail = ?"
+                     " WHERE batch = ? AND state = 'awaiting'", (entries, now, detail, batch))
+        return (replace(found, state=state, decided_by=by, decided_at=parse_stamp(now),
+                        reason=reason), request, ids)
 
     def reject(self, approval_id: int, *, by: str, company: str, reason: str) -> Approval:
         """Reject ``approval_id`` (anyone may, the preparer too): never sent; its entries
@@ -435,15 +425,7 @@ class ApprovalQueue:
         reason = name(reason, "reason")
         with self._db.write() as conn:
             found, batch = self.waiting(conn, approval_id, company=company)
-            now = stamp()
-            done = conn.execute("UPDATE approvals SET state = 'rejected', decided_by = ?,"
-                                " decided_at = ?, reason = ?, request = NULL WHERE id = ?"
-                                " AND state = 'awaiting'", (by, now, reason, found.id))
-            if done.rowcount != 1:  # decided by someone else just now
-                raise ApprovalError(f"approval {found.id} was decided by someone else just "
-                                    "now.", approval=found)
-            conn.execute("UPDATE entries SET state = 'declined', updated = ?, detail = ?"
-                         " WHERE batch = ? AND state = 'awaiting'",
-                         (now, f"not sent: rejected by {by}: {reason}", batch))
-        return replace(found, state="rejected", decided_by=by, decided_at=parse_stamp(now),
-                       reason=reason)
+            rejected, _, _ = self.decide(conn, found, batch, state="rejected", by=by,
+                                         reason=reason, entries="declined",
+                                         detail=f"not sent: rejected by {by}: {reason}")
+        return rejected

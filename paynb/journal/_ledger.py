@@ -1,11 +1,7 @@
 """The journal's entry ledger: every submission, bulk row and void, recorded before it
-is sent (``pending``, or ``awaiting`` a second person) and settled with the answer; the
-duplicate guard that refuses a reference already live; approving a held call (the guard
-judged again, in the transaction that claims it); reading the entries back.
-
-:class:`Ledger` is the base of :class:`~paynb.journal.Journal`, the façade that opens
-the database and adds the other tables' features (as httpx's ``Client`` stands on
-``BaseClient``): everything here works on the one connection it is given."""
+is sent (``pending``, or ``awaiting`` a second person) and settled with its answer; the
+duplicate guard; approving a held call; reading the entries. :class:`Ledger` is the base
+of the :class:`~paynb.journal.Journal` façade, which gives it its connection."""
 
 from __future__ import annotations
 
@@ -88,15 +84,6 @@ _ENTRY_COLUMNS = ("id", "batch", "created", "by", "updated", "company", "kind", 
                   "reference", "state", "item_id", "item_status", "detail", "summary",
                   "allow_duplicate")
 _SELECT = f"SELECT {', '.join(_ENTRY_COLUMNS)} FROM entries"
-
-
-def _states(state: str | Iterable[str] | None) -> list[str] | None:
-    if state is None:
-        return None
-    states = [state] if isinstance(state, str) else list(state)
-    for one in states:
-        name(one, "state", STATES)
-    return states
 
 
 def _item_id(value: Any) -> Any:
@@ -325,7 +312,11 @@ class Ledger:
                                    len(repeated), found.kind, found.company,
                                    next(iter(repeated)))
                     said = "allow_duplicate=True"
-            return self.approvals.mark_approved(conn, found, batch, by=by, said=said)
+            approved, request, ids = self.approvals.decide(
+                conn, found, batch, state="approved", by=by, entries="pending",
+                detail=f"approved by {by} (approval {found.id}){f', {said}' if said else ''}")
+        assert request is not None  # kept until decided, and it was waiting
+        return approved, json.loads(request, parse_float=Decimal), ids
 
     def duplicates(self, company: str, kind: str,
                    references: Iterable[str]) -> dict[str, dict[str, Any]]:
@@ -417,10 +408,10 @@ class Ledger:
                 clauses.append(f"{column} = ?")
                 params.append(name(value, column, choices) if column != "reference"
                               else str(value))
-        states = _states(state)
-        if states is not None:
+        if state is not None:
+            states = [state] if isinstance(state, str) else list(state)
             clauses.append(f"state IN ({placeholders(len(states))})")
-            params.extend(states)
+            params.extend(name(one, "state", STATES) for one in states)
         where = f" WHERE {' AND '.join(clauses)}" if clauses else ""
         return [_entry(row) for row in self._db.read(f"{_SELECT}{where} ORDER BY id", params)]
 
@@ -445,19 +436,13 @@ class Ledger:
         import pandas as pd
 
         found = self.entries(company, kind, state, operation=operation, reference=reference)
-        columns = ["id", "when", "by", "batch", "updated", "company", "kind", "operation",
-                   "reference", "state", "item_id", "item_status", "detail", "summary",
-                   "allow_duplicate"]
-        df = pd.DataFrame.from_records(found, columns=columns)
-        return df.astype({
-            "id": "Int64", "by": "string", "batch": "Int64",
-            "when": "datetime64[ns, UTC]", "updated": "datetime64[ns, UTC]",
-            "company": "string", "kind": pd.CategoricalDtype(KINDS),
-            "operation": pd.CategoricalDtype(OPERATIONS), "reference": "string",
-            "state": pd.CategoricalDtype(STATES),
-            "item_id": "string", "item_status": "string", "detail": "string",
-            "summary": "object", "allow_duplicate": "bool",
-        })
+        types = {"id": "Int64", "when": "datetime64[ns, UTC]", "by": "string", "batch": "Int64",
+                 "updated": "datetime64[ns, UTC]", "company": "string",
+                 "kind": pd.CategoricalDtype(KINDS), "operation": pd.CategoricalDtype(OPERATIONS),
+                 "reference": "string", "state": pd.CategoricalDtype(STATES),
+                 "item_id": "string", "item_status": "string", "detail": "string",
+                 "summary": "object", "allow_duplicate": "bool"}
+        return pd.DataFrame.from_records(found, columns=list(types)).astype(types)
 
 
 def _refuse_repeats(company: str, kind: str, refs: Sequence[str | None]) -> None:
