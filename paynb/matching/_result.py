@@ -141,17 +141,8 @@ class MatchResult:
                 f"{self._run.settings.date_window} banking days){table}</div>")
 
     def plot(self, ax: Axes | None = None) -> Axes:
-        """Where the money stands, your ledger beside the service: for each outcome
-        (unmatched, tied, open exceptions, matched) a bar for the ledger lines (solid)
-        and one for the service's items (hatched) whose length is their amount, labelled
-        with their count and amount; returns the Axes (:func:`paynb.plots.match_outcomes`
-        of :attr:`outcomes`).
-
-        What needs a look comes first. When the matched amount dwarfs the rest, the
-        matched bars are cut (marked with a break, their figures in their labels) so that
-        the axis is scaled for the rest: an unmatched line is never a sliver. Amounts are
-        summed without their sign (a debit of 100 and a credit of 100 are 200 to look at);
-        ``summary`` has the signed sums."""
+        """Where the money stands, your ledger beside the service, outcome by outcome
+        (:func:`paynb.plots.match_outcomes` of :attr:`outcomes`); returns the Axes."""
         return match_outcomes(self.outcomes, ax)
 
     # ------------------------------------------------------------------ export

@@ -42,18 +42,7 @@ from paynb.plots._items import (
 from paynb.plots._match import match_outcomes
 
 __all__ = [
-    "CURRENCY",
-    "INSTANT_COLORS",
-    "LOG_SCALE_BELOW",
-    "RETURN_STATUSES",
-    "RETURN_WINDOW_DAYS",
-    "match_outcomes",
-    "return_rate",
-    "return_reasons",
-    "return_trend",
-    "returns_calendar",
-    "status_summary",
-    "return_rate_thresholds",
-    "return_exposure",
+    "CURRENCY", "INSTANT_COLORS", "LOG_SCALE_BELOW", "RETURN_STATUSES", "RETURN_WINDOW_DAYS",
+    "match_outcomes", "return_exposure", "return_rate", "return_rate_thresholds",
+    "return_reasons", "return_trend", "returns_calendar", "status_summary",
 ]
-

@@ -146,10 +146,9 @@ def money(number: float, whole: bool) -> str:
 def code_groups(codes: pd.Series) -> pd.Series:
     """Return or change codes for grouping: trimmed and upper-cased, a code in no NACHA
     table "other" (it is summed there; its frame warned of it)."""
-    keys = {value: normalise_code(value) for value in codes.dropna().unique()}
-    keys = {value: (key if is_known_code(key) else "other") if key else None
-            for value, key in keys.items()}
-    return codes.map(keys)
+    codes_of = {value: normalise_code(value) for value in codes.dropna().unique()}
+    return codes.map({value: (key if is_known_code(key) else "other") if key else None
+                      for value, key in codes_of.items()})
 
 
 def float_amounts(df: pd.DataFrame) -> pd.Series:

@@ -11,35 +11,7 @@ import pandas as pd
 from paynb._charts import count_axis, date_axis, legend, new_axes, no_items, thousands
 from paynb.accessor import register
 from paynb.codes import STATUS_COLORS, code_label, is_known_code, normalise_code
-from paynb.plots._base import (
-    CODE_COLUMNS,
-    FREQS,
-    LOG_SCALE_BELOW,
-    OTHER_COLOR,
-    RETURN_STATUSES,
-    RETURN_WINDOW_DAYS,
-    SUBMISSION_DATES,
-    WEEKDAYS,
-    amount_label,
-    as_of_moment,
-    check_freq,
-    code_groups,
-    float_amounts,
-    heading,
-    integer_amounts,
-    money,
-    naive_utc,
-    ordered,
-    periods_of,
-    require,
-    returned_rows,
-    shade_immature,
-    status_color,
-    status_column,
-    status_label,
-    top_values,
-    words,
-)
+from paynb.plots import _base as base
 
 if TYPE_CHECKING:
     from matplotlib.axes import Axes
@@ -58,7 +30,7 @@ def status_summary(df: pd.DataFrame, ax: Axes | None = None, *, by: str | None =
         ax: the Axes to draw on; a new figure when None.
         by: a column to split by (``achTransactionType``, ``companyCode``, or a
             ``kind`` column of a concatenated frame): one bar per value, stacked by
-            status. Title and axis name it in words (``transaction type``).
+            status. Title and axis name it in base.words (``transaction type``).
         value: ``"count"`` for the number of items, ``"amount"`` for the sum of
             their amounts: US dollars for ACH and RCC (the axis reads ``Amount
             (USD)``), whole numbers in the service's unit for instant and RTP (see
@@ -73,12 +45,12 @@ def status_summary(df: pd.DataFrame, ax: Axes | None = None, *, by: str | None =
     """
     if value not in ("count", "amount"):
         raise ValueError(f"value must be 'count' or 'amount'; got {value!r}")
-    status = status_column(df)
+    status = base.status_column(df)
     if by is not None:
-        require(df, by)
+        base.require(df, by)
     what = "Items" if value == "count" else "Amount"
-    title = title or f"{what} per status" + (f" by {words(by)}" if by else "")
-    integers = value == "count" or integer_amounts(df)
+    title = title or f"{what} per status" + (f" by {base.words(by)}" if by else "")
+    integers = value == "count" or base.integer_amounts(df)
     ax = new_axes(ax)
     if df.empty:
         return no_items(ax, title)
@@ -86,24 +58,25 @@ def status_summary(df: pd.DataFrame, ax: Axes | None = None, *, by: str | None =
     if value == "count":
         table = df.groupby(keys, observed=True, dropna=True).size()
     else:
-        table = float_amounts(df).groupby([df[k] for k in keys], observed=True, dropna=True).sum()
+        table = base.float_amounts(df).groupby([df[k] for k in keys], observed=True,
+                                               dropna=True).sum()
     table = table[table != 0] if value == "count" else table
     if table.empty:
         return no_items(ax, title)
 
     log = False
     if by is None:
-        statuses = ordered(list(table.index))
+        statuses = base.ordered(list(table.index))
         heights = [float(table[s]) for s in statuses]
-        bars = ax.bar([status_label(s) for s in statuses], heights,
-                      color=[status_color(s) for s in statuses])
+        bars = ax.bar([base.status_label(s) for s in statuses], heights,
+                      color=[base.status_color(s) for s in statuses])
         whole = sum(heights)
         shares = [f" ({100 * h / whole:.{_share_decimals(h / whole)}f} %)" if whole > 0 else ""
                   for h in heights]
-        ax.bar_label(bars, labels=[money(h, integers) + share for h, share in zip(
+        ax.bar_label(bars, labels=[base.money(h, integers) + share for h, share in zip(
             heights, shares, strict=True)], padding=2, fontsize="small")
         positive = [h for h in heights if h > 0]
-        log = len(positive) == len(heights) and min(positive) < LOG_SCALE_BELOW * max(positive)
+        log = len(positive) == len(heights) and min(positive) < base.LOG_SCALE_BELOW * max(positive)
         if log:
             # A log axis from just under the smallest bar: 3 items stay a visible bar
             # beside 38,000 (on a linear axis they were a sliver of a pixel).
@@ -112,19 +85,20 @@ def status_summary(df: pd.DataFrame, ax: Axes | None = None, *, by: str | None =
         ax.set_xlabel("Status")
     else:
         wide = table.unstack(status, fill_value=0)
-        statuses = ordered(list(wide.columns))
+        statuses = base.ordered(list(wide.columns))
         groups = [str(g) for g in wide.index]
         bottom = np.zeros(len(groups))
         for s in statuses:
             heights = wide[s].to_numpy(dtype="float64")
-            ax.bar(groups, heights, bottom=bottom, color=status_color(s), label=status_label(s))
+            ax.bar(groups, heights, bottom=bottom, color=base.status_color(s),
+                   label=base.status_label(s))
             bottom += heights
         for position, total in enumerate(bottom):
-            ax.annotate(money(total, integers), (position, total), xytext=(0, 2),
+            ax.annotate(base.money(total, integers), (position, total), xytext=(0, 2),
                         textcoords="offset points", ha="center", va="bottom")
         legend(ax, "Stacked by status", stacked=True)
-        ax.set_xlabel(heading(by))
-    label = "Items" if value == "count" else amount_label(df)
+        ax.set_xlabel(base.heading(by))
+    label = "Items" if value == "count" else base.amount_label(df)
     ax.set_ylabel(label + (" (log scale)" if log else ""))
     if log:
         thousands(ax)
@@ -168,34 +142,34 @@ def return_trend(df: pd.DataFrame, freq: str = "W", by: str | None = "status",
         The Axes; periods without returns are drawn as zero. The legend is titled
         with what the bars are grouped by.
     """
-    freq = check_freq(freq)
+    freq = base.check_freq(freq)
     if kind not in ("bar", "line"):
         raise ValueError(f"kind must be 'bar' or 'line'; got {kind!r}")
-    status = status_column(df)
-    title = title or f"Returns per {FREQS[freq]}"
+    status = base.status_column(df)
+    title = title or f"Returns per {base.FREQS[freq]}"
     ax = new_axes(ax)
-    returns = returned_rows(df)
+    returns = base.returned_rows(df)
     if by is not None and by != "status":
-        require(df, by)
+        base.require(df, by)
         returns = returns.assign(**{by: df.loc[returns.index, by]})
     if returns.empty:
         return no_items(ax, title, "no items returned")
-    periods = periods_of(returns["returnDate"], freq)
+    periods = base.periods_of(returns["returnDate"], freq)
     if by is None:
         groups = pd.Series("all returns", index=returns.index)
     elif by == "status":
         groups = returns[status].astype("object")
-    elif by in CODE_COLUMNS:
-        groups = top_values(code_groups(returns[by].astype("object")), top)
+    elif by in base.CODE_COLUMNS:
+        groups = base.top_values(base.code_groups(returns[by].astype("object")), top)
     else:
-        groups = top_values(returns[by].astype("object"), top)
+        groups = base.top_values(returns[by].astype("object"), top)
     table = groups.groupby([periods, groups], dropna=True).size().unstack(fill_value=0)
     if table.empty:
-        return no_items(ax, title, f"no returned items with a {words(by)}")
+        return no_items(ax, title, f"no returned items with a {base.words(str(by))}")
     full = pd.period_range(table.index.min(), table.index.max(), freq=freq)
     table = table.reindex(full, fill_value=0)
     if by == "status":
-        names = ordered(list(table.columns))
+        names = base.ordered(list(table.columns))
     else:  # most frequent first, "other" last
         names = [n for n in table.sum().sort_values(ascending=False).index if n != "other"]
         names += ["other"] if "other" in table.columns else []
@@ -215,36 +189,37 @@ def return_trend(df: pd.DataFrame, freq: str = "W", by: str | None = "status",
                     color=colors[name], label=_group_label(name, by))
         ax.set_ylim(bottom=0)
     date_axis(ax)
-    shade_immature(ax, table.index, table.index.end_time, as_of_moment(as_of),
-                    f"Return date (UTC), per {FREQS[freq]}", f"this {FREQS[freq]} is not over")
+    base.shade_immature(ax, table.index, table.index.end_time, base.as_of_moment(as_of),
+                        f"Return date (UTC), per {base.FREQS[freq]}",
+                        f"this {base.FREQS[freq]} is not over")
     ax.set_ylabel("Items")
     count_axis(ax)
     if by is not None:
-        legend(ax, f"Grouped by {words(by)}", stacked=kind == "bar")
+        legend(ax, f"Grouped by {base.words(by)}", stacked=kind == "bar")
     ax.set_title(title)
     return ax
 
 
 def _group_colors(names: Sequence[Any], statuses: bool) -> dict[Any, str]:
     if statuses:
-        return {name: status_color(name) for name in names}
+        return {name: base.status_color(name) for name in names}
     from matplotlib import colormaps
 
-    palette = colormaps["tab10"].colors
-    return {name: (OTHER_COLOR if name == "other" else palette[i % len(palette)])
+    palette = colormaps["tab10"].colors  # type: ignore[attr-defined]  # tab10 is a ListedColormap
+    return {name: (base.OTHER_COLOR if name == "other" else palette[i % len(palette)])
             for i, name in enumerate(names)}
 
 
 def _group_label(name: Any, by: str | None) -> str:
     if by == "status":
-        return status_label(name)
-    label = code_label(name) if by in CODE_COLUMNS and name != "other" else str(name)
+        return base.status_label(name)
+    label = code_label(name) if by in base.CODE_COLUMNS and name != "other" else str(name)
     return label if len(label) <= 48 else label[:45] + "..."
 
 
 def return_rate(df: pd.DataFrame, freq: str = "W", ax: Axes | None = None, *,
                 title: str | None = None, as_of: Any = None,
-                window_days: int = RETURN_WINDOW_DAYS) -> Axes:
+                window_days: int = base.RETURN_WINDOW_DAYS) -> Axes:
     """Share of the items submitted in each period that ended returned, invalid or blocked.
 
     Items are grouped by their submission date (``receivedDateTime``, else
@@ -270,43 +245,45 @@ def return_rate(df: pd.DataFrame, freq: str = "W", ax: Axes | None = None, *,
     """
     if not isinstance(window_days, int) or isinstance(window_days, bool) or window_days < 0:
         raise ValueError(f"window_days must be a whole number of days >= 0; got {window_days!r}")
-    freq = check_freq(freq)
-    status = status_column(df)
-    title = title or f"Return rate per {FREQS[freq]} of submission"
+    freq = base.check_freq(freq)
+    status = base.status_column(df)
+    title = title or f"Return rate per {base.FREQS[freq]} of submission"
     ax = new_axes(ax)
-    dates_column = next((c for c in SUBMISSION_DATES
+    dates_column = next((c for c in base.SUBMISSION_DATES
                          if c in df.columns and df[c].notna().any()), None)
     if df.empty:
         return no_items(ax, title)
     if dates_column is None:
         return no_items(ax, title, "no submission dates")
     dated = df[df[dates_column].notna()]
-    periods = periods_of(dated[dates_column], freq)
+    periods = base.periods_of(dated[dates_column], freq)
     submitted = periods.value_counts().sort_index()
     codes = dated[status].astype("object")
-    returned = codes.where(codes.isin(RETURN_STATUSES))
+    returned = codes.where(codes.isin(base.RETURN_STATUSES))
     counts = returned.groupby([periods, returned]).size().unstack(fill_value=0)
     full = pd.period_range(submitted.index.min(), submitted.index.max(), freq=freq)
     submitted = submitted.reindex(full, fill_value=0)
-    counts = counts.reindex(index=full, columns=list(RETURN_STATUSES), fill_value=0)
+    counts = counts.reindex(index=full, columns=list(base.RETURN_STATUSES), fill_value=0)
     starts = full.start_time
     with np.errstate(divide="ignore", invalid="ignore"):
-        for code in RETURN_STATUSES:
+        for code in base.RETURN_STATUSES:
             if not counts[code].any():
                 continue
             rate = 100 * counts[code].to_numpy(dtype="float64") / submitted.to_numpy()
             ax.plot(starts, np.where(submitted.to_numpy() > 0, rate, np.nan), marker="o",
-                    markersize=3, color=status_color(code), label=status_label(code))
+                    markersize=3, color=base.status_color(code), label=base.status_label(code))
     if not ax.lines:
-        ax.plot(starts, np.zeros(len(full)), color=status_color("R"), label=status_label("R"))
+        ax.plot(starts, np.zeros(len(full)), color=base.status_color("R"),
+                label=base.status_label("R"))
     from matplotlib.ticker import PercentFormatter
 
     ax.yaxis.set_major_formatter(PercentFormatter(decimals=1 if ax.get_ylim()[1] < 5 else 0))
     ax.set_ylim(bottom=0)
     date_axis(ax)
-    shade_immature(ax, full, full.end_time + pd.Timedelta(days=window_days), as_of_moment(as_of),
-                    f"Submission date (UTC, {dates_column}), per {FREQS[freq]}",
-                    f"returns come up to {window_days} days after settlement")
+    base.shade_immature(ax, full, full.end_time + pd.Timedelta(days=window_days),
+                        base.as_of_moment(as_of),
+                        f"Submission date (UTC, {dates_column}), per {base.FREQS[freq]}",
+                        f"returns come up to {window_days} days after settlement")
     ax.set_ylabel("Share of submitted items")
     legend(ax, "Grouped by current status")
     ax.set_title(title)
@@ -332,7 +309,7 @@ def return_reasons(df: pd.DataFrame, top: int = 10, ax: Axes | None = None, *,
         column, what, color = "changeCode", "NOCs", STATUS_COLORS["W"]
         title = title or "Most frequent NOC change codes"
     else:
-        require(df, "returnReason")
+        base.require(df, "returnReason")
         column, what, color = "returnReason", "Returns", STATUS_COLORS["R"]
         title = title or "Most frequent return reasons"
     ax = new_axes(ax, (8, 0.9 + 0.4 * min(top + 1, 12)))
@@ -360,7 +337,7 @@ def return_reasons(df: pd.DataFrame, top: int = 10, ax: Axes | None = None, *,
         labels.append(label)
         heights.append(int(rest.sum()) + int(counts[~known].sum()))
     positions = np.arange(len(labels))[::-1]
-    colors = [color] * len(shown) + [OTHER_COLOR] * (len(labels) - len(shown))
+    colors = [color] * len(shown) + [base.OTHER_COLOR] * (len(labels) - len(shown))
     bars = ax.barh(positions, heights, color=colors)
     ax.set_yticks(positions, labels)
     ax.bar_label(bars, labels=[f"{h:,}" for h in heights], padding=2)
@@ -384,11 +361,11 @@ def returns_calendar(df: pd.DataFrame, ax: Axes | None = None, *, title: str | N
     """
     title = title or "Returns by weekday and week"
     ax = new_axes(ax, (10, 3.8))
-    returns = returned_rows(df)
+    returns = base.returned_rows(df)
     if returns.empty:
         return no_items(ax, title, "no items returned")
     # returnDate is UTC (paynb.frames); a frame built elsewhere may hold zone-less times.
-    days = naive_utc(returns["returnDate"]).dt.normalize()
+    days = base.naive_utc(returns["returnDate"]).dt.normalize()
     per_day = days.value_counts()
     first_monday = per_day.index.min() - pd.Timedelta(days=per_day.index.min().day_of_week)
     column = ((per_day.index - first_monday).days // 7).to_numpy()
@@ -401,9 +378,9 @@ def returns_calendar(df: pd.DataFrame, ax: Axes | None = None, *, title: str | N
     image = ax.imshow(grid, aspect="auto", cmap=cmap, vmin=0, interpolation="nearest")
     bar = ax.figure.colorbar(image, ax=ax, label="Items", fraction=0.04, pad=0.02)
     count_axis(bar.ax)
-    ax.set_yticks(range(7), WEEKDAYS)
+    ax.set_yticks(range(7), base.WEEKDAYS)
     ticks = list(range(0, len(mondays), -(-len(mondays) // 8)))
-    labels = []
+    labels: list[str] = []
     for i in ticks:
         # The year under the first label and wherever it changes.
         new_year = not labels or mondays[i].year != mondays[ticks[len(labels) - 1]].year
