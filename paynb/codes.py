@@ -17,6 +17,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Literal
 
+from paynb._kinds import KIND_ALIASES, KINDS, PAYMENT_KINDS
+
 __all__ = [
     "INSTANT_STATUSES",
     "ITEM_KINDS",
@@ -66,17 +68,10 @@ __all__ = [
 
 #: The item kinds of the service as paynb names them everywhere (the frames, the journal,
 #: the resources' ``kind``, the local history): ACH and RCC items, instant card and RTP
-#: payments, ACH notices of change.
-ITEM_KINDS: tuple[str, ...] = ("ach", "rcc", "instant", "rtp", "noc")
-#: The kinds a client submits payments of (what the journal records).
-PAYMENT_KINDS: tuple[str, ...] = ("ach", "rcc", "instant", "rtp")
-#: Other spellings of a kind paynb reads as it (``nocs``: the client's namespace, the
-#: history's table and the SQL view are named so).
-KIND_ALIASES: dict[str, str] = {"nocs": "noc", "achnoc": "noc", "achnocs": "noc",
-                                "card": "instant", "instantrtp": "rtp"}
+#: payments, ACH notices of change. Each kind's fields are known in :mod:`paynb._kinds`.
+ITEM_KINDS: tuple[str, ...] = tuple(KINDS)
 #: The field that identifies a record of each kind.
-ID_FIELDS: dict[str, str] = {"ach": "achItemId", "rcc": "rccItemId", "instant": "uniqueId",
-                             "rtp": "uniqueId", "noc": "nocId"}
+ID_FIELDS: dict[str, str] = {name: kind.id_field for name, kind in KINDS.items()}
 
 #: Item statuses in lifecycle order (the order of the categorical dtype).
 #: W, I, B and R come from the spec; S (sent to the bank, RCC) and V (voided)

@@ -95,6 +95,8 @@ import pyarrow.compute as pc
 
 import paynb.accessor  # noqa: F401  (df.paynb on every frame, the client's included)
 from paynb._coerce import STATUS_BY_NAME, missing, parse_decimal
+from paynb._kinds import KINDS as KIND_REGISTRY
+from paynb._kinds import kind_of
 from paynb._pandas_compat import string_dtype
 from paynb._redact import hide_numbers
 from paynb._warn import user_stacklevel
@@ -105,7 +107,6 @@ from paynb.codes import (
     ACH_TRANSACTION_SUBTYPES,
     INSTANT_STATUSES,
     ITEM_KINDS,
-    KIND_ALIASES,
     NOC_CODE_TABLE,
     NOC_CODES,
     RETURN_CODES,
@@ -1110,92 +1111,23 @@ def _objects(values: Sequence[Any]) -> np.ndarray:
 
 # --------------------------------------------------------------------------- schemas
 
-_COMMON_TAIL: list[tuple[str, Callable[..., Columns]]] = [
-    ("amount", _conv_amount),
-]
-_STATUS_FIELDS: list[tuple[str, Callable[..., Columns]]] = [
-    ("itemStatus", _conv_item_status),
-    ("itemStatusDescription", _conv_str),
-    ("returnDate", _conv_time),
-    ("returnReason", _conv_return_reason),
-    ("returnMessage", _conv_str),
-]
-_INSTANT_TAIL: list[tuple[str, Callable[..., Columns]]] = [
-    ("amount", _conv_wire_integer),
-    ("status", _conv_instant_status),
-    ("statusCode", _conv_str),
-    ("statusDescription", _conv_str),
-    ("receivedDateTime", _conv_time),
-    ("completedDateTime", _conv_time),
-]
-
-_SCHEMAS: dict[str, list[tuple[str, Callable[..., Columns]]]] = {
-    "ach": [
-        ("achItemId", _conv_id), ("companyCode", _conv_str), ("yourReferenceNumber", _conv_str),
-        ("firstSignerFirstName", _conv_str), ("firstSignerLastName", _conv_str),
-        ("state", _conv_str), ("zip", _conv_str), ("bankRoutingNumber", _conv_str),
-        ("bankAccountNumber", _conv_account), *_COMMON_TAIL,
-        ("achAccountType", _open_set(ACH_ACCOUNT_TYPES)),
-        ("achTransactionType", _conv_str),
-        ("achTransactionSubType", _open_set(ACH_TRANSACTION_SUBTYPES)),
-        ("achEntryClass", _open_set(ACH_ENTRY_CLASSES, described="achEntryClassDescription")),
-        *_STATUS_FIELDS,
-        ("receivedDateTime", _conv_time), ("sendDate", _conv_time), ("settleDate", _conv_time),
-        # The rest of the service's documented ACH record (real-service.md), in its order.
-        ("flexBatchId", _conv_str), ("merchantId", _conv_id),
-        ("address1", _conv_str), ("address2", _conv_str), ("city", _conv_str),
-        ("countryCode", _conv_str), ("itemSource", _conv_str), ("returnItemId", _conv_id),
-        ("reportStatus", _conv_str), ("achEffectiveDate", _conv_time),
-        ("depositDateTime", _conv_time), ("apiReportDateTime", _conv_time),
-        ("bankId", _conv_id), ("achTransactionCode", _conv_transaction_code),
-        ("achPaymentTypeCode", _conv_str), ("achCheckNumber", _conv_id),
-        ("achIdentificationNumber", _conv_str), ("achCompanyEntryDescription", _conv_str),
-        ("achCompanyDiscretionaryData", _conv_str),
-        ("achTransactionDiscretionaryData", _conv_str), ("achAddendaText", _conv_str),
-        ("sameDayAchRequested", _conv_bool), ("returnFileName", _conv_str),
-        ("settlementReportFileName", _conv_str), ("returnReportFileName", _conv_str),
-        ("iatAddenda", _conv_object), ("requestedSendDate", _conv_time),
-        ("requestedAchEffectiveDate", _conv_time),
-    ],
-    "rcc": [
-        ("rccItemId", _conv_id), ("companyCode", _conv_str), ("yourReferenceNumber", _conv_str),
-        ("firstSignerFirstName", _conv_str), ("firstSignerLastName", _conv_str),
-        ("secondSignerFirstName", _conv_str), ("secondSignerLastName", _conv_str),
-        ("address1", _conv_str), ("address2", _conv_str), ("city", _conv_str),
-        ("state", _conv_str), ("zip", _conv_str), ("bankRoutingNumber", _conv_str),
-        ("bankAccountNumber", _conv_account), *_COMMON_TAIL,
-        *_STATUS_FIELDS,
-        ("depositDateTime", _conv_time), ("receivedDateTime", _conv_time),
-        ("sendDate", _conv_time), ("settleDate", _conv_time),
-        # The rest of the service's documented RCC record (real-service.md).
-        ("flexBatchId", _conv_str), ("bankName", _conv_str), ("bankCity", _conv_str),
-        ("bankState", _conv_str), ("bankZip", _conv_str), ("checkNumber", _conv_id),
-        ("checkDate", _conv_time), ("payeeName", _conv_str),
-        ("payeeAccountNumber", _conv_account), ("payeePhone", _conv_str),
-        ("itemSource", _conv_str), ("returnItemId", _conv_id), ("reportStatus", _conv_str),
-        ("bankId", _conv_id), ("apiReportDateTime", _conv_time),
-    ],
-    "instant": [
-        ("uniqueId", _conv_str), ("companyCode", _conv_str), ("yourReferenceNumber", _conv_str),
-        ("nameOnCard", _conv_str), ("cardBrand", _conv_card_brand), ("cardLastFour", _conv_card),
-        *_INSTANT_TAIL,
-    ],
-    "rtp": [
-        ("uniqueId", _conv_str), ("companyCode", _conv_str), ("yourReferenceNumber", _conv_str),
-        ("name", _conv_str), ("firstName", _conv_str), ("lastName", _conv_str),
-        ("routingNumber", _conv_str), ("accountNumber", _conv_account), *_INSTANT_TAIL,
-        # A request for return of the payment (real-service.md's RTP record).
-        ("requestReturnReceivedDateTime", _conv_time),
-        ("requestReturnCompletedDateTime", _conv_time),
-        ("requestReturnStatus", _conv_instant_status),
-        ("requestReturnStatusCode", _conv_str), ("requestReturnStatusDescription", _conv_str),
-    ],
-    "noc": [
-        ("nocId", _conv_id), ("achItemId", _conv_id), ("companyCode", _conv_str),
-        ("yourReferenceNumber", _conv_str), ("changeCode", _conv_change_code),
-        ("correctedData", _conv_corrected_data), ("nocDate", _conv_time),
-    ],
+#: The converter of each type of field (paynb._kinds.TYPES). A ``change_reason`` has none:
+#: the ``change_code`` converter writes it beside the code.
+_CONVERTERS: dict[str, Callable[..., Columns]] = {
+    "id": _conv_id, "text": _conv_str, "account": _conv_account, "money": _conv_amount,
+    "wire_integer": _conv_wire_integer, "time": _conv_time, "flag": _conv_bool,
+    "object": _conv_object, "item_status": _conv_item_status,
+    "instant_status": _conv_instant_status, "card_brand": _conv_card_brand,
+    "card_last_four": _conv_card, "transaction_code": _conv_transaction_code,
+    "return_reason": _conv_return_reason, "change_code": _conv_change_code,
+    "corrected_data": _conv_corrected_data,
+    "account_type": _open_set(ACH_ACCOUNT_TYPES),
+    "transaction_subtype": _open_set(ACH_TRANSACTION_SUBTYPES),
+    "entry_class": _open_set(ACH_ENTRY_CLASSES, described="achEntryClassDescription"),
 }
+_SCHEMAS: dict[str, list[tuple[str, Callable[..., Columns]]]] = {
+    kind.name: [(f.name, _CONVERTERS[f.type]) for f in kind.fields if f.type in _CONVERTERS]
+    for kind in KIND_REGISTRY.values()}
 #: Converters that read their field as text only (missing or a string), which may
 #: therefore be handed an Arrow ``large_string`` array (see :func:`_record_reader`).
 _TEXT_CONVERTERS: frozenset[Callable[..., Columns]] = frozenset({
@@ -1206,18 +1138,14 @@ _TEXT_FIELDS: dict[str, frozenset[str]] = {
     kind: frozenset(name for name, convert in fields if convert in _TEXT_CONVERTERS)
     for kind, fields in _SCHEMAS.items()}
 #: Kinds whose ``amount`` is the wire integer in an unstated unit.
-_WIRE_INTEGER_KINDS = frozenset({"instant", "rtp"})
+_WIRE_INTEGER_KINDS = frozenset(k.name for k in KIND_REGISTRY.values()
+                                 if k.amount == "wire_integer")
 KINDS: tuple[str, ...] = ITEM_KINDS
 """The item kinds :func:`to_frame` knows (:data:`paynb.codes.ITEM_KINDS`)."""
 
 #: Field names that other spellings fold onto, per kind, when the canonical one is absent.
 _FIELD_ALIASES: dict[str, dict[str, str]] = {
-    "ach": {"itemid": "achItemId", "id": "achItemId", "status": "itemStatus"},
-    "rcc": {"itemid": "rccItemId", "id": "rccItemId", "status": "itemStatus"},
-    "instant": {"id": "uniqueId", "cardnumberlastfour": "cardLastFour", "last4": "cardLastFour"},
-    "rtp": {"id": "uniqueId"},
-    "noc": {"id": "nocId", "itemid": "achItemId"},
-}
+    kind.name: dict(kind.aliases) for kind in KIND_REGISTRY.values()}
 #: Fields whose converter reads other fields too (so their column is not empty just
 #: because the field itself is absent).
 _USES_OTHER_FIELDS = frozenset({"cardLastFour", "changeCode", "correctedData"})
@@ -1238,11 +1166,7 @@ _KNOWN_NAMES.update({_fold(n): n for n in (
 
 
 def _kind(kind: str) -> str:
-    folded = _fold(kind)
-    folded = KIND_ALIASES.get(folded, folded)
-    if folded not in _SCHEMAS:
-        raise ValueError(f"kind must be one of {', '.join(KINDS)}; got {kind!r}")
-    return folded
+    return kind_of(kind).name
 
 
 def _raw_columns(records: Sequence[Mapping[str, Any]] | pd.DataFrame | pa.Table, kind: str

@@ -20,10 +20,9 @@ from collections.abc import Iterator, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from paynb._kinds import KINDS as KIND_REGISTRY
 from paynb._lazy import OnFirstUse
 from paynb._time import is_date_only, utc_moment
-from paynb.codes import ID_FIELDS as CODE_ID_FIELDS
-from paynb.codes import ITEM_KINDS
 from paynb.errors import (
     HistoryCorruptError,
     HistoryError,
@@ -31,7 +30,7 @@ from paynb.errors import (
     MissingExtraError,
     ValidationError,
 )
-from paynb.nacha._ledger import NUMBER_KEY
+from paynb.nacha import NUMBER_KEY
 
 if TYPE_CHECKING:
     import numpy as np
@@ -47,19 +46,17 @@ __all__ = ["HistoryCorruptError", "HistoryError", "HistoryLockedError", "Store",
 # history to know where its store is) does not need until a store is read or synced.
 frames: Any = OnFirstUse("paynb.frames")
 
-#: The kind (:data:`paynb.codes.ITEM_KINDS`) of each table of items; the tables are named
+#: The kind (:data:`paynb._kinds.KINDS`) of each table of items; the tables are named
 #: as the client and the SQL views name the kinds (``nocs`` for the NOCs).
-FRAME_KINDS = {"nocs" if kind == "noc" else kind: kind for kind in ITEM_KINDS}
+FRAME_KINDS = {kind.table: kind.name for kind in KIND_REGISTRY.values()}
 #: The tables of items.
 KINDS: tuple[str, ...] = tuple(FRAME_KINDS)
-ID_FIELDS = {table: CODE_ID_FIELDS[kind] for table, kind in FRAME_KINDS.items()}
+ID_FIELDS = {kind.table: kind.id_field for kind in KIND_REGISTRY.values()}
 #: The field whose month partitions the items: it never changes once an item exists.
-MONTH_FIELDS = {"ach": "receivedDateTime", "rcc": "receivedDateTime",
-                "instant": "receivedDateTime", "rtp": "receivedDateTime", "nocs": "nocDate"}
-STATUS_FIELDS: dict[str, str | None] = {"ach": "itemStatus", "rcc": "itemStatus",
-                                        "instant": "status", "rtp": "status", "nocs": None}
+MONTH_FIELDS = {kind.table: kind.month_field for kind in KIND_REGISTRY.values()}
+STATUS_FIELDS = {kind.table: kind.status_field for kind in KIND_REGISTRY.values()}
 #: The kinds with a returns poll (items that reach B, I or R get a return date).
-RETURN_KINDS = ("ach", "rcc")
+RETURN_KINDS = tuple(kind.table for kind in KIND_REGISTRY.values() if kind.returns)
 EVENTS = "events"
 EVENT_COLUMNS = ("kind", "itemId", "itemStatus", "seenAt")
 #: Partition columns of the items tables and of the events table.

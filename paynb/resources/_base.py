@@ -18,6 +18,7 @@ from urllib.parse import quote
 from paynb._args import backwards, positive_int, status_codes
 from paynb._coerce import missing, parse_decimal
 from paynb._json import dumps
+from paynb._kinds import KINDS
 from paynb._lazy import OnFirstUse
 from paynb._time import is_date_only, utc_moment
 from paynb._warn import user_stacklevel
@@ -340,12 +341,13 @@ def _export_format(content_type: str, filetype: str) -> str | None:
 class Resource:
     """Base of the namespaces ``client.ach``, ``client.rcc``, ``client.instant``, ...
 
-    A subclass names its ``kind`` (as :func:`paynb.frames.to_frame` knows it),
-    its path ``segment`` and the ``id_field`` of its records.
+    A subclass names its ``kind`` (:mod:`paynb._kinds`: its records' id and status
+    fields come from there) and its path ``segment``.
     """
 
     kind: ClassVar[str]
     segment: ClassVar[str]
+    #: The field that identifies a record (the kind's).
     id_field: ClassVar[str]
     #: The request model of one new item or payment (none for NOCs).
     model: ClassVar[type[RequestModel]]
@@ -356,6 +358,12 @@ class Resource:
     #: Filters the service documents a query parameter for (spec 4.5: ACH ``itemStatus``,
     #: ``returnDateStart``/``returnDateEnd``): sent, and not applied again here.
     server_filters: ClassVar[frozenset[str]] = frozenset()
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        if "kind" in vars(cls):
+            cls.id_field = KINDS[cls.kind].id_field
+            cls.status_field = KINDS[cls.kind].status_field
 
     def __init__(self, context: ResourceContext) -> None:
         #: What this namespace works with (transport, journal, clock, guards, watermarks,

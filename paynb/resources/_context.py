@@ -16,6 +16,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
+from paynb._kinds import KINDS
 from paynb._time import utc_moment
 from paynb.errors import PaynbError
 from paynb.journal import DualControl, Journal, current_user
@@ -129,8 +130,8 @@ class SeenHistory:
     """
 
     def __init__(self) -> None:
-        self.ach = SeenRecords("achItemId", ENTRY_FIELDS)
-        self.noc = SeenRecords("nocId")
+        self.ach = SeenRecords(KINDS["ach"].id_field, ENTRY_FIELDS)
+        self.noc = SeenRecords(KINDS["noc"].id_field)
 
     def of(self, kind: str) -> SeenRecords | None:
         """The records kept of ``kind`` (``ach``, ``noc``; ``None`` for the others)."""

@@ -182,7 +182,6 @@ class ItemResource(Resource):
     void_ids_segment: ClassVar[str]
     #: Path prefix of the bulk submission (the spec writes ``/apiv3`` for RCC's).
     bulk_prefix: ClassVar[str] = "/api/v3"
-    status_field = "itemStatus"
     range_fields: ClassVar[dict[str, str]] = {
         "returned": "returnDate", "received": "receivedDateTime", "settled": "settleDate"}
     server_filters = frozenset({"status", "returned"})

@@ -40,8 +40,6 @@ class PaymentResource(Resource):
     check's limit (:class:`~paynb.errors.RouteUnavailableError`).
     """
 
-    id_field = "uniqueId"
-    status_field = "status"
     range_fields: ClassVar[dict[str, str]] = {
         "received": "receivedDateTime", "settled": "completedDateTime"}
     model: ClassVar[type[RequestModel]]

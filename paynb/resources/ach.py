@@ -17,7 +17,6 @@ class AchResource(ItemResource):
 
     kind = "ach"
     segment = "AchTransactions"
-    id_field = "achItemId"
     model = AchItem
     bulk_model = AchBulkRequest
     void_ids_model = AchVoidByIds

@@ -23,7 +23,6 @@ class NocResource(Resource):
 
     kind = "noc"
     segment = "AchNocs"
-    id_field = "nocId"
 
     range_fields: ClassVar[dict[str, str]] = {"received": "nocDate"}
 

@@ -18,7 +18,6 @@ class RccResource(ItemResource):
 
     kind = "rcc"
     segment = "RccTransactions"
-    id_field = "rccItemId"
     model = RccItem
     bulk_model = RccBulkRequest
     void_ids_model = RccVoidByIds

@@ -19,6 +19,7 @@ from dataclasses import dataclass, field
 from decimal import Decimal
 from typing import Any
 
+from paynb._kinds import KINDS as KIND_REGISTRY
 from paynb.codes import STATUS_NAMES
 
 __all__ = [
@@ -63,76 +64,36 @@ class Kind:
         return self.key or self.id_field
 
 
-_ACH_FIELDS = (
-    "achItemId", "companyCode", "flexBatchId", "merchantId", "itemStatus",
-    "firstSignerFirstName", "firstSignerLastName", "address1", "address2", "city", "state",
-    "zip", "countryCode", "yourReferenceNumber", "amount", "bankRoutingNumber",
-    "bankAccountNumber", "returnReason", "returnMessage", "itemSource", "returnItemId",
-    "reportStatus", "receivedDateTime", "settleDate", "returnDate", "achEffectiveDate",
-    "depositDateTime", "apiReportDateTime", "sendDate", "bankId", "achTransactionCode",
-    "achAccountType", "achTransactionType", "achTransactionSubType", "achEntryClass",
-    "achPaymentTypeCode", "achCheckNumber", "achIdentificationNumber",
-    "achCompanyEntryDescription", "achCompanyDiscretionaryData",
-    "achTransactionDiscretionaryData", "achAddendaText", "sameDayAchRequested",
-    "returnFileName", "settlementReportFileName", "returnReportFileName", "iatAddenda",
-    "requestedSendDate", "requestedAchEffectiveDate",
-)
-_RCC_FIELDS = (
-    "rccItemId", "companyCode", "flexBatchId", "itemStatus", "firstSignerFirstName",
-    "firstSignerLastName", "secondSignerFirstName", "secondSignerLastName", "address1",
-    "address2", "city", "state", "zip", "yourReferenceNumber", "amount", "bankName",
-    "bankRoutingNumber", "bankAccountNumber", "bankCity", "bankState", "bankZip",
-    "checkNumber", "returnReason", "returnMessage", "payeeName", "payeeAccountNumber",
-    "payeePhone", "itemSource", "returnItemId", "reportStatus", "checkDate", "sendDate",
-    "receivedDateTime", "settleDate", "returnDate", "bankId", "depositDateTime",
-    "apiReportDateTime",
-)
-_INSTANT_FIELDS = (
-    "uniqueId", "companyCode", "yourReferenceNumber", "nameOnCard", "cardBrand", "cardLastFour",
-    "amount", "status", "statusCode", "statusDescription", "receivedDateTime",
-    "completedDateTime",
-)
-_RTP_FIELDS = (
-    "uniqueId", "companyCode", "yourReferenceNumber", "name", "firstName", "lastName",
-    "routingNumber", "accountNumber", "amount", "receivedDateTime", "completedDateTime",
-    "status", "statusCode", "statusDescription", "requestReturnReceivedDateTime",
-    "requestReturnCompletedDateTime", "requestReturnStatus", "requestReturnStatusCode",
-    "requestReturnStatusDescription",
-)
-_NOC_FIELDS = (
-    "nocId", "companyCode", "achItemId", "yourReferenceNumber", "changeCode", "changeReason",
-    "correctedData", "nocDate",
-)
 # What business processing will do to an item and when (processing.Fates), and its
 # planned schedule (processing.Schedule): copied to the wire fields when the time comes.
 _FATE = ("_fate_status", "_fate_at", "_fate_code", "_fate_message", "_send_at", "_settle_at")
 
+
+def _kind(name: str, amount: str, totals: str, internal: tuple[str, ...] = (), key: str = ""
+          ) -> Kind:
+    """The table of a kind of :mod:`paynb._kinds` (named as the kind): the fields the
+    sandbox keeps, in the service's order, and the columns of its business processing
+    (``internal``)."""
+    kind = KIND_REGISTRY[name]
+    return Kind(name, name, kind.id_field,
+                kind.wire, kind.timestamps, amount,
+                totals, internal, key, frozenset(kind.names_of("flag")),
+                frozenset(kind.names_of("object")))
+
+
 KINDS: dict[str, Kind] = {
-    "ach": Kind("ach", "ach", "achItemId", _ACH_FIELDS,
-                frozenset({"receivedDateTime", "settleDate", "returnDate", "achEffectiveDate",
-                           "depositDateTime", "apiReportDateTime", "sendDate",
-                           "requestedSendDate", "requestedAchEffectiveDate"}),
-                "cents", "ach", (*_FATE, "_effective_at", "_noc_at", "_noc_code"),
-                booleans=frozenset({"sameDayAchRequested"}), objects=frozenset({"iatAddenda"})),
-    "rcc": Kind("rcc", "rcc", "rccItemId", _RCC_FIELDS,
-                frozenset({"checkDate", "sendDate", "receivedDateTime", "settleDate",
-                           "returnDate", "depositDateTime", "apiReportDateTime"}),
-                "cents", "debit", _FATE),
-    "instant": Kind("instant", "instant", "uniqueId", _INSTANT_FIELDS,
-                    frozenset({"receivedDateTime", "completedDateTime"}), "int", "credit",
-                    key="_id"),
-    "rtp": Kind("rtp", "rtp", "uniqueId", _RTP_FIELDS,
-                frozenset({"receivedDateTime", "completedDateTime",
-                           "requestReturnReceivedDateTime", "requestReturnCompletedDateTime"}),
-                "int", "credit", key="_id"),
-    "noc": Kind("noc", "noc", "nocId", _NOC_FIELDS, frozenset({"nocDate"}), "none", "none"),
+    "ach": _kind("ach", "cents", "ach", (*_FATE, "_effective_at", "_noc_at", "_noc_code")),
+    "rcc": _kind("rcc", "cents", "debit", _FATE),
+    "instant": _kind("instant", "int", "credit", key="_id"),
+    "rtp": _kind("rtp", "int", "credit", key="_id"),
+    "noc": _kind("noc", "none", "none"),
 }
 
-_INTEGER_COLUMNS = {"achItemId", "rccItemId", "nocId", "_id", "amount", "merchantId",
-                    "returnItemId", "bankId", "achTransactionCode", "achCheckNumber",
-                    "checkNumber", "sameDayAchRequested", "_seq", "_fate_at", "_noc_at",
-                    "_send_at", "_settle_at", "_effective_at",
-                    *(name for kind in KINDS.values() for name in kind.timestamps)}
+_INTEGER_COLUMNS = {"_id", "_seq", "_fate_at", "_noc_at", "_send_at", "_settle_at",
+                    "_effective_at",
+                    *(f.name for kind in KIND_REGISTRY.values() for f in kind.fields
+                      if f.type in ("id", "money", "wire_integer", "time", "flag",
+                                    "transaction_code"))}
 
 
 def _schema() -> tuple[list[str], dict[str, str]]:
