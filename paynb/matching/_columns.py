@@ -20,7 +20,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from paynb._coerce import parse_decimal
-from paynb.codes import ID_FIELDS, PAYMENT_KINDS
+from paynb._kinds import KINDS
 from paynb.matching._dates import days_of, row_label
 
 __all__ = ["ITEM_COLUMNS", "ROLES", "Side", "expected_side", "item_side"]
@@ -42,7 +42,7 @@ ROLES: dict[str, str] = {
 
 #: The columns of a paynb item frame used for each role, first present wins.
 ITEM_COLUMNS: dict[str, tuple[str, ...]] = {
-    "id": tuple(dict.fromkeys(ID_FIELDS[kind] for kind in PAYMENT_KINDS)),
+    "id": tuple(dict.fromkeys(kind.id_field for kind in KINDS.values() if kind.payment)),
     "reference": ("yourReferenceNumber",),
     "account": ("bankAccountNumber",),
     "routing": ("bankRoutingNumber",),
@@ -53,7 +53,7 @@ ITEM_COLUMNS: dict[str, tuple[str, ...]] = {
 }
 #: The kind an item's id names in the keys of decisions kept in the journal; uniqueId,
 #: shared by instant card and RTP payments, names a "payment".
-_ITEM_KINDS = {field: kind for kind, field in ID_FIELDS.items()} | {"uniqueId": "payment"}
+_ITEM_KINDS = {kind.id_field: kind.name for kind in KINDS.values()} | {"uniqueId": "payment"}
 _SIGNER = ("firstSignerFirstName", "firstSignerLastName")
 
 

@@ -26,37 +26,13 @@ __all__ = ["MatchResult"]
 
 
 class MatchResult:
-    """What :func:`paynb.match` found.
-
-    Frames (all amounts exact ``decimal128(18, 2)``):
-
-    - ``matched``: one row per expected line and item matched (a split has one row per
-      item, a combination one per expected line): ``match_id``, ``rule`` (the pass
-      that matched it: ``reference``, ``account+amount+date``, a fuzzy rule's name,
-      ``split``, ``combined`` or ``manual``), ``manual``, ``expected_row`` (the label
-      in the expected frame), ``item_id``, both references, amounts and dates,
-      ``amount_difference`` (items minus expected, over the whole match) and
-      ``date_difference`` (banking days from the expected date to the item's);
-    - ``exceptions``: matches that need a look: ``returned`` (the item was returned,
-      invalid or blocked after matching), ``voided``, ``amount differs``; each names
-      its rows as the analyst knows them, one value per row joined with ", " for a
-      split or a combination: ``expected_rows`` (labels), ``expected_ids`` (the
-      ``id`` column, when mapped), ``expected_references``, ``expected_names`` (when
-      mapped), ``item_ids``, ``item_references``, ``item_names`` (as the service
-      holds them); with ``resolved``, ``note``, ``decided`` and ``decided_by`` from
-      the decisions kept in the journal;
-    - ``unmatched_expected``, ``unmatched_items``: the rows of the inputs nobody
-      matched (all their columns), with ``tied_with`` naming the equally good
-      candidates of a tie;
-    - ``ties``: the pairs left out because another was equally good;
-    - ``summary``: counts and exact sums per category;
-    - ``outcomes``: what :meth:`plot` draws: per outcome (``unmatched``, ``tied``,
-      ``exceptions open``, ``matched``), none overlapping another, the expected lines
-      and the items, and their amounts without sign.
+    """What :func:`paynb.match` found: the frames of its latest run (all amounts exact
+    ``decimal128(18, 2)``), a chart, an Excel export, and the decisions.
 
     Decisions: :meth:`pair` and :meth:`resolve` record a decision in the journal and
-    bring the result up to date (the frames above are then those of a new run); a later
-    :func:`paynb.match` with the same journal and ledger applies them again.
+    bring the result up to date (its frames are then those of a new run; a frame read
+    before stays as it was); a later :func:`paynb.match` with the same journal and
+    ledger applies them again.
     """
 
     def __init__(self, run: MatchRun, journal: Journal, rerun: Callable[[], MatchRun]) -> None:
@@ -68,22 +44,36 @@ class MatchResult:
 
     @property
     def matched(self) -> pd.DataFrame:
-        """The matched pairs (see above)."""
+        """One row per expected line and item matched (a split has one row per item, a
+        combination one per expected line): ``match_id``, ``rule`` (the pass that
+        matched it: ``reference``, ``account+amount+date``, a fuzzy rule's name,
+        ``split``, ``combined`` or ``manual``), ``manual``, ``expected_row`` (the label
+        in the expected frame), ``item_id``, both references, amounts and dates,
+        ``amount_difference`` (items minus expected, over the whole match) and
+        ``date_difference`` (banking days from the expected date to the item's)."""
         return self._run.matched
 
     @property
     def exceptions(self) -> pd.DataFrame:
-        """The matches that need a look (see above)."""
+        """Matches that need a look: ``returned`` (the item was returned, invalid or
+        blocked after matching), ``voided``, ``amount differs``; each names its rows as
+        the analyst knows them, one value per row joined with ", " for a split or a
+        combination: ``expected_rows`` (labels), ``expected_ids`` (the ``id`` column,
+        when mapped), ``expected_references``, ``expected_names`` (when mapped),
+        ``item_ids``, ``item_references``, ``item_names`` (as the service holds them);
+        with ``resolved``, ``note``, ``decided`` and ``decided_by`` from the decisions
+        kept in the journal."""
         return self._run.exceptions
 
     @property
     def unmatched_expected(self) -> pd.DataFrame:
-        """The expected lines nobody matched."""
+        """The expected lines nobody matched (all their columns), with ``tied_with``
+        naming the equally good candidates of a tie."""
         return self._run.unmatched_expected
 
     @property
     def unmatched_items(self) -> pd.DataFrame:
-        """The items nobody matched."""
+        """The items nobody matched, as :attr:`unmatched_expected`."""
         return self._run.unmatched_items
 
     @property
@@ -98,7 +88,9 @@ class MatchResult:
 
     @property
     def outcomes(self) -> pd.DataFrame:
-        """What :meth:`plot` draws (see above)."""
+        """What :meth:`plot` draws: per outcome (``unmatched``, ``tied``, ``exceptions
+        open``, ``matched``), none overlapping another, the expected lines and the items,
+        and their amounts without sign."""
         return self._run.outcomes
 
     @property

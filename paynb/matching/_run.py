@@ -13,6 +13,7 @@ import pandas as pd
 import pyarrow as pa
 import pyarrow.compute as pc
 
+from paynb._coerce import missing
 from paynb.codes import STATUS_NAMES, code_label
 from paynb.matching._columns import Side
 from paynb.matching._rules import Context, banking_index
@@ -42,21 +43,12 @@ def decimals(cents: np.ndarray) -> pd.api.extensions.ExtensionArray:
     return pd.arrays.ArrowExtensionArray(array)
 
 
-def _missing(value: Any) -> bool:
-    """A missing scalar (None, NA, NaN), without pandas' general isna per value."""
-    return value is None or value is pd.NA or (isinstance(value, float) and value != value)
-
-
 def _str_objects(values: np.ndarray) -> np.ndarray:
     """``values.astype(str)`` as an object array of Python str; integers and objects by
     ``str`` in Python, quicker than numpy's fixed-width text for a few thousand."""
     if values.dtype.kind in "iuO":
         return np.array([str(v) for v in values.tolist()] + [None], dtype=object)[:-1]
     return values.astype(str).astype(object)
-
-
-def _labels(frame: pd.DataFrame, rows: np.ndarray) -> np.ndarray:
-    return frame.index.to_numpy()[rows]
 
 
 @dataclass(frozen=True, eq=False)
@@ -193,7 +185,7 @@ class _Frames:
                                               categories=state.rule_names)
             if state.rule_names else pd.Categorical([]),
             "manual": state.manual_of[match_ids],
-            "expected_row": _labels(self._expected.frame, e_rows),
+            "expected_row": self._expected.frame.index.to_numpy()[e_rows],
             "item_id": self._item_ids(i_rows),
             **references,
             "expected_amount": decimals(e_cents[e_rows]),
@@ -232,11 +224,11 @@ class _Frames:
                    else [None] * len(rows))
         texts: list[str | None] = []
         for status, reason in zip(statuses, reasons, strict=True):
-            if _missing(status):
+            if missing(status):
                 texts.append(None)
                 continue
             text = STATUS_NAMES.get(str(status), str(status))
-            texts.append(text if _missing(reason) or not str(reason).strip()
+            texts.append(text if missing(reason) or not str(reason).strip()
                          else f"{text} {code_label(reason)}")
         return np.array(texts + [None], dtype=object)[:-1]
 
@@ -438,7 +430,7 @@ class _Frames:
         i_rows = np.array([t[2] for t in ties], dtype=np.int64)
         return pd.DataFrame({
             "rule": pd.Series([t[0] for t in ties], dtype="string"),
-            "expected_row": _labels(self._expected.frame, e_rows),
+            "expected_row": self._expected.frame.index.to_numpy()[e_rows],
             "item_id": self._item_ids(i_rows),
             "expected_amount": decimals(self._expected.norm["cents"].to_numpy()[e_rows]),
             "item_amount": decimals(self._items.norm["cents"].to_numpy()[i_rows]),
