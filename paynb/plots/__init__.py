@@ -66,7 +66,7 @@ def status_summary(df: pd.DataFrame, ax: Axes | None = None, *, by: str | None =
         ax: the Axes to draw on; a new figure when None.
         by: a column to split by (``achTransactionType``, ``companyCode``, or a
             ``kind`` column of a concatenated frame): one bar per value, stacked by
-            status. Title and axis name it in base.words (``transaction type``).
+            status. Title and axis name it in words (``transaction type``).
         value: ``"count"`` for the number of items, ``"amount"`` for the sum of
             their amounts: US dollars for ACH and RCC (the axis reads ``Amount
             (USD)``), whole numbers in the service's unit for instant and RTP (see
