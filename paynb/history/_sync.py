@@ -230,7 +230,10 @@ class _KindSync:
         # The page that is the list's last if nothing was added: its total says.
         guess = 0 if self.since is not None else \
             max(0, math.ceil(self.writer.next_order / size) - 1)
-        window = self._window() if returns else None
+        # The returns the store holds in the day before the watermark, when they fill a
+        # page: counting them then costs less than reading them again.
+        held = self.index.held_in_overlap(self.feed) if returns and self.feed.mark else 0
+        window = held if held >= size else None
         with ThreadPoolExecutor(max_workers=3, thread_name_prefix="paynb-history") as pool:
             # The poll first; the list's end and the counts (W, V; the returns of the day
             # before the watermark) once it is in: the service shares its time among the
@@ -254,14 +257,6 @@ class _KindSync:
                 later += self._quiet_changes(self._frame(later), counts)
         if later:
             self._apply(self._frame(later))
-
-    def _window(self) -> int | None:
-        """How many returns the store holds in the day before the watermark, when they
-        fill a page (counting them then costs less than reading them again)."""
-        if self.feed.mark is None:
-            return None
-        held = self.index.held_in_overlap(self.feed)
-        return held if held >= self.context.page_size else None
 
     def _counted(self, window: bool) -> dict[str, list[tuple[str, Any]]]:
         """The queries whose totals the sync compares with the store."""
