@@ -11,7 +11,7 @@ from paynb.resources._context import (
     ServiceClock,
     SubmissionGuard,
 )
-from paynb.resources._items import CHANGE_STATUSES, CHANGES_OVERLAP
+from paynb.resources._feed import CHANGE_STATUSES, CHANGES_OVERLAP, ChangeFeed
 from paynb.resources.ach import AchResource
 from paynb.resources.instant import InstantResource
 from paynb.resources.nocs import NocResource
@@ -22,6 +22,7 @@ __all__ = [
     "CHANGES_OVERLAP",
     "CHANGE_STATUSES",
     "AchResource",
+    "ChangeFeed",
     "Environment",
     "InstantResource",
     "NocResource",

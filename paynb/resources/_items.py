@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import builtins  # `list` is a method of ItemResource: its annotations name the type
-import datetime as dt
 import logging
 import re
 import warnings
@@ -39,6 +38,7 @@ from paynb.resources._base import (
     id_of,
     wire_body,
 )
+from paynb.resources._feed import CHANGE_STATUSES, ChangeFeed
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -49,11 +49,6 @@ logger = logging.getLogger("paynb.resources")
 
 #: Largest bulk request sent at once (the sandbox takes at most 1000 items).
 BULK_CHUNK = 1000
-#: How far back each ``changes()`` poll looks again before its watermark, so that an
-#: event recorded late (its return date earlier than the last poll) is still caught.
-#: Events already reported are recognised and not reported twice.
-CHANGES_OVERLAP = dt.timedelta(days=1)
-CHANGE_STATUSES = ("B", "I", "R")
 _ROW_KEY = re.compile(r"^(?:items)?\[(\d+)\]\.?(.*)$")
 #: The service's fields that say why an item is not accepted.
 _REASON_FIELDS = ("itemStatusDescription", "returnReason", "returnMessage", "errors")
@@ -776,9 +771,9 @@ class ItemResource(Resource):
                     "status", f"holds {', '.join(other)}: changes() reports "
                               f"{', '.join(CHANGE_STATUSES)} only")
         context = self.context
+        feed = ChangeFeed(context.watermark(self.kind))
         if isinstance(since, str) and since == "last":
-            mark = context.watermark(self.kind)
-            start = mark - CHANGES_OVERLAP if mark is not None else None
+            start = feed.start()
         else:
             start = since
             date_range(since, until, "since", "until")
@@ -791,22 +786,14 @@ class ItemResource(Resource):
                         frame["returnDate"].tolist(), strict=True))
         seen = context.seen_changes(self.kind, keys)
         context.mark_seen(self.kind, [key for key in keys if key not in seen])
-        dates = frame["returnDate"].dropna()
         # A narrowed poll leaves the watermark alone: the changes it left out are older
         # than its newest one and must still be found by the next poll.
-        if len(dates) and not filters.local and status is None:
-            latest = _utc(dates.max())
-            mark = context.watermark(self.kind)
-            if mark is None or latest > mark:
-                context.set_watermark(self.kind, latest)
+        moved = None if filters.local or status is not None else \
+            feed.advance(frame["returnDate"])
+        if moved is not None:
+            context.set_watermark(self.kind, moved)
         if isinstance(since, str) and since == "last" and seen:
             fresh = [key not in seen for key in keys]
             frame = frame[fresh].reset_index(drop=True)
         return frame
 
-
-def _utc(moment: Any) -> dt.datetime:
-    """A Timestamp of a UTC column (or a zone-less one, UTC by paynb's rule), as an aware
-    UTC datetime (the form of the watermark)."""
-    value: dt.datetime = moment.to_pydatetime()
-    return value.replace(tzinfo=dt.UTC) if value.tzinfo is None else value
