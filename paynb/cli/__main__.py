@@ -1,0 +1,7 @@
+"""``python -m paynb.cli``: the ``paynb`` command."""
+
+import sys
+
+from paynb.cli import main
+
+sys.exit(main())
