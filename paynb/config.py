@@ -71,6 +71,7 @@ __all__ = [
     "from_profile",
     "profile_names",
     "profile_options",
+    "resolve",
     "secrets_path",
     "store_secrets",
 ]
@@ -497,6 +498,14 @@ def from_profile(name: str | None = None, *, path: Path | None = None) -> Settin
     return replace(settings, journal=journal.strip() if journal else None,
                    user=user.strip() if user else None,
                    dual_control=dict(control) if control is not None else None)
+
+
+def resolve(profile: str | None = None) -> Settings | None:
+    """The settings :func:`paynb.connect` and ``paynb monitor`` use: the named ``profile``
+    (or the one ``PAYNB_PROFILE`` names), else the ``PAYNB_*`` variables, else the
+    ``default`` profile; ``None`` when none of them is configured."""
+    named = profile or os.environ.get(PROFILE_VARIABLE)
+    return from_profile(named) if named else (from_env() or from_profile())
 
 
 def store_secrets(profile: str, *, client_secret: str | None = None,
