@@ -105,8 +105,9 @@ def _byte_class(characters: str, *, other: bool = False) -> np.ndarray:
 
 
 def _counts(data: np.ndarray, offsets: np.ndarray, table: np.ndarray) -> np.ndarray:
-    """How many bytes of each value are of ``table``'s class (a sum per value, in C; small
-    temporaries, since fresh memory costs its page faults)."""
+    """How many bytes of each value are of ``table``'s class; with a table of weights, the
+    sum of its bytes' weights (a sum per value, in C; small temporaries, since fresh memory
+    costs its page faults)."""
     import numpy as np
 
     hits = table.take(data)  # (take: faster than indexing)
@@ -180,13 +181,7 @@ def _amount_text_ok(array: pa.Array) -> np.ndarray:
     lengths = np.diff(offsets)
     # One sum per value counts three classes at once: 1-9 (units), points (16s), any other
     # byte (256s); exact for values of up to 11 bytes, the only ones that can pass.
-    weights = _amount_weights().take(data)
-    if lengths.all():
-        sums = np.add.reduceat(weights, offsets[:-1], dtype=np.int32)
-    else:
-        sums = np.zeros(len(array), dtype=np.int32)
-        filled = np.flatnonzero(lengths)
-        sums[filled] = np.add.reduceat(weights, offsets[filled], dtype=np.int32)
+    sums = _counts(data, offsets, _amount_weights())
     points = sums >> 4 & 15
     ok = (lengths <= 11) & (sums >> 8 == 0) & (sums & 15 > 0) & (points <= 1)
     decimals = np.full(len(array), 3, dtype=np.int32)  # 3: no point among the last three
