@@ -268,12 +268,9 @@ class GuardService:
 
     def check(self, items: Any, *, new_authorization: bool = False,
               as_of: Any = None) -> pd.DataFrame:
-        """:meth:`judge` of ACH ``items`` (one mapping, a DataFrame or a list of mappings,
-        wire names; empty cells of a frame are fields left out, as ``submit_many`` reads
-        them) at ``as_of`` (default: the service's time), one row per item: ``row,
-        yourReferenceNumber, verdict`` (``refused``, ``warning``, ``ok``), ``allowed,
-        rules`` (of the refusals), ``reasons, warnings, overridden, changes`` (fields paynb
-        would set), ``notes`` and ``checked``."""
+        """:meth:`judge` of ACH ``items`` as a frame, a row per item: what
+        :meth:`paynb.Client.check_entries` answers. Empty cells of a frame are fields left
+        out, as ``submit_many`` reads them."""
         import pandas as pd  # lazy: a client that never asks loads no pandas for it
 
         rows = [items] if isinstance(items, Mapping) else records_of(items, "items")
