@@ -110,7 +110,7 @@ def main(argv: list[str] | None = None) -> int:
                  huge=args.at_50m)
     rows: list[Row] = []
     failed = False
-    began = time.perf_counter()
+    began, load = time.perf_counter(), os.getloadavg()[0]
     try:
         for key in _select(args.only):
             name, run = CASES[key]
@@ -127,7 +127,8 @@ def main(argv: list[str] | None = None) -> int:
     finally:
         cfg.sandboxes.close()
     header = machine() + f"; {cfg.rounds} rounds{' (quick)' if cfg.quick else ''}; " \
-        f"took {time.perf_counter() - began:.0f} s"
+        f"took {time.perf_counter() - began:.0f} s; load average (1 minute) " \
+        f"{load:.1f} at the start, {os.getloadavg()[0]:.1f} at the end"
     print(header)
     print(render(rows))
     if args.markdown:

@@ -11,6 +11,12 @@ rows are written a slice of time at a time, in id order, with paynb's writer set
 and table configuration; the last commit carries the state a sync would (counts by
 status, next list place, watermark), and the events table one event per item.
 
+Grown stores are kept (:func:`grown`) under ``$BENCH_DATA`` (default: the
+temporary folder), one folder per size, and reused: growing ten million rows takes many
+minutes. Growing the largest size asked for also keeps the smaller ones on the way: a
+store of the first N rows is the big one as it stood after N rows were committed, kept
+as a copy (its Parquet files hard links; its logs copied).
+
 ``python -m benchmarks._grow PATH ROWS`` makes one (``--seed-items``: the store synced
 first, default 2,000 items).
 """
@@ -19,12 +25,15 @@ from __future__ import annotations
 
 import argparse
 import datetime as dt
+import os
 import shutil
 import tempfile
+import warnings
+from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import Any
 
-__all__ = ["grow", "seed_store"]
+__all__ = ["grow", "grown", "last_day", "seed_store"]
 
 #: Items a month of the grown table holds (the copies' received times are spread so).
 ITEMS_PER_MONTH = 250_000
@@ -35,8 +44,6 @@ SHARES = {"DEMO1": 0.8, "DEMO2": 0.2}
 
 def seed_store(folder: Path, items: int = 2_000, seed: int = 1) -> Path:
     """A store of ``items`` sandbox items synced for both demo companies."""
-    import warnings
-
     from paynb.sandbox import serve
 
     with serve(port=0, seed_items=items, seed=seed) as sb, warnings.catch_warnings():
@@ -54,9 +61,11 @@ def _times(table: Any) -> list[str]:
             and f.name not in ("_seenAt",)]
 
 
-def grow(seed: Path, target: Path, rows: int, *, start: dt.datetime | None = None) -> Path:
+def grow(seed: Path, target: Path, rows: int, *, start: dt.datetime | None = None,
+         stops: Iterable[int] = (), at_stop: Callable[[int], None] | None = None) -> Path:
     """Write at ``target`` a store of ``rows`` ACH items copied from the store ``seed``
-    (see the module's description); returns ``target``."""
+    (see the module's description); returns ``target``. ``at_stop(n)`` is called once
+    the first ``n`` rows are committed, for each ``n`` of ``stops``."""
     import numpy as np
     import pyarrow as pa
     import pyarrow.compute as pc
@@ -79,9 +88,11 @@ def grow(seed: Path, target: Path, rows: int, *, start: dt.datetime | None = Non
     next_id = 1
     target.mkdir(parents=True, exist_ok=True)
     done = 0
-    month_seconds = 30 * 86_400 * CHUNK / ITEMS_PER_MONTH
+    ends = sorted({n for n in stops if 0 < n < rows} | {rows})
     while done < rows:
-        size = min(CHUNK, rows - done)
+        size = min(CHUNK, next(n for n in ends if n > done) - done)
+        # This chunk's slice of time: a month holds ITEMS_PER_MONTH items.
+        month_seconds = 30 * 86_400 * size / ITEMS_PER_MONTH
         parts = []
         for company, share in SHARES.items():
             base = by_company[company]
@@ -94,7 +105,7 @@ def grow(seed: Path, target: Path, rows: int, *, start: dt.datetime | None = Non
         offset = (pc.subtract(old, pa.scalar(low, old.type)).cast(pa.int64()).to_numpy(
             zero_copy_only=False) / 1e6) / span
         offset = np.clip(offset + rng.uniform(-0.01, 0.01, len(offset)), 0, 0.9999)
-        slice_start = start + dt.timedelta(seconds=month_seconds * done / CHUNK)
+        slice_start = start + dt.timedelta(seconds=30 * 86_400 * done / ITEMS_PER_MONTH)
         new = pa.array((np.datetime64(slice_start.replace(tzinfo=None), "us")
                         + (offset * month_seconds * 1e6).astype("timedelta64[us]")),
                        pa.timestamp("us", "UTC"))
@@ -143,7 +154,61 @@ def grow(seed: Path, target: Path, rows: int, *, start: dt.datetime | None = Non
                         commit_properties=st.commit_properties({k: v for k, v in state.items()
                                                                 if k != "companies"}),
                         **(st.created(st.EVENTS) if first else {}))
+        if at_stop is not None and done in ends and done < rows:
+            at_stop(done)
     return target
+
+
+def _data() -> Path:
+    return Path(os.environ.get("BENCH_DATA") or tempfile.gettempdir())
+
+
+def _kept(folder: Path, into: Path) -> None:
+    """A copy of the store ``folder`` as it stands: its data files hard links (a Delta
+    table never rewrites one), its logs copied (a later commit rewrites
+    ``_last_checkpoint``)."""
+    def link(source: str, target: str) -> None:
+        if f"{os.sep}_delta_log{os.sep}" in source:
+            shutil.copy2(source, target)
+        else:
+            os.link(source, target)
+
+    shutil.copytree(folder, into, copy_function=link)
+
+
+def grown(sizes: Iterable[int], seed_items: int = 2_000) -> dict[int, Path]:
+    """A store of each of ``sizes`` rows (grown the first time, then kept and reused:
+    see the module's description): size -> its folder."""
+    wanted = sorted(set(sizes))
+    folders = {n: _data() / f"paynb-grown-{n}" for n in wanted}
+    missing = [n for n in wanted if not (folders[n] / "grown").exists()]
+    if missing:
+        for n in missing:
+            shutil.rmtree(folders[n], ignore_errors=True)
+        largest = missing[-1]
+
+        def keep(n: int) -> None:
+            if n in missing:
+                _kept(folders[largest], folders[n])
+                (folders[n] / "grown").write_text(f"{n}\n")
+
+        with tempfile.TemporaryDirectory(prefix="paynb-grow-seed-") as seed:
+            grow(seed_store(Path(seed), seed_items), folders[largest], largest,
+                 stops=missing, at_stop=keep)
+        (folders[largest] / "grown").write_text(f"{largest}\n")
+    return folders
+
+
+def last_day(folder: Path) -> dt.date:
+    """The last received day of the store at ``folder`` (the figures are measured as of
+    it)."""
+    import pyarrow.compute as pc
+    from deltalake import DeltaTable
+
+    received = DeltaTable(str(folder / "ach")).to_pyarrow_dataset().to_table(
+        columns=["receivedDateTime"]).column("receivedDateTime")
+    last: dt.datetime = pc.max(received).as_py()
+    return last.date()
 
 
 def main() -> None:
