@@ -15,7 +15,6 @@ from typing import TYPE_CHECKING, Any
 
 from paynb.errors import NotFoundError
 from paynb.journal import NOT_ACCEPTED, SUBMISSIONS, VOIDS_BY_ID, Journal
-from paynb.resources import fetch_list
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -128,7 +127,7 @@ class _Lookup:
             self._index(self._fetch([]))
 
     def _fetch(self, params: list[tuple[str, Any]]) -> pd.DataFrame:
-        return fetch_list(self.resource, params, progress=False)
+        return self.resource.listing.frame(params)
 
     def _index(self, frame: pd.DataFrame) -> None:
         """From the whole list ``frame``, keep the latest item of each reference and the

@@ -37,7 +37,6 @@ from paynb.resources import (
     CHANGES_OVERLAP,
     Resource,
     ResourceContext,
-    page_fetcher,
     wire_time,
 )
 
@@ -248,7 +247,7 @@ class _KindSync:
         return _last_at_first(frame, self.id_field)
 
     def _fetcher(self, params: list[tuple[str, Any]], size: int) -> Any:
-        fetch = page_fetcher(self.resource, params, size)
+        fetch = self.resource.listing.pages(params, size)
 
         def counted(number: int) -> Page:
             with self._counting:  # pages are asked on several threads

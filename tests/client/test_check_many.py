@@ -25,7 +25,7 @@ from hypothesis import strategies as st
 from benchmarks._data import ach_submissions
 from paynb import _checks, models, validation
 from paynb.resources._base import as_mapping
-from paynb.resources._items import _MappedRows
+from paynb.resources._bulk import _MappedRows
 from tests._moments import MOMENTS
 from tests.reliability.test_bad_input import ACH, RCC, _bad_for
 
