@@ -195,17 +195,13 @@ class Resource:
         self._sender = Sender(self)
 
     def __repr__(self) -> str:
-        return f"<{type(self).__name__} of company {self._company}>"
+        return f"<{type(self).__name__} of company {self.context.company_code}>"
 
     # ------------------------------------------------------------------ paths and calls
 
-    @property
-    def _company(self) -> str:
-        return self.context.company_code
-
     def _path(self, suffix: str = "", *, segment: str | None = None,
               prefix: str = "/api/v3") -> str:
-        company = quote(self._company, safe="")
+        company = quote(self.context.company_code, safe="")
         return f"{prefix}/{segment or self.segment}/companycode/{company}{suffix}"
 
     def _call(self, method: str, path: str, *, params: Any = None,

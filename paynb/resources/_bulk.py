@@ -76,33 +76,19 @@ def rows_of(items: Any) -> list[dict[str, Any]]:
     return [as_mapping(record, f"items[{n}]") for n, record in enumerate(_records_of(items))]
 
 
-class _FrameRows(Sequence[dict[str, Any]]):
-    """The rows of a DataFrame as ``submit_many`` reads them, built only when asked for
-    (the column checks need only the rows they leave to the models)."""
+class _Rows(Sequence[dict[str, Any]]):
+    """Rows read as ``submit_many`` reads them (:func:`as_mapping`), each built only when
+    asked for (the column checks need only the rows they leave to the models)."""
 
-    def __init__(self, frame: pd.DataFrame) -> None:
-        self._frame = frame
-        self._keys = list(frame.columns)
-
-    def __len__(self) -> int:
-        return len(self._frame)
-
-    def __getitem__(self, n: Any) -> Any:
-        values = self._frame.iloc[n].tolist()
-        return as_mapping(dict(zip(self._keys, values, strict=True)), f"items[{n}]")
-
-
-class _MappedRows(Sequence[dict[str, Any]]):
-    """Rows read as ``submit_many`` reads them (:func:`as_mapping`), each when asked for."""
-
-    def __init__(self, records: list[Any]) -> None:
-        self._records = records
+    def __init__(self, count: int, row: Callable[[int], Any]) -> None:
+        self._count = count
+        self._row = row
 
     def __len__(self) -> int:
-        return len(self._records)
+        return self._count
 
     def __getitem__(self, n: Any) -> Any:
-        return as_mapping(self._records[n], f"items[{n}]")
+        return as_mapping(self._row(n), f"items[{n}]")
 
 
 def _errors_by_row(errors: Mapping[str, list[str]]) -> dict[int, dict[str, list[str]]]:
@@ -124,13 +110,15 @@ def check_many(model: type[RequestModel], items: Any) -> pd.DataFrame:
     import pandas as pd
 
     if hasattr(items, "to_dict") and hasattr(items, "columns"):
-        frame = items
-        checked = check_rows(model, _FrameRows(frame), bodies=False,
-                             frame_columns=columns_of_frame(model, frame))
-        index = frame.index
+        keys = list(items.columns)
+        checked = check_rows(model, _Rows(len(items), lambda n: dict(zip(
+            keys, items.iloc[n].tolist(), strict=True))), bodies=False,
+            frame_columns=columns_of_frame(model, items))
+        index = items.index
     else:
         records = _records_of(items)
-        checked = check_rows(model, _MappedRows(records), raw_rows=records, bodies=False)
+        checked = check_rows(model, _Rows(len(records), records.__getitem__),
+                             raw_rows=records, bodies=False)
         index = pd.RangeIndex(len(records))
     n = len(index)
     # Tuples: one shared empty tuple for the (many) rows without advisories.

@@ -161,9 +161,9 @@ class ItemResource(Resource):
         body = wire_body(self.model, as_mapping(item, "item"), validate=validate)
         command = self._command("submit", {"bodies": [body], "allow_duplicate": allow_duplicate,
                                            "new_authorization": new_authorization})
-        if validate:
-            advisories = self.model.model_validate(body).advisories()
-            command.advise = lambda: warn_advisories([(None, a) for a in advisories])
+        if validate:  # what is unusual about the entry as the guards leave it
+            command.advise = lambda: warn_advisories(
+                [(None, a) for a in self.model.model_validate(body).advisories()])
         answer: pd.Series | Approval = self._sender.run(command)
         return answer
 

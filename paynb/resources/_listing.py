@@ -12,7 +12,7 @@ import logging
 import math
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import TYPE_CHECKING, Any
 
 from paynb._args import backwards, positive_int, status_codes
 from paynb._lazy import OnFirstUse
@@ -25,7 +25,7 @@ if TYPE_CHECKING:
     import pandas as pd
     import requests
 
-    from paynb.resources._context import ResourceContext
+    from paynb.resources._context import Namespace, ResourceContext
 
 __all__ = ["RANGES", "DateBound", "Filters", "Listing", "Pages", "date_range", "wire_time"]
 
@@ -206,17 +206,6 @@ class Pages:
         return self.read(self.request(number))
 
 
-class _Kind(Protocol):
-    """What a listing knows of its resource namespace (see :class:`~paynb.resources.Resource`)."""
-
-    kind: str
-    id_field: str
-    status_field: str | None
-    range_fields: dict[str, str]
-    server_filters: frozenset[str]
-    context: ResourceContext
-
-
 class Listing:
     """The list of one kind of the client's company (``client.ach.listing``): its checked
     :meth:`filters`, its :meth:`pages`, the :meth:`frame` of every page (built in batches
@@ -226,7 +215,7 @@ class Listing:
     that what is listed is also what the client has seen).
     """
 
-    def __init__(self, kind: _Kind, path: str,
+    def __init__(self, kind: Namespace, path: str,
                  frame_of: Callable[[Sequence[Mapping[str, Any]]], pd.DataFrame]) -> None:
         self.kind = kind
         #: The list's path (``/api/v3/AchTransactions/companycode/DEMO1``).

@@ -1,12 +1,7 @@
-"""Sending: every write call of a resource as one :class:`Command`, run by its :class:`Sender`.
-
-A call (``submit``, ``submit_many``, ``send``, ``void``, ``void_many``,
-``void_references``) prepares its request (validates it), makes its command of it, and
-the sender runs the command: its check (NACHA's guards, an instant payment's route), the
-hold for a second person (dual control), the journal's reservation, the request(s), each
-entry settled with its answer. Approving a held call is the other way of running the
-same command, made again of what the hold kept: checked again, by the approver, its
-entries claimed from the journal instead of reserved.
+"""Sending: every write call of a resource is one :class:`Command`, run by a :class:`Sender`:
+checked, held for a second person (dual control), reserved in the journal, sent, each
+entry settled with its answer. Approving a held call runs the same command, made again
+of what the hold kept: checked again by the approver, its entries claimed, not reserved.
 """
 
 from __future__ import annotations
@@ -16,7 +11,7 @@ import warnings
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from decimal import Decimal
-from typing import TYPE_CHECKING, Any, NamedTuple, Protocol, TypeVar
+from typing import TYPE_CHECKING, Any, NamedTuple, TypeVar
 
 from paynb._args import positive_int
 from paynb._coerce import missing, parse_decimal
@@ -33,11 +28,11 @@ from paynb.errors import (
     ValidationError,
 )
 from paynb.journal import NOT_ACCEPTED, STALE_PENDING, SUBMISSIONS, SUPPLIED_AT_APPROVAL, Approval
-from paynb.models import RequestModel, check
+from paynb.models import check
 
 if TYPE_CHECKING:
     from paynb.journal import DualControl
-    from paynb.resources._context import ResourceContext
+    from paynb.resources._context import Namespace
 
 __all__ = ["Approver", "Command", "Delivery", "Outcome", "Sender", "failure_state",
            "warn_not_accepted"]
@@ -156,12 +151,9 @@ class Approver:
 
 @dataclass
 class Command:
-    """One write call of a kind, prepared: what the journal records, what dual control
-    judges and keeps, and how it is sent.
-
-    A resource makes it of ``request`` (what a held call keeps, JSON) for the direct call
-    and again at approval, so both send alike.
-    """
+    """One write call, prepared: what the journal records, what dual control judges and
+    keeps, and how it is sent. Made of ``request`` (what a hold keeps) for the direct call
+    and again at approval, so both send alike."""
 
     operation: str
     #: The journal's references of the call (reference numbers, or item ids of a void).
@@ -178,7 +170,7 @@ class Command:
     advise: Callable[[], None] | None = None
     #: ``weigh(policy)``: the amounts dual control judges and what its queue shows of
     #: each; ``None`` when the policy holds no such call.
-    weigh: Callable[[DualControl], tuple[list[Decimal | None], list[Mapping[str, Any]]]
+    weigh: Callable[[DualControl], tuple[list[Decimal | None], Sequence[Mapping[str, Any]]]
                     | None] | None = None
     #: What the journal's entries show (the bodies of a submission).
     summary: Any = None
@@ -226,18 +218,11 @@ class Delivery:
                             for entry, record in zip(entries, records, strict=True)])
 
 
-class _Kind(Protocol):
-    kind: str
-    id_field: str
-    model: type[RequestModel]
-    context: ResourceContext
-
-
 class Sender:
     """Runs the commands of one resource namespace: directly (:meth:`run`) or once
     approved by a second person (:meth:`approve`)."""
 
-    def __init__(self, kind: _Kind) -> None:
+    def __init__(self, kind: Namespace) -> None:
         self.kind = kind
         self.context = kind.context
 
@@ -294,7 +279,7 @@ class Sender:
                     command.operation, self.context.company_code, approval.id, why)
         return approval
 
-    def approve(self, approval_id: int, make: Callable[[str, Mapping[str, Any]], Command], *,
+    def approve(self, approval_id: int, make: Callable[[str, dict[str, Any]], Command], *,
                 given: Mapping[str, Any], new_authorization: bool,
                 allow_duplicate: bool) -> Any:
         """Run a held call of this kind that a second person approves: the command

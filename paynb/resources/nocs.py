@@ -89,4 +89,5 @@ class NocResource(Resource):
                 "noc_id", f"{key!r} is not the id of a NOC: {looked}, none with "
                           "that id (client.nocs.list() shows them). A mark on a "
                           "mistyped id would leave the NOC it was meant for open")
-        return journal.nocs.apply(self._company, key, by=by or self.context.user, note=note)
+        return journal.nocs.apply(self.context.company_code, key, by=by or self.context.user,
+                                  note=note)

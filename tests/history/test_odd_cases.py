@@ -23,7 +23,7 @@ from paynb.errors import PaynbError, ValidationError
 from paynb.history import History, HistoryCorruptError, HistoryLockedError
 from paynb.history import _sync as sync_module
 from paynb.history._store import Store
-from paynb.resources import Listing
+from paynb.resources import Pages
 from paynb.sandbox import Sandbox, serve
 
 from .engines import assert_engines_agree
@@ -285,23 +285,19 @@ def test_a_broken_log_is_named_and_rebuild_recovers(synced):
 def test_a_new_field_in_the_records_widens_the_store(private, tmp_path, monkeypatch):
     client = private.connect(journal=None, page_size=50)
     client.sync(path=tmp_path, kinds="ach", progress=False)
-    original = Listing.pages
+    original = Pages.read
 
-    def with_trace(listing, params, size):
-        fetch = original(listing, params, size)
+    def with_trace(pages, response):
+        page = original(pages, response)
+        for record in page.records:
+            record["traceNumber"] = 5_000_000 + record["achItemId"]
+        return page
 
-        def fetch_more(number):
-            page = fetch(number)
-            for record in page.records:
-                record["traceNumber"] = 5_000_000 + record["achItemId"]
-            return page
-
-        return fetch_more
-
-    monkeypatch.setattr(Listing, "pages", with_trace)
     last = client.ach.list(progress=False)["achItemId"].iloc[-1]
+    monkeypatch.setattr(Pages, "read", with_trace)  # every page the sync reads
     private.simulate.force_status(int(last), "R", code="R01")
     client.sync(kinds="ach", progress=False)
+    monkeypatch.undo()
     frame = client.history.ach()
     assert str(frame["traceNumber"].dtype) == "Int64"
     traced = frame.dropna(subset=["traceNumber"])
