@@ -90,6 +90,8 @@ class Kind:
     #: Other spellings of a field that fold onto it when the field itself is absent
     #: (folded: lower case, no ``_`` or ``-``).
     aliases: tuple[tuple[str, str], ...] = ()
+    #: How a person calls the kind (a form's label, a chart's title).
+    title: str = ""
 
     def __post_init__(self) -> None:
         stored = {f.name for f in self.fields if f.stored}
@@ -190,7 +192,8 @@ _ACH = Kind(
         ("requestedAchEffectiveDate", "time")),
     _ACH_WIRE,
     "money", payment=True, returns=True,
-    aliases=(("itemid", "achItemId"), ("id", "achItemId"), ("status", "itemStatus")))
+    aliases=(("itemid", "achItemId"), ("id", "achItemId"), ("status", "itemStatus")),
+    title="ACH")
 
 _RCC = Kind(
     "rcc", "rcc", "rccItemId", "itemStatus", "receivedDateTime", _fields(
@@ -210,7 +213,8 @@ _RCC = Kind(
         ("reportStatus", "text"), ("bankId", "id"), ("apiReportDateTime", "time")),
     _RCC_WIRE,
     "money", payment=True, returns=True,
-    aliases=(("itemid", "rccItemId"), ("id", "rccItemId"), ("status", "itemStatus")))
+    aliases=(("itemid", "rccItemId"), ("id", "rccItemId"), ("status", "itemStatus")),
+    title="RCC")
 
 _INSTANT = Kind(
     "instant", "instant", "uniqueId", "status", "receivedDateTime", _fields(
@@ -220,7 +224,7 @@ _INSTANT = Kind(
     _INSTANT_WIRE,
     "wire_integer", payment=True, returns=False,
     aliases=(("id", "uniqueId"), ("cardnumberlastfour", "cardLastFour"),
-             ("last4", "cardLastFour")))
+             ("last4", "cardLastFour")), title="Instant card")
 
 _RTP = Kind(
     "rtp", "rtp", "uniqueId", "status", "receivedDateTime", _fields(
@@ -232,7 +236,7 @@ _RTP = Kind(
         ("requestReturnStatus", "instant_status"), ("requestReturnStatusCode", "text"),
         ("requestReturnStatusDescription", "text")),
     _RTP_WIRE,
-    "wire_integer", payment=True, returns=False, aliases=(("id", "uniqueId"),))
+    "wire_integer", payment=True, returns=False, aliases=(("id", "uniqueId"),), title="RTP")
 
 _NOC = Kind(
     "noc", "nocs", "nocId", None, "nocDate", _fields(
@@ -241,7 +245,8 @@ _NOC = Kind(
         ("changeReason", "change_reason"), ("correctedData", "corrected_data"),
         ("nocDate", "time")),
     _NOC_WIRE,
-    "none", payment=False, returns=False, aliases=(("id", "nocId"), ("itemid", "achItemId")))
+    "none", payment=False, returns=False, aliases=(("id", "nocId"), ("itemid", "achItemId")),
+    title="NOC")
 
 #: Every kind by its name, in the order paynb lists them.
 KINDS: dict[str, Kind] = {k.name: k for k in (_ACH, _RCC, _INSTANT, _RTP, _NOC)}

@@ -55,6 +55,7 @@ from paynb import _env
 from paynb._redact import HIDDEN, hide_password
 from paynb._warn import user_stacklevel
 from paynb.errors import PaynbWarning, ValidationError
+from paynb.journal._journal import journal_variable
 
 __all__ = [
     "ENV_VARIABLES",
@@ -212,7 +213,7 @@ class Settings:
 def _journal_beside_variable(journal: str, profile: str) -> None:
     """Warn when ``PAYNB_JOURNAL`` names another journal than the profile's: the profile's
     is used (a stray variable must not take an analyst off the team's shared guard)."""
-    variable = os.environ.get("PAYNB_JOURNAL", "").strip()
+    variable = journal_variable()
     if variable and variable != journal:
         warnings.warn(f"PAYNB_JOURNAL ({hide_password(variable)}) is not used: profile "
                       f"{profile!r} names its journal, {hide_password(journal)}; pass "

@@ -83,17 +83,19 @@ US_STATES: frozenset[str] = frozenset(
     AS GU MP PR VI AA AE AP""".split()
 )
 
-_DIGITS = re.compile(r"\d+")
+# ASCII digits only: the service's files are ASCII (a NACHA file's fields are), and
+# Python's \d and str.isdigit() also take other scripts' digits ("٠٢١", "²").
+_DIGITS = re.compile(r"\d+", re.ASCII)
 _ACCOUNT = re.compile(r"[0-9A-Za-z-]+")
-_ACH_ZIP = re.compile(r"\d{5}(?:[- ]\d{4})?")
-_RCC_ZIP = re.compile(r"\d{5}(?: \d{4})?")
-_EXPIRATION = re.compile(r"(\d{2})/(\d{4})")
+_ACH_ZIP = re.compile(r"\d{5}(?:[- ]\d{4})?", re.ASCII)
+_RCC_ZIP = re.compile(r"\d{5}(?: \d{4})?", re.ASCII)
+_EXPIRATION = re.compile(r"(\d{2})/(\d{4})", re.ASCII)
 _CONTROL = re.compile(r"[\x00-\x1f\x7f]")
 
 
 def aba_checksum_ok(routing_number: str) -> bool:
     """True when a nine-digit ABA routing number passes its 3-7-1 checksum."""
-    if len(routing_number) != 9 or not routing_number.isdigit():
+    if len(routing_number) != 9 or not _DIGITS.fullmatch(routing_number):
         return False
     d = [int(c) for c in routing_number]
     total = 3 * (d[0] + d[3] + d[6]) + 7 * (d[1] + d[4] + d[7]) + (d[2] + d[5] + d[8])
@@ -102,7 +104,7 @@ def aba_checksum_ok(routing_number: str) -> bool:
 
 def luhn_ok(number: str) -> bool:
     """True when a string of digits passes the Luhn check (card numbers)."""
-    if not number.isdigit():
+    if not _DIGITS.fullmatch(number):
         return False
     total = 0
     for i, ch in enumerate(reversed(number)):
@@ -205,7 +207,7 @@ def check_reference_number(value: str) -> str | None:
 
 def check_routing_number(value: str) -> str | None:
     """Nine digits that pass the ABA checksum."""
-    if len(value) != 9 or not value.isdigit():
+    if len(value) != 9 or not _DIGITS.fullmatch(value):
         return "must be exactly 9 digits"
     if not aba_checksum_ok(value):
         return "is not a valid ABA routing number (checksum fails)"
@@ -279,7 +281,7 @@ def check_instant_amount(amount: Decimal) -> str | None:
 
 def check_card_number(value: str) -> str | None:
     """13 to 19 digits that pass the Luhn check."""
-    if not value.isdigit() or not 13 <= len(value) <= 19:
+    if not _DIGITS.fullmatch(value) or not 13 <= len(value) <= 19:
         return "must be 13 to 19 digits"
     if not luhn_ok(value):
         return "is not a valid card number (Luhn check fails)"
@@ -287,14 +289,15 @@ def check_card_number(value: str) -> str | None:
 
 
 def check_card_expiration(value: str, *, today: dt.date | None = None) -> str | None:
-    """``MM/YYYY``, a real month, not before the current month."""
+    """``MM/YYYY``, a real month, not before the current month (``today``: the UTC day,
+    the service's, not this machine's local one)."""
     match = _EXPIRATION.fullmatch(value)
     if not match:
         return "must have the shape MM/YYYY"
     month, year = int(match[1]), int(match[2])
     if not 1 <= month <= 12:
         return "month must be 01 to 12"
-    today = today or dt.date.today()
+    today = today or dt.datetime.now(dt.UTC).date()
     if (year, month) < (today.year, today.month):
         return "card has expired"
     return None

@@ -6,6 +6,8 @@ and on the tests' own PostgreSQL server (a team's journal). The rest is about th
 
 from __future__ import annotations
 
+import ast
+import inspect
 import multiprocessing
 import os
 import pickle
@@ -21,8 +23,18 @@ from typing import Any
 import pandas as pd
 import pytest
 
+import paynb
 from paynb.errors import DuplicateSubmissionError
-from paynb.journal import SCHEMA_VERSION, STATES, Journal, JournalError, scrub
+from paynb.journal import (
+    SCHEMA_VERSION,
+    STATES,
+    DualControl,
+    Journal,
+    JournalError,
+    _approvals,
+    _journal,
+    scrub,
+)
 from paynb.models import AchItem
 
 COMPANY = "DEMO1"
@@ -328,6 +340,34 @@ def test_from_env_opens_the_file_it_names(tmp_path: Path,
     journal = Journal.from_env()
     assert journal is not None and journal.path == tmp_path / "j.sqlite3"
     assert journal.path.exists()
+
+
+def test_the_variable_is_read_in_one_place() -> None:
+    """$PAYNB_JOURNAL means one thing wherever paynb looks at it (issue 45): one function
+    reads it, and the default journal and config's warning about a stray one ask it."""
+    package = Path(paynb.__file__).parent
+    reads = []
+    for source in sorted(package.rglob("*.py")):
+        for node in ast.walk(ast.parse(source.read_text())):
+            looked_up = (node.args if isinstance(node, ast.Call)
+                         else [node.slice] if isinstance(node, ast.Subscript) else [])
+            if any(isinstance(one, ast.Constant) and one.value == "PAYNB_JOURNAL"
+                   for one in looked_up):
+                reads.append((str(source.relative_to(package)), node.lineno))
+    assert [where for where, _ in reads] == ["journal/_journal.py"]
+    lines, start = inspect.getsourcelines(_journal.journal_variable)
+    assert start <= reads[0][1] < start + len(lines)
+
+
+def test_each_journal_module_keeps_to_its_room() -> None:
+    """Issue 45: no module of the journal over 600 lines; the dual-control policy (a
+    business rule) apart from the storage of the queue and of the entries."""
+    package = Path(_journal.__file__).parent
+    sizes = {source.name: len(source.read_text().splitlines())
+             for source in package.glob("*.py")}
+    assert {name: size for name, size in sizes.items() if size > 600} == {}
+    assert DualControl.__module__ == "paynb.journal._dual_control"
+    assert not hasattr(_approvals, "DualControl")
 
 
 def test_the_file_is_private_versioned_and_in_wal_mode(path: Path) -> None:

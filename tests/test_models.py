@@ -166,6 +166,34 @@ def test_card_expiration_is_judged_against_the_given_day() -> None:
     assert validation.check_card_expiration("13/2030")
 
 
+def test_card_expiration_is_judged_on_the_utc_day_not_this_machines() -> None:
+    """At 05:00 on 1 November in Tokyo it is 20:00 on 31 October UTC: a card of 10/2026
+    is still good for the service (UTC), so paynb does not refuse it."""
+    from zoneinfo import ZoneInfo
+
+    import time_machine
+
+    tokyo = ZoneInfo("Asia/Tokyo")
+    with time_machine.travel(dt.datetime(2026, 11, 1, 5, 0, tzinfo=tokyo), tick=False):
+        assert dt.date.today() == dt.date(2026, 11, 1)  # the local day has moved on
+        assert validation.check_card_expiration("10/2026") is None
+    with time_machine.travel(dt.datetime(2026, 11, 1, 9, 0, tzinfo=tokyo), tick=False):
+        assert validation.check_card_expiration("10/2026") == "card has expired"
+
+
+@pytest.mark.parametrize("text", ["٠٢١٠٠٠٠٢١", "²²²²²²²²²", "０２１００００２１"])
+def test_digits_of_other_scripts_are_not_a_routing_number(text) -> None:
+    """Python's str.isdigit() takes Arabic-Indic, superscript and full-width digits; the
+    service's fields are ASCII: refused with the rule, never a raw int() error."""
+    assert validation.check_routing_number(text) == "must be exactly 9 digits"
+    assert validation.aba_checksum_ok(text) is False
+
+
+def test_digits_of_other_scripts_are_not_a_card_number_or_expiry() -> None:
+    assert validation.check_card_number("٤١١١١١١١١١١١١١١١") == "must be 13 to 19 digits"
+    assert validation.check_card_expiration("١٢/٢٠٢٩") == "must have the shape MM/YYYY"
+
+
 def test_void_ids_must_be_positive_integers() -> None:
     assert models.check(models.AchVoidByIds, {"achItemIds": [1, 2]})[1] == {}
     assert set(models.check(models.AchVoidByIds, {"achItemIds": [1, "2", 0]})[1]) == {

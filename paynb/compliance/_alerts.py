@@ -9,6 +9,7 @@ from typing import Any
 
 import pandas as pd
 
+from paynb._kinds import KINDS, RETURN_KINDS
 from paynb.compliance._items import without_history_mark
 from paynb.compliance._rates import LEVELS, return_rates
 from paynb.compliance._rules import WARNING_SHARE
@@ -18,7 +19,7 @@ __all__ = ["ReturnRateAlert", "check"]
 
 logger = logging.getLogger("paynb.compliance")
 
-_ID_COLUMNS = ("achItemId", "rccItemId")
+_ID_COLUMNS = tuple(KINDS[kind].id_field for kind in RETURN_KINDS)
 _RAISE_ON = ("warning", "over")
 
 

@@ -13,6 +13,7 @@ import pandas as pd
 
 from paynb._checks import check_rows
 from paynb._excel import read_excel
+from paynb._kinds import KINDS
 from paynb.errors import BulkRejectedError, DuplicateSubmissionError, TransportError
 from paynb.forms._base import (
     Form,
@@ -34,8 +35,8 @@ from paynb.validation import to_decimal
 __all__ = ["BulkSubmitForm"]
 
 _KINDS: dict[str, tuple[type[RequestModel], str]] = {
-    "ach": (AchItem, "achItemId"),
-    "rcc": (RccItem, "rccItemId"),
+    "ach": (AchItem, KINDS["ach"].id_field),
+    "rcc": (RccItem, KINDS["rcc"].id_field),
 }
 #: Rows the preview lists at most (a larger set shows its invalid rows and the first valid).
 _PREVIEW_ROWS = 1000

@@ -17,6 +17,7 @@ import ipywidgets as widgets
 import pandas as pd
 
 from paynb import plots
+from paynb._kinds import KINDS
 from paynb.codes import STATUS_NAMES, STATUS_ORDER, code_meaning
 from paynb.forms._base import (
     Form,
@@ -35,22 +36,25 @@ __all__ = ["StatusExplorer"]
 
 logger = logging.getLogger("paynb.forms")
 
+#: kind -> the columns shown in the table beside its id (paynb._kinds knows the rest).
+_SHOWN: dict[str, tuple[str, ...]] = {
+    "ach": ("yourReferenceNumber", "itemStatus", "itemStatusName", "amount",
+            "achTransactionType", "receivedDateTime", "returnDate", "returnReason",
+            "returnReasonDescription"),
+    "rcc": ("yourReferenceNumber", "itemStatus", "itemStatusName", "amount", "depositDateTime",
+            "returnDate", "returnReason", "returnReasonDescription"),
+    "instant": ("yourReferenceNumber", "nameOnCard", "cardLastFour", "amount", "status",
+                "statusDescription", "receivedDateTime"),
+    "rtp": ("yourReferenceNumber", "name", "amount", "status", "statusDescription",
+            "receivedDateTime"),
+    "noc": ("achItemId", "yourReferenceNumber", "changeCode", "changeReason", "correctedData",
+            "nocDate"),
+}
 #: kind -> (label, client resource, columns shown in the table, column counted)
 _KINDS: dict[str, tuple[str, str, tuple[str, ...], str]] = {
-    "ach": ("ACH", "ach", ("achItemId", "yourReferenceNumber", "itemStatus", "itemStatusName",
-                           "amount", "achTransactionType", "receivedDateTime", "returnDate",
-                           "returnReason", "returnReasonDescription"), "itemStatus"),
-    "rcc": ("RCC", "rcc", ("rccItemId", "yourReferenceNumber", "itemStatus", "itemStatusName",
-                           "amount", "depositDateTime", "returnDate", "returnReason",
-                           "returnReasonDescription"), "itemStatus"),
-    "instant": ("Instant card", "instant", ("uniqueId", "yourReferenceNumber", "nameOnCard",
-                                            "cardLastFour", "amount", "status",
-                                            "statusDescription", "receivedDateTime"), "status"),
-    "rtp": ("RTP", "rtp", ("uniqueId", "yourReferenceNumber", "name", "amount", "status",
-                           "statusDescription", "receivedDateTime"), "status"),
-    "noc": ("NOC", "nocs", ("nocId", "achItemId", "yourReferenceNumber", "changeCode",
-                            "changeReason", "correctedData", "nocDate"), "changeCode"),
-}
+    name: (kind.title, kind.table, (kind.id_field, *_SHOWN[name]),
+           kind.status_field or "changeCode")
+    for name, kind in KINDS.items()}
 _FILTERED = {"ach", "rcc"}  # the kinds whose list takes status and return-date filters
 _DESCRIPTION = {"description_width": "100px"}
 #: The most rows the table holds: a widget's data is saved with the notebook, so a list of

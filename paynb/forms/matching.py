@@ -10,6 +10,7 @@ import ipywidgets as widgets
 import numpy as np
 import pandas as pd
 
+from paynb._kinds import KINDS
 from paynb.forms._base import Form, PagedGrid
 from paynb.forms.void import VoidForm
 
@@ -17,9 +18,11 @@ __all__ = ["ExceptionsView"]
 
 logger = logging.getLogger("paynb.forms")
 
-_ITEM_SHOWN = ("achItemId", "rccItemId", "uniqueId", "yourReferenceNumber", "amount",
-               "itemStatus", "sendDate", "depositDateTime", "receivedDateTime",
-               "bankAccountNumber", "firstSignerLastName", "tied_with")
+#: The items' id columns (instant card and RTP payments share theirs).
+_ID_COLUMNS = tuple(dict.fromkeys(kind.id_field for kind in KINDS.values() if kind.payment))
+_ITEM_SHOWN = (*_ID_COLUMNS, "yourReferenceNumber", "amount", "itemStatus", "sendDate",
+               "depositDateTime", "receivedDateTime", "bankAccountNumber",
+               "firstSignerLastName", "tied_with")
 
 
 class ExceptionsView(Form):
@@ -107,8 +110,7 @@ class ExceptionsView(Form):
         return frame[[c for c in _ITEM_SHOWN if c in frame.columns]]
 
     def _item_column(self) -> str:
-        return next(c for c in ("achItemId", "rccItemId", "uniqueId")
-                    if c in self.result.unmatched_items.columns)
+        return next(c for c in _ID_COLUMNS if c in self.result.unmatched_items.columns)
 
     def _fill(self) -> None:
         result = self.result
@@ -187,7 +189,7 @@ class ExceptionsView(Form):
 
     def _open_void(self) -> None:
         item = self.item_choice.value
-        kind = "rcc" if self._item_column() == "rccItemId" else "ach"
+        kind = "rcc" if self._item_column() == KINDS["rcc"].id_field else "ach"
         self.void_form = VoidForm(self.client, items=[int(np.int64(item))], kind=kind)
         self.void_area.children = (self.void_form.widget,)
         self._announce(f"The void form for item {item} is below: it shows the item first "

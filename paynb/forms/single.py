@@ -12,6 +12,7 @@ from typing import Any
 
 import ipywidgets as widgets
 
+from paynb._kinds import KINDS
 from paynb.errors import (
     ApiError,
     DuplicateSubmissionError,
@@ -64,7 +65,6 @@ class PaymentForm(Form):
 
     model: type[RequestModel]
     kind = ""  # the client resource: "ach", "rcc", "instant" or "rtp"
-    id_column = ""
     verb = "Submit"
     busy_text = "Submitting…"
 
@@ -114,7 +114,7 @@ class PaymentForm(Form):
 
     def _sent(self, record: Any) -> str:
         """Status text after a successful send."""
-        return (f"Submitted: item {record.get(self.id_column)}, status "
+        return (f"Submitted: item {record.get(KINDS[self.kind].id_field)}, status "
                 f"{record.get('itemStatus')} ({record.get('itemStatusName') or ''}), "
                 f"reference {record.get('yourReferenceNumber')}.")
 
@@ -328,7 +328,6 @@ class AchForm(_ItemForm):
 
     model = AchItem
     kind = "ach"
-    id_column = "achItemId"
     title = "ACH item"
     css_name = "ach"
 
@@ -432,7 +431,6 @@ class RccForm(_ItemForm):
 
     model = RccItem
     kind = "rcc"
-    id_column = "rccItemId"
     title = "RCC item"
     css_name = "rcc"
 

@@ -8,6 +8,7 @@ from typing import Any
 import ipywidgets as widgets
 import pandas as pd
 
+from paynb._kinds import KINDS
 from paynb.codes import STATUS_NAMES
 from paynb.errors import ApiError, NotFoundError
 from paynb.forms._base import (
@@ -24,7 +25,7 @@ from paynb.paging import page_progress
 
 __all__ = ["VoidForm"]
 
-_ID_COLUMNS = {"ach": "achItemId", "rcc": "rccItemId"}
+_ID_COLUMNS = {kind: KINDS[kind].id_field for kind in ("ach", "rcc")}  # the voidable kinds
 _BY_IDS, _BY_REFS = "ids", "refs"
 _SEPARATORS = re.compile(r"[\s,;]+")
 #: Up to this many ids are fetched one by one; more are matched in one read of the list.

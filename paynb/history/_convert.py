@@ -21,6 +21,7 @@ from paynb._version import __version__
 from paynb._warn import user_stacklevel
 from paynb.errors import HistoryCorruptError, HistoryWarning
 from paynb.history import _store as st
+from paynb.history._index import fingerprints
 
 __all__ = ["convert_if_old", "is_old"]
 
@@ -119,7 +120,7 @@ def _convert(store: st.Store, backup: Path, meta: dict[str, Any]) -> None:
             rows = rows.filter(pa.array(last)).drop_columns(["_version"])
             rows = st.delta_types(rows.take(pc.sort_indices(rows, [("_order", "ascending")])))
             rows = st.item_rows(rows.drop_columns(list(st.INTERNAL)), kind, company,
-                                rows.column("_order"), st.fingerprints(rows),
+                                rows.column("_order"), fingerprints(rows),
                                 rows.column("_seenAt"))
             parts.append(rows)
             kept["companies"][company] = {

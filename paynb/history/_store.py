@@ -9,7 +9,6 @@ data it describes. pandas, pyarrow and deltalake load only when a store is opene
 
 from __future__ import annotations
 
-import collections
 import contextlib
 import datetime as dt
 import json
@@ -30,16 +29,15 @@ from paynb.errors import (
     MissingExtraError,
     ValidationError,
 )
-from paynb.nacha._ledger import NUMBER_KEY
+from paynb.nacha import NUMBER_KEY
 
 if TYPE_CHECKING:
-    import numpy as np
     import pandas as pd
     import pyarrow as pa
     from deltalake import DeltaTable
 
 __all__ = ["HistoryCorruptError", "HistoryError", "HistoryLockedError", "Store", "as_stored",
-           "default_path", "delta_types", "empty", "fingerprints", "kind_of", "months",
+           "default_path", "delta_types", "empty", "kind_of", "months",
            "quoted", "state", "when"]
 
 # On first use: the frames bring pandas and pyarrow, which a client (which imports the
@@ -245,32 +243,6 @@ class Store:
         found = {name: self.open(name) for name in (*KINDS, EVENTS)}
         return {name: table for name, table in found.items() if table is not None}
 
-    def compact(self, name: str, found: DeltaTable | None, keys: set[tuple[str, ...]],
-                kept: Mapping[str, Any]) -> None:
-        """Merge the small files (under an eighth of the target size) of the partitions
-        ``keys`` of table ``name``, where a write has just added one, once they pile up
-        (:data:`SMALL_FILES`, counted in ``found``, the table before the write, plus
-        one). Files of half the target size at most are merged: a big file is never
-        rewritten."""
-        import pyarrow as pa
-
-        if found is None or not keys:
-            return
-        columns = EVENT_PARTITIONS if name == EVENTS else PARTITIONS
-        actions = pa.table(found.get_add_actions(flatten=True))
-        small = collections.Counter(key for key, size in zip(
-            zip(*(actions.column(f"partition.{c}").to_pylist() for c in columns), strict=True),
-            actions.column("size_bytes").to_pylist(), strict=True)
-            if size < TARGET_FILE_BYTES // 8)
-        full = [key for key in keys if small[key] + 1 >= SMALL_FILES]
-        table = self.open(name) if full else None
-        for key in full:
-            assert table is not None  # (it was written just now)
-            table.optimize.compact(
-                partition_filters=[(c, "=", v) for c, v in zip(columns, key, strict=True)],
-                target_size=TARGET_FILE_BYTES // 2, writer_properties=writer(),
-                commit_properties=commit_properties(kept))
-
     @contextlib.contextmanager
     def locked(self) -> Iterator[None]:
         """Hold the store's lock, or raise :class:`HistoryLockedError` at once: an OS lock
@@ -298,7 +270,7 @@ class Store:
             try:
                 yield
             finally:
-                _unlock(handle)
+                _lock(handle, held=False)
         finally:
             handle.close()
 
@@ -451,7 +423,7 @@ def writer() -> Any:
 
 def with_unit(table: pa.Table, kind: str) -> pa.Table:
     """``table`` whose instant or RTP ``amount`` says its unit in the column's comment."""
-    if kind not in ("instant", "rtp"):
+    if KIND_REGISTRY[FRAME_KINDS[kind]].amount != "wire_integer":
         return table
     at = table.schema.get_field_index("amount")
     return table.set_column(at, table.schema.field(at).with_metadata(
@@ -538,67 +510,6 @@ def months(times: Any) -> pa.Array:
     return pc.fill_null(pc.strftime(times, format="%Y-%m"), NO_MONTH)
 
 
-#: Mixes a column's name into its values' hashes (FNV's prime).
-_PRIME = 0x100000001B3
-
-
-def fingerprints(table: pa.Table) -> np.ndarray:
-    """A 64-bit fingerprint of each row's content, as signed integers.
-
-    The sum over the columns (so their order does not count) of each value's hash mixed
-    with its column's name; a null adds nothing (so a column that some batches lack
-    does not count where it is empty). paynb's own columns are left out. Texts (and
-    decimals, by their text) are hashed once per distinct value, across the columns;
-    whole numbers, times and booleans as 64-bit integers, other numbers as floats.
-    """
-    import numpy as np
-    import pandas as pd
-    import pyarrow as pa
-    import pyarrow.compute as pc
-
-    rows = table.num_rows
-    total = np.zeros(rows, dtype=np.uint64)
-    texts = []
-    with np.errstate(over="ignore"):
-        for name in table.column_names:
-            if name in HIDDEN:
-                continue
-            column = table.column(name)
-            if pa.types.is_string(column.type) or pa.types.is_decimal(column.type):
-                texts.append((name, column.cast(pa.large_string())))
-                continue
-            # As 64-bit values whatever the nulls (to_numpy makes floats of whole numbers
-            # with nulls: the hash would depend on the batch).
-            plain = column.fill_null(0.0) if pa.types.is_floating(column.type) else \
-                column.cast(pa.int64()).fill_null(0)
-            hashed = pd.util.hash_array(plain.to_numpy(), categorize=False)
-            total += _mixed([name], hashed, column.is_valid())
-        if texts:
-            joined = pa.chunked_array([chunk for _, c in texts for chunk in c.chunks],
-                                      pa.large_string()).combine_chunks()
-            encoded = pc.dictionary_encode(joined)
-            distinct = pd.util.hash_array(encoded.dictionary.to_numpy(zero_copy_only=False),
-                                          categorize=False)
-            codes = encoded.indices.fill_null(0).to_numpy()
-            hashed = distinct[codes] if len(distinct) else np.zeros(len(codes), np.uint64)
-            total += _mixed([name for name, _ in texts], hashed, joined.is_valid())
-    return total.view(np.int64)
-
-
-def _mixed(names: list[str], hashed: np.ndarray, valid: Any) -> np.ndarray:
-    """The part of columns ``names`` (their values one column after another) in each
-    row's fingerprint."""
-    import numpy as np
-
-    salts = np.array([int.from_bytes(name.encode("utf-8")[:8].ljust(8, b"\0"), "little") | 1
-                      for name in names], dtype=np.uint64)
-    shape = (len(names), len(hashed) // max(1, len(names)))
-    mixed = (hashed.reshape(shape) ^ salts[:, None]) * np.uint64(_PRIME)
-    present = np.asarray(valid.to_numpy(zero_copy_only=False), dtype=bool).reshape(shape)
-    parts: np.ndarray = np.where(present, mixed, np.uint64(0)).sum(axis=0, dtype=np.uint64)
-    return parts
-
-
 def file_sizes(table: DeltaTable) -> list[int]:
     """The bytes of each current file of ``table``."""
     import pyarrow as pa
@@ -606,33 +517,23 @@ def file_sizes(table: DeltaTable) -> list[int]:
     return pa.table(table.get_add_actions(flatten=True)).column("size_bytes").to_pylist()
 
 
-def _lock(handle: Any) -> None:
-    try:
-        import fcntl
-    except ImportError:  # Windows
-        import msvcrt
-
-        msvcrt.locking(handle.fileno(), msvcrt.LK_NBLCK, 1)
-    else:
-        fcntl.flock(handle.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
-
-
-def _unlock(handle: Any) -> None:
+def _lock(handle: Any, held: bool = True) -> None:
+    """Take (``held``) or drop the OS lock on the open file ``handle``, not waiting."""
     try:
         import fcntl
     except ImportError:  # Windows
         import msvcrt
 
         handle.seek(0)
-        msvcrt.locking(handle.fileno(), msvcrt.LK_UNLCK, 1)
+        msvcrt.locking(handle.fileno(), msvcrt.LK_NBLCK if held else msvcrt.LK_UNLCK, 1)
     else:
-        fcntl.flock(handle.fileno(), fcntl.LOCK_UN)
+        fcntl.flock(handle.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB if held else fcntl.LOCK_UN)
 
 
 def kind_of(name: Any, argument: str = "kinds") -> str:
     """The table of ``ach``, ``rcc``, ``instant``, ``rtp`` or ``nocs`` (or ``noc``)."""
     text = str(name).strip().lower() if isinstance(name, str) else None
-    text = "nocs" if text == "noc" else text
+    text = next((k.table for k in KIND_REGISTRY.values() if k.name == text), text)
     if text not in KINDS:
         known = ", ".join(KINDS)
         raise ValidationError.for_argument(

@@ -7,7 +7,9 @@ than read again when the service counts as many returns there as the store holds
 the W and V counts, which show items sent or voided with no return date. What was read is
 compared by id and fingerprint with the stored rows; the new and changed ones replace
 their stored rows in one transaction, after their status changes were appended to the
-events (docs/history.md, "Commits and interruptions").
+events (docs/history.md, "Commits and interruptions"). Each kind's sync is a loop over
+three parts: the change feed (:class:`paynb.resources.ChangeFeed`), the index of what is
+stored (:mod:`._index`) and the Delta writer (:mod:`._writer`).
 """
 
 from __future__ import annotations
@@ -29,21 +31,16 @@ from paynb.errors import HistoryCorruptError, HistoryError, HistoryWarning, Vali
 from paynb.history import _store as st
 from paynb.history._accounts import account_keys, new_key, number_keys, secret_of
 from paynb.history._convert import convert_if_old
+from paynb.history._index import StoredIndex, fingerprints
 from paynb.history._reader import History
 from paynb.history._store import kind_of, when
+from paynb.history._writer import DeltaWriter
 from paynb.paging import iter_pages
-from paynb.resources import (
-    CHANGE_STATUSES,
-    CHANGES_OVERLAP,
-    Resource,
-    ResourceContext,
-    wire_time,
-)
+from paynb.resources import ChangeFeed, Resource, ResourceContext
 
 if TYPE_CHECKING:
     import numpy as np
     import pandas as pd
-    import pyarrow as pa
     from deltalake import DeltaTable
 
     from paynb.paging import Page
@@ -140,102 +137,35 @@ def check_service(path: Any, recorded: str | None, service: str) -> None:
 
 
 class _KindSync:
-    """One sync of one kind of one company."""
+    """One sync of one kind of one company: a loop over three parts, the change feed (the
+    service's returns poll, from the store's watermark), the index of what is stored and
+    the Delta writer. It reads what can have changed (the module's description), compares
+    it with the index and stages what is new or changed with the writer."""
 
     def __init__(self, context: ResourceContext, resource: Resource, store: st.Store,
                  kind: str, table: DeltaTable | None,
                  kept: dict[str, Any], *, since: pd.Timestamp | None, masked: bool,
                  now: dt.datetime, progress: bool | None, secret: bytes | None,
                  journal: DeltaTable | None = None) -> None:
-        import pandas as pd
-
-        self.context, self.store, self.kind, self.table = context, store, kind, table
-        #: The events table as the sync found it.
-        self.journal = journal
-        self.company = context.company_code
-        self.resource = resource
+        self.context, self.resource, self.kind = context, resource, kind
         self.id_field, self.month_field = st.ID_FIELDS[kind], st.MONTH_FIELDS[kind]
         self.status_field = st.STATUS_FIELDS[kind]
-        self.masked, self.now, self.progress, self.since = masked, now, progress, since
+        self.masked, self.progress, self.since = masked, progress, since
         self.secret = secret if kind in ("ach", "nocs") else None
-        #: The table's state, and the company's part of it (read only).
-        self.kept = kept
-        self.state: dict[str, Any] = kept.get("companies", {}).get(self.company, {})
+        self.index = StoredIndex(store, kind, context.company_code, table)
+        self.writer = DeltaWriter(store, kind, context.company_code, table, journal, kept, now)
+        #: The poll reads from the watermark the store had; the writer's moves on.
+        self.feed = ChangeFeed(self.writer.feed.mark)
+        self.poll_pages = int(self.writer.state.get("pollPages") or 1)
         self.requests = 0
         self._counting = threading.Lock()
-        self.latest_return: pd.Timestamp | None = None
-        self.counts: dict[str, int] = dict(self.state.get("counts") or {})
-        self.next_order = int(self.state.get("nextOrder") or 0)
-        self.poll_pages = int(self.state.get("pollPages") or 1)
-        #: Stored rows looked up so far (and rows staged since): _hash, _order, status.
-        self.known = pd.DataFrame({"_hash": [], "_order": [], "status": []})
-        self.asked: set[Any] = set()
-        #: What the commit writes: item rows, status changes, columns of JSON text.
-        self.rows: list[pa.Table] = []
-        self.changes: tuple[list[str], list[Any]] = ([], [])
-        self.json: set[str] = set()
-        self.backfilling = False
-        #: Rows staged that replace stored ones (none: the new items are appended).
-        self.updates = 0
 
-    # ------------------------------------------------------------------ stored rows
-
-    def lookup(self, ids: Sequence[Any]) -> pd.DataFrame:
-        """Fingerprint, list position and status by id of the stored items among ``ids``
-        (and of those asked before): the files are pruned by company and by the range of
-        ids each holds (the list's order keeps ids together), then the rows are picked."""
-        import pandas as pd
-        import pyarrow as pa
-        import pyarrow.compute as pc
-
-        new = [i for i in dict.fromkeys(ids) if not pd.isna(i) and i not in self.asked]
-        self.asked.update(new)
-        if not new or self.table is None:
-            return self.known
-        field = self.id_field
-        try:
-            wanted = pa.array(new).cast(pa.schema(self.table.schema().to_arrow())
-                                        .field(field).type)
-        except (pa.ArrowException, TypeError, ValueError):
-            return self.known  # ids of another type: none is stored
-        bounds = pc.min_max(wanted)
-        low, high = bounds["min"].as_py(), bounds["max"].as_py()
-        self._keep(self._scan(self._compared(), pc.field(field).isin(wanted),
-                              [(field, ">=", low), (field, "<=", high)]))
-        return self.known
-
-    def _compared(self) -> list[str]:
-        """The stored columns a look-up reads."""
-        return [self.id_field, "_hash", "_order", *([self.status_field] if self.status_field
-                                                     else [])]
-
-    def _keep(self, rows: pa.Table) -> None:
-        """Keep the stored ``rows`` read (columns :meth:`_compared`) for the look-ups."""
-        ids = rows.column(self.id_field).to_numpy(zero_copy_only=False)
-        self.asked.update(ids.tolist())
-        if rows.num_rows:
-            self._note(ids, rows.column("_hash").to_numpy(), rows.column("_order").to_numpy(),
-                       rows.column(self.status_field).to_numpy(zero_copy_only=False)
-                       if self.status_field else None)
-
-    def _scan(self, columns: list[str] | None, condition: Any, files: list[Any]) -> pa.Table:
-        """The company's stored rows meeting ``condition``, read from the files that
-        ``files`` (conditions on partitions and statistics) selects: a dataset of every
-        file costs a sync more than the reads it saves."""
-        assert self.table is not None  # (an incremental sync's)
-        return self.store.scan(self.kind, self.table, [("company", "=", self.company), *files],
-                               columns, condition)
-
-    def _note(self, ids: Any, hashes: Any, orders: Any, status: Any) -> None:
-        """Keep stored (or staged) rows: later look-ups of these ids compare with them."""
-        import pandas as pd
-
-        part = pd.DataFrame({"_hash": hashes, "_order": orders, "status": status},
-                            index=pd.Index(ids))
-        kept = self.known[~self.known.index.isin(part.index)]
-        self.known = part if kept.empty else pd.concat([kept, part])
-
-    # ------------------------------------------------------------------ fetching
+    def commit(self, number: int, common: dict[str, Any]) -> tuple[int, int]:
+        """The writer's commit (:meth:`DeltaWriter.commit`), with what the sync keeps of
+        the company besides: where its items start, and how many pages its poll had."""
+        return self.writer.commit(number, common, {
+            "since": None if self.since is None else self.since.isoformat(),
+            "pollPages": self.poll_pages})
 
     def _frame(self, records: Sequence[dict[str, Any]]) -> pd.DataFrame:
         frame = st.frames.to_frame(records, st.FRAME_KINDS[self.kind], mask=self.masked)
@@ -268,10 +198,8 @@ class _KindSync:
         """Every item of the kind (from ``since``), framed batch by batch."""
         import numpy as np
 
-        self.backfilling = True
-        # A rebuild starts the company's part again: counts, list places, watermark and
-        # poll size are this backfill's, not added to what the store held.
-        self.state, self.counts, self.next_order, self.poll_pages = {}, {}, 0, 1
+        self.writer.restart()
+        self.poll_pages = 1
         batch: list[dict[str, Any]] = []
         seen: set[Any] = set()
         for records in itertools.chain(self._records([]), [None]):
@@ -284,10 +212,11 @@ class _KindSync:
             seen.update(frame[self.id_field].dropna().tolist())
             if self.since is not None and len(frame):
                 frame = frame[self._from_since(frame)].reset_index(drop=True)
-            table = st.as_stored(frame, self.json)
-            self._stage(frame, table, np.arange(self.next_order, self.next_order + len(frame)),
-                        st.fingerprints(table), new=np.ones(len(frame), dtype=bool),
-                        previous=None)
+            table = st.as_stored(frame, self.writer.json)
+            start = self.writer.next_order
+            self.writer.stage(frame, table, np.arange(start, start + len(frame)),
+                              fingerprints(table), new=np.ones(len(frame), dtype=bool),
+                              previous=None)
             batch = []
 
     def _from_since(self, frame: pd.DataFrame) -> np.ndarray:
@@ -299,73 +228,50 @@ class _KindSync:
         returns = self.kind in st.RETURN_KINDS
         size = self.context.page_size
         # The page that is the list's last if nothing was added: its total says.
-        guess = 0 if self.since is not None else max(0, math.ceil(self.next_order / size) - 1)
-        mark = self.state.get("watermark")
-        window = self._window(mark) if returns else None
+        guess = 0 if self.since is not None else \
+            max(0, math.ceil(self.writer.next_order / size) - 1)
+        # The returns the store holds in the day before the watermark, when they fill a
+        # page: counting them then costs less than reading them again.
+        held = self.index.held_in_overlap(self.feed) if returns and self.feed.mark else 0
+        window = held if held >= size else None
         with ThreadPoolExecutor(max_workers=3, thread_name_prefix="paynb-history") as pool:
             # The poll first; the list's end and the counts (W, V; the returns of the day
             # before the watermark) once it is in: the service shares its time among the
             # requests it answers, so the poll's answer is not held back.
-            poll = pool.submit(self._poll, mark, window is not None) if returns else None
+            poll = pool.submit(self._poll, window is not None) if returns else None
             after = poll.result() if poll is not None else []
             first = pool.submit(self._fetcher([], size), guess)
             counts = {key: pool.submit(lambda q: self._fetcher(q, 1)(0).total, query)
-                      for key, query in self._counted(mark, window is not None).items()
+                      for key, query in self._counted(window is not None).items()
                       } if returns else {}
             # The stored rows of the poll's items and the list's end's, in one look-up.
-            self.lookup([r.get(self.id_field) for r in (*after, *first.result().records)])
+            self.index.lookup([r.get(self.id_field) for r in (*after, *first.result().records)])
             fetched = self._walk([], self._known, guess=guess, first=first)
             applied = self._apply(self._frame([*fetched, *after]))
             later: list[dict[str, Any]] = []
             if returns:
-                if mark is not None and window is not None \
-                        and counts["window"].result() != window:
+                if window is not None and counts["window"].result() != window:
                     # A late return dated back into the day: read it again.
-                    later = [r for page in self._records(_window_list(mark)) for r in page
-                             if r.get(self.id_field) not in applied]
+                    later = [r for page in self._records(self.feed.overlap_query())
+                             for r in page if r.get(self.id_field) not in applied]
                 later += self._quiet_changes(self._frame(later), counts)
         if later:
             self._apply(self._frame(later))
 
-    def _window(self, mark: str | None) -> int | None:
-        """How many returns the store holds in the day before the watermark, when they
-        fill a page (counting them then costs less than reading them again). The files
-        whose return dates reach that day are read whole (their look-up columns): they are
-        the recent items', where the poll's items and the list's end lie, so the look-ups
-        that follow need not read them again."""
-        import pyarrow.compute as pc
-
-        if mark is None:
-            return None
-        top = st.instant(mark)
-        rows = self._scan([*self._compared(), "returnDate"], None, [
-            ("returnDate", ">=", top - CHANGES_OVERLAP), ("returnDate", "<=", top)])
-        self._keep(rows)
-        held = rows.filter((pc.field("returnDate") >= top - CHANGES_OVERLAP)
-                           & (pc.field("returnDate") <= top)
-                           & pc.field(self.status_field).isin(list(CHANGE_STATUSES))).num_rows
-        return held if held >= self.context.page_size else None
-
-    def _counted(self, mark: str | None, window: bool) -> dict[str, list[tuple[str, Any]]]:
+    def _counted(self, window: bool) -> dict[str, list[tuple[str, Any]]]:
         """The queries whose totals the sync compares with the store."""
         asked = {} if self.since is not None else {
             code: [("itemStatus", code)] for code in COUNTED}
-        if window and mark is not None:
-            asked["window"] = _window_list(mark)
+        if window:
+            asked["window"] = self.feed.overlap_query()
         return asked
 
-    def _poll(self, mark: str | None, counted: bool) -> list[dict[str, Any]]:
-        """Items that became B, I or R since the watermark: from just after it when the day
-        before it is counted instead (``counted``), else from a day before, as
-        ``changes()`` polls; every return when there is no watermark."""
-        params: list[tuple[str, Any]] = [("itemStatus", code) for code in CHANGE_STATUSES]
-        if mark is not None:
-            # The filter is inclusive, to the millisecond.
-            start = st.instant(mark) + (dt.timedelta(milliseconds=1) if counted
-                                    else -CHANGES_OVERLAP)
-            params.append(("returnDateStart", wire_time(start, "watermark")))
+    def _poll(self, counted: bool) -> list[dict[str, Any]]:
+        """Items that became B, I or R since the watermark, as ``changes()`` polls: from
+        just after it when the day before it is counted instead (``counted``)."""
         # As many pages as the last poll had, asked at once: returns come at a steady pace.
-        records = [r for page in self._records(params, self.poll_pages) for r in page]
+        records = [r for page in self._records(self.feed.query(counted=counted),
+                                               self.poll_pages) for r in page]
         self.poll_pages = max(1, math.ceil(len(records) / self.context.page_size))
         return records
 
@@ -378,23 +284,23 @@ class _KindSync:
         if frame.empty:
             return set()
         ids = frame[self.id_field]
-        known = self.lookup(ids.tolist())
+        known = self.index.lookup(ids.tolist())
         stored = known.reindex(ids)
-        table = st.as_stored(frame, self.json)
-        hashes = st.fingerprints(table)
+        table = st.as_stored(frame, self.writer.json)
+        hashes = fingerprints(table)
         changed = stored["_hash"].isna().to_numpy() | (stored["_hash"].to_numpy() != hashes)
         held = ids.isin(known.index).to_numpy()
         if self.since is not None:
             changed &= held | self._from_since(frame)
         orders = np.where(held, stored["_order"].fillna(0).to_numpy(np.int64),
-                          self.next_order + np.cumsum(~held) - 1)
+                          self.writer.next_order + np.cumsum(~held) - 1)
         keep = np.flatnonzero(changed)
         written = frame.iloc[keep].reset_index(drop=True)
-        self._note(written[self.id_field].to_numpy(), hashes[keep], orders[keep],
-                   written[self.status_field].astype(object).to_numpy()
-                   if self.status_field else None)
-        self._stage(written, table.take(keep), orders[keep], hashes[keep], new=~held[keep],
-                    previous=pd.Series(stored["status"].to_numpy()[keep]))
+        self.index.note(written[self.id_field].to_numpy(), hashes[keep], orders[keep],
+                        written[self.status_field].astype(object).to_numpy()
+                        if self.status_field else None)
+        self.writer.stage(written, table.take(keep), orders[keep], hashes[keep],
+                          new=~held[keep], previous=pd.Series(stored["status"].to_numpy()[keep]))
         return set(ids.tolist())
 
     def _walk(self, params: list[tuple[str, Any]], done: Any, *, guess: int = 0,
@@ -424,7 +330,7 @@ class _KindSync:
                              if n not in asked]
                     for n, answer in zip(batch, pool.map(fetch, batch), strict=True):
                         asked[n] = answer.records
-                    self.lookup([r.get(self.id_field) for n in batch for r in asked[n]])
+                    self.index.lookup([r.get(self.id_field) for n in batch for r in asked[n]])
                 gathered.insert(0, asked[number])
                 if asked[number] and done(asked[number]):
                     break
@@ -435,9 +341,9 @@ class _KindSync:
         ``since``): the pages before it hold no new item."""
         if self.since is not None:
             frame = self._frame(records)  # the times read as the store reads them
-            held = frame[self.id_field].isin(self.lookup(frame[self.id_field].tolist()).index)
+            held = frame[self.id_field].isin(self.index.lookup(frame[self.id_field].tolist()).index)
             return bool((held.to_numpy() | ~self._from_since(frame)).all())
-        stored = self.lookup([r.get(self.id_field) for r in records]).index
+        stored = self.index.lookup([r.get(self.id_field) for r in records]).index
         return all(r.get(self.id_field) in stored for r in records)
 
     def _quiet_changes(self, seen: pd.DataFrame, counts: dict[str, Any],
@@ -451,16 +357,15 @@ class _KindSync:
         the store holds as waiting.
         """
         import pandas as pd
-        import pyarrow.compute as pc
 
         if self.since is not None:
             return []  # items before ``since`` are not stored: the counts cannot be met
         ids = seen[self.id_field].to_numpy()
         fresh = pd.Series(seen[self.status_field].astype(object).to_numpy(), index=ids)
-        replaced = self.lookup(ids.tolist())["status"].reindex(ids)
+        replaced = self.index.lookup(ids.tolist())["status"].reindex(ids)
 
         def have(code: str) -> int:
-            return self.counts.get(code, 0) - int((replaced == code).sum()) \
+            return self.writer.counts.get(code, 0) - int((replaced == code).sum()) \
                 + int((fresh == code).sum())
 
         waiting, voided = counts[WAITING].result(), counts["V"].result()
@@ -471,9 +376,8 @@ class _KindSync:
         if max(missing.values()) <= 0:
             return []
         # No item older than the oldest the store holds as waiting can have left W.
-        floor = pc.min(self._scan(["_order"], pc.field(self.status_field) == WAITING,
-                                  [(self.status_field, "=", WAITING)]).column("_order")).as_py()
-        floor = self.next_order if floor is None else floor
+        floor = self.index.oldest(WAITING)
+        floor = self.writer.next_order if floor is None else floor
         found: list[dict[str, Any]] = []
         for code in (c for c in QUIET_STATUSES if missing[c] > 0):
             todo = [missing[code]]
@@ -481,7 +385,7 @@ class _KindSync:
             def done(page: list[dict[str, Any]], code: str = code, todo: list[int] = todo,
                      ) -> bool:
                 page_ids = [r.get(self.id_field) for r in page]
-                stored = self.lookup(page_ids).reindex(page_ids)
+                stored = self.index.lookup(page_ids).reindex(page_ids)
                 now = fresh.reindex(page_ids)
                 todo[0] -= int((now.where(now.notna(), stored["status"]) != code).sum())
                 orders = stored["_order"].dropna()
@@ -496,214 +400,6 @@ class _KindSync:
                     "store's watermark?); sync(rebuild=True) reads them", self.kind,
                     todo[0], "voided" if code == "V" else "no longer waiting", code)
         return found
-
-    # ------------------------------------------------------------------ writing
-
-    def _stage(self, frame: pd.DataFrame, table: pa.Table, orders: np.ndarray,
-               hashes: np.ndarray, *, new: np.ndarray, previous: pd.Series | None) -> None:
-        """Keep rows to write (``table``: ``frame`` as Arrow) with paynb's columns, and
-        the status changes among them (``new``: never stored; ``previous``: the stored
-        status of the others)."""
-        import numpy as np
-        import pandas as pd
-
-        if frame.empty:
-            return
-        self.rows.append(st.item_rows(table, self.kind, self.company, orders, hashes,
-                                      [self.now] * len(frame)))
-        if "returnDate" in frame and frame["returnDate"].notna().any():
-            latest = when(frame["returnDate"].max(), "returnDate")
-            if self.latest_return is None or latest > self.latest_return:
-                self.latest_return = latest
-        self.next_order = max(self.next_order, int(orders.max()) + 1)
-        moved = np.asarray(new, dtype=bool).copy()
-        self.updates += int((~moved).sum())
-        status = None
-        if self.status_field:
-            status = frame[self.status_field].astype(object)
-            status = status.where(status.notna(), None)
-            before = [] if previous is None else previous.to_numpy(dtype=object)[~moved]
-            for sign, codes in ((-1, pd.Series(before, dtype=object)), (1, status)):
-                for code, n in codes.dropna().value_counts().items():
-                    self.counts[str(code)] = self.counts.get(str(code), 0) + sign * int(n)
-            if previous is not None:
-                moved |= previous.to_numpy(dtype=object) != status.to_numpy()
-        self.changes[0].extend(frame[self.id_field][moved].astype(str).tolist())
-        self.changes[1].extend([None] * int(moved.sum()) if status is None
-                               else status[moved].tolist())
-
-    def commit(self, number: int, common: dict[str, Any]) -> tuple[int, int]:
-        """Write the events, then the items, each in one transaction carrying the sync's
-        ``number`` and state (``common``: the store's part); (rows, events) written."""
-        import pyarrow as pa
-        from deltalake import write_deltalake
-
-        mark, latest = self.state.get("watermark"), self.latest_return
-        if latest is not None and (mark is None or latest > st.instant(mark)):
-            mark = latest.isoformat()
-        kept = {**self.kept, **common, "sync": number,
-                "json": sorted({*self.kept.get("json", []), *self.json})}
-        kept["companies"] = {**self.kept.get("companies", {}), self.company: {
-            "sync": number, "since": None if self.since is None else self.since.isoformat(),
-            "watermark": mark, "syncedAt": self.now.isoformat(), "counts": self.counts,
-            "nextOrder": self.next_order, "pollPages": self.poll_pages}}
-        data = pa.concat_tables(self.rows, promote_options="permissive") if self.rows \
-            else None
-        journal, events = self.journal, self._events()
-        company = f"company = {st.quoted(self.company)}"
-        written = 0 if data is None else data.num_rows
-        with self.store.writing():
-            # Appended, a rebuild's too (what the events hold of the items is kept);
-            # a first backfill makes the table even when it has no events.
-            if len(events) or self.backfilling and journal is None:
-                write_deltalake(
-                    self.store.table_uri(st.EVENTS), events, mode="append",
-                    partition_by=list(st.EVENT_PARTITIONS), storage_options=self.store.options,
-                    writer_properties=st.writer(), commit_properties=st.commit_properties(
-                        {**common, "sync": number}, (st.app_id(self.kind, self.company), number)),
-                    **(st.created(st.EVENTS) if journal is None else {}))
-            if data is None and not self.backfilling:
-                # Nothing changed: the state (sync time, watermark) is committed alone.
-                assert self.table is not None
-                self.table.create_write_transaction(
-                    [], mode="append", schema=self.table.schema(),
-                    partition_by=list(st.PARTITIONS), commit_properties=st.commit_properties(kept))
-            else:
-                how: dict[str, Any] = {"mode": "overwrite",
-                                       "predicate": None if self.table is None else company}
-                if self.backfilling:  # the company's rows replaced
-                    rows = st.with_unit(st.empty(self.kind) if data is None else data, self.kind)
-                elif not self.updates:  # new items only: appended
-                    rows, how = data, {"mode": "append"}
-                else:
-                    rows, spans = self._spans(data)
-                    how["predicate"] = f"{company} AND ({spans})"
-                write_deltalake(self.store.table_uri(self.kind), rows, **how, schema_mode="merge",
-                                partition_by=list(st.PARTITIONS),
-                                storage_options=self.store.options, writer_properties=st.writer(),
-                                commit_properties=st.commit_properties(kept),
-                                **(st.created(self.kind) if self.table is None else {}))
-            # Each write adds a small file to the partitions it touches: merged once they
-            # pile up.
-            self.store.compact(self.kind, self.table, {
-                (self.company, month) for month in ([] if data is None else set(
-                    data.column("month").to_pylist()))}, kept)
-            self.store.compact(st.EVENTS, journal, {(self.kind, self.company)}
-                               if len(events) else set(), {**common, "sync": number})
-        return written, len(events)
-
-    def _spans(self, data: pa.Table) -> tuple[pa.Table, str]:
-        """The rows to write in place of those stored, and the predicate that selects
-        the stored ones: per month, spans of ids that hold the items written and each
-        stored file they reach whole (a file no item written falls in is left alone),
-        their stored rows with the new versions in, in the order of their ids. So the
-        files stay each a run of ids, and a sync rewrites only the files of the items it
-        changes (a write that replaces rows by id, or a MERGE, rewrites the rest of their
-        files unsorted, and each sync then touches more files: benchmarks/RESULTS.md,
-        case 10). (A MERGE would also write its text as Arrow string views, which
-        pyarrow's datasets, and DuckDB and Dask through them, cannot filter.) The stored
-        rows are read in one pass over the files the spans select."""
-        import pyarrow as pa
-        import pyarrow.compute as pc
-
-        assert self.table is not None
-        field = self.id_field
-        files = pa.table(self.table.get_add_actions(flatten=True))
-        ranges: dict[str, list[tuple[Any, Any]]] = {}
-        for company, month, first, last in zip(
-                files.column("partition.company").to_pylist(),
-                files.column("partition.month").to_pylist(),
-                files.column(f"min.{field}").to_pylist(),
-                files.column(f"max.{field}").to_pylist(), strict=True):
-            if company == self.company and first is not None:
-                ranges.setdefault(month, []).append((first, last))
-        chosen, shown = [], []
-        months, ids = data.column("month").to_pylist(), data.column(field).to_pylist()
-        for month in sorted(set(months)):
-            written = sorted({i for m, i in zip(months, ids, strict=True)
-                              if m == month and i is not None})
-            for low, high in _spans(written, ranges.get(month, [])):
-                chosen.append([("company", "=", self.company), ("month", "=", month),
-                               (field, ">=", low), (field, "<=", high)])
-                ends = [st.quoted(v) if isinstance(v, str) else str(v) for v in (low, high)]
-                shown.append(f'(month = {st.quoted(month)} AND "{field}" >= {ends[0]} AND '
-                             f'"{field}" <= {ends[1]})')
-        stored = self.store.scan(self.kind, self.table, chosen)
-        # The stored rows in the spans (their files' statistics chose the files) less the
-        # versions written, and those: sorted, then gathered in one pass over the columns.
-        keep = pc.invert(pc.is_in(stored.column(field), data.column(field).combine_chunks()))
-        inside: Any = pa.scalar(False)
-        for _, (_, _, month), (_, _, low), (_, _, high) in chosen:
-            inside = pc.or_(inside, pc.and_(pc.equal(stored.column("month"), month), pc.and_(
-                pc.greater_equal(stored.column(field), low),
-                pc.less_equal(stored.column(field), high))))
-        rows = pa.concat_tables([stored, data], promote_options="permissive")
-        kept = pa.chunked_array([pc.and_(keep, inside).combine_chunks(),
-                                 pa.array([True] * data.num_rows)])
-        keys = pa.table({"month": rows.column("month"), "id": rows.column(field),
-                         "at": pa.array(range(rows.num_rows), pa.int64())}).filter(kept)
-        order = keys.column("at").take(pc.sort_indices(keys, [("month", "ascending"),
-                                                              ("id", "ascending")]))
-        rows = rows.take(order)
-        return rows, " OR ".join(shown)
-
-    def _events(self) -> pa.Table:
-        """The status changes to append, less those the events already hold: after an
-        interrupted sync (its events committed, its items not: see the module), those
-        since the last sync; in a rebuild, all the company's (each item's earlier
-        statuses are kept, and a status already recorded is not recorded again)."""
-        import pyarrow as pa
-        import pyarrow.compute as pc
-
-        ids, statuses = self.changes
-        table = self.journal if ids else None
-        ahead = None if table is None or self.backfilling else table.transaction_version(
-            st.app_id(self.kind, self.company))
-        rows = st.event_rows(self.kind, self.company, ids, statuses, [self.now] * len(ids))
-        if table is None or not self.backfilling and (
-                ahead is None or ahead <= int(self.state.get("sync") or 0)):
-            return rows
-        recorded = self.store.scan(
-            st.EVENTS, table, [("kind", "=", self.kind), ("company", "=", self.company)],
-            ["itemId", "itemStatus"], None if self.backfilling else
-            pc.field("seenAt") > st.instant(self.state["syncedAt"]))
-
-        def keyed(events: pa.Table) -> pa.Table:  # (a NOC's status is null)
-            return pa.table({"itemId": events.column("itemId"),
-                             "itemStatus": pc.fill_null(events.column("itemStatus"), "")})
-
-        fresh = keyed(rows).append_column("_at", pa.array(range(rows.num_rows), pa.int64()))
-        new = fresh.join(keyed(recorded), ["itemId", "itemStatus"], join_type="left anti")
-        at = new.column("_at")  # (the join keeps no order)
-        return rows.take(at.take(pc.sort_indices(at)))
-
-
-def _spans(ids: list[Any], files: list[tuple[Any, Any]]) -> list[tuple[Any, Any]]:
-    """Spans (low, high) of ``ids`` (sorted) among stored files of id ranges ``files``
-    (min, max): every file a span reaches lies whole in it, and spans part only where a
-    file no id falls in lies between them."""
-    spans: list[list[Any]] = []
-    for item in ids:
-        if spans and item <= spans[-1][1]:
-            continue
-        low = high = item
-        grown = True
-        while grown:  # to the ends of every file the span reaches
-            grown = False
-            for first, last in files:
-                if first <= high and last >= low and (first < low or last > high):
-                    low, high, grown = min(low, first), max(high, last), True
-        if spans and not any(last > spans[-1][1] and first < low for first, last in files):
-            spans[-1][0], spans[-1][1] = min(low, spans[-1][0]), max(high, spans[-1][1])
-        else:
-            spans.append([low, high])
-    merged: list[list[Any]] = []
-    for low, high in sorted(spans):  # a file reached back across an earlier span
-        if merged and low <= merged[-1][1]:
-            merged[-1][1] = max(high, merged[-1][1])
-        else:
-            merged.append([low, high])
-    return [(low, high) for low, high in merged]
 
 
 def _last_at_first(frame: pd.DataFrame, id_field: str) -> pd.DataFrame:
@@ -725,14 +421,6 @@ def _last_at_first(frame: pd.DataFrame, id_field: str) -> pd.DataFrame:
     return frame.iloc[kept[np.argsort(place[kept], kind="stable")]].reset_index(drop=True)
 
 
-def _window_list(mark: str) -> list[tuple[str, Any]]:
-    """The query of the returns (B, I, R) in the day before the watermark ``mark``."""
-    end = st.instant(mark)
-    return [*[("itemStatus", code) for code in CHANGE_STATUSES],
-            ("returnDateStart", wire_time(end - CHANGES_OVERLAP, "watermark")),
-            ("returnDateEnd", wire_time(end, "watermark"))]
-
-
 def sync(place: HistoryPlace, resources: Mapping[str, Resource], *, kinds: Any = None,
          since: Any = None, rebuild: bool = False, progress: bool | None = None,
          path: Any = None, mask: bool | None = None,
@@ -742,30 +430,20 @@ def sync(place: HistoryPlace, resources: Mapping[str, Resource], *, kinds: Any =
     :meth:`paynb.Client.sync`."""
     import pandas as pd
 
-    given = [kinds] if isinstance(kinds, str) else list(st.KINDS if kinds is None else kinds)
-    if not given:
-        raise ValidationError.for_argument("kinds", "must name at least one kind")
-    chosen = list(dict.fromkeys(kind_of(k) for k in given))
-    start = when(since, "since")
-    for name, value in (("rebuild", rebuild), ("progress", progress), ("mask", mask)):
-        if not isinstance(value, bool) and (value is not None or name == "rebuild"):
-            raise ValidationError.for_argument(
-                name, "must be True or False" + ("" if name == "rebuild"
-                      else " or None"))
+    chosen, start = _arguments(kinds, since, rebuild=rebuild, progress=progress, mask=mask)
     st.need_extra()
     if path is None and storage_options is None:  # the store the client remembers
         storage_options = place.options
     store = st.Store(place.path() if path is None else path, storage_options)
-    context = place.context
-    company = context.company_code
-    service = place.service()
+    context, service = place.context, place.service()
     now = context.clock.now()
     if start is not None and start > now:
         raise ValidationError.for_argument(
             "since", f"({start:%Y-%m-%d %H:%M} UTC) is after the service's time "
                      f"now ({now:%Y-%m-%d %H:%M} UTC): no item would be kept; "
                      "give a date in the past")
-    rows, ignored = [], []
+    rows: list[dict[str, Any]] = []
+    ignored: list[str] = []
     with store.locked():
         if path is not None:  # only a store that could be written becomes the client's
             place.folder, place.options = path, storage_options
@@ -779,43 +457,21 @@ def sync(place: HistoryPlace, resources: Mapping[str, Resource], *, kinds: Any =
             check_service(store.path, kept.get("service"), service)
         masked = _masking(store, states, chosen, context, mask, rebuild)
         number = 1 + max((int(kept.get("sync") or 0) for kept in states.values()), default=0)
-        # (a sync of the NOCs alone keys their corrected numbers with the ACH table's secret)
-        ach = states["ach"] if "ach" in states else _ach_state(store)
-        key = ach.get("accountKey")
-        if "ach" in chosen and (key is None or rebuild and not ach.get("companies", {}).keys()
-                                - {company}):
-            key = new_key()  # keys from the first ACH row on: every row has one, or none
-        secret = secret_of({"accountKey": key})
-        if "ach" in chosen and key and secret is None:
-            logger.warning("history: the secret of the account keys of %s is not on this "
-                           "machine: new ACH rows get no key (the guards cannot match "
-                           "accounts in them); sync(rebuild=True) makes a new one", store.path)
+        key, secret = _account_key(store, states, chosen, context.company_code, rebuild)
         common = {"format": st.FORMAT, "service": service, "masked": masked,
                   "paynb": __version__}
         for kind in chosen:
             began = time.perf_counter()
             kept = states.get(kind, {})
-            held = None if rebuild else kept.get("companies", {}).get(company)
-            kind_since = start
-            if held is not None:
-                stored = when(held.get("since"), "since")
-                if start is not None and stored is not None and start < stored:
-                    raise ValidationError.for_argument(
-                        "since", f"is before {stored:%Y-%m-%d}, where the history "
-                                 f"of {kind} starts; use sync(rebuild=True, since=...) to "
-                                 "fetch the earlier items")
-                if start is not None and start != stored:
-                    ignored.append(f"{kind} keeps " + (
-                        "every item" if stored is None
-                        else f"the items from {stored:%Y-%m-%d %H:%M} UTC on"))
-                kind_since = stored
+            held = None if rebuild else kept.get("companies", {}).get(context.company_code)
             job = _KindSync(context, resources[kind], store, kind, tables.get(kind), kept,
-                            since=kind_since,
+                            since=start if held is None else _kept_since(kind, held, start,
+                                                                         ignored),
                             masked=masked, now=now, progress=progress, secret=secret,
                             journal=tables.get(st.EVENTS))
             job.backfill() if held is None else job.incremental()
-            extra = {"accountKey": key} if kind == "ach" and key else {}
-            written, events = job.commit(number, {**common, **extra})
+            written, events = job.commit(number, {**common, **(
+                {"accountKey": key} if kind == "ach" and key else {})})
             rows.append({"kind": kind, "requests": job.requests, "written": written,
                          "events": events, "seconds": time.perf_counter() - began})
         if rebuild and masked and any(k.get("masked") is False for k in states.values()):
@@ -833,12 +489,52 @@ def sync(place: HistoryPlace, resources: Mapping[str, Resource], *, kinds: Any =
     return pd.DataFrame(rows, columns=["kind", "requests", "written", "events", "seconds"])
 
 
-def _ach_state(store: st.Store) -> dict[str, Any]:
-    """The ACH table's state (``{}`` when there is none, or it cannot be read)."""
+def _arguments(kinds: Any, since: Any, **flags: Any) -> tuple[list[str], pd.Timestamp | None]:
+    """The tables of ``kinds`` and the moment ``since`` of a sync, its ``flags`` checked."""
+    given = [kinds] if isinstance(kinds, str) else list(st.KINDS if kinds is None else kinds)
+    if not given:
+        raise ValidationError.for_argument("kinds", "must name at least one kind")
+    for name, value in flags.items():
+        if not isinstance(value, bool) and (value is not None or name == "rebuild"):
+            raise ValidationError.for_argument(
+                name, "must be True or False" + ("" if name == "rebuild" else " or None"))
+    return list(dict.fromkeys(kind_of(k) for k in given)), when(since, "since")
+
+
+def _kept_since(kind: str, held: dict[str, Any], start: pd.Timestamp | None,
+                ignored: list[str]) -> pd.Timestamp | None:
+    """Where the items of ``kind`` the store ``held`` start: an earlier ``start`` is
+    refused, another is noted in ``ignored``."""
+    stored = when(held.get("since"), "since")
+    if start is not None and stored is not None and start < stored:
+        raise ValidationError.for_argument(
+            "since", f"is before {stored:%Y-%m-%d}, where the history of {kind} starts; "
+                     "use sync(rebuild=True, since=...) to fetch the earlier items")
+    if start is not None and start != stored:
+        ignored.append(f"{kind} keeps " + ("every item" if stored is None else
+                                           f"the items from {stored:%Y-%m-%d %H:%M} UTC on"))
+    return stored
+
+
+def _account_key(store: st.Store, states: dict[str, dict[str, Any]], chosen: list[str],
+                 company: str, rebuild: bool) -> tuple[str | None, bytes | None]:
+    """The key of the store's account keys and its secret: the ACH table's (a sync of
+    the NOCs alone keys their corrected numbers with it), a new one for the first ACH
+    rows (every row has one, or none) or a rebuild of the only company."""
     try:
-        return st.state(store.open("ach"))
+        ach = states["ach"] if "ach" in states else st.state(store.open("ach"))
     except HistoryCorruptError:
-        return {}
+        ach = {}
+    key = ach.get("accountKey")
+    if "ach" in chosen and (key is None or rebuild and not ach.get("companies", {}).keys()
+                            - {company}):
+        key = new_key()
+    secret = secret_of({"accountKey": key})
+    if "ach" in chosen and key and secret is None:
+        logger.warning("history: the secret of the account keys of %s is not on this "
+                       "machine: new ACH rows get no key (the guards cannot match "
+                       "accounts in them); sync(rebuild=True) makes a new one", store.path)
+    return key, secret
 
 
 def _tables(store: st.Store, names: list[str], rebuilt: list[str]) -> dict[str, DeltaTable]:

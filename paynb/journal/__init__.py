@@ -37,11 +37,13 @@ that need a second person (dual control, :class:`DualControl`) are held as entri
 approves them (sent exactly as prepared), someone rejects them (``declined``) or they
 expire (``expired``); neither of the last two is ever sent.
 
-The package: :class:`Journal` and its entries (``_journal``), one module per other
-table, each owning its statements (``_polling``, ``_nocs``, ``_overrides``,
-``_decisions``, ``_monitor``, ``_approvals``), all on the one connection of ``_db`` (SQLite or
+The package: :class:`Journal` (``_journal``: opening, the default journal) stands on the
+entry ledger (``_ledger``: entries, the duplicate guard, approving); one module per other
+table, each owning its statements (``_approvals``, ``_polling``, ``_nocs``, ``_overrides``,
+``_decisions``, ``_monitor``), all on the one connection of ``_db`` (SQLite or
 PostgreSQL, one schema, versioned and brought up to date on opening); ``_copy`` copies
-one journal into another (:meth:`Journal.copy_from`).
+one journal into another (:meth:`Journal.copy_from`); the dual-control policy is
+``_dual_control``'s.
 """
 
 from paynb.errors import JournalError
@@ -52,20 +54,19 @@ from paynb.journal._approvals import (
     Approval,
     ApprovalQueue,
     Approvals,
-    DualControl,
 )
 from paynb.journal._common import KINDS, current_user
 from paynb.journal._copy import JournalCopy
 from paynb.journal._decisions import MATCH_ACTIONS, MatchDecisions
-from paynb.journal._journal import (
+from paynb.journal._dual_control import DualControl
+from paynb.journal._journal import SCHEMA_VERSION, Journal
+from paynb.journal._ledger import (
     NOT_ACCEPTED,
     OPERATIONS,
-    SCHEMA_VERSION,
     STALE_PENDING,
     STATES,
     SUBMISSIONS,
     VOIDS_BY_ID,
-    Journal,
     scrub,
 )
 from paynb.journal._monitor import MonitorLedger, MonitorRun, Notified
@@ -73,33 +74,9 @@ from paynb.journal._nocs import NocMarks
 from paynb.journal._overrides import GuardOverrides
 from paynb.journal._polling import Polling
 
-__all__ = [
-    "APPROVAL_STATES",
-    "HONESTY",
-    "KINDS",
-    "MATCH_ACTIONS",
-    "NOT_ACCEPTED",
-    "OPERATIONS",
-    "SCHEMA_VERSION",
-    "STALE_PENDING",
-    "STATES",
-    "SUBMISSIONS",
-    "SUPPLIED_AT_APPROVAL",
-    "VOIDS_BY_ID",
-    "Approval",
-    "ApprovalQueue",
-    "Approvals",
-    "DualControl",
-    "GuardOverrides",
-    "Journal",
-    "JournalCopy",
-    "JournalError",
-    "MatchDecisions",
-    "MonitorLedger",
-    "MonitorRun",
-    "NocMarks",
-    "Notified",
-    "Polling",
-    "current_user",
-    "scrub",
-]
+__all__ = ["APPROVAL_STATES", "HONESTY", "KINDS", "MATCH_ACTIONS", "NOT_ACCEPTED", "OPERATIONS",
+           "SCHEMA_VERSION", "STALE_PENDING", "STATES", "SUBMISSIONS", "SUPPLIED_AT_APPROVAL",
+           "VOIDS_BY_ID", "Approval", "ApprovalQueue", "Approvals", "DualControl",
+           "GuardOverrides", "Journal", "JournalCopy", "JournalError", "MatchDecisions",
+           "MonitorLedger", "MonitorRun", "NocMarks", "Notified", "Polling", "current_user",
+           "scrub"]

@@ -1,11 +1,11 @@
-"""Dual control: the payments that need a second person, held in the journal until
-another analyst approves them, someone rejects them, or they expire.
+"""Dual control's queue: the payments that need a second person (the policy,
+:class:`~paynb.journal.DualControl`, says which), held in the journal until another
+analyst approves them, someone rejects them, or they expire.
 
-:class:`DualControl` says which submissions need a second person (an amount limit per
-kind, every bulk, every void over a limit, every instant payment). Such a submission is
-recorded as waiting (its journal entries ``awaiting``, so its references stay claimed)
-with the request exactly as prepared; :class:`Approvals` is the queue
-(``journal.approvals``), and :class:`Approval` one waiting payment.
+Such a submission is recorded as waiting (its journal entries ``awaiting``, so its
+references stay claimed) with the request exactly as prepared; :class:`ApprovalQueue`
+is the queue (``journal.approvals``), :class:`Approvals` a list of it and
+:class:`Approval` one waiting payment.
 
 What this protects, and what not: paynb holds the payment, the service does not know
 about it. Anyone holding the service's credentials can send without paynb (or with
@@ -18,24 +18,23 @@ from __future__ import annotations
 import builtins
 import html
 import json
-from collections.abc import Callable, Iterator, Mapping, Sequence
-from dataclasses import dataclass, field, replace
+from collections.abc import Iterator, Mapping, Sequence
+from dataclasses import dataclass, replace
 from datetime import UTC, datetime, timedelta
 from decimal import Decimal
 from typing import TYPE_CHECKING, Any
 
-from paynb._coerce import parse_decimal
 from paynb._json import dumps
 from paynb._redact import last_four, redact
-from paynb.errors import ApprovalError, ValidationError
-from paynb.journal._common import KINDS, name, parse_stamp, stamp
+from paynb.errors import ApprovalError
+from paynb.journal._common import name, parse_stamp, stamp
 from paynb.journal._db import Connection, Database
 
 if TYPE_CHECKING:
     import pandas as pd
 
 __all__ = ["APPROVAL_STATES", "HONESTY", "SUPPLIED_AT_APPROVAL", "TABLES", "Approval",
-           "Approvals", "DualControl"]
+           "ApprovalQueue", "Approvals"]
 
 #: What an approval goes through: waiting, then approved (and sent), rejected or expired.
 APPROVAL_STATES = ("awaiting", "approved", "rejected", "expired")
@@ -70,126 +69,6 @@ CREATE TABLE IF NOT EXISTS approvals (
     decided_at  TEXT,
     reason      TEXT
 )""", "CREATE INDEX IF NOT EXISTS approvals_state ON approvals (state, company)")}
-
-_OFF_WORDS = frozenset({"", "0", "false", "no", "off"})
-_ON_WORDS = frozenset({"1", "true", "yes", "on"})
-
-
-def _amount(value: Any, argument: str) -> Decimal:
-    try:
-        amount = parse_decimal(value)
-    except (ValueError, TypeError) as exc:
-        raise ValidationError({argument: [f"must be an amount ({exc})"]}) from None
-    if amount is None or not amount.is_finite() or amount < 0:
-        raise ValidationError({argument: ["must be an amount, 0 or more"]})
-    return amount
-
-
-def _switch(value: Any, argument: str) -> bool:
-    if isinstance(value, bool):
-        return value
-    if isinstance(value, str) and value.strip().lower() in _ON_WORDS | _OFF_WORDS:
-        return value.strip().lower() in _ON_WORDS
-    raise ValidationError({argument: ["must be true or false"]})
-
-
-@dataclass(frozen=True)
-class DualControl:
-    """Which submissions need a second person before paynb sends them.
-
-    Args:
-        limits: ``{kind: amount}`` (kinds ``ach``, ``rcc``, ``instant``, ``rtp``): a
-            submission of that kind over the amount waits for approval; a bulk is judged
-            by its total; ``0`` makes every one wait. Instant and RTP amounts are in the
-            service's own unit, as sent.
-        bulk: every bulk (``submit_many``) waits, whatever its total.
-        void_over: a void (of one item or several, by their total amount) over this
-            amount waits; ``0``: every void. The items' amounts are looked up first;
-            a void of an item whose amount cannot be found waits too.
-        instant: every instant payment (card and RTP) waits.
-        expires_after: how long a payment may wait (default 24 hours); an older one
-            expires and is never sent.
-
-    In a profile (``[name.dual_control]``): ``ach_over``, ``rcc_over``, ``instant_over``,
-    ``rtp_over``, ``bulk``, ``void_over``, ``instant`` and ``expires_after_hours``.
-    """
-
-    limits: Mapping[str, Any] = field(default_factory=dict)
-    bulk: bool = False
-    void_over: Any = None
-    instant: bool = False
-    expires_after: timedelta = timedelta(hours=24)
-
-    def __post_init__(self) -> None:
-        if not isinstance(self.limits, Mapping):
-            raise ValidationError({"limits": ["must map kinds (ach, rcc, instant, rtp) to "
-                                              "amounts"]})
-        limits = {}
-        for kind, limit in self.limits.items():
-            if kind not in KINDS:
-                raise ValidationError({"limits": [f"{kind!r} is not a kind: "
-                                                  f"{', '.join(KINDS)}"]})
-            limits[kind] = _amount(limit, f"limits[{kind!r}]")
-        object.__setattr__(self, "limits", limits)
-        object.__setattr__(self, "bulk", _switch(self.bulk, "bulk"))
-        object.__setattr__(self, "instant", _switch(self.instant, "instant"))
-        if self.void_over is not None:
-            object.__setattr__(self, "void_over", _amount(self.void_over, "void_over"))
-        wait = self.expires_after
-        if isinstance(wait, int | float) and not isinstance(wait, bool):
-            wait = timedelta(seconds=wait)
-        if not isinstance(wait, timedelta) or wait <= timedelta(0):
-            raise ValidationError({"expires_after": ["must be a positive timedelta (or "
-                                                     "seconds)"]})
-        object.__setattr__(self, "expires_after", wait)
-
-    @classmethod
-    def from_profile(cls, values: Mapping[str, Any], *, where: str) -> DualControl:
-        """The policy of a profile's ``dual_control`` table (``where`` names it in errors)."""
-        known = {f"{kind}_over" for kind in KINDS} | {"bulk", "void_over", "instant",
-                                                        "expires_after_hours"}
-        unknown = sorted(set(values) - known)
-        if unknown:
-            raise ValidationError({f"{where}.{key}": [f"is not a setting of dual control "
-                                                      f"(known: {', '.join(sorted(known))})"]
-                                   for key in unknown})
-        try:
-            hours = values.get("expires_after_hours", 24)
-            wait = timedelta(hours=float(hours))
-        except (TypeError, ValueError):
-            raise ValidationError({f"{where}.expires_after_hours": ["must be a number"]}
-                                  ) from None
-        return cls(limits={kind: values[f"{kind}_over"] for kind in KINDS
-                           if f"{kind}_over" in values},
-                   bulk=values.get("bulk", False), void_over=values.get("void_over"),
-                   instant=values.get("instant", False), expires_after=wait)
-
-    def needs_approval(self, kind: str, operation: str,
-                       amounts: Sequence[Decimal | None]) -> str | None:
-        """Why a call needs a second person (``None``: it does not): ``operation`` on
-        ``kind`` of items of these ``amounts`` (``None``: not known)."""
-        known = [amount for amount in amounts if amount is not None]
-        total = sum(known, Decimal(0))
-        if operation.startswith("void"):
-            if self.void_over is None:
-                return None
-            if self.void_over == 0:
-                return "every void needs a second person"
-            if len(known) < len(amounts):
-                return "a void of an item whose amount could not be looked up"
-            if total > self.void_over:
-                return f"a void of {total} in all, over the limit {self.void_over}"
-            return None
-        if operation == "submit_many" and self.bulk:
-            return "every bulk needs a second person"
-        if kind in ("instant", "rtp") and self.instant:
-            return "every instant payment needs a second person"
-        limit = self.limits.get(kind)
-        if limit is not None and total > limit:
-            what = "in all" if len(amounts) > 1 else ""
-            return f"{total}{' ' + what if what else ''} over the {kind} limit {limit}"
-        return None
-
 
 def _money(amount: Decimal | None) -> str:
     return "" if amount is None else f"{amount:,}"
@@ -329,13 +208,8 @@ class Approvals(Sequence[Approval]):
         columns = ["id", "when", "age", "company", "kind", "operation", "items", "total",
                    "accounts", "references", "prepared_by", "why", "state", "expires",
                    "decided_by", "decided_at", "reason"]
-        rows = [{"id": a.id, "when": a.when, "age": a.age, "company": a.company,
-                 "kind": a.kind, "operation": a.operation, "items": a.items,
-                 "total": a.total, "accounts": ", ".join(a.accounts),
-                 "references": ", ".join(a.references), "prepared_by": a.prepared_by,
-                 "why": a.why, "state": a.state, "expires": a.expires,
-                 "decided_by": a.decided_by, "decided_at": a.decided_at, "reason": a.reason}
-                for a in self._approvals]
+        rows = [{**vars(a), "age": a.age, "accounts": ", ".join(a.accounts),
+                 "references": ", ".join(a.references)} for a in self._approvals]
         frame = pd.DataFrame.from_records(rows, columns=columns)
         return frame.astype({"id": "Int64", "items": "Int64",
                              "when": "datetime64[ns, UTC]", "expires": "datetime64[ns, UTC]",
@@ -381,18 +255,14 @@ def _approval(row: Sequence[Any]) -> Approval:
         decided_at=parse_stamp(values["decided_at"]), reason=values["reason"])
 
 
-def same_person(one: str, other: str) -> bool:
-    """Whether two names of who acted are one person (compared without case or blanks)."""
-    return one.strip().casefold() == other.strip().casefold()
-
-
 class ApprovalQueue:
     """The payments held for a second person: ``journal.approvals``.
 
     Holding a payment (:meth:`paynb.journal.Journal.hold`) records its entries
-    ``awaiting`` and its request here; :meth:`claim` (the approval, by another person)
-    and :meth:`reject` decide it; one whose time ran out is marked ``expired`` (with
-    its entries) whenever the queue is read or a reference is reserved.
+    ``awaiting`` and its request here; :meth:`paynb.journal.Journal.approve` (by another
+    person, through :meth:`waiting` and :meth:`decide`) and :meth:`reject` decide it;
+    one whose time ran out is marked ``expired`` (with its entries) whenever the queue
+    is read or a reference is reserved.
     """
 
     def __init__(self, db: Database) -> None:
@@ -484,7 +354,8 @@ class ApprovalQueue:
             who = f" by {found.decided_by}" if found.decided_by else ""
             return ApprovalError(f"approval {found.id} was {found.state}{who}{when}: it is "
                                  "no longer waiting. Nothing was sent.", approval=found)
-        if by is not None and same_person(found.prepared_by, by):
+        # One person by any case or blanks of the name.
+        if by is not None and found.prepared_by.strip().casefold() == by.strip().casefold():
             return ApprovalError(
                 f"approval {found.id} was prepared by {found.prepared_by}: another analyst "
                 "must approve it (dual control). Nothing was sent.", approval=found)
@@ -492,7 +363,8 @@ class ApprovalQueue:
 
     def peek(self, approval_id: int) -> tuple[Approval, dict[str, Any] | None]:
         """An approval and its request as prepared (``None`` once decided), without
-        deciding anything: what an approver checks before :meth:`claim`."""
+        deciding anything: what an approver checks before
+        :meth:`paynb.journal.Journal.approve`."""
         with self._db.write() as conn:
             self.expire(conn)
             rows = conn.execute(f"SELECT {_FIELDS}, request FROM approvals WHERE id = ?",
@@ -503,56 +375,48 @@ class ApprovalQueue:
         return (_approval(rows[0][:-1]),
                 None if request is None else json.loads(request, parse_float=Decimal))
 
-    def _waiting(self, conn: Connection, approval_id: int, *, company: str,
-                 by: str | None = None) -> Approval:
+    def waiting(self, conn: Connection, approval_id: int, *, company: str,
+                by: str | None = None) -> tuple[Approval, int]:
         """Inside a write transaction: approval ``approval_id``, which must be waiting,
-        of ``company`` (and, when ``by`` approves, prepared by someone else)."""
+        of ``company`` (and, when ``by`` approves, prepared by someone else), and the
+        batch of its entries."""
         self.expire(conn, company)
-        rows = conn.execute(f"{_SELECT} WHERE id = ?", (int(approval_id),)).fetchall()
+        rows = conn.execute(f"SELECT {_FIELDS}, batch FROM approvals WHERE id = ?",
+                            (int(approval_id),)).fetchall()
         if not rows:
             raise ApprovalError(f"no approval {approval_id} in the journal")
-        found = _approval(rows[0])
+        found = _approval(rows[0][:-1])
         refusal = self.refusal(found, company=company, by=by)
         if refusal is not None:
             raise refusal
-        return found
+        return found, int(rows[0][-1])
 
-    def claim(self, approval_id: int, *, by: str, company: str,
-              check: Callable[[Connection, Approval, int], str | None] | None = None,
-              ) -> tuple[Approval, dict[str, Any], builtins.list[int]]:
-        """Approve ``approval_id`` as ``by``: in one transaction, refused unless it waits,
-        is of ``company`` and was prepared by someone else; marks it ``approved``, its
-        entries ``pending`` (about to be sent) and erases the stored request. Returns
-        the approval, the request as prepared and its entry ids, in order.
-
-        ``check(conn, approval, batch)``, run in the transaction before anything changes,
-        may refuse by raising (the approval keeps waiting); what it returns (if anything)
-        is added to the entries' detail."""
-        by = name(by, "by")
-        with self._db.write() as conn:
-            found = self._waiting(conn, approval_id, company=company, by=by)
-            (batch,) = conn.execute("SELECT batch FROM approvals WHERE id = ?",
-                                    (found.id,)).fetchone()
-            said = check(conn, found, batch) if check is not None else None
-            now = stamp()
-            claimed = conn.execute(
-                "UPDATE approvals SET state = 'approved', decided_by = ?, decided_at = ?"
-                " WHERE id = ? AND state = 'awaiting'", (by, now, found.id)).rowcount
-            if claimed != 1:  # another approver was first (PostgreSQL: after our read)
-                raise ApprovalError(f"approval {found.id} was decided by someone else just "
-                                    "now. Nothing was sent.", approval=found)
-            (request,) = conn.execute("SELECT request FROM approvals WHERE id = ?",
-                                      (found.id,)).fetchone()
-            conn.execute("UPDATE approvals SET request = NULL WHERE id = ?", (found.id,))
-            entries = [row[0] for row in conn.execute(
-                "SELECT id FROM entries WHERE batch = ? AND state = 'awaiting' ORDER BY id",
-                (batch,)).fetchall()]
-            detail = f"approved by {by} (approval {found.id}){f', {said}' if said else ''}"
-            conn.execute("UPDATE entries SET state = 'pending', updated = ?, detail = ?"
-                         " WHERE batch = ? AND state = 'awaiting'", (now, detail, batch))
-        approved = replace(found, state="approved", decided_by=by,
-                           decided_at=parse_stamp(now))
-        return approved, json.loads(request, parse_float=Decimal), entries
+    @staticmethod
+    def decide(conn: Connection, found: Approval, batch: int, *, state: str, by: str,
+               entries: str, detail: str, reason: str | None = None
+               ) -> tuple[Approval, str | None, builtins.list[int]]:
+        """Inside the write transaction that found it :meth:`waiting`: mark ``found``
+        ``state`` by ``by`` (with ``reason``), its entries (the ``batch``) ``entries``
+        with ``detail``, and erase its stored request; refused when someone else decided
+        it meanwhile. Returns the decided approval, the request as it was stored and the
+        entry ids, in order."""
+        now = stamp()
+        done = conn.execute("UPDATE approvals SET state = ?, decided_by = ?, decided_at = ?,"
+                            " reason = ? WHERE id = ? AND state = 'awaiting'",
+                            (state, by, now, reason, found.id))
+        if done.rowcount != 1:  # another was first (PostgreSQL: after our read)
+            raise ApprovalError(f"approval {found.id} was decided by someone else just "
+                                "now. Nothing was sent.", approval=found)
+        (request,) = conn.execute("SELECT request FROM approvals WHERE id = ?",
+                                  (found.id,)).fetchone()
+        conn.execute("UPDATE approvals SET request = NULL WHERE id = ?", (found.id,))
+        ids = [row[0] for row in conn.execute(
+            "SELECT id FROM entries WHERE batch = ? AND state = 'awaiting' ORDER BY id",
+            (batch,)).fetchall()]
+        conn.execute("UPDATE entries SET state = ?, updated = ?, detail = ?"
+                     " WHERE batch = ? AND state = 'awaiting'", (entries, now, detail, batch))
+        return (replace(found, state=state, decided_by=by, decided_at=parse_stamp(now),
+                        reason=reason), request, ids)
 
     def reject(self, approval_id: int, *, by: str, company: str, reason: str) -> Approval:
         """Reject ``approval_id`` (anyone may, the preparer too): never sent; its entries
@@ -560,18 +424,8 @@ class ApprovalQueue:
         by = name(by, "by")
         reason = name(reason, "reason")
         with self._db.write() as conn:
-            found = self._waiting(conn, approval_id, company=company)
-            now = stamp()
-            (batch,) = conn.execute("SELECT batch FROM approvals WHERE id = ?",
-                                    (found.id,)).fetchone()
-            done = conn.execute("UPDATE approvals SET state = 'rejected', decided_by = ?,"
-                                " decided_at = ?, reason = ?, request = NULL WHERE id = ?"
-                                " AND state = 'awaiting'", (by, now, reason, found.id))
-            if done.rowcount != 1:  # decided by someone else just now
-                raise ApprovalError(f"approval {found.id} was decided by someone else just "
-                                    "now.", approval=found)
-            conn.execute("UPDATE entries SET state = 'declined', updated = ?, detail = ?"
-                         " WHERE batch = ? AND state = 'awaiting'",
-                         (now, f"not sent: rejected by {by}: {reason}", batch))
-        return replace(found, state="rejected", decided_by=by, decided_at=parse_stamp(now),
-                       reason=reason)
+            found, batch = self.waiting(conn, approval_id, company=company)
+            rejected, _, _ = self.decide(conn, found, batch, state="rejected", by=by,
+                                         reason=reason, entries="declined",
+                                         detail=f"not sent: rejected by {by}: {reason}")
+        return rejected

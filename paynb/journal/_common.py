@@ -13,7 +13,6 @@ from paynb._coerce import missing
 from paynb._time import utc_moment
 from paynb.codes import PAYMENT_KINDS
 
-#: Item kinds the journal records.
 #: The kinds the journal records (:data:`paynb.codes.PAYMENT_KINDS`).
 KINDS = PAYMENT_KINDS
 

@@ -2,8 +2,8 @@
 object and process, its schema brought up to date on opening, every write one
 transaction that holds the lock its checks need.
 
-Every table of the journal (:mod:`paynb.journal._journal`'s entries, ``_polling``,
-``_nocs``, ``_overrides``, ``_decisions``) declares its own statements by the schema
+Every table of the journal (``_ledger``'s entries, ``_approvals``, ``_polling``,
+``_nocs``, ``_overrides``, ``_decisions``, ``_monitor``) declares its own statements by the schema
 version that added them, in one SQL for both databases (the few words that differ are
 written as ``{ID}``, ``{NO_ROWID}`` and ``{ANY}``; parameters are ``?``).
 :func:`open_database` runs the statements of the versions a database lacks when it

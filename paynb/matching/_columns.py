@@ -20,6 +20,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from paynb._coerce import parse_decimal
+from paynb._kinds import KINDS
 from paynb.matching._dates import days_of, row_label
 
 __all__ = ["ITEM_COLUMNS", "ROLES", "Side", "expected_side", "item_side"]
@@ -41,7 +42,7 @@ ROLES: dict[str, str] = {
 
 #: The columns of a paynb item frame used for each role, first present wins.
 ITEM_COLUMNS: dict[str, tuple[str, ...]] = {
-    "id": ("achItemId", "rccItemId", "uniqueId"),
+    "id": tuple(dict.fromkeys(kind.id_field for kind in KINDS.values() if kind.payment)),
     "reference": ("yourReferenceNumber",),
     "account": ("bankAccountNumber",),
     "routing": ("bankRoutingNumber",),
@@ -50,7 +51,9 @@ ITEM_COLUMNS: dict[str, tuple[str, ...]] = {
     "date": ("sendDate", "depositDateTime", "receivedDateTime"),
     "name": ("name", "nameOnCard"),
 }
-_ITEM_KINDS = {"achItemId": "ach", "rccItemId": "rcc", "uniqueId": "payment"}
+#: The kind an item's id names in the keys of decisions kept in the journal; uniqueId,
+#: shared by instant card and RTP payments, names a "payment".
+_ITEM_KINDS = {kind.id_field: kind.name for kind in KINDS.values()} | {"uniqueId": "payment"}
 _SIGNER = ("firstSignerFirstName", "firstSignerLastName")
 
 

@@ -12,6 +12,7 @@ import pandas as pd
 
 from paynb.calendar import add_banking_days
 from paynb.frames import to_frame
+from paynb.matching._columns import ITEM_COLUMNS
 from paynb.matching._rules import banking_index
 
 __all__ = ["PlantedLedger", "expected_ledger"]
@@ -108,7 +109,7 @@ def expected_ledger(items: pd.DataFrame, *, seed: int = 0, missing: int = 5) -> 
     line.
     """
     rng = np.random.default_rng(seed)
-    id_column = "achItemId" if "achItemId" in items.columns else "rccItemId"
+    id_column = next(c for c in ITEM_COLUMNS["id"] if c in items.columns)
     date_column = "sendDate" if "sendDate" in items.columns else "depositDateTime"
     frame = items.reset_index(drop=True)
     n = len(frame)

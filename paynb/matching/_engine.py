@@ -17,7 +17,7 @@ import pyarrow.compute as pc
 from paynb.journal import Journal
 from paynb.matching._columns import Side, check_columns, expected_side, finish_accounts, item_side
 from paynb.matching._dates import check_dayfirst
-from paynb.matching._result import MatchResult, build_result
+from paynb.matching._result import MatchResult
 from paynb.matching._rules import (
     NO_DAY,
     PAIR_COLUMNS,
@@ -31,6 +31,7 @@ from paynb.matching._rules import (
     days,
     tolerance_cents,
 )
+from paynb.matching._run import MatchRun, build_run
 from paynb.matching._state import Settings, State
 
 __all__ = ["match"]
@@ -431,7 +432,7 @@ def match(expected: pd.DataFrame, items: pd.DataFrame, *, columns: Mapping[str, 
           rules: Iterable[Rule] = (), journal: Any = None, ledger: str = "default",
           item_columns: Mapping[str, str] | None = None, max_parts: int = 4,
           max_candidates: int = 12, progress: bool | None = None,
-          dayfirst: bool | None = None, exact_references: bool = False) -> Any:
+          dayfirst: bool | None = None, exact_references: bool = False) -> MatchResult:
     """Match the analyst's expected ledger against paynb items, strictest pass first.
 
     Args:
@@ -492,8 +493,16 @@ def match(expected: pd.DataFrame, items: pd.DataFrame, *, columns: Mapping[str, 
         journal = Journal(":memory:")
     elif not isinstance(journal, Journal):
         journal = Journal(journal)
-    decisions = journal.match_decisions.in_force(settings.ledger)
+    first = _run(expected, items, settings, journal, progress)
+    return MatchResult(first, journal, lambda: _run(expected, items, settings, journal, None))
 
+
+def _run(expected: pd.DataFrame, items: pd.DataFrame, settings: Settings, journal: Journal,
+         progress: bool | None) -> MatchRun:
+    """One run of the passes over ``expected`` and ``items``, with the decisions
+    ``journal`` holds now (again after each decision taken on the result)."""
+    checked = settings.columns
+    decisions = journal.match_decisions.in_force(settings.ledger)
     bar = _Progress(progress, len(expected) + len(items))
     try:
         bar.step("reading")
@@ -535,16 +544,6 @@ def match(expected: pd.DataFrame, items: pd.DataFrame, *, columns: Mapping[str, 
         bar.step("splits")
         _split_pass(coded, state, context, settings.max_parts, settings.max_candidates)
         bar.step("result")
-        def again() -> MatchResult:
-            return match(expected, items, columns=settings.columns,
-                         date_window=settings.date_window,
-                         amount_tolerance=settings.amount_tolerance, rules=settings.rules,
-                         journal=journal, ledger=settings.ledger,
-                         item_columns=settings.item_columns, max_parts=settings.max_parts,
-                         max_candidates=settings.max_candidates, dayfirst=settings.dayfirst,
-                         exact_references=settings.exact_references)
-
-        return build_result(e_side, i_side, state, context, settings, journal,
-                            decisions, stale, rerun=again)
+        return build_run(e_side, i_side, state, context, settings, decisions, stale)
     finally:
         bar.close()

@@ -216,6 +216,16 @@ def _nocs(nocs: list[dict[str, Any]], related: list[dict[str, Any]], applied: di
     return findings, noc_ledger_frame(rows)
 
 
+def _unmatched_accounts(company: str) -> Finding:
+    """The store cannot tell the NOCs' accounts apart (masked numbers without their keyed
+    hashes: synced masked by a paynb before the keys, or its key is not on this machine),
+    so a NOC applied by a later entry may be judged overdue: say so, and how to mend it."""
+    return Finding(company, "noc", "noc:accounts", "warning",
+                   "The history cannot tell the NOCs' accounts apart (masked numbers without "
+                   "their keys): a NOC applied by a later entry may show as overdue. Rebuild "
+                   "the store once: client.sync(rebuild=True)", {"state": "accounts unknown"})
+
+
 # ---------------------------------------------------------------------------- returns
 
 
@@ -399,8 +409,9 @@ def measure(client: Any, history: Any, *, as_of: dt.datetime, since: dt.datetime
         # Python run meanwhile): judged beside them, the run uses both cores.
         journal = client.context.journal
         applied = journal.nocs.applied(company) if journal is not None else {}
-        evidence = history.noc_evidence()
-        judged = beside.submit(_nocs, evidence.nocs, evidence.items, applied, company, as_of)
+        noc_evidence = history.noc_evidence()
+        judged = beside.submit(_nocs, noc_evidence.nocs, noc_evidence.items, applied, company,
+                               as_of)
         grouped = _grouped_items(history, connection, scope)
         evidence = None
         if report:  # the workbook's figures: the rates, breaches, exposure and top reasons
@@ -416,6 +427,8 @@ def measure(client: Any, history: Any, *, as_of: dt.datetime, since: dt.datetime
                                                               today)
         waiting_findings, waiting = _waiting(connection, company, today, waiting_days)
         noc_findings, nocs = judged.result()
+    if noc_evidence.nocs and not noc_evidence.matches:
+        noc_findings.append(_unmatched_accounts(company))
     unknown_findings, unknown = _unknown(client, company)
     exposure_findings, exposure_total = _exposure(exposure, company)
     findings = [*rate_findings, *noc_findings, *return_findings, *waiting_findings,

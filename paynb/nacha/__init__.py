@@ -12,33 +12,35 @@ paynb helps monitor these rules; it is not legal advice.
 
 from __future__ import annotations
 
-from paynb.nacha._ledger import (
+from paynb.nacha._evidence import (
     ACCOUNT_FIELDS,
-    DUE_SOON_DAYS,
     ENTRY_FIELDS,
     GUARD_FIELDS,
+    NOC_FIELDS,
+    NUMBER_KEY,
+    Entry,
+    account_key,
+    applied_marks_of,
+    as_of_time,
+    entries_of,
+    get,
+    present,
+    records_of,
+)
+from paynb.nacha._ledger import (
+    DUE_SOON_DAYS,
     LEDGER_COLUMNS,
     NOC_CHANGES,
     NOC_DUE_DAYS,
-    NOC_FIELDS,
     NOC_STATES,
-    NUMBER_KEY,
     SETTLED_STATES,
     Correction,
-    Entry,
-    account_key,
     accounts_of,
-    applied_marks_of,
-    as_of_time,
     corrected_fields,
-    entries_of,
-    get,
     joined_evidence,
     ledger,
     noc_accounts,
     parse_corrected_data,
-    present,
-    records_of,
 )
 from paynb.nacha._verdicts import (
     MAX_REINITIATIONS,

@@ -16,47 +16,42 @@ from __future__ import annotations
 import datetime as dt
 import functools
 from collections.abc import Iterable, Mapping
-from decimal import Decimal
 from typing import Any, cast
 
-from paynb._coerce import missing, parse_decimal, records
 from paynb._redact import last_four
-from paynb._time import utc_moment
 from paynb.codes import NOC_CODE_TABLE, code_label, code_meaning
-from paynb.errors import ValidationError
+from paynb.nacha._evidence import (
+    NUMBER_KEY,
+    Entry,
+    account_number,
+    entries_of,
+    get,
+    pair_key,
+    present,
+    records_of,
+    when,
+)
 
 __all__ = [
-    "ACCOUNT_FIELDS",
     "DUE_SOON_DAYS",
-    "ENTRY_FIELDS",
     "LEDGER_COLUMNS",
     "NOC_CHANGES",
     "NOC_DUE_DAYS",
-    "NOC_FIELDS",
     "NOC_STATES",
-    "NUMBER_KEY",
     "SETTLED_STATES",
     "Correction",
-    "Entry",
-    "account_key",
     "accounts_of",
-    "applied_marks_of",
-    "as_of_time",
     "carries",
     "corrected_account",
     "corrected_fields",
     "corrected_key",
-    "entries_of",
-    "get",
+    "describe_code",
     "index",
     "joined_evidence",
     "ledger",
     "must_change",
     "noc_accounts",
     "parse_corrected_data",
-    "present",
-    "records_of",
-    "when",
 ]
 
 #: Banking days after receipt within which a NOC's change must be made (NACHA 2.12.1).
@@ -92,45 +87,6 @@ _LABELS = {
 #: prenote; 1 and 6 are returns and NOCs themselves).
 _ACCOUNT_OF_CODE = {"2": "Checking", "3": "Savings", "4": "General ledger", "5": "Loan"}
 _DIRECTION_OF_CODE = {"2": "credit", "3": "credit prenote", "7": "debit", "8": "debit prenote"}
-
-#: The field of a stored record (a history store's, masked) that carries a keyed hash of
-#: an account number (paynb.history: an ACH row's own, a NOC's corrected one): where the
-#: number is masked, the ledger tells accounts apart by it instead.
-NUMBER_KEY = "_numberKey"
-
-
-def _number(account: Any, number_key: Any = None) -> str | tuple[str, int] | None:
-    """What tells an account number apart: its keyed hash (:data:`NUMBER_KEY`) when the
-    record has one (every record of a store's evidence has, whole or masked), else the
-    whole number's text, else None (missing, or masked without a key)."""
-    key = present(number_key)
-    if key is not None:
-        return ("#", int(key))
-    if account is not None:
-        text = str(account).strip()
-        if text and "*" not in text and text not in ("nan", "<NA>"):
-            return text
-    return None
-
-
-def _pair_key(routing: Any, number: str | tuple[str, int] | None) -> int | None:
-    if routing is None or number is None:
-        return None
-    routing_text = str(routing).strip()
-    if not routing_text or routing_text in ("nan", "<NA>"):
-        return None
-    return hash((routing_text, number))
-
-
-def account_key(routing: Any, account: Any, number_key: Any = None) -> int | None:
-    """An opaque key of a receiving account (routing and full account number), or ``None``
-    when either is missing or masked: two entries go to the same account when their keys
-    are equal. A masked number with its keyed hash (``number_key``, a history store's
-    :data:`NUMBER_KEY`) is told apart by that hash. Python's string hash is keyed per
-    process, so the key says nothing about the number if it is ever shown, and is
-    comparable within this process only."""
-    return _pair_key(routing, _number(account, number_key))
-
 
 def describe_code(code: Any) -> str:
     """``32 (savings credit)``: a transaction code in words."""
@@ -216,30 +172,6 @@ def must_change(code: Any, corrected: Mapping[str, str]) -> str:
     return "; ".join(f"{_LABELS.get(field, field)} to {_shown(field, corrected[field])}"
                      for field in fields if field in corrected)
 
-
-#: The fields of an ACH item the guards' verdicts read (:class:`Entry`): what a history
-#: store gives the guards.
-GUARD_FIELDS = ("achItemId", "bankRoutingNumber", "bankAccountNumber", "itemStatus",
-                "returnReason", "returnDate", "receivedDateTime", "amount",
-                "achTransactionType", "achTransactionSubType", "achCompanyEntryDescription",
-                "settleDate", "sendDate")
-#: The fields of an ACH item the guards and the NOC ledger read (the receiver's name,
-#: account type, identification and entry class show a NOC's change made): what a client
-#: keeps of the items it has seen.
-ENTRY_FIELDS = (*GUARD_FIELDS, "firstSignerFirstName", "firstSignerLastName",
-                "achAccountType", "achIdentificationNumber", "achEntryClass")
-#: The fields of a NOC the ledger reads.
-NOC_FIELDS = ("nocId", "achItemId", "changeCode", "changeReason", "correctedData", "nocDate",
-              "yourReferenceNumber")
-
-#: Request fields of an ACH item that describe the receiver's account (carried into a
-#: corrected record from the entry the NOC was about).
-ACCOUNT_FIELDS = ("firstSignerFirstName", "firstSignerLastName", "address1", "address2",
-                  "city", "state", "zip", "countryCode", "bankRoutingNumber",
-                  "bankAccountNumber", "achAccountType", "achEntryClass",
-                  "achIdentificationNumber")
-
-
 class Correction:
     """The corrected account record of one NOC: the account fields of the entry the NOC
     was about, with the NOC's corrected values in place.
@@ -323,145 +255,6 @@ def corrected_fields(corrected: Mapping[str, str]) -> dict[str, str]:
     return fields
 
 
-# ---------------------------------------------------------------------------- inputs
-
-
-
-
-def camel(record: Mapping[str, Any]) -> Mapping[str, Any]:
-    """``record`` with the service's camelCase field names: as it is when it has them (the
-    usual case, and the fast one), else renamed from any other casing (``AchItemId``)."""
-    if "achItemId" in record:
-        return record
-    wanted = {name.lower(): name for name in (*ENTRY_FIELDS, *ACCOUNT_FIELDS)}
-    return {wanted.get(str(key).lower(), key): value for key, value in record.items()}
-
-
-def present(value: Any) -> Any:
-    """``value``, or ``None`` for a missing one (``NaN``, ``NaT``, ``pd.NA``)."""
-    return None if missing(value) else value
-
-
-def get(record: Mapping[str, Any], field: str) -> Any:
-    """A field of a raw record or frame row, whatever the casing; ``None`` when missing
-    (``NaN``, ``NaT`` and ``pd.NA`` too)."""
-    value = record.get(field)
-    if value is None and field not in record:
-        lowered = field.lower()
-        value = next((v for k, v in record.items() if str(k).lower() == lowered), None)
-    return present(value)
-
-
-def when(value: Any) -> dt.datetime | None:
-    """A record's time as an aware UTC datetime (:func:`paynb._time.utc_moment`); None
-    when the record has none, or one that is no time (the ledger then shows no date
-    rather than failing on one record)."""
-    if missing(value):
-        return None
-    try:
-        return utc_moment(value, "a record's time")
-    except ValidationError:
-        return None
-
-
-def as_of_time(as_of: Any, argument: str = "as_of") -> dt.datetime:
-    """``as_of`` (None: now, UTC) as an aware UTC datetime; a date is its midnight."""
-    if as_of is None:
-        return dt.datetime.now(dt.UTC)
-    return utc_moment(as_of, argument)
-
-
-def _amount(value: Any) -> Decimal | None:
-    try:
-        return parse_decimal(value, currency_sign=True)
-    except ValueError:  # the ledger shows no amount rather than failing on one record
-        return None
-
-
-def records_of(data: Any, argument: str) -> list[Mapping[str, Any]]:
-    """The rows of a DataFrame, or a list of mappings, as mappings."""
-    if data is None:
-        return []
-    if hasattr(data, "to_dict") and hasattr(data, "columns"):
-        return cast("list[Mapping[str, Any]]", records(data))
-    if isinstance(data, Mapping | str | bytes) or not isinstance(data, Iterable):
-        raise ValidationError.for_argument(argument, "must be a DataFrame or a list of records")
-    rows = list(data)
-    if not all(isinstance(row, Mapping) for row in rows):
-        raise ValidationError.for_argument(
-            argument, "must be a DataFrame or a list of records (mappings)")
-    return rows
-
-
-class Entry:
-    """One ACH entry of the history, read from a raw record or a frame row."""
-
-    __slots__ = ("amount", "code", "description", "fields", "id", "key", "number",
-                 "received", "returned", "settled", "settled_from", "status", "sub_type",
-                 "type")
-
-    def __init__(self, record: Mapping[str, Any]) -> None:
-        # Camel-cased once, then plain lookups: an index of 100,000 records must stay fast.
-        record = camel(record)
-
-        def field(name: str) -> Any:
-            return present(record.get(name))
-
-        self.id = field("achItemId")
-        # A masked store's record tells its account number by its keyed hash.
-        self.number = _number(field("bankAccountNumber"), record.get(NUMBER_KEY))
-        self.key = _pair_key(field("bankRoutingNumber"), self.number)
-        self.status = str(field("itemStatus") or "").upper()
-        self.code = (str(field("returnReason") or "").strip().upper() or None)
-        self.returned = when(field("returnDate"))
-        self.received = when(field("receivedDateTime"))
-        self.amount = _amount(field("amount"))
-        self.type = str(field("achTransactionType") or "").strip().lower()
-        self.sub_type = str(field("achTransactionSubType") or "").strip().lower()
-        self.description = str(field("achCompanyEntryDescription") or "").strip()
-        # The original entry's settlement starts the 180 days of a reinitiation; an entry
-        # returned before paynb saw its settlement date counts from its send date, else
-        # from when the service received it (earlier, so never more lenient).
-        self.settled, self.settled_from = None, None
-        for name in ("settleDate", "sendDate", "receivedDateTime"):
-            found = when(field(name))
-            if found is not None:
-                self.settled, self.settled_from = found, name
-                break
-        self.fields = {name: str(value) for name in ACCOUNT_FIELDS
-                       if (value := field(name)) is not None}
-
-    @property
-    def went_out(self) -> bool:
-        """Whether the entry was originated: not voided, invalid or blocked."""
-        return self.status not in ("V", "I", "B")
-
-
-def entries_of(items: Any) -> list[Entry]:
-    """The ACH entries of ``items`` (DataFrame or records), in the order received."""
-    found = [Entry(record) for record in records_of(items, "items")]
-    epoch = dt.datetime.min.replace(tzinfo=dt.UTC)
-    return sorted(found, key=lambda entry: entry.received or epoch)
-
-
-def applied_marks_of(applied: Any) -> dict[str, dict[str, Any]]:
-    """``applied`` (None, ids, a mapping id -> mark, or a frame with nocId) by id text."""
-    if applied is None:
-        return {}
-    if hasattr(applied, "columns"):
-        rows = records(applied)
-        return {str(get(row, "nocId")): {"by": get(row, "appliedBy") or get(row, "by"),
-                                         "when": get(row, "appliedAt") or get(row, "when")}
-                for row in rows if get(row, "nocId") is not None}
-    if isinstance(applied, Mapping):
-        return {str(key): dict(value) if isinstance(value, Mapping) else {}
-                for key, value in applied.items()}
-    if isinstance(applied, str | bytes) or not isinstance(applied, Iterable):
-        raise ValidationError.for_argument(
-            "applied", "must be NOC ids, a mapping of NOC id to mark, or a frame")
-    return {str(value): {} for value in applied}
-
-
 # ---------------------------------------------------------------------------- the ledger
 
 
@@ -487,7 +280,7 @@ def corrected_key(item: Entry, corrected: Mapping[str, str], *, code: Any = None
     by its keyed hash, ``number_key`` (:data:`NUMBER_KEY`); without one the corrected
     account is unknown (None)."""
     account = corrected_account(item, corrected, code=code, number_key=number_key)
-    return None if account is None else _pair_key(*account)
+    return None if account is None else pair_key(*account)
 
 
 def corrected_account(item: Entry, corrected: Mapping[str, str], *, code: Any = None,
@@ -495,14 +288,14 @@ def corrected_account(item: Entry, corrected: Mapping[str, str], *, code: Any = 
     """The account of :func:`corrected_key` as ``(routing, number)``: the number as its
     text, or ``("#", key)`` when known by its keyed hash only (a masked store's); None
     when unknown. What a store is asked for to find the entries to it."""
-    number = _number(corrected.get("bankAccountNumber"), number_key)
+    number = account_number(corrected.get("bankAccountNumber"), number_key)
     if number is None:
         fields = NOC_CHANGES.get(str(code or "").strip().upper(), ((), ""))[0]
         if "bankAccountNumber" in fields:
             return None
         number = item.number
     routing = corrected.get("bankRoutingNumber") or item.fields.get("bankRoutingNumber")
-    if _pair_key(routing, number) is None:
+    if pair_key(routing, number) is None:
         return None
     return str(routing).strip(), cast("str | tuple[str, int]", number)
 
@@ -533,7 +326,7 @@ def accounts_of(record: Mapping[str, Any]) -> list[tuple[str, str | tuple[str, i
     routing = present(record.get("bankRoutingNumber"))
     if routing is None or not str(routing).strip():
         return []
-    number = _number(record.get("bankAccountNumber"), record.get(NUMBER_KEY))
+    number = account_number(record.get("bankAccountNumber"), record.get(NUMBER_KEY))
     return [] if number is None else [(str(routing).strip(), number)]
 
 

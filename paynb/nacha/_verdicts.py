@@ -30,20 +30,15 @@ from typing import Any
 
 from paynb._coerce import parse_decimal
 from paynb.codes import RETURN_CODE_TABLE, code_meaning
+from paynb.nacha._evidence import Entry, account_key, camel, get, present, when
 from paynb.nacha._ledger import (
     SETTLED_STATES,
-    Entry,
-    account_key,
-    camel,
     carries,
     corrected_fields,
     corrected_key,
-    get,
     index,
     ledger,
     parse_corrected_data,
-    present,
-    when,
 )
 
 __all__ = [

@@ -12,7 +12,7 @@ from paynb.resources._context import (
     ServiceClock,
     SubmissionGuard,
 )
-from paynb.resources._items import CHANGE_STATUSES, CHANGES_OVERLAP
+from paynb.resources._feed import CHANGE_STATUSES, CHANGES_OVERLAP, ChangeFeed
 from paynb.resources._listing import Listing, Pages, wire_time
 from paynb.resources.ach import AchResource
 from paynb.resources.instant import InstantResource
@@ -24,6 +24,7 @@ __all__ = [
     "CHANGES_OVERLAP",
     "CHANGE_STATUSES",
     "AchResource",
+    "ChangeFeed",
     "Environment",
     "InstantResource",
     "Listing",

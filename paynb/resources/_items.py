@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import builtins  # `list` is a method of ItemResource: its annotations name the type
-import datetime as dt
 import logging
 import warnings
 from collections.abc import Callable, Iterable
@@ -26,6 +25,7 @@ from paynb.models import BulkRequest, RequestModel, VoidByReferences, check
 from paynb.nacha import Verdict
 from paynb.resources._base import Resource, as_mapping, wire_body
 from paynb.resources._bulk import check_many, rows_of, send_bulk, warn_advisories
+from paynb.resources._feed import CHANGE_STATUSES, ChangeFeed
 from paynb.resources._listing import date_range
 from paynb.resources._sending import Approver, Command, Delivery, id_of, warn_not_accepted
 
@@ -36,11 +36,6 @@ __all__ = ["ItemResource"]
 
 logger = logging.getLogger("paynb.resources")
 
-#: How far back each ``changes()`` poll looks again before its watermark, so that an
-#: event recorded late (its return date earlier than the last poll) is still caught.
-#: Events already reported are recognised and not reported twice.
-CHANGES_OVERLAP = dt.timedelta(days=1)
-CHANGE_STATUSES = ("B", "I", "R")
 
 
 def _reference(value: Any, argument: str) -> str:
@@ -510,9 +505,9 @@ class ItemResource(Resource):
                     "status", f"holds {', '.join(other)}: changes() reports "
                               f"{', '.join(CHANGE_STATUSES)} only")
         context = self.context
+        feed = ChangeFeed(context.watermark(self.kind))
         if isinstance(since, str) and since == "last":
-            mark = context.watermark(self.kind)
-            start = mark - CHANGES_OVERLAP if mark is not None else None
+            start = feed.start()
         else:
             start = since
             date_range(since, until, "since", "until")
@@ -524,22 +519,14 @@ class ItemResource(Resource):
                         frame["returnDate"].tolist(), strict=True))
         seen = context.seen_changes(self.kind, keys)
         context.mark_seen(self.kind, [key for key in keys if key not in seen])
-        dates = frame["returnDate"].dropna()
         # A narrowed poll leaves the watermark alone: the changes it left out are older
         # than its newest one and must still be found by the next poll.
-        if len(dates) and not filters.local and status is None:
-            latest = _utc(dates.max())
-            mark = context.watermark(self.kind)
-            if mark is None or latest > mark:
-                context.set_watermark(self.kind, latest)
+        moved = None if filters.local or status is not None else \
+            feed.advance(frame["returnDate"])
+        if moved is not None:
+            context.set_watermark(self.kind, moved)
         if isinstance(since, str) and since == "last" and seen:
             fresh = [key not in seen for key in keys]
             frame = frame[fresh].reset_index(drop=True)
         return frame
 
-
-def _utc(moment: Any) -> dt.datetime:
-    """A Timestamp of a UTC column (or a zone-less one, UTC by paynb's rule), as an aware
-    UTC datetime (the form of the watermark)."""
-    value: dt.datetime = moment.to_pydatetime()
-    return value.replace(tzinfo=dt.UTC) if value.tzinfo is None else value

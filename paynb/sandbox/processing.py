@@ -53,6 +53,7 @@ from paynb.sandbox.tables import KINDS, RETURN_ITEM_BASE, sql_list, yyyymmdd
 __all__ = [
     "BLOCKED_MESSAGE",
     "DAY_MS",
+    "DEBIT_ONLY_RETURN_CODES",
     "HOUR_MS",
     "NEVER",
     "RESTRICTED_MESSAGE",
@@ -135,13 +136,23 @@ class Config:
     #: A successful route check allows sends to that card, token or routing number this long.
     route_check_valid_ms: int = 15 * 60_000
 
-    def return_table(self) -> tuple[list[str], list[float]]:
-        """``(codes, cumulative shares)`` of :attr:`return_code_weights`."""
-        return _cumulative(self.return_code_weights)
+    def return_table(self, *, debit: bool = True) -> tuple[list[str], list[float]]:
+        """``(codes, cumulative shares)`` of :attr:`return_code_weights`; of a credit or a
+        prenote (``debit=False``), without the codes only a debit meets."""
+        return _cumulative({code: weight for code, weight in self.return_code_weights.items()
+                            if debit or code not in DEBIT_ONLY_RETURN_CODES})
 
     def noc_table(self) -> tuple[list[str], list[float]]:
         """``(codes, cumulative shares)`` of :attr:`noc_code_weights`."""
         return _cumulative(self.noc_code_weights)
+
+
+#: Return codes only a debit entry meets (NACHA Operating Rules, Appendix Four): funds
+#: insufficient or uncollected (R01, R09), a payment stopped (R08), and the unauthorized
+#: debits (R05, R07, R10, R11, R29, R51). The sandbox returns credits and prenotes with
+#: the other codes only.
+DEBIT_ONLY_RETURN_CODES = frozenset({"R01", "R05", "R07", "R08", "R09", "R10", "R11", "R29",
+                                     "R51"})
 
 
 def _cumulative(weights: Mapping[str, float]) -> tuple[list[str], list[float]]:
@@ -298,13 +309,15 @@ def ach_fates(config: Config, *, kinds: np.ndarray, states: np.ndarray,
     ``(5, n)`` array of uniform draws (rate, code, day, hour, scenario).
 
     Restricted state -> I, blocked account -> B (an hour after receipt); else returned
-    with probability ``ach_return_rates[kind]``; a debit is also returned unauthorized
+    with probability ``ach_return_rates[kind]`` (a credit or a prenote with a code that is
+    not only a debit's, :data:`DEBIT_ONLY_RETURN_CODES`); a debit is also returned unauthorized
     with probability ``unauthorized_rate`` (the demo's compliance scenario).
     """
     restricted, blocked = _checks(config, states, accounts)
     rates = np.array([config.ach_return_rates[k] for k in kinds.tolist()], dtype=float)
     returned = ~restricted & ~blocked & (u[0] < rates)
-    code = _pick(config.return_table(), u[1])
+    code = np.where(kinds == "Debit", _pick(config.return_table(), u[1]),
+                    _pick(config.return_table(debit=False), u[1]))
     extra = (~restricted & ~blocked & ~returned & (kinds == "Debit")
              & (u[4] < np.asarray(unauthorized_rate)))
     unauthorized_codes = np.array(config.unauthorized_codes, dtype=object)
@@ -344,11 +357,20 @@ def noc_events(config: Config, *, eligible: np.ndarray, settle: np.ndarray,
 _CORRECTED_ROUTING = ("021000021", "026009593", "121000248", "031176110", "111000025")
 
 
-def noc_corrected_data(code: str, u: float, *, savings: bool = False) -> str:
+#: An entry's transaction code, and the one of the same direction (credit, debit,
+#: prenote) to the other account type (checking <-> savings): what a C05 corrects it to.
+_OTHER_ACCOUNT_CODE = {"22": "32", "23": "33", "27": "37", "28": "38",
+                       "32": "22", "33": "23", "37": "27", "38": "28"}
+
+
+def noc_corrected_data(code: str, u: float, *, transaction_code: Any = None,
+                       savings: bool = False) -> str:
     """The corrected data a NOC of ``code`` carries, in the NACHA layout: the values of
     the fields its :data:`paynb.codes.NOC_CODE_TABLE` row names, in that order, separated
     by blanks: an account number (C01), a routing number (C02), both (C03), a name (C04),
-    a transaction code (C05: 22/27 checking, 32/37 savings), account and code (C06), all
+    a transaction code (C05: the entry's ``transaction_code`` to the other account type,
+    the same direction: 27 to 37, 22 to 32; by its account type, ``savings``, when the
+    code is not one of those), account and code (C06), all
     three (C07), a foreign bank's identification (C08), an individual id (C09), the
     entry class (C14: IAT)... An addenda format error (C13), a refused NOC (C61-C69) and
     a code in no table carry none. Synthetic, fixed by the draw ``u``."""
@@ -360,7 +382,8 @@ def noc_corrected_data(code: str, u: float, *, savings: bool = False) -> str:
         "bankAccountNumber": account,
         "bankRoutingNumber": _CORRECTED_ROUTING[min(int(u * len(_CORRECTED_ROUTING)),
                                                     len(_CORRECTED_ROUTING) - 1)],
-        "achTransactionCode": "27" if savings else "37",  # the account type was the other
+        "achTransactionCode": _OTHER_ACCOUNT_CODE.get(
+            str(transaction_code), "27" if savings else "37"),
         "individualName": "DOE JANE",
         "receivingDfiIdentification": f"NWBKGB2L{account[:3]}",
         "achIdentificationNumber": f"ID{account[:6]}",
@@ -446,15 +469,16 @@ def _emit_nocs(db: sqlite3.Connection, now: int,
     """The NOCs due: one row each in ``noc``, the ACH item's plan cleared."""
     due = db.execute(
         "SELECT achItemId, companyCode, yourReferenceNumber, _noc_code, _noc_at, "
-        "achAccountType FROM ach WHERE _noc_at IS NOT NULL AND _noc_at <= ? "
-        "AND itemStatus IN ('S', 'R')", (now,)).fetchall()
-    for ach_id, company, reference, code, at, account_type in due:
+        "achAccountType, achTransactionCode FROM ach WHERE _noc_at IS NOT NULL "
+        "AND _noc_at <= ? AND itemStatus IN ('S', 'R')", (now,)).fetchall()
+    for ach_id, company, reference, code, at, account_type, transaction_code in due:
         noc_id, seq, u = new_noc(company)
         db.execute(
             "INSERT INTO noc (nocId, companyCode, _seq, achItemId, yourReferenceNumber, "
             "changeCode, changeReason, correctedData, nocDate) VALUES (?,?,?,?,?,?,?,?,?)",
             (noc_id, company, seq, ach_id, reference, code, NOC_CODES.get(code),
-             noc_corrected_data(code, u, savings=account_type == "Savings"), at))
+             noc_corrected_data(code, u, transaction_code=transaction_code,
+                                savings=account_type == "Savings"), at))
     db.execute("UPDATE ach SET _noc_at = NULL, _noc_code = NULL "
                "WHERE _noc_at IS NOT NULL AND _noc_at <= ?", (now,))
     return len(due)

@@ -415,7 +415,7 @@ class Store:
         """Simulation: a NOC for an ACH item now; None when the item does not exist."""
         with self._lock:
             row = self._db.execute(
-                "SELECT yourReferenceNumber, achAccountType FROM ach "
+                "SELECT yourReferenceNumber, achAccountType, achTransactionCode FROM ach "
                 "WHERE achItemId = ? AND companyCode = ?",
                 (storable(ach_item_id), company)).fetchone()
             if row is None:
@@ -426,7 +426,7 @@ class Store:
                 if data is None:
                     data = processing.noc_corrected_data(
                         code, rules.draws(self.seed, "noc", noc_id, 1)[0],
-                        savings=row[1] == "Savings")
+                        transaction_code=row[2], savings=row[1] == "Savings")
                 return {"nocId": noc_id, "achItemId": ach_item_id,
                         "yourReferenceNumber": row[0], "changeCode": code,
                         "changeReason": NOC_CODES.get(code), "correctedData": data,

@@ -124,6 +124,42 @@ def test_the_plot_keeps_unmatched_lines_readable_beside_a_large_matched_amount()
         plt.close(ax.figure)
 
 
+def test_outcomes_split_both_sides_without_sign_and_plots_draws_them_on_the_axes_given():
+    """Issue 45: the chart's numbers are a frame of the result, and the chart is
+    paynb.plots.match_outcomes (Axes in, Axes out), which result.plot() draws."""
+    expected, items = _inputs()
+    expected.loc[2, "amount"] = "-33.10"  # a credit: 33.10 to look at, -33.10 in the summary
+    result = paynb.match(expected, items, columns=COLUMNS)
+    outcomes = result.outcomes
+    assert outcomes.index.tolist() == ["unmatched", "tied", "exceptions open", "matched"]
+    assert outcomes["expected_lines"].tolist() == [1, 0, 1, 1]
+    assert outcomes["items"].tolist() == [1, 0, 1, 1]  # each row in one outcome only
+    assert outcomes["expected_amount"].tolist() == [Decimal("33.10"), 0, Decimal("20.00"),
+                                                    Decimal("10.00")]
+    assert result.summary.loc["unmatched expected", "expected_amount"] == Decimal("-33.10")
+    figure, ax = plt.subplots()
+    try:
+        assert paynb.plots.match_outcomes(outcomes, ax=ax) is ax
+        assert [round(p.get_width(), 2) for p in ax.patches] == [
+            33.1, 33.0, 0.0, 0.0, 20.0, 20.0, 10.0, 10.0]
+        assert ax.get_title() == "2 of 3 ledger lines matched (66.6%), 1 unmatched"
+    finally:
+        plt.close(figure)
+
+
+def test_a_result_frames_are_read_only_and_a_decision_makes_new_ones():
+    """Issue 45: a result is a frozen run plus the decisions that make the next one; a
+    frame read before a decision stays as it was."""
+    expected, items = _inputs()
+    result = paynb.match(expected, items, columns=COLUMNS)
+    before = result.exceptions
+    with pytest.raises(AttributeError):
+        result.exceptions = before.iloc[:0]
+    result.resolve(int(before["exception_id"].iloc[0]), "paid again by wire")
+    assert result.exceptions["resolved"].tolist() == [True]
+    assert before["resolved"].tolist() == [False]
+
+
 def test_to_excel_numbers_with_two_decimals_and_masked_accounts(tmp_path: Path):
     expected, items = _inputs()
     result = paynb.match(expected, items, columns=COLUMNS)
@@ -141,8 +177,10 @@ def test_to_excel_numbers_with_two_decimals_and_masked_accounts(tmp_path: Path):
     assert accounts == ["****6789", "****6789"]
     sheet = book["unmatched expected"]
     header = [c.value for c in sheet[1]]
+    # paynb's one masking rule (paynb._redact.last_four): an account of four characters
+    # or fewer is shown by none of them.
     assert [r[header.index("acct")] for r in sheet.iter_rows(min_row=2, values_only=True)] == \
-        ["****5555"]
+        ["****"]
     items_sheet = book["unmatched items"]
     assert "123456789" not in str(list(items_sheet.values))
 

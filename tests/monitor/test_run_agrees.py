@@ -113,3 +113,21 @@ def test_on_any_day_the_runs_findings_are_the_public_functions(runs, case, back,
     items = client.history.ach()
     assert _rates(found.rates) == _rates(compliance.return_rates(items, as_of=today))
     assert found.exposure_total == _exposure(compliance.return_exposure(items, as_of=today))
+
+
+def test_a_masked_store_whose_key_is_not_here_says_its_noc_accounts_are_unknown(
+        runs, tmp_path, monkeypatch) -> None:
+    """A masked store tells accounts apart by keyed hashes whose secret stays on the machine
+    that synced it: elsewhere (or a store synced before the keys) the run cannot match a
+    NOC's account to later entries, and says so with the mend, instead of calling applied
+    NOCs overdue in silence. A store of whole numbers needs no key."""
+    masked, run = runs["DEMO1", True]
+    whole, whole_run = runs["DEMO1", False]
+    assert "noc:accounts" not in {f.key for f in (*run.findings, *whole_run.findings)}
+    monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path))  # a machine without the store's key
+    found = measure(masked, masked.history, as_of=run.as_of, since=None, report=False)
+    warned = [f for f in found.findings if f.key == "noc:accounts"]
+    assert [f.level for f in warned] == ["warning"]
+    assert "client.sync(rebuild=True)" in warned[0].title
+    found = measure(whole, whole.history, as_of=run.as_of, since=None, report=False)
+    assert "noc:accounts" not in {f.key for f in found.findings}

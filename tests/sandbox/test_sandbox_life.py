@@ -81,6 +81,21 @@ def test_each_entry_carries_the_transaction_code_of_what_it_is(ach: pd.DataFrame
     assert set(debit_prenotes["achTransactionCode"]) == {28, 38}
 
 
+def test_credits_and_prenotes_come_back_only_with_codes_they_can_meet(
+        ach: pd.DataFrame) -> None:
+    """NACHA Appendix Four: insufficient or uncollected funds (R01, R09), a stopped
+    payment (R08) and the unauthorized returns are a debit's; the demo returned credits
+    and prenotes with them too (a $0.00 prenote "R01 insufficient funds")."""
+    returned = ach[ach["itemStatus"].eq("R")]
+    not_debits = returned[returned["achTransactionType"].ne("Debit")
+                          | returned["achTransactionSubType"].eq("Prenote")]
+    assert len(not_debits) > 50
+    assert not not_debits["returnReason"].isin(processing.DEBIT_ONLY_RETURN_CODES).any()
+    debits = returned[returned["achTransactionType"].eq("Debit")
+                      & returned["achTransactionSubType"].ne("Prenote")]
+    assert debits["returnReason"].value_counts().index[0] == "R01"  # the usual first
+
+
 def test_dates_follow_each_items_life(ach: pd.DataFrame) -> None:
     sent = ach[ach["itemStatus"].isin(["S", "R"])]
     assert (sent["sendDate"] > sent["receivedDateTime"]).all()

@@ -131,6 +131,20 @@ def test_create_noc_and_list_nocs(own, own_api):
         own.simulate.create_noc(999_999_999)
 
 
+@pytest.mark.parametrize(("account", "direction", "sent", "corrected"), [
+    ("Checking", "Debit", "27", "37"), ("Savings", "Debit", "37", "27"),
+    ("Checking", "Credit", "22", "32"), ("Savings", "Credit", "32", "22")])
+def test_a_c05_corrects_the_code_to_the_other_account_in_the_same_direction(
+        own, own_api, account, direction, sent, corrected):
+    """NACHA's C05 (incorrect transaction code) carries the code the entry should have
+    had: a credit stays a credit (22 -> 32), a debit a debit (27 -> 37)."""
+    item = own_api.post(ACH, ach_item(achAccountType=account,
+                                      achTransactionType=direction)).json()["transaction"]
+    assert str(item["achTransactionCode"]) == sent
+    noc = own.simulate.create_noc(item["achItemId"], change_code="C05")
+    assert noc["correctedData"] == corrected
+
+
 def test_clock(own):
     before = own.simulate.now()
     after = own.simulate.advance_clock(minutes=30)
