@@ -8,6 +8,7 @@ raised before anything is sent.
 from __future__ import annotations
 
 import datetime as dt
+import math
 from collections.abc import Iterable
 from typing import Any
 
@@ -15,7 +16,31 @@ from paynb._coerce import STATUS_BY_NAME
 from paynb.codes import INSTANT_STATUSES, STATUS_NAMES, STATUS_ORDER
 from paynb.errors import ValidationError
 
-__all__ = ["backwards", "positive_int", "status_codes"]
+__all__ = ["backwards", "http_url", "positive_int", "seconds", "status_codes", "text"]
+
+
+def text(value: Any, argument: str) -> str:
+    """``value`` stripped, when it is text that is not blank; else an error naming
+    ``argument``."""
+    if not isinstance(value, str) or not value.strip():
+        raise ValidationError.for_argument(argument, "must be a non-empty string")
+    return value.strip()
+
+
+def http_url(value: Any, argument: str) -> str:
+    """An ``http://`` or ``https://`` address, without its trailing ``/``."""
+    if not isinstance(value, str) or not value.strip().lower().startswith(("http://",
+                                                                           "https://")):
+        raise ValidationError.for_argument(argument, "must be an http:// or https:// address")
+    return value.strip().rstrip("/")
+
+
+def seconds(value: Any, argument: str) -> float:
+    """A finite number of seconds, 0 or more."""
+    if isinstance(value, bool) or not isinstance(value, int | float) \
+            or not math.isfinite(value) or value < 0:
+        raise ValidationError.for_argument(argument, "must be a number of seconds, 0 or more")
+    return float(value)
 
 
 def positive_int(value: Any, argument: str, *, minimum: int = 1) -> int:

@@ -17,16 +17,18 @@ and the company, never a secret.
 
 from __future__ import annotations
 
+import datetime as dt
 import html
 import logging
-import math
 import os
 import warnings
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any, Generic, TypeVar, overload
 
+import requests
+
 from paynb import config, sandbox
-from paynb._args import positive_int
+from paynb._args import http_url, positive_int, seconds, text
 from paynb._redact import shown_url, url_host
 from paynb._warn import user_stacklevel
 from paynb.auth import PasswordAuth
@@ -51,7 +53,6 @@ from paynb.transport import DEFAULT_MAX_RETRIES, Transport, make_session
 
 if TYPE_CHECKING:
     import pandas as pd
-    import requests
 
 
 # Environment (defined with the resources' context, which carries it) is the type of
@@ -126,20 +127,6 @@ def _policy_text(policy: DualControl | None) -> str:
     return f"a second person for {', '.join(parts) or 'nothing'}"
 
 
-def _url(value: Any, argument: str) -> str:
-    if not isinstance(value, str) or not value.strip().lower().startswith(("http://",
-                                                                           "https://")):
-        raise ValidationError.for_argument(argument, "must be an http:// or https:// address")
-    return value.strip().rstrip("/")
-
-
-def _seconds(value: Any, argument: str) -> float:
-    if isinstance(value, bool) or not isinstance(value, int | float) \
-            or not math.isfinite(value) or value < 0:
-        raise ValidationError.for_argument(argument, "must be a number of seconds, 0 or more")
-    return float(value)
-
-
 _T = TypeVar("_T")
 
 
@@ -168,18 +155,6 @@ class _ContextOption(Generic[_T]):
             f"client.{self.name} is set when the client is made and cannot be changed: make "
             f"a new client with {self.option}, e.g. paynb.connect({self.option}) or "
             f"sandbox.connect({self.option}){self.more}")
-
-
-def _is_session(value: Any) -> bool:
-    import requests
-
-    return isinstance(value, requests.Session)
-
-
-def _text(value: Any, argument: str) -> str:
-    if not isinstance(value, str) or not value.strip():
-        raise ValidationError.for_argument(argument, "must be a non-empty string")
-    return value.strip()
 
 
 _REWRITE = ("paynb.Client(base_url=..., auth_url=..., company_code=..., "
@@ -259,9 +234,9 @@ class Client(_KeywordsOnly):
                  mask: bool = True, environment: str | None = None, user: str | None = None,
                  dual_control: DualControl | Mapping[str, Any] | None = None) -> None:
         config.check_names()  # a misspelt PAYNB_JOURNAL, say: refused before anything
-        self.base_url = _url(base_url, "base_url")
-        self.auth_url = _url(auth_url, "auth_url")
-        company_code = _text(company_code, "company_code")
+        self.base_url = http_url(base_url, "base_url")
+        self.auth_url = http_url(auth_url, "auth_url")
+        company_code = text(company_code, "company_code")
         if not isinstance(credentials, Credentials):
             raise ValidationError.for_argument(
                 "credentials", "must be a paynb.Credentials(client_id=..., "
@@ -273,11 +248,11 @@ class Client(_KeywordsOnly):
         max_retries = positive_int(max_retries, "max_retries", minimum=0)
         if not isinstance(mask, bool):
             raise ValidationError.for_argument("mask", "must be True or False")
-        user = _text(user, "user") if user is not None else current_user()
+        user = text(user, "user") if user is not None else current_user()
         policy = _dual_control(dual_control)
-        name = _text(environment, "environment") if environment is not None else "custom"
+        name = text(environment, "environment") if environment is not None else "custom"
         owned = session is None
-        if not owned and not _is_session(session):
+        if not owned and not isinstance(session, requests.Session):
             raise ValidationError.for_argument("session", "must be a requests.Session (or None)")
         session = make_session(max_workers + 2, session)
         auth = PasswordAuth(self.auth_url, **credentials.as_dict(),
@@ -322,6 +297,7 @@ class Client(_KeywordsOnly):
         # Where the local history lives (the folder a sync names is remembered there).
         self._history = HistoryPlace(self.context)
         guards.bind(ach=self.ach, nocs=self.nocs, store=self._history.synced)
+        self._guards = guards
 
     # The options the resources work with live in their context, once; read-only here.
     company_code = _ContextOption[str]("company_code", "company_code='...'",
@@ -407,6 +383,26 @@ class Client(_KeywordsOnly):
                 f"<b>paynb.Client</b> &middot; company <b>{html.escape(self.company_code)}"
                 f"</b><p style='margin:0.2em 0'>{note}</p><table>{body}</table></div>")
 
+    # ------------------------------------------------------------------ NACHA's guards
+
+    def service_now(self) -> dt.datetime:
+        """The service's time (UTC), which the guards and the NOC ledger judge by: the
+        sandbox's own clock when connected to a sandbox, however reached (it names itself
+        in its answers; it moves with ``simulate.advance_clock``), else the local UTC time
+        (the real service publishes no clock)."""
+        return self.context.clock.now()
+
+    def check_entries(self, items: Any, *, new_authorization: bool = False,
+                      as_of: Any = None) -> pd.DataFrame:
+        """What NACHA's submission guards would say of ACH ``items``, sending nothing:
+        judged against the history this client has seen (and its local history store),
+        at the service's time or ``as_of``. ``items``: one mapping, a DataFrame or a list
+        of mappings (wire names). One row per item: ``row, yourReferenceNumber, verdict``
+        (``refused``, ``warning``, ``ok``), ``allowed, rules`` (of the refusals),
+        ``reasons, warnings, overridden, changes`` (fields paynb would set), ``notes`` and
+        ``checked``."""
+        return self._guards.check(items, new_authorization=new_authorization, as_of=as_of)
+
     # ------------------------------------------------------------------ journal
 
     def journal(self) -> pd.DataFrame:
@@ -476,7 +472,7 @@ class Client(_KeywordsOnly):
         used again. Anyone may reject (the person who prepared it too, to withdraw it).
         Returns the rejected :class:`~paynb.journal.Approval`."""
         approval_id = positive_int(approval_id, "approval_id")
-        reason = _text(reason, "reason")
+        reason = text(reason, "reason")
         return self.context.require_journal().approvals.reject(
             approval_id, by=self.user, company=self.company_code, reason=reason)
 
@@ -512,7 +508,7 @@ class Client(_KeywordsOnly):
         (``unknown`` for one kept waiting; its ``detail`` says from when it may be
         settled).
         """
-        wait = _seconds(settle_after, "settle_after")
+        wait = seconds(settle_after, "settle_after")
         journal = self.context.require_journal()
         recorded = self.context.record_kept()
         return settle(journal, self.company_code, self._resources(), settle_after=wait,
@@ -584,9 +580,7 @@ def connect(profile: str | None = None, **options: Any) -> Client:
     ``options`` are the keyword options of :class:`Client`.
     """
     config.check_names()
-    named = profile or os.environ.get(config.PROFILE_VARIABLE)
-    settings = config.from_profile(named) if named else (
-        config.from_env() or config.from_profile())
+    settings = config.resolve(profile)
     if settings is not None:
         logger.info("connecting to %s (%s), company %s", settings.base_url,
                     settings.environment, settings.company_code)

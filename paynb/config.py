@@ -46,7 +46,7 @@ import shlex
 import stat
 import tomllib
 import warnings
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
@@ -71,6 +71,7 @@ __all__ = [
     "from_profile",
     "profile_names",
     "profile_options",
+    "resolve",
     "secrets_path",
     "store_secrets",
 ]
@@ -134,10 +135,7 @@ class Credentials:
         ``PAYNB_PASSWORD``; an error names every one that is missing."""
         environ = os.environ if environ is None else environ
         values = {name: environ.get(ENV_VARIABLES[name]) for name in CREDENTIALS}
-        missing = [name for name in CREDENTIALS if not values[name]]
-        if missing:
-            raise _missing_error(missing, where="the environment", profile=None)
-        return cls(**{name: str(values[name]) for name in CREDENTIALS})
+        return cls(**_required(values, CREDENTIALS, where="the environment", profile=None))
 
     @classmethod
     def from_keyring(cls, profile: str, *, client_id: str, username: str) -> Credentials:
@@ -145,11 +143,8 @@ class Credentials:
         OS keyring entries of ``profile`` (what :func:`store_secrets` wrote)."""
         values = {"client_id": client_id, "username": username,
                   **{secret: _keyring_secret(profile, secret) for secret in SECRETS}}
-        missing = [name for name in CREDENTIALS if not values[name]]
-        if missing:
-            raise _missing_error(missing, where=f"the keyring for profile {profile!r}",
-                                 profile=profile, keyring_checked=True)
-        return cls(**{name: str(values[name]) for name in CREDENTIALS})
+        return cls(**_required(values, CREDENTIALS, where=f"the keyring for profile {profile!r}",
+                               profile=profile, keyring_checked=True))
 
     @classmethod
     def from_profile(cls, name: str | None = None, *, path: Path | None = None) -> Credentials:
@@ -255,15 +250,13 @@ def _missing_error(missing: list[str], *, where: str, profile: str | None,
     return ValidationError({label[name]: ["is not set"] for name in missing}, message=message)
 
 
-def _complete(values: Mapping[str, Any], *, environment: str, where: str,
-              profile: str | None = None, keyring_checked: bool = False,
-              given: list[str] | None = None) -> Settings:
-    missing = [name for name in ENV_VARIABLES if not values.get(name)]
+def _required(values: Mapping[str, Any], names: Iterable[str], **where: Any) -> dict[str, Any]:
+    """The values of ``names`` as text; one error naming every one missing (``where``:
+    :func:`_missing_error`'s words for where they were looked for)."""
+    missing = [name for name in names if not values.get(name)]
     if missing:
-        raise _missing_error(missing, where=where, profile=profile,
-                             keyring_checked=keyring_checked, given=given)
-    connection: dict[str, Any] = {name: str(values[name]) for name in ENV_VARIABLES}
-    return Settings(**connection, environment=environment)
+        raise _missing_error(missing, **where)
+    return {name: str(values[name]) for name in names}
 
 
 def connection_variables_set(environ: Mapping[str, str] | None = None) -> list[str]:
@@ -308,7 +301,8 @@ def from_env(environ: Mapping[str, str] | None = None) -> Settings | None:
     if not given:
         return None
     values = {name: environ.get(variable) for name, variable in ENV_VARIABLES.items()}
-    return _complete(values, environment="env", where="the environment", given=given)
+    return Settings(**_required(values, ENV_VARIABLES, where="the environment", profile=None,
+                                given=given), environment="env")
 
 
 def config_path(environ: Mapping[str, str] | None = None) -> Path:
@@ -482,8 +476,9 @@ def from_profile(name: str | None = None, *, path: Path | None = None) -> Settin
     looked_up = [secret for secret in SECRETS if not values.get(secret)]
     for secret in looked_up:
         values[secret] = _keyring_secret(chosen, secret)
-    settings = _complete(values, environment=chosen, where=f"profile {chosen!r} of {path}",
-                         profile=chosen, keyring_checked=bool(looked_up))
+    settings = Settings(**_required(values, ENV_VARIABLES, where=f"profile {chosen!r} of {path}",
+                                    profile=chosen, keyring_checked=bool(looked_up)),
+                        environment=chosen)
     journal, user = values.get("journal"), values.get("user")
     if journal is not None and (not isinstance(journal, str) or not journal.strip()):
         raise ValidationError({f"{chosen}.journal": ["must be a file path or a "
@@ -497,6 +492,14 @@ def from_profile(name: str | None = None, *, path: Path | None = None) -> Settin
     return replace(settings, journal=journal.strip() if journal else None,
                    user=user.strip() if user else None,
                    dual_control=dict(control) if control is not None else None)
+
+
+def resolve(profile: str | None = None) -> Settings | None:
+    """The settings :func:`paynb.connect` and ``paynb monitor`` use: the named ``profile``
+    (or the one ``PAYNB_PROFILE`` names), else the ``PAYNB_*`` variables, else the
+    ``default`` profile; ``None`` when none of them is configured."""
+    named = profile or os.environ.get(PROFILE_VARIABLE)
+    return from_profile(named) if named else (from_env() or from_profile())
 
 
 def store_secrets(profile: str, *, client_secret: str | None = None,

@@ -8,7 +8,7 @@ local history store, the NOCs marked applied in the journal, and the service's c
 The resources ask it through :class:`paynb.resources.SubmissionGuard`
 (``context.guard``): ``submit`` and ``submit_many`` before the journal records anything,
 ``client.nocs.obligations()`` and ``client.nocs.apply()`` for the NOC ledger; the forms
-and :func:`paynb.compliance.check_entries` ask :meth:`GuardService.judge`.
+ask :meth:`GuardService.judge`, ``client.check_entries()`` :meth:`GuardService.check`.
 
 Each verdict says what it checked; with no history at all the client warns once that it
 cannot check.
@@ -23,7 +23,7 @@ import logging
 import threading
 import warnings
 from collections.abc import Callable, Mapping, Sequence
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 from paynb._warn import user_stacklevel
 from paynb.errors import GuardWarning, PaynbError, SubmissionRefusedError
@@ -33,12 +33,18 @@ from paynb.nacha import (
     AccountHistory,
     Verdict,
     account_key,
+    as_of_time,
     get,
     joined_evidence,
     judge,
     ledger,
+    present,
+    records_of,
 )
 from paynb.resources import SeenHistory, ServiceClock
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 __all__ = ["FETCH_ONE_BY_ONE", "GUARDED_KINDS", "STORE_DAYS", "GuardService", "StoreReader"]
 
@@ -259,6 +265,28 @@ class GuardService:
         return judge(bodies, judged, at=at, applied=applied,
                      new_authorization=new_authorization, checked=checked, empty=empty,
                      remedy=remedy)
+
+    def check(self, items: Any, *, new_authorization: bool = False,
+              as_of: Any = None) -> pd.DataFrame:
+        """:meth:`judge` of ACH ``items`` as a frame, a row per item: what
+        :meth:`paynb.Client.check_entries` answers. Empty cells of a frame are fields left
+        out, as ``submit_many`` reads them."""
+        import pandas as pd  # lazy: a client that never asks loads no pandas for it
+
+        rows = [items] if isinstance(items, Mapping) else records_of(items, "items")
+        bodies = {n: {str(k): v for k, v in row.items() if present(v) is not None}
+                  for n, row in enumerate(rows)}
+        now = as_of_time(as_of) if as_of is not None else None
+        verdicts = self.judge(bodies, new_authorization=new_authorization, now=now)
+        columns = ["row", "yourReferenceNumber", "verdict", "allowed", "rules", "reasons",
+                   "warnings", "overridden", "changes", "notes", "checked"]
+        return pd.DataFrame([{
+            "row": n, "yourReferenceNumber": v.reference, "verdict": v.verdict,
+            "allowed": v.allowed, "rules": [rule for rule, _ in v.refusals],
+            "reasons": v.reasons, "warnings": v.warnings,
+            "overridden": [rule for rule, _ in v.overridden], "changes": v.changes,
+            "notes": v.notes, "checked": v.checked} for n, v in verdicts.items()],
+            columns=columns)
 
     def guard_submission(self, kind: str, bodies: dict[int, dict[str, Any]], *,
                          new_authorization: bool, all_or_nothing: bool,

@@ -56,6 +56,9 @@ RETRY_STATUSES = frozenset({408, 429}) | frozenset(range(500, 600))
 _SAFE_METHODS = frozenset({"GET", "HEAD"})
 
 Params = Mapping[str, Any] | Sequence[tuple[str, Any]] | None
+#: The error of an answer's status (5xx: ServerError; any other: ApiError).
+_ERRORS: dict[int, type[ApiError]] = {400: BadRequestError, 403: PermissionDeniedError,
+                                      404: NotFoundError, 429: RateLimitError}
 
 
 class _Bearer(AuthBase):
@@ -137,20 +140,6 @@ def _field_errors(raw: Any) -> dict[str, list[str]]:
     return {}
 
 
-def _error_class(status: int) -> type[ApiError]:
-    if status == 400:
-        return BadRequestError
-    if status == 403:
-        return PermissionDeniedError
-    if status == 404:
-        return NotFoundError
-    if status == 429:
-        return RateLimitError
-    if status >= 500:
-        return ServerError
-    return ApiError
-
-
 def api_error(response: requests.Response, method: str, path: str,
               cls: type[ApiError] | None = None, *, url: str | None = None,
               hint: str | None = None, **extra: Any) -> ApiError:
@@ -187,7 +176,7 @@ def api_error(response: requests.Response, method: str, path: str,
         message = response.reason or f"HTTP {status}"
     if hint:
         message = f"{message.rstrip('.')}. {hint}"
-    cls = cls or _error_class(status)
+    cls = cls or (ServerError if status >= 500 else _ERRORS.get(status, ApiError))
     if cls is RateLimitError:
         extra.setdefault("retry_after", _retry_after(response))
     return cls(message, status=status, method=method, path=path, title=title, detail=detail,

@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import ast
+import importlib.metadata
 import re
+import sys
 import tomllib
 from pathlib import Path
 
@@ -62,3 +65,52 @@ def test_every_dependency_has_the_lower_bound_make_test_oldest_installs():
     assert _prerequisites(makefile, "test-oldest") == ["$(OLDEST_STAMP)", "$(HISTORY_STAMP)"]
     ci = (ROOT / ".ci" / "run").read_text().split()
     assert ci.index("test-oldest") > ci.index("test")  # CI runs it, after the suite
+
+
+#: Modules paynb imports that a declared distribution pins exactly: pydantic holds
+#: pydantic-core at one version, so a floor of ours would be a second, conflicting pin.
+PINNED_BY = {"pydantic_core": "pydantic"}
+
+
+def _third_party_imports() -> dict[str, set[str]]:
+    """Top-level module -> the files of paynb/ importing it (inside functions too)."""
+    found: dict[str, set[str]] = {}
+    for path in sorted((ROOT / "paynb").rglob("*.py")):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.Import):
+                names = [alias.name for alias in node.names]
+            elif isinstance(node, ast.ImportFrom) and not node.level and node.module:
+                names = [node.module]
+            else:
+                continue
+            for name in names:
+                top = name.split(".")[0]
+                if top not in sys.stdlib_module_names and top not in ("paynb", "__future__"):
+                    found.setdefault(top, set()).add(str(path.relative_to(ROOT)))
+    return found
+
+
+def _normal(name: str) -> str:
+    """A distribution's name as PyPI compares names, without its extras."""
+    return re.sub(r"[-_.]+", "-", name.split("[")[0]).lower()
+
+
+def test_every_third_party_import_of_paynb_is_declared():
+    project = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]
+    declared = {_normal(name) for name in _names(project["dependencies"])}
+    for requirements in EXTRAS.values():
+        declared |= {_normal(name) for name in _names(requirements)}
+    distributions = importlib.metadata.packages_distributions()
+    undeclared = {}
+    for module, files in _third_party_imports().items():
+        names = [PINNED_BY[module]] if module in PINNED_BY else distributions.get(module, [module])
+        if not {_normal(name) for name in names} & declared:
+            undeclared[module] = sorted(files)
+    assert undeclared == {}
+
+
+def test_openpyxl_is_for_the_tests_only():
+    project = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]
+    assert "openpyxl" not in _names(project["dependencies"])
+    assert "openpyxl" not in _third_party_imports()
+    assert "openpyxl" in _names(EXTRAS["dev"])

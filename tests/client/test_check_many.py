@@ -23,7 +23,7 @@ from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
 from benchmarks._data import ach_submissions
-from paynb import _checks, models, validation
+from paynb import _checks, _columns, models, validation
 from paynb.resources._base import as_mapping
 from paynb.resources._bulk import _Rows
 from tests._moments import MOMENTS
@@ -237,7 +237,7 @@ def test_ordinary_rows_take_the_fast_path() -> None:
 
 def test_the_whitespace_of_str_strip() -> None:
     spaces = "".join(chr(c) for c in range(0x110000) if chr(c).isspace())
-    assert spaces == _checks._PY_SPACE
+    assert spaces == _columns._PY_SPACE
 
 
 def test_check_many_frame(client: Any) -> None:
@@ -318,13 +318,13 @@ def test_the_byte_checks_are_the_regular_expressions(values: list[str | None]) -
 
     array = pa.array(values, type=pa.string())
     texts = ["" if v is None else v for v in values]
-    amounts = _checks._amount_text_ok(array).tolist()
-    assert amounts == [bool(re.fullmatch(_checks._AMOUNT_TEXT, v) and re.search("[1-9]", v))
+    amounts = _columns._amount_text_ok(array).tolist()
+    assert amounts == [bool(re.fullmatch(_columns._AMOUNT_TEXT, v) and re.search("[1-9]", v))
                        for v in texts]
     ascii_texts = [v for v in texts if v.isascii()]
-    assert _checks._ascii_text(array, _checks._NAME) is None or ascii_texts == texts
+    assert _columns._ascii_text(array, _checks._NAME) is None or ascii_texts == texts
     for rule in (_checks._NAME, _checks._COMMON["yourReferenceNumber"], _checks._free(10)):
-        plain = _checks._ascii_text(pa.array(ascii_texts, type=pa.string()), rule)
+        plain = _columns._ascii_text(pa.array(ascii_texts, type=pa.string()), rule)
         if ascii_texts:  # ASCII only: str.strip() strips spaces and controls
             assert plain is not None
             assert plain.tolist() == [
@@ -332,14 +332,14 @@ def test_the_byte_checks_are_the_regular_expressions(values: list[str | None]) -
                 and not re.search(r"[\x00-\x1f\x7f]", v)
                 and not (rule.kind == "reference" and "'" in v) for v in ascii_texts]
     account = _checks._COMMON["bankAccountNumber"]
-    ok, _ = _checks._vouch(account, values)
+    ok, _ = _columns.vouch(account, values)
     assert ok.tolist() == [v is not None and re.fullmatch(r"[0-9A-Za-z-]{4,17}", v) is not None
                            for v in values]
-    routing = _checks._routing_ok(array).tolist()
+    routing = _columns._routing_ok(array).tolist()
     assert routing == [re.fullmatch("[0-9]{9}", v) is not None
                        and validation.aba_checksum_ok(v) for v in texts]
     for rule, pattern in ((_checks._RULES[models.AchItem]["zip"], r"[0-9]{5}(?:[- ][0-9]{4})?"),
                           (_checks._RULES[models.RccItem]["zip"], r"[0-9]{5}(?: [0-9]{4})?")):
-        ok, _ = _checks._vouch(rule, values)
+        ok, _ = _columns.vouch(rule, values)
         assert ok.tolist() == [v is not None and re.fullmatch(pattern, v) is not None
                                for v in values]

@@ -520,3 +520,29 @@ def test_the_transport_is_the_public_seam_for_recording_retrying_and_raw_calls(s
     assert f"GET {path}/{one}" in recorder.sent
     assert any(sent.startswith(f"GET {path}?") for sent in recorder.sent)
     assert len(waits) == 2
+
+
+# ---------------------------------------------------------------- what the guards would say
+
+
+def test_the_guards_verdicts_and_clock_are_the_clients_own(sandbox):
+    """``client.check_entries()`` and ``client.service_now()``: compliance's functions of the
+    same names give the same answers through them, reaching into nothing of the client."""
+    from paynb import compliance
+
+    body = {"firstSignerFirstName": "Jane", "firstSignerLastName": "Doe", "state": "NY",
+            "zip": "10001", "yourReferenceNumber": "CONN-GUARDS-1",
+            "bankRoutingNumber": "021000021", "bankAccountNumber": "000123456789",
+            "achTransactionType": "Debit", "amount": "40.00",
+            "achCompanyEntryDescription": float("nan")}  # an empty cell: left out
+    with sandbox.connect(journal=None) as client:
+        found = client.check_entries([body], as_of="2026-01-10")
+        assert list(found.columns) == ["row", "yourReferenceNumber", "verdict", "allowed",
+                                       "rules", "reasons", "warnings", "overridden",
+                                       "changes", "notes", "checked"]
+        assert found.loc[0, "yourReferenceNumber"] == "CONN-GUARDS-1"
+        assert bool(found.loc[0, "allowed"]) and found.loc[0, "rules"] == []
+        assert found.equals(compliance.check_entries(client, [body], as_of="2026-01-10"))
+        now = client.service_now()
+        assert abs((now - sandbox.simulate.now()).total_seconds()) < 5
+        assert abs((compliance.service_now(client) - now).total_seconds()) < 5

@@ -55,7 +55,7 @@ def test_the_rates_thresholds_as_the_monitor_page_quotes_them():
 
 def test_the_defaults_the_monitor_page_and_the_command_give(monkeypatch, capsys):
     given = []
-    monkeypatch.setattr(cli, "_cmd_monitor", lambda args: given.append(args) or 0)
+    monkeypatch.setattr(cli._runs, "run_monitor", lambda args: given.append(args) or 0)
     assert cli.main(["monitor"]) == 0
     (args,) = given
     assert args.waiting_days == monitor.WAITING_BANKING_DAYS

@@ -25,7 +25,7 @@ import pytest
 import requests
 from sandbox_helpers import ACH, Api
 
-from paynb import cli
+from paynb.cli import _serve
 from paynb.sandbox import Sandbox
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -165,7 +165,7 @@ def test_a_failing_quickstart_opens_the_original_and_says_why(tmp_path: Path, ca
     (tmp_path / "demo-run").mkdir()
     (tmp_path / "demo-run" / "01_quickstart.ipynb").write_text("{}")  # an earlier demo's
     with (tmp_path / "demo.log").open("wb") as log:
-        opened = cli._quickstart(tmp_path, log)
+        opened = _serve._quickstart(tmp_path, log)
     assert opened == "01_quickstart.ipynb"
     said = capsys.readouterr().out
     assert "RuntimeError: no service here" in said
@@ -185,7 +185,7 @@ def test_ctrl_c_while_the_quickstart_runs_stops_the_demo(tmp_path: Path, monkeyp
     ctrl_c = threading.Timer(3, os.kill, (os.getpid(), signal.SIGINT))
     ctrl_c.start()
     with (tmp_path / "demo.log").open("wb") as log, pytest.raises(KeyboardInterrupt):
-        cli._quickstart(tmp_path, log)
+        _serve._quickstart(tmp_path, log)
     ctrl_c.join()
     # and a later Ctrl-C (while the demo waits) is a KeyboardInterrupt again
     assert signal.getsignal(signal.SIGINT) is signal.default_int_handler
@@ -193,11 +193,11 @@ def test_ctrl_c_while_the_quickstart_runs_stops_the_demo(tmp_path: Path, monkeyp
 
 def test_the_browser_is_sent_a_private_page_not_the_token(tmp_path: Path) -> None:
     url = "http://127.0.0.1:8888/lab/tree/demo-run/01_quickstart.ipynb?token=abc&x=1"
-    address = cli._redirect_page(url, tmp_path)
+    address = _serve._redirect_page(url, tmp_path)
     page = tmp_path / "demo-open.html"
     assert address == page.as_uri() and "token" not in address
     assert stat.S_IMODE(page.stat().st_mode) == 0o600
     assert 'content="0;url=http://127.0.0.1:8888/lab/tree/demo-run/01_quickstart.ipynb' \
            '?token=abc&amp;x=1"' in page.read_text()
-    cli._redirect_page(url.replace("abc", "def"), tmp_path)  # a second demo replaces it
+    _serve._redirect_page(url.replace("abc", "def"), tmp_path)  # a second demo replaces it
     assert "token=def" in page.read_text()
