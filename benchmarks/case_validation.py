@@ -2,7 +2,7 @@
 
 Three ways over the same rows, interleaved: ``client.ach.check_many`` (the verdicts,
 column by column, the models only for rows the columns cannot vouch for), the
-pre-check ``submit_many`` runs before the first request leaves (``_check_rows``: the
+pre-check ``submit_many`` runs before the first request leaves (``check_rows``: the
 same, plus the wire bodies of the valid rows), and the baseline, one ``AchItem`` at a
 time then ``to_wire()``, as a loop in a notebook would. Measured on valid rows (the
 issue's target: check_many at least 10x the baseline's rows/s) and on rows of which
@@ -18,6 +18,7 @@ import numpy as np
 
 from benchmarks._data import ach_submissions, rcc_submissions
 from benchmarks._harness import Config, Row, fmt_rate, interleave
+from paynb._checks import check_rows
 
 __all__ = ["run"]
 
@@ -67,7 +68,7 @@ def run(cfg: Config) -> list[Row]:
 
         med = interleave({"check_many": check_many,
                           "submit_many pre-check": lambda rows=rows: set(
-                              client.ach._check_rows(rows)[1]),
+                              check_rows(client.ach.model, rows).errors),
                           "baseline": lambda rows=rows: _one_at_a_time(rows)},
                          cfg.rounds, warmup=cfg.warmup, check=same_rows)
         base = med["baseline"]

@@ -110,10 +110,6 @@ def _pages_total(first: Page, page_size: int, remaining: float) -> int | None:
     return max(1, math.ceil(min(first.total, len(first.records) + remaining) / page_size))
 
 
-def _as_page(page: Page) -> Page:
-    return page
-
-
 def iter_pages(fetch: Callable[[int], Any], *, page_size: int, max_items: int | None = None,
                max_workers: int = 8, progress: bool | None = None, desc: str = "pages",
                decode: Callable[[Any], Page] | None = None,
@@ -143,8 +139,7 @@ def iter_pages(fetch: Callable[[int], Any], *, page_size: int, max_items: int | 
     its answer, which saves that round trip when the guess holds. Pages past the end
     of a shorter list are dropped (those already asked cost a request each).
     """
-    if decode is None:
-        decode = _as_page
+    read: Callable[[Any], Page] = decode or (lambda page: page)
     listener = _page_listener.get()
     # max_items asking for several pages (or the pages expected): the first round fetches
     # them with page 0, which saves the round trip of page 0 alone.
@@ -155,7 +150,7 @@ def iter_pages(fetch: Callable[[int], Any], *, page_size: int, max_items: int | 
     following = len(pending) + 1
     bar = None
     try:
-        first = decode(fetch(0))
+        first = read(fetch(0))
         remaining = max_items if max_items is not None else math.inf
         records = first.records[:remaining] if max_items is not None else first.records
         remaining -= len(records)
@@ -185,7 +180,7 @@ def iter_pages(fetch: Callable[[int], Any], *, page_size: int, max_items: int | 
             future = pending.popleft()
             if idle is not None and not future.done():
                 idle()
-            page = decode(future.result())
+            page = read(future.result())
             if bar is not None:
                 bar.update(1)
             if listener is not None:

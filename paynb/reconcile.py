@@ -15,7 +15,6 @@ from typing import TYPE_CHECKING, Any
 
 from paynb.errors import NotFoundError
 from paynb.journal import NOT_ACCEPTED, SUBMISSIONS, VOIDS_BY_ID, Journal
-from paynb.resources import fetch_list
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -125,10 +124,7 @@ class _Lookup:
         self._by_reference: dict[str, dict[str, Any]] | None = None
         self._by_id: dict[int, dict[str, Any]] | None = None
         if len(entries) > BULK_LOOKUP:
-            self._index(self._fetch([]))
-
-    def _fetch(self, params: list[tuple[str, Any]]) -> pd.DataFrame:
-        return fetch_list(self.resource, params, progress=False)
+            self._index(resource.listing.frame())
 
     def _index(self, frame: pd.DataFrame) -> None:
         """From the whole list ``frame``, keep the latest item of each reference and the
@@ -155,7 +151,7 @@ class _Lookup:
         if self._by_reference is None:
             # The sandbox filters by yourReferenceNumber; a service that ignores the
             # parameter answers the whole list, which then serves every later lookup.
-            frame = self._fetch([("yourReferenceNumber", reference)])
+            frame = self.resource.listing.frame([("yourReferenceNumber", reference)])
             matches = frame[frame["yourReferenceNumber"] == reference]
             if len(matches) < len(frame):
                 self._index(frame)

@@ -36,7 +36,7 @@ from paynb.history._reader import History
 from paynb.history._store import kind_of, when
 from paynb.history._writer import DeltaWriter
 from paynb.paging import iter_pages
-from paynb.resources import ChangeFeed, Resource, ResourceContext, page_fetcher
+from paynb.resources import ChangeFeed, Resource, ResourceContext
 
 if TYPE_CHECKING:
     import numpy as np
@@ -177,7 +177,7 @@ class _KindSync:
         return _last_at_first(frame, self.id_field)
 
     def _fetcher(self, params: list[tuple[str, Any]], size: int) -> Any:
-        fetch = page_fetcher(self.resource, params, size)
+        fetch = self.resource.listing.pages(params, size)
 
         def counted(number: int) -> Page:
             with self._counting:  # pages are asked on several threads

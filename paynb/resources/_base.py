@@ -1,195 +1,40 @@
-"""What every resource namespace shares: paths, lists, exports, input checks, journaling."""
+"""What every resource namespace shares: paths, calls, frames, input checks; its list
+(:mod:`~paynb.resources._listing`), export (:mod:`~paynb.resources._export`) and sending
+(:mod:`~paynb.resources._sending`) are rooms of their own."""
 
 from __future__ import annotations
 
-import datetime as dt
-import email.message
-import io
 import logging
-import math
-import re
-import warnings
-from collections.abc import Callable, Iterable, Mapping, Sequence
-from dataclasses import dataclass, field
+from collections.abc import Callable, Mapping, Sequence
 from decimal import Decimal
-from typing import TYPE_CHECKING, Any, ClassVar, TypeVar
+from typing import TYPE_CHECKING, Any, ClassVar
 from urllib.parse import quote
 
-from paynb._args import backwards, positive_int, status_codes
-from paynb._coerce import missing, parse_decimal
+from paynb._coerce import missing
 from paynb._json import dumps
 from paynb._kinds import KINDS
-from paynb._lazy import OnFirstUse
-from paynb._time import is_date_only, utc_moment
-from paynb._warn import user_stacklevel
-from paynb.auth import TOKEN_REQUEST
-from paynb.errors import (
-    ApiError,
-    AuthenticationError,
-    JournalError,
-    PaynbWarning,
-    ResponseFormatError,
-    TransportError,
-    ValidationError,
-)
-from paynb.journal import STALE_PENDING, SUBMISSIONS
+from paynb.errors import ValidationError
 from paynb.models import RequestModel, check
-from paynb.paging import Page, iter_pages
 from paynb.resources._context import ResourceContext
+from paynb.resources._export import export
+from paynb.resources._listing import Listing, frames
 from paynb.resources._seen import SeenRecords
+from paynb.resources._sending import (
+    Approver,
+    Command,
+    Delivery,
+    Sender,
+    amount_of,
+    warn_not_accepted,
+)
 from paynb.results import ExportFile
-from paynb.transport import parse_json, preview
 
 if TYPE_CHECKING:
     import pandas as pd
-    import requests
 
-    from paynb.journal import Approval
-
-__all__ = ["Resource", "ResourceContext", "fetch_list", "frame_rows", "page_fetcher",
-           "page_reader"]
+__all__ = ["Resource", "ResourceContext", "frame_rows"]
 
 logger = logging.getLogger("paynb.resources")
-
-
-# On first use: the frames bring pandas and pyarrow, which a new client does not need.
-frames: Any = OnFirstUse("paynb.frames")
-
-Answer = TypeVar("Answer")
-_FILETYPE = re.compile(r"[A-Za-z0-9]{1,16}")
-_READABLE_EXPORTS = ("csv", "json", "xlsx")
-#: The list envelope's totals that reach ``frame.attrs`` (count, and exact Decimal sums).
-_ENVELOPE_TOTALS = ("total", "creditAmount", "debitAmount")
-#: Records per DataFrame built while later pages are still being fetched.
-FRAME_BATCH = 4000
-
-
-class _Batches:
-    """One frame of a list's pages, built in batches while later pages are fetched.
-
-    A batch is built once ``last_batch`` records (a round of pages, but not so few
-    records that each frame's fixed cost dominates) wait while the main thread would
-    wait for the next page anyway (:meth:`idle`): building holds the interpreter lock, and
-    while it does the fetching threads can neither read their answers nor send their next
-    requests, so it is best done while they wait on the network. Pages that come faster
-    than that leave no idle moment: a batch is then built once ``FRAME_BATCH`` records
-    wait, and in the list's last ``FRAME_BATCH`` records once ``last_batch`` wait, so that
-    little is left to build once the last page is in. ``expected()`` is how many records
-    the list will hold (``inf`` while unknown).
-    """
-
-    def __init__(self, frame: Callable[[list[dict[str, Any]]], pd.DataFrame], *,
-                 expected: Callable[[], float], last_batch: int) -> None:
-        self._build = frame
-        self._expected = expected
-        self._last_batch = last_batch
-        self._records: list[dict[str, Any]] = []
-        self._pieces: list[pd.DataFrame] = []
-        self._converted = 0
-        #: The unknown codes the batches warned of: the list warns once, as one frame.
-        self._told: set[tuple[str, str]] = set()
-
-    def _frame(self, records: list[dict[str, Any]]) -> pd.DataFrame:
-        with frames.unknown_codes_told_once(self._told):
-            return self._build(records)
-
-    def _flush(self) -> None:
-        self._pieces.append(self._frame(self._records[self._converted:]))
-        self._converted = len(self._records)
-
-    def _waiting(self, *, idle: bool) -> bool:
-        waiting = len(self._records) - self._converted
-        near_end = self._expected() - len(self._records) < FRAME_BATCH
-        return waiting >= (self._last_batch if idle or near_end else FRAME_BATCH)
-
-    def add(self, records: list[dict[str, Any]]) -> None:
-        """The records of the next page."""
-        self._records.extend(records)
-        if self._waiting(idle=False):
-            self._flush()
-
-    def idle(self) -> None:
-        """The next page has not come yet: build what waits, if it is worth a batch."""
-        if self._waiting(idle=True):
-            self._flush()
-
-    def result(self) -> pd.DataFrame:
-        """The frame of every record added."""
-        import pandas as pd
-
-        if self._converted < len(self._records) or not self._pieces:
-            self._flush()
-        pieces = self._pieces
-        if len(pieces) == 1:
-            return pieces[0]
-        first = pieces[0].dtypes
-        if all(piece.dtypes.equals(first) for piece in pieces[1:]):
-            return pd.concat(pieces, ignore_index=True)
-        # The batches disagree (a status code or field only some pages have): one frame
-        # of all records gives the dtypes the whole list calls for.
-        return self._frame(self._records)
-
-
-def _moment(value: Any, argument: str) -> tuple[dt.datetime, bool]:
-    """``value`` as a zone-less UTC datetime (:func:`paynb._time.utc_moment`), and whether
-    it named a whole day (a date, or ISO text without a time)."""
-    return utc_moment(value, argument).replace(tzinfo=None), is_date_only(value)
-
-
-def wire_time(value: Any, argument: str) -> str:
-    """A date or time as the spec writes it: ``2026-11-01T00:00:00.000`` (UTC, no zone)."""
-    value, _ = _moment(value, argument)
-    return f"{value:%Y-%m-%dT%H:%M:%S}.{value.microsecond // 1000:03d}"
-
-
-#: The date ranges of the list filters, by argument stem (``received`` ->
-#: ``received_from``/``received_to``).
-RANGES = ("returned", "received", "settled")
-
-
-@dataclass(frozen=True)
-class DateBound:
-    """One checked range filter applied here: ``field`` within ``[start, end)``/``[start, end]``."""
-
-    argument: str
-    field: str
-    start: dt.datetime | None
-    end: dt.datetime | None
-    #: The end was a bare date: the whole of that day is in the range (end is exclusive).
-    end_exclusive: bool
-
-
-@dataclass(frozen=True)
-class Filters:
-    """The list filters of one call, checked: the query parameters sent to the service,
-    and what is applied to the records that come back."""
-
-    params: list[tuple[str, Any]] = field(default_factory=list)
-    statuses: list[str] | None = None
-    bounds: list[DateBound] = field(default_factory=list)
-
-    @property
-    def local(self) -> bool:
-        """Whether anything is applied to the records here."""
-        return self.statuses is not None or bool(self.bounds)
-
-
-def date_range(start: Any, end: Any, start_name: str, end_name: str
-               ) -> tuple[dt.datetime | None, dt.datetime | None, bool]:
-    """A checked range: start, end (zone-less UTC) and whether the end is a whole day.
-
-    A bare date as the end (``2026-11-30``) takes in that whole day. A range whose
-    start is after its end is an error naming both arguments: it would select nothing.
-    """
-    begin = _moment(start, start_name)[0] if start is not None else None
-    finish, whole_day = _moment(end, end_name) if end is not None else (None, False)
-    if finish is not None and whole_day:
-        finish += dt.timedelta(days=1)
-    if begin is not None and finish is not None and (
-            begin >= finish if whole_day else begin > finish):
-        raise backwards(start_name, begin, end_name,
-                        finish - dt.timedelta(days=1) if whole_day else finish)
-    return begin, finish, whole_day
 
 
 def _plain(value: Any) -> Any:
@@ -309,35 +154,6 @@ def wire_body(model: type[RequestModel], data: Mapping[str, Any], *,
     return body
 
 
-def id_of(record: Mapping[str, Any], field: str) -> Any:
-    """The id of a raw record, whatever the casing of its field name."""
-    for key, value in record.items():
-        if key.lower() == field.lower():
-            return value
-    return None
-
-
-def _filename(disposition: str | None) -> str | None:
-    if not disposition:
-        return None
-    message = email.message.Message()
-    message["content-disposition"] = disposition
-    return message.get_filename()
-
-
-def _export_format(content_type: str, filetype: str) -> str | None:
-    kind = content_type.split(";")[0].strip().lower()
-    if "csv" in kind:
-        return "csv"
-    if kind.endswith("json"):
-        return "json"
-    if "spreadsheetml" in kind or "ms-excel" in kind:
-        return "xlsx"
-    if kind in ("", "application/octet-stream", "text/plain") and filetype in _READABLE_EXPORTS:
-        return filetype
-    return None
-
-
 class Resource:
     """Base of the namespaces ``client.ach``, ``client.rcc``, ``client.instant``, ...
 
@@ -372,19 +188,20 @@ class Resource:
         #: The raw ACH items or NOCs the client has seen (``context.seen``): the history the
         #: submission guards check an entry against; ``None`` for the other kinds.
         self.seen: SeenRecords | None = context.seen.of(self.kind)
+        #: This kind's list: its filters, pages and frames (what history and
+        #: ``reconcile()`` read through too).
+        self.listing = Listing(self, self._path(), self._frame)
+        #: Runs this kind's write calls: directly, or once a second person approves.
+        self._sender = Sender(self)
 
     def __repr__(self) -> str:
-        return f"<{type(self).__name__} of company {self._company}>"
+        return f"<{type(self).__name__} of company {self.context.company_code}>"
 
     # ------------------------------------------------------------------ paths and calls
 
-    @property
-    def _company(self) -> str:
-        return self.context.company_code
-
     def _path(self, suffix: str = "", *, segment: str | None = None,
               prefix: str = "/api/v3") -> str:
-        company = quote(self._company, safe="")
+        company = quote(self.context.company_code, safe="")
         return f"{prefix}/{segment or self.segment}/companycode/{company}{suffix}"
 
     def _call(self, method: str, path: str, *, params: Any = None,
@@ -417,142 +234,8 @@ class Resource:
         row.name = None
         return row
 
-    # ------------------------------------------------------------------ lists
 
-    def _list(self, params: list[tuple[str, Any]], *, page: int | None, page_size: int | None,
-              max_items: int | None, progress: bool | None) -> pd.DataFrame:
-        size = positive_int(page_size, "page_size") if page_size is not None \
-            else self.context.page_size
-        if max_items is not None:
-            max_items = positive_int(max_items, "max_items", minimum=0)
-        if progress is not None and not isinstance(progress, bool):
-            raise ValidationError.for_argument("progress", "must be True, False or None")
-        # The envelope's totals of the whole list (every page carries the same ones).
-        envelope: dict[str, Any] = {}
-        fetch, decode = page_reader(self, params, size, envelope=envelope)
-        if page is not None:
-            records = decode(fetch(positive_int(page, "page", minimum=0))).records
-            if max_items is not None:
-                records = records[:max_items]
-            frame = self._frame(records)
-        else:
-            workers = self.context.max_workers
-
-            def expected() -> float:
-                total = envelope.get("total")
-                known = total if isinstance(total, int) else math.inf
-                return known if max_items is None else min(known, max_items)
-
-            batches = _Batches(self._frame, expected=expected,
-                               last_batch=max(workers * size, FRAME_BATCH // 4))
-            for records in iter_pages(
-                    fetch, page_size=size, max_items=max_items, max_workers=workers,
-                    progress=progress, desc=f"{self.kind} pages", decode=decode,
-                    idle=batches.idle):
-                batches.add(records)
-            frame = batches.result()
-        if self.id_field in frame.columns and len(frame):
-            ids = frame[self.id_field]
-            repeats = ids.duplicated() & ids.notna()
-            if repeats.any():
-                # A record that moved to a later page while paging: keep its first sight.
-                logger.info("%s list: dropped %d records seen twice", self.kind, repeats.sum())
-                frame = frame[~repeats].reset_index(drop=True)
-        frame.attrs.update(envelope)
-        return frame
-
-    # ------------------------------------------------------------------ filters
-
-    def _filters(self, status: Any = None, *, everything_here: bool = False,
-                 **ranges: Any) -> Filters:
-        """The checked filters of a list, export or poll call.
-
-        ``ranges`` holds ``returned_from`` ... ``settled_to``. Filters in
-        :attr:`server_filters` become query parameters; the others are applied to
-        the records that come back (all of them, with ``everything_here``, for
-        documents whose filtering the service does not promise). A filter this kind
-        has no field for is an error naming it.
-        """
-        params: list[tuple[str, Any]] = []
-        statuses = None
-        if status is not None:
-            if self.status_field is None:
-                raise ValidationError.for_argument(
-                    "status", f"does not apply: {self.kind} records have no status")
-            statuses = status_codes(status, self.kind)
-            if "status" in self.server_filters:
-                params.extend(("itemStatus", code) for code in statuses)
-                if not everything_here:
-                    statuses = None
-        bounds = []
-        for stem in RANGES:
-            start_name, end_name = f"{stem}_from", f"{stem}_to"
-            start, end = ranges.pop(start_name, None), ranges.pop(end_name, None)
-            if start is None and end is None:
-                continue
-            if stem not in self.range_fields:
-                named = start_name if start is not None else end_name
-                raise ValidationError.for_argument(
-                    named, f"does not apply: {self.kind} records have no such date "
-                           f"(their date filters: "
-                           f"{', '.join(f'{k}_from/_to' for k in self.range_fields)})")
-            begin, finish, whole_day = date_range(start, end, start_name, end_name)
-            if stem in self.server_filters:
-                # Sent as given: a bare end date is midnight, which holds the whole day
-                # of a date-only field such as returnDate.
-                if start is not None:
-                    params.append(("returnDateStart", wire_time(start, start_name)))
-                if end is not None:
-                    params.append(("returnDateEnd", wire_time(end, end_name)))
-                if not everything_here:
-                    continue
-            bounds.append(DateBound(stem, self.range_fields[stem], begin, finish, whole_day))
-        if ranges:
-            raise TypeError(f"unexpected filter {next(iter(ranges))!r}")
-        return Filters(params, statuses, bounds)
-
-    def _narrow(self, frame: pd.DataFrame, filters: Filters) -> pd.DataFrame:
-        """The rows of ``frame`` that pass the filters applied here (a row without the
-        date a range asks about does not)."""
-        if not filters.local or not len(frame):
-            return frame
-        import numpy as np
-        import pandas as pd
-
-        keep = np.ones(len(frame), dtype=bool)
-        if filters.statuses is not None and self.status_field is not None:
-            values = frame[self.status_field].astype(object)
-            keep &= values.isin(filters.statuses).to_numpy()
-        for bound in filters.bounds:
-            column = frame[bound.field]
-            if not isinstance(column.dtype, pd.DatetimeTZDtype | np.dtype) or \
-                    column.dtype.kind != "M":
-                raise ResponseFormatError(
-                    f"{self.kind} list: {bound.field} holds no dates, so "
-                    f"{bound.argument}_from/_to cannot be applied")
-            zoned = getattr(column.dtype, "tz", None) is not None
-
-            def stamp(moment: dt.datetime, zoned: bool = zoned) -> pd.Timestamp:
-                value = pd.Timestamp(moment)
-                return value.tz_localize("UTC") if zoned else value
-
-            if bound.start is not None:
-                keep &= (column >= stamp(bound.start)).fillna(False).to_numpy(dtype=bool)
-            if bound.end is not None:
-                inside = column < stamp(bound.end) if bound.end_exclusive \
-                    else column <= stamp(bound.end)
-                keep &= inside.fillna(False).to_numpy(dtype=bool)
-        if keep.all():
-            return frame
-        return frame[keep].reset_index(drop=True)
-
-    def _filtered_list(self, filters: Filters, *, page: int | None, page_size: int | None,
-                       max_items: int | None, progress: bool | None) -> pd.DataFrame:
-        frame = self._list(filters.params, page=page, page_size=page_size,
-                           max_items=max_items, progress=progress)
-        return self._narrow(frame, filters)
-
-    # ------------------------------------------------------------------ exports
+    # ------------------------------------------------------------------ rooms
 
     def export(self, filetype: str = "csv", *, status: Any = None,
                returned_from: Any = None, returned_to: Any = None,
@@ -572,146 +255,11 @@ class Resource:
         document's rows here. Filters therefore need a readable document:
         with another ``filetype`` they are an error.
         """
-        filters = self._filters(status, everything_here=True,
-                                returned_from=returned_from, returned_to=returned_to,
-                                received_from=received_from, received_to=received_to,
-                                settled_from=settled_from, settled_to=settled_to)
-        if filters.local and isinstance(filetype, str) and \
-                filetype.lower() not in _READABLE_EXPORTS:
-            raise ValidationError.for_argument(
-                "filetype", f"must be one of {', '.join(_READABLE_EXPORTS)} when "
-                            f"filters are given (paynb applies them to the document's rows)")
-        if not isinstance(filetype, str) or not _FILETYPE.fullmatch(filetype):
-            raise ValidationError.for_argument(
-                "filetype", "must be a short word of letters and digits, like 'csv'")
-        path = self._path(f"/export/filetype/{filetype}")
-        response = self.context.transport.request("GET", path, params=filters.params or None,
-                                                  headers={"Accept": "*/*"}, collection=True)
-        content_type = response.headers.get("Content-Type", "")
-        name = _filename(response.headers.get("Content-Disposition")) or \
-            f"{self.kind}-export.{filetype}"
-        form = _export_format(content_type, filetype.lower())
-        if form is None:
-            if filters.local:
-                raise ResponseFormatError(
-                    f"GET {path}: the export came as {content_type or 'an unnamed type'}, "
-                    f"not csv, json or xlsx, so the filters could not be applied to it")
-            return ExportFile(content=response.content, name=name, content_type=content_type)
-        import pandas as pd
-
-        from paynb._excel import read_export_sheet  # pandas, fastexcel: with the first export
-
-        data: Any
-        if form == "json":
-            data = frames.extract_records(parse_json(response, "GET", path),
-                                          method="GET", path=path)
-        else:
-            try:
-                if form == "csv":
-                    data = pd.read_csv(io.BytesIO(response.content), dtype=str,
-                                       keep_default_na=False, na_values=[""])
-                else:
-                    data = read_export_sheet(response.content, self.kind)
-            except Exception as exc:  # pandas/fastexcel raise many kinds on a broken document
-                raise ResponseFormatError(
-                    f"GET {path}: the export is not a readable {form} document "
-                    f"({type(exc).__name__}): {preview(response.text)!r}") from None
-        return self._narrow(self._frame(data), filters)
-
-    # ------------------------------------------------------------------ journal
-
-    def _reserve(self, operation: str, references: Sequence[Any], *,
-                 allow_duplicate: bool = False, summary: Any = None) -> list[int]:
-        """Record ``references`` in the journal before sending (no-op without a journal).
-
-        The token is fetched first, so that a credentials problem is reported
-        before anything is recorded or sent.
-        """
-        transport = self.context.transport
-        if transport.auth is not None:
-            transport.auth.token()
-        journal = self.context.journal
-        if journal is None:
-            return []
-        return journal.reserve(self._company, self.kind, operation, list(references),
-                               allow_duplicate=allow_duplicate, summary=summary,
-                               by=self.context.user)
-
-    def _journaled(self, operation: str, references: Sequence[Any], call: Callable[[], Answer],
-                   *, allow_duplicate: bool = False, summary: Any = None,
-                   entries: list[int] | None = None) -> tuple[Answer, list[int]]:
-        """Record ``references`` in the journal, then ``call()``; on failure settle them.
-        ``entries`` already recorded (an approved call's) are used instead.
-
-        The entries' state after a failure says what is known: ``rejected`` when
-        the service refused (4xx), ``failed`` when no connection was made (refused,
-        host not found: it never reached the service), ``unknown`` when the call may
-        have reached the service (no answer, 5xx, an unreadable answer, an
-        interruption).
-        """
-        if entries is None:
-            entries = self._reserve(operation, references, allow_duplicate=allow_duplicate,
-                                    summary=summary)
-        try:
-            answer = call()
-        except BaseException as exc:
-            self._settle(entries, failure_state(exc), detail=str(exc))
-            raise
-        return answer, entries
-
-    def _post_one(self, operation: str, body: dict[str, Any], *,
-                  allow_duplicate: bool, entries: list[int] | None = None) -> pd.Series:
-        """POST one new payment to the kind's path, journaled (or with the ``entries`` of
-        an approved call); the stored record as a Series."""
-        path = self._path()
-        record, entries = self._journaled(
-            operation, [body.get("yourReferenceNumber")],
-            lambda: self._record("POST", path, body=body),
-            allow_duplicate=allow_duplicate, summary=body, entries=entries)
-        self._settle_records(entries, [record])
-        return self._row(record)
-
-    # ------------------------------------------------------------------ dual control
-
-    def _hold(self, operation: str, keys: Sequence[Any], summaries: Sequence[Mapping[str, Any]],
-              amounts: Sequence[Decimal | None], request: Mapping[str, Any], *,
-              allow_duplicate: bool = False) -> Approval | None:
-        """Hold the call for a second person when the client's dual control asks for one:
-        recorded in the journal as awaiting approval, nothing sent. Returns the
-        :class:`~paynb.journal.Approval`, or ``None`` when the call may go ahead.
-
-        ``keys`` are the journal's references of the call, ``summaries`` what the queue
-        shows of each (scrubbed when stored), ``amounts`` what the policy judges and
-        ``request`` what :meth:`_send_approved` gets back, exactly as prepared.
-        """
-        policy = self.context.dual_control
-        if policy is None:
-            return None
-        why = policy.needs_approval(self.kind, operation, amounts)
-        if why is None:
-            return None
-        known = [amount for amount in amounts if amount is not None]
-        approval = self.context.require_journal().hold(
-            self._company, self.kind, operation, list(keys), why=why, summary=summaries,
-            request=request, expires_after=policy.expires_after,
-            total=sum(known, Decimal(0)) if known else None,
-            allow_duplicate=allow_duplicate, by=self.context.user)
-        logger.info("%s %s of %s held for a second person: approval %d (%s)", self.kind,
-                    operation, self._company, approval.id, why)
-        return approval
-
-    def _hold_submission(self, operation: str, bodies: Sequence[dict[str, Any]],
-                         request: Mapping[str, Any], *, allow_duplicate: bool,
-                         summaries: Sequence[Mapping[str, Any]] | None = None,
-                         ) -> Approval | None:
-        """:meth:`_hold` for new payments, judged by their ``amount`` (the queue shows
-        ``summaries``, default the bodies)."""
-        if self.context.dual_control is None:
-            return None
-        return self._hold(operation, [body.get("yourReferenceNumber") for body in bodies],
-                          bodies if summaries is None else summaries,
-                          [_amount_of(body) for body in bodies], request,
-                          allow_duplicate=allow_duplicate)
+        filters = self.listing.filters(status, everything_here=True,
+                                       returned_from=returned_from, returned_to=returned_to,
+                                       received_from=received_from, received_to=received_to,
+                                       settled_from=settled_from, settled_to=settled_to)
+        return export(self.listing, filetype, filters)
 
     def approve(self, approval_id: int, *, tot_password: str | None = None,
                 new_authorization: bool = False,
@@ -719,212 +267,48 @@ class Resource:
         """Approve a call of this kind held for a second person and send it exactly as
         prepared: what :meth:`paynb.Client.approve` does (see there) once it has found
         the approval's kind."""
-        approval_id = positive_int(approval_id, "approval_id")
-        for flag, value in (("new_authorization", new_authorization),
-                            ("allow_duplicate", allow_duplicate)):
-            if not isinstance(value, bool):
-                raise ValidationError.for_argument(flag, "must be True or False")
-        journal = self.context.require_journal()
-        user, company = self.context.user, self._company
-        found, request = journal.approvals.peek(approval_id)
-        refusal = journal.approvals.refusal(found, company=company, by=user)
-        if refusal is not None:
-            raise refusal
-        if found.kind != self.kind or request is None:
-            raise ValidationError.for_argument(
-                "approval_id", f"approval {found.id} holds {found.kind} {found.operation}, "
-                               f"not {self.kind}: client.approve() sends any kind")
-        supplied = self._supplied(found, request, {"tot_password": tot_password})
-        if allow_duplicate and found.operation not in SUBMISSIONS:
-            raise ValidationError.for_argument(
-                "allow_duplicate", f"does not apply: approval {found.id} is a "
-                                   f"{found.operation}, not a submission")
-        judged = self._before_approved(found, request, new_authorization=new_authorization)
-        approval, _, entries = journal.approve(approval_id, by=user, company=company,
-                                               allow_duplicate=allow_duplicate)
-        logger.info("approval %d (%s %s, prepared by %s) approved by %s: sending",
-                    approval.id, approval.kind, approval.operation, approval.prepared_by, user)
-        if supplied:
-            judged = {**judged, "bodies": [{**body, **supplied} for body in judged["bodies"]]}
-        return self._send_approved(approval.operation, judged, entries)
+        answer: pd.Series | pd.DataFrame = self._sender.approve(
+            approval_id, self._command, given={"tot_password": tot_password},
+            new_authorization=new_authorization, allow_duplicate=allow_duplicate)
+        return answer
 
     #: The request fields a held call does not keep, each with the argument of
     #: :meth:`approve` that gives it then (an instant card payment's one-time password:
     #: stale by the time a colleague approves, and a secret in a shared database).
     approver_supplies: ClassVar[Mapping[str, str]] = {}
 
-    def _held_request(self, body: Mapping[str, Any]) -> tuple[dict[str, Any], list[str]]:
-        """What a held call keeps of ``body`` (without :attr:`approver_supplies`' fields),
-        and the arguments its approver must give (those fields ``body`` had)."""
-        kept = {key: value for key, value in body.items() if key not in self.approver_supplies}
-        needs = [argument for field, argument in self.approver_supplies.items()
-                 if not missing(body.get(field)) and body.get(field) != ""]
-        return kept, needs
-
-    def _supplied(self, found: Approval, request: Mapping[str, Any],
-                  given: Mapping[str, Any]) -> dict[str, Any]:
-        """The request fields an approver gives (``given``: argument -> value, ``None`` when
-        not given): each one the held call needs, none it does not; checked as the model
-        checks the field, never quoting the value."""
-        needed = set(request.get("supplied") or ())
-        fields = {argument: field for field, argument in self.approver_supplies.items()}
-        supplied: dict[str, Any] = {}
-        for argument, value in given.items():
-            if value is None:
-                if argument in needed:
-                    raise ValidationError.for_argument(
-                        argument, f"is needed: approval {found.id} ({found.kind} "
-                                  f"{found.operation}) was prepared with one, which paynb does "
-                                  f"not keep (one-time, and a secret): give the current one, "
-                                  f"client.approve({found.id}, {argument}=...). Nothing was "
-                                  "sent.")
-                continue
-            if argument not in needed:
-                raise ValidationError.for_argument(
-                    argument, f"does not apply: approval {found.id} ({found.kind} "
-                              f"{found.operation}) was not prepared with one")
-            # Checked in the body it completes, by the model's rule for the field.
-            _, errors = check(self.model, {**request["bodies"][0], fields[argument]: value})
-            if fields[argument] in errors:
-                raise ValidationError.for_argument(argument, "; ".join(errors[fields[argument]]))
-            supplied[fields[argument]] = value
-        return supplied
-
-    def _before_approved(self, found: Approval, request: Mapping[str, Any], *,
-                         new_authorization: bool) -> Mapping[str, Any]:
-        """What to check before an approved call is sent, while it can still be left
-        waiting (ACH entries: NACHA's guards again; payments: their route); raises to
-        leave it so. Returns the request to send."""
-        if new_authorization:
-            raise ValidationError.for_argument(
-                "new_authorization", f"does not apply: approval {found.id} is {found.kind} "
-                                     f"{found.operation}, which NACHA's guards do not judge")
-        return request
-
-    def _send_approved(self, operation: str, request: Mapping[str, Any],
-                       entries: list[int]) -> pd.Series | pd.DataFrame:
-        """Send an approved call exactly as prepared, with its journal ``entries``."""
+    def _command(self, operation: str, request: dict[str, Any]) -> Command:
+        """The command of ``operation`` made of ``request`` (what the call prepared, or
+        what its hold kept): the one way this kind's write calls are sent."""
         raise NotImplementedError(f"{self.kind} holds no {operation} for approval")
 
-    def _settle(self, entries: Iterable[int], state: str, *, detail: str | None = None) -> None:
-        """Settle journal ``entries`` with one state (no-op without a journal)."""
-        self._record_outcomes([(entry, state, None, None, detail) for entry in entries])
+    def _submission(self, operation: str, request: dict[str, Any],
+                    deliver: Callable[[Delivery], Any],
+                    check: Callable[[Approver | None], None] | None = None, *,
+                    guarded: bool = False) -> Command:
+        """The command of a submission of ``request["bodies"]``: journaled by their
+        reference numbers, held by their amounts."""
+        bodies: list[dict[str, Any]] = request["bodies"]
+        return Command(operation, [body.get("yourReferenceNumber") for body in bodies],
+                       request, deliver, check=check, summary=bodies,
+                       weigh=lambda policy: ([amount_of(body) for body in bodies], bodies),
+                       allow_duplicate=request["allow_duplicate"], guarded=guarded,
+                       supplied=dict(self.approver_supplies))
 
-    def _record_outcomes(self, outcomes: Sequence[tuple[Any, ...]]) -> None:
-        """Settle journal entries (``(entry, state, item_id, item_status, detail)`` each).
+    def _post(self, operation: str, request: dict[str, Any],
+              check: Callable[[Approver | None], None] | None = None, *,
+              guarded: bool = False) -> Command:
+        """The command that POSTs one new item or payment (``request["bodies"]``' one
+        body) to the kind's path; it returns the stored record as a Series."""
+        path = self._path()
 
-        Their requests went out already: when the journal cannot be reached now (a team's
-        database gone away), a warning says so rather than an error that would hide the
-        service's answer. The entries stay ``pending`` there, still guarding their
-        references; the context keeps their outcomes, which ``client.reconcile()``
-        records first, as soon as the journal can be used again.
-        """
-        journal = self.context.journal
-        if journal is None or not outcomes:
-            return
-        try:
-            journal.settle_many(outcomes)
-        except JournalError as exc:
-            self.context.keep_outcomes(outcomes)
-            entries = f"entr{'y' if len(outcomes) == 1 else 'ies'}"
-            warnings.warn(PaynbWarning(
-                f"the journal could not record the outcome of {len(outcomes)} {self.kind} "
-                f"{entries} ({exc}). They stay pending in it, still guarding their "
-                "references. This client keeps their outcomes: client.reconcile() records "
-                "them as soon as the journal can be used again. Should this client be "
-                "closed first, reconcile() from any client looks them up in the service "
-                f"once they have been pending for {STALE_PENDING / 60:.0f} minutes (until "
-                "then another process may still be sending them)."),
-                stacklevel=user_stacklevel())
+        def deliver(delivery: Delivery) -> pd.Series:
+            (body,) = request["bodies"]  # as the check and the approver left it
+            record = delivery.call(delivery.entries,
+                                   lambda: self._record("POST", path, body=body))
+            delivery.answered(delivery.entries, [record])
+            row = self._row(record)
+            warn_not_accepted([row], self.kind, self.id_field)
+            return row
 
-    def _settle_records(self, entries: Sequence[int], records: Sequence[Mapping[str, Any] | None],
-                       ) -> None:
-        """Settle each entry with the record the service answered for it."""
-        journal = self.context.journal
-        if journal is None:
-            return
-        outcomes: list[tuple[Any, ...]] = []
-        for entry, record in zip(entries, records, strict=True):
-            if record is None:
-                outcomes.append((entry, "unknown", None, None, "no answer for this item"))
-                continue
-            status = id_of(record, "itemStatus") or id_of(record, "status")
-            errors = id_of(record, "errors")
-            state = "rejected" if errors or str(status).upper() == "I" else "sent"
-            outcomes.append((entry, state, id_of(record, self.id_field), status,
-                             str(errors) if errors else None))
-        self._record_outcomes(outcomes)
-
-
-def page_fetcher(resource: Resource, params: list[tuple[str, Any]], size: int, *,
-                 envelope: dict[str, Any] | None = None) -> Callable[[int], Page]:
-    """``fetch(n)``: page ``n`` (``size`` records) of ``resource``'s list with the query
-    ``params``, as :func:`paynb.paging.iter_pages` reads it. The first page's envelope
-    totals (count, exact Decimal sums) go into ``envelope`` when it is given."""
-    fetch, decode = page_reader(resource, params, size, envelope=envelope)
-
-    def page(number: int) -> Page:
-        return decode(fetch(number))
-
-    return page
-
-
-def page_reader(resource: Resource, params: list[tuple[str, Any]], size: int, *,
-                envelope: dict[str, Any] | None = None,
-                ) -> tuple[Callable[[int], requests.Response], Callable[[requests.Response], Page]]:
-    """:func:`page_fetcher` in two steps, for ``iter_pages(fetch, decode=decode)``:
-    ``fetch(n)`` sends the request of page ``n`` and returns the answer (retries and
-    error answers as for any read), ``decode(answer)`` parses it into a :class:`Page`
-    (a body that is no JSON raises :class:`~paynb.errors.ResponseFormatError`)."""
-    path = resource._path()
-    transport = resource.context.transport
-
-    def fetch(number: int) -> requests.Response:
-        query = [*params, ("page", number), ("pageSize", size)]
-        return transport.request("GET", path, params=query, collection=True)
-
-    def decode(response: requests.Response) -> Page:
-        answer = parse_json(response, "GET", path)
-        records = frames.extract_records(answer, method="GET", path=path)
-        meta = frames.list_metadata(answer)
-        if envelope is not None and not envelope:
-            envelope.update({key: meta[key] for key in _ENVELOPE_TOTALS if key in meta})
-        total = meta.get("total")
-        return Page(records, total if isinstance(total, int) else None)
-
-    return fetch, decode
-
-
-def fetch_list(resource: Resource, params: list[tuple[str, Any]], *,
-               progress: bool | None = False) -> pd.DataFrame:
-    """Every page of ``resource``'s list with the raw query ``params`` (such as
-    ``("yourReferenceNumber", ...)``, which the public filters do not offer), as one
-    frame of the kind's columns."""
-    return resource._list(params, page=None, page_size=None, max_items=None,
-                          progress=progress)
-
-
-def _amount_of(body: Mapping[str, Any]) -> Decimal | None:
-    """A request body's amount, exact; ``None`` when it has none that reads as a number."""
-    try:
-        return parse_decimal(body.get("amount"))
-    except (TypeError, ValueError):
-        return None
-
-
-def failure_state(exc: BaseException) -> str:
-    """The journal state of a call that raised ``exc``: ``rejected`` when the service
-    refused it, ``failed`` when it never reached the service (no connection was made, or
-    no token came for it), else ``unknown`` (it may have been processed)."""
-    if isinstance(exc, ApiError | AuthenticationError) and (exc.status or 0) < 500:
-        return "rejected"
-    if isinstance(exc, TransportError) and (not exc.connected
-                                            or exc.request == TOKEN_REQUEST):
-        return "failed"
-    return "unknown"
-
-
-def chunked(values: Sequence[Any], size: int) -> list[range]:
-    """Index ranges that cut ``values`` into pieces of at most ``size``."""
-    return [range(start, min(start + size, len(values)))
-            for start in range(0, len(values), size)] if values else []
+        return self._submission(operation, request, deliver, check, guarded=guarded)

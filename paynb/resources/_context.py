@@ -14,7 +14,7 @@ from __future__ import annotations
 import datetime as dt
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, ClassVar, Protocol
 
 from paynb._kinds import KINDS
 from paynb._time import utc_moment
@@ -24,7 +24,11 @@ from paynb.nacha import ENTRY_FIELDS, Verdict
 from paynb.resources._seen import SeenRecords
 from paynb.transport import Transport
 
-__all__ = ["Environment", "ResourceContext", "SeenHistory", "ServiceClock", "SubmissionGuard"]
+if TYPE_CHECKING:
+    from paynb.models import RequestModel
+
+__all__ = ["Environment", "Namespace", "ResourceContext", "SeenHistory", "ServiceClock",
+           "SubmissionGuard"]
 
 
 @dataclass(frozen=True)
@@ -259,3 +263,16 @@ class ResourceContext:
             self._seen.setdefault(kind, set()).update(keys)
         elif keys:
             self.journal.polling.mark_seen(self.company_code, kind, keys)
+
+
+class Namespace(Protocol):
+    """What the rooms of a resource namespace (its listing, its sender) know of it: the
+    class attributes of :class:`~paynb.resources.Resource`, and its context."""
+
+    kind: ClassVar[str]
+    id_field: ClassVar[str]
+    status_field: ClassVar[str | None]
+    range_fields: ClassVar[dict[str, str]]
+    server_filters: ClassVar[frozenset[str]]
+    model: ClassVar[type[RequestModel]]
+    context: ResourceContext

@@ -12,7 +12,7 @@ from __future__ import annotations
 import datetime as dt
 from typing import Any
 
-from paynb.resources._base import wire_time
+from paynb.resources._listing import wire_time
 
 __all__ = ["CHANGES_OVERLAP", "CHANGE_STATUSES", "ChangeFeed"]
 

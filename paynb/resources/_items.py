@@ -4,41 +4,30 @@ from __future__ import annotations
 
 import builtins  # `list` is a method of ItemResource: its annotations name the type
 import logging
-import re
 import warnings
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable
 from decimal import Decimal
 from typing import TYPE_CHECKING, Any, ClassVar
 
 from paynb._args import positive_int, status_codes
-from paynb._checks import check_rows, columns_of_frame
-from paynb._coerce import missing, parse_decimal
+from paynb._checks import check_rows
+from paynb._coerce import parse_decimal
 from paynb._warn import user_stacklevel
-from paynb.codes import STATUS_NAMES
 from paynb.errors import (
     ESCAPE_HATCH,
-    BadRequestError,
     BulkRejectedError,
     NotFoundError,
     PaynbWarning,
-    SubmissionNotAcceptedWarning,
     ValidationError,
 )
-from paynb.journal import NOT_ACCEPTED, VOIDS_BY_ID, Approval
-from paynb.models import Advisory, BulkRequest, RequestModel, VoidByReferences, check
+from paynb.journal import VOIDS_BY_ID, Approval
+from paynb.models import BulkRequest, RequestModel, VoidByReferences, check
 from paynb.nacha import Verdict
-from paynb.resources._base import (
-    Resource,
-    as_mapping,
-    chunked,
-    date_range,
-    failure_state,
-    fetch_list,
-    frame_rows,
-    id_of,
-    wire_body,
-)
+from paynb.resources._base import Resource, as_mapping, wire_body
+from paynb.resources._bulk import check_many, rows_of, send_bulk, warn_advisories
 from paynb.resources._feed import CHANGE_STATUSES, ChangeFeed
+from paynb.resources._listing import date_range
+from paynb.resources._sending import Approver, Command, Delivery, id_of, warn_not_accepted
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -47,69 +36,6 @@ __all__ = ["ItemResource"]
 
 logger = logging.getLogger("paynb.resources")
 
-#: Largest bulk request sent at once (the sandbox takes at most 1000 items).
-BULK_CHUNK = 1000
-_ROW_KEY = re.compile(r"^(?:items)?\[(\d+)\]\.?(.*)$")
-#: The service's fields that say why an item is not accepted.
-_REASON_FIELDS = ("itemStatusDescription", "returnReason", "returnMessage", "errors")
-#: Distinct advisories of one bulk submission warned about one by one; the rest are counted.
-_MAX_BULK_WARNINGS = 10
-
-
-def _reasons(record: Mapping[str, Any]) -> dict[str, Any]:
-    """The service's reason fields of a record that are filled in."""
-    found = {}
-    for field in _REASON_FIELDS:
-        value = id_of(record, field)
-        if not missing(value) and value not in ("", [], {}):
-            found[field] = value
-    return found
-
-
-def _warn_advisories(advice: list[tuple[int | None, Advisory]]) -> None:
-    """One warning per distinct advisory, naming the rows it applies to (bulk)."""
-    grouped: dict[tuple[str, str, type[Warning]], list[int]] = {}
-    for row, advisory in advice:
-        rows = grouped.setdefault((advisory.field, advisory.message, advisory.category), [])
-        if row is not None:
-            rows.append(row)
-    for number, ((field, message, category), rows) in enumerate(grouped.items()):
-        if number == _MAX_BULK_WARNINGS:
-            warnings.warn(f"{len(grouped) - number} more kinds of advisories; see "
-                          "client.<kind>.check_many()", category, stacklevel=user_stacklevel())
-            break
-        where = f" (rows {', '.join(map(str, rows[:20]))}{', ...' if len(rows) > 20 else ''})" \
-            if rows else ""
-        warnings.warn(f"{field}: {message}{where}; sent anyway (docs/validation.md)", category,
-                      stacklevel=user_stacklevel())
-
-
-def _tell(on_chunk: Callable[[int, int], None] | None, answered: int, requests: int) -> None:
-    # The caller's progress display must not break a submission half sent.
-    if on_chunk is None:
-        return
-    try:
-        on_chunk(answered, requests)
-    except Exception:
-        logger.exception("bulk: the on_chunk callback failed (the submission goes on)")
-
-
-def _records_of(items: Any) -> list[Any]:
-    """The rows of a DataFrame or of a list of mappings/models, as given."""
-    if hasattr(items, "to_dict") and hasattr(items, "columns"):
-        records: list[Any] = items.to_dict("records")
-        return records
-    if isinstance(items, Mapping | str | bytes) or not isinstance(items, Iterable):
-        raise ValidationError.for_argument("items", "must be a DataFrame or a list of mappings")
-    return list(items)
-
-
-def _rows_of(items: Any) -> list[dict[str, Any]]:
-    """The rows of a DataFrame (:func:`frame_rows`) or of a list of mappings/models
-    (:func:`as_mapping`), as plain dicts."""
-    if hasattr(items, "to_dict") and hasattr(items, "columns"):
-        return frame_rows(items)
-    return [as_mapping(record, f"items[{n}]") for n, record in enumerate(_records_of(items))]
 
 
 def _reference(value: Any, argument: str) -> str:
@@ -125,46 +51,6 @@ def _reference(value: Any, argument: str) -> str:
                       "not a missing value or another type")
     return str(value)
 
-
-class _FrameRows(Sequence[dict[str, Any]]):
-    """The rows of a DataFrame as ``submit_many`` reads them, built only when asked for
-    (the column checks need only the rows they leave to the models)."""
-
-    def __init__(self, frame: pd.DataFrame) -> None:
-        self._frame = frame
-        self._keys = list(frame.columns)
-
-    def __len__(self) -> int:
-        return len(self._frame)
-
-    def __getitem__(self, n: Any) -> Any:
-        values = self._frame.iloc[n].tolist()
-        return as_mapping(dict(zip(self._keys, values, strict=True)), f"items[{n}]")
-
-
-class _MappedRows(Sequence[dict[str, Any]]):
-    """Rows read as ``submit_many`` reads them (:func:`as_mapping`), each when asked for."""
-
-    def __init__(self, records: list[Any]) -> None:
-        self._records = records
-
-    def __len__(self) -> int:
-        return len(self._records)
-
-    def __getitem__(self, n: Any) -> Any:
-        return as_mapping(self._records[n], f"items[{n}]")
-
-
-def _errors_by_row(errors: Mapping[str, list[str]]) -> dict[int, dict[str, list[str]]]:
-    """``{"items[3].amount": [...]}`` (or ``[3].amount``) as ``{3: {"amount": [...]}}``."""
-    rows: dict[int, dict[str, list[str]]] = {}
-    for key, messages in errors.items():
-        match = _ROW_KEY.match(key.strip())
-        if match is None:
-            continue
-        rows.setdefault(int(match.group(1)), {}).setdefault(match.group(2) or "item", []) \
-            .extend(messages)
-    return rows
 
 
 class ItemResource(Resource):
@@ -217,11 +103,11 @@ class ItemResource(Resource):
         ``total`` (an int), ``creditAmount`` and ``debitAmount`` (exact ``Decimal``),
         each when the service sent it.
         """
-        filters = self._filters(status, returned_from=returned_from, returned_to=returned_to,
-                                received_from=received_from, received_to=received_to,
-                                settled_from=settled_from, settled_to=settled_to)
-        return self._filtered_list(filters, page=page, page_size=page_size,
-                                   max_items=max_items, progress=progress)
+        return self.listing.frame(self.listing.filters(
+            status, returned_from=returned_from, returned_to=returned_to,
+            received_from=received_from, received_to=received_to, settled_from=settled_from,
+            settled_to=settled_to), page=page, page_size=page_size, max_items=max_items,
+            progress=progress)
 
     def get(self, item_id: int) -> pd.Series:
         """One item by its id."""
@@ -268,17 +154,13 @@ class ItemResource(Resource):
         another analyst sends it exactly as prepared.
         """
         body = wire_body(self.model, as_mapping(item, "item"), validate=validate)
-        self._guard({0: body}, new_authorization=new_authorization, all_or_nothing=True)
-        if validate:
-            _warn_advisories([(None, a) for a in self.model.model_validate(body).advisories()])
-        held = self._hold_submission("submit", [body], {
-            "bodies": [body], "allow_duplicate": allow_duplicate,
-            "new_authorization": new_authorization}, allow_duplicate=allow_duplicate)
-        if held is not None:
-            return held
-        row = self._post_one("submit", body, allow_duplicate=allow_duplicate)
-        self._warn_not_accepted([row])
-        return row
+        command = self._command("submit", {"bodies": [body], "allow_duplicate": allow_duplicate,
+                                           "new_authorization": new_authorization})
+        if validate:  # what is unusual about the entry as the guards leave it
+            command.advise = lambda: warn_advisories(
+                [(None, a) for a in self.model.model_validate(body).advisories()])
+        answer: pd.Series | Approval = self._sender.run(command)
+        return answer
 
     def _guard(self, bodies: dict[int, dict[str, Any]], *, new_authorization: bool,
                all_or_nothing: bool, overrides_by: str | None = None) -> dict[int, Verdict]:
@@ -289,89 +171,27 @@ class ItemResource(Resource):
         return guard.guard_submission(self.kind, bodies, new_authorization=new_authorization,
                                       all_or_nothing=all_or_nothing, overrides_by=overrides_by)
 
-    def _before_approved(self, found: Approval, request: Mapping[str, Any], *,
-                         new_authorization: bool) -> Mapping[str, Any]:
-        """NACHA's guards judge a held submission again, as they would a direct one: a NOC
-        or a return that came in since it was prepared refuses it, the approval still
-        waiting (``new_authorization=True`` by the approver overrides what that overrides
-        for a direct submit, recorded as the approver's). Every entry must pass, a bulk's
-        too: an approval sends what was prepared or nothing. The preparer's own
-        ``new_authorization`` still holds (their overrides recorded once). A change the
-        guards make (``RETRY PYMT`` on what became a reinitiation) is sent, as it would be."""
-        if found.operation not in ("submit", "submit_many"):
-            return super()._before_approved(found, request, new_authorization=new_authorization)
-        prepared = bool(request.get("new_authorization"))
-        bodies = {n: dict(body) for n, body in enumerate(request["bodies"])}
-        self._guard(bodies, new_authorization=prepared or new_authorization,
-                    all_or_nothing=True,
-                    overrides_by=self.context.user if new_authorization else found.prepared_by)
-        return {**request, "bodies": [bodies[n] for n in sorted(bodies)]}
 
-    def _warn_not_accepted(self, records: Iterable[Mapping[str, Any]], *,
-                           total: int | None = None) -> None:
-        """A :class:`~paynb.errors.SubmissionNotAcceptedWarning` when the service answered
-        items with ``I`` or ``B``: stored, but they will not be processed."""
-        refused = [record for record in records
-                   if str(id_of(record, "itemStatus") or "").upper() in NOT_ACCEPTED]
-        if not refused:
-            return
-        lines = []
-        for record in refused[:5]:
-            status = str(id_of(record, "itemStatus")).upper()
-            reasons = _reasons(record)
-            said = "; ".join(f"{k}: {v}" for k, v in reasons.items()) or "no reason given"
-            lines.append(f"reference {id_of(record, 'yourReferenceNumber')}, item "
-                         f"{id_of(record, self.id_field)}: status {status} "
-                         f"({STATUS_NAMES[status]}) - {said}")
-        first = refused[0]
-        status = str(id_of(first, "itemStatus")).upper()
-        count = (f"{len(refused)} of {total} items were" if total is not None
-                 else f"the {self.kind.upper()} item was")
-        more = f"; and {len(refused) - 5} more" if len(refused) > 5 else ""
-        message = (f"{count} answered I (invalid) or B (blocked), not W: stored but will not "
-                   f"be processed (the journal records them invalid/blocked). "
-                   f"{' | '.join(lines)}{more}")
-        warnings.warn(SubmissionNotAcceptedWarning(
-            message, status=status, reasons=_reasons(first),
-            reference_number=id_of(first, "yourReferenceNumber"),
-            item_id=id_of(first, self.id_field)), stacklevel=user_stacklevel())
-
-    def _settle_records(self, entries: Any, records: Any) -> None:
-        """Settle each entry with its answer: ``invalid``/``blocked`` for an item answered
-        ``I``/``B`` (stored, never processed), else as every resource does."""
-        journal = self.context.journal
-        if journal is None:
-            return
-        plain_entries, plain_records, outcomes = [], [], []
-        for entry, record in zip(entries, records, strict=True):
-            status = str(id_of(record, "itemStatus") or "").upper() if record else ""
-            if status in NOT_ACCEPTED:
-                errors = id_of(record, "errors")
-                detail = "; ".join(f"{k}: {v}" for k, v in _reasons(record).items()) or None
-                outcomes.append((entry, NOT_ACCEPTED[status], id_of(record, self.id_field),
-                                 status, detail if errors is None else str(errors)))
+    def _judge(self, request: dict[str, Any]) -> Callable[[Approver | None], None]:
+        """NACHA's guards on a submission's bodies, every one of which must pass (a change
+        they make, ``RETRY PYMT`` on a reinitiation, is sent). Judged again at approval:
+        a NOC or a return that came in since it was prepared refuses it, the approval
+        still waiting (``new_authorization=True`` by the approver overrides what that
+        overrides for a direct submit, recorded as the approver's); the preparer's own
+        ``new_authorization`` still holds (their overrides recorded once)."""
+        def judge(approver: Approver | None) -> None:
+            bodies = dict(enumerate(request["bodies"]))
+            prepared = bool(request.get("new_authorization"))
+            if approver is None:
+                self._guard(bodies, new_authorization=prepared, all_or_nothing=True)
             else:
-                plain_entries.append(entry)
-                plain_records.append(record)
-        self._record_outcomes(outcomes)
-        if plain_entries:
-            super()._settle_records(plain_entries, plain_records)
+                again = approver.new_authorization
+                self._guard(bodies, new_authorization=prepared or again, all_or_nothing=True,
+                            overrides_by=approver.user if again
+                            else approver.approval.prepared_by)
+            request["bodies"][:] = [bodies[n] for n in sorted(bodies)]
 
-    def _check_rows(self, rows: builtins.list[dict[str, Any]]
-                    ) -> tuple[dict[int, dict[str, Any]], dict[int, dict[str, builtins.list[str]]]]:
-        """Wire bodies of the valid rows and errors of the others, in one validation pass."""
-        # Row by row rather than one TypeAdapter over the list: a list's error aborts the
-        # whole list, and validating the good rows again made one bad row double the time.
-        bodies, bad, _ = self._check_rows_advice(rows)
-        return bodies, bad
-
-    def _check_rows_advice(
-            self, rows: builtins.list[dict[str, Any]],
-    ) -> tuple[dict[int, dict[str, Any]], dict[int, dict[str, builtins.list[str]]],
-               builtins.list[tuple[int | None, Advisory]]]:
-        """:meth:`_check_rows`, plus the advisories of the valid rows."""
-        checked = check_rows(self.model, rows)
-        return checked.bodies, checked.errors, checked.advice
+        return judge
 
     def check_many(self, items: Any) -> pd.DataFrame:
         """Check many items without sending anything: one verdict per row, in input order.
@@ -389,32 +209,7 @@ class ItemResource(Resource):
             ``advisories`` (a tuple of ``"field: message"``: what is unusual about a
             valid row and is sent with a warning; empty when nothing is).
         """
-        import numpy as np
-        import pandas as pd
-
-        if hasattr(items, "to_dict") and hasattr(items, "columns"):
-            frame = items
-            checked = check_rows(self.model, _FrameRows(frame), bodies=False,
-                                 frame_columns=columns_of_frame(self.model, frame))
-            index = frame.index
-        else:
-            records = _records_of(items)
-            checked = check_rows(self.model, _MappedRows(records), raw_rows=records,
-                                 bodies=False)
-            index = pd.RangeIndex(len(records))
-        n = len(index)
-        # Tuples: one shared empty tuple for the (many) rows without advisories.
-        advice: builtins.list[tuple[str, ...]] = [()] * n
-        for row, advisory in checked.advice:
-            if row is not None:
-                advice[row] = (*advice[row], f"{advisory.field}: {advisory.message}")
-        errors: builtins.list[Any] = [None] * n
-        valid = np.ones(n, dtype=bool)
-        for row, fields in checked.errors.items():
-            errors[row] = fields
-            valid[row] = False
-        return pd.DataFrame({"valid": valid, "errors": errors, "advisories": advice},
-                            index=index)
+        return check_many(self.model, items)
 
     def submit_many(self, items: Any, *, commit_valid: bool = True,
                     allow_duplicate: bool = False, validate: bool = True,
@@ -466,23 +261,26 @@ class ItemResource(Resource):
         if choice is None:
             raise ValidationError.for_argument("commit_valid", problems["alwaysCommitValid"][0])
         commit_valid = choice.always_commit_valid
-        rows = _rows_of(items)
+        rows = rows_of(items)
         if not rows:
             raise ValidationError.for_argument("items", "must hold at least one item")
         if validate:
-            bodies, bad, advice = self._check_rows_advice(rows)
-            _warn_advisories(advice)
+            # Row by row rather than one TypeAdapter over the list: a list's error aborts
+            # the whole list, and validating the good rows again made one bad row double
+            # the time.
+            checked = check_rows(self.model, rows)
+            bodies, bad = checked.bodies, checked.errors
+            warn_advisories(checked.advice)
         else:
             bodies = {n: wire_body(self.model, row, validate=False, where=f"items[{n}].")
                       for n, row in enumerate(rows)}
             bad = {}
-        path = self._path("/many", prefix=self.bulk_prefix)
         if bad and not commit_valid:
             raise BulkRejectedError(
                 f"{len(bad)} of {len(rows)} rows are invalid (rows "
                 f"{', '.join(str(n) for n in sorted(bad)[:20])}"
                 f"{', ...' if len(bad) > 20 else ''}); nothing was sent. {ESCAPE_HATCH}",
-                rows=bad, status=None, method="POST", path=path,
+                rows=bad, status=None, method="POST", path=self._bulk_path,
                 errors={f"items[{n}].{field}": messages for n, fields in bad.items()
                         for field, messages in fields.items()})
         verdicts = self._guard(bodies, new_authorization=new_authorization,
@@ -499,31 +297,34 @@ class ItemResource(Resource):
                           "itemStatusDescription": "not sent: failed paynb's checks"}
         order = sorted(bodies)
         if order:
-            held = self._hold_submission(
-                "submit_many", [bodies[n] for n in order],
-                {"bodies": [bodies[n] for n in order], "rows": order,
-                 "commit_valid": commit_valid, "allow_duplicate": allow_duplicate,
-                 "new_authorization": new_authorization},
-                allow_duplicate=allow_duplicate)
-            if held is not None:
+            request = {"bodies": [bodies[n] for n in order], "rows": order,
+                       "commit_valid": commit_valid, "allow_duplicate": allow_duplicate,
+                       "new_authorization": new_authorization}
+            # The rows were judged above, each on its own: not again as a whole.
+            answer = self._sender.run(self._bulk(request, judged=True, on_chunk=on_chunk))
+            if isinstance(answer, Approval):
                 if len(order) < len(rows):
                     warnings.warn(PaynbWarning(
                         f"{len(rows) - len(order)} of {len(rows)} rows failed paynb's checks "
-                        f"or guards and are not part of approval {held.id} (they would not "
+                        f"or guards and are not part of approval {answer.id} (they would not "
                         "have been sent either)"), stacklevel=user_stacklevel())
-                return held
-            self._send_bulk(order, bodies, results, path, commit_valid=commit_valid,
-                            allow_duplicate=allow_duplicate, on_chunk=on_chunk)
+                return answer
+            for n, record in zip(order, answer, strict=True):
+                results[n] = record
         # Only rows the service answered: those paynb refused itself were never sent.
         refused = {n for n, verdict in verdicts.items() if not verdict.allowed}
         sent = [r for n, r in enumerate(results)
                 if r is not None and n not in bad and n not in refused]
-        self._warn_not_accepted(sent, total=len(rows))
+        warn_not_accepted(sent, self.kind, self.id_field, total=len(rows))
         frame = self._bulk_frame(results)
         if verdicts:
             frame["guard"] = [str(verdicts[n]) if n in verdicts else None
                               for n in range(len(rows))]
         return frame
+
+    @property
+    def _bulk_path(self) -> str:
+        return self._path("/many", prefix=self.bulk_prefix)
 
     def _bulk_frame(self, results: builtins.list[dict[str, Any] | None]) -> pd.DataFrame:
         """The frame of a bulk's answers, one row per input row, with ``errors``."""
@@ -532,64 +333,30 @@ class ItemResource(Resource):
             frame["errors"] = None
         return frame
 
-    def _send_bulk(self, order: builtins.list[int], bodies: dict[int, dict[str, Any]],
-                   results: builtins.list[dict[str, Any] | None], path: str, *, commit_valid: bool,
-                   allow_duplicate: bool, on_chunk: Callable[[int, int], None] | None = None,
-                   reserved: builtins.list[int] | None = None) -> None:
-        """Send the valid rows ``order`` in chunks, filling ``results`` in place (with the
-        journal entries ``reserved`` of an approved bulk, else recorded here)."""
-        all_bodies = [bodies[n] for n in order]
-        if reserved is None:
-            reserved = self._reserve(
-                "submit_many", [body.get("yourReferenceNumber") for body in all_bodies],
-                allow_duplicate=allow_duplicate, summary=all_bodies)
-        # Each chunk is settled with its outcome; on a failure, the chunks not yet sent
-        # are settled "failed" before the error goes up.
-        chunks = chunked(order, BULK_CHUNK)
-        _tell(on_chunk, 0, len(chunks))
-        for number, positions in enumerate(chunks):
-            chunk = [order[p] for p in positions]
-            entries = [reserved[p] for p in positions] if reserved else []
-            body = {"alwaysCommitValid": commit_valid, "items": [bodies[n] for n in chunk]}
-            try:
-                records = self._records("POST", path, body=body)
-            except BaseException as exc:
-                self._settle(entries, failure_state(exc), detail=str(exc))
-                later = [reserved[p] for rest in chunks[number + 1:] for p in rest] \
-                    if reserved else []
-                self._settle(later, "failed", detail="not sent: an earlier bulk request failed")
-                if number:
-                    logger.warning("bulk: %d of %d requests were answered before this one "
-                                   "failed; see client.journal()", number, len(chunks))
-                if isinstance(exc, BadRequestError) and not commit_valid:
-                    rows = {chunk[k]: fields for k, fields in _errors_by_row(exc.errors).items()
-                            if k < len(chunk)}
-                    raise BulkRejectedError(
-                        str(exc.args[0]), rows=rows, status=exc.status, method=exc.method,
-                        path=exc.path, title=exc.title, detail=exc.detail, errors=exc.errors,
-                        body=exc.body) from None
-                raise
-            matched = self._match(chunk, records, bodies)
-            for n, record in zip(chunk, matched, strict=True):
-                results[n] = record
-            if entries:
-                self._settle_records(entries, matched)
-            _tell(on_chunk, number + 1, len(chunks))
+    def _bulk(self, request: dict[str, Any], *, judged: bool = False,
+              on_chunk: Callable[[int, int], None] | None = None) -> Command:
+        """The command of a bulk submission: its answers, one per body (``judged``: its
+        rows were judged while prepared); approved, the bulk's frame with each row's
+        ``row`` in the input it was prepared from."""
+        path = self._bulk_path
 
-    @staticmethod
-    def _match(chunk: builtins.list[int], records: builtins.list[dict[str, Any]],
-               bodies: dict[int, dict[str, Any]]) -> builtins.list[dict[str, Any] | None]:
-        """The answer entry of each row: by position, else by reference number."""
-        if len(records) == len(chunk):
-            return list(records)
-        logger.warning("bulk answer holds %d entries for %d items; matching by reference",
-                       len(records), len(chunk))
-        by_reference: dict[Any, dict[str, Any]] = {}
-        for record in records:
-            by_reference.setdefault(id_of(record, "yourReferenceNumber"), record)
-        return [by_reference.get(bodies[n].get("yourReferenceNumber")) for n in chunk]
+        def deliver(delivery: Delivery) -> Any:
+            answers = send_bulk(delivery, request["bodies"], rows,
+                                lambda body: self._records("POST", path, body=body),
+                                commit_valid=request["commit_valid"], on_chunk=on_chunk)
+            if judged:
+                return answers
+            warn_not_accepted([r for r in answers if r is not None], self.kind,
+                              self.id_field, total=len(answers))
+            frame = self._bulk_frame(answers)
+            frame.insert(0, "row", request["rows"])  # the rows of the input it came from
+            return frame
 
-    # ------------------------------------------------------------------ voiding
+        judge = self._judge(request)
+        # Refused rows are named by their place in the input (prepared), or in the bulk.
+        rows = request["rows"] if judged else range(len(request["bodies"]))
+        return self._submission("submit_many", request, deliver, None if judged else judge,
+                                guarded=True)
 
     def void(self, item_id: int) -> pd.Series | Approval:
         """Void one item (only a waiting item can be voided); returns the item after it.
@@ -598,62 +365,9 @@ class ItemResource(Resource):
         is sent: an :class:`~paynb.journal.Approval` is returned (see :meth:`submit`).
         """
         item_id = positive_int(item_id, "item_id")
-        held = self._hold_void("void", [item_id], {"item_id": item_id})
-        if held is not None:
-            return held
-        return self._void_one(item_id)
-
-    def _void_one(self, item_id: int, entries: builtins.list[int] | None = None) -> pd.Series:
-        path = self._path(f"/{item_id}/void")
-        record, entries = self._journaled("void", [item_id],
-                                          lambda: self._record("PUT", path), entries=entries)
-        self._settle_records(entries, [record])
-        return self._row(record)
-
-    def _hold_void(self, operation: str, keys: builtins.list[Any],
-                   request: Mapping[str, Any]) -> Approval | None:
-        """:meth:`_hold` for a void, judged by the amounts of its items (looked up first,
-        unless the policy holds every void or none)."""
-        policy = self.context.dual_control
-        if policy is None or policy.void_over is None:
-            return None
-        by_id = operation in VOIDS_BY_ID
-        amounts = [None] * len(keys) if policy.void_over == 0 else \
-            [self._amount_to_void(key, by_id=by_id) for key in keys]
-        label = "itemId" if by_id else "yourReferenceNumber"
-        return self._hold(operation, keys, [{label: key, "amount": amount}
-                                            for key, amount in zip(keys, amounts, strict=True)],
-                          amounts, request)
-
-    def _amount_to_void(self, key: Any, *, by_id: bool) -> Decimal | None:
-        """The amount of the item a void names (its id or reference), ``None`` when it
-        cannot be found."""
-        try:
-            if by_id:
-                return parse_decimal(self.get(key).get("amount"))
-            listed = fetch_list(self, [("yourReferenceNumber", key)], progress=False)
-        except NotFoundError:
-            return None
-        if listed.empty:
-            return None
-        # Only the item of that reference, whether the service filtered the list or not.
-        mine = listed[listed["yourReferenceNumber"].astype("string") == str(key)]
-        amounts = [parse_decimal(value) for value in mine["amount"]]
-        known = [amount for amount in amounts if amount is not None]
-        return sum(known, Decimal(0)) if known else None
-
-    def _void_several(self, operation: str, suffix: str, field: str, values: builtins.list[Any],
-                      keys: builtins.list[Any], key_field: str,
-                      entries: builtins.list[int] | None = None) -> pd.DataFrame:
-        path = self._path(suffix)
-        body = {field: values}
-        records, entries = self._journaled(operation, keys,
-                                           lambda: self._records("PUT", path, body=body),
-                                           entries=entries)
-        if entries:
-            by_key = {str(id_of(record, key_field)): record for record in records}
-            self._settle_records(entries, [by_key.get(str(key)) for key in keys])
-        return self._frame(records)
+        answer: pd.Series | Approval = self._sender.run(self._command("void",
+                                                                      {"item_id": item_id}))
+        return answer
 
     def void_many(self, item_ids: Iterable[int]) -> pd.DataFrame | Approval:
         """Void several items by id; one row per voided item (an
@@ -661,17 +375,9 @@ class ItemResource(Resource):
         if isinstance(item_ids, str | bytes) or not isinstance(item_ids, Iterable):
             raise ValidationError.for_argument("item_ids", "must be a list of item ids")
         ids = [positive_int(value, f"item_ids[{n}]") for n, value in enumerate(item_ids)]
-        body = wire_body(self.void_ids_model, {self._ids_field: ids}, validate=True)
-        held = self._hold_void("void_many", ids, {"item_ids": ids})
-        if held is not None:
-            return held
-        return self._void_ids(ids, body)
-
-    def _void_ids(self, ids: builtins.list[int], body: Mapping[str, Any],
-                  entries: builtins.list[int] | None = None) -> pd.DataFrame:
-        return self._void_several("void_many", f"/void/{self.void_ids_segment}",
-                                  self._ids_field, body[self._ids_field], ids, self.id_field,
-                                  entries)
+        answer: pd.DataFrame | Approval = self._sender.run(
+            self._command("void_many", {"item_ids": ids}))
+        return answer
 
     def void_references(self, reference_numbers: Iterable[str]) -> pd.DataFrame | Approval:
         """Void several items by your reference numbers; one row per voided item (an
@@ -694,46 +400,74 @@ class ItemResource(Resource):
             # reference_numbers[2] to the caller.
             raise ValidationError({key.replace("referenceNumbers", "reference_numbers", 1): m
                                    for key, m in errors.items()})
-        wire = valid.to_wire()["referenceNumbers"]
-        held = self._hold_void("void_references", refs, {"references": refs, "wire": wire})
-        if held is not None:
-            return held
-        return self._void_several("void_references", "/void/referencenumbers",
-                                  "referenceNumbers", wire, refs, "yourReferenceNumber")
+        answer: pd.DataFrame | Approval = self._sender.run(self._command(
+            "void_references", {"references": refs, "wire": valid.to_wire()["referenceNumbers"]}))
+        return answer
 
-    # ------------------------------------------------------------------ approved calls
-
-    def _send_approved(self, operation: str, request: Mapping[str, Any],
-                       entries: builtins.list[int]) -> pd.Series | pd.DataFrame:
-        """Send a held call that another analyst approved, exactly as prepared."""
+    def _command(self, operation: str, request: dict[str, Any]) -> Command:
+        """A submission (judged by NACHA's guards, every entry), a bulk or a void."""
         if operation == "submit":
-            (body,) = request["bodies"]
-            row = self._post_one("submit", body, allow_duplicate=request["allow_duplicate"],
-                                 entries=entries)
-            self._warn_not_accepted([row])
-            return row
+            return self._post(operation, request, self._judge(request), guarded=True)
         if operation == "submit_many":
-            bodies = dict(enumerate(request["bodies"]))
-            results: builtins.list[dict[str, Any] | None] = [None] * len(bodies)
-            self._send_bulk(list(bodies), bodies, results,
-                            self._path("/many", prefix=self.bulk_prefix),
-                            commit_valid=request["commit_valid"],
-                            allow_duplicate=request["allow_duplicate"], reserved=entries)
-            self._warn_not_accepted([r for r in results if r is not None], total=len(results))
-            frame = self._bulk_frame(results)
-            frame.insert(0, "row", request["rows"])  # the rows of the input it was prepared from
-            return frame
+            return self._bulk(request)
+        if operation not in ("void", "void_many", "void_references"):
+            return super()._command(operation, request)
+        by_id = operation in VOIDS_BY_ID
         if operation == "void":
-            return self._void_one(request["item_id"], entries)
-        if operation == "void_many":
-            ids = request["item_ids"]
-            body = wire_body(self.void_ids_model, {self._ids_field: ids}, validate=True)
-            return self._void_ids(ids, body, entries)
-        if operation == "void_references":
-            return self._void_several("void_references", "/void/referencenumbers",
-                                      "referenceNumbers", request["wire"],
-                                      request["references"], "yourReferenceNumber", entries)
-        return super()._send_approved(operation, request, entries)
+            keys: builtins.list[Any] = [request["item_id"]]
+            path = self._path(f"/{request['item_id']}/void")
+            body = None
+        elif by_id:
+            keys = request["item_ids"]
+            path = self._path(f"/void/{self.void_ids_segment}")
+            body = wire_body(self.void_ids_model, {self._ids_field: keys}, validate=True)
+        else:
+            keys = request["references"]
+            path = self._path("/void/referencenumbers")
+            body = {"referenceNumbers": request["wire"]}
+
+        def deliver(delivery: Delivery) -> pd.Series | pd.DataFrame:
+            if body is None:  # one item: its record
+                record = delivery.call(delivery.entries, lambda: self._record("PUT", path))
+                delivery.answered(delivery.entries, [record])
+                return self._row(record)
+            records = delivery.call(delivery.entries,
+                                    lambda: self._records("PUT", path, body=body))
+            if delivery.entries:
+                key_field = self.id_field if by_id else "yourReferenceNumber"
+                by_key = {str(id_of(record, key_field)): record for record in records}
+                delivery.answered(delivery.entries, [by_key.get(str(key)) for key in keys])
+            return self._frame(records)
+
+        def weigh(policy: Any) -> Any:
+            """The void's amounts: the items' (looked up first, unless the policy holds
+            every void or none)."""
+            if policy.void_over is None:
+                return None
+            amounts = [None] * len(keys) if policy.void_over == 0 else \
+                [self._amount_to_void(key, by_id=by_id) for key in keys]
+            label = "itemId" if by_id else "yourReferenceNumber"
+            return amounts, [{label: key, "amount": amount}
+                             for key, amount in zip(keys, amounts, strict=True)]
+
+        return Command(operation, keys, request, deliver, weigh=weigh)
+
+    def _amount_to_void(self, key: Any, *, by_id: bool) -> Decimal | None:
+        """The amount of the item a void names (its id or reference), ``None`` when it
+        cannot be found."""
+        try:
+            if by_id:
+                return parse_decimal(self.get(key).get("amount"))
+            listed = self.listing.frame([("yourReferenceNumber", key)])
+        except NotFoundError:
+            return None
+        if listed.empty:
+            return None
+        # Only the item of that reference, whether the service filtered the list or not.
+        mine = listed[listed["yourReferenceNumber"].astype("string") == str(key)]
+        amounts = [parse_decimal(value) for value in mine["amount"]]
+        known = [amount for amount in amounts if amount is not None]
+        return sum(known, Decimal(0)) if known else None
 
     @property
     def _ids_field(self) -> str:
@@ -777,11 +511,10 @@ class ItemResource(Resource):
         else:
             start = since
             date_range(since, until, "since", "until")
-        filters = self._filters(statuses, returned_from=start, returned_to=until,
+        filters = self.listing.filters(statuses, returned_from=start, returned_to=until,
                                 received_from=received_from, received_to=received_to,
                                 settled_from=settled_from, settled_to=settled_to)
-        frame = self._filtered_list(filters, page=None, page_size=None, max_items=None,
-                                    progress=progress)
+        frame = self.listing.frame(filters, progress=progress)
         keys = list(zip(frame[self.id_field].tolist(), frame["itemStatus"].astype(str).tolist(),
                         frame["returnDate"].tolist(), strict=True))
         seen = context.seen_changes(self.kind, keys)

@@ -2,20 +2,19 @@
 
 from __future__ import annotations
 
-import builtins  # `list` is a method of PaymentResource: its annotations name the type
 import hashlib
 import hmac
 import secrets
 import threading
 import time
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable
 from typing import TYPE_CHECKING, Any, ClassVar
 from urllib.parse import quote
 
 from paynb.errors import RouteNotCheckedError, RouteUnavailableError, ValidationError
-from paynb.journal import SUPPLIED_AT_APPROVAL
 from paynb.models import RequestModel
 from paynb.resources._base import Resource, ResourceContext, as_mapping, wire_body
+from paynb.resources._sending import Approver, Command
 from paynb.results import RouteCheck
 from paynb.validation import to_decimal
 
@@ -104,11 +103,11 @@ class PaymentResource(Resource):
             max_items: stop after this many records, counted before the filters.
             progress: False hides the progress bar shown for lists of several pages.
         """
-        filters = self._filters(status, returned_from=returned_from, returned_to=returned_to,
-                                received_from=received_from, received_to=received_to,
-                                settled_from=settled_from, settled_to=settled_to)
-        return self._filtered_list(filters, page=page, page_size=page_size,
-                                   max_items=max_items, progress=progress)
+        return self.listing.frame(self.listing.filters(
+            status, returned_from=returned_from, returned_to=returned_to,
+            received_from=received_from, received_to=received_to, settled_from=settled_from,
+            settled_to=settled_to), page=page, page_size=page_size, max_items=max_items,
+            progress=progress)
 
     def get(self, unique_id: str) -> pd.Series:
         """One transaction by its ``uniqueId``."""
@@ -136,16 +135,24 @@ class PaymentResource(Resource):
         by another analyst checks the route again and sends it exactly as prepared.
         """
         body = wire_body(self.model, as_mapping(txn, "txn"), validate=validate)
-        self._verify_route(body)
-        kept, needs = self._held_request(body)
-        held = self._hold_submission(
-            "send", [body], {"bodies": [kept], "allow_duplicate": allow_duplicate,
-                             "supplied": needs},
-            allow_duplicate=allow_duplicate,
-            summaries=[{**body, SUPPLIED_AT_APPROVAL: needs} if needs else body])
-        if held is not None:
-            return held
-        return self._post_one("send", body, allow_duplicate=allow_duplicate)
+        answer: pd.Series | Approval = self._sender.run(self._command(
+            "send", {"bodies": [body], "allow_duplicate": allow_duplicate}))
+        return answer
+
+    def _command(self, operation: str, request: dict[str, Any]) -> Command:
+        """A payment's ``send``: its route checked first (by an approver's client too)."""
+        if operation != "send":
+            return super()._command(operation, request)
+        (body,) = request["bodies"]
+
+        def route(approver: Approver | None) -> None:
+            # An approver's client checks the route itself: the check of the analyst who
+            # prepared the payment was that client's.
+            if approver is not None and self._recent_check(self._destination(body)[0]) is None:
+                self._check_route_of(body)
+            self._verify_route(body)
+
+        return self._post(operation, request, route)
 
     def _verify_route(self, body: dict[str, Any]) -> None:
         """Refuse a payment whose destination this client has not route-checked lately,
@@ -170,23 +177,3 @@ class PaymentResource(Resource):
         """Route-check the destination of a payment body (its card, token or routing
         number)."""
         raise NotImplementedError
-
-    def _before_approved(self, found: Approval, request: Mapping[str, Any], *,
-                         new_authorization: bool) -> Mapping[str, Any]:
-        """The approver's client checks the route itself (the check of the analyst who
-        prepared the payment was that client's), before the payment leaves the queue."""
-        request = super()._before_approved(found, request, new_authorization=new_authorization)
-        (body,) = request["bodies"]
-        if self._recent_check(self._destination(body)[0]) is None:
-            self._check_route_of(body)
-        self._verify_route(body)
-        return request
-
-    def _send_approved(self, operation: str, request: Mapping[str, Any],
-                       entries: builtins.list[int]) -> pd.Series | pd.DataFrame:
-        """Send an approved payment exactly as prepared."""
-        if operation != "send":
-            return super()._send_approved(operation, request, entries)
-        (body,) = request["bodies"]
-        return self._post_one("send", body, allow_duplicate=request["allow_duplicate"],
-                              entries=entries)

@@ -6,7 +6,8 @@ from typing import TYPE_CHECKING, Any, ClassVar
 
 from paynb.errors import ValidationError
 from paynb.nacha import as_of_time
-from paynb.resources._base import Resource, frames
+from paynb.resources._base import Resource
+from paynb.resources._listing import frames
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -39,11 +40,11 @@ class NocResource(Resource):
         ranges are an error. A bare date as ``received_to`` takes in that whole day; a
         backwards range is a :class:`~paynb.errors.ValidationError` naming both ends.
         """
-        filters = self._filters(status, returned_from=returned_from, returned_to=returned_to,
-                                received_from=received_from, received_to=received_to,
-                                settled_from=settled_from, settled_to=settled_to)
-        return self._filtered_list(filters, page=page, page_size=page_size,
-                                   max_items=max_items, progress=progress)
+        return self.listing.frame(self.listing.filters(
+            status, returned_from=returned_from, returned_to=returned_to,
+            received_from=received_from, received_to=received_to, settled_from=settled_from,
+            settled_to=settled_to), page=page, page_size=page_size, max_items=max_items,
+            progress=progress)
 
     def obligations(self, as_of: Any = None, *, progress: bool | None = None) -> pd.DataFrame:
         """The NOC correction ledger (:func:`paynb.compliance.noc_obligations`) of every NOC,
@@ -88,4 +89,5 @@ class NocResource(Resource):
                 "noc_id", f"{key!r} is not the id of a NOC: {looked}, none with "
                           "that id (client.nocs.list() shows them). A mark on a "
                           "mistyped id would leave the NOC it was meant for open")
-        return journal.nocs.apply(self._company, key, by=by or self.context.user, note=note)
+        return journal.nocs.apply(self.context.company_code, key, by=by or self.context.user,
+                                  note=note)

@@ -25,7 +25,7 @@ from hypothesis import strategies as st
 from benchmarks._data import ach_submissions
 from paynb import _checks, _columns, models, validation
 from paynb.resources._base import as_mapping
-from paynb.resources._items import _MappedRows
+from paynb.resources._bulk import _Rows
 from tests._moments import MOMENTS
 from tests.reliability.test_bad_input import ACH, RCC, _bad_for
 
@@ -188,7 +188,8 @@ def test_rows_are_read_as_submit_many_reads_them(model: Any, good: dict[str, Any
             row[data.draw(st.sampled_from(sorted(model.wire_names().values())))] = \
                 data.draw(odd)
     records = [good, *rows]
-    fast = _checks.check_rows(model, _MappedRows(records), raw_rows=records, bodies=False)
+    fast = _checks.check_rows(model, _Rows(len(records), records.__getitem__), raw_rows=records,
+                             bodies=False)
     slow = _by_models(model, [as_mapping(row, "row") for row in records])
     assert fast.errors == slow.errors
     assert sorted(fast.advice, key=repr) == sorted(slow.advice, key=repr)

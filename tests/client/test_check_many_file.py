@@ -182,7 +182,8 @@ def test_a_file_with_five_percent_bad_rows_of_every_kind(
     assert 0.04 * n < n - sum(valid) < 0.06 * n
 
     # submit_many's pre-check: the same verdicts, and the wire bodies of the models.
-    checked, refused_rows = resource._check_rows(rows)
+    pre = _checks.check_rows(resource.model, rows)
+    checked, refused_rows = pre.bodies, pre.errors
     assert sorted(refused_rows) == [i for i in range(n) if not valid[i]]
     assert checked == bodies
     assert all(list(checked[i]) == list(bodies[i]) for i in range(0, n, 97) if i in bodies)

@@ -10,7 +10,7 @@ from __future__ import annotations
 from typing import Any
 
 import paynb
-from paynb import models
+from paynb import _checks, models
 
 GOOD: dict[str, Any] = {
     "firstSignerFirstName": "Jane", "firstSignerLastName": "Doe", "state": "NY", "zip": "10001",
@@ -34,7 +34,8 @@ def test_each_row_judged_alone_in_one_pass() -> None:
         dict(GOOD, yourReferenceNumber="CHK-4", amount="10.005", state="XX"),
         dict(GOOD, yourReferenceNumber="CHK-5"),
     ]
-    bodies, bad = client.ach._check_rows(rows)
+    checked = _checks.check_rows(client.ach.model, rows)  # submit_many's pre-check
+    bodies, bad = checked.bodies, checked.errors
     assert sorted(bodies) == [0, 5]
     assert bodies[0] == models.AchItem.model_validate(GOOD).to_wire()
     assert sorted(bad) == [1, 2, 3, 4]

@@ -5,22 +5,23 @@ from __future__ import annotations
 
 import pandas as pd
 
-from paynb.resources import _base
+from paynb import frames
+from paynb.resources import _listing
 
 
 def test_batches_shrink_at_the_end_and_give_the_same_frame(sandbox, monkeypatch):
     with sandbox.connect(journal=None, max_workers=2) as client:
-        monkeypatch.setattr(_base, "FRAME_BATCH", 10_000)
+        monkeypatch.setattr(_listing, "FRAME_BATCH", 10_000)
         whole = client.ach.list(page_size=50, max_items=1500, progress=False)
         sizes: list[int] = []
-        frame_of = _base.Resource._frame
+        frame_of = frames.to_frame
 
-        def counted(self, records):
+        def counted(records, *args, **kwargs):
             sizes.append(len(records))
-            return frame_of(self, records)
+            return frame_of(records, *args, **kwargs)
 
-        monkeypatch.setattr(_base.Resource, "_frame", counted)
-        monkeypatch.setattr(_base, "FRAME_BATCH", 400)
+        monkeypatch.setattr(frames, "to_frame", counted)
+        monkeypatch.setattr(_listing, "FRAME_BATCH", 400)
         batched = client.ach.list(page_size=50, max_items=1500, progress=False)
     assert len(whole) == 1500
     pd.testing.assert_frame_equal(batched, whole)
@@ -38,12 +39,12 @@ def test_batches_shrink_at_the_end_and_give_the_same_frame(sandbox, monkeypatch)
     assert sizes[-1] <= 100, sizes
 
 
-def _batches(events: list[str], total: int) -> _base._Batches:
+def _batches(events: list[str], total: int) -> _listing._Batches:
     def build(records):
         events.append(f"build {len(records)}")
         return pd.DataFrame({"n": [r["n"] for r in records]})
 
-    return _base._Batches(build, expected=lambda: total, last_batch=1600)
+    return _listing._Batches(build, expected=lambda: total, last_batch=1600)
 
 
 def test_a_round_of_pages_is_built_while_the_next_page_is_awaited():

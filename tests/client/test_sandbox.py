@@ -285,7 +285,7 @@ def test_all_or_nothing_rejected_by_the_service(client, make_ach):
 
 
 def test_large_inputs_are_sent_in_chunks_in_order(client, wire, make_ach, monkeypatch):
-    import paynb.resources._items as items_module
+    import paynb.resources._bulk as items_module
 
     monkeypatch.setattr(items_module, "BULK_CHUNK", 2)
     refs = [ref("CH") for _ in range(5)]

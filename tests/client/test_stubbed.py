@@ -539,7 +539,7 @@ def test_repr_and_html_hold_no_secret(stub, stub_client):
 
 
 def test_frames_built_in_batches_equal_one_frame_of_all_records(stub, stub_client, monkeypatch):
-    import paynb.resources._base as base
+    import paynb.resources._listing as base
     from paynb import frames
 
     monkeypatch.setattr(base, "FRAME_BATCH", 150)

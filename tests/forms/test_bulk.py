@@ -238,7 +238,7 @@ def test_the_upload_button_and_preview_fit_the_form(client, batch) -> None:
 def test_a_set_sent_in_several_requests_shows_each_chunk(client, batch, ref,
                                                          monkeypatch) -> None:
     # Requests of 2 items instead of 1,000: five rows go out in three requests.
-    monkeypatch.setattr("paynb.resources._items.BULK_CHUNK", 2)
+    monkeypatch.setattr("paynb.resources._bulk.BULK_CHUNK", 2)
     rows = pd.concat([batch.iloc[:2]] * 3, ignore_index=True).iloc[:5]
     rows["yourReferenceNumber"] = [ref(f"chunk{n}") for n in range(5)]
     form = BulkSubmitForm(client, items=rows)
@@ -270,7 +270,7 @@ def test_a_set_sent_in_one_request_shows_no_chunks(client, batch) -> None:
 def test_a_failing_progress_callback_does_not_stop_a_set_half_sent(client, batch, ref,
                                                                    monkeypatch, caplog) -> None:
     # The hook the form uses: whatever the caller's display does, every chunk goes out.
-    monkeypatch.setattr("paynb.resources._items.BULK_CHUNK", 1)
+    monkeypatch.setattr("paynb.resources._bulk.BULK_CHUNK", 1)
     rows = batch.iloc[:2].assign(yourReferenceNumber=[ref("cb0"), ref("cb1")])
 
     def broken(answered: int, requests: int) -> None:

@@ -23,6 +23,7 @@ from paynb.errors import PaynbError, ValidationError
 from paynb.history import History, HistoryCorruptError, HistoryLockedError
 from paynb.history import _sync as sync_module
 from paynb.history._store import Store
+from paynb.resources import Pages
 from paynb.sandbox import Sandbox, serve
 
 from .engines import assert_engines_agree
@@ -284,23 +285,19 @@ def test_a_broken_log_is_named_and_rebuild_recovers(synced):
 def test_a_new_field_in_the_records_widens_the_store(private, tmp_path, monkeypatch):
     client = private.connect(journal=None, page_size=50)
     client.sync(path=tmp_path, kinds="ach", progress=False)
-    original = sync_module.page_fetcher
+    original = Pages.read
 
-    def with_trace(resource, params, size):
-        fetch = original(resource, params, size)
+    def with_trace(pages, response):
+        page = original(pages, response)
+        for record in page.records:
+            record["traceNumber"] = 5_000_000 + record["achItemId"]
+        return page
 
-        def fetch_more(number):
-            page = fetch(number)
-            for record in page.records:
-                record["traceNumber"] = 5_000_000 + record["achItemId"]
-            return page
-
-        return fetch_more
-
-    monkeypatch.setattr(sync_module, "page_fetcher", with_trace)
     last = client.ach.list(progress=False)["achItemId"].iloc[-1]
+    monkeypatch.setattr(Pages, "read", with_trace)  # every page the sync reads
     private.simulate.force_status(int(last), "R", code="R01")
     client.sync(kinds="ach", progress=False)
+    monkeypatch.undo()
     frame = client.history.ach()
     assert str(frame["traceNumber"].dtype) == "Int64"
     traced = frame.dropna(subset=["traceNumber"])
@@ -457,7 +454,7 @@ def test_records_of_the_lists_end_and_the_poll_frame_as_the_poll_saw_them(privat
                                 since=None,
                                 masked=True, now=pd.Timestamp.now(tz="UTC"), progress=False,
                                 secret=None)
-    records = sync_module.page_fetcher(client.ach, [], 50)(0).records
+    records = client.ach.listing.pages([], 50)(0).records
     walk, poll = records[:30], [dict(r) for r in records[20:50]]
     for record in poll[:10]:  # items on both: the poll saw them returned
         record.update(itemStatus="R", returnDate="2026-11-20T00:00:00.000Z")

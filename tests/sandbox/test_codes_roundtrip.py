@@ -46,7 +46,7 @@ def test_every_return_code_comes_back_with_its_meaning(empty, reader, item_ids, 
         assert record["returnReason"] == code
         assert record["returnMessage"] == codes.RETURN_CODES.get(code, "")
     # The list's frame built in batches of a few pages, as a long list's is.
-    monkeypatch.setattr("paynb.resources._base.FRAME_BATCH", 20)
+    monkeypatch.setattr("paynb.resources._listing.FRAME_BATCH", 20)
     built = []
     to_frame = frames.to_frame
     monkeypatch.setattr(frames, "to_frame", lambda *a, **k: built.append(1) or to_frame(*a, **k))
