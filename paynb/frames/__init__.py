@@ -86,7 +86,13 @@ from paynb.frames._columns import (
 )
 from paynb.frames._converters import INSTANT_AMOUNT_UNIT, KINDS
 from paynb.frames._envelopes import camel_case, extract_record, extract_records, list_metadata
+
+# For the history (which imports the frames on first use), not public: its tables' form.
+from paynb.frames._readers import as_stored as as_stored
+from paynb.frames._readers import columns_of as columns_of
+from paynb.frames._readers import delta_types as delta_types
 from paynb.frames._readers import empty_frame, to_frame, typed_columns_to_read_as_text
+from paynb.frames._readers import from_stored as from_stored
 
 __all__ = [
     "CARD_BRANDS",

@@ -47,18 +47,23 @@ _CAST_CHECKS_RANGE = int(pa.__version__.split(".")[0]) >= 23
 _MIN_TIME = pd.Timestamp.min.tz_localize("UTC")
 _MAX_TIME = pd.Timestamp.max.tz_localize("UTC")
 _AMOUNT_TYPE = pa.decimal128(18, 2)
+#: Values read by Arrow (records' text, a sheet's cells, the history's columns).
+_ARROW = (pa.Array, pa.ChunkedArray)
 
-
-_missing = missing
 
 
 def _column(values: Sequence[Any]) -> np.ndarray:
     """The raw values as a 1-D object array (lists and dicts stay one value each)."""
     if isinstance(values, np.ndarray):
         return values
-    if isinstance(values, pa.Array):  # text read by Arrow: str or None
+    if isinstance(values, _ARROW):  # text read by Arrow: str or None
         return values.to_numpy(zero_copy_only=False)
     return np.fromiter(values, dtype=object, count=len(values))
+
+
+def _is_text(kind_of: pa.DataType) -> bool:
+    return pa.types.is_string(kind_of) or pa.types.is_large_string(kind_of) \
+        or pa.types.is_null(kind_of)
 
 
 def _text(values: Sequence[Any]) -> pa.Array | None:
@@ -67,7 +72,7 @@ def _text(values: Sequence[Any]) -> pa.Array | None:
 
     Arrow reads the Python strings about twice as fast as ``pd.array(values, dtype=str)``
     (which checks and copies every value first), and the converters then work in Arrow."""
-    if isinstance(values, pa.Array):  # already read by Arrow (_record_reader)
+    if isinstance(values, _ARROW):  # already read by Arrow (_record_reader)
         return values
     try:
         return pa.array(values, pa.large_string(), from_pandas=True)
@@ -84,7 +89,7 @@ def _strings(values: Sequence[Any]) -> pd.api.extensions.ExtensionArray:
         return pd.array(values, dtype=_STRING_DTYPE)
     except (TypeError, ValueError):
         # Numbers among strings (a zip sent as 12345): pandas writes them as text.
-        return pd.array([None if _missing(v) else str(v) for v in values], dtype=_STRING_DTYPE)
+        return pd.array([None if missing(v) else str(v) for v in values], dtype=_STRING_DTYPE)
 
 
 def _arrow(strings: pd.api.extensions.ExtensionArray) -> pa.Array:
@@ -99,11 +104,20 @@ def _whole_numbers(values: Sequence[Any]) -> pd.api.extensions.ExtensionArray | 
     """The values as ``Int64`` when every present one is a 64-bit integer (Arrow infers
     int64 for nothing else: not for floats, booleans or text), else None."""
     try:
-        inferred = pa.array(values, from_pandas=True)
+        inferred = values if isinstance(values, _ARROW) else pa.array(values, from_pandas=True)
     except (TypeError, ValueError, OverflowError, pa.ArrowNotImplementedError):
         return None
     return pd.Int64Dtype().__from_arrow__(inferred) if pa.types.is_int64(inferred.type) \
         else None
+
+
+def _integral(values: np.ndarray) -> tuple[pd.Series, np.ndarray, bool]:
+    """The values as numbers (NaN where none is), which are whole, and whether every
+    present one is."""
+    numbers = pd.to_numeric(pd.Series(values, dtype=object), errors="coerce")
+    present = np.array([not missing(v) and v != "" for v in values], dtype=bool)
+    whole = numbers.notna().to_numpy() & (numbers.fillna(0) % 1 == 0).to_numpy()
+    return numbers, whole, not (present & ~whole).any()
 
 
 def _ids(name: str, values: Sequence[Any]) -> pd.api.extensions.ExtensionArray:
@@ -117,10 +131,8 @@ def _ids(name: str, values: Sequence[Any]) -> pd.api.extensions.ExtensionArray:
     except (TypeError, ValueError, OverflowError):
         pass
     # Ids as text ("22"), or floats from an export (22.0).
-    numbers = pd.to_numeric(pd.Series(values, dtype=object), errors="coerce")
-    present = np.array([not _missing(v) and v != "" for v in values], dtype=bool)
-    integral = numbers.notna().to_numpy() & (numbers.fillna(0) % 1 == 0).to_numpy()
-    if not (present & ~integral).any():
+    numbers, integral, all_whole = _integral(values)
+    if all_whole:
         try:
             with np.errstate(invalid="ignore"):
                 return pd.array(numbers.where(integral, None), dtype="Int64")
@@ -175,7 +187,7 @@ def _general_amounts(name: str, values: Sequence[Any]) -> pa.Array:
             number = None
         if number is not None and (not number.is_finite() or number.adjusted() >= 36):
             number = None  # beyond what a decimal128 column holds
-        if number is None and not _missing(value) and value != "":
+        if number is None and not missing(value) and value != "":
             unreadable += 1
         decimals.append(number)
     if unreadable:
@@ -197,6 +209,8 @@ def _general_amounts(name: str, values: Sequence[Any]) -> pa.Array:
 
 def _amounts(name: str, values: Sequence[Any]) -> pd.api.extensions.ExtensionArray:
     """Exact amounts: decimal128(18, 2), or a wider scale when the data needs it."""
+    if isinstance(values, _ARROW) and pa.types.is_decimal(values.type):
+        return pd.arrays.ArrowExtensionArray(values)  # (decimals already: the history's)
     array: pa.Array | None = None
     values = _column(values)
     missing = pd.isna(values)
@@ -226,9 +240,17 @@ def _amounts(name: str, values: Sequence[Any]) -> pd.api.extensions.ExtensionArr
 
 def _arrow_timestamps(values: Sequence[Any]) -> pa.Array | None:
     """The fast path: texts that all carry a zone (``...Z``), or that all lack one (read
-    as UTC), as an Arrow ``timestamp("ns", "UTC")`` array."""
+    as UTC), as an Arrow ``timestamp("ns", "UTC")`` array; Arrow times (a typed sheet's,
+    the history's) too."""
+    if isinstance(values, _ARROW) and pa.types.is_temporal(values.type):
+        zoned = getattr(values.type, "tz", None) is not None
+        try:
+            stamps = values.cast(_UTC_ARROW if zoned else pa.timestamp("ns"))
+        except (pa.ArrowInvalid, pa.ArrowNotImplementedError):
+            return None  # beyond nanoseconds: read one by one
+        return stamps if zoned else stamps.view(_UTC_ARROW)
     try:
-        text = values if isinstance(values, pa.Array) else pa.array(values, pa.string(),
+        text = values if isinstance(values, _ARROW) else pa.array(values, pa.string(),
                                                                       from_pandas=True)
     except (pa.ArrowInvalid, pa.ArrowTypeError):
         return None
@@ -360,10 +382,10 @@ def noc_ledger_frame(rows: Sequence[Mapping[str, Any]]) -> pd.DataFrame:
 def _dated(parsed: pd.Series | pa.Array) -> UtcInstants:
     """A column of UTC timestamps as paynb keeps it: every instant as the service sent it,
     ``datetime64[ns, UTC]``, printing as dates where all are midnight (:class:`UtcInstants`)."""
-    if isinstance(parsed, pa.Array):
+    if isinstance(parsed, _ARROW):
         # Straight from Arrow's nanoseconds (pandas' accessors cost ~1 ms a column, which
         # a small answer of some fifty columns would feel).
-        nanoseconds = parsed.view(pa.int64()).fill_null(_NAT).to_numpy(zero_copy_only=False)
+        nanoseconds = parsed.cast(pa.int64()).fill_null(_NAT).to_numpy(zero_copy_only=False)
         return UtcInstants.from_nanoseconds(nanoseconds)
     return UtcInstants.of(parsed.astype(_UTC_NS).array)
 
@@ -449,6 +471,8 @@ def _categorical(name: str, values: Sequence[Any], known: Sequence[str],
     if text is not None:
         # Text (the usual case): Arrow finds the distinct values without Python objects.
         encoded = pc.dictionary_encode(text)
+        if isinstance(encoded, pa.ChunkedArray):  # (one dictionary for every chunk)
+            encoded = encoded.combine_chunks()
         positions = encoded.indices.fill_null(-1).to_numpy(zero_copy_only=False)
         uniques: Any = encoded.dictionary.to_pylist()
     else:
@@ -457,7 +481,7 @@ def _categorical(name: str, values: Sequence[Any], known: Sequence[str],
             positions, uniques = pd.factorize(pd.Series(values, dtype=object))
         except TypeError:  # a list or an object where a code belongs: compare its text
             positions, uniques = pd.factorize(pd.Series(
-                [v if _missing(v) else str(v) for v in values], dtype=object))
+                [v if missing(v) else str(v) for v in values], dtype=object))
     normalised = [normalise(value) for value in uniques]
     extra = sorted({v for v in normalised if v is not None} - set(known))
     if extra and warn:
@@ -478,7 +502,7 @@ def _categories(categories: tuple[str, ...], ordered: bool) -> pd.CategoricalDty
 
 
 def _status_code(value: Any) -> str | None:
-    if _missing(value):
+    if missing(value):
         return None
     text = str(value).strip()
     if not text:
@@ -487,7 +511,7 @@ def _status_code(value: Any) -> str | None:
 
 
 def _instant_status(value: Any) -> str | None:
-    if _missing(value):
+    if missing(value):
         return None
     text = str(value).strip()
     for known in INSTANT_STATUSES:
@@ -500,7 +524,7 @@ _BRAND_BY_NAME = {brand.lower(): brand for brand in CARD_BRANDS} | {"amex": "Ame
 
 
 def _card_brand(value: Any) -> str | None:
-    if _missing(value):
+    if missing(value):
         return None
     text = str(value).strip()
     return _BRAND_BY_NAME.get(text.lower(), text) or None
@@ -508,7 +532,7 @@ def _card_brand(value: Any) -> str | None:
 
 def _mask_accounts(strings: pd.api.extensions.ExtensionArray | pa.Array
                    ) -> pd.api.extensions.ExtensionArray:
-    array = pc.utf8_trim_whitespace(strings if isinstance(strings, pa.Array) else
+    array = pc.utf8_trim_whitespace(strings if isinstance(strings, _ARROW) else
                                     _arrow(strings))
     stars, empty = pa.scalar("****", array.type), pa.scalar("", array.type)
     masked = pc.binary_join_element_wise(stars, pc.utf8_slice_codeunits(array, -4), empty)

@@ -12,6 +12,7 @@ import pandas as pd
 import pyarrow as pa
 import pyarrow.compute as pc
 
+from paynb._coerce import missing
 from paynb._kinds import KINDS as KIND_REGISTRY
 from paynb._kinds import kind_of
 from paynb.codes import (
@@ -28,6 +29,7 @@ from paynb.codes import (
     STATUS_ORDER,
 )
 from paynb.frames._columns import (
+    _ARROW,
     CARD_BRANDS,
     _amounts,
     _card_brand,
@@ -38,10 +40,11 @@ from paynb.frames._columns import (
     _dated,
     _ids,
     _instant_status,
+    _integral,
+    _is_text,
     _last_four,
     _mask_accounts,
     _meanings,
-    _missing,
     _parse_timestamps,
     _status_code,
     _strings,
@@ -97,10 +100,8 @@ def _conv_wire_integer(name: str, raw: Columns, ctx: _Context) -> Columns:
     if whole is not None:
         return {name: whole}
     values = _column(_get(raw, name, ctx))
-    numbers = pd.to_numeric(pd.Series(values, dtype=object), errors="coerce")
-    present = np.array([not _missing(v) and v != "" for v in values], dtype=bool)
-    whole = numbers.notna().to_numpy() & (numbers.fillna(0) % 1 == 0).to_numpy()
-    if not (present & ~whole).any() and not (numbers.abs() >= 2.0 ** 63).any():
+    numbers, _, all_whole = _integral(values)
+    if all_whole and not (numbers.abs() >= 2.0 ** 63).any():
         return {name: _ids(name, values)}
     logger.warning("column %s holds amounts that are not whole numbers; kept as exact "
                    "decimals (instant amounts are whole numbers in the spec)", name)
@@ -145,7 +146,7 @@ _FALSE = frozenset({"false", "f", "no", "n", "0"})
 
 
 def _flag(value: Any) -> bool | None:
-    if _missing(value) or value is pd.NA:
+    if missing(value) or value is pd.NA:
         return None
     if isinstance(value, bool | np.bool_):
         return bool(value)
@@ -173,15 +174,17 @@ def _text_flags(name: str, text: pa.Array) -> pd.api.extensions.ExtensionArray:
 def _conv_bool(name: str, raw: Columns, ctx: _Context) -> Columns:
     """A flag as pandas' nullable ``boolean`` (JSON true/false, or an export's text)."""
     values = _get(raw, name, ctx)
-    if isinstance(values, pa.Array) and pa.types.is_large_string(values.type):
+    if isinstance(values, _ARROW) and pa.types.is_large_string(values.type):
         return {name: _text_flags(name, values)}
+    if isinstance(values, _ARROW) and pa.types.is_boolean(values.type):
+        return {name: pd.BooleanDtype().__from_arrow__(values)}
     values = _column(values)
     try:
         return {name: pd.array(values, dtype="boolean")}
     except (TypeError, ValueError):
         flags = [_flag(value) for value in values]
         unreadable = sum(1 for v, f in zip(values, flags, strict=True)
-                         if f is None and not _missing(v) and v != "")
+                         if f is None and not missing(v) and v != "")
         if unreadable:
             logger.warning("column %s: %d values are not true or false; left empty", name,
                            unreadable)
@@ -190,7 +193,7 @@ def _conv_bool(name: str, raw: Columns, ctx: _Context) -> Columns:
 
 def _open_code(value: Any) -> str | None:
     """A code of an open set as sent; blank (the docs' sub-type ``" "``) is absent."""
-    if _missing(value):
+    if missing(value):
         return None
     return str(value).strip() or None
 
@@ -250,7 +253,7 @@ _DIGIT_RUN = re.compile(r"\d{5,}")
 
 
 def _mask_corrected(code: Any, data: Any) -> Any:
-    if _missing(data) or _missing(code) or str(code).strip().upper() not in _ACCOUNT_NOCS:
+    if missing(data) or missing(code) or str(code).strip().upper() not in _ACCOUNT_NOCS:
         return data
     text = str(data)
     routing = str(code).strip().upper() in _ROUTING_FIRST_NOCS
@@ -270,9 +273,9 @@ def _mask_corrected(code: Any, data: Any) -> Any:
 def _conv_corrected_data(name: str, raw: Columns, ctx: _Context) -> Columns:
     values = _get(raw, name, ctx)
     if ctx.mask:
-        codes = _get(raw, "changeCode", ctx)
+        codes = _column(_get(raw, "changeCode", ctx))
         # NOCs are few; a loop over them is cheap.
-        values = [_mask_corrected(c, v) for c, v in zip(codes, values, strict=True)]
+        values = [_mask_corrected(c, v) for c, v in zip(codes, _column(values), strict=True)]
     return {name: _strings(values)}
 
 
@@ -288,11 +291,24 @@ _TIME_SUFFIXES = ("date", "datetime", "time", "timestamp")
 
 
 def _conv_extra(name: str, raw: Columns, ctx: _Context) -> Columns:
-    """A field paynb does not know: kept, typed from its values."""
-    values = _column(raw[name])
+    """A field paynb does not know: kept, typed from its values (or its Arrow type, read
+    from the history: as this typed them when it was stored)."""
     folded = name.lower()
     if folded.endswith("accountnumber"):
         return _conv_account(name, raw, ctx)
+    values = raw[name]
+    if isinstance(values, _ARROW) and not _is_text(values.type):
+        if pa.types.is_temporal(values.type):
+            return {name: _dated(_parse_timestamps(values)[0])}
+        if pa.types.is_floating(values.type):
+            return {name: values.to_numpy(zero_copy_only=False)}
+        if pa.types.is_decimal(values.type):
+            return {name: _amounts(name, values)}
+        if pa.types.is_boolean(values.type):
+            return _conv_bool(name, raw, ctx)
+        if pa.types.is_integer(values.type):
+            return {name: _ids(name, values)}
+    values = _column(values)
     inferred = pd.api.types.infer_dtype(values, skipna=True)
     if inferred == "integer":
         return {name: _ids(name, values)}
@@ -318,6 +334,8 @@ def _conv_object(name: str, raw: Columns, ctx: _Context) -> Columns:
 
 def _objects(values: Sequence[Any]) -> np.ndarray:
     """An object column kept as sent (lists and dicts stay one value per row)."""
+    if isinstance(values, np.ndarray) and values.dtype == object:
+        return values  # (one value per row already: parsed from the history's JSON)
     array = np.empty(len(values), dtype=object)
     for i, value in enumerate(values):
         array[i] = value
@@ -362,12 +380,16 @@ KINDS: tuple[str, ...] = ITEM_KINDS
 _FIELD_ALIASES: dict[str, dict[str, str]] = {
     kind.name: dict(kind.aliases) for kind in KIND_REGISTRY.values()}
 #: Fields whose converter reads other fields too (so their column is not empty just
-#: because the field itself is absent).
-_USES_OTHER_FIELDS = frozenset({"cardLastFour", "changeCode", "correctedData"})
-#: Fields that a converter of another field writes; they are not converted on their own.
-_CONSUMED = {"itemStatusName", "returnReasonDescription", "changeReason", "cardNumber",
-             "achEntryClassDescription", "achTransactionCodeDescription"}
-
+#: because the field itself is absent), and those fields.
+READS_ALSO: dict[str, tuple[str, ...]] = {
+    "cardLastFour": ("cardNumber",), "changeCode": ("changeReason",),
+    "correctedData": ("changeCode",)}
+#: Columns that the converter of another field writes, by that field; they are not
+#: converted on their own.
+DERIVED_FROM = {"itemStatusName": "itemStatus", "returnReasonDescription": "returnReason",
+                "changeReason": "changeCode", "achEntryClassDescription": "achEntryClass",
+                "achTransactionCodeDescription": "achTransactionCode"}
+_CONSUMED = {*DERIVED_FROM, "cardNumber"}
 
 
 def _kind(kind: str) -> str:

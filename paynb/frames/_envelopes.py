@@ -13,6 +13,7 @@ from paynb._coerce import parse_decimal
 from paynb._kinds import KINDS as KIND_REGISTRY
 from paynb._redact import hide_numbers
 from paynb.errors import ResponseFormatError
+from paynb.frames._converters import _CONSUMED
 
 #: Keys under which an answer may hold its list of records (compared lower-cased).
 _LIST_KEYS = (
@@ -67,11 +68,8 @@ def _fold(name: str) -> str:
 _KNOWN_NAMES: dict[str, str] = {_fold(name): name for kind in KIND_REGISTRY.values()
                                 for name in kind.field_names}
 _KNOWN_NAMES.update({_fold(n): n for n in (
-    "itemStatusName", "returnReasonDescription", "changeReason", "cardNumber", "cardLastFour",
-    "achEntryClassDescription", "achTransactionCodeDescription",
-    "total", "creditAmount", "debitAmount", "validCount", "invalidCount", "errors",
-    "itemId", "uniqueId", "pageSize", "page",
-)})
+    *_CONSUMED, "cardLastFour", "total", "creditAmount", "debitAmount", "validCount",
+    "invalidCount", "errors", "itemId", "uniqueId", "pageSize", "page")})
 
 
 # --------------------------------------------------------------------------- envelopes

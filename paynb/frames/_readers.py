@@ -1,9 +1,14 @@
 """Records, a DataFrame or an Arrow table of one kind -> the typed frame
-(:func:`to_frame`): the raw values read column by column, then converted."""
+(:func:`to_frame`): the raw values read column by column, then converted (:func:`build`).
+
+The history's tables hold a frame as :func:`as_stored` makes it; :func:`from_stored`
+reads it back through the same :func:`build`, so that the history's frames are the
+lists' frames by construction, not by a second typing kept equal."""
 
 from __future__ import annotations
 
 import functools
+import json
 import operator
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any
@@ -13,22 +18,25 @@ import pandas as pd
 import pyarrow as pa
 import pyarrow.compute as pc
 
+from paynb._coerce import missing
+from paynb._kinds import kind_of
 from paynb.frames._columns import (
     _NAT,
     _STRING_DTYPE,
     UtcInstants,
     _code_type,
     _from_arrow,
-    _missing,
+    _is_text,
 )
 from paynb.frames._converters import (
     _CONSUMED,
     _FIELD_ALIASES,
     _SCHEMAS,
     _TEXT_FIELDS,
-    _USES_OTHER_FIELDS,
     _WIRE_INTEGER_KINDS,
+    DERIVED_FROM,
     INSTANT_AMOUNT_UNIT,
+    READS_ALSO,
     Columns,
     _Context,
     _conv_amount,
@@ -75,7 +83,7 @@ def _raw_columns(records: Sequence[Mapping[str, Any]] | pd.DataFrame | pa.Table,
         values = column(sources[0])
         for other in sources[1:]:
             # Two spellings of one field (itemStatus and ItemStatus): first present wins.
-            values = [v if not _missing(v) else w
+            values = [v if not missing(v) else w
                       for v, w in zip(values, column(other), strict=True)]
         raw[name] = values
     return raw, n
@@ -93,11 +101,6 @@ def _field_names(keys: Sequence[Any], kind: str) -> dict[str, list[Any]]:
         if target is not None and target not in names:
             names[target] = names.pop(name)
     return names
-
-
-def _is_text(kind_of: pa.DataType) -> bool:
-    return pa.types.is_string(kind_of) or pa.types.is_large_string(kind_of) \
-        or pa.types.is_null(kind_of)
 
 
 def _sheet_reader(table: pa.Table, names: Mapping[str, list[Any]], kind: str
@@ -280,11 +283,21 @@ def to_frame(records: Iterable[Mapping[str, Any]] | pd.DataFrame | pa.Table, kin
     if not isinstance(mask, bool):
         raise TypeError("mask must be True or False")
     raw, n = _raw_columns(records, kind)
+    return build(raw, n, kind, mask)
+
+
+def build(raw: Mapping[str, Any], n: int, kind: str, mask: bool,
+          only: frozenset[str] | None = None) -> pd.DataFrame:
+    """The typed frame of ``n`` rows of ``kind`` from raw values by canonical field name
+    (lists, NumPy or Arrow arrays): the one typing of records, whatever they were read
+    from. With ``only``, just the known fields in it (with what they derive)."""
     ctx = _Context(n, mask)
     columns: dict[str, Any] = {}
     schema = _SCHEMAS[kind]
     for name, convert in schema:
-        if name in raw or name in _USES_OTHER_FIELDS or not n:
+        if only is not None and name not in only:
+            continue
+        if name in raw or name in READS_ALSO or not n:
             converted = convert(name, raw, ctx)
         else:
             # A documented field this answer left out: its typed empty column, without
@@ -296,8 +309,6 @@ def to_frame(records: Iterable[Mapping[str, Any]] | pd.DataFrame | pa.Table, kin
     known = {name for name, _ in schema} | _CONSUMED
     for name in raw:
         if name in known or name in columns:
-            continue
-        if name == "cardNumber":
             continue
         columns[name] = _conv_extra(name, raw, ctx)[name]
     if "cardNumber" in raw and "cardLastFour" not in columns:
@@ -312,3 +323,80 @@ def to_frame(records: Iterable[Mapping[str, Any]] | pd.DataFrame | pa.Table, kin
 def empty_frame(kind: str) -> pd.DataFrame:
     """The frame of no records of ``kind``: every known column with its dtype."""
     return to_frame([], kind)
+
+
+def delta_types(table: pa.Table) -> pa.Table:
+    """``table`` (from a frame, or an older store) as the tables hold it: times as UTC
+    instants in microseconds (a zone-less time is UTC), text plain, categories as their
+    text; without pandas' metadata."""
+    fields = []
+    for field in table.schema:
+        kind = field.type
+        if pa.types.is_dictionary(kind):
+            kind = kind.value_type
+        if pa.types.is_large_string(kind) or pa.types.is_null(kind):
+            kind = pa.string()
+        elif pa.types.is_timestamp(kind):
+            kind = pa.timestamp("us", tz="UTC")
+        fields.append(pa.field(field.name, kind))
+    # Not "safe": the service's times are to the millisecond, so nothing is lost.
+    return table.cast(pa.schema(fields), safe=False)
+
+
+def as_stored(frame: pd.DataFrame, json_columns: set[str] | None = None) -> pa.Table:
+    """``frame`` as the tables hold it (:func:`delta_types`); columns of objects (what the
+    service nests) as JSON text, their names added to ``json_columns``."""
+    frame = frame.copy(deep=False)
+    frame.attrs = {}  # not stored (pandas would try to keep them as JSON)
+    for name in [n for n, dtype in frame.dtypes.items() if dtype == np.dtype(object)]:
+        if json_columns is not None:
+            json_columns.add(name)
+        frame[name] = pa.array([None if v is None or v != v else
+                                json.dumps(v, default=str, sort_keys=True)
+                                for v in frame[name]], pa.string())
+    return delta_types(pa.Table.from_pandas(frame, preserve_index=False))
+
+
+def columns_of(columns: Iterable[str]) -> list[str]:
+    """The stored columns that the frame's ``columns`` are typed from: them, the fields
+    their derived columns come from (``itemStatus`` for ``itemStatusName``), and what
+    those fields' converters read besides (a NOC's code to mask its corrected data)."""
+    needed = dict.fromkeys(columns)
+    needed.update(dict.fromkeys(DERIVED_FROM[c] for c in list(needed) if c in DERIVED_FROM))
+    needed.update(dict.fromkeys(o for c in list(needed) for o in READS_ALSO.get(c, ())))
+    return list(needed)
+
+
+def _parsed(column: pa.ChunkedArray) -> np.ndarray:
+    """A column of JSON text as its values (None where there is none, mostly)."""
+    values = np.full(len(column), None, dtype=object)
+    valid = np.flatnonzero(column.is_valid().to_numpy(zero_copy_only=False))
+    for at, text in zip(valid, column.drop_null().to_pylist(), strict=True):
+        values[at] = json.loads(text)
+    return values
+
+
+def from_stored(table: pa.Table, kind: str, *, mask: bool, json_columns: Iterable[str] = (),
+                only: Iterable[str] | None = None) -> pd.DataFrame:
+    """Rows of ``kind`` as :func:`as_stored` keeps them -> the frame :func:`to_frame` gives
+    of the same records, typed by the same converters.
+
+    Columns of objects, kept as JSON text (``json_columns`` and the kind's ``object``
+    fields), are parsed back; a field paynb does not know that none of these rows holds is
+    left out (the store's columns are those of every sync). ``mask`` masks account
+    numbers (of a store kept whole). ``only``: just these known fields (see
+    :func:`columns_of`)."""
+    kind = _kind(kind)
+    objects = {*json_columns, *kind_of(kind).names_of("object")}
+    known = {name for name, _ in _SCHEMAS[kind]} | _CONSUMED
+    rows = table.num_rows
+    raw: dict[str, Any] = {}
+    for name in table.column_names:
+        column = table.column(name)
+        if name not in known and column.null_count == rows:
+            continue
+        if name in objects:
+            raw[name] = _parsed(column)
+        else:  # (chunks as read: a column's text is not copied)
+            raw[name] = column.cast(pa.large_string()) if _is_text(column.type) else column
+    return build(raw, rows, kind, mask, None if only is None else frozenset(columns_of(only)))

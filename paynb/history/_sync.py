@@ -285,7 +285,7 @@ class _KindSync:
             seen.update(frame[self.id_field].dropna().tolist())
             if self.since is not None and len(frame):
                 frame = frame[self._from_since(frame)].reset_index(drop=True)
-            table = st.as_stored(frame, self.json)
+            table = st.frames.as_stored(frame, self.json)
             self._stage(frame, table, np.arange(self.next_order, self.next_order + len(frame)),
                         st.fingerprints(table), new=np.ones(len(frame), dtype=bool),
                         previous=None)
@@ -381,7 +381,7 @@ class _KindSync:
         ids = frame[self.id_field]
         known = self.lookup(ids.tolist())
         stored = known.reindex(ids)
-        table = st.as_stored(frame, self.json)
+        table = st.frames.as_stored(frame, self.json)
         hashes = st.fingerprints(table)
         changed = stored["_hash"].isna().to_numpy() | (stored["_hash"].to_numpy() != hashes)
         held = ids.isin(known.index).to_numpy()

@@ -15,7 +15,8 @@ import pandas as pd
 import pyarrow as pa
 import pytest
 
-from paynb.history._store import _PRIME, INTERNAL, KEY_COLUMN, as_stored, fingerprints
+from paynb.frames import as_stored
+from paynb.history._store import _PRIME, INTERNAL, KEY_COLUMN, fingerprints
 
 
 def column_by_column(table: pa.Table) -> np.ndarray:

@@ -492,7 +492,7 @@ def test_files_of_a_grown_schema_are_read_by_name(tmp_path):
     import pyarrow as pa
     import pyarrow.parquet as pq
 
-    from paynb.history._reader import _one_schema
+    from paynb.history._sql import _one_schema
 
     pq.write_table(pa.table({"a": [1], "b": ["x"]}), tmp_path / "old.parquet")
     pq.write_table(pa.table({"a": [2], "b": ["y"]}), tmp_path / "same.parquet")
