@@ -40,7 +40,7 @@ from paynb.codes import (
     UNKNOWN_CODE,
 )
 from paynb.errors import ResponseFormatError
-from paynb.frames import _CAST_CHECKS_RANGE, _years_within_nanoseconds
+from paynb.frames._columns import _CAST_CHECKS_RANGE, _years_within_nanoseconds
 
 __all__ = [
     "CARD_BRANDS",

@@ -129,11 +129,12 @@ def test_the_docs_pages_list_the_tables_as_they_are():
 
 def test_the_item_kinds_have_one_home():
     from paynb import codes, frames, journal
+    from paynb.frames import _converters
     from paynb.history import _store
     from paynb.resources import AchResource, InstantResource, NocResource, RccResource, RtpResource
 
     assert frames.KINDS == codes.ITEM_KINDS
-    assert set(frames._SCHEMAS) == set(codes.ITEM_KINDS)
+    assert set(_converters._SCHEMAS) == set(codes.ITEM_KINDS)
     assert journal.KINDS == codes.PAYMENT_KINDS
     assert sorted(_store.FRAME_KINDS.values()) == sorted(codes.ITEM_KINDS)
     assert _store.KINDS == ("ach", "rcc", "instant", "rtp", "nocs")

@@ -118,7 +118,8 @@ def _convert(store: st.Store, backup: Path, meta: dict[str, Any]) -> None:
             last = ~pd.Series(rows.column(st.ID_FIELDS[kind]).to_numpy(zero_copy_only=False)
                               ).duplicated(keep="last").to_numpy()
             rows = rows.filter(pa.array(last)).drop_columns(["_version"])
-            rows = st.delta_types(rows.take(pc.sort_indices(rows, [("_order", "ascending")])))
+            rows = st.frames.delta_types(rows.take(pc.sort_indices(rows, [("_order",
+                                                                           "ascending")])))
             rows = st.item_rows(rows.drop_columns(list(st.INTERNAL)), kind, company,
                                 rows.column("_order"), fingerprints(rows),
                                 rows.column("_seenAt"))
@@ -128,7 +129,7 @@ def _convert(store: st.Store, backup: Path, meta: dict[str, Any]) -> None:
                 "counts": held["counts"], "nextOrder": held["nextOrder"]}
             seen, _ = _read(backup, "events", old, company, meta)
             if seen.num_rows:
-                seen = st.delta_types(seen)
+                seen = st.frames.delta_types(seen)
                 events.append(st.event_rows(kind, company, seen.column("itemId"),
                                             seen.column("itemStatus"), seen.column("seenAt")))
             apps.append((st.app_id(kind, company), 1))

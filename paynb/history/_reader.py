@@ -2,15 +2,12 @@
 
 from __future__ import annotations
 
-import datetime as dt
-import functools
-import json
 import os
 import warnings
 from collections.abc import Iterable, Mapping
 from typing import TYPE_CHECKING, Any
 
-from paynb._args import backwards, status_codes
+from paynb._args import status_codes
 from paynb._attrs import HISTORY
 from paynb._coerce import arrow_frame
 from paynb._pandas_compat import string_dtype
@@ -18,7 +15,10 @@ from paynb._warn import user_stacklevel
 from paynb.errors import HistoryCompanyWarning, HistoryError, HistoryWarning, ValidationError
 from paynb.history import _store as st
 from paynb.history._accounts import guard_rows, noc_evidence
+from paynb.history._bounds import as_of_moment, one_moment, span, within
 from paynb.history._convert import convert_if_old, is_old
+from paynb.history._maintain import maintained
+from paynb.history._sql import empty, views
 from paynb.history._store import kind_of, when
 
 if TYPE_CHECKING:
@@ -34,95 +34,6 @@ __all__ = ["History"]
 RELEASE_BYTES = 64 * 2**20
 
 
-def _range(start: Any, end: Any, names: tuple[str, str]) -> tuple[Any, Any]:
-    low, high = when(start, names[0]), when(end, names[1], end=True)
-    if low is not None and high is not None and high < low:
-        shown = when(end, names[1])
-        assert shown is not None  # end is given: high is not None
-        raise backwards(names[0], low.tz_convert(None).to_pydatetime(), names[1],
-                        shown.tz_convert(None).to_pydatetime())
-    return low, high
-
-
-def _within(field: str, low: Any, high: Any) -> Any:
-    """The filter of ``field`` from ``low`` to ``high`` (timestamps; None: no bound)."""
-    import pyarrow.compute as pc
-
-    condition = pc.scalar(True)
-    if low is not None:
-        condition &= pc.field(field) >= low.to_pydatetime()
-    if high is not None:
-        condition &= pc.field(field) <= high.to_pydatetime()
-    return condition
-
-
-def _as_of(value: Any) -> int | dt.datetime | None:
-    """``as_of`` as a table version, or a UTC time (a date alone: the end of that day)."""
-    import numbers
-
-    if value is None:
-        return None
-    if isinstance(value, bool) or (isinstance(value, numbers.Integral) and value < 0):
-        # Not positive_int's "a whole number": a date or a time will do as well.
-        raise ValidationError.for_argument(
-            "as_of", "must be a date, a time or a table version (0 or more)")
-    if isinstance(value, numbers.Integral):
-        return int(value)
-    stamp = when(value, "as_of", end=True)
-    assert stamp is not None
-    return stamp.to_pydatetime()
-
-
-def _one_moment(value: Any, where: str) -> dt.datetime | None:
-    """``as_of`` of a read of every table (``where``): a date or a time; a version is
-    refused, each table having versions of its own."""
-    moment = _as_of(value)
-    if isinstance(moment, int):
-        raise ValidationError.for_argument(
-            "as_of", f"must be a date or a time for {where}: it reads every table, and "
-                     "each has versions of its own (info()['versions']); a version suits "
-                     "one table's reader: history.ach(as_of=...) the ach table's, "
-                     "history.events(as_of=...) the events table's")
-    return moment
-
-
-def _pandas_column(arrow: Any, target: Any, as_json: bool) -> Any:
-    """An Arrow column as the frames hold a column of dtype ``target`` (None: as its
-    Arrow type says)."""
-    import numpy as np
-    import pandas as pd
-    import pyarrow as pa
-    import pyarrow.compute as pc
-
-    if as_json:  # parsed where there is a value (mostly there is none)
-        values = np.full(len(arrow), None, dtype=object)
-        valid = np.flatnonzero(arrow.is_valid().to_numpy(zero_copy_only=False))
-        for at, text in zip(valid, arrow.drop_null().to_pylist(), strict=True):
-            values[at] = json.loads(text)
-        return values
-    if pa.types.is_timestamp(arrow.type):  # printed as the frames print them
-        return st.frames.utc_instants(arrow.cast(pa.timestamp("ns", "UTC")).to_pandas().array)
-    if isinstance(target, pd.CategoricalDtype):
-        # As to_frame sets them: the known categories, then the others present, sorted.
-        codes = pc.dictionary_encode(arrow).combine_chunks()
-        values = pd.Categorical.from_codes(codes.indices.fill_null(-1).to_numpy(),
-                                           codes.dictionary.to_pylist())
-        extra = sorted(set(values.categories) - set(target.categories))
-        return values.set_categories([*target.categories, *extra], ordered=target.ordered)
-
-    def mapped(kind: pa.DataType) -> Any:
-        if pa.types.is_decimal(kind):
-            return pd.ArrowDtype(kind)
-        if pa.types.is_string(kind) or pa.types.is_large_string(kind):  # no Python str
-            return target if isinstance(target, pd.StringDtype) else string_dtype()
-        return {pa.int64(): pd.Int64Dtype(), pa.bool_(): pd.BooleanDtype()}.get(kind)
-
-    values = arrow.to_pandas(types_mapper=mapped)
-    if target is not None and values.dtype != target:
-        values = values.astype(target)
-    return values.array
-
-
 def _first_entry(table: Any) -> tuple[int, int] | None:
     """Which file holds the first entry of the log of the table in folder ``table``
     (None: none does, or no longer: entries past their retention are cleaned up)."""
@@ -133,42 +44,6 @@ def _first_entry(table: Any) -> tuple[int, int] | None:
     return found.st_ino, found.st_mtime_ns
 
 
-@functools.cache
-def _database(process: int) -> Any:
-    """The DuckDB database of ``process``'s SQL connections: each :meth:`History.connect`
-    is a cursor of it, with views, settings and registrations of its own, and they share
-    its cache of Parquet footers (a Delta table's files never change), which a new
-    database would read again for every connection. Per process: a fork's child gets
-    its own (a database is not shared across a fork)."""
-    import duckdb
-
-    database = duckdb.connect()
-    database.execute("SET parquet_metadata_cache = true")
-    return database
-
-
-@functools.lru_cache(maxsize=256)
-def _one_schema(files: tuple[str, ...]) -> bool:
-    """Whether the Parquet ``files`` all hold the same columns, of the same types. DuckDB
-    then reads them as one schema; a table whose schema grew holds files without the new
-    columns, read by name (each file's columns matched to the table's: twice the time of
-    a query, and of its planning). Known once per set of files: a committed file never
-    changes (a store made anew has files of other names)."""
-    with _database(os.getpid()).cursor() as connection:
-        ((schemas,),) = connection.sql(
-            "SELECT count(DISTINCT columns) FROM (SELECT string_agg(name || ' ' || type, "
-            f"', ' ORDER BY name) AS columns FROM parquet_schema({_listed(files)}) "
-            "GROUP BY file_name)").fetchall()
-    return bool(schemas == 1)
-
-
-def _listed(files: Iterable[str]) -> str:
-    """``files`` as an SQL list of texts."""
-    return f"[{', '.join(map(st.quoted, files))}]"
-
-
-#: No rows of a table (its columns): made once, the same for every History.
-_empty = functools.cache(st.empty)
 
 
 def _in_order(table: pa.Table) -> pa.Table:
@@ -272,7 +147,7 @@ class History:
         return-date ``watermark``, the last sync's time, counts by status; the service,
         the masking, the number of the last sync (``version``) and each table's Delta
         version (``versions``)."""
-        moment = _one_moment(as_of, "info()")
+        moment = one_moment(as_of, "info()")
         tables = {name: self._open(name, moment) for name in (*st.KINDS, st.EVENTS)}
         if all(table is None for table in tables.values()):
             self._never_synced()
@@ -472,9 +347,9 @@ class History:
         import pyarrow as pa
         import pyarrow.compute as pc
 
-        moment = _as_of(as_of)
-        low, high = _range(start, end, ("start", "end"))
-        r_low, r_high = _range(returned_from, returned_to, ("returned_from", "returned_to"))
+        moment = as_of_moment(as_of)
+        low, high = span(start, end, ("start", "end"))
+        r_low, r_high = span(returned_from, returned_to, ("returned_from", "returned_to"))
         codes = [] if status is None else status_codes(status, kind)
         table = self._table(kind, moment)
         kept = st.state(table)
@@ -486,7 +361,7 @@ class History:
         columns = self._columns(kind, columns, table)
         id_field, status_field = st.ID_FIELDS[kind], st.STATUS_FIELDS[kind]
         files: list[Any] = [("company", "=", self.company)] if self.company else []
-        condition = _within(st.MONTH_FIELDS[kind], low, high) & _within(
+        condition = within(st.MONTH_FIELDS[kind], low, high) & within(
             "returnDate", r_low, r_high)
         # Only the months in the range are read (a received range bounds the partitions).
         if low is not None:
@@ -496,13 +371,17 @@ class History:
         if codes and status_field:
             condition &= pc.field(status_field).isin(codes)
         wanted = None if columns is None else list(dict.fromkeys(
-            [id_field, *columns, "_order", "company"]))
+            [id_field, *st.frames.columns_of(columns), "_order", "company"]))
         arrow = st.empty(kind) if table is None else _in_order(self._store.read(
             kind, table, files, wanted, condition, what=f"history.{kind}() of {self.path}",
             advice=f"read fewer columns (columns=), a range (start=, end=) or statuses; "
                    f"count in SQL (history.sql), or stream it: history.scan({kind!r}) "
                    "(docs/history.md, 'Bigger than memory')"))
-        frame = self._typed(arrow, kind, kept, wanted)
+        # Typed as the lists type records (masked here when the store keeps numbers whole).
+        frame = st.frames.from_stored(
+            arrow.drop_columns([c for c in arrow.column_names if c in st.HIDDEN]),
+            st.FRAME_KINDS[kind], mask=self.mask and kept.get("masked") is False,
+            json_columns=kept.get("json", []), only=wanted)
         if columns is not None:
             frame = frame[[c for c in dict.fromkeys([id_field, *columns]) if c in frame]]
         held = self._held(kind, kept)
@@ -513,36 +392,6 @@ class History:
             # (reading 1,000,000 ACH items otherwise left the kernel at twice the frame).
             del arrow
             pa.default_memory_pool().release_unused()
-        return frame
-
-    def _typed(self, arrow: pa.Table, kind: str, kept: dict[str, Any],
-               only: list[str] | None = None) -> pd.DataFrame:
-        """``arrow``'s rows as :func:`paynb.frames.to_frame` gives them: the known columns
-        in order with their dtypes (missing ones empty), then the other fields stored
-        that any of these rows holds; masked when asked of a store that is not. With
-        ``only``, just those columns: a narrow read of many rows does not build (nor pay
-        for) the dozens of empty columns it would drop."""
-        import numpy as np
-        import pandas as pd
-
-        template = st.frames.empty_frame(st.FRAME_KINDS[kind])
-        as_json = set(kept.get("json", []))
-        rows = arrow.num_rows
-        columns: dict[str, Any] = {}
-        for name in template.columns:
-            if only is not None and name not in only:
-                continue
-            target = template[name].dtype
-            columns[name] = template[name].reindex(range(rows)).array \
-                if name not in arrow.column_names else _pandas_column(
-                    arrow.column(name), target, name in as_json or target == np.dtype(object))
-        for name in arrow.column_names:
-            column = arrow.column(name)
-            if name not in columns and name not in st.HIDDEN and column.null_count < rows:
-                columns[name] = _pandas_column(column, None, name in as_json)
-        frame = pd.DataFrame(columns, index=pd.RangeIndex(rows))
-        if self.mask and kept.get("masked") is False:
-            frame = st.frames.to_frame(frame, st.FRAME_KINDS[kind], mask=True)
         return frame
 
     def guard_rows(self, accounts: Iterable[tuple[Any, Any]], *, since: Any,
@@ -576,8 +425,8 @@ class History:
         import pyarrow.compute as pc
 
         name = kind_of(kind, "kind")
-        moment = _as_of(as_of)
-        low, high = _range(start, end, ("start", "end"))
+        moment = as_of_moment(as_of)
+        low, high = span(start, end, ("start", "end"))
         # A version is the events table's; what the kind's table holds is then its latest.
         items = self._table(name, None if isinstance(moment, int) else moment)
         if items is not None or moment is None:
@@ -591,7 +440,7 @@ class History:
             wanted = [item_id] if isinstance(item_id, str | int) else list(item_id)
             asked = list(dict.fromkeys(str(v) for v in wanted))
             condition &= pc.field("itemId").isin(asked)
-        condition &= _within("seenAt", low, high)
+        condition &= within("seenAt", low, high)
         files: list[Any] = [("kind", "=", name)] + (
             [("company", "=", self.company)] if self.company else [])
         arrow = st.empty(st.EVENTS) if table is None else self._store.scan(
@@ -600,8 +449,9 @@ class History:
         arrow = arrow.append_column("_length", pc.utf8_length(arrow.column("itemId")))
         arrow = arrow.take(pc.sort_indices(arrow, [("seenAt", "ascending"), (
             "_length", "ascending"), ("itemId", "ascending")]))
-        frame = pd.DataFrame({column: _pandas_column(arrow.column(column), None, False)
-                              for column in st.EVENT_COLUMNS})
+        frame = pd.DataFrame({"kind": arrow.column("kind"), "itemId": arrow.column("itemId"),
+                              "itemStatus": arrow.column("itemStatus")}, dtype=string_dtype())
+        frame["seenAt"] = st.frames.utc_instants(arrow.column("seenAt").to_pandas().array)
         unseen = sorted(set(asked) - set(frame["itemId"]))
         if unseen:
             # A typo, an id of another kind or an item newer than the last sync would
@@ -629,13 +479,13 @@ class History:
         import pyarrow.dataset as ds
 
         name = st.EVENTS if kind == st.EVENTS else kind_of(kind, "kind")
-        moment = _as_of(as_of)
+        moment = as_of_moment(as_of)
         table = self._table(name, moment)
         if table is not None and name != st.EVENTS:
             self._warn_if_not_held(name, st.state(table), None)
         self._refuse_whole([table], "stream it")
         if table is None:
-            return ds.dataset(_empty(name))
+            return ds.dataset(empty(name))
         return table.to_pyarrow_dataset(file_pruning_predicate=[
             ("company", "=", self.company)] if self.company else None)
 
@@ -699,7 +549,7 @@ class History:
         return self._connect(as_of)
 
     def _connect(self, as_of: Any) -> Any:
-        moment = _one_moment(as_of, "SQL")
+        moment = one_moment(as_of, "SQL")
         st.need_extra("duckdb")
         tables = {name: self._table(name, moment) for name in (*st.KINDS, st.EVENTS)}
         self._refuse_whole(tables.values(), "query it in SQL")
@@ -712,31 +562,7 @@ class History:
                            "History reads them all: its SQL views mix them; group by company "
                            "(or filter company = ...), or open History(path, company=...) "
                            "for one company's", HistoryCompanyWarning)
-        scope = f" WHERE company = {st.quoted(self.company)}" if self.company else ""
-        connection = _database(os.getpid()).cursor()
-        try:
-            connection.execute("SET TimeZone = 'UTC'")  # (a cursor's own setting)
-            for name, table in tables.items():  # a table not there yet: its columns
-                files = None if table is None else self._store.parquet_files(name, table)
-                if files:
-                    hive = ", ".join(f"{c}: VARCHAR" for c in (
-                        st.EVENT_PARTITIONS if name == st.EVENTS else st.PARTITIONS))
-                    by_name = "" if len(files) == 1 or _one_schema(tuple(files)) \
-                        else ", union_by_name = true"
-                    source = (f"read_parquet({_listed(files)}, hive_partitioning = true, "
-                              f"hive_types = {{{hive}}}{by_name})")
-                else:
-                    connection.register(f"{name}_data", _empty(name) if table is None
-                                        else table.to_pyarrow_dataset())
-                    source = f"{name}_data"
-                hidden = "" if name == st.EVENTS else " EXCLUDE (" + ", ".join(
-                    f'"{c}"' for c in st.INTERNAL) + ") "
-                connection.execute(f"CREATE TEMP VIEW {name} AS SELECT *{hidden} FROM "
-                                   f"{source}{scope}")
-        except BaseException:
-            connection.close()
-            raise
-        return connection
+        return views(self._store, tables, self.company)
 
     # ------------------------------------------------------------------ housekeeping
 
@@ -754,46 +580,8 @@ class History:
         ``delta.checkpointInterval`` commits). A path with no store is said so
         (:class:`~paynb.errors.HistoryWarning`), as the readers say it; nothing is made.
         """
-        import pandas as pd
-
         if isinstance(retention_days, bool) or not isinstance(retention_days, int) \
                 or retention_days < 0:
             raise ValidationError.for_argument(
                 "retention_days", "must be a whole number of days, 0 or more")
-        rows = []
-        if not self._never_synced():  # (nothing is made where there is no store)
-            with self._store.locked(), self._store.writing():
-                for name, table in self._store.tables().items():
-                    kept = st.state(table)
-                    # A table made before a setting of new tables came in gets it now
-                    # (its log checkpointed as a new one's is).
-                    wanted = st.created(name)["configuration"]
-                    held = table.metadata().configuration
-                    if any(held.get(key) != value for key, value in wanted.items()):
-                        table.alter.set_table_properties(
-                            wanted, raise_if_not_exists=False,
-                            commit_properties=st.commit_properties(kept))
-                    before = st.file_sizes(table)
-                    # Only files under half the target size are merged, a partition's
-                    # only when it holds several of them.
-                    done = table.optimize.compact(target_size=st.TARGET_FILE_BYTES // 2,
-                                                  writer_properties=st.writer(),
-                                                  commit_properties=st.commit_properties(kept))
-                    going = table.vacuum(retention_hours=retention_days * 24, dry_run=True,
-                                         enforce_retention_duration=False)
-                    sizes = table.to_pyarrow_dataset().filesystem.get_file_info(going)
-                    table.vacuum(retention_hours=retention_days * 24, dry_run=False,
-                                 enforce_retention_duration=False,
-                                 commit_properties=st.commit_properties(kept))
-                    after = st.file_sizes(table)
-                    rows.append({"table": name, "files_before": len(before),
-                                 "bytes_before": sum(before), "files_after": len(after),
-                                 "bytes_after": sum(after),
-                                 "files_compacted": int(done.get("numFilesRemoved", 0)),
-                                 "files_written": int(done.get("numFilesAdded", 0)),
-                                 "files_removed": len(going),
-                                 "bytes_removed": sum(max(0, f.size or 0) for f in sizes),
-                                 "version": table.version()})
-        return pd.DataFrame(rows, columns=[
-            "table", "files_before", "bytes_before", "files_after", "bytes_after",
-            "files_compacted", "files_written", "files_removed", "bytes_removed", "version"])
+        return maintained(self._store, retention_days, self._never_synced())

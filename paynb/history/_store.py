@@ -36,9 +36,8 @@ if TYPE_CHECKING:
     import pyarrow as pa
     from deltalake import DeltaTable
 
-__all__ = ["HistoryCorruptError", "HistoryError", "HistoryLockedError", "Store", "as_stored",
-           "default_path", "delta_types", "empty", "kind_of", "months",
-           "quoted", "state", "when"]
+__all__ = ["HistoryCorruptError", "HistoryError", "HistoryLockedError", "Store", "default_path",
+           "empty", "kind_of", "months", "quoted", "state", "when"]
 
 # On first use: the frames bring pandas and pyarrow, which a client (which imports the
 # history to know where its store is) does not need until a store is read or synced.
@@ -430,49 +429,13 @@ def with_unit(table: pa.Table, kind: str) -> pa.Table:
         {"comment": AMOUNT_UNIT_NOTE}), table.column(at))
 
 
-def delta_types(table: pa.Table) -> pa.Table:
-    """``table`` (from a frame, or an older store) as the tables hold it: times as UTC
-    instants in microseconds (a zone-less time is UTC), text plain, categories as their
-    text; without pandas' metadata."""
-    import pyarrow as pa
-
-    fields = []
-    for field in table.schema:
-        kind = field.type
-        if pa.types.is_dictionary(kind):
-            kind = kind.value_type
-        if pa.types.is_large_string(kind) or pa.types.is_null(kind):
-            kind = pa.string()
-        elif pa.types.is_timestamp(kind):
-            kind = pa.timestamp("us", tz="UTC")
-        fields.append(pa.field(field.name, kind))
-    # Not "safe": the service's times are to the millisecond, so nothing is lost.
-    return table.cast(pa.schema(fields), safe=False)
-
-
-def as_stored(frame: pd.DataFrame, json_columns: set[str] | None = None) -> pa.Table:
-    """``frame`` as the tables hold it (:func:`delta_types`); columns of objects (what the
-    service nests) as JSON text, their names added to ``json_columns``."""
-    import numpy as np
-    import pyarrow as pa
-
-    frame = frame.copy(deep=False)
-    frame.attrs = {}  # not stored (pandas would try to keep them as JSON)
-    for name in [n for n, dtype in frame.dtypes.items() if dtype == np.dtype(object)]:
-        if json_columns is not None:
-            json_columns.add(name)
-        frame[name] = pa.array([None if v is None or v != v else
-                                json.dumps(v, default=str, sort_keys=True)
-                                for v in frame[name]], pa.string())
-    return delta_types(pa.Table.from_pandas(frame, preserve_index=False))
-
-
 def empty(name: str) -> pa.Table:
     """No rows of table ``name``: a kind's (the columns its frames have, then paynb's and
     the partitions) or the events'."""
     if name == EVENTS:
         return event_rows("", "", [], [], [])
-    return item_rows(as_stored(frames.empty_frame(FRAME_KINDS[name])), name, "", [], [], [])
+    return item_rows(frames.as_stored(frames.empty_frame(FRAME_KINDS[name])), name, "", [],
+                     [], [])
 
 
 def event_rows(kind: str, company: str, ids: Any, statuses: Any, seen: Any) -> pa.Table:
@@ -489,9 +452,9 @@ def event_rows(kind: str, company: str, ids: Any, statuses: Any, seen: Any) -> p
 
 def item_rows(table: pa.Table, kind: str, company: str, orders: Any, hashes: Any,
               seen: Any) -> pa.Table:
-    """``table`` (items of ``kind`` as :func:`as_stored` gives them) with paynb's columns
-    (:data:`INTERNAL`: list places ``orders``, fingerprints ``hashes``, first sights
-    ``seen``) and the partitions (``company``, and the month of each item)."""
+    """``table`` (items of ``kind`` as :func:`paynb.frames.as_stored` gives them) with
+    paynb's columns (:data:`INTERNAL`: list places ``orders``, fingerprints ``hashes``,
+    first sights ``seen``) and the partitions (``company``, and the month of each item)."""
     import pyarrow as pa
 
     for name, values in (("_order", pa.array(orders, pa.int64())),

@@ -212,7 +212,7 @@ class _KindSync:
             seen.update(frame[self.id_field].dropna().tolist())
             if self.since is not None and len(frame):
                 frame = frame[self._from_since(frame)].reset_index(drop=True)
-            table = st.as_stored(frame, self.writer.json)
+            table = st.frames.as_stored(frame, self.writer.json)
             start = self.writer.next_order
             self.writer.stage(frame, table, np.arange(start, start + len(frame)),
                               fingerprints(table), new=np.ones(len(frame), dtype=bool),
@@ -286,7 +286,7 @@ class _KindSync:
         ids = frame[self.id_field]
         known = self.index.lookup(ids.tolist())
         stored = known.reindex(ids)
-        table = st.as_stored(frame, self.writer.json)
+        table = st.frames.as_stored(frame, self.writer.json)
         hashes = fingerprints(table)
         changed = stored["_hash"].isna().to_numpy() | (stored["_hash"].to_numpy() != hashes)
         held = ids.isin(known.index).to_numpy()

@@ -14,7 +14,7 @@ import pandas as pd
 import pytest
 from hypothesis import HealthCheck, given, settings
 
-from paynb import compliance
+from paynb import compliance, frames
 from paynb.history import History
 
 from . import test_grouped
@@ -49,7 +49,7 @@ def write_store(path: Path, items: pd.DataFrame) -> None:
     from paynb.history import _store as st
 
     for company, part in items.groupby("companyCode", observed=True):
-        rows = st.item_rows(st.as_stored(part.reset_index(drop=True)), "ach", str(company),
+        rows = st.item_rows(frames.as_stored(part.reset_index(drop=True)), "ach", str(company),
                             np.arange(len(part)), np.zeros(len(part), np.int64),
                             [dt.datetime(2026, 11, 21, tzinfo=dt.UTC)] * len(part))
         write_deltalake(str(path / "ach"), rows, mode="append",

@@ -15,8 +15,9 @@ import pandas as pd
 import pyarrow as pa
 import pytest
 
+from paynb.frames import as_stored
 from paynb.history._index import _PRIME, fingerprints
-from paynb.history._store import INTERNAL, KEY_COLUMN, as_stored
+from paynb.history._store import INTERNAL, KEY_COLUMN
 
 
 def column_by_column(table: pa.Table) -> np.ndarray:

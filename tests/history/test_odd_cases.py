@@ -20,6 +20,7 @@ import pytest
 import paynb
 from paynb import frames
 from paynb.errors import PaynbError, ValidationError
+from paynb.frames import _columns, _converters
 from paynb.history import History, HistoryCorruptError, HistoryLockedError
 from paynb.history import _sync as sync_module
 from paynb.history._store import Store
@@ -317,11 +318,11 @@ def test_frames_that_type_a_field_anew_still_give_the_list_frame(private, tmp_pa
     client.sync(path=tmp_path, kinds=["ach", "rcc"], progress=False)
 
     def zip_category(name, raw, ctx):
-        return {name: pd.Categorical(frames._strings(frames._get(raw, name, ctx)))}
+        return {name: pd.Categorical(_columns._strings(_converters._get(raw, name, ctx)))}
 
     schema = [(name, zip_category if name == "zip" else convert)
-              for name, convert in frames._SCHEMAS["ach"]]
-    monkeypatch.setitem(frames._SCHEMAS, "ach", schema)
+              for name, convert in _converters._SCHEMAS["ach"]]
+    monkeypatch.setitem(_converters._SCHEMAS, "ach", schema)
     live = client.ach.list(progress=False)
     assert isinstance(live["zip"].dtype, pd.CategoricalDtype)
     pd.testing.assert_frame_equal(client.history.ach(), live)
@@ -488,7 +489,7 @@ def test_files_of_a_grown_schema_are_read_by_name(tmp_path):
     import pyarrow as pa
     import pyarrow.parquet as pq
 
-    from paynb.history._reader import _one_schema
+    from paynb.history._sql import _one_schema
 
     pq.write_table(pa.table({"a": [1], "b": ["x"]}), tmp_path / "old.parquet")
     pq.write_table(pa.table({"a": [2], "b": ["y"]}), tmp_path / "same.parquet")
