@@ -61,17 +61,22 @@ def pytest_report_header(config: pytest.Config) -> str | None:
 #: Test files (or groups) that take a minute or more, started first when the suite runs
 #: in parallel, so that none of them is left alone at the end (measured with
 #: ``--durations``; an entry out of date costs time, never a result).
-_SLOW_FIRST = ("tests/test_docs.py", "tests/test_notebooks.py", "browser",
+_SLOW_FIRST = ("notebooks", "browser",
                "tests/reliability/test_api_fuzz.py", "tests/reliability/test_fault_runs.py",
                "tests/test_benchmarks_smoke.py")
+
+
+#: Files whose tests share a session fixture (``notebooks_run``): in one worker.
+_TOGETHER = {"tests/test_docs.py": "notebooks", "tests/test_notebooks.py": "notebooks"}
 
 
 def _group(nodeid: str) -> str:
     """Where a test runs in ``pytest -n N --dist loadgroup`` (``make test``): with the
     tests of its file (a file's module and class fixtures are made once, in one worker),
-    and the browser tests all in one worker (one JupyterLab and Chromium at a time)."""
+    the docs and notebook tests together (they share a run of the notebooks), and the
+    browser tests all in one worker (one JupyterLab and Chromium at a time)."""
     path = nodeid.split("::", 1)[0]
-    return "browser" if path.startswith("tests/browser/") else path
+    return "browser" if path.startswith("tests/browser/") else _TOGETHER.get(path, path)
 
 
 @pytest.hookimpl(optionalhook=True)
@@ -148,6 +153,15 @@ def postgres() -> Iterator[Any]:
         pytest.skip(f"no PostgreSQL server for the team journal tests: {reason}")
     with _postgres.start() as server:
         yield server
+
+
+@pytest.fixture(scope="session")
+def notebooks_run(tmp_path_factory: pytest.TempPathFactory) -> Any:
+    """Every notebook run once against a fresh sandbox (tests/_notebooks.py): judged by
+    tests/test_notebooks.py, rendered by tests/test_docs.py's build of the site."""
+    import _notebooks
+
+    return _notebooks.run(tmp_path_factory.mktemp("notebooks"))
 
 
 @pytest.fixture(params=["sqlite", "postgresql"])
