@@ -6,6 +6,10 @@ STAMP  := $(VENV)/.installed-stamp
 # JupyterLab); the dev install holds all of it, so it stamps the demo's too.
 DEMO_STAMP := $(VENV)/.installed-demo-stamp
 PYTEST_ARGS ?=
+# The suite on two processes (pytest-xdist), a file's tests together in one of them (the
+# groups of tests/conftest.py), the slow files first: `make test JOBS=1` runs it in one.
+JOBS ?= 2
+XDIST = $(if $(filter 1,$(JOBS)),,-n $(JOBS) --dist loadgroup)
 
 # The lowest versions pyproject.toml declares, in venvs of their own on the oldest Python
 # 3.11 at hand (Debian's, 3.11.2 on bookworm, where there is one): paynb with its sandbox,
@@ -77,12 +81,12 @@ lint: $(STAMP)
 # and never fails the build (the tests then skip and say why).
 test: lint
 	sh scripts/ensure_browser.sh $(PY)
-	$(PY) -m pytest $(PYTEST_ARGS)
+	$(PY) -m pytest $(XDIST) $(PYTEST_ARGS)
 
 # While working: everything but the full-size fault runs and fuzzing (marked long).
 test-quick: lint
 	sh scripts/ensure_browser.sh $(PY)
-	$(PY) -m pytest -m "not long" $(PYTEST_ARGS)
+	$(PY) -m pytest $(XDIST) -m "not long" $(PYTEST_ARGS)
 
 # The lowest declared versions (above): CI (.ci/run) runs it after `make test`, apart,
 # so that the suite itself keeps within its 15 minutes.
@@ -95,7 +99,7 @@ test-oldest: $(OLDEST_STAMP) $(HISTORY_STAMP)
 	$(HISTORY_VENV)/bin/python -m pytest -m "not long" $(HISTORY_TESTS) $(PYTEST_ARGS)
 
 test-long: $(STAMP)
-	$(PY) -m pytest -m long $(PYTEST_ARGS)
+	$(PY) -m pytest $(XDIST) -m long $(PYTEST_ARGS)
 
 docs: $(STAMP)
 	$(VENV)/bin/mkdocs build --strict

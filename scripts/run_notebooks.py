@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import copy
 import json
 import os
 import re
@@ -221,12 +222,20 @@ def execute_all(paths: Sequence[Path], out_dir: Path, *,
 
     Raises the first failure, naming its notebook.
     """
-    out_dir.mkdir(parents=True, exist_ok=True)
-    written = []
     with tempfile.TemporaryDirectory(prefix="paynb-notebooks-") as tmp:
         workdir = Path(tmp)
         with fresh_sandbox(workdir, seed_items=seed_items) as env:
             results = execute_many(paths, env=env, cwd=workdir)
+    return write_for_docs(results, out_dir)
+
+
+def write_for_docs(results: dict[Path, nbformat.NotebookNode | Exception], out_dir: Path
+                   ) -> list[Path]:
+    """Write copies fit for the docs of :func:`execute_many`'s ``results`` to ``out_dir``
+    (the notebooks given are left as they are). Raises the first failure, naming its
+    notebook."""
+    out_dir.mkdir(parents=True, exist_ok=True)
+    written = []
     for path, result in results.items():
         if isinstance(result, Exception):
             raise RuntimeError(f"{path.name} failed") from result
@@ -234,7 +243,7 @@ def execute_all(paths: Sequence[Path], out_dir: Path, *,
         if problem:
             raise RuntimeError(f"{path.name}: {problem}")
         target = out_dir / path.name
-        nbformat.write(for_docs(drop_unseen_widgets(result)), target)
+        nbformat.write(for_docs(drop_unseen_widgets(copy.deepcopy(result))), target)
         written.append(target)
     return written
 

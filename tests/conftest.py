@@ -58,11 +58,53 @@ def pytest_report_header(config: pytest.Config) -> str | None:
     return f"paynb: the wall clock moved to {_moments.moment(name).isoformat()}" if name else None
 
 
-def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
-    """Turn the ``guards_unchecked`` mark into its one warning filter."""
+#: Test files (or groups) that take a minute or more, started first when the suite runs
+#: in parallel, so that none of them is left alone at the end (measured with
+#: ``--durations``; an entry out of date costs time, never a result).
+_SLOW_FIRST = ("notebooks", "browser",
+               "tests/reliability/test_api_fuzz.py", "tests/reliability/test_fault_runs.py",
+               "tests/test_benchmarks_smoke.py")
+
+
+#: Files whose tests share a session fixture (``notebooks_run``): in one worker.
+_TOGETHER = {"tests/test_docs.py": "notebooks", "tests/test_notebooks.py": "notebooks"}
+
+
+def _group(nodeid: str) -> str:
+    """Where a test runs in ``pytest -n N --dist loadgroup`` (``make test``): with the
+    tests of its file (a file's module and class fixtures are made once, in one worker),
+    the docs and notebook tests together (they share a run of the notebooks), and the
+    browser tests all in one worker (one JupyterLab and Chromium at a time)."""
+    path = nodeid.split("::", 1)[0]
+    return "browser" if path.startswith("tests/browser/") else _TOGETHER.get(path, path)
+
+
+@pytest.hookimpl(optionalhook=True)
+def pytest_xdist_make_scheduler(config: pytest.Config, log: Any) -> Any:
+    """``--dist loadgroup`` by :func:`_group`, in the order the workers collected (slow
+    files first). Not by ``xdist_group`` marks: pytest-xdist 3.8 groups them by rewriting
+    a test's ``_nodeid``, which pytest 9.2's nodeid no longer reads."""
+    if config.getvalue("dist") != "loadgroup":
+        return None
+    from xdist.scheduler import LoadScopeScheduling
+
+    class Grouped(LoadScopeScheduling):
+        def _split_scope(self, nodeid: str) -> str:
+            return _group(nodeid)
+
+    config.option.loadscopereorder = False
+    return Grouped(config, log)
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """Turn the ``guards_unchecked`` mark into its one warning filter; in a worker of
+    ``pytest -n N`` put the slow files first (:data:`_SLOW_FIRST`), each file's order kept."""
     for item in items:
         if item.get_closest_marker("guards_unchecked"):
             item.add_marker(pytest.mark.filterwarnings(_GUARDS_UNCHECKED))
+    if hasattr(config, "workerinput"):
+        rank = {group: position for position, group in enumerate(_SLOW_FIRST)}
+        items.sort(key=lambda item: rank.get(_group(item.nodeid), len(rank)))
 
 
 @pytest.fixture(autouse=True)
@@ -111,6 +153,15 @@ def postgres() -> Iterator[Any]:
         pytest.skip(f"no PostgreSQL server for the team journal tests: {reason}")
     with _postgres.start() as server:
         yield server
+
+
+@pytest.fixture(scope="session")
+def notebooks_run(tmp_path_factory: pytest.TempPathFactory) -> Any:
+    """Every notebook run once against a fresh sandbox (tests/_notebooks.py): judged by
+    tests/test_notebooks.py, rendered by tests/test_docs.py's build of the site."""
+    import _notebooks
+
+    return _notebooks.run(tmp_path_factory.mktemp("notebooks"))
 
 
 @pytest.fixture(params=["sqlite", "postgresql"])

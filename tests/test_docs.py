@@ -8,12 +8,14 @@ import re
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
+from _notebooks import run_notebooks
 
 ROOT = Path(__file__).resolve().parent.parent
 
-# The build executes the five notebooks against a fresh sandbox: minutes on a busy machine.
+# The session's run of the notebooks, then the build: minutes on a busy machine.
 pytestmark = pytest.mark.timeout(900)
 
 _ITEMS = ["list", "get", "changes", "submit", "submit_many", "check_many", "void", "void_many",
@@ -82,9 +84,13 @@ PAGES = ["getting-started", "real-service", "client", "forms", "plots", "sandbox
 
 
 @pytest.fixture(scope="module")
-def site(tmp_path_factory: pytest.TempPathFactory) -> Path:
+def site(tmp_path_factory: pytest.TempPathFactory, notebooks_run: Any) -> Path:
+    """The site built as ``make docs`` builds it, from the session's run of the notebooks
+    (tests/_notebooks.py; ``PAYNB_DOCS_NOTEBOOKS``) rather than a run of its own."""
     out = tmp_path_factory.mktemp("site")
-    env = dict(os.environ, NO_MKDOCS_2_WARNING="1",
+    executed = tmp_path_factory.mktemp("notebooks-for-docs")
+    run_notebooks.write_for_docs(notebooks_run.executed, executed)
+    env = dict(os.environ, NO_MKDOCS_2_WARNING="1", PAYNB_DOCS_NOTEBOOKS=str(executed),
                # Any attempt to reach the internet fails: the build must not need it.
                HTTP_PROXY="http://127.0.0.1:9", HTTPS_PROXY="http://127.0.0.1:9",
                NO_PROXY="127.0.0.1,localhost")

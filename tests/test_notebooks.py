@@ -1,30 +1,24 @@
 """Every notebook runs top to bottom against a fresh sandbox, and is stored without outputs.
 
 The kernels are the venv's ``python3`` kernel; ``paynb.connect()`` in them reaches a
-sandbox served for this module (never the user's demo sandbox, profile or journal), see
-``scripts/run_notebooks.py``.
+sandbox served for the run (never the user's demo sandbox, profile or journal), see
+``scripts/run_notebooks.py``. The run is the session's (``notebooks_run``,
+tests/_notebooks.py), which tests/test_docs.py builds the site from.
 """
 
 from __future__ import annotations
 
-import importlib.util
 import json
 import re
-import types
 from pathlib import Path
-from typing import Any
 
 import nbformat
 import pytest
+from _notebooks import run_notebooks
 
 from paynb.sandbox import DEMO_CREDENTIALS, DEMO_ITEMS
 
 ROOT = Path(__file__).resolve().parent.parent
-_spec = importlib.util.spec_from_file_location("run_notebooks",
-                                               ROOT / "scripts" / "run_notebooks.py")
-assert _spec and _spec.loader
-run_notebooks = importlib.util.module_from_spec(_spec)
-_spec.loader.exec_module(run_notebooks)
 
 EXPECTED = [
     "01_quickstart.ipynb",
@@ -41,9 +35,6 @@ EXPECTED = [
 NOTEBOOKS = run_notebooks.notebook_paths()
 # A kernel start and a sandbox seeding each take a while on a busy machine.
 pytestmark = pytest.mark.timeout(600)
-
-#: Small, so the module stays fast; still enough returns and NOCs for every cell to work.
-SEED_ITEMS = 1000
 
 
 def test_the_notebooks_are_there():
@@ -63,37 +54,8 @@ def test_stored_without_outputs(path: Path):
     assert len(prose) >= len(code) // 2, "each step needs prose saying what and why"
 
 
-#: What drives a sandbox rather than uses it (the simulation calls: a forced status, a
-#: NOC, the clock moved): a notebook does that only to a sandbox it serves itself.
-SIMULATIONS = ("force_status", "create_noc", "advance_clock")
-
-
 @pytest.fixture(scope="module")
-def notebooks_run(tmp_path_factory: pytest.TempPathFactory) -> types.SimpleNamespace:
-    """Every notebook run once against one fresh sandbox (a few at a time, for speed), as
-    the long-running sandbox a user's environment gives (announced by PAYNB_SANDBOX_FILE),
-    with the simulation calls made to it recorded; each kernel with a temporary folder
-    of its own."""
-    workdir = tmp_path_factory.mktemp("notebooks")
-    simulated: list[tuple[str, tuple[Any, ...]]] = []
-    with run_notebooks.served_sandbox(workdir, seed_items=SEED_ITEMS) as (sb, env):
-        for name in SIMULATIONS:
-            setattr(sb.store, name, _recording(getattr(sb.store, name), name, simulated))
-        executed = run_notebooks.execute_many(NOTEBOOKS, env=env, cwd=workdir)
-    return types.SimpleNamespace(executed=executed, workdir=workdir, simulated=simulated)
-
-
-def _recording(call: Any, name: str, calls: list[tuple[str, tuple[Any, ...]]]) -> Any:
-    """``call``, which first notes its ``name`` and arguments in ``calls``."""
-    def recorded(*args: Any, **kwargs: Any) -> Any:
-        calls.append((name, args))
-        return call(*args, **kwargs)
-
-    return recorded
-
-
-@pytest.fixture(scope="module")
-def executed(notebooks_run: types.SimpleNamespace):
+def executed(notebooks_run):
     return notebooks_run.executed
 
 

@@ -431,8 +431,11 @@ def test_a_mark_made_by_another_process_shows_in_this_ledger(sb: Any, tmp_path: 
                                      corrected_data="37")
         before = here.nocs.obligations(progress=False)
         assert before.loc[before["nocId"] == noc["nocId"], "state"].item() == "open"
+        # The other process at this one's time: under ``--moment`` its own clock would be
+        # today's, and a mark made after this process's now is not applied yet.
         child = (
-            "import sys\n"
+            "import sys, time_machine\n"
+            "time_machine.travel(sys.argv[4], tick=True).start()\n"
             "from paynb.sandbox.server import Sandbox\n"
             "handle = Sandbox(sys.argv[1])\n"
             "with handle.connect(journal=sys.argv[2]) as other:\n"
@@ -440,7 +443,8 @@ def test_a_mark_made_by_another_process_shows_in_this_ledger(sb: Any, tmp_path: 
             "    print(mark['already'])\n")
         for expected in ("False", "True"):
             done = subprocess.run([sys.executable, "-c", child, sb.base_url, str(journal),
-                                   str(noc["nocId"])], capture_output=True, text=True,
+                                   str(noc["nocId"]), dt.datetime.now(dt.UTC).isoformat()],
+                                  capture_output=True, text=True,
                                   timeout=120, check=True)
             assert done.stdout.strip() == expected
         mine = here.nocs.apply(noc["nocId"], by="ana")

@@ -9,6 +9,8 @@ from collections.abc import Iterator
 from typing import Any
 from urllib.parse import urlsplit
 
+import pytest
+
 from paynb.client import Client
 from paynb.config import Credentials
 
@@ -87,11 +89,27 @@ def spied_client(sb: Any, **options: Any) -> Iterator[tuple[Client, WireSpy]]:
         client.close()
 
 
-def pytest_terminal_summary(terminalreporter: Any) -> None:
-    """Repeat the counts of the fault runs at the end of the pytest output."""
+#: The name under which a test's fault-run lines travel in its report (from a worker of
+#: ``pytest -n N`` to the process that prints the summary, too).
+_PROPERTY = "paynb fault run"
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) -> Any:
+    """Hand the fault-run lines the test wrote (faultrun.REPORTS) to its report."""
     from .faultrun import REPORTS
 
-    if REPORTS:
+    report = yield
+    report.user_properties.extend((_PROPERTY, line) for line in REPORTS)
+    REPORTS.clear()
+    return report
+
+
+def pytest_terminal_summary(terminalreporter: Any) -> None:
+    """Repeat the counts of the fault runs at the end of the pytest output."""
+    lines = [value for reports in terminalreporter.stats.values() for report in reports
+             for name, value in getattr(report, "user_properties", ()) if name == _PROPERTY]
+    if lines:
         terminalreporter.section("paynb fault runs")
-        for line in REPORTS:
+        for line in lines:
             terminalreporter.write_line(line)
