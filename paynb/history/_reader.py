@@ -519,10 +519,15 @@ class History:
 
         with self._connect(as_of) as connection:
             answer = connection.sql(query)  # None for a statement that answers nothing
-            return arrow_frame(pa.table({}) if answer is None else st.gathered(
-                answer.fetch_arrow_reader(), f"the answer of history.sql() of {self.path}",
+            if answer is None:
+                return arrow_frame(pa.table({}))
+            # DuckDB 2 names the reader to_arrow_reader (fetch_arrow_reader deprecated);
+            # the 1.2 paynb allows has only fetch_arrow_reader.
+            reader = getattr(answer, "to_arrow_reader", None) or answer.fetch_arrow_reader
+            return arrow_frame(st.gathered(
+                reader(), f"the answer of history.sql() of {self.path}",
                 "select fewer columns or rows, aggregate in the query, or stream the "
-                "answer: history.connect() (its .sql(query).fetch_arrow_reader()) or "
+                "answer: history.connect() (its .sql(query) as Arrow batches) or "
                 "history.scan(kind) (docs/history.md, 'Bigger than memory')"))
 
     def connect(self, *, as_of: Any = None) -> Any:
