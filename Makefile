@@ -53,7 +53,7 @@ define oldest_venv
 	$(1)/bin/uv pip install --quiet --python $(1)/bin/python -r $(1)/lowest.txt
 	$(1)/bin/uv pip install --quiet --python $(1)/bin/python --no-deps -e .
 	$(1)/bin/uv pip install --quiet --python $(1)/bin/python -c $(1)/lowest.txt \
-		pytest pytest-timeout hypothesis time-machine responses
+		pytest pytest-timeout pytest-xdist hypothesis time-machine responses
 	touch $(1)/.installed-stamp
 endef
 
@@ -95,8 +95,8 @@ test-oldest: $(OLDEST_STAMP) $(HISTORY_STAMP)
 		from importlib.metadata import version as v; print(sys.argv[1] + ": Python", \
 		platform.python_version(), *(n + " " + v(n) for n in sys.argv[2:]))' $$venv pandas \
 		pyarrow numpy pydantic matplotlib ipywidgets || exit 1; done
-	$(OLDEST_VENV)/bin/python -m pytest -m "not long" $(OLDEST_TESTS) $(PYTEST_ARGS)
-	$(HISTORY_VENV)/bin/python -m pytest -m "not long" $(HISTORY_TESTS) $(PYTEST_ARGS)
+	$(OLDEST_VENV)/bin/python -m pytest $(XDIST) -m "not long" $(OLDEST_TESTS) $(PYTEST_ARGS)
+	$(HISTORY_VENV)/bin/python -m pytest $(XDIST) -m "not long" $(HISTORY_TESTS) $(PYTEST_ARGS)
 
 test-long: $(STAMP)
 	$(PY) -m pytest $(XDIST) -m long $(PYTEST_ARGS)

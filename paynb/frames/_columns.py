@@ -472,7 +472,9 @@ def _categorical(name: str, values: Sequence[Any], known: Sequence[str],
         # Text (the usual case): Arrow finds the distinct values without Python objects.
         encoded = pc.dictionary_encode(text)
         if isinstance(encoded, pa.ChunkedArray):  # (one dictionary for every chunk)
-            encoded = encoded.combine_chunks()
+            # pyarrow 21 cannot combine zero chunks of a dictionary (an empty read).
+            encoded = encoded.combine_chunks() if encoded.num_chunks else \
+                pc.dictionary_encode(pa.array([], text.type))
         positions = encoded.indices.fill_null(-1).to_numpy(zero_copy_only=False)
         uniques: Any = encoded.dictionary.to_pylist()
     else:
