@@ -16,7 +16,7 @@ from paynb._coerce import STATUS_BY_NAME
 from paynb.codes import INSTANT_STATUSES, STATUS_NAMES, STATUS_ORDER
 from paynb.errors import ValidationError
 
-__all__ = ["backwards", "http_url", "positive_int", "seconds", "status_codes", "text"]
+__all__ = ["backwards", "flag", "http_url", "positive_int", "seconds", "status_codes", "text"]
 
 
 def text(value: Any, argument: str) -> str:
@@ -25,6 +25,13 @@ def text(value: Any, argument: str) -> str:
     if not isinstance(value, str) or not value.strip():
         raise ValidationError.for_argument(argument, "must be a non-empty string")
     return value.strip()
+
+
+def flag(value: Any, argument: str) -> bool:
+    """``value`` when it is ``True`` or ``False``; else an error naming ``argument``."""
+    if not isinstance(value, bool):
+        raise ValidationError.for_argument(argument, "must be True or False")
+    return value
 
 
 def http_url(value: Any, argument: str) -> str:

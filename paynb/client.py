@@ -28,7 +28,7 @@ from typing import TYPE_CHECKING, Any, Generic, TypeVar, overload
 import requests
 
 from paynb import config, sandbox
-from paynb._args import http_url, positive_int, seconds, text
+from paynb._args import flag, http_url, positive_int, seconds, text
 from paynb._redact import shown_url, url_host
 from paynb._warn import user_stacklevel
 from paynb.auth import PasswordAuth
@@ -246,8 +246,7 @@ class Client(_KeywordsOnly):
         page_size = positive_int(page_size, "page_size")
         max_workers = positive_int(max_workers, "max_workers")
         max_retries = positive_int(max_retries, "max_retries", minimum=0)
-        if not isinstance(mask, bool):
-            raise ValidationError.for_argument("mask", "must be True or False")
+        mask = flag(mask, "mask")
         user = text(user, "user") if user is not None else current_user()
         policy = _dual_control(dual_control)
         name = text(environment, "environment") if environment is not None else "custom"

@@ -2,7 +2,8 @@
 
 A rule that counts banking days or months can hold on the day a test was written and
 fail on most others; each moment here is a day that has broken such code somewhere:
-a Monday (the weekend just behind), a Friday before a Monday holiday, a Saturday,
+a Monday (the weekend just behind), the same Monday in the evening (the day's
+cut-off passed: no seeded item waits any more), a Friday before a Monday holiday, a Saturday,
 Thanksgiving, Christmas Eve late in the evening (23:50 UTC: already the next day in
 some places, a holiday the next morning), and a month far from the one the suite was
 written in.
@@ -18,6 +19,7 @@ UTC = dt.UTC
 
 MOMENTS = {
     "monday": dt.datetime(2026, 12, 7, 10, 0, tzinfo=UTC),
+    "monday-evening": dt.datetime(2026, 12, 7, 21, 30, tzinfo=UTC),
     "friday-before-mlk": dt.datetime(2027, 1, 15, 16, 0, tzinfo=UTC),
     "saturday": dt.datetime(2026, 12, 5, 12, 0, tzinfo=UTC),
     "thanksgiving": dt.datetime(2026, 11, 26, 15, 0, tzinfo=UTC),

@@ -7,7 +7,7 @@ import warnings
 from collections.abc import Iterable, Mapping
 from typing import TYPE_CHECKING, Any
 
-from paynb._args import status_codes
+from paynb._args import flag, status_codes
 from paynb._attrs import HISTORY
 from paynb._coerce import arrow_frame
 from paynb._pandas_compat import string_dtype
@@ -99,8 +99,7 @@ class History:
         if not isinstance(path, str | os.PathLike):
             raise ValidationError.for_argument(
                 "path", "must be the folder or URI of a history store")
-        if not isinstance(mask, bool):
-            raise ValidationError.for_argument("mask", "must be True or False")
+        flag(mask, "mask")
         if company is not None and (not isinstance(company, str) or not company.strip()):
             raise ValidationError.for_argument("company", "must be a company code or None")
         st.need_extra()

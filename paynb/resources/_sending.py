@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from decimal import Decimal
 from typing import TYPE_CHECKING, Any, NamedTuple, TypeVar
 
-from paynb._args import positive_int
+from paynb._args import flag, positive_int
 from paynb._coerce import missing, parse_decimal
 from paynb._warn import user_stacklevel
 from paynb.auth import TOKEN_REQUEST
@@ -287,10 +287,7 @@ class Sender:
         from the journal, sent exactly as prepared (with the fields the approver gives,
         ``given``: argument -> value or ``None``). See :meth:`paynb.Client.approve`."""
         approval_id = positive_int(approval_id, "approval_id")
-        for flag, value in (("new_authorization", new_authorization),
-                            ("allow_duplicate", allow_duplicate)):
-            if not isinstance(value, bool):
-                raise ValidationError.for_argument(flag, "must be True or False")
+        flag(new_authorization, "new_authorization"), flag(allow_duplicate, "allow_duplicate")
         journal = self.context.require_journal()
         user, company, kind = self.context.user, self.context.company_code, self.kind.kind
         found, request = journal.approvals.peek(approval_id)
