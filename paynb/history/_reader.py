@@ -44,14 +44,17 @@ def _first_entry(table: Any) -> tuple[int, int] | None:
     return found.st_ino, found.st_mtime_ns
 
 
+#: Runs of list places up to which a read's rows are put in order by slicing.
+RUNS_SLICED = 1024
 
 
 def _in_order(table: pa.Table) -> pa.Table:
     """``table``'s rows in the lists' order: by company, then each company's list place
-    (``_order``, from 0 in each). Each file holds a run of one company's places, so the
-    runs are sliced (no copy), not every column gathered row by row; ordering by
-    ``_order`` alone would interleave the companies and make each row a slice of its own
-    (a million items: minutes and gigabytes)."""
+    (``_order``, from 0 in each). Where the files hold long runs of places, the runs are
+    sliced (no copy); where they do not (a month's file holding places spread over the
+    months around it, an old version), the rows are gathered a column at a time: slices
+    of one row or a few (two companies interleaved by ``_order`` alone, such files) cost
+    minutes and gigabytes at a million items."""
     import numpy as np
     import pyarrow as pa
     import pyarrow.compute as pc
@@ -69,8 +72,18 @@ def _in_order(table: pa.Table) -> pa.Table:
     breaks = np.flatnonzero(np.diff(order) != 1) + 1
     if not len(breaks):  # (in order already)
         return table
-    return pa.concat_tables([table.slice(int(order[a]), int(b - a)) for a, b in zip(
-        np.concatenate([[0], breaks]), np.concatenate([breaks, [len(order)]]), strict=True)])
+    if len(breaks) < RUNS_SLICED:
+        return pa.concat_tables([table.slice(int(order[a]), int(b - a)) for a, b in zip(
+            np.concatenate([[0], breaks]), np.concatenate([breaks, [len(order)]]),
+            strict=True)])
+    # One column gathered at a time, the read one let go as soon as its copy is made:
+    # the peak is the table and one column, not two tables.
+    schema, columns = table.schema, table.columns
+    del table
+    for at, column in enumerate(columns):
+        columns[at] = column.take(order)
+        del column
+    return pa.Table.from_arrays(columns, schema=schema)
 
 
 class History:

@@ -202,3 +202,29 @@ def test_syncs_say_nothing_of_pandas_4(private, tmp_path):
         client.sync(progress=False)
         client.sync(kinds="ach", rebuild=True, progress=False)
         client.history.ach()
+
+
+@pytest.mark.parametrize("files", [4, 4_000])
+def test_rows_come_back_in_list_order_whatever_the_files_hold(files):
+    """Files holding long runs of list places are sliced (no copy); files whose places
+    interleave (a month's file holding places spread over its neighbours', an old
+    version) are gathered a column at a time, not cut into a slice a row."""
+    import numpy as np
+    import pyarrow as pa
+
+    from paynb.history._reader import RUNS_SLICED, _in_order
+
+    rows = 20_000
+    places = np.arange(rows)
+    companies = np.where(places % 5 == 0, "DEMO2", "DEMO1")
+    # Each "file" a chunk: long runs (4 files) or places dealt out to 4,000 files in turn.
+    chunks = np.array_split(places, files) if files < 10 else [
+        places[start::files] for start in range(files)]
+    table = pa.Table.from_batches([pa.record_batch({
+        "company": companies[chunk], "_order": chunk, "amount": chunk * 100})
+        for chunk in chunks])
+    ordered = _in_order(table)
+    expected = table.sort_by([("company", "ascending"), ("_order", "ascending")])
+    assert ordered.to_pydict() == expected.to_pydict()
+    runs = ordered.column("amount").num_chunks
+    assert runs <= files + 2 if files < RUNS_SLICED else runs == 1
