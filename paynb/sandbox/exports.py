@@ -1,8 +1,6 @@
-"""The sandbox's exports: the records of a list as the csv, json or xlsx document the
-service's ``/export`` endpoints answer with.
-
-Every cell holds what the JSON holds: times as their ISO text, numbers as numbers, an
-object (``iatAddenda``) as its JSON text, never a formula.
+"""The sandbox's exports: a list's records as the csv, json or xlsx document of the
+service's ``/export`` endpoints. Every cell holds what the JSON holds: times as their ISO
+text, numbers as numbers, an object (``iatAddenda``) as its JSON text, never a formula.
 """
 
 from __future__ import annotations

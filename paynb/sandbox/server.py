@@ -22,17 +22,8 @@ from paynb.errors import ValidationError
 from paynb.sandbox.faults import Faults, FaultSettings
 from paynb.sandbox.simulate import Simulator
 
-__all__ = [
-    "DEMO_CREDENTIALS",
-    "DEMO_ITEMS",
-    "Credentials",
-    "Sandbox",
-    "default_db_path",
-    "discovery_path",
-    "ensure_running",
-    "register_client",
-    "serve",
-]
+__all__ = ["DEMO_CREDENTIALS", "DEMO_ITEMS", "Credentials", "Sandbox", "default_db_path",
+           "discovery_path", "ensure_running", "register_client", "serve"]
 
 logger = logging.getLogger("paynb.sandbox")
 
@@ -237,27 +228,20 @@ def serve(*, host: str = "127.0.0.1", port: int = 0, db: str | os.PathLike[str] 
                    _store=store)
 
 
-# -- the shared demo sandbox -----------------------------------------------------------
-
-
 def discovery_path() -> Path:
     """Where a running demo sandbox announces itself (``PAYNB_SANDBOX_FILE`` overrides)."""
-    override = os.environ.get("PAYNB_SANDBOX_FILE")
-    if override:
-        return Path(override)
     import platformdirs
 
-    return Path(platformdirs.user_cache_dir("paynb")) / "sandbox.json"
+    return Path(os.environ.get("PAYNB_SANDBOX_FILE")
+                or Path(platformdirs.user_cache_dir("paynb")) / "sandbox.json")
 
 
 def default_db_path() -> Path:
     """The demo sandbox's SQLite file (``PAYNB_SANDBOX_DB`` overrides)."""
-    override = os.environ.get("PAYNB_SANDBOX_DB")
-    if override:
-        return Path(override)
     import platformdirs
 
-    return Path(platformdirs.user_data_dir("paynb")) / "sandbox.sqlite3"
+    return Path(os.environ.get("PAYNB_SANDBOX_DB")
+                or Path(platformdirs.user_data_dir("paynb")) / "sandbox.sqlite3")
 
 
 def announce(sandbox: Sandbox) -> None:
