@@ -83,10 +83,9 @@ def create_app(store: Store, *, config: AppConfig | None = None,
 
 
 class SignMiddleware:
-    """ASGI middleware that names the sandbox in every answer it gives, faults included:
-    ``X-Paynb-Sandbox: 1`` and the sandbox clock in ``X-Paynb-Sandbox-Time``
-    (:mod:`paynb._sign`). The real service sends neither, so a client that reached the
-    sandbox by its URL knows it is the sandbox and reads the sandbox's clock."""
+    """ASGI middleware that names the sandbox in every answer, faults included (the real
+    service sends neither): ``X-Paynb-Sandbox: 1`` and the sandbox clock in
+    ``X-Paynb-Sandbox-Time`` (:mod:`paynb._sign`), which a client reads."""
 
     def __init__(self, app: Any, store: Store) -> None:
         self.app = app

@@ -32,16 +32,10 @@ def document(kind: Kind, records: list[dict[str, Any]], filetype: str) -> bytes:
         writer.writerow(names)
         writer.writerows([r[n] for n in names] for r in records)
         return out.getvalue().encode("utf-8")
-    return _xlsx(kind.name, names, records)
-
-
-def _xlsx(title: str, names: list[str], records: list[dict[str, Any]]) -> bytes:
-    """The records as a one-sheet workbook with a plain header row, written by paynb's
-    Arrow-to-xlsx writer (Rust, constant memory)."""
+    # One sheet with a plain header row, by paynb's Arrow-to-xlsx writer (constant memory).
     import pyarrow as pa
 
-    table = pa.table({name: pa.array([record[name] for record in records])
-                      for name in names})
-    out = io.BytesIO()
-    write_workbook(out, {title: Sheet(table)}, header=False)
-    return out.getvalue()
+    table = pa.table({name: pa.array([record[name] for record in records]) for name in names})
+    book = io.BytesIO()
+    write_workbook(book, {kind.name: Sheet(table)}, header=False)
+    return book.getvalue()

@@ -46,8 +46,7 @@ class FaultSettings:
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> FaultSettings:
         """Settings from a mapping; unknown keys or bad values raise ``ValueError``."""
-        known = {f.name for f in fields(cls)}
-        unknown = set(data) - known
+        unknown = set(data) - {f.name for f in fields(cls)}
         if unknown:
             raise ValueError(f"unknown fault settings: {', '.join(sorted(unknown))}")
         # The simulation endpoint parses JSON numbers as Decimal: rates like 0.1 arrive so.
@@ -89,10 +88,7 @@ class Faults:
             seed: int | None = None) -> None:
         """Replace the settings of one or both directions (and reseed the draws)."""
         with self._lock:
-            if reads is not None:
-                self.reads = reads
-            if writes is not None:
-                self.writes = writes
+            self.reads, self.writes = reads or self.reads, writes or self.writes
             if seed is not None:
                 self._random.seed(seed)
 

@@ -212,9 +212,8 @@ class Fates:
     def rows(self, ids: np.ndarray) -> list[tuple[Any, ...]]:
         """``(status, at, code, message, id)`` of the items that have a fate."""
         chosen = np.flatnonzero(self.status != "")
-        return list(zip(self.status[chosen].tolist(), self.at[chosen].tolist(),
-                        self.code[chosen].tolist(), self.message[chosen].tolist(),
-                        ids[chosen].tolist(), strict=True))
+        return list(zip(*(column[chosen].tolist() for column in (
+            self.status, self.at, self.code, self.message, ids)), strict=True))
 
 
 def _event_at(config: Config, days: np.ndarray, u: np.ndarray) -> np.ndarray:
@@ -224,8 +223,7 @@ def _event_at(config: Config, days: np.ndarray, u: np.ndarray) -> np.ndarray:
 def _return_days(config: Config, settle: np.ndarray, extended: np.ndarray,
                  u: np.ndarray) -> np.ndarray:
     """Banking days of returns: 1, 2... banking days after settlement by the configured
-    shares; those with the extended time frame 1 to 60 calendar days after, on or before
-    a banking day."""
+    shares; of the extended time frame 1 to 60 calendar days after, rolled back to one."""
     settle_day = _days(settle)
     edges = np.cumsum(config.return_day_shares) / sum(config.return_day_shares)
     steps = 1 + np.minimum(np.searchsorted(edges, u, side="right"), len(edges) - 1)

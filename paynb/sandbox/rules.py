@@ -102,10 +102,7 @@ _UNKNOWN_CARD = CardRoute((), "Unknown", False, False, 0)
 
 def card_route(card_number: str) -> CardRoute:
     """The route-check answer for a (valid) card number."""
-    for route in CARD_RANGES:
-        if card_number.startswith(route.prefixes):
-            return route
-    return _UNKNOWN_CARD
+    return next((r for r in CARD_RANGES if card_number.startswith(r.prefixes)), _UNKNOWN_CARD)
 
 
 def token_route(token_id: str) -> CardRoute:

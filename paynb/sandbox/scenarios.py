@@ -15,7 +15,7 @@ from typing import Any
 import numpy as np
 
 from paynb.calendar import BUSDAY_CALENDAR
-from paynb.codes import NOC_CODES, RETURN_CODES
+from paynb.codes import RETURN_CODES
 from paynb.sandbox import items, processing
 from paynb.sandbox.queries import ListQuery
 from paynb.sandbox.store import Store
@@ -29,8 +29,7 @@ COMPANY = "DEMO1"
 @dataclass(frozen=True)
 class Attempt:
     """One entry to the scenario's account: sent ``sent`` banking days before the demo's
-    banking day (see :func:`add`), returned with ``code`` ``returned`` banking days after
-    settlement."""
+    banking day (:func:`add`), returned with ``code`` ``returned`` banking days after."""
 
     sent: int
     code: str | None = None
@@ -112,10 +111,11 @@ def add(store: Store, today: int) -> None:
             builds.append(_build(scenario, number, attempt, _busday(anchor, -attempt.sent),
                                  config))
         if scenario.noc:
-            nocs.append((len(builds) - 1, scenario, _busday(anchor, -scenario.noc[2])))
+            nocs.append((len(builds) - 1, *scenario.noc))
     records = store.insert("ach", COMPANY, builds)
-    store.insert("noc", COMPANY, [_noc(records[i], scenario, day, config)
-                                  for i, scenario, day in nocs])
+    for i, code, corrected, ago in nocs:
+        store.create_noc(COMPANY, records[i]["achItemId"], code, corrected_data=corrected,
+                         at=_busday(anchor, -ago) + config.event_hour_ms)
 
 
 def describe(store: Store) -> list[dict[str, Any]]:
@@ -177,19 +177,6 @@ def _build(scenario: Scenario, number: int, attempt: Attempt, send_day: int,
                        returnFileName=f"RET_{COMPANY}_{_stamp(returned)}.ach",
                        returnReportFileName=f"RETRPT_{COMPANY}_{_stamp(returned)}.csv")
         return row
-
-    return build
-
-
-def _noc(record: dict[str, Any], scenario: Scenario, day: int,
-         config: processing.Config) -> items.Build:
-    code, corrected, _ = scenario.noc  # type: ignore[misc]
-
-    def build(noc_id: int, seq: int) -> dict[str, Any]:
-        return {"nocId": noc_id, "achItemId": record["achItemId"],
-                "yourReferenceNumber": record["yourReferenceNumber"], "changeCode": code,
-                "changeReason": NOC_CODES[code], "correctedData": corrected,
-                "nocDate": day + config.event_hour_ms}
 
     return build
 

@@ -286,10 +286,10 @@ _RTP_COLUMNS = (
     "statusDescription", "receivedDateTime", "completedDateTime",
     "requestReturnReceivedDateTime", "requestReturnCompletedDateTime", "requestReturnStatus",
     "requestReturnStatusCode", "requestReturnStatusDescription")
-#: Share of successful RTP payments whose sender later asked for the money back, and
-#: the receiving bank's answers (ISO 20022 resolution of investigation). The status is
-#: one of the RTP record's documented statuses (``Success``/``Failed``, as the real
-#: service's documented record answers ``"Failed"``/``"RJCT"``); the ISO reason is the code.
+#: Share of successful RTP payments whose sender later asked for the money back, and the
+#: receiving bank's answers (ISO 20022 resolution of investigation): a documented RTP
+#: status (``Success``/``Failed``, as the real service answers ``"Failed"``/``"RJCT"``)
+#: with the ISO reason as its code.
 RTP_RETURN_REQUEST_SHARE = 0.02
 _RETURN_ANSWERS = (("Success", "ACCP", "Return of funds accepted"),
                    ("Failed", "RJCT", "Customer refused the return"),
@@ -318,12 +318,11 @@ def _rtp_rows(d: _Draw, first_id: int, config: processing.Config, seed: int, sta
         strict=True), []
 
 
-#: What became of the seeded NOCs, as the service sees it: in the entries the originator
-#: sent the receiver next. Most were applied on time (the next entry, one to five banking
-#: days after the NOC, carries the corrected data: NACHA 2.12.1 gives six); a few late (one
-#: more entry went to the old data seven to ten banking days after, the corrected one two
-#: to five banking days later); the rest never (no later entry). Shares of the seeded NOCs;
-#: an entry that would come after the seeding's end has not come yet.
+#: What became of the seeded NOCs, as the entries the originator sent the receiver next
+#: show: applied on time (the next entry, 1 to 5 banking days after the NOC, carries the
+#: corrected data: NACHA 2.12.1 gives six), late (one more entry to the old data 7 to 10
+#: banking days after, the corrected one 2 to 5 later) or never (no later entry). An
+#: entry that would come after the seeding's end has not come yet.
 NOC_OUTCOMES = (("on time", 0.90), ("late", 0.06), ("never", 0.04))
 
 #: Fields a later entry to the same receiver takes from the entry the NOC was about.
@@ -381,12 +380,11 @@ def _later_entry(original: dict[str, Any], changes: dict[str, str], received: in
     return build
 
 
-def _after_the_nocs(store: Store, seed: int, end: int) -> int:
+def _after_the_nocs(store: Store, seed: int, end: int) -> None:
     """Store the entries the originator sent after each NOC already received (see
-    :data:`NOC_OUTCOMES`), before ``end``; returns how many."""
+    :data:`NOC_OUTCOMES`), before ``end``."""
     rng = np.random.default_rng([seed, zlib.crc32(b"after the NOCs")])
     edges = np.cumsum([share for _, share in NOC_OUTCOMES])
-    added = 0
     for company, _ in COMPANIES:
         nocs = store.list("noc", company, ListQuery(page_size=10**9))["transactions"]
         builds = []
@@ -413,9 +411,7 @@ def _after_the_nocs(store: Store, seed: int, end: int) -> int:
                                            store.config))
         if builds:
             store.insert("ach", company, builds)
-            added += len(builds)
     store.process()
-    return added
 
 
 def seed_demo(store: Store, *, items: int, seed: int | None = None) -> None:
@@ -426,10 +422,9 @@ def seed_demo(store: Store, *, items: int, seed: int | None = None) -> None:
     seed = store.seed if seed is None else seed
     now = store.now()
     today = rules.day_start(now)
-    # Received up to the last full hour: the items received since the last cut-off are
-    # then waiting (W) at any time, as an originator's always are, also in a sandbox that
-    # goes on past the cut-off. (Up to midnight alone, every item was sent from the day's
-    # cut-off to midnight.) Whole hours keep the data the same within an hour.
+    # Received up to the last full hour, so that the items received since the last cut-off
+    # wait (W) at any time, as an originator's always do (up to midnight alone, every item
+    # was sent from the day's cut-off on); whole hours keep the data the same in an hour.
     end = max(today, now - now % processing.HOUR_MS)
     start = today - HISTORY_DAYS * processing.DAY_MS
     span = end - start

@@ -35,16 +35,12 @@ def _given(body: dict[str, Any]) -> dict[str, Any]:
 
 
 def _settings(value: FaultSettings | dict[str, Any] | None) -> dict[str, Any] | None:
-    if value is None or isinstance(value, dict):
-        return value
-    return asdict(value)
+    return value if value is None or isinstance(value, dict) else asdict(value)
 
 
 class Simulator:
-    """Drive a sandbox: its clock, item statuses, NOCs and faults.
-
-    ``company_code`` is the default company of the item calls.
-    """
+    """Drive a sandbox: its clock, item statuses, NOCs and faults (``company_code``: the
+    default company of the item calls)."""
 
     def __init__(self, base_url: str, company_code: str = "DEMO1", *, timeout: float = 30.0):
         self.base_url = base_url.rstrip("/")
@@ -74,14 +70,11 @@ class Simulator:
 
     def set_password(self, username: str, password: str, *,
                      revoke_tokens: bool = True) -> int:
-        """Give ``username`` a new password, as an administrator changing or revoking it.
-
-        Token requests with the old password are then refused with ``invalid_grant``.
-        With ``revoke_tokens`` (the default) the user's tokens stop working at once
-        (401); without, they work until they expire. Returns how many tokens were
-        revoked. The change lasts until the sandbox stops; ``sb.credentials`` keep
-        the demo password.
-        """
+        """Give ``username`` a new password, as an administrator changing or revoking it:
+        token requests with the old one are refused (``invalid_grant``), and with
+        ``revoke_tokens`` the user's tokens stop working at once (401), else when they
+        expire. Returns how many tokens were revoked. Lasts until the sandbox stops;
+        ``sb.credentials`` keep the demo password."""
         body = {"password": password, "revokeTokens": revoke_tokens}
         return self._call("POST", f"/sandbox/users/{username}/password", body)["revokedTokens"]
 
@@ -102,12 +95,9 @@ class Simulator:
     def force_status(self, item_id: int, status: str, *, kind: str = "ach",
                      code: str | None = None, date: When = None, message: str | None = None,
                      company_code: str | None = None) -> dict[str, Any]:
-        """Put an ACH or RCC item into ``status`` (I, B, R, S, W or V) and return its record.
-
-        ``code`` is the return code for R (default R01); ``date`` the event time
-        (default now; the record's returnDate is that day); ``message`` replaces the
-        code's standard text.
-        """
+        """Put an ACH or RCC item into ``status`` (I, B, R, S, W or V) and return its record:
+        ``code`` is the return code for R (default R01), ``date`` the event time (default
+        now; the returnDate is that day), ``message`` replaces the code's standard text."""
         body = {"status": status, "code": code, "message": message, "date": _when(date)}
         path = (f"/sandbox/companycode/{company_code or self.company_code}/{kind}/"
                 f"{item_id}/status")

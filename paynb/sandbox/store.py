@@ -176,14 +176,10 @@ class Store:
         return kind_id, stats[0]
 
     def _add_totals(self, kind: Kind, company: str, row: dict[str, Any]) -> None:
-        amount = row.get("amount") or 0
-        stats = self._stats[(kind.name, company)]
-        if kind.totals == "credit" or (kind.totals == "ach"
-                                       and row.get("achTransactionType") == "Credit"):
-            stats[1] += amount
-        elif kind.totals == "debit" or (kind.totals == "ach"
-                                        and row.get("achTransactionType") == "Debit"):
-            stats[2] += amount
+        side = row.get("achTransactionType") if kind.totals == "ach" else kind.totals.title()
+        column = {"Credit": 1, "Debit": 2}.get(side)  # as queries.total_expressions sums
+        if column:
+            self._stats[(kind.name, company)][column] += row.get("amount") or 0
 
     def insert(self, kind_name: str, company: str,
                build: Sequence[Any]) -> list[dict[str, Any]]:
@@ -196,8 +192,7 @@ class Store:
             for make in build:
                 item_id, seq = self.allocate(kind_name, company)
                 row = make(item_id, seq)
-                row["_seq"] = seq
-                row["companyCode"] = company
+                row.update(_seq=seq, companyCode=company)
                 for name, value in rules.company_fields(company).items():
                     if name in kind.fields:
                         row.setdefault(name, value)

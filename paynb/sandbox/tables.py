@@ -186,11 +186,9 @@ def record(kind: Kind, row: Sequence[Any]) -> dict[str, Any]:
 
 @functools.cache
 def record_json(kind: Kind) -> str:
-    """A SQL expression that renders a row as its wire record, byte for byte what
-    :func:`record` and :func:`~paynb.sandbox.wire.dumps` make of it.
-
-    List pages are rendered this way: SQLite builds the JSON in C, where building
-    dicts and encoding them took half of a page's server time (benchmarks case 1)."""
+    """A SQL expression rendering a row as its wire record, byte for byte what :func:`record`
+    and :func:`~paynb.sandbox.wire.dumps` make of it, for list pages: SQLite builds the JSON
+    in C, where dicts and their encoding took half a page's server time (benchmarks case 1)."""
     names, status_at, cents = _record_shape(kind)
     values = {name: name for name in kind.fields}
     for name in kind.timestamps:
