@@ -69,8 +69,7 @@ class Store:
         self._route_checks: dict[tuple[str, str], int] = {}
         self._load_counters()
         self._next_due = 0  # sandbox time of the next business event; 0: look again
-        offset = self.get_meta("clock_offset_ms")
-        self._clock_offset = int(offset) if offset else 0
+        self._clock_offset = int(self.get_meta("clock_offset_ms") or 0)
 
     def set_meta(self, key: str, value: str) -> None:
         """Store a sandbox setting that survives a restart of a file database."""
