@@ -31,14 +31,5 @@ from paynb.sandbox.server import (
 )
 from paynb.sandbox.simulate import Simulator
 
-__all__ = [
-    "DEMO_CREDENTIALS",
-    "DEMO_ITEMS",
-    "Credentials",
-    "FaultSettings",
-    "Sandbox",
-    "Simulator",
-    "ensure_running",
-    "register_client",
-    "serve",
-]
+__all__ = ["DEMO_CREDENTIALS", "DEMO_ITEMS", "Credentials", "FaultSettings", "Sandbox", "Simulator",
+           "ensure_running", "register_client", "serve"]

@@ -1,10 +1,7 @@
-"""The sandbox's HTTP application: every endpoint of the service, the token
-endpoint, and the simulation endpoints under ``/sandbox``.
-
-The endpoints live in :mod:`paynb.sandbox.routers`, one router per area; the
-business rules they trigger in :mod:`paynb.sandbox.processing`. Request bodies
-are parsed with :mod:`paynb.models` (the same models the client and the forms
-use), so the sandbox cannot disagree with them. Every error is an ASP.NET-style
+"""The sandbox's HTTP application: every endpoint of the service (one router per area in
+:mod:`paynb.sandbox.routers`), the token endpoint and the simulation endpoints under
+``/sandbox``. Request bodies are parsed with :mod:`paynb.models`, as the client and the
+forms do, so the sandbox cannot disagree with them; every error is an ASP.NET-style
 problem detail.
 """
 
@@ -86,10 +83,9 @@ def create_app(store: Store, *, config: AppConfig | None = None,
 
 
 class SignMiddleware:
-    """ASGI middleware that names the sandbox in every answer it gives, faults included:
-    ``X-Paynb-Sandbox: 1`` and the sandbox clock in ``X-Paynb-Sandbox-Time``
-    (:mod:`paynb._sign`). The real service sends neither, so a client that reached the
-    sandbox by its URL knows it is the sandbox and reads the sandbox's clock."""
+    """ASGI middleware that names the sandbox in every answer, faults included (the real
+    service sends neither): ``X-Paynb-Sandbox: 1`` and the sandbox clock in
+    ``X-Paynb-Sandbox-Time`` (:mod:`paynb._sign`), which a client reads."""
 
     def __init__(self, app: Any, store: Store) -> None:
         self.app = app
@@ -139,39 +135,29 @@ def _add_error_handlers(app: FastAPI) -> None:
 
 
 def _openapi(app: FastAPI) -> dict[str, Any]:
+    """The OpenAPI document, with the JSON schemas of the request models (and what they nest)."""
     if app.openapi_schema:
         return app.openapi_schema
     schema = get_openapi(title=app.title, version=app.version, description=app.description,
                          routes=app.routes)
-    schema.setdefault("components", {}).setdefault("schemas", {}).update(_body_schemas())
-    app.openapi_schema = schema
-    return schema
-
-
-def _body_schemas() -> dict[str, Any]:
-    """JSON schemas of the request models (and what they nest), for the OpenAPI document."""
     names = [models.AchItem, models.AchBulkRequest, models.RccItem, models.RccBulkRequest,
              models.CardRouteCheck, models.TokenRouteCheck, models.InstantCardTransaction,
              models.RtpTransaction, models.VoidByReferences, models.AchVoidByIds,
              models.RccVoidByIds]
-    _, schemas = models_json_schema([(m, "validation") for m in names], by_alias=True,
-                                    ref_template="#/components/schemas/{model}")
-    return schemas.get("$defs", {})
+    _, bodies = models_json_schema([(m, "validation") for m in names], by_alias=True,
+                                   ref_template="#/components/schemas/{model}")
+    schema.setdefault("components", {}).setdefault("schemas", {}).update(bodies.get("$defs", {}))
+    app.openapi_schema = schema
+    return schema
 
 
 def _plain(error: dict[str, Any]) -> str:
     kind = error.get("type", "")
-    if kind.startswith("int") or kind.startswith("greater") or kind.startswith("less"):
-        return f"must be a whole number{_bounds(error.get('ctx') or {})}"
+    if kind.startswith(("int", "greater", "less")):
+        ctx = error.get("ctx") or {}
+        bounds = [f"{word} {ctx[key]}" for key, word in (("ge", "at least"), ("le", "at most"))
+                  if key in ctx]
+        return "must be a whole number" + (" " + " and ".join(bounds) if bounds else "")
     if kind == "missing":
         return "is required"
     return str(error.get("msg", "is not valid"))
-
-
-def _bounds(ctx: dict[str, Any]) -> str:
-    parts = []
-    if "ge" in ctx:
-        parts.append(f"at least {ctx['ge']}")
-    if "le" in ctx:
-        parts.append(f"at most {ctx['le']}")
-    return " " + " and ".join(parts) if parts else ""

@@ -1,8 +1,6 @@
-"""The sandbox's exports: the records of a list as the csv, json or xlsx document the
-service's ``/export`` endpoints answer with.
-
-Every cell holds what the JSON holds: times as their ISO text, numbers as numbers, an
-object (``iatAddenda``) as its JSON text, never a formula.
+"""The sandbox's exports: a list's records as the csv, json or xlsx document of the
+service's ``/export`` endpoints. Every cell holds what the JSON holds: times as their ISO
+text, numbers as numbers, an object (``iatAddenda``) as its JSON text, never a formula.
 """
 
 from __future__ import annotations
@@ -34,16 +32,10 @@ def document(kind: Kind, records: list[dict[str, Any]], filetype: str) -> bytes:
         writer.writerow(names)
         writer.writerows([r[n] for n in names] for r in records)
         return out.getvalue().encode("utf-8")
-    return _xlsx(kind.name, names, records)
-
-
-def _xlsx(title: str, names: list[str], records: list[dict[str, Any]]) -> bytes:
-    """The records as a one-sheet workbook with a plain header row, written by paynb's
-    Arrow-to-xlsx writer (Rust, constant memory)."""
+    # One sheet with a plain header row, by paynb's Arrow-to-xlsx writer (constant memory).
     import pyarrow as pa
 
-    table = pa.table({name: pa.array([record[name] for record in records])
-                      for name in names})
-    out = io.BytesIO()
-    write_workbook(out, {title: Sheet(table)}, header=False)
-    return out.getvalue()
+    table = pa.table({name: pa.array([record[name] for record in records]) for name in names})
+    book = io.BytesIO()
+    write_workbook(book, {kind.name: Sheet(table)}, header=False)
+    return book.getvalue()

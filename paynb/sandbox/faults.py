@@ -1,10 +1,7 @@
-"""Faults on demand: latency, 503s, 429s with Retry-After, dropped connections.
-
-Reads (GET) and writes (POST, PUT) have separate :class:`FaultSettings`. Faults
-touch the service paths (``/api...``) only: never the token endpoint, the
-simulation endpoints or the docs. Random faults are drawn from their own
-seeded stream; :meth:`Faults.enqueue` scripts exact ones ("the next 2 writes
-are dropped after they commit") for tests that must not depend on chance.
+"""Faults on demand on the service paths (``/api...``) only: latency, 503s, 429s with
+Retry-After, dropped connections. Reads (GET) and writes have separate
+:class:`FaultSettings`; random faults come from their own seeded stream, and
+:meth:`Faults.enqueue` scripts exact ones for tests that must not depend on chance.
 """
 
 from __future__ import annotations
@@ -49,8 +46,7 @@ class FaultSettings:
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> FaultSettings:
         """Settings from a mapping; unknown keys or bad values raise ``ValueError``."""
-        known = {f.name for f in fields(cls)}
-        unknown = set(data) - known
+        unknown = set(data) - {f.name for f in fields(cls)}
         if unknown:
             raise ValueError(f"unknown fault settings: {', '.join(sorted(unknown))}")
         # The simulation endpoint parses JSON numbers as Decimal: rates like 0.1 arrive so.
@@ -92,10 +88,7 @@ class Faults:
             seed: int | None = None) -> None:
         """Replace the settings of one or both directions (and reseed the draws)."""
         with self._lock:
-            if reads is not None:
-                self.reads = reads
-            if writes is not None:
-                self.writes = writes
+            self.reads, self.writes = reads or self.reads, writes or self.writes
             if seed is not None:
                 self._random.seed(seed)
 
@@ -130,7 +123,9 @@ class Faults:
             for index, (fault, on) in enumerate(self._script):
                 if on in ("any", direction):
                     del self._script[index]
-                    return settings.latency_ms / 1000, _for_direction(fault, write)
+                    # A read has nothing to commit: a scripted drop-after-commit is a drop.
+                    plain = fault == "drop_after_commit" and not write
+                    return settings.latency_ms / 1000, "drop" if plain else fault
             u = self._random.random()
             fault = None
             if u < settings.error_rate:
@@ -141,11 +136,6 @@ class Faults:
                 after = write and self._random.random() < settings.drop_after_commit
                 fault = "drop_after_commit" if after else "drop"
             return settings.latency_ms / 1000, fault
-
-
-def _for_direction(fault: str, write: bool) -> str:
-    # A read has nothing to commit: a scripted drop-after-commit is a plain drop there.
-    return "drop" if fault == "drop_after_commit" and not write else fault
 
 
 def _drop(receive: Any) -> bool:

@@ -1,11 +1,8 @@
-"""Rows for new items: from a validated request model, or from an invalid bulk entry.
-
-Each ``*_row`` function returns ``build(item_id, seq) -> row dict`` for
-:meth:`paynb.sandbox.store.Store.insert`. An item keeps every field of the
-request it came in (the whole documented request, whatever the model accepts);
-its schedule and fate (what business processing will do to it, see
-:mod:`paynb.sandbox.processing`) are drawn from the seed and its id, so the same
-requests against the same seed always end the same way.
+"""Rows for new items, from a validated request model or an invalid bulk entry: each
+``*_row`` function returns ``build(item_id, seq) -> row dict`` for
+:meth:`paynb.sandbox.store.Store.insert`. An item keeps every documented field of its
+request; its schedule and fate are drawn from the seed and its id, so the same requests
+against the same seed always end the same way.
 """
 
 from __future__ import annotations
@@ -38,11 +35,13 @@ def _cents(value: Any) -> int:
     return int(value * 100)
 
 
-def _fate_columns(fates: processing.Fates) -> dict[str, Any]:
-    if not fates.status[0]:
-        return {}
-    return {"_fate_status": fates.status[0], "_fate_at": int(fates.at[0]),
+def _waiting(now: int, plan: processing.Schedule, fates: processing.Fates) -> dict[str, Any]:
+    """What a new ACH or RCC item holds until its cut-off: W, its schedule and its fate."""
+    fate = {"_fate_status": fates.status[0], "_fate_at": int(fates.at[0]),
             "_fate_code": fates.code[0], "_fate_message": fates.message[0]}
+    return {"itemStatus": "W", "itemSource": API_SOURCE, "receivedDateTime": now,
+            "_send_at": int(plan.send[0]), "_settle_at": int(plan.settle[0]),
+            **(fate if fates.status[0] else {})}
 
 
 def _ms(value: Any) -> int | None:
@@ -67,10 +66,6 @@ def transaction_code(transaction_type: str | None, account_type: str | None,
     savings = bool(account_type) and "saving" in str(account_type).lower()
     code = (32 if savings else 22) + (5 if transaction_type == "Debit" else 0)
     return code + 1 if prenote else code
-
-
-def _batch_id() -> str:
-    return str(uuid.uuid4())
 
 
 def ach_wire_row(wire: Mapping[str, Any], now: int, store: Store, *,
@@ -99,7 +94,7 @@ def ach_wire_row(wire: Mapping[str, Any], now: int, store: Store, *,
         config, [now], requested_send=[-1 if requested_send is None else requested_send],
         requested_effective=[-1 if requested_effective is None else requested_effective],
         same_day=[bool(wire.get("sameDayAchRequested"))])
-    batch = batch or _batch_id()
+    batch = batch or str(uuid.uuid4())
 
     def build(item_id: int, seq: int) -> dict[str, Any]:
         u = np.array(rules.draws(store.seed, "ach", item_id, 8)).reshape(8, 1)
@@ -109,11 +104,9 @@ def ach_wire_row(wire: Mapping[str, Any], now: int, store: Store, *,
             accounts=np.array([str(wire.get("bankAccountNumber"))]),
             received=np.array([now]), settle=plan.settle, u=u[:5])
         row = {"achItemId": item_id, "flexBatchId": batch, **stored,
-               "amount": _cents(wire["amount"]), "itemStatus": "W", "itemSource": API_SOURCE,
-               "receivedDateTime": now, "requestedSendDate": requested_send,
+               "amount": _cents(wire["amount"]), "requestedSendDate": requested_send,
                "requestedAchEffectiveDate": requested_effective,
-               "_send_at": int(plan.send[0]), "_settle_at": int(plan.settle[0]),
-               "_effective_at": int(plan.effective[0]), **_fate_columns(fates)}
+               "_effective_at": int(plan.effective[0]), **_waiting(now, plan, fates)}
         if fates.status[0] in ("", "R"):
             at, code = processing.noc_events(config, eligible=np.array([True]),
                                              settle=plan.settle, u=u[5:])
@@ -134,7 +127,7 @@ def rcc_row(item: models.RccItem, now: int, store: Store) -> Build:
     config = store.config
     plan = processing.schedule(config, [now])
     wire = _wire(item, "rcc")
-    batch = _batch_id()
+    batch = str(uuid.uuid4())
 
     def build(item_id: int, seq: int) -> dict[str, Any]:
         u = np.array(rules.draws(store.seed, "rcc", item_id, 4)).reshape(4, 1)
@@ -147,9 +140,7 @@ def rcc_row(item: models.RccItem, now: int, store: Store) -> Build:
         return {"rccItemId": item_id, "flexBatchId": batch, **bank_fields,
                 # The check the service draws on the account: numbered, dated today.
                 "checkNumber": 1001 + item_id % 8999, "checkDate": rules.day_start(now),
-                **wire, "amount": _cents(item.amount), "itemStatus": "W",
-                "itemSource": API_SOURCE, "receivedDateTime": now, "_send_at": int(plan.send[0]),
-                "_settle_at": int(plan.settle[0]), **_fate_columns(fates)}
+                **wire, "amount": _cents(item.amount), **_waiting(now, plan, fates)}
 
     return build
 
@@ -160,13 +151,6 @@ def _wire(item: models.RequestModel, kind: str) -> dict[str, Any]:
     return {k: v for k, v in item.to_wire().items() if k != "amount" and k in columns}
 
 
-def _loose(value: Any) -> str | None:
-    # An invalid entry keeps what it can of the input as text, cut to a sane length.
-    if value is None or isinstance(value, dict | list):
-        return None
-    return str(value)[:100]
-
-
 _NUMERIC = {"achTransactionCode", "achCheckNumber", "checkNumber", "sameDayAchRequested",
             "merchantId", "bankId", "returnItemId"}
 
@@ -174,15 +158,17 @@ _NUMERIC = {"achTransactionCode", "achCheckNumber", "checkNumber", "sameDayAchRe
 def invalid_row(kind: str, data: Any, columns: tuple[str, ...], now: int) -> Build:
     """An I entry for an invalid bulk item: the readable parts of the input, status I."""
     data = data if isinstance(data, Mapping) else {}
-    timestamps = KINDS[kind].timestamps
+    # Numbers and dates are kept only by the valid; text is kept as far as it reads (cut to
+    # a sane length; an object or a list not at all).
+    text = [name for name in columns if name in data and name not in _NUMERIC
+            and name not in KINDS[kind].timestamps and name not in ("amount", "iatAddenda")]
 
     def build(item_id: int, seq: int) -> dict[str, Any]:
         row: dict[str, Any] = {f"{kind}ItemId": item_id}
-        for name in columns:
-            # Numbers and dates are kept only by the valid; text is kept as far as it reads.
-            if name in data and name != "amount" and name not in _NUMERIC \
-                    and name not in timestamps and name != "iatAddenda":
-                row[name] = _loose(data[name])
+        for name in text:
+            value = data[name]
+            row[name] = None if value is None or isinstance(value, dict | list) \
+                else str(value)[:100]
         amount = to_decimal(data.get("amount"))
         # Size first: quantize() raises InvalidOperation on a huge amount like 1e308.
         if amount is not None and abs(amount) < 10**12 and amount == amount.quantize(_CENT):

@@ -1,31 +1,13 @@
 """The sandbox's business rules: what happens to an item after it is submitted.
 
-Transitions, the void rule, bulk semantics, the processing schedule, and the
-generation of returns and NOCs live here, with every number in one
-:class:`Config`; :class:`paynb.sandbox.store.Store` (HTTP submissions) and
-:mod:`paynb.sandbox.seed` (the demo data) call these functions and only store
-what they decide.
-
-The life of an ACH item, as the NACHA rules and the service's docs describe it:
-
-* ``W`` on receipt. An hour later business processing invalidates it (``I``,
-  a restricted state) or blocks it (``B``, a blocked account), or leaves it.
-* At the cut-off of the next banking day (Fed calendar, :mod:`paynb.calendar`)
-  it is sent: ``W -> S``, with ``sendDate`` and ``depositDateTime`` (the
-  cut-off), ``achEffectiveDate`` and ``settleDate`` (the next banking day, or
-  the same day for same-day ACH, or a later requested effective date).
-* Returns (``S -> R``) and NOCs come on banking days after settlement: most
-  within two banking days (NACHA Operating Rules, Article Three, Subsection
-  3.8.3.1), those with the extended time frame (R05, R07, R10, R11 ...:
-  :data:`paynb.codes.EXTENDED_RETURN_CODES`) up to 60 calendar days (Subsection
-  3.13, extended return entries). Codes, meanings and time frames come from
-  :mod:`paynb.codes`.
-
-Every function works on numpy arrays (one element for an HTTP submission,
-a million for the demo data), so both paths follow the same rules. What is decided
-happens by the sandbox clock: :func:`apply_due` applies every event that is due to the
-store's tables (:mod:`paynb.sandbox.tables`) in SQL, and :func:`next_due` says when the
-next one is.
+Transitions, the void rule, bulk semantics, the processing schedule and the generation
+of returns and NOCs, with every number in one :class:`Config`; the store (HTTP
+submissions) and :mod:`paynb.sandbox.seed` (the demo data) store what they decide. The
+life of an item and the NACHA Operating Rules it follows (return time frames: Article
+Three, Subsection 3.8.3.1 and 3.13) are in docs/sandbox.md, "Statuses and business
+processing". Every function works on numpy arrays (one element for an HTTP submission,
+a million for the demo data), so both paths follow the same rules; :func:`apply_due`
+applies what is due by the sandbox clock in SQL, :func:`next_due` says when next.
 """
 
 from __future__ import annotations
@@ -50,38 +32,16 @@ from paynb.codes import (
 )
 from paynb.sandbox.tables import KINDS, RETURN_ITEM_BASE, sql_list, yyyymmdd
 
-__all__ = [
-    "BLOCKED_MESSAGE",
-    "DAY_MS",
-    "DEBIT_ONLY_RETURN_CODES",
-    "HOUR_MS",
-    "NEVER",
-    "RESTRICTED_MESSAGE",
-    "TRANSITIONS",
-    "Config",
-    "Fates",
-    "Schedule",
-    "ach_fates",
-    "apply_due",
-    "bulk_stores_anything",
-    "noc_corrected_data",
-    "next_due",
-    "noc_events",
-    "rcc_fates",
-    "schedule",
-    "voidable",
-]
+__all__ = ["BLOCKED_MESSAGE", "DAY_MS", "DEBIT_ONLY_RETURN_CODES", "HOUR_MS", "NEVER",
+           "RESTRICTED_MESSAGE", "TRANSITIONS", "Config", "Fates", "Schedule", "ach_fates",
+           "apply_due", "bulk_stores_anything", "noc_corrected_data", "next_due", "noc_events",
+           "rcc_fates", "schedule", "voidable"]
 
 HOUR_MS = 3_600_000
 DAY_MS = 24 * HOUR_MS
 
 RESTRICTED_MESSAGE = "State is restricted for this company"
 BLOCKED_MESSAGE = "Account is blocked"
-
-
-def _weights(**weights: float) -> dict[str, float]:
-    """A code -> weight table written as keywords (``R01=46, R02=14``)."""
-    return weights
 
 
 @dataclass(frozen=True)
@@ -110,7 +70,7 @@ class Config:
     #: Share of ACH items (not invalidated, blocked or voided) that draw a NOC.
     noc_rate: float = 0.006
     #: How return codes are drawn: code -> weight (percent). Mostly R01, R02, R03.
-    return_code_weights: Mapping[str, float] = field(default_factory=lambda: _weights(
+    return_code_weights: Mapping[str, float] = field(default_factory=lambda: dict(
         R01=46, R02=14, R03=11, R04=4, R05=0.5, R06=1, R07=1, R08=4, R09=5, R10=3, R11=1,
         R12=0.5, R13=0.5, R14=0.5, R15=0.5, R16=2, R17=0.5, R18=0.5, R19=0.5, R20=2,
         R21=0.5, R22=0.5, R23=0.5, R24=0.5, R25=0.5, R26=0.5, R27=0.5, R28=0.5, R29=0.5))
@@ -121,7 +81,7 @@ class Config:
         code for code in UNAUTHORIZED_RETURN_CODES if RETURN_CODE_TABLE[code].group == "rdfi"))
     #: How NOC change codes are drawn: code -> weight (percent). Domestic entries only:
     #: no C08 or C14 (IAT), and none of the retired C10-C12.
-    noc_code_weights: Mapping[str, float] = field(default_factory=lambda: _weights(
+    noc_code_weights: Mapping[str, float] = field(default_factory=lambda: dict(
         C01=40, C02=15, C03=10, C04=8, C05=8, C06=5, C07=4, C09=4, C13=1))
     #: Banking days from settlement to a return (not of the extended time frame): 1, 2, 3... with
     #: these shares. Most within the two-day return window.
@@ -166,8 +126,6 @@ def _pick(table: tuple[list[str], list[float]], u: np.ndarray) -> np.ndarray:
         np.searchsorted(edges, u, side="right"), len(codes) - 1)]
 
 
-# -- transitions ------------------------------------------------------------------------
-
 #: Statuses an item moves between, and what moves it: :func:`apply_due` applies them.
 TRANSITIONS = {
     ("W", "I"): "business processing, a restricted state",
@@ -189,9 +147,6 @@ def bulk_stores_anything(invalid: int, commit_valid: bool) -> bool:
     return commit_valid or not invalid
 
 
-# -- the schedule -----------------------------------------------------------------------
-
-
 def _days(ms: Any) -> np.ndarray:
     return (np.asarray(ms, dtype=np.int64) // DAY_MS).astype("datetime64[D]")
 
@@ -208,6 +163,15 @@ def _offset(days: np.ndarray, n: Any, roll: Literal["forward", "backward"]) -> n
 def _none(like: np.ndarray) -> np.ndarray:
     """An object array of None shaped like ``like``: the "no code" of np.where."""
     return np.full(like.shape, None, dtype=object)
+
+
+def _later(days: np.ndarray, requested: Any) -> np.ndarray:
+    """``days``, or the requested epoch ms (-1: none) rolled to a banking day when later."""
+    if requested is None:
+        return days
+    wanted = np.asarray(requested, dtype=np.int64)
+    later = _offset(_days(np.maximum(wanted, 0)), 0, "forward")
+    return np.where((wanted >= 0) & (later > days), later, days)
 
 
 @dataclass(frozen=True)
@@ -228,20 +192,11 @@ def schedule(config: Config, received: Any, *, requested_send: Any = None,
     (rolled forward to a banking day). Requested dates may hold -1 for "none"."""
     received = np.asarray(received, dtype=np.int64)
     send_day = _offset(_days(received), 1, "backward")  # strictly after the day of receipt
-    if requested_send is not None:
-        wanted = np.asarray(requested_send, dtype=np.int64)
-        later = _offset(_days(np.maximum(wanted, 0)), 0, "forward")
-        send_day = np.where((wanted >= 0) & (later > send_day), later, send_day)
+    send_day = _later(send_day, requested_send)
     same = np.broadcast_to(np.asarray(same_day, dtype=bool), send_day.shape)
-    effective = np.where(same, send_day, _offset(send_day, 1, "forward"))
-    if requested_effective is not None:
-        wanted = np.asarray(requested_effective, dtype=np.int64)
-        later = _offset(_days(np.maximum(wanted, 0)), 0, "forward")
-        effective = np.where((wanted >= 0) & (later > effective), later, effective)
+    effective = _later(np.where(same, send_day, _offset(send_day, 1, "forward")),
+                       requested_effective)
     return Schedule(_ms(send_day) + config.cutoff_ms, _ms(effective), _ms(effective))
-
-
-# -- returns and NOCs -------------------------------------------------------------------
 
 
 @dataclass(frozen=True)
@@ -257,9 +212,8 @@ class Fates:
     def rows(self, ids: np.ndarray) -> list[tuple[Any, ...]]:
         """``(status, at, code, message, id)`` of the items that have a fate."""
         chosen = np.flatnonzero(self.status != "")
-        return list(zip(self.status[chosen].tolist(), self.at[chosen].tolist(),
-                        self.code[chosen].tolist(), self.message[chosen].tolist(),
-                        ids[chosen].tolist(), strict=True))
+        return list(zip(*(column[chosen].tolist() for column in (
+            self.status, self.at, self.code, self.message, ids)), strict=True))
 
 
 def _event_at(config: Config, days: np.ndarray, u: np.ndarray) -> np.ndarray:
@@ -269,8 +223,7 @@ def _event_at(config: Config, days: np.ndarray, u: np.ndarray) -> np.ndarray:
 def _return_days(config: Config, settle: np.ndarray, extended: np.ndarray,
                  u: np.ndarray) -> np.ndarray:
     """Banking days of returns: 1, 2... banking days after settlement by the configured
-    shares; those with the extended time frame 1 to 60 calendar days after, on or before
-    a banking day."""
+    shares; of the extended time frame 1 to 60 calendar days after, rolled back to one."""
     settle_day = _days(settle)
     edges = np.cumsum(config.return_day_shares) / sum(config.return_day_shares)
     steps = 1 + np.minimum(np.searchsorted(edges, u, side="right"), len(edges) - 1)
@@ -305,14 +258,11 @@ def _fates(config: Config, restricted: np.ndarray, blocked: np.ndarray,
 def ach_fates(config: Config, *, kinds: np.ndarray, states: np.ndarray,
               accounts: np.ndarray, received: np.ndarray, settle: np.ndarray,
               u: np.ndarray, unauthorized_rate: Any = 0.0) -> Fates:
-    """The fates of ACH items. ``kinds`` holds Debit, Credit or Prenote; ``u`` is a
-    ``(5, n)`` array of uniform draws (rate, code, day, hour, scenario).
-
-    Restricted state -> I, blocked account -> B (an hour after receipt); else returned
-    with probability ``ach_return_rates[kind]`` (a credit or a prenote with a code that is
-    not only a debit's, :data:`DEBIT_ONLY_RETURN_CODES`); a debit is also returned unauthorized
-    with probability ``unauthorized_rate`` (the demo's compliance scenario).
-    """
+    """The fates of ACH items (``kinds``: Debit, Credit or Prenote; ``u``: ``(5, n)`` draws
+    of rate, code, day, hour, scenario): restricted state -> I, blocked account -> B (an
+    hour after receipt); else returned with probability ``ach_return_rates[kind]`` (not
+    with a :data:`DEBIT_ONLY_RETURN_CODES` code unless a debit), and a debit also returned
+    unauthorized with probability ``unauthorized_rate`` (the demo's compliance scenario)."""
     restricted, blocked = _checks(config, states, accounts)
     rates = np.array([config.ach_return_rates[k] for k in kinds.tolist()], dtype=float)
     returned = ~restricted & ~blocked & (u[0] < rates)
@@ -367,12 +317,8 @@ def noc_corrected_data(code: str, u: float, *, transaction_code: Any = None,
                        savings: bool = False) -> str:
     """The corrected data a NOC of ``code`` carries, in the NACHA layout: the values of
     the fields its :data:`paynb.codes.NOC_CODE_TABLE` row names, in that order, separated
-    by blanks: an account number (C01), a routing number (C02), both (C03), a name (C04),
-    a transaction code (C05: the entry's ``transaction_code`` to the other account type,
-    the same direction: 27 to 37, 22 to 32; by its account type, ``savings``, when the
-    code is not one of those), account and code (C06), all
-    three (C07), a foreign bank's identification (C08), an individual id (C09), the
-    entry class (C14: IAT)... An addenda format error (C13), a refused NOC (C61-C69) and
+    by blanks (C05: the entry's ``transaction_code`` to the other account type, the same
+    direction, 27 to 37; by ``savings`` when the code is none of those). C13, C61-C69 and
     a code in no table carry none. Synthetic, fixed by the draw ``u``."""
     noc = NOC_CODE_TABLE.get(code)
     if noc is None:
@@ -395,8 +341,6 @@ def noc_corrected_data(code: str, u: float, *, transaction_code: Any = None,
     return " ".join(value for field in noc.fields if (value := values[field]))
 
 
-# -- what is due, applied to the tables -------------------------------------------------
-
 #: The sandbox time of "no event planned".
 NEVER = 2**62
 #: When the next business event is due, each query served by a partial index.
@@ -412,11 +356,9 @@ _NEXT_DUE = (
 def apply_due(db: sqlite3.Connection, now: int, config: Config, *,
               new_noc: Callable[[str], tuple[int, int, float]]) -> dict[str, int]:
     """Apply every business event due by ``now`` (sandbox time, epoch ms) to the tables on
-    ``db``, in the caller's transaction; returns how many rows changed, by kind.
-
-    The :data:`TRANSITIONS`, in the order they happen to one item: checks (I, B), the
-    cut-off (S), returns (R), NOCs. ``new_noc(company)`` gives a new NOC's id, its
-    ``_seq`` and the draw its corrected data is made of."""
+    ``db``, in the caller's transaction, in the order they happen to one item: checks (I,
+    B), the cut-off (S), returns (R), NOCs; returns how many rows changed, by kind.
+    ``new_noc(company)`` gives a new NOC's id, its ``_seq`` and its corrected data's draw."""
     changed = {"ach": 0, "rcc": 0, "noc": 0}
     for table in ("ach", "rcc"):
         changed[table] += _apply_fates(db, table, now, ("I", "B"), "W")

@@ -1,15 +1,10 @@
-"""The sandbox's tables: instant card ranges, RTP banks, the demo companies, and
-the seeded draws every outcome comes from.
+"""The sandbox's tables: instant card ranges, RTP banks, the demo companies, and the
+seeded draws every outcome comes from (``docs/sandbox.md`` describes them all).
 
-What happens to ACH and RCC items over time (checks, cut-offs, returns, NOCs)
-is business processing: :mod:`paynb.sandbox.processing`. The field rules of
-request bodies live in :mod:`paynb.validation` and :mod:`paynb.models`, shared
-with the client and the forms; ``docs/sandbox.md`` describes all of them.
-
-Draws are uniform numbers in ``[0, 1)``. Items submitted over HTTP take their
-draws from a hash of ``(seed, table, item id)`` (:func:`draws`), so the same
-requests against the same seed give the same outcomes; the demo generator
-takes them from its own seeded random stream.
+Items submitted over HTTP draw from a hash of ``(seed, table, item id)`` (:func:`draws`),
+so the same requests against the same seed give the same outcomes; the demo generator
+draws from its own seeded stream. Business processing over time is
+:mod:`paynb.sandbox.processing`; the field rules of requests, :mod:`paynb.validation`.
 """
 
 from __future__ import annotations
@@ -22,28 +17,10 @@ from typing import Any
 
 from paynb.sandbox.processing import DAY_MS, HOUR_MS
 
-__all__ = [
-    "CARD_FAILURES",
-    "CARD_RANGES",
-    "DAY_MS",
-    "HOUR_MS",
-    "RTP_BANKS",
-    "RTP_FAILURES",
-    "BANKS",
-    "BLOCKED_ACCOUNT_PREFIX",
-    "MERCHANT_IDS",
-    "ODFI_BANK_ID",
-    "PAYEES",
-    "CardRoute",
-    "RtpBank",
-    "card_outcome",
-    "card_route",
-    "company_fields",
-    "day_start",
-    "draws",
-    "rtp_outcome",
-    "token_route",
-]
+__all__ = ["CARD_FAILURES", "CARD_RANGES", "DAY_MS", "HOUR_MS", "RTP_BANKS", "RTP_FAILURES",
+           "BANKS", "BLOCKED_ACCOUNT_PREFIX", "MERCHANT_IDS", "ODFI_BANK_ID", "PAYEES", "CardRoute",
+           "RtpBank", "card_outcome", "card_route", "company_fields", "day_start", "draws",
+           "rtp_outcome", "token_route"]
 
 
 def draws(seed: int, table: str, item_id: int, count: int = 4) -> list[float]:
@@ -100,10 +77,6 @@ BANKS = {
 }
 
 
-
-# -- instant card routes --------------------------------------------------------------
-
-
 @dataclass(frozen=True, slots=True)
 class CardRoute:
     """A row of the card range table: the answer to a route check for these cards."""
@@ -129,10 +102,7 @@ _UNKNOWN_CARD = CardRoute((), "Unknown", False, False, 0)
 
 def card_route(card_number: str) -> CardRoute:
     """The route-check answer for a (valid) card number."""
-    for route in CARD_RANGES:
-        if card_number.startswith(route.prefixes):
-            return route
-    return _UNKNOWN_CARD
+    return next((r for r in CARD_RANGES if card_number.startswith(r.prefixes)), _UNKNOWN_CARD)
 
 
 def token_route(token_id: str) -> CardRoute:
@@ -156,12 +126,7 @@ CARD_FAILURES: dict[int, tuple[str, str]] = {
 def card_outcome(amount: int) -> tuple[str, str, str]:
     """``(status, statusCode, statusDescription)`` of an instant card payment."""
     failure = CARD_FAILURES.get(amount % 100)
-    if failure:
-        return ("Failed", *failure)
-    return "Success", "00", "Approved"
-
-
-# -- instant RTP routes ---------------------------------------------------------------
+    return ("Failed", *failure) if failure else ("Success", "00", "Approved")
 
 
 @dataclass(frozen=True, slots=True)
@@ -201,6 +166,5 @@ def rtp_outcome(amount: int, account_number: str) -> tuple[str, str, str]:
     if account_number.startswith(BLOCKED_ACCOUNT_PREFIX):
         return "Failed", "AC06", "Blocked account"
     failure = RTP_FAILURES.get(amount % 100)
-    if failure:
-        return ("Failed", *failure)
-    return "Success", "ACSC", "Accepted, settlement completed"
+    return ("Failed", *failure) if failure else ("Success", "ACSC",
+                                                 "Accepted, settlement completed")

@@ -1,11 +1,8 @@
-"""Named demo items: NOCs with corrected data for each common change code, and returned
-accounts that the demo tries again, so NOC ledgers and submission guards have
-something to act on.
-
-They are DEMO1 ACH items with fixed reference numbers (``SCN-...``), receiving
-accounts and amounts, dated in banking days before the demo's day; the table
-:data:`SCENARIOS` (also in docs/sandbox.md, and from ``sb.simulate.scenarios()``)
-says what each demonstrates.
+"""Named demo items, so NOC ledgers and submission guards have something to act on: NOCs
+with corrected data for each common change code, and returned accounts the demo tries
+again. DEMO1 ACH items with fixed reference numbers (``SCN-...``), accounts and amounts,
+dated in banking days before the demo's day; :data:`SCENARIOS` (also in docs/sandbox.md
+and ``sb.simulate.scenarios()``) says what each demonstrates.
 """
 
 from __future__ import annotations
@@ -18,7 +15,7 @@ from typing import Any
 import numpy as np
 
 from paynb.calendar import BUSDAY_CALENDAR
-from paynb.codes import NOC_CODES, RETURN_CODES
+from paynb.codes import RETURN_CODES
 from paynb.sandbox import items, processing
 from paynb.sandbox.queries import ListQuery
 from paynb.sandbox.store import Store
@@ -32,8 +29,7 @@ COMPANY = "DEMO1"
 @dataclass(frozen=True)
 class Attempt:
     """One entry to the scenario's account: sent ``sent`` banking days before the demo's
-    banking day (see :func:`add`), returned with ``code`` ``returned`` banking days after
-    settlement."""
+    banking day (:func:`add`), returned with ``code`` ``returned`` banking days after."""
 
     sent: int
     code: str | None = None
@@ -54,30 +50,26 @@ class Scenario:
     noc: tuple[str, str, int] | None = None  # change code, corrected data, banking days ago
 
 
-_PAYMENT = "PAYMENT"
 _RETRY = "RETRY PYMT"
 
 SCENARIOS: tuple[Scenario, ...] = (
-    Scenario("SCN-NOC-C01", "NOC C01, overdue: correct the account number",
-             "021000021", "5550001001", Decimal("120.00"), (Attempt(14),),
-             ("C01", "5550001091", 10)),
-    Scenario("SCN-NOC-C02", "NOC C02, overdue: correct the routing number",
-             "026009593", "5550001002", Decimal("75.50"), (Attempt(12),),
-             ("C02", "121000248", 8)),
-    Scenario("SCN-NOC-C03", "NOC C03, due in a banking day: routing and account",
-             "121000248", "5550001003", Decimal("210.00"), (Attempt(9),),
-             ("C03", "031176110 5550001093", 5)),
-    Scenario("SCN-NOC-C05", "NOC C05, open: transaction code (a savings account: 37)",
-             "031176110", "5550001005", Decimal("64.99"), (Attempt(7),), ("C05", "37", 3)),
-    Scenario("SCN-NOC-C06", "NOC C06, open: account number and transaction code",
-             "111000025", "5550001006", Decimal("33.00"), (Attempt(5),),
-             ("C06", "5550001096 37", 1)),
-    Scenario("SCN-NOC-C07", "NOC C07, overdue: routing, account and transaction code",
-             "021000021", "5550001007", Decimal("500.00"), (Attempt(11),),
-             ("C07", "026009593 5550001097 37", 7)),
-    Scenario("SCN-NOC-C09", "NOC C09, open: individual identification number",
-             "026009593", "5550001009", Decimal("18.25"), (Attempt(6),),
-             ("C09", "CUST000777", 2)),
+    *(Scenario(f"SCN-NOC-{code}", f"NOC {code}, {what}", routing, account, Decimal(amount),
+               (Attempt(sent),), (code, corrected, ago))
+      for code, what, routing, account, amount, sent, corrected, ago in (
+          ("C01", "overdue: correct the account number", "021000021", "5550001001",
+           "120.00", 14, "5550001091", 10),
+          ("C02", "overdue: correct the routing number", "026009593", "5550001002",
+           "75.50", 12, "121000248", 8),
+          ("C03", "due in a banking day: routing and account", "121000248", "5550001003",
+           "210.00", 9, "031176110 5550001093", 5),
+          ("C05", "open: transaction code (a savings account: 37)", "031176110",
+           "5550001005", "64.99", 7, "37", 3),
+          ("C06", "open: account number and transaction code", "111000025", "5550001006",
+           "33.00", 5, "5550001096 37", 1),
+          ("C07", "overdue: routing, account and transaction code", "021000021",
+           "5550001007", "500.00", 11, "026009593 5550001097 37", 7),
+          ("C09", "open: individual identification number", "026009593", "5550001009",
+           "18.25", 6, "CUST000777", 2))),
     Scenario("SCN-R01-MAX", "R01 three times (original and two RETRY PYMT): a third "
              "reinitiation must be refused", "021000021", "5550002001", Decimal("150.00"),
              (Attempt(40, "R01"), Attempt(30, "R01", description=_RETRY),
@@ -98,12 +90,8 @@ SCENARIOS: tuple[Scenario, ...] = (
 )
 
 
-def _banking_day(anchor: np.datetime64, back: int) -> int:
-    day = np.busday_offset(anchor, -back, roll="forward", busdaycal=BUSDAY_CALENDAR)
-    return int(day.astype(np.int64)) * processing.DAY_MS
-
-
-def _forward(day_ms: int, n: int) -> int:
+def _busday(day_ms: int, n: int) -> int:
+    """Midnight of the ``n``-th banking day from ``day_ms`` (rolled forward to one first)."""
     day = np.datetime64(day_ms // processing.DAY_MS, "D")
     moved = np.busday_offset(day, n, roll="forward", busdaycal=BUSDAY_CALENDAR)
     return int(moved.astype(np.int64)) * processing.DAY_MS
@@ -112,24 +100,22 @@ def _forward(day_ms: int, n: int) -> int:
 def add(store: Store, today: int) -> None:
     """Store the scenario items and their NOCs (sent before ``today``, midnight UTC).
 
-    Every date counts back in banking days from the demo's banking day: ``today`` when it
-    is one, else the next (a Saturday's demo counts from Monday). So ``n`` banking days
-    ago is ``n`` banking days before the day the ledger counts forward from, and each
-    scenario is in its documented state on any day of the week (a NOC "1 banking day
-    ago" is never also "0 banking days" away on a Saturday)."""
+    Every date counts back in banking days from ``today``, or from the next banking day
+    when it is none (a Saturday's demo counts from Monday, the day the ledger counts
+    forward from), so each scenario is in its documented state on any day of the week."""
     config = store.config
-    anchor = np.busday_offset(np.datetime64(today // processing.DAY_MS, "D"), 0,
-                            roll="forward", busdaycal=BUSDAY_CALENDAR)
+    anchor = _busday(today, 0)
     builds, nocs = [], []
     for scenario in SCENARIOS:
         for number, attempt in enumerate(scenario.attempts):
-            builds.append(_build(scenario, number, attempt, _banking_day(anchor, attempt.sent),
+            builds.append(_build(scenario, number, attempt, _busday(anchor, -attempt.sent),
                                  config))
         if scenario.noc:
-            nocs.append((len(builds) - 1, scenario, _banking_day(anchor, scenario.noc[2])))
+            nocs.append((len(builds) - 1, *scenario.noc))
     records = store.insert("ach", COMPANY, builds)
-    store.insert("noc", COMPANY, [_noc(records[i], scenario, day, config)
-                                  for i, scenario, day in nocs])
+    for i, code, corrected, ago in nocs:
+        store.create_noc(COMPANY, records[i]["achItemId"], code, corrected_data=corrected,
+                         at=_busday(anchor, -ago) + config.event_hour_ms)
 
 
 def describe(store: Store) -> list[dict[str, Any]]:
@@ -163,7 +149,7 @@ def describe(store: Store) -> list[dict[str, Any]]:
 def _build(scenario: Scenario, number: int, attempt: Attempt, send_day: int,
            config: processing.Config) -> items.Build:
     send = send_day + config.cutoff_ms
-    settle = _forward(send_day, 1)
+    settle = _busday(send_day, 1)
     reference = scenario.reference if number == 0 else f"{scenario.reference}-{number}"
 
     def build(item_id: int, seq: int) -> dict[str, Any]:
@@ -184,26 +170,13 @@ def _build(scenario: Scenario, number: int, attempt: Attempt, send_day: int,
             "settlementReportFileName": f"SETTLE_{COMPANY}_{_stamp(settle)}.csv",
         }
         if attempt.code:
-            returned = _forward(settle, attempt.returned)
+            returned = _busday(settle, attempt.returned)
             row.update(itemStatus="R", returnReason=attempt.code,
                        returnMessage=RETURN_CODES[attempt.code], returnDate=returned,
                        returnItemId=item_id + RETURN_ITEM_BASE, reportStatus="Returned",
                        returnFileName=f"RET_{COMPANY}_{_stamp(returned)}.ach",
                        returnReportFileName=f"RETRPT_{COMPANY}_{_stamp(returned)}.csv")
         return row
-
-    return build
-
-
-def _noc(record: dict[str, Any], scenario: Scenario, day: int,
-         config: processing.Config) -> items.Build:
-    code, corrected, _ = scenario.noc  # type: ignore[misc]
-
-    def build(noc_id: int, seq: int) -> dict[str, Any]:
-        return {"nocId": noc_id, "achItemId": record["achItemId"],
-                "yourReferenceNumber": record["yourReferenceNumber"], "changeCode": code,
-                "changeReason": NOC_CODES[code], "correctedData": corrected,
-                "nocDate": day + config.event_hour_ms}
 
     return build
 

@@ -1,15 +1,11 @@
-"""Demo data, deterministic from a seed.
+"""Demo data, deterministic from a seed (docs/sandbox.md, "Demo data").
 
-``seed_demo(store, items=N, seed=S)`` stores N ACH items received over the
-180 days before today (UTC) and today until the last full hour (so that some items
-always wait), N/5 RCC items, N/20 instant card and N/20 instant RTP payments, split
-80/20 between DEMO1 and DEMO2. The same ``(N, S)`` within the same hour gives the same
-data. Fates follow the tables of
-:mod:`paynb.sandbox.rules`, so returns, invalid and blocked items and NOCs
-appear at the documented rates; events still in the future happen as the
-sandbox clock reaches them. Columns are drawn with numpy, a million items in
-seconds. After the NOCs already due, the entries the originator sent their receivers
-next (:data:`NOC_OUTCOMES`): most carry the corrected data in time, a few late.
+``seed_demo(store, items=N, seed=S)`` stores N ACH items received over the 180 days before
+today (UTC) and today until the last full hour, N/5 RCC items, N/20 instant card and N/20
+instant RTP payments, split 80/20 between DEMO1 and DEMO2; the same ``(N, S)`` within the
+same hour gives the same data. Fates follow :mod:`paynb.sandbox.rules` and
+:mod:`paynb.sandbox.processing`; columns are drawn with numpy, a million items in seconds.
+After the NOCs already due come the entries the originator sent next (:data:`NOC_OUTCOMES`).
 """
 
 from __future__ import annotations
@@ -57,12 +53,11 @@ _STATES = (["CA"] * 12 + ["TX"] * 9 + ["FL"] * 7 + ["NY"] * 6 + ["PA", "IL", "OH
              "RI SC SD UT VT WV WI WY PR".split())
 _RESTRICTED_SHARE = 0.004
 _BLOCKED_SHARE = 0.003
-_ROUTING = ("021000021 026009593 121000248 011000138 031176110 111000025 122000247 061000052 "
-            "071000013 091000019 044000037 053000196 021200339 011401533 256074974 322271627 "
-            "031000503 063100277 101000019 021000089").split()
+_ROUTING = list(rules.BANKS)
 _RTP_ROUTING = [b.routing_number for b in rules.RTP_BANKS.values() if b.reachable]
 _ENTRY_CLASSES = ["PPD"] * 16 + ["CCD", "CCD", "WEB", "TEL"]
 _MAX_CENTS = 9_999_999_999
+_COMPANY_FIELDS = {company: rules.company_fields(company) for company, _ in COMPANIES}
 
 
 class _Draw:
@@ -138,21 +133,13 @@ _SOURCES = ["API"] * 17 + ["Portal", "Portal", "File"]
 _DESCRIPTIONS = {"Debit": "PAYMENT", "Credit": "PAYROLL", "Prenote": "PRENOTE"}
 
 
-def _ramp(share: np.ndarray) -> np.ndarray:
-    points, values = zip(*UNAUTHORIZED_RAMP, strict=True)
-    return np.interp(share, points, values)
-
-
 def _batches(seed: int, companies: list[str], days: np.ndarray) -> list[str]:
     """One batch (flexBatchId) per company and day of receipt."""
-    cache: dict[tuple[str, int], str] = {}
-    out = []
-    for company, day in zip(companies, days.tolist(), strict=True):
-        key = (company, day)
-        if key not in cache:
-            cache[key] = str(uuid.uuid5(uuid.NAMESPACE_URL, f"paynb-demo:{seed}:{company}:{day}"))
-        out.append(cache[key])
-    return out
+    keys = list(zip(companies, days.tolist(), strict=True))
+    batch = {(company, day): str(uuid.uuid5(uuid.NAMESPACE_URL,
+                                             f"paynb-demo:{seed}:{company}:{day}"))
+             for company, day in set(keys)}
+    return [batch[key] for key in keys]
 
 
 def _addresses(d: _Draw) -> tuple[list[str], list[str | None], list[str]]:
@@ -188,7 +175,8 @@ def _ach_rows(d: _Draw, first_id: int, config: processing.Config, seed: int, sta
     companies = np.array(d.company, dtype=object)
     u_fates = np.stack([d.uniform() for _ in range(5)])
     rate = np.where((companies == RAMP_COMPANY) & (kind == 0),
-                    _ramp((d.received - start) / span), 0.0)
+                    np.interp((d.received - start) / span, *zip(*UNAUTHORIZED_RAMP, strict=True)),
+                    0.0)
     # Quota, not chance: the n-th unauthorized return comes when the ramp's running sum
     # passes n, so every 60-day window holds the ramp's share whatever the seed (a few
     # returns more or less would decide whether DEMO2 crosses the threshold).
@@ -209,7 +197,6 @@ def _ach_rows(d: _Draw, first_id: int, config: processing.Config, seed: int, sta
     types = np.array(["Debit", "Credit", "Debit"], dtype=object)[kind]
     codes = [items_.transaction_code(t, "Savings" if s else "Checking", k == 2)
              for t, s, k in zip(types.tolist(), savings.tolist(), kind.tolist(), strict=True)]
-    company_fields = {c: rules.company_fields(c) for c, _ in COMPANIES}
     address1, address2, cities = _addresses(d)
     identification = [f"CUST{n:06d}" if n % 5 else None
                       for n in d.rng.integers(0, 10**6, d.count).tolist()]
@@ -218,8 +205,8 @@ def _ach_rows(d: _Draw, first_id: int, config: processing.Config, seed: int, sta
     rows = zip(
         ids.tolist(), d.company, d.seq,
         _batches(seed, d.company, d.received // processing.DAY_MS),
-        [company_fields[c]["merchantId"] for c in d.company],
-        [company_fields[c]["bankId"] for c in d.company], d.references("ACH"),
+        [_COMPANY_FIELDS[c]["merchantId"] for c in d.company],
+        [_COMPANY_FIELDS[c]["bankId"] for c in d.company], d.references("ACH"),
         d.pick(_FIRST), d.pick(_LAST), address1, address2, cities, states.tolist(),
         d.zips(0.1, "-"), ["US"] * d.count, d.pick(_ROUTING), accounts, amount.tolist(),
         d.pick(_SOURCES), codes, np.where(savings, "Savings", "Checking").tolist(),
@@ -253,11 +240,10 @@ def _rcc_rows(d: _Draw, first_id: int, config: processing.Config, seed: int, sta
     address1, address2, cities = _addresses(d)
     routing = d.pick(_ROUTING)
     banks = [rules.BANKS[r] for r in routing]
-    payees = {c: rules.company_fields(c) for c, _ in COMPANIES}
     rows = zip(
         ids.tolist(), d.company, d.seq,
         _batches(seed, d.company, d.received // processing.DAY_MS),
-        [rules.company_fields(c)["bankId"] for c in d.company], d.references("RCC"),
+        [_COMPANY_FIELDS[c]["bankId"] for c in d.company], d.references("RCC"),
         d.pick(_FIRST), d.pick(_LAST), d.pick(_FIRST, 0.3),
         np.where(second, np.array(d.pick(_LAST), dtype=object),
                  np.full(d.count, None, dtype=object)).tolist(),
@@ -265,9 +251,10 @@ def _rcc_rows(d: _Draw, first_id: int, config: processing.Config, seed: int, sta
         [b[0] for b in banks], routing, accounts, [b[1] for b in banks],
         [b[2] for b in banks], [b[3] for b in banks],
         d.rng.integers(1001, 9999, d.count).tolist(),
-        [payees[c]["payeeName"] for c in d.company],
+        [_COMPANY_FIELDS[c]["payeeName"] for c in d.company],
         [f"ACCT-{n:07d}" for n in d.rng.integers(0, 10**7, d.count).tolist()],
-        [payees[c]["payeePhone"] for c in d.company], d.pick(_SOURCES), d.cents(10.0, 1.0).tolist(),
+        [_COMPANY_FIELDS[c]["payeePhone"] for c in d.company], d.pick(_SOURCES),
+        d.cents(10.0, 1.0).tolist(),
         (d.received - d.received % processing.DAY_MS).tolist(), d.received.tolist(),
         plan.send.tolist(), plan.settle.tolist(), strict=True)
     return rows, [(_FATE_COLUMNS, fates.rows(ids))]
@@ -299,10 +286,10 @@ _RTP_COLUMNS = (
     "statusDescription", "receivedDateTime", "completedDateTime",
     "requestReturnReceivedDateTime", "requestReturnCompletedDateTime", "requestReturnStatus",
     "requestReturnStatusCode", "requestReturnStatusDescription")
-#: Share of successful RTP payments whose sender later asked for the money back, and
-#: the receiving bank's answers (ISO 20022 resolution of investigation). The status is
-#: one of the RTP record's documented statuses (``Success``/``Failed``, as the real
-#: service's documented record answers ``"Failed"``/``"RJCT"``); the ISO reason is the code.
+#: Share of successful RTP payments whose sender later asked for the money back, and the
+#: receiving bank's answers (ISO 20022 resolution of investigation): a documented RTP
+#: status (``Success``/``Failed``, as the real service answers ``"Failed"``/``"RJCT"``)
+#: with the ISO reason as its code.
 RTP_RETURN_REQUEST_SHARE = 0.02
 _RETURN_ANSWERS = (("Success", "ACCP", "Return of funds accepted"),
                    ("Failed", "RJCT", "Customer refused the return"),
@@ -331,12 +318,11 @@ def _rtp_rows(d: _Draw, first_id: int, config: processing.Config, seed: int, sta
         strict=True), []
 
 
-#: What became of the seeded NOCs, as the service sees it: in the entries the originator
-#: sent the receiver next. Most were applied on time (the next entry, one to five banking
-#: days after the NOC, carries the corrected data: NACHA 2.12.1 gives six); a few late (one
-#: more entry went to the old data seven to ten banking days after, the corrected one two
-#: to five banking days later); the rest never (no later entry). Shares of the seeded NOCs;
-#: an entry that would come after the seeding's end has not come yet.
+#: What became of the seeded NOCs, as the entries the originator sent the receiver next
+#: show: applied on time (the next entry, 1 to 5 banking days after the NOC, carries the
+#: corrected data: NACHA 2.12.1 gives six), late (one more entry to the old data 7 to 10
+#: banking days after, the corrected one 2 to 5 later) or never (no later entry). An
+#: entry that would come after the seeding's end has not come yet.
 NOC_OUTCOMES = (("on time", 0.90), ("late", 0.06), ("never", 0.04))
 
 #: Fields a later entry to the same receiver takes from the entry the NOC was about.
@@ -394,12 +380,11 @@ def _later_entry(original: dict[str, Any], changes: dict[str, str], received: in
     return build
 
 
-def _after_the_nocs(store: Store, seed: int, end: int) -> int:
+def _after_the_nocs(store: Store, seed: int, end: int) -> None:
     """Store the entries the originator sent after each NOC already received (see
-    :data:`NOC_OUTCOMES`), before ``end``; returns how many."""
+    :data:`NOC_OUTCOMES`), before ``end``."""
     rng = np.random.default_rng([seed, zlib.crc32(b"after the NOCs")])
     edges = np.cumsum([share for _, share in NOC_OUTCOMES])
-    added = 0
     for company, _ in COMPANIES:
         nocs = store.list("noc", company, ListQuery(page_size=10**9))["transactions"]
         builds = []
@@ -426,9 +411,7 @@ def _after_the_nocs(store: Store, seed: int, end: int) -> int:
                                            store.config))
         if builds:
             store.insert("ach", company, builds)
-            added += len(builds)
     store.process()
-    return added
 
 
 def seed_demo(store: Store, *, items: int, seed: int | None = None) -> None:
@@ -439,10 +422,9 @@ def seed_demo(store: Store, *, items: int, seed: int | None = None) -> None:
     seed = store.seed if seed is None else seed
     now = store.now()
     today = rules.day_start(now)
-    # Received up to the last full hour: the items received since the last cut-off are
-    # then waiting (W) at any time, as an originator's always are, also in a sandbox that
-    # goes on past the cut-off. (Up to midnight alone, every item was sent from the day's
-    # cut-off to midnight.) Whole hours keep the data the same within an hour.
+    # Received up to the last full hour, so that the items received since the last cut-off
+    # wait (W) at any time, as an originator's always do (up to midnight alone, every item
+    # was sent from the day's cut-off on); whole hours keep the data the same in an hour.
     end = max(today, now - now % processing.HOUR_MS)
     start = today - HISTORY_DAYS * processing.DAY_MS
     span = end - start

@@ -22,32 +22,21 @@ from paynb.errors import ValidationError
 from paynb.sandbox.faults import Faults, FaultSettings
 from paynb.sandbox.simulate import Simulator
 
-__all__ = [
-    "DEMO_CREDENTIALS",
-    "DEMO_ITEMS",
-    "Credentials",
-    "Sandbox",
-    "default_db_path",
-    "discovery_path",
-    "ensure_running",
-    "register_client",
-    "serve",
-]
+__all__ = ["DEMO_CREDENTIALS", "DEMO_ITEMS", "Credentials", "Sandbox", "default_db_path",
+           "discovery_path", "ensure_running", "register_client", "serve"]
 
 logger = logging.getLogger("paynb.sandbox")
 
 #: ACH items in the demo data set (plus RCC, instant and RTP in proportion).
 DEMO_ITEMS = 50_000
 
-
 #: How to sign in to the demo sandbox: the client's own :class:`paynb.Credentials` (one
 #: class, so a handle's ``credentials`` go straight to ``paynb.Client``).
 DEMO_CREDENTIALS = Credentials("paynb-sandbox", "sandbox-secret", "analyst", "analyst-password")
 
 #: How a handle makes a client (:meth:`Sandbox.connect`): :mod:`paynb.client` registers
-#: its :class:`~paynb.Client` here when it is imported (:func:`register_client`). The
-#: sandbox never imports the client; it names the module that registers one
-#: (:data:`CLIENT_MODULE`), as the ``df.paynb`` accessor names its providers.
+#: its :class:`~paynb.Client` here when imported (:func:`register_client`); the sandbox
+#: never imports the client, it names the module that registers one (:data:`CLIENT_MODULE`).
 _client_factory: Callable[..., Any] | None = None
 CLIENT_MODULE = "paynb.client"
 
@@ -59,14 +48,10 @@ def register_client(factory: Callable[..., Any]) -> None:
 
 
 class Sandbox:
-    """A running sandbox: where it listens, how to sign in, and how to drive it.
-
-    ``base_url`` and ``auth_url`` (the same server; the token is at
-    ``{auth_url}/connect/token``), ``company_code`` (``"DEMO1"``),
-    ``credentials`` and ``simulate`` (:class:`~paynb.sandbox.simulate.Simulator`).
-    Use it as a context manager, or call :meth:`close`. A handle to a sandbox of
-    another process (from :func:`ensure_running`) does not stop it on close.
-    """
+    """A running sandbox: ``base_url`` and ``auth_url`` (the same server; the token is at
+    ``{auth_url}/connect/token``), ``company_code`` (``"DEMO1"``), ``credentials`` and
+    ``simulate`` (:class:`~paynb.sandbox.simulate.Simulator`). Use it as a context manager,
+    or call :meth:`close`; a handle to another process's sandbox does not stop it."""
 
     def __init__(self, base_url: str, *, company_code: str = "DEMO1",
                  credentials: Credentials = DEMO_CREDENTIALS, instance_id: str | None = None,
@@ -167,13 +152,12 @@ def serve(*, host: str = "127.0.0.1", port: int = 0, db: str | os.PathLike[str] 
           log_level: str = "warning") -> Sandbox:
     """Start a sandbox in a background thread and return its handle once it answers.
 
-    ``port=0`` picks a free port. ``db`` is a SQLite file (kept between runs;
-    demo data is only added to an empty one) or None for memory. ``seed_items``
-    ACH items of demo data (with RCC, instant and RTP in proportion, see
-    :mod:`paynb.sandbox.seed`) are generated from ``seed``. ``token_ttl`` is
-    the token lifetime in seconds. ``latency_ms`` and ``error_rate`` (share of
-    503s) apply to reads and writes unless ``reads``/``writes`` give full
-    :class:`FaultSettings`. Use ``with serve(...) as sb:`` to stop it after.
+    ``port=0`` picks a free port. ``db`` is a SQLite file (kept between runs; demo data is
+    only added to an empty one) or None for memory. ``seed_items`` ACH items of demo data
+    (with RCC, instant and RTP in proportion, :mod:`paynb.sandbox.seed`) come from
+    ``seed``. ``token_ttl`` is the token lifetime in seconds. ``latency_ms`` and
+    ``error_rate`` (share of 503s) apply to reads and writes unless ``reads``/``writes``
+    give full :class:`FaultSettings`. Use ``with serve(...) as sb:`` to stop it after.
     """
     import uvicorn
 
@@ -237,27 +221,20 @@ def serve(*, host: str = "127.0.0.1", port: int = 0, db: str | os.PathLike[str] 
                    _store=store)
 
 
-# -- the shared demo sandbox -----------------------------------------------------------
-
-
 def discovery_path() -> Path:
     """Where a running demo sandbox announces itself (``PAYNB_SANDBOX_FILE`` overrides)."""
-    override = os.environ.get("PAYNB_SANDBOX_FILE")
-    if override:
-        return Path(override)
     import platformdirs
 
-    return Path(platformdirs.user_cache_dir("paynb")) / "sandbox.json"
+    return Path(os.environ.get("PAYNB_SANDBOX_FILE")
+                or Path(platformdirs.user_cache_dir("paynb")) / "sandbox.json")
 
 
 def default_db_path() -> Path:
     """The demo sandbox's SQLite file (``PAYNB_SANDBOX_DB`` overrides)."""
-    override = os.environ.get("PAYNB_SANDBOX_DB")
-    if override:
-        return Path(override)
     import platformdirs
 
-    return Path(platformdirs.user_data_dir("paynb")) / "sandbox.sqlite3"
+    return Path(os.environ.get("PAYNB_SANDBOX_DB")
+                or Path(platformdirs.user_data_dir("paynb")) / "sandbox.sqlite3")
 
 
 def announce(sandbox: Sandbox) -> None:
@@ -323,10 +300,8 @@ _embedded_lock = threading.Lock()
 def ensure_running(*, seed_items: int = DEMO_ITEMS, seed: int = 1) -> Sandbox:
     """A handle to the demo sandbox: the one announced in the discovery file if it
     answers, else one started now in a background thread of this process (data in
-    :func:`default_db_path`, seeded once) and announced for others.
-
-    ``seed_items`` and ``seed`` only matter when a new, empty database is seeded.
-    """
+    :func:`default_db_path`; ``seed_items`` and ``seed`` seed it once, when it is new)
+    and announced for others."""
     global _embedded
     with _embedded_lock:
         if _embedded is not None and _embedded.owned:

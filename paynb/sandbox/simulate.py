@@ -1,7 +1,5 @@
-"""Python calls of the sandbox's simulation endpoints (``/sandbox/...``).
-
-Available as ``sb.simulate`` on every :class:`~paynb.sandbox.Sandbox`, also one
-started by another process, because it talks HTTP like everything else.
+"""Python calls of the sandbox's simulation endpoints (``/sandbox/...``): ``sb.simulate`` on
+every :class:`~paynb.sandbox.Sandbox`, also one another process runs (it talks HTTP).
 """
 
 from __future__ import annotations
@@ -31,19 +29,18 @@ def _when(value: When) -> str | None:
     return value.isoformat()
 
 
+def _given(body: dict[str, Any]) -> dict[str, Any]:
+    """``body`` without the options left at None (the endpoint's default applies)."""
+    return {k: v for k, v in body.items() if v is not None}
 
 
 def _settings(value: FaultSettings | dict[str, Any] | None) -> dict[str, Any] | None:
-    if value is None or isinstance(value, dict):
-        return value
-    return asdict(value)
+    return value if value is None or isinstance(value, dict) else asdict(value)
 
 
 class Simulator:
-    """Drive a sandbox: its clock, item statuses, NOCs and faults.
-
-    ``company_code`` is the default company of the item calls.
-    """
+    """Drive a sandbox: its clock, item statuses, NOCs and faults (``company_code``: the
+    default company of the item calls)."""
 
     def __init__(self, base_url: str, company_code: str = "DEMO1", *, timeout: float = 30.0):
         self.base_url = base_url.rstrip("/")
@@ -71,22 +68,15 @@ class Simulator:
         the token endpoint's answers so far by outcome (``"issued"`` or the OAuth error)."""
         return self._call("GET", "/sandbox/info")
 
-    # -- users ------------------------------------------------------------------------
-
     def set_password(self, username: str, password: str, *,
                      revoke_tokens: bool = True) -> int:
-        """Give ``username`` a new password, as an administrator changing or revoking it.
-
-        Token requests with the old password are then refused with ``invalid_grant``.
-        With ``revoke_tokens`` (the default) the user's tokens stop working at once
-        (401); without, they work until they expire. Returns how many tokens were
-        revoked. The change lasts until the sandbox stops; ``sb.credentials`` keep
-        the demo password.
-        """
+        """Give ``username`` a new password, as an administrator changing or revoking it:
+        token requests with the old one are refused (``invalid_grant``), and with
+        ``revoke_tokens`` the user's tokens stop working at once (401), else when they
+        expire. Returns how many tokens were revoked. Lasts until the sandbox stops;
+        ``sb.credentials`` keep the demo password."""
         body = {"password": password, "revokeTokens": revoke_tokens}
         return self._call("POST", f"/sandbox/users/{username}/password", body)["revokedTokens"]
-
-    # -- clock ------------------------------------------------------------------------
 
     def now(self) -> dt.datetime:
         """The sandbox clock (UTC)."""
@@ -102,22 +92,16 @@ class Simulator:
         """Run business processing now (it also runs before every read)."""
         self._call("POST", "/sandbox/process")
 
-    # -- items ------------------------------------------------------------------------
-
     def force_status(self, item_id: int, status: str, *, kind: str = "ach",
                      code: str | None = None, date: When = None, message: str | None = None,
                      company_code: str | None = None) -> dict[str, Any]:
-        """Put an ACH or RCC item into ``status`` (I, B, R, S, W or V) and return its record.
-
-        ``code`` is the return code for R (default R01); ``date`` the event time
-        (default now; the record's returnDate is that day); ``message`` replaces the
-        code's standard text.
-        """
+        """Put an ACH or RCC item into ``status`` (I, B, R, S, W or V) and return its record:
+        ``code`` is the return code for R (default R01), ``date`` the event time (default
+        now; the returnDate is that day), ``message`` replaces the code's standard text."""
         body = {"status": status, "code": code, "message": message, "date": _when(date)}
         path = (f"/sandbox/companycode/{company_code or self.company_code}/{kind}/"
                 f"{item_id}/status")
-        return self._call("POST", path, {k: v for k, v in body.items() if v is not None})[
-            "transaction"]
+        return self._call("POST", path, _given(body))["transaction"]
 
     def create_noc(self, ach_item_id: int, *, change_code: str = "C01",
                    corrected_data: str | None = None, date: When = None,
@@ -125,16 +109,13 @@ class Simulator:
         """Create a NOC for an ACH item and return the NOC record."""
         body = {"changeCode": change_code, "correctedData": corrected_data, "date": _when(date)}
         path = f"/sandbox/companycode/{company_code or self.company_code}/ach/{ach_item_id}/noc"
-        return self._call("POST", path, {k: v for k, v in body.items() if v is not None})[
-            "transaction"]
+        return self._call("POST", path, _given(body))["transaction"]
 
     def scenarios(self) -> list[dict[str, Any]]:
         """The named demo items (docs/sandbox.md, "Scenarios"): for each, its reference,
         what it demonstrates (a NOC to apply, a reinitiation limit, a closed account
         debited again...), its receiving account, its items and its NOC."""
         return self._call("GET", "/sandbox/scenarios")["scenarios"]
-
-    # -- faults -----------------------------------------------------------------------
 
     def get_faults(self) -> dict[str, Any]:
         """The fault settings for reads and writes, and the scripted faults still to come."""
@@ -145,8 +126,7 @@ class Simulator:
                    seed: int | None = None) -> dict[str, Any]:
         """Replace the random fault settings of reads and/or writes (None keeps them)."""
         body = {"reads": _settings(reads), "writes": _settings(writes), "seed": seed}
-        return self._call("PUT", "/sandbox/faults",
-                          {k: v for k, v in body.items() if v is not None})
+        return self._call("PUT", "/sandbox/faults", _given(body))
 
     def script_fault(self, fault: str, *, count: int = 1, on: str = "any") -> dict[str, Any]:
         """Make the next ``count`` requests of ``on`` (reads, writes, any) meet ``fault``:

@@ -1,12 +1,9 @@
 """The sandbox's SQLite store: every item it holds, the sandbox clock, writes and voids.
 
-One connection guarded by a lock serves every request thread (SQLite does
-the work in C, so the lock is held for microseconds to a few milliseconds);
-file databases use WAL. The tables and how a row becomes its wire record are
-:mod:`paynb.sandbox.tables`'; the list queries and their totals,
-:mod:`paynb.sandbox.queries`'; the export documents, :mod:`paynb.sandbox.exports`';
-business processing (what happens to an item, and when), :mod:`paynb.sandbox.processing`'s.
-The store runs what is due before every read, so that a read sees the sandbox's time.
+One connection guarded by a lock serves every request thread (SQLite does the work in C,
+so the lock is held for microseconds to a few milliseconds); file databases use WAL.
+Business processing (:mod:`paynb.sandbox.processing`) runs what is due before every read,
+so that a read sees the sandbox's time.
 """
 
 from __future__ import annotations
@@ -72,14 +69,7 @@ class Store:
         self._route_checks: dict[tuple[str, str], int] = {}
         self._load_counters()
         self._next_due = 0  # sandbox time of the next business event; 0: look again
-        offset = self._meta("clock_offset_ms")
-        self._clock_offset = int(offset) if offset else 0
-
-    # -- bookkeeping ------------------------------------------------------------------
-
-    def _meta(self, key: str) -> str | None:
-        row = self._db.execute("SELECT value FROM meta WHERE key = ?", (key,)).fetchone()
-        return row[0] if row else None
+        self._clock_offset = int(self.get_meta("clock_offset_ms") or 0)
 
     def set_meta(self, key: str, value: str) -> None:
         """Store a sandbox setting that survives a restart of a file database."""
@@ -89,7 +79,8 @@ class Store:
     def get_meta(self, key: str) -> str | None:
         """A setting stored with :meth:`set_meta`."""
         with self._lock:
-            return self._meta(key)
+            row = self._db.execute("SELECT value FROM meta WHERE key = ?", (key,)).fetchone()
+        return row[0] if row else None
 
     def _load_counters(self) -> None:
         """Next ids and per-company totals, read once so later pages never count rows."""
@@ -121,8 +112,6 @@ class Store:
                 raise
             self._db.execute("COMMIT")
 
-    # -- clock ------------------------------------------------------------------------
-
     def now(self) -> int:
         """The sandbox clock, epoch milliseconds: real time plus the simulated advance."""
         return int(time.time() * 1000) + self._clock_offset
@@ -137,14 +126,9 @@ class Store:
             self.process()
             return self.now()
 
-    # -- writing ----------------------------------------------------------------------
-
     def load(self, kind_name: str, columns: Sequence[str], rows: Iterable[Sequence[Any]]) -> None:
-        """Bulk-insert rows in one transaction (the demo generator's path).
-
-        Each row gives ``columns`` in order, ids and ``_seq`` included; the
-        counters and totals are read again afterwards.
-        """
+        """Bulk-insert rows in one transaction (the demo generator's path): each row gives
+        ``columns`` in order, ids and ``_seq`` included; the counters are read again."""
         kind = KINDS[kind_name]
         marks = ", ".join("?" * len(columns))
         with self._transaction() as db:
@@ -191,22 +175,15 @@ class Store:
         return kind_id, stats[0]
 
     def _add_totals(self, kind: Kind, company: str, row: dict[str, Any]) -> None:
-        amount = row.get("amount") or 0
-        stats = self._stats[(kind.name, company)]
-        if kind.totals == "credit" or (kind.totals == "ach"
-                                       and row.get("achTransactionType") == "Credit"):
-            stats[1] += amount
-        elif kind.totals == "debit" or (kind.totals == "ach"
-                                        and row.get("achTransactionType") == "Debit"):
-            stats[2] += amount
+        side = row.get("achTransactionType") if kind.totals == "ach" else kind.totals.title()
+        column = {"Credit": 1, "Debit": 2}.get(side)  # as queries.total_expressions sums
+        if column:
+            self._stats[(kind.name, company)][column] += row.get("amount") or 0
 
     def insert(self, kind_name: str, company: str,
                build: Sequence[Any]) -> list[dict[str, Any]]:
-        """Store new items in one transaction and return their records.
-
-        ``build`` holds one callable per item, ``build(item_id, seq) -> row dict``,
-        called with the lock held so ids, draws and ``_seq`` follow input order.
-        """
+        """Store new items in one transaction and return their records: ``build`` holds one
+        ``build(item_id, seq) -> row dict`` per item, called in order with the lock held."""
         kind = KINDS[kind_name]
         with self._lock:
             saved = (dict(self._next_id), {k: list(v) for k, v in self._stats.items()})
@@ -214,8 +191,7 @@ class Store:
             for make in build:
                 item_id, seq = self.allocate(kind_name, company)
                 row = make(item_id, seq)
-                row["_seq"] = seq
-                row["companyCode"] = company
+                row.update(_seq=seq, companyCode=company)
                 for name, value in rules.company_fields(company).items():
                     if name in kind.fields:
                         row.setdefault(name, value)
@@ -237,8 +213,6 @@ class Store:
                 f"ORDER BY {kind.pk}", (rows[0][kind.pk], rows[-1][kind.pk])).fetchall()
         return [record(kind, row) for row in found]
 
-    # -- business processing ----------------------------------------------------------
-
     def process(self) -> None:
         """Apply every business event due by the sandbox clock (a no-op until the next one):
         :func:`paynb.sandbox.processing.apply_due`."""
@@ -257,8 +231,6 @@ class Store:
         """A new NOC's id and ``_seq``, and the draw its corrected data is made of."""
         noc_id, seq = self.allocate("noc", company)
         return noc_id, seq, rules.draws(self.seed, "noc", noc_id, 1)[0]
-
-    # -- reading ----------------------------------------------------------------------
 
     def _totals(self, kind: Kind, company: str, query: ListQuery) -> tuple[int, int, int]:
         """How many items match ``query`` and their credit and debit sums (an unfiltered
@@ -330,40 +302,31 @@ class Store:
                 params).fetchall()
         return exports.document(kind, [record(kind, row) for row in rows], filetype)
 
-    # -- voids and simulation ---------------------------------------------------------
-
     def void(self, kind_name: str, company: str, *, ids: Sequence[int] = (),
              references: Sequence[str] = (),
              field_name: str) -> builtins.list[dict[str, Any]]:  # (Store.list shadows list)
-        """Void items (W -> V), all or none; :class:`VoidError` names each refusal.
-
-        Items are chosen by id (``ids``) or by reference number (every W item with
-        that reference). ``field_name`` is the request field the errors are keyed by.
-        """
+        """Void items (W -> V) by id or by reference number (every W item with it), all or
+        none; :class:`VoidError` names each refusal by ``field_name``, the request's field."""
         kind = KINDS[kind_name]
         with self._lock:
             self.process()
             chosen: list[int] = []
             errors: dict[str, list[str]] = {}
-            for index, item_id in enumerate(ids):
-                row = self._db.execute(
-                    f"SELECT itemStatus FROM {kind.table} WHERE {kind.pk} = ? "
-                    "AND companyCode = ?", (storable(item_id), company)).fetchone()
-                if row is None:
-                    errors[f"{field_name}[{index}]"] = [f"item {item_id} does not exist"]
-                elif not processing.voidable(row[0]):
-                    errors[f"{field_name}[{index}]"] = [_not_voidable(item_id, row[0])]
-                else:
-                    chosen.append(item_id)
-            for index, reference in enumerate(references):
+            asked = [*((index, kind.pk, storable(i), f"item {i} does not exist")
+                       for index, i in enumerate(ids)),
+                     *((index, "yourReferenceNumber", reference, "no item has this reference "
+                        "number") for index, reference in enumerate(references))]
+            for index, column, value, why in asked:
                 found = self._db.execute(
                     f"SELECT {kind.pk}, itemStatus FROM {kind.table} WHERE companyCode = ? "
-                    "AND yourReferenceNumber = ?", (company, reference)).fetchall()
+                    f"AND {column} = ?", (company, value)).fetchall()
                 waiting = [item_id for item_id, status in found if processing.voidable(status)]
-                if not found:
-                    errors[f"{field_name}[{index}]"] = ["no item has this reference number"]
-                elif not waiting:
-                    errors[f"{field_name}[{index}]"] = [_not_voidable(found[0][0], found[0][1])]
+                if found and not waiting:
+                    item_id, status = found[0]
+                    why = (f"item {item_id} is {status} ({STATUS_NAMES.get(status, status)}); "
+                           "only W (Waiting) items can be voided")
+                if not waiting:
+                    errors[f"{field_name}[{index}]"] = [why]
                 chosen += waiting
             if errors:
                 raise VoidError(f"{len(errors)} of the items cannot be voided; nothing was voided",
@@ -434,8 +397,6 @@ class Store:
 
             return self.insert("noc", company, [make])[0]
 
-    # -- route checks -----------------------------------------------------------------
-
     def remember_route_check(self, scope: str, key: str) -> None:
         """Record a successful route check of ``key`` (a card, token or routing number)."""
         with self._lock:
@@ -451,8 +412,3 @@ class Store:
         """Close the database."""
         with self._lock:
             self._db.close()
-
-
-def _not_voidable(item_id: int, status: str) -> str:
-    return (f"item {item_id} is {status} ({STATUS_NAMES.get(status, status)}); "
-            "only W (Waiting) items can be voided")

@@ -1,13 +1,11 @@
 """The sandbox's tables, and a stored row as its wire record.
 
-One table per item kind (:data:`KINDS`): columns carry the service's wire names, amounts
-are integer cents (ACH, RCC) or the integer instant amount, timestamps are epoch
-milliseconds. Columns starting with ``_`` are internal: ``_seq`` numbers a company's items
-1, 2, 3... so that an unfiltered page is an index range whatever the table size, and
-``_fate_*`` / ``_noc_*`` hold what business processing will do to an item and when (see
-:mod:`paynb.sandbox.processing`). A row becomes its wire record in Python
-(:func:`record`, for single items) or in SQLite (:func:`record_json`, for list pages), the
-same bytes either way.
+One table per item kind (:data:`KINDS`), columns by their wire names: amounts in integer
+cents (ACH, RCC) or the integer instant amount, timestamps in epoch milliseconds.
+Columns starting with ``_`` are internal: ``_seq`` numbers a company's items 1, 2, 3...
+(an unfiltered page is an index range), ``_fate_*`` / ``_noc_*`` hold what business
+processing will do and when. A row becomes the same wire bytes in Python (:func:`record`)
+or in SQLite (:func:`record_json`, for list pages).
 """
 
 from __future__ import annotations
@@ -15,28 +13,15 @@ from __future__ import annotations
 import functools
 import json
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from decimal import Decimal
 from typing import Any
 
 from paynb._kinds import KINDS as KIND_REGISTRY
 from paynb.codes import STATUS_NAMES
 
-__all__ = [
-    "INDEXES",
-    "KINDS",
-    "RETURN_ITEM_BASE",
-    "TABLES",
-    "Kind",
-    "columns",
-    "money",
-    "record",
-    "record_json",
-    "record_names",
-    "sql_list",
-    "storable",
-    "yyyymmdd",
-]
+__all__ = ["INDEXES", "KINDS", "RETURN_ITEM_BASE", "TABLES", "Kind", "columns", "money", "record",
+           "record_json", "record_names", "sql_list", "storable", "yyyymmdd"]
 
 #: A returned item's returnItemId: its own id in the return items' range.
 RETURN_ITEM_BASE = 700_000_000
@@ -54,7 +39,7 @@ class Kind:
     amount: str  # "cents", "int" or "none"
     totals: str  # how creditAmount/debitAmount are summed: "ach", "debit", "credit", "none"
     internal: tuple[str, ...] = ()
-    key: str = field(default="")  # the integer primary key column
+    key: str = ""  # the integer primary key column
     booleans: frozenset[str] = frozenset()  # stored 0/1, sent as true/false
     objects: frozenset[str] = frozenset()  # stored as JSON text, sent as JSON objects
 
@@ -71,14 +56,10 @@ _FATE = ("_fate_status", "_fate_at", "_fate_code", "_fate_message", "_send_at", 
 
 def _kind(name: str, amount: str, totals: str, internal: tuple[str, ...] = (), key: str = ""
           ) -> Kind:
-    """The table of a kind of :mod:`paynb._kinds` (named as the kind): the fields the
-    sandbox keeps, in the service's order, and the columns of its business processing
-    (``internal``)."""
+    """The table of a kind of :mod:`paynb._kinds`, with its business processing's columns."""
     kind = KIND_REGISTRY[name]
-    return Kind(name, name, kind.id_field,
-                kind.wire, kind.timestamps, amount,
-                totals, internal, key, frozenset(kind.names_of("flag")),
-                frozenset(kind.names_of("object")))
+    return Kind(name, name, kind.id_field, kind.wire, kind.timestamps, amount, totals, internal,
+                key, frozenset(kind.names_of("flag")), frozenset(kind.names_of("object")))
 
 
 KINDS: dict[str, Kind] = {
@@ -89,59 +70,49 @@ KINDS: dict[str, Kind] = {
     "noc": _kind("noc", "none", "none"),
 }
 
-_INTEGER_COLUMNS = {"_id", "_seq", "_fate_at", "_noc_at", "_send_at", "_settle_at",
-                    "_effective_at",
+_INTEGER_COLUMNS = {"_id", "_seq", "_fate_at", "_noc_at", "_send_at", "_settle_at", "_effective_at",
                     *(f.name for kind in KIND_REGISTRY.values() for f in kind.fields
                       if f.type in ("id", "money", "wire_integer", "time", "flag",
                                     "transaction_code"))}
+
+_COLUMN_RULES = {"uniqueId": "TEXT NOT NULL UNIQUE", "itemStatus": "TEXT NOT NULL DEFAULT 'W'"}
 
 
 def _schema() -> tuple[list[str], dict[str, str]]:
     """``CREATE TABLE`` statements, and the index statements by index name."""
     tables = ["CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT)"]
-    indexes: dict[str, str] = {}
+    on: dict[str, str] = {}  # by index name: what it indexes
     for kind in KINDS.values():
-        columns = []
-        if kind.key:
-            columns.append(f"{kind.key} INTEGER PRIMARY KEY")
+        columns = [f"{kind.key} INTEGER PRIMARY KEY"] if kind.key else []
         for name in (*kind.fields, "_seq", *kind.internal):
-            kind_of = "INTEGER" if name in _INTEGER_COLUMNS else "TEXT"
-            if name == kind.pk:
-                columns.append(f"{name} INTEGER PRIMARY KEY")
-            elif name == "uniqueId":
-                columns.append("uniqueId TEXT NOT NULL UNIQUE")
-            elif name == "itemStatus":
-                columns.append("itemStatus TEXT NOT NULL DEFAULT 'W'")
-            else:
-                columns.append(f"{name} {kind_of}")
+            rule = "INTEGER PRIMARY KEY" if name == kind.pk else _COLUMN_RULES.get(
+                name, "INTEGER" if name in _INTEGER_COLUMNS else "TEXT")
+            columns.append(f"{name} {rule}")
         t = kind.table
         tables.append(f"CREATE TABLE IF NOT EXISTS {t} ({', '.join(columns)})")
-        indexes[f"{t}_company_seq"] = f"UNIQUE INDEX {t}_company_seq ON {t} (companyCode, _seq)"
-        indexes[f"{t}_company_ref"] = (f"INDEX {t}_company_ref "
-                                       f"ON {t} (companyCode, yourReferenceNumber)")
+        on[f"{t}_company_seq"] = f"{t} (companyCode, _seq)"
+        on[f"{t}_company_ref"] = f"{t} (companyCode, yourReferenceNumber)"
         if "itemStatus" in kind.fields:
             # _seq last: the filtered page's ids come from the index alone (covering), in
             # the order the list is answered, without visiting the rows.
-            indexes[f"{t}_company_status_return_seq"] = (
-                f"INDEX {t}_company_status_return_seq "
-                f"ON {t} (companyCode, itemStatus, returnDate, _seq)")
+            on[f"{t}_company_status_return_seq"] = (f"{t} (companyCode, itemStatus, returnDate, "
+                                                    "_seq)")
             # Walking one status's items in id order (a filtered page that most of them
             # match); with the amounts, it also answers the totals of a status alone (a
             # count of W is then read from the index, not from every W item's row).
-            totals = ("achTransactionType, amount" if kind.totals == "ach" else "amount")
-            indexes[f"{t}_company_status_seq"] = (
-                f"INDEX {t}_company_status_seq "
-                f"ON {t} (companyCode, itemStatus, _seq, returnDate, {totals})")
-            indexes[f"{t}_fate"] = (f"INDEX {t}_fate ON {t} (_fate_at) "
-                                    "WHERE _fate_status IS NOT NULL")
-    indexes["ach_noc"] = "INDEX ach_noc ON ach (_noc_at) WHERE _noc_at IS NOT NULL"
+            totals = "achTransactionType, amount" if kind.totals == "ach" else "amount"
+            on[f"{t}_company_status_seq"] = (f"{t} (companyCode, itemStatus, _seq, returnDate, "
+                                             f"{totals})")
+            on[f"{t}_fate"] = f"{t} (_fate_at) WHERE _fate_status IS NOT NULL"
+    on["ach_noc"] = "ach (_noc_at) WHERE _noc_at IS NOT NULL"
     for t in ("ach", "rcc"):
-        indexes[f"{t}_send"] = f"INDEX {t}_send ON {t} (_send_at) WHERE itemStatus = 'W'"
-    return tables, indexes
+        on[f"{t}_send"] = f"{t} (_send_at) WHERE itemStatus = 'W'"
+    unique = {f"{kind.table}_company_seq" for kind in KINDS.values()}
+    return tables, {name: f"{'UNIQUE ' if name in unique else ''}INDEX {name} ON {what}"
+                    for name, what in on.items()}
 
 
 TABLES, INDEXES = _schema()
-
 
 
 def money(cents: int | None) -> Decimal | None:
@@ -215,11 +186,9 @@ def record(kind: Kind, row: Sequence[Any]) -> dict[str, Any]:
 
 @functools.cache
 def record_json(kind: Kind) -> str:
-    """A SQL expression that renders a row as its wire record, byte for byte what
-    :func:`record` and :func:`~paynb.sandbox.wire.dumps` make of it.
-
-    List pages are rendered this way: SQLite builds the JSON in C, where building
-    dicts and encoding them took half of a page's server time (benchmarks case 1)."""
+    """A SQL expression rendering a row as its wire record, byte for byte what :func:`record`
+    and :func:`~paynb.sandbox.wire.dumps` make of it, for list pages: SQLite builds the JSON
+    in C, where dicts and their encoding took half a page's server time (benchmarks case 1)."""
     names, status_at, cents = _record_shape(kind)
     values = {name: name for name in kind.fields}
     for name in kind.timestamps:

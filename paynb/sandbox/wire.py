@@ -1,8 +1,6 @@
-"""How the sandbox writes JSON and timestamps on the wire.
-
-Amounts are ``Decimal`` and go out as JSON numbers with exactly their digits
-(``125.00``, never ``125.0`` or ``125.00000001``). Timestamps are epoch
-milliseconds inside the sandbox and ``2025-06-11T20:50:04.032Z`` outside.
+"""How the sandbox writes JSON and timestamps on the wire: ``Decimal`` amounts as JSON
+numbers with exactly their digits (``125.00``), epoch milliseconds as
+``2025-06-11T20:50:04.032Z``.
 """
 
 from __future__ import annotations
@@ -51,11 +49,8 @@ def iso(ms: int | None) -> str | None:
 
 
 def parse_timestamp(text: str) -> int | None:
-    """Epoch milliseconds of an ISO 8601 date or date-time; without a zone it is UTC.
-
-    Accepts the spec's ``2026-11-01T00:00:00.000`` and the usual variants
-    (a bare date, a ``Z`` or an offset); None when the text is none of these.
-    """
+    """Epoch milliseconds of an ISO 8601 date or date-time (``2026-11-01T00:00:00.000``, a
+    bare date, ``Z`` or an offset; without a zone it is UTC); None when it is none of these."""
     try:
         moment = utc_moment(text, "a timestamp")
     except ValidationError:

@@ -1,7 +1,5 @@
-"""The sandbox's HTTP endpoints, one :class:`fastapi.APIRouter` per area.
-
-:data:`ROUTERS` is the order :func:`paynb.sandbox.app.create_app` includes them in; the
-request context, problem details and tokens they share come with them.
+"""The sandbox's HTTP endpoints, one :class:`fastapi.APIRouter` per area (:data:`ROUTERS`,
+in the order :func:`paynb.sandbox.app.create_app` includes them), and what they share.
 """
 
 from __future__ import annotations

@@ -1,11 +1,6 @@
-"""What every router of the sandbox shares: problem answers, the request context,
-authentication and body dependencies, list filters and path ids.
-
-The routers are module-level :class:`fastapi.APIRouter` objects; what differs
-between sandboxes (the store, the users, the tokens, the limits) reaches them
-through :class:`Context`, kept on ``app.state.ctx`` by
-:func:`paynb.sandbox.app.create_app`.
-"""
+"""What every router of the sandbox shares: problem answers, the request context (what
+differs between sandboxes, on ``app.state.ctx``), authentication and body dependencies,
+list filters and path ids."""
 
 from __future__ import annotations
 
@@ -26,14 +21,12 @@ from paynb.codes import STATUS_ORDER
 from paynb.sandbox.faults import Faults
 from paynb.sandbox.queries import ListQuery
 from paynb.sandbox.store import Store
-from paynb.sandbox.wire import dumps, parse_timestamp
+from paynb.sandbox.wire import dumps, iso, parse_timestamp
 from paynb.validation import parse_item_id
 
-__all__ = [
-    "VALIDATION_TITLE", "Body", "Company", "Context", "Ctx", "Listing", "Problem", "User",
-    "UserDep", "body_doc", "item_id", "json_response", "parse", "problem_response",
-    "require_route", "validation",
-]
+__all__ = ["VALIDATION_TITLE", "Body", "Company", "Context", "Ctx", "Listing", "Problem", "User",
+           "UserDep", "body_doc", "item_id", "json_response", "parse", "problem_response",
+           "require_route", "route_answer", "validation"]
 
 VALIDATION_TITLE = "One or more validation errors occurred."
 
@@ -65,16 +58,10 @@ _SECTION = {400: "5.1", 401: "5.2", 403: "5.4", 404: "5.5", 405: "5.6", 413: "5.
 
 def problem_response(request: Request, problem: Problem) -> Response:
     """``problem`` as an ASP.NET-style problem detail answer."""
-    body: dict[str, Any] = {
-        "type": _RFC + _SECTION.get(problem.status, ""),
-        "title": problem.title,
-        "status": problem.status,
-        "detail": problem.detail,
-        "instance": request.url.path,
-    }
-    if problem.errors is not None:
-        body["errors"] = problem.errors
-    body["traceId"] = secrets.token_hex(8)
+    errors = {} if problem.errors is None else {"errors": problem.errors}
+    body = {"type": _RFC + _SECTION.get(problem.status, ""), "title": problem.title,
+            "status": problem.status, "detail": problem.detail, "instance": request.url.path,
+            **errors, "traceId": secrets.token_hex(8)}
     return Response(dumps(body), status_code=problem.status, headers=problem.headers,
                     media_type="application/problem+json")
 
@@ -269,3 +256,17 @@ def require_route(ctx: Context, scope: str, key: str, field_name: str, what: str
                                            f"{minutes} minutes"]})
     if amount > max_amount:
         raise validation({"amount": [f"is above the route's limit of {max_amount}"]})
+
+
+def route_answer(ctx: Context, head: dict[str, Any], payment_type: str,
+                 max_amount: int | None) -> Response:
+    """A route check's answer: ``head``, the payment type up to ``max_amount`` (none when
+    None: not supported) and how long the check holds."""
+    now = ctx.store.now()
+    return json_response({
+        **head,
+        "paymentTypes": [] if max_amount is None else [
+            {"type": payment_type, "maxAmount": max_amount, "currency": "USD"}],
+        "checkedDateTime": iso(now),
+        "validUntil": iso(now + ctx.store.config.route_check_valid_ms),
+    })

@@ -39,12 +39,12 @@ _MEDIA = {
 Row = Callable[[Any, int, Store], items.Build]
 
 
-def _get_item(ctx: Ctx, kind: str, company_code: str, key: int | str) -> Response:
+def _record(ctx: Ctx, kind: str, company_code: str, key: int | str) -> dict[str, Any]:
     record = ctx.store.get(kind, company_code, key)
     if record is None:
         raise Problem(404, "Not Found", f"No {kind.upper()} item {key} "
                                         f"for company {company_code}.")
-    return json_response({"transaction": record})
+    return record
 
 
 def _export(ctx: Ctx, kind: str, company_code: str, query: ListQuery,
@@ -125,7 +125,7 @@ def add_read_routes(router: APIRouter, kind: str, prefix: str, tag: str, what: s
         def get_one(ctx: Ctx, company_code: Company,
                     item: Annotated[str, Path(alias=id_name)]) -> Response:
             key = item_id(kind, item) if id_name == "itemId" else item
-            return _get_item(ctx, kind, company_code, key)
+            return json_response({"transaction": _record(ctx, kind, company_code, key)})
 
 
 def add_item_routes(router: APIRouter, kind: str, prefix: str, bulk_paths: list[str],
@@ -154,9 +154,7 @@ def add_item_routes(router: APIRouter, kind: str, prefix: str, bulk_paths: list[
     @router.put(prefix + "/{itemId}/void", tags=[tag], summary=f"Void one {tag} item (W -> V)")
     def void_by_id(ctx: Ctx, company_code: Company, itemId: str) -> Response:
         key = item_id(kind, itemId)
-        if ctx.store.get(kind, company_code, key) is None:
-            raise Problem(404, "Not Found", f"No {kind.upper()} item {key} "
-                                            f"for company {company_code}.")
+        _record(ctx, kind, company_code, key)  # an unknown id is a 404, not a void error
         return _void(ctx, kind, company_code, many=False, ids=[key],
                      field_name=KINDS[kind].id_field)
 

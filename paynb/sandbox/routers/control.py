@@ -1,12 +1,11 @@
 """The ``/sandbox/...`` endpoints: clock, processing, forced statuses, NOCs, users, faults.
-
-No token is needed: the sandbox listens on loopback. :class:`paynb.sandbox.Simulator`
-(``sb.simulate``) calls them from Python.
+No token is needed (loopback); ``sb.simulate`` (:class:`paynb.sandbox.Simulator`) calls them.
 """
 
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable
 from dataclasses import replace
 from decimal import Decimal
 from typing import Any
@@ -27,9 +26,13 @@ __all__ = ["router"]
 router = APIRouter(prefix="/sandbox", tags=["sandbox"])
 
 
-def _obj(data: Any) -> dict[str, Any]:
+def _obj(data: Any, allowed: Iterable[str] | None = None) -> dict[str, Any]:
+    """``data`` as a JSON object; with ``allowed``, one holding no other field."""
     if not isinstance(data, dict):
         raise validation({"body": ["must be a JSON object"]})
+    extra = sorted(set(data).difference(allowed or data))
+    if extra:
+        raise validation({name: ["is not a field of this request"] for name in extra})
     return data
 
 
@@ -51,12 +54,6 @@ def _code_error(code: Any, letter: str, what: str) -> list[str] | None:
         return None
     return [f"must be a {what} code: {letter} and two digits, like {letter}01 (NACHA's are "
             "listed in docs/codes.md)"]
-
-
-def _unknown(data: dict[str, Any], allowed: set[str]) -> None:
-    extra = sorted(set(data) - allowed)
-    if extra:
-        raise validation({name: ["is not a field of this request"] for name in extra})
 
 
 def _schema(properties: dict[str, Any], required: list[str] | None = None) -> dict[str, Any]:
@@ -89,8 +86,7 @@ def info(ctx: Ctx, request: Request) -> Response:
                                    ["password"]))
 async def set_password(ctx: Ctx, username: str, data: Body) -> Response:
     """Give a user a new password; by default its tokens stop working at once."""
-    data = _obj(data)
-    _unknown(data, {"password", "revokeTokens"})
+    data = _obj(data, {"password", "revokeTokens"})
     password, revoke = data.get("password"), data.get("revokeTokens", True)
     errors: dict[str, list[str]] = {}
     if not isinstance(password, str) or not password:
@@ -121,8 +117,7 @@ _UNIT_MS = {"days": processing.DAY_MS, "hours": processing.HOUR_MS, "minutes": 6
              openapi_extra=_schema({n: {"type": "number"} for n in _UNIT_MS}))
 def advance(ctx: Ctx, data: Body) -> Response:
     """Move the sandbox clock forward; every business event now due happens."""
-    data = _obj(data)
-    _unknown(data, set(_UNIT_MS))
+    data = _obj(data, _UNIT_MS)
     total = 0
     for name, value in data.items():
         if isinstance(value, bool) or not isinstance(value, int | float | Decimal) or value < 0:
@@ -147,8 +142,7 @@ def process(ctx: Ctx) -> Response:
                  "date": {"type": "string", "example": "2026-11-01"}}, ["status"]))
 def force(ctx: Ctx, companyCode: str, kind: str, itemId: str, data: Body) -> Response:
     """Put an item into a status now (or at ``date``), with a return code for R."""
-    data = _obj(data)
-    _unknown(data, {"status", "code", "message", "date"})
+    data = _obj(data, {"status", "code", "message", "date"})
     key = parse_item_id(itemId)
     if kind not in ("ach", "rcc") or key is None:
         raise Problem(404, "Not Found", "Use /sandbox/companycode/{code}/ach|rcc/{itemId}.")
@@ -177,8 +171,7 @@ def force(ctx: Ctx, companyCode: str, kind: str, itemId: str, data: Body) -> Res
                                     "date": {"type": "string", "example": "2026-11-01"}}))
 def create_noc(ctx: Ctx, companyCode: str, itemId: str, data: Body) -> Response:
     """Create a NOC for an ACH item now (or at ``date``)."""
-    data = _obj(data)
-    _unknown(data, {"changeCode", "correctedData", "date"})
+    data = _obj(data, {"changeCode", "correctedData", "date"})
     code = data.get("changeCode", "C01")
     corrected = data.get("correctedData")
     if problem := _code_error(code, "C", "change"):
@@ -210,8 +203,7 @@ def get_faults(ctx: Ctx) -> Response:
                                    "seed": {"type": "integer"}}))
 def set_faults(ctx: Ctx, data: Body) -> Response:
     """Replace the random fault settings of reads and/or writes."""
-    data = _obj(data)
-    _unknown(data, {"reads", "writes", "seed"})
+    data = _obj(data, {"reads", "writes", "seed"})
     settings: dict[str, FaultSettings] = {}
     for name in ("reads", "writes"):
         if name in data:
@@ -240,8 +232,7 @@ def clear_faults(ctx: Ctx) -> Response:
                  "on": {"type": "string", "enum": ["reads", "writes", "any"]}}, ["fault"]))
 def script_faults(ctx: Ctx, data: Body) -> Response:
     """Make the next requests meet exact faults."""
-    data = _obj(data)
-    _unknown(data, {"fault", "count", "on"})
+    data = _obj(data, {"fault", "count", "on"})
     try:
         ctx.faults.enqueue(str(data.get("fault")), count=data.get("count", 1),
                            on=data.get("on", "any"))

@@ -1,8 +1,6 @@
-"""``/docs``: Swagger UI of ``/openapi.json`` with every file served by the sandbox.
-
-FastAPI's own pages load Swagger UI from a CDN, which leaves the page blank on a
-machine without internet; these are Swagger UI 5's files as shipped in the
-fastapi-offline package.
+"""``/docs``: Swagger UI of ``/openapi.json``, every file served by the sandbox (FastAPI's
+own page loads them from a CDN: blank without internet). Swagger UI 5's files as the
+fastapi-offline package ships them.
 """
 
 from __future__ import annotations

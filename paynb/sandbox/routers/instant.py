@@ -15,12 +15,11 @@ from paynb.sandbox.routers._common import (
     Company,
     Ctx,
     body_doc,
-    json_response,
     parse,
     require_route,
+    route_answer,
 )
 from paynb.sandbox.routers._items import add_read_routes, submit_one
-from paynb.sandbox.wire import iso
 
 __all__ = ["router"]
 
@@ -31,18 +30,18 @@ _CARD_KEY = secrets.token_bytes(16)
 router = APIRouter(tags=[_TAG])
 
 
-def _card_key(card_number: str) -> str:
+def _card(card_number: str) -> tuple[rules.CardRoute, str, str]:
+    """A card's route, the key its route check is remembered by, its last four digits."""
     # Only a keyed hash of the card number is kept, never the number itself.
-    return "card:" + hashlib.blake2b(card_number.encode(), key=_CARD_KEY).hexdigest()
+    key = "card:" + hashlib.blake2b(card_number.encode(), key=_CARD_KEY).hexdigest()
+    return rules.card_route(card_number), key, card_number[-4:]
 
 
-def _token_key(token_id: str, sub_client: str) -> str:
-    return f"token:{token_id}|{sub_client}"
-
-
-def _token_last_four(token_id: str, sub_client: str) -> str:
+def _token(token_id: str, sub_client: str) -> tuple[rules.CardRoute, str, str]:
+    """A token's route, the key its route check is remembered by, its last four digits."""
     digest = hashlib.blake2b(f"{token_id}|{sub_client}".encode(), digest_size=4).digest()
-    return f"{int.from_bytes(digest, 'big') % 10_000:04d}"
+    return (rules.token_route(token_id), f"token:{token_id}|{sub_client}",
+            f"{int.from_bytes(digest, 'big') % 10_000:04d}")
 
 
 def _route_answer(ctx: Ctx, company_code: str, route: rules.CardRoute, key: str,
@@ -51,17 +50,9 @@ def _route_answer(ctx: Ctx, company_code: str, route: rules.CardRoute, key: str,
     for the sends that follow it."""
     if route.supported and route.reachable:
         ctx.store.remember_route_check(company_code, key)
-    now = ctx.store.now()
-    return json_response({
-        "supported": route.supported,
-        "reachable": route.reachable,
-        "cardBrand": route.brand,
-        "cardLastFour": last_four,
-        "paymentTypes": [{"type": "Push", "maxAmount": route.max_amount,
-                          "currency": "USD"}] if route.supported else [],
-        "checkedDateTime": iso(now),
-        "validUntil": iso(now + ctx.store.config.route_check_valid_ms),
-    })
+    return route_answer(ctx, {"supported": route.supported, "reachable": route.reachable,
+                              "cardBrand": route.brand, "cardLastFour": last_four},
+                        "Push", route.max_amount if route.supported else None)
 
 
 @router.post("/api/v3/InstantRoutes/companycode/{companyCode}",
@@ -69,8 +60,7 @@ def _route_answer(ctx: Ctx, company_code: str, route: rules.CardRoute, key: str,
 def card_route_check(ctx: Ctx, company_code: Company, data: Body) -> Response:
     """Can this card receive an instant payment?"""
     check = parse(models.CardRouteCheck, data)
-    return _route_answer(ctx, company_code, rules.card_route(check.card_number),
-                         _card_key(check.card_number), check.card_number[-4:])
+    return _route_answer(ctx, company_code, *_card(check.card_number))
 
 
 @router.post("/api/v3/InstantRoutes/companycode/{companyCode}/token",
@@ -78,9 +68,7 @@ def card_route_check(ctx: Ctx, company_code: Company, data: Body) -> Response:
 def token_route_check(ctx: Ctx, company_code: Company, data: Body) -> Response:
     """Can this card token receive an instant payment?"""
     check = parse(models.TokenRouteCheck, data)
-    return _route_answer(ctx, company_code, rules.token_route(check.token_id),
-                         _token_key(check.token_id, check.your_sub_client_id),
-                         _token_last_four(check.token_id, check.your_sub_client_id))
+    return _route_answer(ctx, company_code, *_token(check.token_id, check.your_sub_client_id))
 
 
 @router.post(PREFIX, summary="Send an instant card payment",
@@ -88,13 +76,9 @@ def token_route_check(ctx: Ctx, company_code: Company, data: Body) -> Response:
 def instant_send(ctx: Ctx, company_code: Company, data: Body) -> Response:
     """Send an instant card payment to a route-checked card or token."""
     txn = parse(models.InstantCardTransaction, data)
-    if txn.card_number:
-        key, field_name = _card_key(txn.card_number), "cardNumber"
-        route, last_four = rules.card_route(txn.card_number), txn.card_number[-4:]
-    else:
-        key, field_name = _token_key(txn.token_id, txn.your_sub_client_id), "tokenId"
-        route = rules.token_route(txn.token_id)
-        last_four = _token_last_four(txn.token_id, txn.your_sub_client_id)
+    route, key, last_four = (_card(txn.card_number) if txn.card_number
+                             else _token(txn.token_id, txn.your_sub_client_id))
+    field_name = "cardNumber" if txn.card_number else "tokenId"
     require_route(ctx, company_code, key, field_name, "card", route.max_amount, txn.amount)
     return submit_one(ctx, "instant", company_code, items.instant_row(
         txn, ctx.store.now(), brand=route.brand, last_four=last_four))

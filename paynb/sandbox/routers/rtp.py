@@ -13,13 +13,12 @@ from paynb.sandbox.routers._common import (
     Ctx,
     UserDep,
     body_doc,
-    json_response,
     parse,
     require_route,
+    route_answer,
     validation,
 )
 from paynb.sandbox.routers._items import add_read_routes, submit_one
-from paynb.sandbox.wire import iso
 from paynb.validation import check_routing_number
 
 __all__ = ["router"]
@@ -38,19 +37,13 @@ def rtp_route(ctx: Ctx, routingNumber: str, user: UserDep) -> Response:
     if problem:
         raise validation({"routingNumber": [problem]})
     bank = rules.RTP_BANKS.get(routingNumber)
-    now = ctx.store.now()
     if bank and bank.reachable:
         ctx.store.remember_route_check(f"user:{user.username}", f"rtp:{routingNumber}")
-    return json_response({
-        "routingNumber": routingNumber,
-        "bankName": bank.bank_name if bank else None,
-        "supported": bank is not None,
-        "reachable": bool(bank and bank.reachable),
-        "paymentTypes": [{"type": "CreditTransfer", "maxAmount": bank.max_amount,
-                          "currency": "USD"}] if bank else [],
-        "checkedDateTime": iso(now),
-        "validUntil": iso(now + ctx.store.config.route_check_valid_ms),
-    })
+    return route_answer(ctx, {"routingNumber": routingNumber,
+                              "bankName": bank.bank_name if bank else None,
+                              "supported": bank is not None,
+                              "reachable": bool(bank and bank.reachable)},
+                        "CreditTransfer", bank.max_amount if bank else None)
 
 
 @router.post(PREFIX, summary="Send an instant RTP payment",
