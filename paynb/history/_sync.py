@@ -14,6 +14,7 @@ import datetime as dt
 import itertools
 import logging
 import math
+import shutil
 import threading
 import time
 import warnings
@@ -428,6 +429,13 @@ def sync(place: HistoryPlace, resources: Mapping[str, Resource], *, kinds: Any =
         tables = _tables(store, list(st.KINDS) if rebuild or mask is not None else chosen,
                          chosen if rebuild else [])
         states = {name: st.state(table) for name, table in tables.items()}
+        if rebuild and store.local is not None and any(
+                kept.get("service") not in (None, service) for kept in states.values()):
+            # A folder synced from another service, built again from this one (the way out
+            # check_service names): none of its tables is this service's to keep.
+            for name in tables:
+                shutil.rmtree(store.local / name)
+            tables, states = {}, {}
         for kept in states.values():
             check_service(store.path, kept.get("service"), service)
         masked = _masking(store, states, chosen, context, mask, rebuild)
@@ -520,8 +528,6 @@ def _tables(store: st.Store, names: list[str], rebuilt: list[str]) -> dict[str, 
     """The store's tables ``names`` (and the events); one of the kinds ``rebuilt`` (or the
     events, in a rebuild) that cannot be read is removed, to be written anew (a folder's
     only)."""
-    import shutil
-
     tables = {}
     for name in (*names, st.EVENTS):
         try:
