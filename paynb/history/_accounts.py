@@ -1,17 +1,10 @@
 """Account keys in the history store, and the reader the submission guards use.
 
-The guards match an entry's receiving account (routing and **full** account number)
-against the history, which masks account numbers unless synced with ``mask=False``. So
-each stored ACH row also carries ``_accountKey``: keyed BLAKE2b (a MAC, RFC 7693) of
-routing and account under a random 32-byte secret of the store, as a signed 64-bit
-integer: the same for every entry to one account, and the number cannot be read from it.
-
-The secret is **not** in the store (a key whose secret travels with it is a plain hash:
-with the routing number and the last four digits beside it, ten digits are a million
-guesses). The ACH table's commits name it (``accountKey.id``); it is the file
-``history-keys/<id>.key`` in the user's data folder, readable by the user only. A copied
-store holds no number and no means of testing guesses; ``client.sync(rebuild=True)``
-gives it a secret of its own.
+Each stored ACH row carries ``_accountKey``: keyed BLAKE2b (a MAC, RFC 7693) of routing
+and account number under a random 32-byte secret, which is **not** in the store (the ACH
+table's commits name it, ``accountKey.id``) but the file ``history-keys/<id>.key`` of the
+user's data folder. Why: docs/compliance-nocs-and-guards.md, "Matching accounts in a
+masked store".
 """
 
 from __future__ import annotations

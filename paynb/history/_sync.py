@@ -418,7 +418,7 @@ def sync(place: HistoryPlace, resources: Mapping[str, Resource], *, kinds: Any =
             "since", f"({start:%Y-%m-%d %H:%M} UTC) is after the service's time "
                      f"now ({now:%Y-%m-%d %H:%M} UTC): no item would be kept; "
                      "give a date in the past")
-    rows: list[dict[str, Any]] = []
+    rows: list[tuple[Any, ...]] = []
     ignored: list[str] = []
     with store.locked():
         if path is not None:  # only a store that could be written becomes the client's
@@ -459,8 +459,7 @@ def sync(place: HistoryPlace, resources: Mapping[str, Resource], *, kinds: Any =
                 {"accountKey": key} if kind == "ach" and key else {})}, {
                 "since": None if job.since is None else job.since.isoformat(),
                 "pollPages": job.poll_pages})
-            rows.append({"kind": kind, "requests": job.requests, "written": written,
-                         "events": events, "seconds": time.perf_counter() - began})
+            rows.append((kind, job.requests, written, events, time.perf_counter() - began))
         if rebuild and masked and any(k.get("masked") is False for k in states.values()):
             # No earlier version may keep the whole numbers: their files go now.
             for table in store.tables().values():

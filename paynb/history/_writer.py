@@ -104,7 +104,6 @@ class DeltaWriter:
             else None
         journal, events = self.journal, self._events()
         company = f"company = {st.quoted(self.company)}"
-        written = 0 if data is None else data.num_rows
         with self.store.writing():
             # Appended, a rebuild's too (what the events hold of the items is kept);
             # a first backfill makes the table even when it has no events.
@@ -143,7 +142,7 @@ class DeltaWriter:
                     data.column("month").to_pylist()))}, kept)
             compact(self.store, st.EVENTS, journal, {(self.kind, self.company)}
                     if len(events) else set(), {**common, "sync": number})
-        return written, len(events)
+        return 0 if data is None else data.num_rows, len(events)
 
     def _spans(self, data: pa.Table) -> tuple[pa.Table, str]:
         """The rows to write in place of those stored, and the predicate selecting those:
