@@ -429,15 +429,17 @@ def sync(place: HistoryPlace, resources: Mapping[str, Resource], *, kinds: Any =
         tables = _tables(store, list(st.KINDS) if rebuild or mask is not None else chosen,
                          chosen if rebuild else [])
         states = {name: st.state(table) for name, table in tables.items()}
-        if rebuild and store.local is not None and any(
-                kept.get("service") not in (None, service) for kept in states.values()):
+        try:
+            for kept in states.values():
+                check_service(store.path, kept.get("service"), service)
+        except HistoryError:
+            if not rebuild or store.local is None:
+                raise
             # A folder synced from another service, built again from this one (the way out
-            # check_service names): none of its tables is this service's to keep.
+            # the error names): none of its tables is this service's to keep.
             for name in tables:
                 shutil.rmtree(store.local / name)
             tables, states = {}, {}
-        for kept in states.values():
-            check_service(store.path, kept.get("service"), service)
         masked = _masking(store, states, chosen, context, mask, rebuild)
         number = 1 + max((int(kept.get("sync") or 0) for kept in states.values()), default=0)
         key, secret = _account_key(store, states, chosen, context.company_code, rebuild)
