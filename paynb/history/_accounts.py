@@ -1,17 +1,10 @@
 """Account keys in the history store, and the reader the submission guards use.
 
-The guards match an entry's receiving account (routing and **full** account number)
-against the history, which masks account numbers unless synced with ``mask=False``. So
-each stored ACH row also carries ``_accountKey``: keyed BLAKE2b (a MAC, RFC 7693) of
-routing and account under a random 32-byte secret of the store, as a signed 64-bit
-integer: the same for every entry to one account, and the number cannot be read from it.
-
-The secret is **not** in the store (a key whose secret travels with it is a plain hash:
-with the routing number and the last four digits beside it, ten digits are a million
-guesses). The ACH table's commits name it (``accountKey.id``); it is the file
-``history-keys/<id>.key`` in the user's data folder, readable by the user only. A copied
-store holds no number and no means of testing guesses; ``client.sync(rebuild=True)``
-gives it a secret of its own.
+Each stored ACH row carries ``_accountKey``: keyed BLAKE2b (a MAC, RFC 7693) of routing
+and account number under a random 32-byte secret, which is **not** in the store (the ACH
+table's commits name it, ``accountKey.id``) but the file ``history-keys/<id>.key`` of the
+user's data folder. Why: docs/compliance-nocs-and-guards.md, "Matching accounts in a
+masked store".
 """
 
 from __future__ import annotations
@@ -120,25 +113,19 @@ def number_keys(records: Iterable[Mapping[str, Any]], secret: bytes, kind: str) 
 
 
 def _keys(pairs: list[tuple[Any, Any]], secret: bytes) -> Any:
-    import numpy as np
     import pandas as pd
 
     keyed = blake2b(key=secret, digest_size=8)
     done: dict[tuple[Any, Any], int | None] = {}
-    values = np.zeros(len(pairs), dtype=np.int64)
-    missing = np.zeros(len(pairs), dtype=bool)
-    for row, pair in enumerate(pairs):
+    keys = []
+    for pair in pairs:
         try:
             if pair not in done:
                 done[pair] = _key(keyed, *pair)
-            key = done[pair]
+            keys.append(done[pair])
         except TypeError:  # an unhashable value: no account
-            key = None
-        if key is None:
-            missing[row] = True
-        else:
-            values[row] = key
-    return pd.arrays.IntegerArray(values, missing)
+            keys.append(None)
+    return pd.array(keys, dtype="Int64")
 
 
 @dataclass
@@ -163,12 +150,9 @@ def guard_rows(store: Store, company: str, accounts: Iterable[tuple[Any, Any]], 
     """The ACH items of ``accounts`` (routing, full account number) received from
     ``since`` on, the NOCs not ``applied`` about them, and the entries those NOCs are
     about whatever their age: read from ``store`` for ``company``, only the guards'
-    columns, only the files that may hold them.
-
-    Accounts are matched by :data:`KEY_COLUMN`; in a store synced with ``mask=False``
-    without keys, by the numbers themselves. A store that cannot be matched says why in
-    ``problem``.
-    """
+    columns, only the files that may hold them. Accounts are matched by
+    :data:`KEY_COLUMN` (in a store synced with ``mask=False`` without keys, by the
+    numbers); a store that cannot be matched says why in ``problem``."""
     import pyarrow.compute as pc
 
     table = store.open("ach")
@@ -199,7 +183,11 @@ def guard_rows(store: Store, company: str, accounts: Iterable[tuple[Any, Any]], 
             "client.sync(rebuild=True) builds it again with account keys"))
     if not pairs:
         return GuardRows(checked=checked, holds=True)
-    nocs = _nocs(store, company, {str(a) for a in applied})
+    done, noc_table = {str(a) for a in applied}, store.open("nocs")
+    nocs = [] if noc_table is None else [
+        row for row in store.scan("nocs", noc_table, [("company", "=", company)],
+                                  list(NOC_FIELDS)).to_pylist()
+        if str(row.get("nocId")) not in done]
     noc_items = list({n["achItemId"] for n in nocs if n.get("achItemId") is not None})
     wanted = (matched & (pc.field("receivedDateTime") >= since)) | \
         pc.field("achItemId").isin(noc_items)
@@ -216,15 +204,6 @@ def guard_rows(store: Store, company: str, accounts: Iterable[tuple[Any, Any]], 
     ids = {row["achItemId"] for row in items}
     return GuardRows(items=items, nocs=[n for n in nocs if n.get("achItemId") in ids],
                      checked=checked, holds=True)
-
-
-def _nocs(store: Store, company: str, applied: set[str]) -> list[dict[str, Any]]:
-    """The store's NOCs of ``company`` not in ``applied`` (the guards' fields)."""
-    table = store.open("nocs")
-    if table is None:
-        return []
-    rows = store.scan("nocs", table, [("company", "=", company)], list(NOC_FIELDS)).to_pylist()
-    return [row for row in rows if str(row.get("nocId")) not in applied]
 
 
 @dataclass
@@ -259,13 +238,12 @@ class NocEvidence:
 
 def noc_evidence(store: Store, company: str) -> NocEvidence:
     """The records the NOC ledger of ``company`` judges, read from ``store``: what
-    ``client.nocs.obligations()`` and the morning run give :func:`paynb.nacha.ledger`.
-
-    Every NOC; the entries they are about, whatever their age; every entry to their
+    ``client.nocs.obligations()`` and the morning run give :func:`paynb.nacha.ledger`:
+    every NOC, the entries they are about, whatever their age, and every entry to their
     accounts before and after correction (a later entry moves a due date, or shows the
-    change made), found by routing and account number, or in a masked store by routing
-    and the keyed hash of the number (:data:`paynb.nacha.NUMBER_KEY`). Only these rows
-    are read, and only the ledger's columns."""
+    change made), by routing and account number, or in a masked store by routing and
+    the keyed hash of the number (:data:`paynb.nacha.NUMBER_KEY`); only these rows are
+    read, and only the ledger's columns."""
     tables = {name: store.open(name) for name in ("nocs", "ach")}
     kept = state(tables["ach"])
     # Keyed numbers when the store's rows carry them (a store synced by an older paynb

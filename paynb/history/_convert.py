@@ -1,10 +1,7 @@
-"""Stores of the format paynb wrote before the Delta tables: converted, or rebuilt.
-
-That format (``paynb-history.json`` beside ``items/``, ``events/``, ``returns/`` and
-``index/``) kept every version of an item in numbered files; the metadata named the last
-committed version and the files a compaction had replaced. The conversion keeps each
-item's latest committed version, every committed event and the watermarks, and moves the
-old files into ``paynb-history-v1/``, which also marks a conversion under way.
+"""Stores of the format paynb wrote before the Delta tables (docs/history.md): converted,
+or rebuilt. That format kept every version of an item in numbered files; its metadata
+named the last committed version and the files a compaction had replaced. The old files
+move into ``paynb-history-v1/``, which also marks a conversion under way.
 """
 
 from __future__ import annotations

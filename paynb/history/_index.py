@@ -1,7 +1,6 @@
 """The sync's index of what the store holds: each stored item's fingerprint, list place and
-status by id, read from the table as the sync asks (the files pruned by company and by
-the range of ids each holds), with the rows the sync stages noted in. What the sync
-reads is compared with it; only the items whose fingerprint changed are written.
+status by id, read as the sync asks, with the rows it stages noted in; and the
+fingerprints themselves. Only the items whose fingerprint changed are written.
 """
 
 from __future__ import annotations
@@ -31,6 +30,8 @@ class StoredIndex:
 
         self.store, self.kind, self.company, self.table = store, kind, company, table
         self.id_field, self.status_field = st.ID_FIELDS[kind], st.STATUS_FIELDS[kind]
+        #: The stored columns a look-up reads.
+        self.compared = [self.id_field, "_hash", "_order", *filter(None, [self.status_field])]
         #: Stored rows looked up so far (and rows staged since): _hash, _order, status.
         self.known = pd.DataFrame({"_hash": [], "_order": [], "status": []})
         self.asked: set[Any] = set()
@@ -54,9 +55,8 @@ class StoredIndex:
         except (pa.ArrowException, TypeError, ValueError):
             return self.known  # ids of another type: none is stored
         bounds = pc.min_max(wanted)
-        low, high = bounds["min"].as_py(), bounds["max"].as_py()
-        self._keep(self.scan(self._compared(), pc.field(field).isin(wanted),
-                             [(field, ">=", low), (field, "<=", high)]))
+        self._keep(self.scan(self.compared, pc.field(field).isin(wanted), [
+            (field, ">=", bounds["min"].as_py()), (field, "<=", bounds["max"].as_py())]))
         return self.known
 
     def held_in_overlap(self, feed: ChangeFeed) -> int:
@@ -67,7 +67,7 @@ class StoredIndex:
         import pyarrow.compute as pc
 
         start, end = feed.start(), feed.mark
-        rows = self.scan([*self._compared(), "returnDate"], None,
+        rows = self.scan([*self.compared, "returnDate"], None,
                          [("returnDate", ">=", start), ("returnDate", "<=", end)])
         self._keep(rows)
         return rows.filter((pc.field("returnDate") >= start) & (pc.field("returnDate") <= end)
@@ -99,13 +99,8 @@ class StoredIndex:
         kept = self.known[~self.known.index.isin(part.index)]
         self.known = part if kept.empty else pd.concat([kept, part])
 
-    def _compared(self) -> list[str]:
-        """The stored columns a look-up reads."""
-        return [self.id_field, "_hash", "_order", *([self.status_field] if self.status_field
-                                                     else [])]
-
     def _keep(self, rows: pa.Table) -> None:
-        """Keep the stored ``rows`` read (columns :meth:`_compared`) for the look-ups."""
+        """Keep the stored ``rows`` read (columns :attr:`compared`) for the look-ups."""
         ids = rows.column(self.id_field).to_numpy(zero_copy_only=False)
         self.asked.update(ids.tolist())
         if rows.num_rows:

@@ -17,9 +17,9 @@ from paynb.history import _store as st
 from paynb.history._accounts import guard_rows, noc_evidence
 from paynb.history._bounds import as_of_moment, one_moment, span, within
 from paynb.history._convert import convert_if_old, is_old
-from paynb.history._maintain import maintained
 from paynb.history._sql import empty, views
 from paynb.history._store import kind_of, when
+from paynb.history._writer import maintained
 
 if TYPE_CHECKING:
     import pandas as pd

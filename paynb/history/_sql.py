@@ -20,10 +20,9 @@ empty = functools.cache(st.empty)
 @functools.cache
 def _database(process: int) -> Any:
     """The DuckDB database of ``process``'s SQL connections: each :meth:`History.connect`
-    is a cursor of it, with views, settings and registrations of its own, and they share
-    its cache of Parquet footers (a Delta table's files never change), which a new
-    database would read again for every connection. Per process: a fork's child gets
-    its own (a database is not shared across a fork)."""
+    is a cursor of it (views and settings of its own), and they share its cache of
+    Parquet footers (a Delta table's files never change). Per process: a database is not
+    shared across a fork."""
     import duckdb
 
     database = duckdb.connect()
@@ -33,11 +32,10 @@ def _database(process: int) -> Any:
 
 @functools.lru_cache(maxsize=256)
 def _one_schema(files: tuple[str, ...]) -> bool:
-    """Whether the Parquet ``files`` all hold the same columns, of the same types. DuckDB
-    then reads them as one schema; a table whose schema grew holds files without the new
-    columns, read by name (each file's columns matched to the table's: twice the time of
-    a query, and of its planning). Known once per set of files: a committed file never
-    changes (a store made anew has files of other names)."""
+    """Whether the Parquet ``files`` all hold the same columns, of the same types: DuckDB
+    then reads them as one schema, else by name (twice the time of a query, and of its
+    planning). Known once per set of files: a committed file never changes (a store made
+    anew has files of other names)."""
     with _database(os.getpid()).cursor() as connection:
         ((schemas,),) = connection.sql(
             "SELECT count(DISTINCT columns) FROM (SELECT string_agg(name || ' ' || type, "

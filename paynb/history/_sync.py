@@ -1,15 +1,11 @@
 """``client.sync()``: bring a history up to date from the service.
 
 The first sync of a kind lists every item and writes them in one transaction. Later
-syncs read what can have changed (docs/history.md, "What an incremental sync reads"): the
-list's end, the returns poll from the store's watermark (the day before it counted rather
-than read again when the service counts as many returns there as the store holds), and
-the W and V counts, which show items sent or voided with no return date. What was read is
-compared by id and fingerprint with the stored rows; the new and changed ones replace
-their stored rows in one transaction, after their status changes were appended to the
-events (docs/history.md, "Commits and interruptions"). Each kind's sync is a loop over
-three parts: the change feed (:class:`paynb.resources.ChangeFeed`), the index of what is
-stored (:mod:`._index`) and the Delta writer (:mod:`._writer`).
+syncs read the list's end, the returns poll from the store's watermark and the W and V
+counts (docs/history.md, "What an incremental sync reads"), and write what is new or
+changed by fingerprint (docs/history.md, "Commits and interruptions"). Each kind's sync
+is a loop over the change feed (:class:`paynb.resources.ChangeFeed`), the index of what
+is stored (:mod:`._index`) and the Delta writer (:mod:`._writer`).
 """
 
 from __future__ import annotations
@@ -18,6 +14,7 @@ import datetime as dt
 import itertools
 import logging
 import math
+import shutil
 import threading
 import time
 import warnings
@@ -61,11 +58,8 @@ BATCH = 100_000
 class HistoryPlace:
     """Where a client's local history lives, and how the client opens it: the folder (and
     object-store options) its last ``sync(path=...)`` named, else its service's default
-    folder (``sandbox-<database id>``, or the profile and the host).
-
-    The client makes one with its context and hands it to :func:`sync` and to its guards
-    (:meth:`open`); nothing here holds the client.
-    """
+    folder (``sandbox-<database id>``, or the profile and the host). The client hands it
+    to :func:`sync` and to its guards (:meth:`synced`); it holds no client."""
 
     def __init__(self, context: ResourceContext) -> None:
         self.context = context
@@ -92,8 +86,7 @@ class HistoryPlace:
             else:
                 answer = self.context.transport.json("GET", "/sandbox/info")
                 answer = answer if isinstance(answer, dict) else {}
-                ident = answer.get("databaseId") or answer.get("instanceId")
-                self._service = f"sandbox {ident}"
+                self._service = f"sandbox {answer.get('databaseId') or answer.get('instanceId')}"
         return self._service
 
     def path(self) -> Any:
@@ -137,10 +130,8 @@ def check_service(path: Any, recorded: str | None, service: str) -> None:
 
 
 class _KindSync:
-    """One sync of one kind of one company: a loop over three parts, the change feed (the
-    service's returns poll, from the store's watermark), the index of what is stored and
-    the Delta writer. It reads what can have changed (the module's description), compares
-    it with the index and stages what is new or changed with the writer."""
+    """One sync of one kind of one company: what it reads (the module's description) is
+    compared with the index, and what is new or changed staged with the writer."""
 
     def __init__(self, context: ResourceContext, resource: Resource, store: st.Store,
                  kind: str, table: DeltaTable | None,
@@ -159,13 +150,6 @@ class _KindSync:
         self.poll_pages = int(self.writer.state.get("pollPages") or 1)
         self.requests = 0
         self._counting = threading.Lock()
-
-    def commit(self, number: int, common: dict[str, Any]) -> tuple[int, int]:
-        """The writer's commit (:meth:`DeltaWriter.commit`), with what the sync keeps of
-        the company besides: where its items start, and how many pages its poll had."""
-        return self.writer.commit(number, common, {
-            "since": None if self.since is None else self.since.isoformat(),
-            "pollPages": self.poll_pages})
 
     def _frame(self, records: Sequence[dict[str, Any]]) -> pd.DataFrame:
         frame = st.frames.to_frame(records, st.FRAME_KINDS[self.kind], mask=self.masked)
@@ -238,12 +222,14 @@ class _KindSync:
             # The poll first; the list's end and the counts (W, V; the returns of the day
             # before the watermark) once it is in: the service shares its time among the
             # requests it answers, so the poll's answer is not held back.
-            poll = pool.submit(self._poll, window is not None) if returns else None
-            after = poll.result() if poll is not None else []
+            after = pool.submit(self._poll, window is not None).result() if returns else []
             first = pool.submit(self._fetcher([], size), guess)
+            asked = {code: [("itemStatus", code)] for code in COUNTED} \
+                if returns and self.since is None else {}
+            if window is not None:
+                asked["window"] = self.feed.overlap_query()
             counts = {key: pool.submit(lambda q: self._fetcher(q, 1)(0).total, query)
-                      for key, query in self._counted(window is not None).items()
-                      } if returns else {}
+                      for key, query in asked.items()}
             # The stored rows of the poll's items and the list's end's, in one look-up.
             self.index.lookup([r.get(self.id_field) for r in (*after, *first.result().records)])
             fetched = self._walk([], self._known, guess=guess, first=first)
@@ -257,14 +243,6 @@ class _KindSync:
                 later += self._quiet_changes(self._frame(later), counts)
         if later:
             self._apply(self._frame(later))
-
-    def _counted(self, window: bool) -> dict[str, list[tuple[str, Any]]]:
-        """The queries whose totals the sync compares with the store."""
-        asked = {} if self.since is not None else {
-            code: [("itemStatus", code)] for code in COUNTED}
-        if window:
-            asked["window"] = self.feed.overlap_query()
-        return asked
 
     def _poll(self, counted: bool) -> list[dict[str, Any]]:
         """Items that became B, I or R since the watermark, as ``changes()`` polls: from
@@ -349,13 +327,11 @@ class _KindSync:
     def _quiet_changes(self, seen: pd.DataFrame, counts: dict[str, Any],
                        ) -> list[dict[str, Any]]:
         """Items that went W -> S or W -> V, which no filter of the service shows by date.
-
         The service's counts of W and of V are compared with the store's (as this sync
         leaves it): W items it counts fewer of left W quietly, V items it counts more of
         were voided, the rest were sent. Only for a status with items missing is its list
         read, from its end, until they are found, and no further back than the oldest item
-        the store holds as waiting.
-        """
+        the store holds as waiting."""
         import pandas as pd
 
         if self.since is not None:
@@ -442,7 +418,7 @@ def sync(place: HistoryPlace, resources: Mapping[str, Resource], *, kinds: Any =
             "since", f"({start:%Y-%m-%d %H:%M} UTC) is after the service's time "
                      f"now ({now:%Y-%m-%d %H:%M} UTC): no item would be kept; "
                      "give a date in the past")
-    rows: list[dict[str, Any]] = []
+    rows: list[tuple[Any, ...]] = []
     ignored: list[str] = []
     with store.locked():
         if path is not None:  # only a store that could be written becomes the client's
@@ -453,8 +429,17 @@ def sync(place: HistoryPlace, resources: Mapping[str, Resource], *, kinds: Any =
         tables = _tables(store, list(st.KINDS) if rebuild or mask is not None else chosen,
                          chosen if rebuild else [])
         states = {name: st.state(table) for name, table in tables.items()}
-        for kept in states.values():
-            check_service(store.path, kept.get("service"), service)
+        try:
+            for kept in states.values():
+                check_service(store.path, kept.get("service"), service)
+        except HistoryError:
+            if not rebuild or store.local is None:
+                raise
+            # A folder synced from another service, built again from this one (the way out
+            # the error names): none of its tables is this service's to keep.
+            for name in tables:
+                shutil.rmtree(store.local / name)
+            tables, states = {}, {}
         masked = _masking(store, states, chosen, context, mask, rebuild)
         number = 1 + max((int(kept.get("sync") or 0) for kept in states.values()), default=0)
         key, secret = _account_key(store, states, chosen, context.company_code, rebuild)
@@ -470,10 +455,13 @@ def sync(place: HistoryPlace, resources: Mapping[str, Resource], *, kinds: Any =
                             masked=masked, now=now, progress=progress, secret=secret,
                             journal=tables.get(st.EVENTS))
             job.backfill() if held is None else job.incremental()
-            written, events = job.commit(number, {**common, **(
-                {"accountKey": key} if kind == "ach" and key else {})})
-            rows.append({"kind": kind, "requests": job.requests, "written": written,
-                         "events": events, "seconds": time.perf_counter() - began})
+            # What the sync keeps of the company besides the writer's: where its items
+            # start, and how many pages its poll had.
+            written, events = job.writer.commit(number, {**common, **(
+                {"accountKey": key} if kind == "ach" and key else {})}, {
+                "since": None if job.since is None else job.since.isoformat(),
+                "pollPages": job.poll_pages})
+            rows.append((kind, job.requests, written, events, time.perf_counter() - began))
         if rebuild and masked and any(k.get("masked") is False for k in states.values()):
             # No earlier version may keep the whole numbers: their files go now.
             for table in store.tables().values():
@@ -541,19 +529,15 @@ def _tables(store: st.Store, names: list[str], rebuilt: list[str]) -> dict[str, 
     """The store's tables ``names`` (and the events); one of the kinds ``rebuilt`` (or the
     events, in a rebuild) that cannot be read is removed, to be written anew (a folder's
     only)."""
-    import shutil
-
     tables = {}
     for name in (*names, st.EVENTS):
         try:
-            table = store.open(name)
+            if (table := store.open(name)) is not None:
+                tables[name] = table
         except HistoryCorruptError:
             if store.local is None or not (name in rebuilt or rebuilt and name == st.EVENTS):
                 raise
             shutil.rmtree(store.local / name)
-            table = None
-        if table is not None:
-            tables[name] = table
     return tables
 
 

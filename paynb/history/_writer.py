@@ -2,6 +2,7 @@
 commit as two transactions, the events first, then the items (docs/history.md, "Commits
 and interruptions"): new items alone are appended, changed ones replace the files that
 hold them, rewritten in id order; a partition's small files are merged once they pile up.
+And the housekeeping of a history (:meth:`paynb.History.maintain`): compaction and vacuum.
 """
 
 from __future__ import annotations
@@ -21,14 +22,12 @@ if TYPE_CHECKING:
     import pyarrow as pa
     from deltalake import DeltaTable
 
-__all__ = ["DeltaWriter", "compact"]
+__all__ = ["DeltaWriter", "compact", "maintained"]
 
 
 class DeltaWriter:
     """What one sync of ``kind`` of ``company`` writes into ``table`` (None: none yet)
-    and the events table ``journal`` (as the sync found them): item rows with paynb's
-    columns, their status changes, the counts by status, the next list place and the
-    watermark, from ``kept``, the table's state, on."""
+    and the events table ``journal``, from ``kept``, the table's state, on."""
 
     def __init__(self, store: st.Store, kind: str, company: str, table: DeltaTable | None,
                  journal: DeltaTable | None, kept: dict[str, Any], now: dt.datetime) -> None:
@@ -52,8 +51,7 @@ class DeltaWriter:
 
     def restart(self) -> None:
         """Write the company's part anew (a backfill, a rebuild's too): counts, list
-        places and watermark are what is staged from now on, not added to what the store
-        held."""
+        places and watermark start from what is staged."""
         self.backfilling = True
         self.state, self.counts, self.next_order, self.feed.mark = {}, {}, 0, None
 
@@ -106,7 +104,6 @@ class DeltaWriter:
             else None
         journal, events = self.journal, self._events()
         company = f"company = {st.quoted(self.company)}"
-        written = 0 if data is None else data.num_rows
         with self.store.writing():
             # Appended, a rebuild's too (what the events hold of the items is kept);
             # a first backfill makes the table even when it has no events.
@@ -145,19 +142,16 @@ class DeltaWriter:
                     data.column("month").to_pylist()))}, kept)
             compact(self.store, st.EVENTS, journal, {(self.kind, self.company)}
                     if len(events) else set(), {**common, "sync": number})
-        return written, len(events)
+        return 0 if data is None else data.num_rows, len(events)
 
     def _spans(self, data: pa.Table) -> tuple[pa.Table, str]:
-        """The rows to write in place of those stored, and the predicate that selects
-        the stored ones: per month, spans of ids that hold the items written and each
-        stored file they reach whole (a file no item written falls in is left alone),
-        their stored rows with the new versions in, in the order of their ids. So the
-        files stay each a run of ids, and a sync rewrites only the files of the items it
-        changes (a write that replaces rows by id, or a MERGE, rewrites the rest of their
-        files unsorted, and each sync then touches more files: benchmarks/RESULTS.md,
-        case 10). (A MERGE would also write its text as Arrow string views, which
-        pyarrow's datasets, and DuckDB and Dask through them, cannot filter.) The stored
-        rows are read in one pass over the files the spans select."""
+        """The rows to write in place of those stored, and the predicate selecting those:
+        per month, spans of ids holding the items written and each stored file they reach
+        whole, their stored rows with the new versions in, in id order. So each file stays
+        a run of ids and a sync rewrites only the files of the items it changes (a write
+        replacing rows by id, or a MERGE, rewrites the rest of their files unsorted:
+        benchmarks/RESULTS.md, case 10; a MERGE also writes text as Arrow string views,
+        which pyarrow's datasets, and DuckDB and Dask through them, cannot filter)."""
         import pyarrow as pa
         import pyarrow.compute as pc
 
@@ -172,7 +166,7 @@ class DeltaWriter:
                 files.column(f"max.{field}").to_pylist(), strict=True):
             if company == self.company and first is not None:
                 ranges.setdefault(month, []).append((first, last))
-        chosen, shown = [], []
+        chosen, shown, inside = [], [], pc.scalar(False)
         months, ids = data.column("month").to_pylist(), data.column(field).to_pylist()
         for month in sorted(set(months)):
             written = sorted({i for m, i in zip(months, ids, strict=True)
@@ -180,27 +174,18 @@ class DeltaWriter:
             for low, high in spans(written, ranges.get(month, [])):
                 chosen.append([("company", "=", self.company), ("month", "=", month),
                                (field, ">=", low), (field, "<=", high)])
+                inside |= (pc.field("month") == month) & (pc.field(field) >= low) & (
+                    pc.field(field) <= high)
                 ends = [st.quoted(v) if isinstance(v, str) else str(v) for v in (low, high)]
                 shown.append(f'(month = {st.quoted(month)} AND "{field}" >= {ends[0]} AND '
                              f'"{field}" <= {ends[1]})')
-        stored = self.store.scan(self.kind, self.table, chosen)
         # The stored rows in the spans (their files' statistics chose the files) less the
-        # versions written, and those: sorted, then gathered in one pass over the columns.
-        keep = pc.invert(pc.is_in(stored.column(field), data.column(field).combine_chunks()))
-        inside: Any = pa.scalar(False)
-        for _, (_, _, month), (_, _, low), (_, _, high) in chosen:
-            inside = pc.or_(inside, pc.and_(pc.equal(stored.column("month"), month), pc.and_(
-                pc.greater_equal(stored.column(field), low),
-                pc.less_equal(stored.column(field), high))))
+        # versions written, and those, in the order of their months and ids.
+        stored = self.store.scan(self.kind, self.table, chosen, None, inside & ~pc.field(
+            field).isin(data.column(field).combine_chunks()))
         rows = pa.concat_tables([stored, data], promote_options="permissive")
-        kept = pa.chunked_array([pc.and_(keep, inside).combine_chunks(),
-                                 pa.array([True] * data.num_rows)])
-        keys = pa.table({"month": rows.column("month"), "id": rows.column(field),
-                         "at": pa.array(range(rows.num_rows), pa.int64())}).filter(kept)
-        order = keys.column("at").take(pc.sort_indices(keys, [("month", "ascending"),
-                                                              ("id", "ascending")]))
-        rows = rows.take(order)
-        return rows, " OR ".join(shown)
+        return rows.take(pc.sort_indices(rows, [("month", "ascending"), (field, "ascending")])), \
+            " OR ".join(shown)
 
     def _events(self) -> pa.Table:
         """The status changes to append, less those the events already hold: after an
@@ -264,10 +249,9 @@ def spans(ids: list[Any], files: list[tuple[Any, Any]]) -> list[tuple[Any, Any]]
 def compact(store: st.Store, name: str, found: DeltaTable | None, keys: set[tuple[str, ...]],
             kept: Mapping[str, Any]) -> None:
     """Merge the small files (under an eighth of the target size) of the partitions
-    ``keys`` of table ``name`` of ``store``, where a write has just added one, once they
-    pile up (:data:`~paynb.history._store.SMALL_FILES`, counted in ``found``, the table
-    before the write, plus one). Files of half the target size at most are merged: a big
-    file is never rewritten."""
+    ``keys`` of table ``name`` where a write has just added one, once they pile up
+    (:data:`~paynb.history._store.SMALL_FILES`, counted in ``found``, the table before
+    the write, plus one); files over half the target size are never rewritten."""
     import pyarrow as pa
 
     if found is None or not keys:
@@ -286,3 +270,43 @@ def compact(store: st.Store, name: str, found: DeltaTable | None, keys: set[tupl
             partition_filters=[(c, "=", v) for c, v in zip(columns, key, strict=True)],
             target_size=st.TARGET_FILE_BYTES // 2, writer_properties=st.writer(),
             commit_properties=st.commit_properties(kept))
+
+
+def maintained(store: st.Store, retention_days: int, never_synced: bool) -> Any:
+    """Compact and vacuum every table of ``store`` (nothing where ``never_synced``): one
+    row per table, as :meth:`paynb.History.maintain` returns them."""
+    import pandas as pd
+
+    rows = []
+    if not never_synced:  # (nothing is made where there is no store)
+        with store.locked(), store.writing():
+            for name, table in store.tables().items():
+                kept = st.state(table)
+                # A table made before a setting of new tables came in gets it now
+                # (its log checkpointed as a new one's is).
+                wanted = st.created(name)["configuration"]
+                held = table.metadata().configuration
+                if any(held.get(key) != value for key, value in wanted.items()):
+                    table.alter.set_table_properties(
+                        wanted, raise_if_not_exists=False,
+                        commit_properties=st.commit_properties(kept))
+                before = st.file_sizes(table)
+                # Only files under half the target size are merged, a partition's
+                # only when it holds several of them.
+                done = table.optimize.compact(target_size=st.TARGET_FILE_BYTES // 2,
+                                              writer_properties=st.writer(),
+                                              commit_properties=st.commit_properties(kept))
+                going = table.vacuum(retention_hours=retention_days * 24, dry_run=True,
+                                     enforce_retention_duration=False)
+                sizes = table.to_pyarrow_dataset().filesystem.get_file_info(going)
+                table.vacuum(retention_hours=retention_days * 24, dry_run=False,
+                             enforce_retention_duration=False,
+                             commit_properties=st.commit_properties(kept))
+                after = st.file_sizes(table)
+                rows.append((name, len(before), sum(before), len(after), sum(after),
+                             int(done.get("numFilesRemoved", 0)),
+                             int(done.get("numFilesAdded", 0)), len(going),
+                             sum(max(0, f.size or 0) for f in sizes), table.version()))
+    return pd.DataFrame(rows, columns=[
+        "table", "files_before", "bytes_before", "files_after", "bytes_after",
+        "files_compacted", "files_written", "files_removed", "bytes_removed", "version"])

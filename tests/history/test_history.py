@@ -683,6 +683,24 @@ def test_a_store_of_another_service_is_refused_naming_both(synced, tmp_path):
         assert len(History(synced.path).ach()) == len(synced.ach())
 
 
+def test_a_rebuild_builds_a_folder_of_another_service_again_from_this_one(tmp_path):
+    """The refusal's third way out, ``sync(rebuild=True)``, works: no table of the other
+    service is kept (its items and events would mix with this one's)."""
+    with serve(port=0, seed_items=20, seed=3) as first, first.connect(journal=None) as client:
+        client.sync(path=tmp_path, kinds=["ach", "rcc"], progress=False)
+        recorded = client.history.info()["service"]
+    with serve(port=0, seed_items=5, seed=4) as other, other.connect(journal=None) as client:
+        with pytest.raises(HistoryError, match=f"synced from {recorded}"):
+            client.sync(path=tmp_path, kinds="ach", progress=False)
+        client.sync(path=tmp_path, kinds="ach", rebuild=True, progress=False)
+        history = client.history
+        assert history.info()["service"] == f"sandbox {other.simulate.info()['databaseId']}"
+        assert set(history.tables()) == {"ach", "events"}
+        items = client.ach.list(progress=False)["achItemId"]
+        assert sorted(history.ach()["achItemId"]) == sorted(items)
+        assert sorted(history.events("ach")["itemId"]) == sorted(map(str, items))
+
+
 def _synced_with_returns_on(private, tmp_path, day):
     """A client (pages of 5) whose ACH items are synced into ``tmp_path``, then 12 of its
     waiting items (more than two pages) returned on ``day``; and its waiting items."""
