@@ -125,8 +125,8 @@ def check_service(path: Any, recorded: str | None, service: str) -> None:
         raise HistoryError(
             f"the history at {path} was synced from {recorded}, not from this "
             f"client's {service}: open it with paynb.History(path), or give this client "
-            "a folder of its own (client.sync(path=...)), or rebuild it from this service "
-            "(client.sync(rebuild=True))")
+            "a folder of its own (client.sync(path=...)), or, in a folder, rebuild it from "
+            f"this service (client.sync(rebuild=True)), which deletes its history of {recorded}")
 
 
 class _KindSync:
