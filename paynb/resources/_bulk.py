@@ -125,11 +125,8 @@ def check_many(model: type[RequestModel], items: Any) -> pd.DataFrame:
     for row, advisory in checked.advice:
         if row is not None:
             advice[row] = (*advice[row], f"{advisory.field}: {advisory.message}")
-    errors: list[Any] = [None] * n
-    valid = np.ones(n, dtype=bool)
-    for row, fields in checked.errors.items():
-        errors[row] = fields
-        valid[row] = False
+    errors = [checked.errors.get(row) for row in range(n)]
+    valid = np.fromiter((fields is None for fields in errors), dtype=bool, count=n)
     return pd.DataFrame({"valid": valid, "errors": errors, "advisories": advice}, index=index)
 
 
