@@ -57,7 +57,10 @@ class PaymentResource(Resource):
     def _key(self, destination: str) -> str:
         return hmac.new(self._salt, destination.encode(), hashlib.sha256).hexdigest()
 
-    def _remember(self, destination: str, check: RouteCheck) -> RouteCheck:
+    def _remember(self, body: dict[str, Any], check: RouteCheck) -> RouteCheck:
+        """Remember ``check`` of the destination of ``body`` (what was checked)."""
+        destination = self._destination(body)[0]
+        assert destination is not None  # (a route check's checked body names one)
         with self._lock:
             self._checks[self._key(destination)] = (check, time.monotonic())
         return check
