@@ -46,10 +46,17 @@ def page_progress(callback: Callable[[int, int | None], Any]) -> Iterator[None]:
 
 @dataclass(frozen=True)
 class Page:
-    """One page of a list: its records, and the list's ``total`` when the answer gave it."""
+    """One page of a list: its records, and the list's ``total`` when the answer gave it.
+
+    The records are raw, as the service sent them (account numbers whole: the history
+    keys accounts by them); the repr, what a notebook shows of a page, counts them only.
+    """
 
     records: list[dict[str, Any]]
     total: int | None = None
+
+    def __repr__(self) -> str:
+        return f"Page({len(self.records)} records, total={self.total})"
 
 
 class _NotebookBar:
