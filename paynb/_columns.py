@@ -48,7 +48,6 @@ class Rule:
     choices: frozenset[str] = frozenset()
 
 
-
 @dataclass(frozen=True)
 class Judged:
     """A field's verdicts found without a column of its values: which rows it vouches for,
@@ -56,7 +55,6 @@ class Judged:
 
     ok: np.ndarray
     present: np.ndarray
-
 
 
 def _strings(values: Sequence[Any]) -> tuple[pa.Array, np.ndarray]:
@@ -80,17 +78,19 @@ def _mask(array: pa.Array) -> np.ndarray:
     return array.to_numpy(zero_copy_only=False).astype(bool)
 
 
-def _utf8(array: pa.Array) -> tuple[np.ndarray, np.ndarray]:
-    """Each value's byte offsets (``n + 1``, from 0) and the UTF-8 bytes of a string array,
-    as NumPy views of its buffers (a null value has no bytes)."""
+def _utf8(array: pa.Array) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Each value's byte offsets (``n + 1``, from 0), the UTF-8 bytes of a string array
+    (NumPy views of its buffers; a null value has no bytes), and each value's length."""
     import numpy as np
 
     offsets = np.frombuffer(array.buffers()[1], dtype=np.int32)[
         array.offset:array.offset + len(array) + 1]
     data = array.buffers()[2]
+    lengths = np.diff(offsets)
     if data is None or offsets[-1] == offsets[0]:
-        return offsets - offsets[0], np.zeros(0, dtype=np.uint8)
-    return offsets - offsets[0], np.frombuffer(data, dtype=np.uint8)[offsets[0]:offsets[-1]]
+        return offsets - offsets[0], np.zeros(0, dtype=np.uint8), lengths
+    return (offsets - offsets[0], np.frombuffer(data, dtype=np.uint8)[offsets[0]:offsets[-1]],
+            lengths)
 
 
 @cache
@@ -134,8 +134,8 @@ def _routing_ok(array: pa.Array) -> np.ndarray:
     import numpy as np
 
     ok = np.zeros(len(array), dtype=bool)
-    offsets, data = _utf8(array)
-    rows = np.flatnonzero(np.diff(offsets) == 9)
+    offsets, data, lengths = _utf8(array)
+    rows = np.flatnonzero(lengths == 9)
     if not len(rows):
         return ok
     if len(rows) == len(array):  # the usual column: the bytes are the matrix already
@@ -159,10 +159,9 @@ def _zip_ok(array: pa.Array, separators: str) -> np.ndarray:
     """Which values are five ASCII digits, or five, one of ``separators`` and four."""
     import numpy as np
 
-    offsets, data = _utf8(array)
+    offsets, data, lengths = _utf8(array)
     if not len(data):
         return np.zeros(len(array), dtype=bool)
-    lengths = np.diff(offsets)
     others = _counts(data, offsets, _byte_class("0123456789", other=True))
     sixth = data[np.minimum(offsets[:-1] + 5, len(data) - 1)]
     plus_four = (lengths == 10) & (others == 1) & _byte_class(separators).take(sixth)
@@ -175,10 +174,9 @@ def _amount_text_ok(array: pa.Array) -> np.ndarray:
     point (if any) one of the last three bytes with one to eight digits before it."""
     import numpy as np
 
-    offsets, data = _utf8(array)
+    offsets, data, lengths = _utf8(array)
     if not len(data):
         return np.zeros(len(array), dtype=bool)
-    lengths = np.diff(offsets)
     # One sum per value counts three classes at once: 1-9 (units), points (16s), any other
     # byte (256s); exact for values of up to 11 bytes, the only ones that can pass.
     sums = _counts(data, offsets, _amount_weights())
@@ -248,8 +246,7 @@ def _ascii_text(array: pa.Array, rule: Rule) -> np.ndarray | None:
     expression counts characters and knows Unicode's whitespace."""
     import numpy as np
 
-    offsets, data = _utf8(array)
-    lengths = np.diff(offsets)
+    offsets, data, lengths = _utf8(array)
     if not len(data):
         return np.zeros(len(array), dtype=bool)
     if data.max() >= 0x80:
@@ -271,7 +268,6 @@ def _ascii_text(array: pa.Array, rule: Rule) -> np.ndarray | None:
 def vouch(rule: Rule, values: Sequence[Any]) -> tuple[np.ndarray, np.ndarray]:
     """Rows whose value of this field the fast path vouches for, and the rows that hold a
     value (not ``None``)."""
-    import numpy as np
     import pyarrow as pa
     import pyarrow.compute as pc
 
@@ -289,8 +285,7 @@ def vouch(rule: Rule, values: Sequence[Any]) -> tuple[np.ndarray, np.ndarray]:
         return _zip_ok(array, rule.pattern or "") & ~odd, present
     elif rule.kind == "characters":  # lengths in bytes are characters: ASCII only
         assert rule.pattern is not None and rule.max_length is not None
-        offsets, data = _utf8(array)
-        lengths = np.diff(offsets)
+        offsets, data, lengths = _utf8(array)
         ok = (lengths >= rule.min_length) & (lengths <= rule.max_length)
         ok &= ~_holds(data, offsets, _byte_class(rule.pattern, other=True))
         return ok & ~odd, present

@@ -1,39 +1,11 @@
 """Excel workbooks, read and written the one way paynb does it.
 
-- :func:`read_excel` reads the first sheet of an ``.xlsx`` document with fastexcel (a
-  Rust reader, calamine underneath), every cell as text, as ``pandas.read_csv(dtype=str)``
-  reads a CSV: the frame builder then types the columns the same way whatever the
-  document's format (an export, an upload). About ten times faster than openpyxl.
-  :func:`read_export_sheet` reads an export with typed cells where they give the same
-  frame as that text (:func:`paynb.frames.typed_columns_to_read_as_text`), a column of
-  numbers or flags that would not as fastexcel's text of its cells, else as
-  :func:`read_excel` does.
-- :func:`write_excel` writes DataFrames, one sheet each. Every column is turned, whole and
-  vectorised (pandas, Arrow), into an Arrow column by one rule for its dtype
-  (:func:`column_plan`); the workbook is then written in Rust by rustpy-xlsxwriter
-  (:mod:`paynb._xlsx`), no Python call per cell. The rules:
-
-  - exact amounts (an Arrow ``decimal128`` column, or a column whose values are all
-    ``Decimal``) as **numbers** shown with their decimals (``#,##0.00``, more where the
-    scale has more), never text;
-  - integers (ids, and the wire-integer amounts of instant card and RTP, whose unit is
-    not stated) as integers (format ``0``, so long ids do not turn into ``1.2E+11``);
-  - times in UTC without their zone (Excel has none), as Excel dates: shown as
-    ``yyyy-mm-dd`` where every value of the column is midnight, else
-    ``yyyy-mm-dd hh:mm:ss``; a column of dates (``datetime.date``, Arrow ``date32``)
-    as ``yyyy-mm-dd``; a column with a time before 1900-03-01 (where Excel's calendar
-    is wrong) as ISO text;
-  - booleans as booleans, text as text (never a formula: ``=1+1`` stays text), nested
-    objects (``iatAddenda``) as their JSON, anything else as its ``str``;
-  - missing values (and empty text, as in a CSV) as empty cells; an infinite float as
-    the text ``INF``.
-
-  The header row is bold and frozen, with a filter, and columns get a width from their
-  header and first values. ``formats`` overrides the number format of named columns
-  (percentages, a ledger's float amounts).
-
-Writing 40,000 items takes about twice the time of their CSV (benchmarks/RESULTS.md,
-case 11); pure-Python XlsxWriter, which paynb used before, took about nine times.
+:func:`read_excel` reads a first sheet with fastexcel, every cell as text (as
+``pandas.read_csv(dtype=str)`` reads a CSV), so that the frame builder types it alike;
+:func:`read_export_sheet` keeps an export's typed cells where they give the same frame.
+:func:`write_excel` turns each column, whole, into an Arrow column by its dtype's rule
+(:func:`column_plan`; the rules are those of docs/client.md, "Excel files paynb writes")
+for :mod:`paynb._xlsx` to write in Rust.
 """
 
 from __future__ import annotations
@@ -86,17 +58,25 @@ def read_excel(document: bytes | str | os.PathLike[str]) -> pd.DataFrame:
         types_mapper={pa.string(): string_dtype(), pa.large_string(): string_dtype()}.get)
 
 
-def _text_sheet(document: bytes | str | os.PathLike[str]) -> pa.Table:
-    """The first sheet as an Arrow table of text columns (:func:`read_excel`'s cells)."""
+def _first_sheet(document: bytes | str | os.PathLike[str], **options: Any) -> pa.Table:
+    """The first sheet as an Arrow table, loaded with fastexcel's ``options``."""
     import fastexcel
 
     source = document if isinstance(document, bytes) else os.fspath(document)
     try:
-        sheet = fastexcel.read_excel(source).load_sheet(0, dtypes="string")
-        return pa.Table.from_batches([sheet.to_arrow()])
+        with _quiet_guesses():
+            return pa.Table.from_batches(
+                [fastexcel.read_excel(source).load_sheet(0, **options).to_arrow()])
+    except fastexcel.UnsupportedColumnTypeCombinationError:
+        raise  # (typed cells only: read_export_sheet reads such a sheet as text)
     except Exception as exc:  # fastexcel raises its own error types for broken files
         raise ValueError(f"not a readable xlsx workbook ({type(exc).__name__}: {exc})") \
             from None
+
+
+def _text_sheet(document: bytes | str | os.PathLike[str]) -> pa.Table:
+    """The first sheet as an Arrow table of text columns (:func:`read_excel`'s cells)."""
+    return _first_sheet(document, dtypes="string")
 
 
 def read_export_sheet(document: bytes | str | os.PathLike[str], kind: str) -> pa.Table:
@@ -120,17 +100,10 @@ def read_export_sheet(document: bytes | str | os.PathLike[str], kind: str) -> pa
     """
     import fastexcel
 
-    source = document if isinstance(document, bytes) else os.fspath(document)
     try:
-        with _quiet_guesses():
-            table = pa.Table.from_batches([fastexcel.read_excel(source).load_sheet(
-                0, dtype_coercion="strict", schema_sample_rows=None).to_arrow()])
+        table = _first_sheet(document, dtype_coercion="strict", schema_sample_rows=None)
     except fastexcel.UnsupportedColumnTypeCombinationError:
-        table = None
-    except Exception as exc:  # fastexcel raises its own error types for broken files
-        raise ValueError(f"not a readable xlsx workbook ({type(exc).__name__}: {exc})") \
-            from None
-    if table is None:  # a column mixing types: only fastexcel knows each cell's text
+        # A column mixing types: only fastexcel knows each cell's text.
         return _text_sheet(document)
     as_text = frames.typed_columns_to_read_as_text(table, kind)
     if not all(_printable(table.schema.field(name).type) for name in as_text):
@@ -146,12 +119,6 @@ def _printable(kind_of: pa.DataType) -> bool:
                 or pa.types.is_boolean(kind_of))
 
 
-def _number_text(value: float) -> str:
-    """A number cell's text as fastexcel prints it: to nine decimals, trailing zeros cut
-    (``22``, ``0.1``, ``0.333333333``, ``100000000000000000000``, ``-0``)."""
-    return f"{value:.9f}".rstrip("0").rstrip(".")
-
-
 def _typed_cells_text(values: pa.ChunkedArray) -> pa.Array:
     """Typed number or flag cells as the text :func:`read_excel` reads for them (tests
     hold the two equal), so that one column of a typed sheet reads as its text without
@@ -160,22 +127,21 @@ def _typed_cells_text(values: pa.ChunkedArray) -> pa.Array:
         return pc.if_else(values, "true", "false").cast(pa.string())
     if pa.types.is_integer(values.type):
         return values.cast(pa.string())
-    return pa.array([None if value is None else _number_text(value)
+    # As fastexcel prints a number cell: to nine decimals, trailing zeros cut (22, 0.1,
+    # 0.333333333, 100000000000000000000, -0).
+    return pa.array([None if value is None else f"{value:.9f}".rstrip("0").rstrip(".")
                      for value in values.to_pylist()], pa.string())
-
-
-class _DropGuessNotices(logging.Filter):
-    """fastexcel logs a warning for each empty column whose type it cannot guess (it then
-    reads text, as paynb wants): not the user's concern."""
-
-    def filter(self, record: logging.LogRecord) -> bool:
-        return not record.getMessage().startswith("Could not determine dtype")
 
 
 @contextlib.contextmanager
 def _quiet_guesses() -> Iterator[None]:
+    """Without fastexcel's warning for each empty column whose type it cannot guess (it
+    then reads text, as paynb wants): not the user's concern."""
     guesses = logging.getLogger("fastexcel.types.dtype")
-    notices = _DropGuessNotices()
+
+    def notices(record: logging.LogRecord) -> bool:
+        return not record.getMessage().startswith("Could not determine dtype")
+
     guesses.addFilter(notices)
     try:
         yield

@@ -1,12 +1,6 @@
 """A module of paynb imported on its first use, for the few that must not load with the
-client: :mod:`paynb.frames` brings pandas and pyarrow, which ``import paynb;
-paynb.Client(...)`` does not need (it stays at about the cost of ``import requests``; the
-first list pays for pandas).
-
-Each use names its module and says why; ``tests/test_import_graph.py`` counts them with
-the lazy imports and checks that each names a module below its user in the layers, as an
-import would be checked.
-"""
+client (:mod:`paynb.frames` brings pandas and pyarrow). ``tests/test_import_graph.py``
+counts the uses and checks each names a module below its user in the layers."""
 
 from __future__ import annotations
 

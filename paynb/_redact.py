@@ -2,28 +2,8 @@
 
 Secrets are passwords, client secrets, tokens, one-time passwords (``totPassword``),
 security codes and full card numbers; an account number is shown masked to its last
-four (``****6789``). Every part of paynb that shows or stores something the service
-or the user wrote goes through here:
-
-- :func:`redact` -- a value (a request body, an answer) made safe to store or keep on
-  an exception: secret fields dropped, card numbers cut to ``cardLastFour``, account
-  numbers masked, card numbers in free text masked (the journal's ``scrub``, an
-  :class:`~paynb.errors.ApiError`'s ``body``, a ``RouteCheck``'s ``raw``);
-- :func:`preview` -- the start of an answer quoted in an error message (the
-  transport's): tags dropped, long digit runs shown by their last four only;
-- :func:`hide_numbers` -- an answer paynb cannot read at all, quoted in a
-  :class:`~paynb.errors.ResponseFormatError` (the frames'): secret values and every
-  run of five or more digits starred out, nothing of them shown;
-- :func:`last_four` -- an account, card or token for a person to recognise
-  (``****6789``: confirmation lines, the journal, frames);
-- :func:`shown_url` -- an address named in a message (``base_url``, ``auth_url``, the
-  URL a request went to): credentials in it (``user:password@``, query values) hidden;
-- :func:`url_scheme`, :func:`hide_urls` -- a notification URL (apprise's: it holds
-  tokens, passwords and addresses) named by its scheme only, and every part of it
-  hidden from a text that quotes it (a delivery failure, a log line);
-- :func:`hide_password` -- a database address (the team journal's
-  ``postgresql://user:password@host/db``) or a text quoting one, its password hidden;
-- :data:`HIDDEN` -- what a repr shows instead of a secret.
+four (``****6789``). Every part of paynb that shows or stores something the service or
+the user wrote goes through here (docs/reference/internals.md lists who uses what).
 """
 
 from __future__ import annotations
@@ -239,7 +219,6 @@ def redact(value: Any) -> Any:
         return value
     # Unknown objects (SecretStr and friends) are shown by their (safe) str, masked.
     return mask_card_numbers(str(value))
-
 
 
 # The parts of a URL that may be secret: user, password, host, path segments, query

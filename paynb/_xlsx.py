@@ -1,27 +1,15 @@
-"""Arrow tables written to an ``.xlsx`` workbook: the one place paynb calls its writer.
+"""Arrow tables written to an ``.xlsx`` workbook: the one place paynb calls its writer,
+rustpy-xlsxwriter (``rust_xlsxwriter`` in Rust: every cell written in Rust, in constant
+memory; pure-Python XlsxWriter made a workbook nine times slower than its CSV,
+benchmarks/RESULTS.md, case 11).
 
-The writer is rustpy-xlsxwriter: Python bindings (PyO3) to ``rust_xlsxwriter``, the Rust
-port of XlsxWriter by XlsxWriter's own author. It reads a table's columns through the
-Arrow C stream interface and writes every cell in Rust, in constant memory; pure-Python
-XlsxWriter spends about 4 µs a cell in Python, which made a workbook of 40,000 items
-about nine times slower to write than its CSV (benchmarks/RESULTS.md, case 11).
-
-What goes in is plain: each column ``float64`` or ``int64`` (numbers, shown by the
-column's number format), ``bool``, text, or all missing (``null``); an Arrow decimal is
-written as the nearest double (Excel keeps no other number). Times go in as Excel serial
-days (``float64`` with a date format, which is what an Excel date is): the library's own
-timestamp columns lose their milliseconds and put a time of day before 1970 on the next
-day (0.8.0). Missing values are empty cells, and so is empty text (the library writes no
-empty text cell; a CSV does not tell them apart either); an infinite number is the text
-``INF`` (Excel has no infinity); text is always a text cell, never a formula (``=1+1``
-stays text). A column of any other type is refused (the writer would leave such cells
-empty, silently); so is a table larger than a sheet, or text longer than a cell holds:
-each with a ``ValueError`` naming the sheet. :mod:`paynb._excel` turns a DataFrame's
-columns into such a table by paynb's rules for each dtype; the sandbox's own xlsx export
-writes its records through here too.
-
-Only pyarrow is needed (loaded with the first workbook): this module sits in the bottom
-layer, where the sandbox's server code may import it.
+What goes in is plain: ``float64``, ``int64``, ``bool``, text or ``null`` columns; a
+decimal is written as the nearest double (Excel keeps no other number). Times go in as
+Excel serial days (``float64`` with a date format): the library's own timestamp columns
+lose their milliseconds and put a time of day before 1970 on the next day (0.8.0). Any
+other type is refused (the writer would leave its cells empty, silently), as is a table
+larger than a sheet or text longer than a cell: a ``ValueError`` naming the sheet. Only
+pyarrow is needed: this module sits in the bottom layer, for the sandbox's export too.
 """
 
 from __future__ import annotations

@@ -1,18 +1,10 @@
-"""The ``df.paynb`` accessor: the charts (and later other helpers) on any DataFrame.
+"""The ``df.paynb`` accessor: the charts on any DataFrame
+(``df.paynb.return_trend(freq="W")`` is ``paynb.plots.return_trend(df, freq="W")``).
 
-::
-
-    df = client.ach.list()
-    df.paynb.return_trend(freq="W")       # = paynb.plots.return_trend(df, freq="W")
-
-The accessor knows no chart itself. The modules above it in the layers
-(:mod:`paynb.plots`, :mod:`paynb.compliance.charts`) :func:`register` their functions on
-it, each taking the frame as its first argument; ``df.paynb.<name>(...)`` calls
-``function(df, ...)``. Those modules are
-named in :data:`PROVIDERS` and imported on the first use of a name that is not
-registered yet, so that matplotlib loads with the first chart drawn, not with the
-frame. :mod:`paynb.frames` imports this module, which registers ``df.paynb`` on every
-DataFrame.
+The accessor knows no chart itself: the modules above it in the layers (:data:`PROVIDERS`)
+:func:`register` their functions, each taking the frame first, and are imported on the
+first use of a name not registered yet, so that matplotlib loads with the first chart,
+not with the frame. :mod:`paynb.frames` imports this module, which registers ``df.paynb``.
 """
 
 from __future__ import annotations

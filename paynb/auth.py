@@ -119,13 +119,8 @@ class PasswordAuth:
                  password: str, *, session: requests.Session, timeout: float):
         self.auth_url = auth_url.rstrip("/")
         self.token_url = self.auth_url + "/connect/token"
-        self._form = {
-            "client_id": client_id,
-            "client_secret": client_secret,
-            "username": username,
-            "password": password,
-            "grant_type": "password",
-        }
+        self._form = {"client_id": client_id, "client_secret": client_secret,
+                      "username": username, "password": password, "grant_type": "password"}
         self._session = session
         self._timeout = timeout
         self._lock = threading.Lock()

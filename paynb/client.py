@@ -1,19 +1,7 @@
-"""The client: ``paynb.Client`` and ``paynb.connect()``.
-
-::
-
-    import paynb
-    client = paynb.connect()               # a profile or PAYNB_* variables, else the sandbox
-    client.ach.list(status=["R", "I", "B"])
-    client.ach.submit({...})
-    client.journal()
-
-A client holds one pooled HTTP session (:mod:`paynb.transport`), one token
-(:mod:`paynb.auth`), the journal (:mod:`paynb.journal`) and the resource
-namespaces ``ach``, ``rcc``, ``instant``, ``rtp`` and ``nocs``
-(:mod:`paynb.resources`). Its repr shows the environment, the service address
-and the company, never a secret.
-"""
+"""The client: ``paynb.Client`` and ``paynb.connect()``; it holds one pooled HTTP session
+(:mod:`paynb.transport`), one token (:mod:`paynb.auth`), the journal (:mod:`paynb.journal`)
+and the resource namespaces (:mod:`paynb.resources`), and is the composition root that
+hands each of them what it works with."""
 
 from __future__ import annotations
 
@@ -23,7 +11,7 @@ import logging
 import os
 import warnings
 from collections.abc import Mapping
-from typing import TYPE_CHECKING, Any, Generic, TypeVar, overload
+from typing import TYPE_CHECKING, Any, Generic, TypeVar, cast, overload
 
 import requests
 
@@ -54,10 +42,8 @@ from paynb.transport import DEFAULT_MAX_RETRIES, Transport, make_session
 if TYPE_CHECKING:
     import pandas as pd
 
-
 # Environment (defined with the resources' context, which carries it) is the type of
-# Client.environment, documented with the client (its own page
-# entry is paynb.client.Environment); it is not built by users.
+# Client.environment, documented with the client as paynb.client.Environment.
 __all__ = ["Client", "connect"]
 
 logger = logging.getLogger("paynb")
@@ -461,10 +447,9 @@ class Client(_KeywordsOnly):
         """
         approval_id = positive_int(approval_id, "approval_id")
         found, _ = self.context.require_journal().approvals.peek(approval_id)
-        result: pd.Series | pd.DataFrame = self._resources()[found.kind].approve(
+        return cast("pd.Series | pd.DataFrame", self._resources()[found.kind].approve(
             approval_id, tot_password=tot_password, new_authorization=new_authorization,
-            allow_duplicate=allow_duplicate)
-        return result
+            allow_duplicate=allow_duplicate))
 
     def reject(self, approval_id: int, *, reason: str) -> Approval:
         """Reject a held payment, saying why: it is never sent, and its references may be
@@ -589,8 +574,7 @@ def connect(profile: str | None = None, **options: Any) -> Client:
                    "embedded SANDBOX at %s (simulated service, fake data, nothing is paid). "
                    "To use the real service, set PAYNB_* variables or a profile "
                    "(docs/real-service.md).", handle.base_url)
-    client: Client = handle.connect(**options)
-    return client
+    return cast("Client", handle.connect(**options))
 
 
 # A sandbox handle's connect() builds this module's Client (the sandbox never imports it).

@@ -1,40 +1,15 @@
-"""Where a client's settings come from: ``PAYNB_*`` variables, or a named profile.
+"""Where a client's settings come from: ``PAYNB_*`` variables, or a named profile
+(docs/real-service.md says it all, with examples).
 
-A profile is a table in ``config.toml`` under the user's config directory
-(``platformdirs.user_config_dir("paynb")``; ``PAYNB_CONFIG`` points elsewhere)::
-
-    [default]                      # used by paynb.connect() when no profile is named
-    base_url = "https://payments.example.com"
-    auth_url = "https://login.example.com"
-    company_code = "ACME1"
-    client_id = "acme-notebooks"
-    username = "jane"
-    # client_secret and password: better in the OS keyring than here, see below
-
-    [uat]
-    base_url = "https://uat.payments.example.com"
-    ...
-
-    [team]                         # a team sharing one journal (docs/team.md)
-    ...
-    journal = "postgresql://jane@db.example.com/paynb"   # the password in ~/.pgpass
-
-The same tables in INI form (``config.ini``, ``[default]`` sections with
-``key = value`` lines) are read too.
-
-Secrets need not sit in the file nor in a notebook: a profile without
-``client_secret`` or ``password`` reads them from the secrets file, else from the OS
-keyring (service ``paynb``, names ``<profile>:client_secret`` and
-``<profile>:password``), which :func:`store_secrets` writes. The secrets file is for a
-machine without a keyring (a server running ``paynb monitor`` from cron or systemd):
-``secrets.toml`` beside the profile file, or ``$CREDENTIALS_DIRECTORY/paynb-secrets``
-when systemd passes it (``LoadCredential=``), with a table per profile holding its
-``client_secret``, ``password`` and ``notify``. Like ssh with a private key and libpq
-with its key file, paynb refuses a secrets file that its group or others can read
-(:func:`check_private`), and warns when a profile file holding a secret is readable
-by others. ``PAYNB_PROFILE`` names the profile
-:func:`paynb.connect` uses; ``PAYNB_JOURNAL`` moves the journal file or names a
-PostgreSQL journal (``off`` turns it off); a profile's ``journal`` comes first.
+A profile is a table of ``config.toml`` (or a section of ``config.ini``) in the user's
+config directory (``PAYNB_CONFIG`` points elsewhere). A profile without
+``client_secret`` or ``password`` reads them from the secrets file (``secrets.toml``
+beside it, or ``$CREDENTIALS_DIRECTORY/paynb-secrets`` from systemd), else from the OS
+keyring (:func:`store_secrets`). Like ssh with a private key, paynb refuses a secrets
+file others can read (:func:`check_private`), and warns when a profile file holding a
+secret is. ``PAYNB_PROFILE`` names the profile :func:`paynb.connect` uses;
+``PAYNB_JOURNAL`` moves the journal (``off`` turns it off); a profile's ``journal``
+comes first.
 """
 
 from __future__ import annotations
@@ -276,11 +251,8 @@ def check_names(environ: Mapping[str, str] | None = None) -> None:
     unknown = _env.unknown_names(environ)
     if not unknown:
         return
-    errors: dict[str, list[str]] = {}
-    for name in unknown:
-        close = _env.closest(name)
-        errors[name] = ["is not a paynb variable" + (f" (did you mean {close}?)" if close
-                                                      else "")]
+    errors = {name: ["is not a paynb variable" + (f" (did you mean {close}?)" if close else "")]
+              for name, close in ((name, _env.closest(name)) for name in unknown)}
     said = "; ".join(f"{name} {messages[0]}" for name, messages in errors.items())
     raise ValidationError(errors, message=(
         f"{said}. paynb stops here rather than go on without it. Correct or unset "
@@ -427,8 +399,11 @@ def profile_names(path: Path | None = None) -> list[str]:
 def profile_options(name: str | None = None, *, path: Path | None = None) -> dict[str, Any]:
     """The keys of profile ``name`` (default: ``PAYNB_PROFILE``, else ``default``) other
     than the connection settings: what other parts of paynb read from a profile, such as
-    the morning run's ``companies``, ``notify`` (secret: notification URLs), ``reports``,
-    ``keep`` and ``report_url`` (docs/monitor.md). Empty when there is no such profile."""
+    the morning run's ``companies``, ``notify`` (secret: notification URLs, from the
+    secrets file when the profile has none), ``reports``, ``keep``, ``report_url``,
+    ``repeat`` (how long after a standing breach was last notified it is said again) and
+    ``history`` (the history store's folder) (docs/monitor.md). Empty when there is no
+    such profile."""
     chosen = name or os.environ.get(PROFILE_VARIABLE) or "default"
     path = path or config_path()
     table = _read_profiles(path).get(chosen, {})

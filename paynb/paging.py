@@ -1,19 +1,11 @@
-"""Fetch every page of a list: the first page, then the rest concurrently.
+"""Fetch every page of a list: the first page, then the rest concurrently
+(:func:`iter_pages`), in order, each as soon as it is there, so the caller can work while
+later pages are on the way. (A record that moved to the next page while paging would be
+seen twice: the resources drop such repeats by id.)
 
-When the first answer says how many records there are (``total``), exactly
-the remaining pages are fetched, ``max_workers`` at a time. When it does
-not, pages are fetched ``max_workers`` ahead until the first short page.
-When ``max_items`` already says that several pages are wanted, the first
-round fetches up to ``max_workers`` of them together with the first page
-(a page past the end of a shorter list is then dropped unread).
-Either way the pages come back in order, cut at ``max_items``, as soon as
-each is there, so the caller can work while later pages are on the way.
-(A record that moved to the next page while paging would be seen twice:
-the resources drop such repeats by id.)
-
-Inside ``with page_progress(callback):`` every paged list of that thread (or
-context) also reports each page to ``callback(pages_done, pages_total)``, so
-that a form can say how far a long load is.
+Inside ``with page_progress(callback):`` every paged list of that thread (or context)
+also reports each page to ``callback(pages_done, pages_total)``, so that a form can say
+how far a long load is.
 """
 
 from __future__ import annotations
@@ -54,20 +46,24 @@ def page_progress(callback: Callable[[int, int | None], Any]) -> Iterator[None]:
 
 @dataclass(frozen=True)
 class Page:
-    """One page of a list: its records, and the list's ``total`` when the answer gave it."""
+    """One page of a list: its records, and the list's ``total`` when the answer gave it.
+
+    The records are raw, as the service sent them (account numbers whole: the history
+    keys accounts by them); the repr, what a notebook shows of a page, counts them only.
+    """
 
     records: list[dict[str, Any]]
     total: int | None = None
 
+    def __repr__(self) -> str:
+        return f"Page({len(self.records)} records, total={self.total})"
+
 
 class _NotebookBar:
-    """A notebook (ipywidgets) tqdm bar whose output ends in its final state.
-
-    A notebook keeps, beside a widget, the text it had when first displayed
-    (``0%| | 1/201``): what an executed notebook shows where widgets are not run
-    (nbclient, GitHub, a docs page). The bar is therefore displayed under a display
-    id and, once closed, that output is replaced by the final bar (100 %, or how far
-    it got before an error), which stays, green or red, as a record of the load.
+    """A notebook (ipywidgets) tqdm bar whose output ends in its final state: a notebook
+    keeps the text a widget had when first displayed (``0%| | 1/201``), which is what shows
+    where widgets are not run (GitHub, a docs page); so once closed, the bar's output (a
+    display id) is replaced by the final bar, which stays as a record of the load.
     """
 
     def __init__(self, bar: Any) -> None:
@@ -117,10 +113,13 @@ def iter_pages(fetch: Callable[[int], Any], *, page_size: int, max_items: int | 
                ) -> Iterator[list[dict[str, Any]]]:
     """The records of every page of a paged list, page after page, in order.
 
-    ``fetch(n)`` returns page ``n`` (zero-based) of ``page_size`` records. After
-    the first page, up to ``max_workers`` pages are fetched at a time while the
-    caller works on the pages already yielded. A progress bar (tqdm.auto) shows
-    when more than one page is fetched, unless ``progress`` is False.
+    ``fetch(n)`` returns page ``n`` (zero-based) of ``page_size`` records. When the first
+    answer says how many records there are (``total``), exactly the remaining pages are
+    fetched, ``max_workers`` at a time; when it does not, pages are fetched
+    ``max_workers`` ahead until the first short page. When ``max_items`` already says
+    that several pages are wanted, up to ``max_workers`` of them are asked with the first
+    (a page past the end of a shorter list is then dropped unread). A progress bar
+    (tqdm.auto) shows when more than one page is fetched, unless ``progress`` is False.
 
     With ``decode``, ``fetch(n)`` returns the page as it came (an HTTP answer) and
     ``decode(answer)`` makes the :class:`Page` of it in the thread that iterates, as

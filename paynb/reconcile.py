@@ -1,17 +1,14 @@
 """Journal settlement: what :meth:`paynb.Client.reconcile` does with the journal's
-``unknown`` entries (answers lost), apart from the client that asks for it.
-
-:func:`settle` looks each entry up in the service through the resource of its kind
-and records the outcome in the journal, one transaction per kind. It needs only the
-journal, the company and the resources, so it sits between the resources and the
-client in the layers (docs/reference/internals.md).
+``unknown`` entries (answers lost). :func:`settle` looks each entry up through the
+resource of its kind and records the outcome, one transaction per kind; it needs only the
+journal, the company and the resources (docs/reference/internals.md).
 """
 
 from __future__ import annotations
 
 import datetime as dt
 from collections.abc import Mapping, Sequence
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
 from paynb.errors import NotFoundError
 from paynb.journal import NOT_ACCEPTED, SUBMISSIONS, VOIDS_BY_ID, Journal
@@ -167,8 +164,7 @@ class _Lookup:
             item = self.resource.get(item_id)  # type: ignore[attr-defined]
         except NotFoundError:
             return None
-        record: dict[str, Any] = item.to_dict()
-        return record
+        return cast("dict[str, Any]", item.to_dict())
 
 
 def _reconcile_entry(lookup: _Lookup, entry: dict[str, Any]) -> tuple[str, Any, Any, str]:
@@ -176,20 +172,19 @@ def _reconcile_entry(lookup: _Lookup, entry: dict[str, Any]) -> tuple[str, Any, 
     import pandas as pd
 
     id_field = lookup.resource.id_field
-    if entry["operation"] in VOIDS_BY_ID:
-        item = lookup.by_id(int(entry["item_id"] or entry["reference"]))
-        if item is None:
+    by_id = entry["operation"] in VOIDS_BY_ID
+    if by_id:
+        found = lookup.by_id(int(entry["item_id"] or entry["reference"]))
+        if found is None:
             return "failed", None, None, "reconcile: the item does not exist"
-        status: str | None = str(item["itemStatus"])
-        done = status == "V"
-        return ("sent" if done else "failed", item[id_field], status,
-                "reconcile: voided" if done else f"reconcile: the item is {status}, not voided")
-    found = lookup.by_reference(str(entry["reference"]))
-    if found is None:
-        return "failed", None, None, "reconcile: not found in the service; it never arrived"
-    status = found.get("itemStatus" if "itemStatus" in found else "status")
-    status = None if status is None or pd.isna(status) else str(status)
-    if entry["operation"] == "void_references":
+        status: str | None = str(found["itemStatus"])
+    else:
+        found = lookup.by_reference(str(entry["reference"]))
+        if found is None:
+            return "failed", None, None, "reconcile: not found in the service; it never arrived"
+        status = found.get("itemStatus" if "itemStatus" in found else "status")
+        status = None if status is None or pd.isna(status) else str(status)
+    if by_id or entry["operation"] == "void_references":
         done = status == "V"
         return ("sent" if done else "failed", found[id_field], status,
                 "reconcile: voided" if done else f"reconcile: the item is {status}, not voided")

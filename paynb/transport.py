@@ -196,34 +196,20 @@ def wrong_base_url(base_url: str) -> str:
     return text + "."
 
 
-def _param(params: Params, name: str) -> Any:
-    if not params:
-        return None
-    pairs = params.items() if isinstance(params, Mapping) else params
-    return next((value for key, value in pairs if key == name), None)
-
-
 def describe_request(method: str, path: str, params: Params = None) -> str:
     """What a request is for, in words for log lines and errors: ``token request``,
     ``list page 3``, ``export``, ``read``, ``submission`` or ``void``."""
     if path.endswith("/connect/token"):
         return TOKEN_REQUEST
     if method in _SAFE_METHODS:
-        page = _param(params, "page")
         if "/export/" in path:
             return "export"
+        pairs = params.items() if isinstance(params, Mapping) else params or ()
+        page = next((value for key, value in pairs if key == "page"), None)
         return f"list page {page}" if page is not None else "read"
     if method == "PUT" or "/void" in path.lower():
         return "void"
     return "submission"
-
-
-def _query(params: Params) -> str | None:
-    """The query string; ``:`` stays literal so timestamps read as the spec writes them
-    (``returnDateStart=2026-11-01T00:00:00.000``)."""
-    if not params:
-        return None
-    return urlencode(params, doseq=True, safe=":")
 
 
 class Transport:
@@ -282,12 +268,15 @@ class Transport:
         if self.owns_session:
             self.session.close()
 
-    def _wait(self, attempt: int, response: requests.Response | None) -> float:
+    def _pause(self, attempt: int, response: requests.Response | None, said: str) -> None:
+        """Wait before retry ``attempt + 1`` (what ``response`` asked with ``Retry-After``,
+        capped, else the backoff with jitter), logging ``said`` and the wait."""
         asked = _retry_after(response) if response is not None else None
-        if asked is not None:
-            return min(asked, self.max_retry_wait)
         delay = min(self.max_backoff, self.backoff * 2.0 ** attempt)
-        return delay / 2 + random.uniform(0, delay / 2)
+        wait = min(asked, self.max_retry_wait) if asked is not None else \
+            delay / 2 + random.uniform(0, delay / 2)
+        logger.warning("%s; retry %d of %d in %.1f s", said, attempt + 1, self.max_retries, wait)
+        self.sleep(wait)
 
     def token(self, stale: str | None = None) -> str | None:
         """A bearer token (a new one when the service refused ``stale``), ``None`` without
@@ -308,15 +297,12 @@ class Transport:
                                   reason=exc.reason or "no answer", attempts=attempt + 1,
                                   seconds=time.monotonic() - started,
                                   setting="auth_url") from None
-                wait, said = self._wait(attempt, None), f"no answer ({exc.reason})"
+                said = f"no answer ({exc.reason})"
             except AuthenticationError as exc:
                 if exc.status not in RETRY_STATUSES or last:
                     raise
-                wait, said = self._wait(attempt, None), f"HTTP {exc.status}"
-            logger.warning("token request to %s: %s; retry %d of %d in %.1f s",
-                           url_host(auth.token_url), said, attempt + 1,
-                           self.max_retries, wait)
-            self.sleep(wait)
+                said = f"HTTP {exc.status}"
+            self._pause(attempt, None, f"token request to {url_host(auth.token_url)}: {said}")
         raise AssertionError("unreachable: the last attempt returns or raises")
 
     def _send(self, method: str, path: str, params: Params, body: str | None,
@@ -330,12 +316,15 @@ class Transport:
         all_headers = dict(headers or {})
         if body is not None:
             all_headers["Content-Type"] = "application/json"
+        # ':' stays literal, so that times read as the spec writes them
+        # (returnDateStart=2026-11-01T00:00:00.000).
+        query = urlencode(params, doseq=True, safe=":") if params else None
         token = self.token()
         for renewed in (False, True):
             started = time.perf_counter()
             try:
                 response = self.session.request(
-                    method, url, params=_query(params),
+                    method, url, params=query,
                     data=body.encode() if body is not None else None,
                     headers=all_headers, timeout=self.timeout, stream=True,
                     auth=_Bearer(token) if token else None)
@@ -410,20 +399,15 @@ class Transport:
                                   attempts=attempt + 1, seconds=time.monotonic() - started,
                                   setting="base_url", outcome=outcome,
                                   connected=connected) from None
-                wait = self._wait(attempt, None)
-                logger.warning("%s (%s %s) to %s: no answer (%s); retry %d of %d in %.1f s",
-                               what, method, path, url_host(self.base_url), reason,
-                               attempt + 1, self.max_retries, wait)
-                self.sleep(wait)
+                self._pause(attempt, None, f"{what} ({method} {path}) to "
+                                           f"{url_host(self.base_url)}: no answer ({reason})")
                 continue
             if response.status_code < 400:
                 return response
             if response.status_code in RETRY_STATUSES and not last:
-                wait = self._wait(attempt, response)
-                logger.warning("%s (%s %s): HTTP %d; retry %d of %d in %.1f s", what, method,
-                               path, response.status_code, attempt + 1, self.max_retries, wait)
                 response.close()
-                self.sleep(wait)
+                self._pause(attempt, response,
+                            f"{what} ({method} {path}): HTTP {response.status_code}")
                 continue
             hint = wrong_base_url(self.base_url) if collection and \
                 response.status_code == 404 else None
@@ -438,34 +422,30 @@ class Transport:
 
 
 def _read_body(response: requests.Response) -> None:
-    """Read the body of an answer asked with ``stream=True`` now, as requests does for one
-    not streamed, but in as few socket reads as the data allows.
+    """Read the body of an answer asked with ``stream=True`` now, as requests would, but in
+    as few socket reads as the data allows, and hand it to requests as a file in memory.
 
-    requests reads a body 10 KiB at a time, and every socket read lets go of the
-    interpreter lock; while another thread holds it (a list builds its frames while later
-    pages come in) each taking back can wait the interpreter's switch interval (5 ms): a
-    page of 200 ACH items (283 KB) took 33 reads, read at once 4-5 (as much as has
-    arrived each time; benchmarks/RESULTS.md, case 1). The body, decoded as requests
-    would decode it, is then handed to requests as a file in memory. A connection lost or
-    timed out mid-body raises the exception requests raises for it, so it is no answer
-    (and a read is retried).
+    requests reads 10 KiB at a time, and each socket read lets go of the interpreter lock,
+    which a thread building frames may then hold for a switch interval (5 ms): a page of
+    200 ACH items took 33 reads, read at once 4-5 (benchmarks/RESULTS.md, case 1). A
+    connection lost mid-body raises what requests raises for it: no answer (retried).
     """
-    from urllib3.exceptions import DecodeError, ProtocolError, ReadTimeoutError, SSLError
+    from urllib3 import exceptions as urllib3
 
     raw = response.raw
     if raw is None or not hasattr(raw, "stream"):  # not urllib3's: requests reads it
         response.content  # noqa: B018
         return
+    # What requests raises for each, had it read the body itself.
+    raised_as: dict[type[Exception], type[Exception]] = {
+        urllib3.ProtocolError: requests.exceptions.ChunkedEncodingError,
+        urllib3.DecodeError: requests.exceptions.ContentDecodingError,
+        urllib3.ReadTimeoutError: requests.exceptions.ConnectionError,
+        urllib3.SSLError: requests.exceptions.SSLError}
     try:
         body = raw.read(decode_content=True)
-    except ProtocolError as exc:
-        raise requests.exceptions.ChunkedEncodingError(exc) from exc
-    except DecodeError as exc:
-        raise requests.exceptions.ContentDecodingError(exc) from exc
-    except ReadTimeoutError as exc:
-        raise requests.exceptions.ConnectionError(exc) from exc
-    except SSLError as exc:
-        raise requests.exceptions.SSLError(exc) from exc
+    except tuple(raised_as) as exc:
+        raise next(raised_as[kind] for kind in raised_as if isinstance(exc, kind))(exc) from exc
     response.raw = io.BytesIO(body)
     response.content  # noqa: B018 (from memory: no socket read, the lock is kept)
 

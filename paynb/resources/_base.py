@@ -4,10 +4,9 @@
 
 from __future__ import annotations
 
-import logging
 from collections.abc import Callable, Mapping, Sequence
 from decimal import Decimal
-from typing import TYPE_CHECKING, Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar, cast
 from urllib.parse import quote
 
 from paynb._coerce import missing
@@ -17,7 +16,7 @@ from paynb.errors import ValidationError
 from paynb.models import RequestModel, check
 from paynb.resources._context import ResourceContext
 from paynb.resources._export import export
-from paynb.resources._listing import Listing, frames
+from paynb.resources._listing import RANGES, Listing, frames
 from paynb.resources._seen import SeenRecords
 from paynb.resources._sending import (
     Approver,
@@ -33,8 +32,6 @@ if TYPE_CHECKING:
     import pandas as pd
 
 __all__ = ["Resource", "ResourceContext", "frame_rows"]
-
-logger = logging.getLogger("paynb.resources")
 
 
 def _plain(value: Any) -> Any:
@@ -62,10 +59,6 @@ def as_mapping(item: Any, argument: str) -> dict[str, Any]:
         raise ValidationError.for_argument(
             argument, "must be a mapping of field names to values (or a model)")
     return {str(key): _plain(value) for key, value in item.items() if not missing(value)}
-
-
-def _blank_text(value: Any) -> bool:
-    return isinstance(value, str) and not value.strip()
 
 
 def frame_rows(frame: pd.DataFrame, names: Mapping[Any, str | None] | None = None, *,
@@ -101,8 +94,8 @@ def frame_rows(frame: pd.DataFrame, names: Mapping[Any, str | None] | None = Non
             blank = {n for n, value in enumerate(cells) if not value.strip()}
         else:
             cells = [_plain(value) for value in cells]
-            blank = {n for n, value in enumerate(cells)
-                     if missing(value) or (blank_text and _blank_text(value))}
+            blank = {n for n, value in enumerate(cells) if missing(value) or (
+                blank_text and isinstance(value, str) and not value.strip())}
         if key in keys:
             at = keys.index(key)
             for n in blanks[at] - blank:
@@ -213,14 +206,12 @@ class Resource:
                                            collection=body is not None)
 
     def _record(self, method: str, path: str, *, body: Any = None) -> dict[str, Any]:
-        answer = self._call(method, path, body=body)
-        record: dict[str, Any] = frames.extract_record(answer, method=method, path=path)
-        return record
+        return cast("dict[str, Any]", frames.extract_record(
+            self._call(method, path, body=body), method=method, path=path))
 
     def _records(self, method: str, path: str, *, body: Any = None) -> list[dict[str, Any]]:
-        answer = self._call(method, path, body=body)
-        records: list[dict[str, Any]] = frames.extract_records(answer, method=method, path=path)
-        return records
+        return cast("list[dict[str, Any]]", frames.extract_records(
+            self._call(method, path, body=body), method=method, path=path))
 
     # ------------------------------------------------------------------ frames
 
@@ -234,6 +225,13 @@ class Resource:
         row.name = None
         return row
 
+    def _list(self, call: dict[str, Any]) -> pd.DataFrame:
+        """The one body of every kind's ``list`` (``call``: its ``locals()``); each kind
+        documents its own, as its filters mean other fields."""
+        ranges = {name: call[name] for stem in RANGES for name in (f"{stem}_from", f"{stem}_to")}
+        return self.listing.frame(self.listing.filters(call["status"], **ranges),
+                                  page=call["page"], page_size=call["page_size"],
+                                  max_items=call["max_items"], progress=call["progress"])
 
     # ------------------------------------------------------------------ rooms
 
@@ -267,10 +265,9 @@ class Resource:
         """Approve a call of this kind held for a second person and send it exactly as
         prepared: what :meth:`paynb.Client.approve` does (see there) once it has found
         the approval's kind."""
-        answer: pd.Series | pd.DataFrame = self._sender.approve(
+        return cast("pd.Series | pd.DataFrame", self._sender.approve(
             approval_id, self._command, given={"tot_password": tot_password},
-            new_authorization=new_authorization, allow_duplicate=allow_duplicate)
-        return answer
+            new_authorization=new_authorization, allow_duplicate=allow_duplicate))
 
     #: The request fields a held call does not keep, each with the argument of
     #: :meth:`approve` that gives it then (an instant card payment's one-time password:

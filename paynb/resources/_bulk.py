@@ -7,7 +7,7 @@ import logging
 import re
 import warnings
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
 from paynb._checks import check_rows, columns_of_frame
 from paynb._warn import user_stacklevel
@@ -61,8 +61,7 @@ def _tell(on_chunk: Callable[[int, int], None] | None, answered: int, requests: 
 def _records_of(items: Any) -> list[Any]:
     """The rows of a DataFrame or of a list of mappings/models, as given."""
     if hasattr(items, "to_dict") and hasattr(items, "columns"):
-        records: list[Any] = items.to_dict("records")
-        return records
+        return cast("list[Any]", items.to_dict("records"))
     if isinstance(items, Mapping | str | bytes) or not isinstance(items, Iterable):
         raise ValidationError.for_argument("items", "must be a DataFrame or a list of mappings")
     return list(items)
@@ -126,11 +125,8 @@ def check_many(model: type[RequestModel], items: Any) -> pd.DataFrame:
     for row, advisory in checked.advice:
         if row is not None:
             advice[row] = (*advice[row], f"{advisory.field}: {advisory.message}")
-    errors: list[Any] = [None] * n
-    valid = np.ones(n, dtype=bool)
-    for row, fields in checked.errors.items():
-        errors[row] = fields
-        valid[row] = False
+    errors = [checked.errors.get(row) for row in range(n)]
+    valid = np.fromiter((fields is None for fields in errors), dtype=bool, count=n)
     return pd.DataFrame({"valid": valid, "errors": errors, "advisories": advice}, index=index)
 
 

@@ -1,13 +1,6 @@
-"""What a resource namespace is given to work with: :class:`ResourceContext`.
-
-The client builds one context and hands it to each of its namespaces (``client.ach``,
-``.rcc``, ``.instant``, ``.rtp``, ``.nocs``). A resource reads the service through
-``context.transport``, records in ``context.journal`` (or none), keeps its polling
-watermarks through the context, asks the service's time of ``context.clock``, leaves
-the records the guards judge by in ``context.seen``, has its ACH entries judged by
-``context.guard`` (a :class:`SubmissionGuard`), and takes its options (company, page
-size, workers, masking) from it: it never holds the client.
-"""
+"""What a resource namespace is given to work with: :class:`ResourceContext`, which the
+client builds once and hands to each of its namespaces (they never hold the client;
+docs/reference/internals.md)."""
 
 from __future__ import annotations
 

@@ -3,11 +3,10 @@
 from __future__ import annotations
 
 import builtins  # `list` is a method of ItemResource: its annotations name the type
-import logging
 import warnings
 from collections.abc import Callable, Iterable
 from decimal import Decimal
-from typing import TYPE_CHECKING, Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar, cast
 
 from paynb._args import positive_int, status_codes
 from paynb._checks import check_rows
@@ -34,9 +33,6 @@ if TYPE_CHECKING:
 
 __all__ = ["ItemResource"]
 
-logger = logging.getLogger("paynb.resources")
-
-
 
 def _reference(value: Any, argument: str) -> str:
     """One reference number to void by: text, or a whole number (numpy ones too) as text.
@@ -50,7 +46,6 @@ def _reference(value: Any, argument: str) -> str:
             argument, "must be a reference number (text or a whole number), "
                       "not a missing value or another type")
     return str(value)
-
 
 
 class ItemResource(Resource):
@@ -103,11 +98,7 @@ class ItemResource(Resource):
         ``total`` (an int), ``creditAmount`` and ``debitAmount`` (exact ``Decimal``),
         each when the service sent it.
         """
-        return self.listing.frame(self.listing.filters(
-            status, returned_from=returned_from, returned_to=returned_to,
-            received_from=received_from, received_to=received_to, settled_from=settled_from,
-            settled_to=settled_to), page=page, page_size=page_size, max_items=max_items,
-            progress=progress)
+        return self._list(locals())
 
     def get(self, item_id: int) -> pd.Series:
         """One item by its id."""
@@ -159,8 +150,7 @@ class ItemResource(Resource):
         if validate:  # what is unusual about the entry as the guards leave it
             command.advise = lambda: warn_advisories(
                 [(None, a) for a in self.model.model_validate(body).advisories()])
-        answer: pd.Series | Approval = self._sender.run(command)
-        return answer
+        return cast("pd.Series | Approval", self._sender.run(command))
 
     def _guard(self, bodies: dict[int, dict[str, Any]], *, new_authorization: bool,
                all_or_nothing: bool, overrides_by: str | None = None) -> dict[int, Verdict]:
@@ -170,7 +160,6 @@ class ItemResource(Resource):
             return {}
         return guard.guard_submission(self.kind, bodies, new_authorization=new_authorization,
                                       all_or_nothing=all_or_nothing, overrides_by=overrides_by)
-
 
     def _judge(self, request: dict[str, Any]) -> Callable[[Approver | None], None]:
         """NACHA's guards on a submission's bodies, every one of which must pass (a change
@@ -285,16 +274,15 @@ class ItemResource(Resource):
                         for field, messages in fields.items()})
         verdicts = self._guard(bodies, new_authorization=new_authorization,
                                all_or_nothing=not commit_valid)
+        # The rows paynb does not send, each with its reasons (as an answer gives them).
+        unsent = {**{n: ({"guard": verdict.reasons}, "refused by paynb's guards")
+                     for n, verdict in verdicts.items() if not verdict.allowed},
+                  **{n: (errors, "failed paynb's checks") for n, errors in bad.items()}}
         results: builtins.list[dict[str, Any] | None] = [None] * len(rows)
-        for n, verdict in verdicts.items():
-            if not verdict.allowed:
-                results[n] = {"yourReferenceNumber": rows[n].get("yourReferenceNumber"),
-                              "itemStatus": "I", "errors": {"guard": verdict.reasons},
-                              "itemStatusDescription": "not sent: refused by paynb's guards"}
-        for n, errors in bad.items():
+        for n, (errors, why) in unsent.items():
             results[n] = {"yourReferenceNumber": rows[n].get("yourReferenceNumber"),
                           "itemStatus": "I", "errors": errors,
-                          "itemStatusDescription": "not sent: failed paynb's checks"}
+                          "itemStatusDescription": f"not sent: {why}"}
         order = sorted(bodies)
         if order:
             request = {"bodies": [bodies[n] for n in order], "rows": order,
@@ -312,9 +300,7 @@ class ItemResource(Resource):
             for n, record in zip(order, answer, strict=True):
                 results[n] = record
         # Only rows the service answered: those paynb refused itself were never sent.
-        refused = {n for n, verdict in verdicts.items() if not verdict.allowed}
-        sent = [r for n, r in enumerate(results)
-                if r is not None and n not in bad and n not in refused]
+        sent = [r for n, r in enumerate(results) if r is not None and n not in unsent]
         warn_not_accepted(sent, self.kind, self.id_field, total=len(rows))
         frame = self._bulk_frame(results)
         if verdicts:
@@ -365,9 +351,8 @@ class ItemResource(Resource):
         is sent: an :class:`~paynb.journal.Approval` is returned (see :meth:`submit`).
         """
         item_id = positive_int(item_id, "item_id")
-        answer: pd.Series | Approval = self._sender.run(self._command("void",
-                                                                      {"item_id": item_id}))
-        return answer
+        return cast("pd.Series | Approval",
+                    self._sender.run(self._command("void", {"item_id": item_id})))
 
     def void_many(self, item_ids: Iterable[int]) -> pd.DataFrame | Approval:
         """Void several items by id; one row per voided item (an
@@ -375,9 +360,8 @@ class ItemResource(Resource):
         if isinstance(item_ids, str | bytes) or not isinstance(item_ids, Iterable):
             raise ValidationError.for_argument("item_ids", "must be a list of item ids")
         ids = [positive_int(value, f"item_ids[{n}]") for n, value in enumerate(item_ids)]
-        answer: pd.DataFrame | Approval = self._sender.run(
-            self._command("void_many", {"item_ids": ids}))
-        return answer
+        return cast("pd.DataFrame | Approval", self._sender.run(
+            self._command("void_many", {"item_ids": ids})))
 
     def void_references(self, reference_numbers: Iterable[str]) -> pd.DataFrame | Approval:
         """Void several items by your reference numbers; one row per voided item (an
@@ -400,9 +384,9 @@ class ItemResource(Resource):
             # reference_numbers[2] to the caller.
             raise ValidationError({key.replace("referenceNumbers", "reference_numbers", 1): m
                                    for key, m in errors.items()})
-        answer: pd.DataFrame | Approval = self._sender.run(self._command(
-            "void_references", {"references": refs, "wire": valid.to_wire()["referenceNumbers"]}))
-        return answer
+        return cast("pd.DataFrame | Approval", self._sender.run(self._command(
+            "void_references", {"references": refs,
+                                "wire": valid.to_wire()["referenceNumbers"]})))
 
     def _command(self, operation: str, request: dict[str, Any]) -> Command:
         """A submission (judged by NACHA's guards, every entry), a bulk or a void."""
@@ -420,7 +404,8 @@ class ItemResource(Resource):
         elif by_id:
             keys = request["item_ids"]
             path = self._path(f"/void/{self.void_ids_segment}")
-            body = wire_body(self.void_ids_model, {self._ids_field: keys}, validate=True)
+            (field,) = self.void_ids_model.wire_names().values()
+            body = wire_body(self.void_ids_model, {field: keys}, validate=True)
         else:
             keys = request["references"]
             path = self._path("/void/referencenumbers")
@@ -468,11 +453,6 @@ class ItemResource(Resource):
         amounts = [parse_decimal(value) for value in mine["amount"]]
         known = [amount for amount in amounts if amount is not None]
         return sum(known, Decimal(0)) if known else None
-
-    @property
-    def _ids_field(self) -> str:
-        (name,) = self.void_ids_model.wire_names().values()
-        return name
 
     # ------------------------------------------------------------------ polling
 

@@ -46,15 +46,12 @@ RANGES = ("returned", "received", "settled")
 class _Batches:
     """One frame of a list's pages, built in batches while later pages are fetched.
 
-    A batch is built once ``last_batch`` records (a round of pages, but not so few
-    records that each frame's fixed cost dominates) wait while the main thread would
-    wait for the next page anyway (:meth:`idle`): building holds the interpreter lock, and
-    while it does the fetching threads can neither read their answers nor send their next
-    requests, so it is best done while they wait on the network. Pages that come faster
-    than that leave no idle moment: a batch is then built once ``FRAME_BATCH`` records
-    wait, and in the list's last ``FRAME_BATCH`` records once ``last_batch`` wait, so that
-    little is left to build once the last page is in. ``expected()`` is how many records
-    the list will hold (``inf`` while unknown).
+    Building holds the interpreter lock, which the fetching threads need to read answers
+    and send requests: so a batch of ``last_batch`` records (a round of pages) is built
+    while they wait on the network anyway (:meth:`idle`). Pages that leave no idle moment
+    get a batch per ``FRAME_BATCH`` records, and per ``last_batch`` in the list's last
+    ``FRAME_BATCH`` (``expected()``: its size, ``inf`` while unknown), so that little is
+    left to build once the last page is in.
     """
 
     def __init__(self, frame: Callable[[list[dict[str, Any]]], pd.DataFrame], *,

@@ -8,7 +8,7 @@ import secrets
 import threading
 import time
 from collections.abc import Iterable
-from typing import TYPE_CHECKING, Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar, cast
 from urllib.parse import quote
 
 from paynb.errors import RouteNotCheckedError, RouteUnavailableError, ValidationError
@@ -57,7 +57,10 @@ class PaymentResource(Resource):
     def _key(self, destination: str) -> str:
         return hmac.new(self._salt, destination.encode(), hashlib.sha256).hexdigest()
 
-    def _remember(self, destination: str, check: RouteCheck) -> RouteCheck:
+    def _remember(self, body: dict[str, Any], check: RouteCheck) -> RouteCheck:
+        """Remember ``check`` of the destination of ``body`` (what was checked)."""
+        destination = self._destination(body)[0]
+        assert destination is not None  # (a route check's checked body names one)
         with self._lock:
             self._checks[self._key(destination)] = (check, time.monotonic())
         return check
@@ -103,11 +106,7 @@ class PaymentResource(Resource):
             max_items: stop after this many records, counted before the filters.
             progress: False hides the progress bar shown for lists of several pages.
         """
-        return self.listing.frame(self.listing.filters(
-            status, returned_from=returned_from, returned_to=returned_to,
-            received_from=received_from, received_to=received_to, settled_from=settled_from,
-            settled_to=settled_to), page=page, page_size=page_size, max_items=max_items,
-            progress=progress)
+        return self._list(locals())
 
     def get(self, unique_id: str) -> pd.Series:
         """One transaction by its ``uniqueId``."""
@@ -135,9 +134,8 @@ class PaymentResource(Resource):
         by another analyst checks the route again and sends it exactly as prepared.
         """
         body = wire_body(self.model, as_mapping(txn, "txn"), validate=validate)
-        answer: pd.Series | Approval = self._sender.run(self._command(
-            "send", {"bodies": [body], "allow_duplicate": allow_duplicate}))
-        return answer
+        return cast("pd.Series | Approval", self._sender.run(self._command(
+            "send", {"bodies": [body], "allow_duplicate": allow_duplicate})))
 
     def _command(self, operation: str, request: dict[str, Any]) -> Command:
         """A payment's ``send``: its route checked first (by an approver's client too)."""

@@ -1,23 +1,14 @@
 """What a client has seen of the service this session: ACH items and NOCs, for the guards.
 
-The submission guards of :mod:`paynb.compliance` judge an entry by the history of its
-account (NOCs, returns, earlier reinitiations). The client keeps that history as it goes:
-every ACH item and NOC record a list, a get, a poll (``changes()``) or a submission answer
-brought back is remembered here, newest version of each record last, with the full
-account numbers (the frames mask them; the guards must compare the full number). Nothing
-here is ever shown: the records stay inside the client and the guards say only masked
-numbers.
+The submission guards judge an entry by the history of its account (NOCs, returns,
+earlier reinitiations), which the client keeps as it goes: every ACH item and NOC record
+a list, a get, a poll or a submission answer brought back, newest version last, with the
+full account numbers (the guards compare them; nothing here is ever shown). Records are
+kept by reference (a dictionary insertion each, not a copy) and cut down to the fields
+the guards read once they read them (:meth:`SeenRecords.compact`).
 
-Records are kept as they arrive (a reference: remembering a list of 100,000 items costs a
-dictionary insertion each, not a copy). When the guards read them, an ACH item is cut
-down to the fields they read (:meth:`SeenRecords.compact`: a dozen of some fifty), so
-that a client that listed many items does not hold their whole records for long; the
-whole record stays for the items the guards ask for (``keep_whole``: the entries of NOCs,
-whose account fields make the corrected record).
-
-It lives below :mod:`paynb.compliance` (in the resources layer) because the records are
-captured where they arrive, whether or not the compliance module has been imported yet:
-a guard that ran after the analyst listed items must see those items.
+It lives in the resources layer, below :mod:`paynb.compliance`, because the records are
+captured where they arrive, whether or not the compliance module is imported yet.
 """
 
 from __future__ import annotations

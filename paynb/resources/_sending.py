@@ -46,20 +46,14 @@ _REASON_FIELDS = ("itemStatusDescription", "returnReason", "returnMessage", "err
 
 def id_of(record: Mapping[str, Any], field: str) -> Any:
     """The id of a raw record, whatever the casing of its field name."""
-    for key, value in record.items():
-        if key.lower() == field.lower():
-            return value
-    return None
+    return next((value for key, value in record.items() if key.lower() == field.lower()), None)
 
 
 def _reasons(record: Mapping[str, Any]) -> dict[str, Any]:
     """The service's reason fields of a record that are filled in."""
-    found = {}
-    for name in _REASON_FIELDS:
-        value = id_of(record, name)
-        if not missing(value) and value not in ("", [], {}):
-            found[name] = value
-    return found
+    found = {name: id_of(record, name) for name in _REASON_FIELDS}
+    return {name: value for name, value in found.items()
+            if not missing(value) and value not in ("", [], {})}
 
 
 def amount_of(body: Mapping[str, Any]) -> Decimal | None:

@@ -43,15 +43,12 @@ class InstantResource(PaymentResource):
         if card_number is not None:
             body = wire_body(CardRouteCheck, {"cardNumber": card_number}, validate=True)
             path = self._path(segment="InstantRoutes")
-            destination = f"card:{body['cardNumber']}"
         else:
             body = wire_body(TokenRouteCheck,
                              {"tokenId": token_id, "yourSubClientId": sub_client_id},
                              validate=True)
             path = self._path("/token", segment="InstantRoutes")
-            destination = f"token:{body['tokenId']}\x1f{body['yourSubClientId']}"
-        check = RouteCheck.from_answer(self._call("POST", path, body=body))
-        return self._remember(destination, check)
+        return self._remember(body, RouteCheck.from_answer(self._call("POST", path, body=body)))
 
     def _check_route_of(self, body: dict[str, Any]) -> RouteCheck:
         if body.get("cardNumber"):

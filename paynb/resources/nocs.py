@@ -40,11 +40,7 @@ class NocResource(Resource):
         ranges are an error. A bare date as ``received_to`` takes in that whole day; a
         backwards range is a :class:`~paynb.errors.ValidationError` naming both ends.
         """
-        return self.listing.frame(self.listing.filters(
-            status, returned_from=returned_from, returned_to=returned_to,
-            received_from=received_from, received_to=received_to, settled_from=settled_from,
-            settled_to=settled_to), page=page, page_size=page_size, max_items=max_items,
-            progress=progress)
+        return self._list(locals())
 
     def obligations(self, as_of: Any = None, *, progress: bool | None = None) -> pd.DataFrame:
         """The NOC correction ledger (:func:`paynb.compliance.noc_obligations`) of every NOC,

@@ -40,7 +40,7 @@ class RtpResource(PaymentResource):
         assert number is not None
         # The only path without a companycode segment (spec 4.4).
         answer = self._call("GET", f"/api/v3/InstantRtpRoutes/{quote(number, safe='')}")
-        return self._remember(f"rtp:{number}", RouteCheck.from_answer(answer))
+        return self._remember({"routingNumber": number}, RouteCheck.from_answer(answer))
 
     def _check_route_of(self, body: dict[str, Any]) -> RouteCheck:
         return self.check_route(str(body.get("routingNumber") or ""))

@@ -30,6 +30,16 @@ def test_pages_are_the_lists_pages_raw(client):
     assert client.ach.listing.pages().size == client.page_size
 
 
+def test_a_page_shows_no_account_number_of_its_raw_records(client):
+    """A page's records stay raw (the history keys accounts by their whole numbers), but
+    what a notebook shows of ``pages(0)``, its repr, holds none of them."""
+    first = client.ach.listing.pages(page_size=5)(0)
+    numbers = [str(record["bankAccountNumber"]) for record in first.records]
+    assert len(numbers) == 5 and all(len(number) > 4 for number in numbers)
+    assert repr(first) == f"Page(5 records, total={first.total})"
+    assert not any(number in repr(first) or number in str(first) for number in numbers)
+
+
 def test_pages_take_raw_query_parameters_and_the_frame_of_them_is_the_lists(client):
     reference = client.ach.list(page=0, page_size=5)["yourReferenceNumber"].iloc[3]
     page = client.ach.listing.pages([("yourReferenceNumber", reference)])(0)
