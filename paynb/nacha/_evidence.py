@@ -77,9 +77,6 @@ def account_key(routing: Any, account: Any, number_key: Any = None) -> int | Non
     return pair_key(routing, account_number(account, number_key))
 
 
-
-
-
 #: The fields of an ACH item the guards' verdicts read (:class:`Entry`): what a history
 #: store gives the guards.
 GUARD_FIELDS = ("achItemId", "bankRoutingNumber", "bankAccountNumber", "itemStatus",
@@ -103,10 +100,7 @@ ACCOUNT_FIELDS = ("firstSignerFirstName", "firstSignerLastName", "address1", "ad
                   "achIdentificationNumber")
 
 
-
 # ---------------------------------------------------------------------------- inputs
-
-
 
 
 def camel(record: Mapping[str, Any]) -> Mapping[str, Any]:
@@ -241,5 +235,3 @@ def applied_marks_of(applied: Any) -> dict[str, dict[str, Any]]:
         raise ValidationError.for_argument(
             "applied", "must be NOC ids, a mapping of NOC id to mark, or a frame")
     return {str(value): {} for value in applied}
-
-

@@ -2,11 +2,8 @@
 
 NACHA Operating Rules, Article Two, Subsection 2.12.1: an originator receiving a NOC
 must make the change within six banking days of receipt or prior to initiating another
-entry to the receiver's account, whichever is later. :func:`ledger` turns NOC records
-and the entries they are about into one obligation per NOC: the account (masked), what
-must change, spelled out from the change code and its corrected data, the dates and the
-state. Pure functions over the evidence given (records, marks, a moment): no client, no
-service; :func:`paynb.compliance.noc_obligations` and the submission guards read it.
+entry to the receiver's account, whichever is later. :func:`ledger` gives one obligation
+per NOC, from the evidence given (no client, no service).
 
 paynb helps monitor these obligations; it is not legal advice.
 """
