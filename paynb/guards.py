@@ -278,15 +278,12 @@ class GuardService:
                   for n, row in enumerate(rows)}
         now = as_of_time(as_of) if as_of is not None else None
         verdicts = self.judge(bodies, new_authorization=new_authorization, now=now)
-        columns = ["row", "yourReferenceNumber", "verdict", "allowed", "rules", "reasons",
-                   "warnings", "overridden", "changes", "notes", "checked"]
-        return pd.DataFrame([{
-            "row": n, "yourReferenceNumber": v.reference, "verdict": v.verdict,
-            "allowed": v.allowed, "rules": [rule for rule, _ in v.refusals],
-            "reasons": v.reasons, "warnings": v.warnings,
-            "overridden": [rule for rule, _ in v.overridden], "changes": v.changes,
-            "notes": v.notes, "checked": v.checked} for n, v in verdicts.items()],
-            columns=columns)
+        return pd.DataFrame([(
+            n, v.reference, v.verdict, v.allowed, [rule for rule, _ in v.refusals], v.reasons,
+            v.warnings, [rule for rule, _ in v.overridden], v.changes, v.notes, v.checked)
+            for n, v in verdicts.items()], columns=[
+            "row", "yourReferenceNumber", "verdict", "allowed", "rules", "reasons", "warnings",
+            "overridden", "changes", "notes", "checked"])
 
     def guard_submission(self, kind: str, bodies: dict[int, dict[str, Any]], *,
                          new_authorization: bool, all_or_nothing: bool,

@@ -54,6 +54,7 @@ __all__ = [
     "check_text",
     "check_tot_password",
     "luhn_ok",
+    "parse_item_id",
     "to_decimal",
     "unknown_value",
     "wire_datetime",
@@ -322,7 +323,3 @@ def parse_item_id(text: str) -> int | None:
         return None
     value = int(text)
     return value if value < 2**63 else None
-
-
-# Appended (not inserted in the list above) so concurrent edits of this module merge cleanly.
-__all__ += ["parse_item_id"]
