@@ -37,16 +37,8 @@ from typing import Any
 
 import numpy as np
 
-__all__ = [
-    "BUSDAY_CALENDAR",
-    "FIRST_YEAR",
-    "LAST_YEAR",
-    "add_banking_days",
-    "banking_days_between",
-    "holidays",
-    "is_banking_day",
-    "next_banking_day",
-]
+__all__ = ["BUSDAY_CALENDAR", "FIRST_YEAR", "LAST_YEAR", "add_banking_days", "banking_days_between",
+           "holidays", "is_banking_day", "next_banking_day"]
 
 #: First and last year the calendar covers.
 FIRST_YEAR = 1990

@@ -20,17 +20,8 @@ from paynb.codes import (
     UNAUTHORIZED_RETURN_CODES,
 )
 
-__all__ = [
-    "CATEGORIES",
-    "CONSUMER_ENTRY_CLASSES",
-    "EXTENDED_RETURN_DAYS",
-    "NOT_ENTRY_STATUSES",
-    "SOURCES",
-    "STANDARD_RETURN_BANKING_DAYS",
-    "WARNING_SHARE",
-    "WINDOWS",
-    "Category",
-]
+__all__ = ["CATEGORIES", "CONSUMER_ENTRY_CLASSES", "EXTENDED_RETURN_DAYS", "NOT_ENTRY_STATUSES",
+           "SOURCES", "STANDARD_RETURN_BANKING_DAYS", "WARNING_SHARE", "WINDOWS", "Category"]
 
 
 @dataclass(frozen=True)

@@ -16,25 +16,9 @@ from paynb._coerce import missing, parse_decimal, records
 from paynb._time import utc_moment
 from paynb.errors import ValidationError
 
-__all__ = [
-    "ACCOUNT_FIELDS",
-    "ENTRY_FIELDS",
-    "GUARD_FIELDS",
-    "NOC_FIELDS",
-    "NUMBER_KEY",
-    "Entry",
-    "account_key",
-    "account_number",
-    "applied_marks_of",
-    "as_of_time",
-    "camel",
-    "entries_of",
-    "get",
-    "pair_key",
-    "present",
-    "records_of",
-    "when",
-]
+__all__ = ["ACCOUNT_FIELDS", "ENTRY_FIELDS", "GUARD_FIELDS", "NOC_FIELDS", "NUMBER_KEY", "Entry",
+           "account_key", "account_number", "applied_marks_of", "as_of_time", "camel", "entries_of",
+           "get", "pair_key", "present", "records_of", "when"]
 
 #: The field of a stored record (a history store's, masked) that carries a keyed hash of
 #: an account number (paynb.history: an ACH row's own, a NOC's corrected one): where the

@@ -29,27 +29,10 @@ from paynb.nacha._evidence import (
     when,
 )
 
-__all__ = [
-    "DUE_SOON_DAYS",
-    "LEDGER_COLUMNS",
-    "NOC_CHANGES",
-    "NOC_DUE_DAYS",
-    "NOC_STATES",
-    "SETTLED_STATES",
-    "Correction",
-    "accounts_of",
-    "carries",
-    "corrected_account",
-    "corrected_fields",
-    "corrected_key",
-    "describe_code",
-    "index",
-    "joined_evidence",
-    "ledger",
-    "must_change",
-    "noc_accounts",
-    "parse_corrected_data",
-]
+__all__ = ["DUE_SOON_DAYS", "LEDGER_COLUMNS", "NOC_CHANGES", "NOC_DUE_DAYS", "NOC_STATES",
+           "SETTLED_STATES", "Correction", "accounts_of", "carries", "corrected_account",
+           "corrected_fields", "corrected_key", "describe_code", "index", "joined_evidence",
+           "ledger", "must_change", "noc_accounts", "parse_corrected_data"]
 
 #: Banking days after receipt within which a NOC's change must be made (NACHA 2.12.1).
 NOC_DUE_DAYS = 6

@@ -40,17 +40,9 @@ from paynb.nacha._ledger import (
     parse_corrected_data,
 )
 
-__all__ = [
-    "MAX_REINITIATIONS",
-    "NEW_AUTHORIZATION_CODES",
-    "NEW_AUTHORIZATION_OVERRIDES",
-    "REINITIATION_CODES",
-    "REINITIATION_DAYS",
-    "RETRY_DESCRIPTION",
-    "AccountHistory",
-    "Verdict",
-    "judge",
-]
+__all__ = ["MAX_REINITIATIONS", "NEW_AUTHORIZATION_CODES", "NEW_AUTHORIZATION_OVERRIDES",
+           "REINITIATION_CODES", "REINITIATION_DAYS", "RETRY_DESCRIPTION", "AccountHistory",
+           "Verdict", "judge"]
 
 #: Return codes after which the account may not be debited again without a new
 #: authorization (NACHA 2.12.4(b)): closed, no account, invalid number, unauthorized,
