@@ -314,11 +314,9 @@ def check_rows(model: type[RequestModel], rows: Sequence[Any], *,
                frame_columns: tuple[dict[str, Any], np.ndarray, dict[str, np.ndarray]]
                | None = None, raw_rows: Sequence[Any] | None = None,
                bodies: bool = True) -> CheckedRows:
-    """Every row judged as ``model`` judges it alone: bodies, errors per field, advisories.
-
-    Rows are plain dicts with wire names (as ``submit_many`` passes them); anything
-    else goes through the model. The result is the same as one
-    ``model.model_validate(row)`` per row, faster when most rows are ordinary.
+    """Every row judged as ``model`` judges it alone (as one ``model.model_validate(row)``
+    per row, faster when most rows are plain dicts with wire names): bodies, errors per
+    field, advisories.
     ``frame_columns`` (from :func:`columns_of_frame`) are the rows' values column by
     column when the caller has them (text columns may be Arrow arrays: only with
     ``bodies=False``); ``rows[n]`` is then read only for the rows the models judge.

@@ -124,11 +124,10 @@ class GuardService:
         self._lock = threading.Lock()
         self._versions: tuple[int, int] = (-1, -1)
         self._history: AccountHistory | None = None
-        #: Whether "cannot check" was warned (once per client).
-        self._warned = False
         #: The last read of the history store: its cache key and what it gave.
         self._stored: tuple[Any, Any] | None = None
-        #: The stores whose problem (no account keys, unreadable) was told.
+        #: What was told once per client: "cannot check", the stores' problems (no account
+        #: keys, unreadable).
         self._told: set[str] = set()
 
     def __repr__(self) -> str:
@@ -328,10 +327,9 @@ class GuardService:
         texts = sorted({text for v in verdicts.values() if v.allowed for text in v.warnings})
         for text in texts:
             if text.startswith("cannot check"):
-                if self._warned:
-                    continue
-                self._warned = True
-            warnings.warn(text, GuardWarning, stacklevel=user_stacklevel())
+                self._tell("cannot check", text)
+            else:
+                warnings.warn(text, GuardWarning, stacklevel=user_stacklevel())
         return verdicts
 
     # ------------------------------------------------------------------ the NOC ledger
