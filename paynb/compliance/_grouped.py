@@ -16,6 +16,7 @@ import pandas as pd
 
 from paynb._attrs import HISTORY
 from paynb._coerce import arrow_frame
+from paynb.compliance._items import by_names
 
 if TYPE_CHECKING:
     from deltalake import DeltaTable
@@ -117,7 +118,7 @@ def as_items(items: pd.DataFrame | History | DeltaTable, by: str | Sequence[str]
     if weights is not None:
         raise ValueError("weights: a History (or its table) is grouped by paynb itself; "
                          "weights= goes with a frame of grouped items")
-    by_columns = [by] if isinstance(by, str) else list(by or ())
+    by_columns = list(by_names(by))
     scope: tuple[str, list[Any]] = ("TRUE", [])
     if history is not None and history.company:
         scope = ("company = ?", [history.company])

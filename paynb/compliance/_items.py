@@ -26,8 +26,9 @@ from paynb._warn import user_stacklevel
 from paynb.compliance._rules import CATEGORIES, NOT_ENTRY_STATUSES
 from paynb.errors import PaynbWarning
 
-__all__ = ["NO_DAY", "Prepared", "as_day", "day_stamps", "day_values", "encoded", "group_frame",
-           "prepare", "text_in", "to_dates", "today", "warn_beyond_history", "without_history_mark"]
+__all__ = ["NO_DAY", "Prepared", "as_day", "by_names", "day_stamps", "day_values", "encoded",
+           "group_frame", "prepare", "text_in", "to_dates", "today", "warn_beyond_history",
+           "without_history_mark"]
 
 logger = logging.getLogger("paynb.compliance")
 
@@ -212,7 +213,8 @@ class Prepared:
         return self.returned & ((self.category & (1 << index)) != 0)
 
 
-def _by_columns(by: str | Sequence[str] | None) -> tuple[str, ...]:
+def by_names(by: str | Sequence[str] | None) -> tuple[str, ...]:
+    """The columns ``by`` names (a figure's split): a name, a list of them, or None."""
     if by is None:
         return ()
     if isinstance(by, str):
@@ -269,7 +271,7 @@ def prepare(items: pd.DataFrame, by: str | Sequence[str] | None = None,
     package docs, "Grouped items")."""
     if not isinstance(items, pd.DataFrame):
         raise TypeError(f"items must be a pandas DataFrame, not {type(items).__name__}")
-    by_columns = _by_columns(by)
+    by_columns = by_names(by)
     weight = _weights(items, weights)
     status = _column(items, ("itemStatus", "status"), "the item status")
     kind = _column(items, ("achTransactionType",), "Debit or Credit")

@@ -20,6 +20,7 @@ from paynb.compliance._exposure import return_exposure
 from paynb.compliance._grouped import as_items, describe
 from paynb.compliance._items import (
     as_day,
+    by_names,
     prepare,
     to_dates,
     warn_beyond_history,
@@ -234,7 +235,7 @@ def report(client_or_items: Any, *, as_of: Any = None, window: str = "60D",
         over mark, the days since the last breach, the exposure today, and the top
         return reasons of each category.
     """
-    by_columns = (by,) if isinstance(by, str) else tuple(by or ())
+    by_columns = by_names(by)
     items, grouped_by = as_items(client_or_items, list(by_columns), weights)
     if isinstance(items, pd.DataFrame):
         source, weights = describe(client_or_items), grouped_by
