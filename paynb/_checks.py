@@ -1,21 +1,11 @@
 """Bulk pre-validation column by column: the fast path of ``check_many`` and ``submit_many``.
 
-One pydantic model per row is about 20 µs: a 100,000-row payroll file waits two
-seconds before anything is shown. Here each field's rule runs once per *column*:
-Arrow reads the values from the rows, :mod:`paynb._columns` judges each column's UTF-8
-bytes, the listed values (states, the open sets' known spellings) are judged by
-the set of their distinct combinations, and a row goes to the models only when
-the columns cannot vouch for it. The fast path accepts only what is *certainly*
-valid with no advisory under the models' own rules: text already stripped, known
-values of the open sets in their documented spelling, optional fields absent or
-plain, amounts as digits with at most two decimals. Everything else (a bad value,
-a lower-case state, a prenote, a float amount, any field the fast path does not
-know) is judged by :func:`paynb.models.check` row by row, so the verdicts,
-messages and wire bodies are the models' by construction;
-``tests/client/test_check_many.py`` compares both on generated rows over every
-field of the models, and each byte check with its regular expression;
-``tests/client/test_check_many_file.py`` on a 100,000-row file with 5 % bad rows
-of every kind.
+One pydantic model per row is about 20 µs: a 100,000-row file waits two seconds. Here each
+field's rule runs once per *column* (:mod:`paynb._columns` judges its UTF-8 bytes; listed
+values by their distinct combinations), and vouches only for what is *certainly* valid
+with no advisory under the models' rules. Every other row is judged by
+:func:`paynb.models.check`, so verdicts, messages and wire bodies are the models' by
+construction (docs/reference/internals.md names the tests that hold both equal).
 """
 
 from __future__ import annotations
@@ -110,8 +100,6 @@ def _defaults(model: type[RequestModel], names: Iterable[str]) -> dict[str, Any]
             if by_wire[name].default is not None and not by_wire[name].is_required()}
 
 
-
-
 def check_columns(model: type[RequestModel], columns: Mapping[str, Sequence[Any]],
                   usable: np.ndarray, *, present: Mapping[str, np.ndarray] | None = None,
                   lengths: np.ndarray | None = None
@@ -145,7 +133,6 @@ def check_columns(model: type[RequestModel], columns: Mapping[str, Sequence[Any]
         # or snake_case name, a None value) is not vouched for: its length gives it away.
         fast &= lengths == known
     return fast, holds
-
 
 
 def _choices_of_rows(model: type[RequestModel], rows: Sequence[dict[str, Any]],
@@ -327,11 +314,9 @@ def check_rows(model: type[RequestModel], rows: Sequence[Any], *,
                frame_columns: tuple[dict[str, Any], np.ndarray, dict[str, np.ndarray]]
                | None = None, raw_rows: Sequence[Any] | None = None,
                bodies: bool = True) -> CheckedRows:
-    """Every row judged as ``model`` judges it alone: bodies, errors per field, advisories.
-
-    Rows are plain dicts with wire names (as ``submit_many`` passes them); anything
-    else goes through the model. The result is the same as one
-    ``model.model_validate(row)`` per row, faster when most rows are ordinary.
+    """Every row judged as ``model`` judges it alone (as one ``model.model_validate(row)``
+    per row, faster when most rows are plain dicts with wire names): bodies, errors per
+    field, advisories.
     ``frame_columns`` (from :func:`columns_of_frame`) are the rows' values column by
     column when the caller has them (text columns may be Arrow arrays: only with
     ``bodies=False``); ``rows[n]`` is then read only for the rows the models judge.

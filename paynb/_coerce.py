@@ -1,16 +1,6 @@
-"""Small coercions that several layers share, defined once.
-
-- :func:`missing` -- whether a value is absent: ``None``, NaN, pandas ``NaT`` or ``NA``
-  (an empty cell of a DataFrame row, a field the service left null);
-- :func:`parse_decimal` -- a number as an exact ``Decimal``: the one reading of amounts,
-  which :func:`paynb.validation.to_decimal` (what a request may hold) and the frame
-  builder (what the service and its exports send) both call;
-- :data:`STATUS_BY_NAME` -- an item status by its name in any case
-  (``"returned"`` -> ``"R"``), for filters and for answers that spell statuses out;
-- :func:`records` -- a frame's rows as dicts, as ``DataFrame.to_dict("records")`` gives
-  them, for the loops that walk rows (the NOC ledger, the run's findings);
-- :func:`arrow_frame` -- an Arrow table (a DuckDB answer) as a DataFrame with its amounts
-  exact: decimals stay decimals, not the floats DuckDB's own ``df()`` makes of them.
+"""Small coercions that several layers share, defined once: what is missing, the one
+reading of amounts (:func:`parse_decimal`: requests' and the service's), statuses by name,
+a frame's rows as dicts, an Arrow table as a frame with exact amounts.
 """
 
 from __future__ import annotations

@@ -113,8 +113,10 @@ class Kind:
         return frozenset(self.names_of("time"))
 
 
-def _fields(*pairs: tuple[str, str] | Field) -> tuple[Field, ...]:
-    return tuple(p if isinstance(p, Field) else Field(*p) for p in pairs)
+def _fields(*specs: str | tuple[str, str] | Field) -> tuple[Field, ...]:
+    """Fields from their names (text), ``(name, type)`` pairs or ``Field`` objects."""
+    return tuple(Field(p, "text") if isinstance(p, str) else p if isinstance(p, Field)
+                 else Field(*p) for p in specs)
 
 
 # The fields of each kind as the service sends them, in its documented order
@@ -161,34 +163,27 @@ _NOC_WIRE = (
 )
 
 _ITEM_STATUS = (("itemStatus", "item_status"), Field("itemStatusDescription", "text", False),
-                ("returnDate", "time"), ("returnReason", "return_reason"),
-                ("returnMessage", "text"))
-_INSTANT_TAIL = (("amount", "wire_integer"), ("status", "instant_status"),
-                 ("statusCode", "text"), ("statusDescription", "text"),
-                 ("receivedDateTime", "time"), ("completedDateTime", "time"))
+                ("returnDate", "time"), ("returnReason", "return_reason"), "returnMessage")
+_INSTANT_TAIL = (("amount", "wire_integer"), ("status", "instant_status"), "statusCode",
+                 "statusDescription", ("receivedDateTime", "time"), ("completedDateTime", "time"))
 
 _ACH = Kind(
     "ach", "ach", "achItemId", "itemStatus", "receivedDateTime", _fields(
-        ("achItemId", "id"), ("companyCode", "text"), ("yourReferenceNumber", "text"),
-        ("firstSignerFirstName", "text"), ("firstSignerLastName", "text"), ("state", "text"),
-        ("zip", "text"), ("bankRoutingNumber", "text"), ("bankAccountNumber", "account"),
-        ("amount", "money"), ("achAccountType", "account_type"),
-        ("achTransactionType", "text"), ("achTransactionSubType", "transaction_subtype"),
+        ("achItemId", "id"), "companyCode", "yourReferenceNumber", "firstSignerFirstName",
+        "firstSignerLastName", "state", "zip", "bankRoutingNumber",
+        ("bankAccountNumber", "account"), ("amount", "money"), ("achAccountType", "account_type"),
+        "achTransactionType", ("achTransactionSubType", "transaction_subtype"),
         ("achEntryClass", "entry_class"), *_ITEM_STATUS,
         ("receivedDateTime", "time"), ("sendDate", "time"), ("settleDate", "time"),
         # The rest of the service's documented ACH record (real-service.md), in its order.
-        ("flexBatchId", "text"), ("merchantId", "id"), ("address1", "text"),
-        ("address2", "text"), ("city", "text"), ("countryCode", "text"),
-        ("itemSource", "text"), ("returnItemId", "id"), ("reportStatus", "text"),
-        ("achEffectiveDate", "time"), ("depositDateTime", "time"),
-        ("apiReportDateTime", "time"), ("bankId", "id"),
-        ("achTransactionCode", "transaction_code"), ("achPaymentTypeCode", "text"),
-        ("achCheckNumber", "id"), ("achIdentificationNumber", "text"),
-        ("achCompanyEntryDescription", "text"), ("achCompanyDiscretionaryData", "text"),
-        ("achTransactionDiscretionaryData", "text"), ("achAddendaText", "text"),
-        ("sameDayAchRequested", "flag"), ("returnFileName", "text"),
-        ("settlementReportFileName", "text"), ("returnReportFileName", "text"),
-        ("iatAddenda", "object"), ("requestedSendDate", "time"),
+        "flexBatchId", ("merchantId", "id"), "address1", "address2", "city", "countryCode",
+        "itemSource", ("returnItemId", "id"), "reportStatus", ("achEffectiveDate", "time"),
+        ("depositDateTime", "time"), ("apiReportDateTime", "time"), ("bankId", "id"),
+        ("achTransactionCode", "transaction_code"), "achPaymentTypeCode",
+        ("achCheckNumber", "id"), "achIdentificationNumber", "achCompanyEntryDescription",
+        "achCompanyDiscretionaryData", "achTransactionDiscretionaryData", "achAddendaText",
+        ("sameDayAchRequested", "flag"), "returnFileName", "settlementReportFileName",
+        "returnReportFileName", ("iatAddenda", "object"), ("requestedSendDate", "time"),
         ("requestedAchEffectiveDate", "time")),
     _ACH_WIRE,
     "money", payment=True, returns=True,
@@ -197,20 +192,17 @@ _ACH = Kind(
 
 _RCC = Kind(
     "rcc", "rcc", "rccItemId", "itemStatus", "receivedDateTime", _fields(
-        ("rccItemId", "id"), ("companyCode", "text"), ("yourReferenceNumber", "text"),
-        ("firstSignerFirstName", "text"), ("firstSignerLastName", "text"),
-        ("secondSignerFirstName", "text"), ("secondSignerLastName", "text"),
-        ("address1", "text"), ("address2", "text"), ("city", "text"), ("state", "text"),
-        ("zip", "text"), ("bankRoutingNumber", "text"), ("bankAccountNumber", "account"),
+        ("rccItemId", "id"), "companyCode", "yourReferenceNumber", "firstSignerFirstName",
+        "firstSignerLastName", "secondSignerFirstName", "secondSignerLastName", "address1",
+        "address2", "city", "state", "zip", "bankRoutingNumber", ("bankAccountNumber", "account"),
         ("amount", "money"), *_ITEM_STATUS,
         ("depositDateTime", "time"), ("receivedDateTime", "time"), ("sendDate", "time"),
         ("settleDate", "time"),
         # The rest of the service's documented RCC record (real-service.md).
-        ("flexBatchId", "text"), ("bankName", "text"), ("bankCity", "text"),
-        ("bankState", "text"), ("bankZip", "text"), ("checkNumber", "id"),
-        ("checkDate", "time"), ("payeeName", "text"), ("payeeAccountNumber", "account"),
-        ("payeePhone", "text"), ("itemSource", "text"), ("returnItemId", "id"),
-        ("reportStatus", "text"), ("bankId", "id"), ("apiReportDateTime", "time")),
+        "flexBatchId", "bankName", "bankCity", "bankState", "bankZip", ("checkNumber", "id"),
+        ("checkDate", "time"), "payeeName", ("payeeAccountNumber", "account"), "payeePhone",
+        "itemSource", ("returnItemId", "id"), "reportStatus", ("bankId", "id"),
+        ("apiReportDateTime", "time")),
     _RCC_WIRE,
     "money", payment=True, returns=True,
     aliases=(("itemid", "rccItemId"), ("id", "rccItemId"), ("status", "itemStatus")),
@@ -218,9 +210,8 @@ _RCC = Kind(
 
 _INSTANT = Kind(
     "instant", "instant", "uniqueId", "status", "receivedDateTime", _fields(
-        ("uniqueId", "text"), ("companyCode", "text"), ("yourReferenceNumber", "text"),
-        ("nameOnCard", "text"), ("cardBrand", "card_brand"), ("cardLastFour", "card_last_four"),
-        *_INSTANT_TAIL),
+        "uniqueId", "companyCode", "yourReferenceNumber", "nameOnCard",
+        ("cardBrand", "card_brand"), ("cardLastFour", "card_last_four"), *_INSTANT_TAIL),
     _INSTANT_WIRE,
     "wire_integer", payment=True, returns=False,
     aliases=(("id", "uniqueId"), ("cardnumberlastfour", "cardLastFour"),
@@ -228,22 +219,20 @@ _INSTANT = Kind(
 
 _RTP = Kind(
     "rtp", "rtp", "uniqueId", "status", "receivedDateTime", _fields(
-        ("uniqueId", "text"), ("companyCode", "text"), ("yourReferenceNumber", "text"),
-        ("name", "text"), ("firstName", "text"), ("lastName", "text"),
-        ("routingNumber", "text"), ("accountNumber", "account"), *_INSTANT_TAIL,
+        "uniqueId", "companyCode", "yourReferenceNumber", "name", "firstName", "lastName",
+        "routingNumber", ("accountNumber", "account"), *_INSTANT_TAIL,
         # A request for return of the payment (real-service.md's RTP record).
         ("requestReturnReceivedDateTime", "time"), ("requestReturnCompletedDateTime", "time"),
-        ("requestReturnStatus", "instant_status"), ("requestReturnStatusCode", "text"),
-        ("requestReturnStatusDescription", "text")),
+        ("requestReturnStatus", "instant_status"), "requestReturnStatusCode",
+        "requestReturnStatusDescription"),
     _RTP_WIRE,
     "wire_integer", payment=True, returns=False, aliases=(("id", "uniqueId"),), title="RTP")
 
 _NOC = Kind(
     "noc", "nocs", "nocId", None, "nocDate", _fields(
-        ("nocId", "id"), ("achItemId", "id"), ("companyCode", "text"),
-        ("yourReferenceNumber", "text"), ("changeCode", "change_code"),
-        ("changeReason", "change_reason"), ("correctedData", "corrected_data"),
-        ("nocDate", "time")),
+        ("nocId", "id"), ("achItemId", "id"), "companyCode", "yourReferenceNumber",
+        ("changeCode", "change_code"), ("changeReason", "change_reason"),
+        ("correctedData", "corrected_data"), ("nocDate", "time")),
     _NOC_WIRE,
     "none", payment=False, returns=False, aliases=(("id", "nocId"), ("itemid", "achItemId")),
     title="NOC")

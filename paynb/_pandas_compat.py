@@ -1,10 +1,5 @@
-"""What differs between the pandas versions paynb supports (``pandas>=2.2``), settled once.
-
-- :func:`string_dtype` -- pandas' default ``str`` dtype (text held by Arrow, NaN for a
-  missing value): ``StringDtype(na_value=np.nan)`` from pandas 2.3 on, the default of
-  pandas 3. pandas 2.2 has the same dtype under its older name,
-  ``StringDtype("pyarrow_numpy")``, and no ``na_value`` argument.
-"""
+"""What differs between the pandas versions paynb supports (``pandas>=2.2``), settled once:
+pandas' default ``str`` dtype, ``StringDtype("pyarrow_numpy")`` by its pandas 2.2 name."""
 
 from __future__ import annotations
 

@@ -1,30 +1,17 @@
 """Federal Reserve banking days: the calendar ACH deadlines are counted in.
 
-A banking day is a weekday on which the Federal Reserve Banks are open. They
-close on the eleven federal holidays of 5 U.S.C. 6103 (New Year's Day, Birthday
-of Martin Luther King Jr., Washington's Birthday, Memorial Day, Juneteenth,
-Independence Day, Labor Day, Columbus Day, Veterans Day, Thanksgiving Day,
-Christmas Day), with one rule that general-purpose calendars get wrong:
+A banking day is a weekday on which the Federal Reserve Banks are open: not one of the
+eleven federal holidays of 5 U.S.C. 6103 as the Fed observes them. A holiday on a
+**Sunday** is observed on the **Monday** after; one on a **Saturday** is **not moved**
+(the Fed is open the Friday before: the footnote of its published holiday schedule), which
+pandas' ``USFederalHolidayCalendar`` gets wrong.
 
-- a holiday that falls on a **Sunday** is observed on the **Monday** after;
-- a holiday that falls on a **Saturday** is **not moved**: the Fed is open the
-  Friday before (the footnote of the Fed's published holiday schedule). So
-  2026-07-03, the Friday before Independence Day 2026, is a banking day,
-  though pandas' ``USFederalHolidayCalendar`` marks it a holiday.
-
-Every function is vectorised with numpy's business-day machinery
-(:func:`numpy.busday_offset`, :func:`numpy.busday_count`,
-:func:`numpy.is_busday` over :data:`BUSDAY_CALENDAR`) and takes a scalar (a
-``str``, :class:`datetime.date`, :class:`datetime.datetime`,
-:class:`pandas.Timestamp` or :class:`numpy.datetime64`), an array, a list, a
-:class:`pandas.DatetimeIndex` or a :class:`pandas.Series`, and answers in the
-same shape: a scalar for a scalar (a :class:`pandas.Timestamp` for dates), a
-Series with the same index for a Series, a numpy array otherwise. Missing
-values (``None``, ``NaT``) stay missing. A time of day is ignored: a timestamp
-counts on its own calendar date, in its own time zone.
-
-Covered years: :data:`FIRST_YEAR` to :data:`LAST_YEAR`; a date outside them is
-an error rather than a silent guess.
+Every function is vectorised with numpy's business-day machinery over
+:data:`BUSDAY_CALENDAR` and answers in the shape it is given (a scalar, a list, an array,
+a ``DatetimeIndex`` or a ``Series``; a :class:`pandas.Timestamp` for one date). Missing
+values stay missing; a timestamp counts on its own calendar date, in its own time zone.
+Covered years: :data:`FIRST_YEAR` to :data:`LAST_YEAR`; a date outside them is an error
+rather than a silent guess.
 
 Sources: the Federal Reserve's holiday schedule
 (https://www.frbservices.org/about/holiday-schedules) and 5 U.S.C. 6103.
@@ -37,16 +24,8 @@ from typing import Any
 
 import numpy as np
 
-__all__ = [
-    "BUSDAY_CALENDAR",
-    "FIRST_YEAR",
-    "LAST_YEAR",
-    "add_banking_days",
-    "banking_days_between",
-    "holidays",
-    "is_banking_day",
-    "next_banking_day",
-]
+__all__ = ["BUSDAY_CALENDAR", "FIRST_YEAR", "LAST_YEAR", "add_banking_days", "banking_days_between",
+           "holidays", "is_banking_day", "next_banking_day"]
 
 #: First and last year the calendar covers.
 FIRST_YEAR = 1990

@@ -19,52 +19,17 @@ from typing import Any, Literal
 
 from paynb._kinds import KIND_ALIASES, KINDS, PAYMENT_KINDS
 
-__all__ = [
-    "INSTANT_STATUSES",
-    "ITEM_KINDS",
-    "ID_FIELDS",
-    "KIND_ALIASES",
-    "PAYMENT_KINDS",
-    "ACH_ACCOUNT_TYPES",
-    "ACH_ENTRY_CLASSES",
-    "ACH_PAYMENT_TYPE_CODES",
-    "ACH_TRANSACTION_CODES",
-    "ACH_TRANSACTION_SUBTYPES",
-    "ADMINISTRATIVE_RETURN_CODES",
-    "AGREED_RETURN",
-    "CONTEST_WINDOW",
-    "DISHONOR_WINDOW",
-    "EXTENDED_RETURN",
-    "EXTENDED_RETURN_CODES",
-    "EXTENDED_RETURN_DAYS",
-    "IAT_TRANSACTION_TYPE_CODES",
-    "NOC_CODES",
-    "NOC_CODES_SOURCE",
-    "NOC_CODE_TABLE",
-    "NOC_GROUPS",
-    "OPERATOR_RETURN",
-    "RATE_CATEGORIES_SOURCE",
-    "REFUSED_CREDIT_RETURN",
-    "RETURN_CODES",
-    "RETURN_CODES_SOURCE",
-    "RETURN_CODE_TABLE",
-    "RETURN_GROUPS",
-    "STANDARD_RETURN",
-    "STANDARD_RETURN_BANKING_DAYS",
-    "STATUS_COLORS",
-    "STATUS_NAMES",
-    "STATUS_ORDER",
-    "UNAUTHORIZED_RETURN_CODES",
-    "UNKNOWN_CODE",
-    "NocCode",
-    "RateCategory",
-    "ReturnCode",
-    "TimeFrame",
-    "code_label",
-    "code_meaning",
-    "is_known_code",
-    "normalise_code",
-]
+__all__ = ["INSTANT_STATUSES", "ITEM_KINDS", "ID_FIELDS", "KIND_ALIASES", "PAYMENT_KINDS",
+           "ACH_ACCOUNT_TYPES", "ACH_ENTRY_CLASSES", "ACH_PAYMENT_TYPE_CODES",
+           "ACH_TRANSACTION_CODES", "ACH_TRANSACTION_SUBTYPES", "ADMINISTRATIVE_RETURN_CODES",
+           "AGREED_RETURN", "CONTEST_WINDOW", "DISHONOR_WINDOW", "EXTENDED_RETURN",
+           "EXTENDED_RETURN_CODES", "EXTENDED_RETURN_DAYS", "IAT_TRANSACTION_TYPE_CODES",
+           "NOC_CODES", "NOC_CODES_SOURCE", "NOC_CODE_TABLE", "NOC_GROUPS", "OPERATOR_RETURN",
+           "RATE_CATEGORIES_SOURCE", "REFUSED_CREDIT_RETURN", "RETURN_CODES", "RETURN_CODES_SOURCE",
+           "RETURN_CODE_TABLE", "RETURN_GROUPS", "STANDARD_RETURN", "STANDARD_RETURN_BANKING_DAYS",
+           "STATUS_COLORS", "STATUS_NAMES", "STATUS_ORDER", "UNAUTHORIZED_RETURN_CODES",
+           "UNKNOWN_CODE", "NocCode", "RateCategory", "ReturnCode", "TimeFrame", "code_label",
+           "code_meaning", "is_known_code", "normalise_code"]
 
 #: The item kinds of the service as paynb names them everywhere (the frames, the journal,
 #: the resources' ``kind``, the local history): ACH and RCC items, instant card and RTP
@@ -76,27 +41,15 @@ ID_FIELDS: dict[str, str] = {name: kind.id_field for name, kind in KINDS.items()
 #: Item statuses in lifecycle order (the order of the categorical dtype).
 #: W, I, B and R come from the spec; S (sent to the bank, RCC) and V (voided)
 #: are the sandbox's choices for what the spec leaves unshown (DESIGN section 4).
-STATUS_NAMES: dict[str, str] = {
-    "W": "Waiting",
-    "S": "Sent",
-    "R": "Returned",
-    "I": "Invalid",
-    "B": "Blocked",
-    "V": "Voided",
-}
+STATUS_NAMES: dict[str, str] = {"W": "Waiting", "S": "Sent", "R": "Returned", "I": "Invalid",
+                                "B": "Blocked", "V": "Voided"}
 STATUS_ORDER: tuple[str, ...] = tuple(STATUS_NAMES)
 #: Statuses of instant card and RTP transactions, in the order of the categorical.
 INSTANT_STATUSES: tuple[str, ...] = ("Success", "Failed")
 
 #: One colour per status, shared by every plot (colour-blind friendly).
-STATUS_COLORS: dict[str, str] = {
-    "W": "#4C72B0",
-    "S": "#64B5CD",
-    "R": "#DD8452",
-    "I": "#C44E52",
-    "B": "#8172B3",
-    "V": "#937860",
-}
+STATUS_COLORS: dict[str, str] = {"W": "#4C72B0", "S": "#64B5CD", "R": "#DD8452", "I": "#C44E52",
+                                 "B": "#8172B3", "V": "#937860"}
 
 # --------------------------------------------------------------------------- NACHA codes
 # One table per kind of code: every return reason code and every change code of the
@@ -477,11 +430,8 @@ ACH_TRANSACTION_CODES: dict[int, str] = {
 }
 
 #: NACHA payment type codes of WEB and TEL entries.
-ACH_PAYMENT_TYPE_CODES: dict[str, str] = {
-    "R": "Recurring",
-    "S": "Single entry",
-    "ST": "Standing authorization",
-}
+ACH_PAYMENT_TYPE_CODES: dict[str, str] = {"R": "Recurring", "S": "Single entry",
+                                          "ST": "Standing authorization"}
 
 #: NACHA IAT transaction type codes (IAT addenda record 1, field 3).
 IAT_TRANSACTION_TYPE_CODES: dict[str, str] = {

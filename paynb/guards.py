@@ -124,11 +124,10 @@ class GuardService:
         self._lock = threading.Lock()
         self._versions: tuple[int, int] = (-1, -1)
         self._history: AccountHistory | None = None
-        #: Whether "cannot check" was warned (once per client).
-        self._warned = False
         #: The last read of the history store: its cache key and what it gave.
         self._stored: tuple[Any, Any] | None = None
-        #: The stores whose problem (no account keys, unreadable) was told.
+        #: What was told once per client: "cannot check", the stores' problems (no account
+        #: keys, unreadable).
         self._told: set[str] = set()
 
     def __repr__(self) -> str:
@@ -278,15 +277,12 @@ class GuardService:
                   for n, row in enumerate(rows)}
         now = as_of_time(as_of) if as_of is not None else None
         verdicts = self.judge(bodies, new_authorization=new_authorization, now=now)
-        columns = ["row", "yourReferenceNumber", "verdict", "allowed", "rules", "reasons",
-                   "warnings", "overridden", "changes", "notes", "checked"]
-        return pd.DataFrame([{
-            "row": n, "yourReferenceNumber": v.reference, "verdict": v.verdict,
-            "allowed": v.allowed, "rules": [rule for rule, _ in v.refusals],
-            "reasons": v.reasons, "warnings": v.warnings,
-            "overridden": [rule for rule, _ in v.overridden], "changes": v.changes,
-            "notes": v.notes, "checked": v.checked} for n, v in verdicts.items()],
-            columns=columns)
+        return pd.DataFrame([(
+            n, v.reference, v.verdict, v.allowed, [rule for rule, _ in v.refusals], v.reasons,
+            v.warnings, [rule for rule, _ in v.overridden], v.changes, v.notes, v.checked)
+            for n, v in verdicts.items()], columns=[
+            "row", "yourReferenceNumber", "verdict", "allowed", "rules", "reasons", "warnings",
+            "overridden", "changes", "notes", "checked"])
 
     def guard_submission(self, kind: str, bodies: dict[int, dict[str, Any]], *,
                          new_authorization: bool, all_or_nothing: bool,
@@ -331,10 +327,9 @@ class GuardService:
         texts = sorted({text for v in verdicts.values() if v.allowed for text in v.warnings})
         for text in texts:
             if text.startswith("cannot check"):
-                if self._warned:
-                    continue
-                self._warned = True
-            warnings.warn(text, GuardWarning, stacklevel=user_stacklevel())
+                self._tell("cannot check", text)
+            else:
+                warnings.warn(text, GuardWarning, stacklevel=user_stacklevel())
         return verdicts
 
     # ------------------------------------------------------------------ the NOC ledger

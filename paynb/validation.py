@@ -25,39 +25,14 @@ from typing import Any
 from paynb import codes
 from paynb._coerce import parse_decimal
 
-__all__ = [
-    "ACH_ACCOUNT_TYPES",
-    "ACH_ENTRY_CLASSES",
-    "ACH_PAYMENT_TYPE_CODES",
-    "ACH_TRANSACTION_SUBTYPES",
-    "ACH_TRANSACTION_TYPES",
-    "MAX_AMOUNT",
-    "SAME_DAY_LIMIT",
-    "US_STATES",
-    "ZERO_DOLLAR_TRANSACTION_CODES",
-    "aba_checksum_ok",
-    "blank_is_absent",
-    "check_account_number",
-    "check_ach_amount",
-    "check_ach_zip",
-    "check_card_expiration",
-    "check_card_number",
-    "check_code",
-    "check_country_code",
-    "check_instant_amount",
-    "check_name",
-    "check_rcc_zip",
-    "check_reference_number",
-    "check_routing_number",
-    "check_same_day_amount",
-    "check_state",
-    "check_text",
-    "check_tot_password",
-    "luhn_ok",
-    "to_decimal",
-    "unknown_value",
-    "wire_datetime",
-]
+__all__ = ["ACH_ACCOUNT_TYPES", "ACH_ENTRY_CLASSES", "ACH_PAYMENT_TYPE_CODES",
+           "ACH_TRANSACTION_SUBTYPES", "ACH_TRANSACTION_TYPES", "MAX_AMOUNT", "SAME_DAY_LIMIT",
+           "US_STATES", "ZERO_DOLLAR_TRANSACTION_CODES", "aba_checksum_ok", "blank_is_absent",
+           "check_account_number", "check_ach_amount", "check_ach_zip", "check_card_expiration",
+           "check_card_number", "check_code", "check_country_code", "check_instant_amount",
+           "check_name", "check_rcc_zip", "check_reference_number", "check_routing_number",
+           "check_same_day_amount", "check_state", "check_text", "check_tot_password", "luhn_ok",
+           "parse_item_id", "to_decimal", "unknown_value", "wire_datetime"]
 
 #: The one closed set of the ACH request: the spec says "Debit or Credit".
 ACH_TRANSACTION_TYPES: tuple[str, ...] = ("Debit", "Credit")
@@ -322,7 +297,3 @@ def parse_item_id(text: str) -> int | None:
         return None
     value = int(text)
     return value if value < 2**63 else None
-
-
-# Appended (not inserted in the list above) so concurrent edits of this module merge cleanly.
-__all__ += ["parse_item_id"]

@@ -114,9 +114,7 @@ def check(items: pd.DataFrame, *, as_of: Any = None, history: pd.DataFrame | Non
         raise ValueError(f"raise_on must be 'warning', 'over' or None; got {raise_on!r}")
     merged = _merged(items, history)
     rates = return_rates(merged, as_of=as_of, window=window, by=by, warning_share=warning_share)
-    by_columns = [c for c in rates.columns if c not in (
-        "category", "returns", "entries", "rate", "threshold", "share_of_threshold", "level",
-        "window_start", "window_end")]
+    by_columns = list(rates.columns[:rates.columns.get_loc("category")])
     previous: dict[tuple[Any, ...], str] = {}
     if history is not None:
         # The history as it stood before ``items``: a stale one is what is asked for here.

@@ -17,7 +17,9 @@ from paynb.compliance._grouped import as_items
 from paynb.compliance._items import (
     NO_DAY,
     as_day,
+    day_stamps,
     day_values,
+    group_frame,
     prepare,
     text_in,
     warn_beyond_history,
@@ -36,9 +38,6 @@ if TYPE_CHECKING:
 __all__ = ["return_exposure"]
 
 logger = logging.getLogger("paynb.compliance")
-
-_COLUMNS = ("settleDate", "standard_deadline", "unauthorized_deadline", "standard_amount",
-            "standard_count", "unauthorized_amount", "unauthorized_count")
 
 
 def _amounts(items: pd.DataFrame) -> pa.Array:
@@ -147,30 +146,19 @@ def return_exposure(items: pd.DataFrame | History | DeltaTable, *, as_of: Any = 
         ("standard_amount", "sum"), ("standard", "sum"),
         ("unauthorized_amount", "sum"), ("unauthorized", "sum"),
     ]).sort_by([("group", "ascending"), ("day", "ascending")])
-    group = grouped["group"].to_numpy()
     at = grouped["day"].to_numpy()
-    out: dict[str, Any] = {}
-    for name in prep.labels.columns:
-        out[name] = prep.labels[name].to_numpy()[group]
     decimal = pa.decimal128(38, amounts.type.scale)
 
     def money(column: str) -> pd.api.extensions.ExtensionArray:
         summed = grouped[column].cast(decimal).fill_null(pa.scalar(0, decimal))
         return pd.arrays.ArrowExtensionArray(summed)
 
-    def dates(days: np.ndarray) -> np.ndarray:
-        return days.astype("datetime64[D]").astype("datetime64[ns]")
-
-    out |= {
-        "settleDate": dates(settle_days[at]),
-        "standard_deadline": dates(standard_deadline[at]),
-        "unauthorized_deadline": dates(extended_deadline[at]),
+    return group_frame(prep.labels, grouped["group"].to_numpy(), {}, {
+        "settleDate": day_stamps(settle_days[at]),
+        "standard_deadline": day_stamps(standard_deadline[at]),
+        "unauthorized_deadline": day_stamps(extended_deadline[at]),
         "standard_amount": money("standard_amount_sum"),
         "standard_count": grouped["standard_sum"].to_numpy().astype(np.int64),
         "unauthorized_amount": money("unauthorized_amount_sum"),
         "unauthorized_count": grouped["unauthorized_sum"].to_numpy().astype(np.int64),
-    }
-    frame = pd.DataFrame(out, columns=[*prep.labels.columns, *_COLUMNS])
-    for name in prep.labels.columns:
-        frame[name] = frame[name].astype(prep.labels[name].dtype)
-    return frame
+    })

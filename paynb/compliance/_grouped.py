@@ -16,6 +16,7 @@ import pandas as pd
 
 from paynb._attrs import HISTORY
 from paynb._coerce import arrow_frame
+from paynb.compliance._items import by_names
 
 if TYPE_CHECKING:
     from deltalake import DeltaTable
@@ -77,16 +78,9 @@ def grouped_items(connection: Any, where: str = "TRUE", params: Sequence[Any] = 
     return grouped
 
 
-def _columns(connection: Any) -> list[str]:
-    return [row[0] for row in connection.sql("DESCRIBE ach").fetchall()]
-
-
-def _by(by: str | Sequence[str] | None) -> list[str]:
-    return [by] if isinstance(by, str) else list(by or ())
-
-
 def _check_by(connection: Any, by: list[str]) -> None:
-    missing = [name for name in by if name not in _columns(connection)]
+    columns = [row[0] for row in connection.sql("DESCRIBE ach").fetchall()]
+    missing = [name for name in by if name not in columns]
     if missing:
         raise ValueError(f"by: the history's ACH table has no column "
                          f"{', '.join(map(repr, missing))}")
@@ -124,7 +118,7 @@ def as_items(items: pd.DataFrame | History | DeltaTable, by: str | Sequence[str]
     if weights is not None:
         raise ValueError("weights: a History (or its table) is grouped by paynb itself; "
                          "weights= goes with a frame of grouped items")
-    by_columns = _by(by)
+    by_columns = list(by_names(by))
     scope: tuple[str, list[Any]] = ("TRUE", [])
     if history is not None and history.company:
         scope = ("company = ?", [history.company])

@@ -1,9 +1,5 @@
-"""The submission guards as compliance names them: :func:`check_entries` (what the guards
-would say of entries, sending nothing) and :func:`service_now` (the clock they judge by),
-each the client's own (``client.check_entries``, ``client.service_now``).
-
-The rules are :mod:`paynb.nacha`'s (pure); the client's guard service (:mod:`paynb.guards`)
-gathers their evidence and applies them in ``submit`` and ``submit_many``.
+"""The submission guards as compliance names them, each the client's own: the rules are
+:mod:`paynb.nacha`'s, the client's guard service (:mod:`paynb.guards`) applies them.
 
 paynb helps monitor these rules; it is not legal advice.
 """

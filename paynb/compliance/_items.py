@@ -26,8 +26,9 @@ from paynb._warn import user_stacklevel
 from paynb.compliance._rules import CATEGORIES, NOT_ENTRY_STATUSES
 from paynb.errors import PaynbWarning
 
-__all__ = ["NO_DAY", "Prepared", "as_day", "day_values", "encoded", "prepare", "text_in",
-           "to_dates", "today", "warn_beyond_history", "without_history_mark"]
+__all__ = ["NO_DAY", "Prepared", "as_day", "by_names", "day_stamps", "day_values", "encoded",
+           "group_frame", "prepare", "text_in", "to_dates", "today", "warn_beyond_history",
+           "without_history_mark"]
 
 logger = logging.getLogger("paynb.compliance")
 
@@ -86,6 +87,22 @@ def to_dates(days: Any) -> Any:
     """Day numbers -> numpy datetime64[D] (scalar or array)."""
     return np.asarray(days, dtype="int64").astype("datetime64[D]") if np.ndim(days) else \
         np.datetime64(int(days), "D")
+
+
+def day_stamps(days: np.ndarray) -> np.ndarray:
+    """Day numbers -> numpy datetime64[ns] (naive, UTC): a frame's date column."""
+    return days.astype("datetime64[D]").astype("datetime64[ns]")
+
+
+def group_frame(labels: pd.DataFrame, groups: np.ndarray, before: dict[str, Any],
+                after: dict[str, Any]) -> pd.DataFrame:
+    """The columns ``before``, the ``by`` columns of each row's group (codes ``groups`` into
+    ``labels``, their dtypes kept: categoricals, str), then the columns ``after``."""
+    frame = pd.DataFrame({**before, **{name: labels[name].to_numpy()[groups]
+                                       for name in labels.columns}, **after})
+    for name in labels.columns:
+        frame[name] = frame[name].astype(labels[name].dtype)
+    return frame
 
 
 def day_values(series: pd.Series, name: str) -> np.ndarray:
@@ -196,7 +213,8 @@ class Prepared:
         return self.returned & ((self.category & (1 << index)) != 0)
 
 
-def _by_columns(by: str | Sequence[str] | None) -> tuple[str, ...]:
+def by_names(by: str | Sequence[str] | None) -> tuple[str, ...]:
+    """The columns ``by`` names (a figure's split): a name, a list of them, or None."""
     if by is None:
         return ()
     if isinstance(by, str):
@@ -253,7 +271,7 @@ def prepare(items: pd.DataFrame, by: str | Sequence[str] | None = None,
     package docs, "Grouped items")."""
     if not isinstance(items, pd.DataFrame):
         raise TypeError(f"items must be a pandas DataFrame, not {type(items).__name__}")
-    by_columns = _by_columns(by)
+    by_columns = by_names(by)
     weight = _weights(items, weights)
     status = _column(items, ("itemStatus", "status"), "the item status")
     kind = _column(items, ("achTransactionType",), "Debit or Credit")

@@ -1,12 +1,5 @@
-"""The NOC correction ledger as a frame: :func:`noc_obligations`.
-
-NACHA Operating Rules, Article Two, Subsection 2.12.1: an originator receiving a NOC
-must make the change within six banking days of receipt or prior to initiating another
-entry to the receiver's account, whichever is later. :func:`noc_obligations` turns a NOC
-frame into one obligation per NOC: the account (masked), what must change, spelled out
-from the change code and its corrected data, the dates and the state. The rules are
-:mod:`paynb.nacha`'s; ``client.nocs.obligations()`` gives the same frame from what the
-client has seen.
+"""The NOC correction ledger as a frame: :func:`noc_obligations` (NACHA Operating Rules,
+Article Two, Subsection 2.12.1; the rules are :mod:`paynb.nacha`'s).
 
 paynb helps monitor these obligations; it is not legal advice.
 """

@@ -13,6 +13,8 @@ from paynb.compliance._grouped import as_items
 from paynb.compliance._items import (
     Prepared,
     as_day,
+    day_stamps,
+    group_frame,
     prepare,
     to_dates,
     today,
@@ -32,6 +34,12 @@ LEVELS: tuple[str, ...] = ("no entries", "ok", "warning", "over")
 _LEVEL_DTYPE = pd.CategoricalDtype(list(LEVELS), ordered=True)
 _CATEGORY_DTYPE = pd.CategoricalDtype([c.name for c in CATEGORIES], ordered=True)
 _FREQS = {"D": "D", "W": "W-SUN", "M": "ME"}
+
+
+def _categories(groups: int) -> pd.Categorical:
+    """The categories in order, once for each of ``groups`` groups."""
+    return pd.Categorical.from_codes(np.tile(np.arange(len(CATEGORIES)), groups),
+                                     dtype=_CATEGORY_DTYPE)
 
 
 def _check_window(window: str) -> str:
@@ -78,30 +86,46 @@ def _levels(returns: np.ndarray, entries: np.ndarray, bp: np.ndarray, share: Fra
 
 
 def _table(labels: pd.DataFrame, groups: np.ndarray, returns: np.ndarray, entries: np.ndarray,
-           share: Fraction, extra: dict[str, Any]) -> pd.DataFrame:
-    """Rows of (group, category) from flat arrays whose category runs fastest."""
+           share: Fraction | None, extra: dict[str, Any]) -> pd.DataFrame:
+    """Rows of (group, category) from flat arrays whose category runs fastest: the counts,
+    then (given the warning ``share``) the rates against their thresholds."""
     k = len(CATEGORIES)
+    frame = group_frame(labels, groups, extra, {"category": _categories(len(groups) // k),
+                                                "returns": returns.astype(np.int64),
+                                                "entries": entries.astype(np.int64)})
+    if share is None:
+        return frame
     bp = np.tile([c.threshold_bp for c in CATEGORIES], len(groups) // k)
-    thresholds = bp / 10_000
     with np.errstate(divide="ignore", invalid="ignore"):
         rate = np.where(entries > 0, returns / np.where(entries > 0, entries, 1), np.nan)
-    columns: dict[str, Any] = dict(extra)
-    for name in labels.columns:
-        columns[name] = labels[name].to_numpy()[groups]
-    columns |= {
-        "category": pd.Categorical.from_codes(np.tile(np.arange(k), len(groups) // k),
-                                              dtype=_CATEGORY_DTYPE),
-        "returns": returns.astype(np.int64),
-        "entries": entries.astype(np.int64),
-        "rate": rate,
-        "threshold": thresholds,
-        "share_of_threshold": rate / thresholds,
-        "level": _levels(returns, entries, bp, share),
-    }
-    frame = pd.DataFrame(columns)
-    for name in labels.columns:  # keep the group columns' dtypes (categoricals, str)
-        frame[name] = frame[name].astype(labels[name].dtype)
+    frame["rate"] = rate
+    frame["threshold"] = thresholds = bp / 10_000
+    frame["share_of_threshold"] = rate / thresholds
+    frame["level"] = _levels(returns, entries, bp, share)
     return frame
+
+
+def _per_day(prep: Prepared, first: int, last: int) -> tuple[np.ndarray, np.ndarray]:
+    """Each day's counts from ``first`` to ``last``: entries (days, groups) by origination
+    day, returns (days, groups, categories) by return day."""
+    size, span = len(prep.labels), last - first + 1
+
+    def count(mask: np.ndarray, when: np.ndarray) -> np.ndarray:
+        inside = mask & (when >= first) & (when <= last)
+        flat = (when - first) * size + prep.groups
+        return tally(prep, flat, inside, span * size).reshape(span, size)
+
+    return count(prep.entry, prep.origination), np.stack(
+        [count(prep.in_category(i), prep.return_day) for i in range(len(CATEGORIES))], axis=-1)
+
+
+def _daily_table(prep: Prepared, days: np.ndarray, entries: np.ndarray, returns: np.ndarray,
+                 share: Fraction | None) -> pd.DataFrame:
+    """Rows of (day, group, category) from counts shaped as :func:`_per_day` gives them."""
+    size, k = len(prep.labels), len(CATEGORIES)
+    groups = np.tile(np.repeat(np.arange(size), k), len(days))
+    return _table(prep.labels, groups, returns.ravel(), np.repeat(entries.ravel(), k), share,
+                  {"date": np.repeat(day_stamps(days), size * k)})
 
 
 def tally(prep: Prepared, keys: np.ndarray, mask: np.ndarray, size: int) -> np.ndarray:
@@ -248,36 +272,17 @@ def rolling_return_rates(items: pd.DataFrame | History | DeltaTable, freq: str =
     items, weights = as_items(items, by, weights)
     prep = prepare(items, by, weights)
     days = _evaluation_days(prep, freq, start, end)
-    size, k = len(prep.labels), len(CATEGORIES)
     if not days.size:
-        return _table(prep.labels, np.zeros(0, np.int64), np.zeros(0, np.int64),
-                      np.zeros(0, np.int64), share, {"date": pd.DatetimeIndex([])})
+        none = np.zeros(0, np.int64)
+        return _table(prep.labels, none, none, none, share, {"date": pd.DatetimeIndex([])})
     lo, hi = window_bounds(days, window)
     base, top = int(lo.min()), int(hi.max())
     warn_beyond_history(items, base, top, "the rolling return rates' windows")
-    span = top - base + 1
-
-    def cumulative(mask: np.ndarray, when: np.ndarray) -> np.ndarray:
-        """Per group, counts up to each day: shape (groups, span + 1), column 0 zero."""
-        inside = mask & (when >= base) & (when <= top)
-        flat = prep.groups * span + (when - base)
-        counts = tally(prep, flat, inside, size * span).reshape(size, span)
-        out = np.zeros((size, span + 1), dtype=np.int64)
-        np.cumsum(counts, axis=1, out=out[:, 1:])
-        return out
-
-    def windowed(table: np.ndarray) -> np.ndarray:
-        """(days, groups) counts over each day's window."""
-        return (table[:, hi - base + 1] - table[:, lo - base]).T
-
-    entries = windowed(cumulative(prep.entry, prep.origination))
-    returns = np.stack([windowed(cumulative(prep.in_category(i), prep.return_day))
-                        for i in range(k)], axis=-1)  # (days, groups, categories)
-    n_days = len(days)
-    groups = np.tile(np.repeat(np.arange(size), k), n_days)
-    dates = np.repeat(days.astype("datetime64[D]").astype("datetime64[ns]"), size * k)
-    return _table(prep.labels, groups, returns.ravel(), np.repeat(entries.ravel(), k), share,
-                  {"date": dates})
+    # Counts up to each day (a day of zeros first): a window's are two look-ups.
+    totals = [np.concatenate([np.zeros_like(counts[:1]), counts.cumsum(axis=0)])
+              for counts in _per_day(prep, base, top)]
+    entries, returns = (total[hi - base + 1] - total[lo - base] for total in totals)
+    return _daily_table(prep, days, entries, returns, share)
 
 
 def daily_counts(items: pd.DataFrame | History | DeltaTable, *, start: Any, end: Any,
@@ -310,30 +315,5 @@ def daily_counts(items: pd.DataFrame | History | DeltaTable, *, start: Any, end:
         raise ValueError(f"start ({to_dates(first)}) is after end ({to_dates(last)})")
     items, weights = as_items(items, by, weights, since=("rates", first))
     prep = prepare(items, by, weights)
-    size, k, span = len(prep.labels), len(CATEGORIES), last - first + 1
-
-    def per_day(mask: np.ndarray, when: np.ndarray) -> np.ndarray:
-        """(days, groups) counts of the rows in ``mask`` dated ``when`` in the range."""
-        inside = mask & (when >= first) & (when <= last)
-        flat = (when - first) * size + prep.groups
-        return tally(prep, flat, inside, span * size).reshape(span, size)
-
-    entries = per_day(prep.entry, prep.origination)
-    returns = np.stack([per_day(prep.in_category(i), prep.return_day) for i in range(k)],
-                       axis=-1)  # (days, groups, categories)
-    days = np.arange(first, last + 1, dtype=np.int64)
-    columns: dict[str, Any] = {
-        "date": np.repeat(days.astype("datetime64[D]").astype("datetime64[ns]"), size * k)}
-    groups = np.tile(np.repeat(np.arange(size), k), span)
-    for name in prep.labels.columns:
-        columns[name] = prep.labels[name].to_numpy()[groups]
-    columns |= {
-        "category": pd.Categorical.from_codes(np.tile(np.arange(k), span * size),
-                                              dtype=_CATEGORY_DTYPE),
-        "returns": returns.ravel().astype(np.int64),
-        "entries": np.repeat(entries.ravel(), k).astype(np.int64),
-    }
-    frame = pd.DataFrame(columns)
-    for name in prep.labels.columns:
-        frame[name] = frame[name].astype(prep.labels[name].dtype)
-    return frame
+    entries, returns = _per_day(prep, first, last)
+    return _daily_table(prep, np.arange(first, last + 1, dtype=np.int64), entries, returns, None)

@@ -5,7 +5,7 @@ from __future__ import annotations
 import datetime as dt
 import html
 import os
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from decimal import Decimal
 from pathlib import Path
@@ -20,6 +20,7 @@ from paynb.compliance._exposure import return_exposure
 from paynb.compliance._grouped import as_items, describe
 from paynb.compliance._items import (
     as_day,
+    by_names,
     prepare,
     to_dates,
     warn_beyond_history,
@@ -90,9 +91,6 @@ class ComplianceReport:
         write_excel(path, tables, formats=formats)
         return path
 
-    def _group_label(self, values: Sequence[Any]) -> str:
-        return ", ".join(str(v) for v in values) if values else "all items"
-
     def _repr_html_(self) -> str:
         (lo,), (hi,) = window_bounds([as_day(self.as_of)], self.window)
         lo, hi = pd.Timestamp(to_dates(lo)), pd.Timestamp(to_dates(hi))
@@ -101,9 +99,9 @@ class ComplianceReport:
             f"<h3>Return rates as of {self.as_of:%Y-%m-%d}</h3>",
             f"<p>{html.escape(self.source)}; window {self.window}: {lo:%Y-%m-%d} to "
             f"{hi:%Y-%m-%d}. Debit entries only. paynb helps monitor; not legal advice.</p>",
-            "<table><thead><tr>", *(f"<th>{h}</th>" for h in (
+            "<table><thead><tr>", _cells((
                 *(self.by or ("",)), "category", "mark", "rate", "threshold", "returns / entries",
-                "days since last breach", "top reasons")), "</tr></thead><tbody>",
+                "days since last breach", "top reasons"), "th"), "</tr></thead><tbody>",
         ]
         breaches = self.breaches.set_index([*self.by, "category"]) if len(self.breaches) else None
         for row in self.rates.to_dict("records"):
@@ -121,24 +119,19 @@ class ComplianceReport:
             top = ", ".join(f"{code_label(r) if isinstance(r, str) and r else 'no code'} "
                             f"({n})" for r, n in zip(reasons["returnReason"],
                                                      reasons["returns"], strict=True))
-            parts.append("<tr>" + "".join(f"<td>{html.escape(str(v))}</td>" for v in (
-                *(key or ("",)), row["category"])) + f"<td style='color:{color};"
-                f"font-weight:bold'>{mark}</td>" + "".join(
-                f"<td>{html.escape(v)}</td>" for v in (
-                    rate, f"{row['threshold']:.1%}", f"{row['returns']:,} / {row['entries']:,}",
-                    since, top)) + "</tr>")
-        parts.append("</tbody></table>")
-        parts.append("<h4>Still returnable today</h4><table><thead><tr>")
-        parts += [f"<th>{h}</th>" for h in (*(self.by or ("",)), "standard window",
-                                             "unauthorized (extended) window")]
-        parts.append("</tr></thead><tbody>")
+            parts.append(f"<tr>{_cells((*(key or ('',)), row['category']))}<td style='color:"
+                         f"{color};font-weight:bold'>{mark}</td>" + _cells((
+                             rate, f"{row['threshold']:.1%}",
+                             f"{row['returns']:,} / {row['entries']:,}", since, top)) + "</tr>")
+        parts += ["</tbody></table><h4>Still returnable today</h4><table><thead><tr>",
+                  _cells((*(self.by or ("",)), "standard window",
+                          "unauthorized (extended) window"), "th"), "</tr></thead><tbody>"]
         for row in self.exposure_total.to_dict("records"):
-            parts.append("<tr>" + "".join(
-                f"<td>{html.escape(str(v))}</td>" for v in (
-                    *(tuple(row[c] for c in self.by) or ("",)),
-                    f"{row['standard_amount']:,.2f} ({row['standard_count']:,} debits)",
-                    f"{row['unauthorized_amount']:,.2f} ({row['unauthorized_count']:,} debits)",
-                )) + "</tr>")
+            parts.append("<tr>" + _cells((
+                *(tuple(row[c] for c in self.by) or ("",)),
+                f"{row['standard_amount']:,.2f} ({row['standard_count']:,} debits)",
+                f"{row['unauthorized_amount']:,.2f} ({row['unauthorized_count']:,} debits)",
+            )) + "</tr>")
         parts.append("</tbody></table></div>")
         return "".join(parts)
 
@@ -146,11 +139,16 @@ class ComplianceReport:
         lines = [f"ComplianceReport as of {self.as_of:%Y-%m-%d}, window {self.window}, "
                  f"{self.source}"]
         for row in self.rates.to_dict("records"):
-            who = self._group_label([row[c] for c in self.by])
+            who = ", ".join(str(row[c]) for c in self.by) or "all items"
             rate = "n/a" if pd.isna(row["rate"]) else f"{row['rate']:.2%}"
             lines.append(f"  {who} {row['category']}: {rate} of {row['threshold']:.1%} "
                          f"({row['level']})")
         return "\n".join(lines)
+
+
+def _cells(values: Iterable[Any], tag: str = "td") -> str:
+    """Table cells of ``values``, escaped."""
+    return "".join(f"<{tag}>{html.escape(str(v))}</{tag}>" for v in values)
 
 
 def _excel_format(column: str) -> str | None:
@@ -237,7 +235,7 @@ def report(client_or_items: Any, *, as_of: Any = None, window: str = "60D",
         over mark, the days since the last breach, the exposure today, and the top
         return reasons of each category.
     """
-    by_columns = (by,) if isinstance(by, str) else tuple(by or ())
+    by_columns = by_names(by)
     items, grouped_by = as_items(client_or_items, list(by_columns), weights)
     if isinstance(items, pd.DataFrame):
         source, weights = describe(client_or_items), grouped_by

@@ -20,17 +20,8 @@ from paynb.codes import (
     UNAUTHORIZED_RETURN_CODES,
 )
 
-__all__ = [
-    "CATEGORIES",
-    "CONSUMER_ENTRY_CLASSES",
-    "EXTENDED_RETURN_DAYS",
-    "NOT_ENTRY_STATUSES",
-    "SOURCES",
-    "STANDARD_RETURN_BANKING_DAYS",
-    "WARNING_SHARE",
-    "WINDOWS",
-    "Category",
-]
+__all__ = ["CATEGORIES", "CONSUMER_ENTRY_CLASSES", "EXTENDED_RETURN_DAYS", "NOT_ENTRY_STATUSES",
+           "SOURCES", "STANDARD_RETURN_BANKING_DAYS", "WARNING_SHARE", "WINDOWS", "Category"]
 
 
 @dataclass(frozen=True)
@@ -81,10 +72,8 @@ WINDOWS: tuple[str, ...] = ("60D", "2M")
 #: A W item that the service already gave a send date is sent, and counts.
 NOT_ENTRY_STATUSES = frozenset({"W", "V", "I", "B"})
 
-# STANDARD_RETURN_BANKING_DAYS (2: the return reaches the ODFI no later than the opening
-# of business on the second banking day after the Settlement Date, Article Three,
-# Subsection 3.8.3.1) and EXTENDED_RETURN_DAYS (60 calendar days for unauthorized consumer
-# debits and R37/R38/R51-R53, Subsection 3.13) are paynb.codes' time frames, named here too.
+# STANDARD_RETURN_BANKING_DAYS (Article Three, Subsection 3.8.3.1) and EXTENDED_RETURN_DAYS
+# (Subsection 3.13) are paynb.codes' time frames, named here too.
 
 #: Consumer entry classes whose debits may come back as unauthorized within the
 #: extended time frame. The rules also give the extended time frame to other consumer

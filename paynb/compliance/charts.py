@@ -56,9 +56,9 @@ def return_rate_thresholds(df: pd.DataFrame, ax: Axes | None = None, *,
     Returns:
         The Axes; days over a threshold carry a cross.
     """
-    names = [c.name for c in CATEGORIES]
-    if category is not None and category not in names:
-        raise ValueError(f"category must be one of {', '.join(names)} or None; "
+    thresholds = {c.name: c.threshold for c in CATEGORIES}
+    if category is not None and category not in thresholds:
+        raise ValueError(f"category must be one of {', '.join(thresholds)} or None; "
                          f"got {category!r}")
     rolling = rolling_return_rates(df, window=window, start=start, end=end,
                                    warning_share=warning_share)
@@ -69,16 +69,15 @@ def return_rate_thresholds(df: pd.DataFrame, ax: Axes | None = None, *,
     measured = rolling[rolling["entries"] > 0]
     if measured.empty:
         return no_items(ax, title, "no debit entries")
-    shown = [category] if category else names
+    shown = [category] if category else list(thresholds)
     top = 0.0
     marked = False
     for name in shown:
         rows = rolling[rolling["category"] == name]
         scale = 100 / rows["threshold"] if category is None else pd.Series(100, rows.index)
         values = (rows["rate"] * scale).to_numpy(dtype="float64")
-        threshold = next(c for c in CATEGORIES if c.name == name).threshold
-        label = f"{name} (threshold {threshold:.1%})"
-        ax.plot(rows["date"], values, color=CATEGORY_COLORS[name], label=label, lw=1.6)
+        ax.plot(rows["date"], values, color=CATEGORY_COLORS[name], lw=1.6,
+                label=f"{name} (threshold {thresholds[name]:.1%})")
         over = (rows["level"] == "over").to_numpy()
         if over.any():
             ax.scatter(rows["date"].to_numpy()[over], values[over], marker="x", s=18,
@@ -86,8 +85,7 @@ def return_rate_thresholds(df: pd.DataFrame, ax: Axes | None = None, *,
                        label=None if marked else "day over the threshold")
             marked = True
         top = max(top, np.nanmax(values, initial=0))
-    limit = 100.0 if category is None else \
-        100 * next(c for c in CATEGORIES if c.name == category).threshold
+    limit = 100.0 if category is None else 100 * thresholds[category]
     ax.axhspan(warning_share * limit, limit, color=_WARNING_COLOR, alpha=0.25,
                label=f"warning ({warning_share:.0%} of threshold)")
     ax.axhline(limit, color=_OVER_COLOR, lw=1.2, ls="--", label="threshold")

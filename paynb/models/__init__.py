@@ -62,26 +62,10 @@ from paynb.models._fields import (
     field_errors,
 )
 
-__all__ = [
-    "AchBulkRequest",
-    "AchItem",
-    "Advisory",
-    "AchVoidByIds",
-    "BulkRequest",
-    "CardRouteCheck",
-    "ForeignParty",
-    "IatAddenda",
-    "InstantCardTransaction",
-    "RccBulkRequest",
-    "RccItem",
-    "RccVoidByIds",
-    "RequestModel",
-    "RtpTransaction",
-    "TokenRouteCheck",
-    "VoidByReferences",
-    "check",
-    "field_errors",
-]
+__all__ = ["AchBulkRequest", "AchItem", "Advisory", "AchVoidByIds", "BulkRequest", "CardRouteCheck",
+           "ForeignParty", "IatAddenda", "InstantCardTransaction", "RccBulkRequest", "RccItem",
+           "RccVoidByIds", "RequestModel", "RtpTransaction", "TokenRouteCheck", "VoidByReferences",
+           "check", "field_errors"]
 
 
 class ForeignParty(RequestModel):

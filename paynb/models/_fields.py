@@ -117,8 +117,8 @@ Name = Annotated[Text, _rule(rules.check_name)]
 Reference = Annotated[Text, _rule(rules.check_reference_number)]
 RoutingNumber = Annotated[Text, _rule(rules.check_routing_number)]
 AccountNumber = Annotated[Text, _rule(rules.check_account_number)]
-State = Annotated[Text, BeforeValidator(lambda v: v.upper() if isinstance(v, str) else v),
-                  _rule(rules.check_state)]
+_UPPER = BeforeValidator(lambda v: v.upper() if isinstance(v, str) else v)
+State = Annotated[Text, _UPPER, _rule(rules.check_state)]
 AchZip = Annotated[Text, _rule(rules.check_ach_zip)]
 RccZip = Annotated[Text, _rule(rules.check_rcc_zip)]
 Amount = Annotated[Decimal, BeforeValidator(_as_decimal)]
@@ -130,8 +130,7 @@ CardExpiration = Annotated[Text, _rule(rules.check_card_expiration)]
 TotPassword = Annotated[Text, _rule(rules.check_tot_password)]
 #: Free text whose length the service's docs do not show: no control characters.
 FreeText = Annotated[Text, _rule(rules.check_text, max_length=None)]
-CountryCode = Annotated[Text, BeforeValidator(lambda v: v.upper() if isinstance(v, str) else v),
-                        _rule(rules.check_country_code)]
+CountryCode = Annotated[Text, _UPPER, _rule(rules.check_country_code)]
 TwoCharacters = Annotated[Text, _rule(rules.check_code, width=2)]
 #: An instant in time: read from a date, datetime, Timestamp or ISO text, sent as the
 #: docs write it (``2025-06-11T18:25:21.435Z``).
@@ -214,7 +213,6 @@ class RequestModel(BaseModel):
         return {name: info.alias or name for name, info in cls.model_fields.items()}
 
 
-
 _PLAIN_MESSAGES = {
     "missing": "is required",
     "extra_forbidden": "is not a field of this request",
@@ -234,10 +232,6 @@ _PLAIN_MESSAGES = {
 
 _NUMBER_FOR_TEXT = ("must be text, not a number (a number drops leading zeros: read CSV "
                     "files with dtype=str)")
-
-
-def _is_number(value: Any) -> bool:
-    return isinstance(value, numbers.Number) and not isinstance(value, bool)
 
 
 def _error_key(loc: tuple[Any, ...]) -> str:
@@ -262,7 +256,9 @@ def field_errors(exc: PydanticValidationError) -> dict[str, list[str]]:
         if error["type"] == "paynb_cross_field":
             loc = (*loc, error["ctx"]["field"])
         message = _PLAIN_MESSAGES.get(error["type"]) or error["msg"]
-        if error["type"] == "string_type" and _is_number(error.get("input")):
+        given = error.get("input")
+        if error["type"] == "string_type" and isinstance(given, numbers.Number) \
+                and not isinstance(given, bool):
             # What pandas makes of a CSV's routing numbers, account numbers and ZIP
             # codes by default: the input's type is named, never its value.
             message = _NUMBER_FOR_TEXT

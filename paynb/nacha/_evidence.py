@@ -16,25 +16,9 @@ from paynb._coerce import missing, parse_decimal, records
 from paynb._time import utc_moment
 from paynb.errors import ValidationError
 
-__all__ = [
-    "ACCOUNT_FIELDS",
-    "ENTRY_FIELDS",
-    "GUARD_FIELDS",
-    "NOC_FIELDS",
-    "NUMBER_KEY",
-    "Entry",
-    "account_key",
-    "account_number",
-    "applied_marks_of",
-    "as_of_time",
-    "camel",
-    "entries_of",
-    "get",
-    "pair_key",
-    "present",
-    "records_of",
-    "when",
-]
+__all__ = ["ACCOUNT_FIELDS", "ENTRY_FIELDS", "GUARD_FIELDS", "NOC_FIELDS", "NUMBER_KEY", "Entry",
+           "account_key", "account_number", "applied_marks_of", "as_of_time", "camel", "entries_of",
+           "get", "pair_key", "present", "records_of", "when"]
 
 #: The field of a stored record (a history store's, masked) that carries a keyed hash of
 #: an account number (paynb.history: an ACH row's own, a NOC's corrected one): where the
@@ -77,9 +61,6 @@ def account_key(routing: Any, account: Any, number_key: Any = None) -> int | Non
     return pair_key(routing, account_number(account, number_key))
 
 
-
-
-
 #: The fields of an ACH item the guards' verdicts read (:class:`Entry`): what a history
 #: store gives the guards.
 GUARD_FIELDS = ("achItemId", "bankRoutingNumber", "bankAccountNumber", "itemStatus",
@@ -103,10 +84,7 @@ ACCOUNT_FIELDS = ("firstSignerFirstName", "firstSignerLastName", "address1", "ad
                   "achIdentificationNumber")
 
 
-
 # ---------------------------------------------------------------------------- inputs
-
-
 
 
 def camel(record: Mapping[str, Any]) -> Mapping[str, Any]:
@@ -241,5 +219,3 @@ def applied_marks_of(applied: Any) -> dict[str, dict[str, Any]]:
         raise ValidationError.for_argument(
             "applied", "must be NOC ids, a mapping of NOC id to mark, or a frame")
     return {str(value): {} for value in applied}
-
-

@@ -2,11 +2,8 @@
 
 NACHA Operating Rules, Article Two, Subsection 2.12.1: an originator receiving a NOC
 must make the change within six banking days of receipt or prior to initiating another
-entry to the receiver's account, whichever is later. :func:`ledger` turns NOC records
-and the entries they are about into one obligation per NOC: the account (masked), what
-must change, spelled out from the change code and its corrected data, the dates and the
-state. Pure functions over the evidence given (records, marks, a moment): no client, no
-service; :func:`paynb.compliance.noc_obligations` and the submission guards read it.
+entry to the receiver's account, whichever is later. :func:`ledger` gives one obligation
+per NOC, from the evidence given (no client, no service).
 
 paynb helps monitor these obligations; it is not legal advice.
 """
@@ -32,27 +29,10 @@ from paynb.nacha._evidence import (
     when,
 )
 
-__all__ = [
-    "DUE_SOON_DAYS",
-    "LEDGER_COLUMNS",
-    "NOC_CHANGES",
-    "NOC_DUE_DAYS",
-    "NOC_STATES",
-    "SETTLED_STATES",
-    "Correction",
-    "accounts_of",
-    "carries",
-    "corrected_account",
-    "corrected_fields",
-    "corrected_key",
-    "describe_code",
-    "index",
-    "joined_evidence",
-    "ledger",
-    "must_change",
-    "noc_accounts",
-    "parse_corrected_data",
-]
+__all__ = ["DUE_SOON_DAYS", "LEDGER_COLUMNS", "NOC_CHANGES", "NOC_DUE_DAYS", "NOC_STATES",
+           "SETTLED_STATES", "Correction", "accounts_of", "carries", "corrected_account",
+           "corrected_fields", "corrected_key", "describe_code", "index", "joined_evidence",
+           "ledger", "must_change", "noc_accounts", "parse_corrected_data"]
 
 #: Banking days after receipt within which a NOC's change must be made (NACHA 2.12.1).
 NOC_DUE_DAYS = 6

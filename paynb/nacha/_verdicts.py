@@ -14,9 +14,8 @@ entries and NOCs of an account, the NOCs marked applied, the moment judged).
   entry's settlement, with company entry description ``RETRY PYMT`` (paynb sets it when
   the entry has none, refuses one that says something else).
 
-:func:`judge` gives each entry a :class:`Verdict`. Gathering the evidence (what a client
-has seen, its history store, the journal's marks, the service's clock) is the guard
-service's work (:mod:`paynb.guards`), wired by the client.
+:func:`judge` gives each entry a :class:`Verdict`; the guard service (:mod:`paynb.guards`)
+gathers the evidence.
 
 paynb helps monitor these rules; it is not legal advice.
 """
@@ -30,7 +29,7 @@ from typing import Any
 
 from paynb._coerce import parse_decimal
 from paynb.codes import RETURN_CODE_TABLE, code_meaning
-from paynb.nacha._evidence import Entry, account_key, camel, get, present, when
+from paynb.nacha._evidence import Entry, account_key, camel, entries_of, get, present, when
 from paynb.nacha._ledger import (
     SETTLED_STATES,
     carries,
@@ -41,17 +40,9 @@ from paynb.nacha._ledger import (
     parse_corrected_data,
 )
 
-__all__ = [
-    "MAX_REINITIATIONS",
-    "NEW_AUTHORIZATION_CODES",
-    "NEW_AUTHORIZATION_OVERRIDES",
-    "REINITIATION_CODES",
-    "REINITIATION_DAYS",
-    "RETRY_DESCRIPTION",
-    "AccountHistory",
-    "Verdict",
-    "judge",
-]
+__all__ = ["MAX_REINITIATIONS", "NEW_AUTHORIZATION_CODES", "NEW_AUTHORIZATION_OVERRIDES",
+           "REINITIATION_CODES", "REINITIATION_DAYS", "RETRY_DESCRIPTION", "AccountHistory",
+           "Verdict", "judge"]
 
 #: Return codes after which the account may not be debited again without a new
 #: authorization (NACHA 2.12.4(b)): closed, no account, invalid number, unauthorized,
@@ -171,9 +162,8 @@ class AccountHistory:
                                                    get(noc, "correctedData")))) is not None}
         #: The entries the NOC ledger needs: the NOCs' own, and those of their accounts
         #: before and after correction.
-        whole = {str(entry.id): entry for entry in noc_items}
         self.noc_entries = [entry for entry in noc_items if entry.key is None] + \
-            [whole.get(str(entry.id), entry)
+            [by_item.get(str(entry.id), entry)
              for key in sorted(self.noc_keys | corrected_keys)
              for entry in self.entries(key, went_out=False)]
         self.noc_indexed = index(self.noc_entries)
@@ -207,9 +197,7 @@ class AccountHistory:
         """The entries to the account, in the order the service received them (only
         those that went to the bank, unless ``went_out`` is False)."""
         if key not in self._entries:
-            epoch = dt.datetime.min.replace(tzinfo=dt.UTC)
-            self._entries[key] = sorted((Entry(record) for record in self._raw.get(key, ())),
-                                        key=lambda entry: entry.received or epoch)
+            self._entries[key] = entries_of(self._raw.get(key, []))
         found = self._entries[key]
         return [entry for entry in found if entry.went_out] if went_out else found
 
@@ -339,20 +327,18 @@ def _reinitiation_rule(verdict: Verdict, body: Mapping[str, Any], entries: list[
             "of the original's settlement (NACHA 2.12.4(a))"))
     else:
         given = str(body.get(_DESCRIPTION_FIELD) or "").strip()
-        number = len(later) + 1
+        note = (f"reinitiation {len(later) + 1} of {MAX_REINITIATIONS} of item {original.id} "
+                f"({basis} {_day(settled)}, {days} days ago)")
         if not given:
             verdict.changes[_DESCRIPTION_FIELD] = RETRY_DESCRIPTION
-            verdict.notes.append(f"reinitiation {number} of {MAX_REINITIATIONS} of item "
-                                 f"{original.id} ({basis} {_day(settled)}, {days} days ago): "
-                                 f"company entry description set to {RETRY_DESCRIPTION}")
+            verdict.notes.append(f"{note}: company entry description set to {RETRY_DESCRIPTION}")
         elif given.upper() != RETRY_DESCRIPTION:
             verdict.refusals.append((
                 "reinitiation-description",
                 f"{what} is a reinitiation, which must carry the company entry description "
                 f"{RETRY_DESCRIPTION!r} (NACHA 2.12.4(c)); this entry says {given!r}"))
         else:
-            verdict.notes.append(f"reinitiation {number} of {MAX_REINITIATIONS} of item "
-                                 f"{original.id} ({basis} {_day(settled)}, {days} days ago)")
+            verdict.notes.append(note)
 
 
 def judge(bodies: Mapping[int, Mapping[str, Any]], history: AccountHistory, *,
