@@ -1,20 +1,7 @@
-"""The dates of a side as ``datetime64[D]``: date and time columns, and dates written as text.
-
-Text is read with explicit formats only (never pandas' guessing, which warns and may read
-``03/04/2026`` either way):
-
-- ISO 8601: ``2026-11-19``, with a time and a zone or not (``2026-11-19T23:30:00-05:00``;
-  a zoned time counts by its UTC day), and ``2026/11/19``, ``2026.11.19``, ``20261119``;
-- day and month as numbers before the year, separated by ``.``, ``/`` or ``-``:
-  ``19.11.2026``, ``11/19/2026``, ``19-11-26`` (a two-digit year is 1969-2068, as
-  Python's ``%y``), a time after it ignored. Whether the day or the month comes first
-  is decided for the whole column: ``dayfirst=True`` or ``False`` says it; left to
-  ``None``, the column is read the one way all its values allow, and a column that
-  reads both ways (``03/04/2026``, every day at most 12) is an error asking for
-  ``dayfirst=``: never a guess;
-- the month by its English name: ``19 Nov 2026``, ``19-Nov-2026``, ``Nov 19, 2026``,
-  ``November 19 2026`` (any case).
-"""
+"""The dates of a side as ``datetime64[D]``: date and time columns, and dates written as text
+in the formats docs/matching.md lists, read with explicit formats only (never pandas' guess,
+which may read ``03/04/2026`` either way): day or month first is decided for the whole column,
+by ``dayfirst=`` or by the one order all its values allow."""
 
 from __future__ import annotations
 

@@ -3,6 +3,7 @@ the tests and the benchmark)."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from decimal import Decimal
 from typing import Any
@@ -241,12 +242,10 @@ def expected_ledger(items: pd.DataFrame, *, seed: int = 0, missing: int = 5) -> 
         # On an account key no item has, so it cannot compete for one.
         account = _free_account(rng, "021000021", masked, taken_keys,
                                 digits=int(rng.integers(8, 11)))
-        reference = f"INV-{int(rng.integers(10**5, 10**6))}"
-        while reference in item_refs:
-            reference = f"INV-{int(rng.integers(10**5, 10**6))}"
+        reference = _outside(item_refs, lambda: f"INV-{int(rng.integers(10**5, 10**6))}")
+        amount = _outside(item_amounts, lambda: int(rng.integers(500, 500_000)))
         lines.append({"Reference": reference, "Account": account or "",
-                      "Routing": "021000021",
-                      "Amount": _text(_free_amount(rng, item_amounts)),
+                      "Routing": "021000021", "Amount": _text(amount),
                       "Date": str(dates.max() if n else np.datetime64("2026-01-02")),
                       "Payee": "Unknown Payee", "Memo": "no payment yet"})
         missing_rows.append(len(lines) - 1)
@@ -283,11 +282,9 @@ def _free_account(rng: np.random.Generator, routing: str, masked: bool, taken: s
     return None
 
 
-def _free_amount(rng: np.random.Generator, avoid: set[int]) -> int:
-    amount = int(rng.integers(500, 500_000))
-    while amount in avoid:
-        amount = int(rng.integers(500, 500_000))
-    return amount
+def _outside(avoid: set[Any], draw: Callable[[], Any]) -> Any:
+    """The first value ``draw()`` gives that is not in ``avoid``."""
+    return next(value for value in iter(draw, None) if value not in avoid)
 
 
 def _make_unambiguous(plan: list[dict[str, Any]], item_keys: np.ndarray, item_days: np.ndarray,

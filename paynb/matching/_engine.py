@@ -56,12 +56,6 @@ def _whole(value: Any, name: str, minimum: int) -> int:
     return int(value)
 
 
-def _flag(value: Any, name: str) -> bool:
-    if not isinstance(value, bool):
-        raise TypeError(f"{name} must be True or False, got {value!r}")
-    return value
-
-
 def _checked_rules(rules: Iterable[Rule]) -> tuple[Rule, ...]:
     if isinstance(rules, str) or not isinstance(rules, Iterable):
         raise TypeError("rules must be a list of rules (objects with a name and a "
@@ -152,12 +146,9 @@ def _run_rule(rule: Rule, coded: tuple[pd.DataFrame, pd.DataFrame], expected: Si
     logger.debug("pass %s: %d matched, %d tied pairs", rule.name, len(accepted), len(ties))
 
 
-def _codes(left: pa.Array | None, right: pa.Array | None) -> tuple[np.ndarray, np.ndarray]:
+def _codes(left: pa.Array, right: pa.Array) -> tuple[np.ndarray, np.ndarray]:
     """Integer codes of two text columns over one dictionary (equal texts, equal codes);
     -1 where missing."""
-    if left is None or right is None:
-        return (np.full(len(left) if left is not None else 0, -1, np.int64),
-                np.full(len(right) if right is not None else 0, -1, np.int64))
     if pa.types.is_large_string(left.type):  # the narrower offsets hash faster
         left = left.cast(pa.string())
     encoded = pa.chunked_array([left, right.cast(left.type)]).dictionary_encode()
@@ -174,12 +165,9 @@ def _coded_sides(expected: Side, items: Side, context: Context
     e_ref, i_ref = ((_codes(expected.references, items.references))
                     if "reference" in context.roles else
                     (np.full(len(expected), -1, np.int64), np.full(len(items), -1, np.int64)))
-    e_acct = np.zeros(len(expected), np.int64)
-    i_acct = np.zeros(len(items), np.int64)
     keys = context.account_keys()
-    if not keys:
-        e_acct -= 1
-        i_acct -= 1
+    e_acct = np.full(len(expected), 0 if keys else -1, np.int64)
+    i_acct = np.full(len(items), 0 if keys else -1, np.int64)
     for key in keys:
         e_code, i_code = _codes(pa.array(expected.norm[key], type=pa.string(), from_pandas=True),
                                 pa.array(items.norm[key], type=pa.string(), from_pandas=True))
@@ -271,13 +259,6 @@ def _starts(sorted_rows: np.ndarray) -> np.ndarray:
         sorted_rows) else np.zeros(0, dtype=np.int64)
 
 
-def _combinations(k: int, max_parts: int) -> list[np.ndarray]:
-    """For each subset size 2..max_parts (at most k): every subset of range(k) of that
-    size, one per row, in itertools.combinations order."""
-    return [np.array(list(itertools.combinations(range(k), size)), dtype=np.int64)
-            for size in range(2, min(max_parts, k) + 1)]
-
-
 def _subset_sums(starts: np.ndarray, k: int, targets: np.ndarray, others: np.ndarray,
                  cents: np.ndarray, max_parts: int) -> Iterator[tuple[int, list[tuple[int, ...]]]]:
     """Rows with ``k`` candidates each (``others[start:start + k]``, closest first): the
@@ -285,7 +266,10 @@ def _subset_sums(starts: np.ndarray, k: int, targets: np.ndarray, others: np.nda
     itertools.combinations order) whose cents add up to the row's target exactly, for
     the rows with any; two found mean a tie (every subset of every row summed at once, in
     int64, exact)."""
-    combos = _combinations(k, max_parts)
+    # For each subset size 2..max_parts (at most k): every subset of range(k) of that size,
+    # one per row, in itertools.combinations order.
+    combos = [np.array(list(itertools.combinations(range(k), size)), dtype=np.int64)
+              for size in range(2, min(max_parts, k) + 1)]
     n_combos = sum(len(c) for c in combos)
     # Rows in batches, so that the sums stay a few million cells.
     step = max(1, 2_000_000 // max(n_combos, 1))
@@ -322,19 +306,16 @@ def _split_pass(coded: tuple[pd.DataFrame, pd.DataFrame], state: State, context:
     item (combined): same account, dates within the window, sums equal to the cent."""
     if not context.account_keys() or max_parts < 2:
         return
-    sides = {}
-    for name, frame, live in (("e", coded[0], state.e_live()), ("i", coded[1], state.i_live())):
-        chosen = frame[live & (frame["account"].to_numpy() >= 0)]
-        day = chosen["day"].to_numpy() if "date" in context.roles else \
-            np.zeros(len(chosen), dtype=np.int64)
-        sides[name] = pd.DataFrame({"row": chosen["row"].to_numpy(),
-                                    "account": chosen["account"].to_numpy(),
-                                    "cents": chosen["cents"].to_numpy(), "day": day})
-    if sides["e"].empty or sides["i"].empty:
+    e_open, i_open = (frame.loc[live & (frame["account"].to_numpy() >= 0),
+                                ["row", "account", "cents", "day"]]
+                      for frame, live in ((coded[0], state.e_live()), (coded[1], state.i_live())))
+    if "date" not in context.roles:
+        e_open, i_open = e_open.assign(day=0), i_open.assign(day=0)
+    if e_open.empty or i_open.empty:
         return
     proposals: list[tuple[str, tuple[int, ...], tuple[int, ...]]] = []
     tied: list[tuple[str, tuple[int, ...], tuple[int, ...]]] = []
-    for ones, many, kind in ((sides["e"], sides["i"], SPLIT), (sides["i"], sides["e"], COMBINED)):
+    for ones, many, kind in ((e_open, i_open, SPLIT), (i_open, e_open, COMBINED)):
         for row, subsets in _searches(ones, many, context.date_window, max_parts,
                                       max_candidates):
             for subset in subsets:
@@ -387,8 +368,8 @@ def _apply_pairs(decisions: list[dict[str, Any]], expected: Side, items: Side,
     pairs = [d for d in decisions if d["action"] == "pair"]
     if not pairs:
         return []
-    e_rows = {key: row for row, key in enumerate(expected.keys())}
-    i_rows = {key: row for row, key in enumerate(items.keys())}
+    e_rows = {key: row for row, key in enumerate(expected.keys)}
+    i_rows = {key: row for row, key in enumerate(items.keys)}
     stale = []
     for decision in pairs:
         e_set = [e_rows.get(key) for key in decision["expected"]]
@@ -397,7 +378,7 @@ def _apply_pairs(decisions: list[dict[str, Any]], expected: Side, items: Side,
                 or any(state.i_group[i] >= 0 for i in i_set)):
             stale.append(decision)
             continue
-        state.add(decision["method"], True, e_set, i_set)  # type: ignore[arg-type]
+        state.add_groups(decision["method"], True, [(e_set, i_set)])  # type: ignore[list-item]
     return stale
 
 
@@ -488,11 +469,11 @@ def match(expected: pd.DataFrame, items: pd.DataFrame, *, columns: Mapping[str, 
         max_parts=_whole(max_parts, "max_parts", 1),
         max_candidates=_whole(max_candidates, "max_candidates", 2),
         dayfirst=check_dayfirst(dayfirst),
-        exact_references=_flag(exact_references, "exact_references"))
-    if journal is None:
-        journal = Journal(":memory:")
-    elif not isinstance(journal, Journal):
-        journal = Journal(journal)
+        exact_references=exact_references)
+    if not isinstance(exact_references, bool):
+        raise TypeError(f"exact_references must be True or False, got {exact_references!r}")
+    if not isinstance(journal, Journal):
+        journal = Journal(":memory:" if journal is None else journal)
     first = _run(expected, items, settings, journal, progress)
     return MatchResult(first, journal, lambda: _run(expected, items, settings, journal, None))
 
@@ -526,21 +507,15 @@ def _run(expected: pd.DataFrame, items: pd.DataFrame, settings: Settings, journa
         bar.step("account+amount+date")
         _run_rule(AccountAmountDate(), coded, e_side, i_side, state, context)
         bar.step("fuzzy rules")
-        fuzzy: list[Rule] = []
-        amount_rule = None
         if settings.amount_tolerance > 0:
-            amount_rule = AmountWithin(settings.amount_tolerance)
-            fuzzy.append(amount_rule)
-        if "name" in roles:
-            fuzzy.append(NameSimilar())
-        fuzzy.extend(settings.rules)
-        names: list[np.ndarray] | None = None
-        for rule in fuzzy:
-            if names is None and rule is not amount_rule:
-                # Only the rows left by the passes before the first rule that may use names
-                # (the built-in amount rule does not) need them read.
-                names = _read_names(e_side, i_side, state, own_rules=bool(settings.rules))
-            _run_rule(rule, coded, e_side, i_side, state, context, names or ())
+            _run_rule(AmountWithin(settings.amount_tolerance), coded, e_side, i_side, state,
+                      context)
+        # Names are read only for the rows the passes before left (the amount rule needs none).
+        named: list[Rule] = [NameSimilar()] if "name" in roles else []
+        names = (_read_names(e_side, i_side, state, own_rules=bool(settings.rules))
+                 if named or settings.rules else [])
+        for rule in [*named, *settings.rules]:
+            _run_rule(rule, coded, e_side, i_side, state, context, names)
         bar.step("splits")
         _split_pass(coded, state, context, settings.max_parts, settings.max_candidates)
         bar.step("result")

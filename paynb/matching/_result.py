@@ -181,8 +181,8 @@ class MatchResult:
             raise ValueError(f"already matched: {', '.join(taken)}; a row is matched once")
         self.journal.match_decisions.record(
             run.settings.ledger, "pair", note=note,
-            expected=[run.expected.keys()[e] for e in e_rows],
-            items=[run.items.keys()[i] for i in i_rows])
+            expected=[run.expected.keys[e] for e in e_rows],
+            items=[run.items.keys[i] for i in i_rows])
         self._run = self._rerun()
 
     def resolve(self, exception_id: int, note: str) -> None:
@@ -199,8 +199,8 @@ class MatchResult:
         _, _, e_set, i_set = run.state.group(int(row["match_id"]))
         self.journal.match_decisions.record(
             run.settings.ledger, "resolve", reason=str(row["reason"]), note=note.strip(),
-            expected=[run.expected.keys()[e] for e in e_set],
-            items=[run.items.keys()[i] for i in i_set])
+            expected=[run.expected.keys[e] for e in e_set],
+            items=[run.items.keys[i] for i in i_set])
         self._run = self._rerun()
 
 

@@ -1,12 +1,8 @@
 """Matching rules: the built-in passes, the fuzzy rules and the protocol for your own.
 
-A rule proposes *candidate pairs* among the rows still unmatched, each with a
-score (higher is better). paynb then accepts a pair only when each side is the
-other's single best candidate; two candidates equally good are a tie, and
-neither is matched (both are reported). So a rule never has to worry about
-rows matched twice or about ties: it only says which pairs are plausible and
-how good each is.
-"""
+A rule proposes scored candidate pairs among the open rows; paynb accepts a pair only when
+each side is the other's single best, so a rule never has to care about ties or rows used
+twice (docs/matching.md)."""
 
 from __future__ import annotations
 
@@ -58,13 +54,7 @@ class Context:
         """Banking days from each expected date to the item date beside it (negative when the
         item came first); a large number where a date is missing, 0 when dates are not
         compared (no ``date`` role)."""
-        if "date" not in self.roles:
-            return np.zeros(len(expected_dates), dtype=np.int64)
-        expected_dates = np.asarray(expected_dates, dtype="datetime64[D]")
-        item_dates = np.asarray(item_dates, dtype="datetime64[D]")
-        present = ~(np.isnat(expected_dates) | np.isnat(item_dates))
-        gaps = banking_index(item_dates) - banking_index(expected_dates)
-        return np.where(present, gaps, np.iinfo(np.int32).max)
+        return day_gaps(days(expected_dates), days(item_dates), self)
 
     def within(self, expected_dates: np.ndarray, item_dates: np.ndarray) -> np.ndarray:
         """Whether each pair of dates is within the window."""

@@ -15,6 +15,7 @@ import pyarrow.compute as pc
 
 from paynb._coerce import missing
 from paynb.codes import STATUS_NAMES, code_label
+from paynb.frames._columns import _decimal_from_cents
 from paynb.matching._columns import Side
 from paynb.matching._rules import Context, banking_index
 from paynb.matching._state import Settings, State
@@ -23,7 +24,6 @@ __all__ = ["REASONS", "MatchRun", "build_run", "decimals"]
 
 logger = logging.getLogger("paynb.matching")
 
-_AMOUNT = pa.decimal128(18, 2)
 _RETURNED = ("R", "I", "B")  # the statuses the return charts count as returns
 #: Exception reasons, in the order they are listed.
 REASONS = ("returned", "voided", "amount differs")
@@ -34,13 +34,9 @@ _DECISION_COLUMNS = ["id", "when", "by", "ledger", "action", "method", "expected
 
 def decimals(cents: np.ndarray) -> pd.api.extensions.ExtensionArray:
     """Exact int64 cents as a decimal128(18, 2) array (no float, no Python loop)."""
-    cents = np.ascontiguousarray(cents, dtype=np.int64)
-    # decimal128 is a 16-byte two's complement integer: low word, then the sign.
-    words = np.empty((len(cents), 2), dtype=np.int64)
-    words[:, 0] = cents
-    words[:, 1] = np.where(cents < 0, -1, 0)
-    array = pa.Array.from_buffers(_AMOUNT, len(cents), [None, pa.py_buffer(words.tobytes())])
-    return pd.arrays.ArrowExtensionArray(array)
+    cents = np.asarray(cents, dtype=np.int64)
+    valid = np.ones(len(cents), dtype=bool)
+    return pd.arrays.ArrowExtensionArray(_decimal_from_cents(cents, valid, 18, 2))
 
 
 def _str_objects(values: np.ndarray) -> np.ndarray:
@@ -200,18 +196,14 @@ class _Frames:
         })
         return frame
 
-    def _item_status(self, rows: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        """Whether each item of ``rows`` was returned (or is invalid, blocked), voided."""
+    def _item_status(self) -> tuple[np.ndarray, np.ndarray]:
+        """Whether each item was returned (or is invalid, blocked), whether voided."""
         items = self._items.frame
         if "itemStatus" not in items.columns:
-            return np.zeros(len(rows), dtype=bool), np.zeros(len(rows), dtype=bool)
-        # Per distinct status (itemStatus is a categorical), then per row by its code.
-        codes, uniques = pd.factorize(items["itemStatus"])
-        uniques = pd.Series(uniques, dtype=object)
-        returned = np.append(uniques.isin(_RETURNED).to_numpy(dtype=bool), False)
-        voided = np.append((uniques == "V").to_numpy(dtype=bool), False)
-        picked = codes[rows]
-        return returned[picked], voided[picked]
+            return np.zeros(len(items), dtype=bool), np.zeros(len(items), dtype=bool)
+        status = items["itemStatus"]
+        return (status.isin(_RETURNED).to_numpy(dtype=bool),
+                status.isin(["V"]).to_numpy(dtype=bool))
 
     def _returned_details(self, rows: np.ndarray) -> np.ndarray:
         """What each item of ``rows`` shows as returned: "Returned R01: Insufficient funds"
@@ -235,8 +227,8 @@ class _Frames:
     def exceptions(self, sums: tuple[np.ndarray, np.ndarray],
                    decisions: list[dict[str, Any]]) -> pd.DataFrame:
         """The exceptions frame, with the resolutions among ``decisions``."""
-        state, items = self._state, self._items.frame
-        item_returned, item_voided = self._item_status(np.arange(len(items)))
+        state = self._state
+        item_returned, item_voided = self._item_status()
         i_first = state.i_first
         # Per match, vectorised over the one-to-one ones; the few others by their rows.
         e_sum, i_sum = sums
@@ -249,50 +241,37 @@ class _Frames:
         differs = i_sum != e_sum
         labels = self._expected.frame.index.to_numpy()
 
-        def returned_detail(groups: np.ndarray) -> list[str]:
-            # Each match's returned items; the texts made for all of them at once.
-            rows = [[int(i_first[g])] if g not in state.multi else
-                    [i for i in state.multi[g][1] if item_returned[i]] for g in groups.tolist()]
-            flat = np.array([i for part in rows for i in part], dtype=np.int64)
-            texts = iter(self._returned_details(flat).astype(str).tolist())
-            return [", ".join(next(texts) for _ in part) for part in rows]
-
         # The exceptions as flat arrays (match id, reason's position in REASONS, detail),
         # ordered by match, then reason: no frame per reason to concatenate and sort.
-        found_ids, found_codes, found_details = [], [], []
-        for code, flags in enumerate((returned, voided, differs)):
-            groups = np.flatnonzero(flags)
-            if REASONS[code] == "returned":
-                detail = returned_detail(groups)
-            elif REASONS[code] == "voided":
-                detail = ["the item was voided"] * len(groups)
-            else:
-                # Arrow writes the exact decimals as text, all at once ("-0.05").
-                amounts = pa.array(decimals(i_sum[groups] - e_sum[groups])).cast(pa.string())
-                detail = pc.binary_join_element_wise("items minus expected: ", amounts,
-                                                     "").to_pylist()
-            found_ids.append(groups)
-            found_codes.append(np.full(len(groups), code, dtype=np.int8))
-            found_details.extend(detail)
-        order = np.lexsort((np.concatenate(found_codes), np.concatenate(found_ids)))
-        groups = np.concatenate(found_ids).astype(np.int64)[order]
-        codes = np.concatenate(found_codes)[order]
-        details = np.array(found_details + [None], dtype=object)[:-1][order]
+        found = [np.flatnonzero(flags) for flags in (returned, voided, differs)]
+        # Each match's returned items; the texts made for all of them at once.
+        parts = [[int(i_first[g])] if g not in state.multi else
+                 [i for i in state.multi[g][1] if item_returned[i]] for g in found[0].tolist()]
+        flat = np.array([i for part in parts for i in part], dtype=np.int64)
+        texts = iter(self._returned_details(flat).astype(str).tolist())
+        # Arrow writes the exact decimals as text, all at once ("-0.05").
+        amounts = pa.array(decimals(i_sum[found[2]] - e_sum[found[2]])).cast(pa.string())
+        detail_texts = [*(", ".join(next(texts) for _ in part) for part in parts),
+                   *["the item was voided"] * len(found[1]),
+                   *pc.binary_join_element_wise("items minus expected: ", amounts,
+                                                "").to_pylist()]
+        codes = np.repeat(np.arange(len(REASONS), dtype=np.int8), [len(f) for f in found])
+        order = np.lexsort((codes, np.concatenate(found)))
+        groups, codes = np.concatenate(found).astype(np.int64)[order], codes[order]
+        details = np.array(detail_texts + [None], dtype=object)[:-1][order]
         # Who each exception concerns, by what the analyst knows them by: one value per
         # row of the match (joined with ", " for a split or a combination).
         e_sets, i_sets = self._match_rows(groups)
-        named = {
-            "expected_rows": self._joined(e_sets, lambda rows: _str_objects(labels[rows])),
-            "expected_ids": self._joined(e_sets, self._texts(self._expected, "id")),
-            "expected_references": self._joined(e_sets, self._texts(self._expected,
-                                                                    "reference")),
-            "expected_names": self._joined(e_sets, self._texts(self._expected, "name")),
-            "item_ids": self._joined(i_sets, self._texts(self._items, "id")),
-            "item_references": self._joined(i_sets, self._texts(self._items, "reference")),
-            "item_names": self._joined(i_sets, self._texts(self._items, "name")),
-        }
-        resolved_flags, notes, decided, deciders = self._resolutions(groups, codes, decisions)
-        frame = pd.DataFrame({
+        named = {"expected_rows": self._joined(e_sets, _str_objects(labels[e_sets[1]]))}
+        for prefix, (owner, rows), side in (("expected", e_sets, self._expected),
+                                            ("item", i_sets, self._items)):
+            for role in ("id", "reference", "name"):
+                named[f"{prefix}_{role}s"] = self._joined((owner, rows),
+                                                          self._texts(side, role, rows))
+        resolutions = self._resolutions(groups, codes, decisions)
+        kept = {key: [None if d is None else d[key] for d in resolutions]
+                for key in ("note", "when", "by")}
+        return pd.DataFrame({
             "exception_id": np.arange(len(groups), dtype=np.int64),
             "match_id": groups,
             "reason": pd.Categorical.from_codes(codes, categories=REASONS),
@@ -304,12 +283,11 @@ class _Frames:
             "expected_amount": decimals(e_sum[groups]),
             "item_amount": decimals(i_sum[groups]),
             "amount_difference": decimals(i_sum[groups] - e_sum[groups]),
-            "resolved": resolved_flags,
-            "note": notes,
-            "decided": pd.to_datetime(pd.Series(decided, dtype=object), utc=True),
-            "decided_by": pd.Series(deciders, dtype="string"),
+            "resolved": np.array([d is not None for d in resolutions], dtype=bool),
+            "note": kept["note"],
+            "decided": pd.to_datetime(pd.Series(kept["when"], dtype=object), utc=True),
+            "decided_by": pd.Series(kept["by"], dtype="string"),
         })
-        return frame
 
     def _match_rows(self, groups: np.ndarray) -> tuple[tuple[np.ndarray, np.ndarray],
                                                         tuple[np.ndarray, np.ndarray]]:
@@ -336,29 +314,24 @@ class _Frames:
         return sides[0], sides[1]
 
     @staticmethod
-    def _texts(side: Side, role: str) -> Any:
-        """A function giving the text of ``role`` at some rows of ``side`` (None where
-        missing, all None when the role is not mapped); names as written."""
-
-        def texts(rows: np.ndarray) -> np.ndarray:
-            if role == "name":
-                values = side.display_names(rows)
-            elif role in side.columns:
-                values = side.frame[side.columns[role]].take(rows)
-            else:
-                values = None
-            if values is None:
-                return np.full(len(rows), None, dtype=object)
-            return values.astype("string").to_numpy(dtype=object, na_value=None)
-
-        return texts
+    def _texts(side: Side, role: str, rows: np.ndarray) -> np.ndarray:
+        """The text of ``role`` at ``rows`` of ``side`` (None where missing, all None when
+        the role is not mapped); names as written."""
+        if role == "name":
+            values = side.display_names(rows)
+        elif role in side.columns:
+            values = side.frame[side.columns[role]].take(rows)
+        else:
+            values = None
+        if values is None:
+            return np.full(len(rows), None, dtype=object)
+        return values.astype("string").to_numpy(dtype=object, na_value=None)
 
     @staticmethod
-    def _joined(owned: tuple[np.ndarray, np.ndarray], texts: Any) -> np.ndarray:
-        """Per match: the texts of its rows (``owned``, from :meth:`_match_rows`) joined
-        with ", ", None when it has none."""
-        owner, rows = owned
-        values = texts(rows)
+    def _joined(owned: tuple[np.ndarray, np.ndarray], values: np.ndarray) -> np.ndarray:
+        """Per match: the texts ``values`` of its rows (``owned``, from :meth:`_match_rows`)
+        joined with ", ", None when it has none."""
+        owner = owned[0]
         if not len(owner):
             return np.full(0, None, dtype=object)
         count = int(owner.max()) + 1
@@ -372,31 +345,21 @@ class _Frames:
                         dtype=object)[:-1]
 
     def _resolutions(self, groups: np.ndarray, codes: np.ndarray,
-                     decisions: list[dict[str, Any]]
-                     ) -> tuple[np.ndarray, list[str | None], list[Any], list[str | None]]:
-        """Which exceptions (their match ids, reasons as positions in :data:`REASONS`) a
-        kept ``resolve`` decision covers: same reason, same rows."""
+                     decisions: list[dict[str, Any]]) -> list[dict[str, Any] | None]:
+        """The kept ``resolve`` decision covering each exception (match ids, reasons as
+        positions in :data:`REASONS`): same reason, same rows; None where none does."""
         resolved = {(d["reason"], tuple(d["expected"]), tuple(d["items"])): d
                     for d in decisions if d["action"] == "resolve"}
-        flags = np.zeros(len(groups), dtype=bool)
-        notes: list[str | None] = [None] * len(groups)
-        decided: list[Any] = [None] * len(groups)
-        deciders: list[str | None] = [None] * len(groups)
         if not resolved:
-            return flags, notes, decided, deciders
+            return [None] * len(groups)
         # Keys tie a resolution to its match across runs; without one they are not needed.
-        e_keys, i_keys = self._expected.keys(), self._items.keys()
-        for position, (group, code) in enumerate(zip(groups.tolist(), codes.tolist(),
-                                                     strict=True)):
+        e_keys, i_keys = self._expected.keys, self._items.keys
+        found = []
+        for group, code in zip(groups.tolist(), codes.tolist(), strict=True):
             _, _, e_set, i_set = self._state.group(group)
-            decision = resolved.get((REASONS[code], tuple(e_keys[e] for e in e_set),
-                                     tuple(i_keys[i] for i in i_set)))
-            if decision is not None:
-                flags[position] = True
-                notes[position] = decision["note"]
-                decided[position] = decision["when"]
-                deciders[position] = decision["by"]
-        return flags, notes, decided, deciders
+            found.append(resolved.get((REASONS[code], tuple(e_keys[e] for e in e_set),
+                                       tuple(i_keys[i] for i in i_set))))
+        return found
 
     def unmatched(self, side: Side, which: str) -> pd.DataFrame:
         """The rows of ``side`` (``which``: "expected" or "items") nobody matched."""
@@ -439,30 +402,21 @@ class _Frames:
     def masks(self, exceptions: pd.DataFrame) -> dict[str, tuple[np.ndarray, np.ndarray]]:
         """Per category of the summary: which expected lines and which items it holds."""
         state = self._state
-        e_cents, i_cents = self.cents()
-        manual_groups = state.manual_of
         e_matched, i_matched = state.e_group >= 0, state.i_group >= 0
-        e_manual = e_matched & manual_groups[np.maximum(state.e_group, 0)] if len(
-            manual_groups) else np.zeros(len(e_cents), dtype=bool)
-        i_manual = i_matched & manual_groups[np.maximum(state.i_group, 0)] if len(
-            manual_groups) else np.zeros(len(i_cents), dtype=bool)
-        open_ = exceptions[~exceptions["resolved"]]
-        closed = exceptions[exceptions["resolved"]]
 
-        def exception_rows(frame: pd.DataFrame) -> tuple[np.ndarray, np.ndarray]:
-            groups = np.isin(np.arange(state.count), frame["match_id"].to_numpy())
-            return (e_matched & groups[np.maximum(state.e_group, 0)] if len(groups) else
-                    np.zeros(len(e_cents), dtype=bool),
-                    i_matched & groups[np.maximum(state.i_group, 0)] if len(groups) else
-                    np.zeros(len(i_cents), dtype=bool))
+        def rows_of(ids: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+            # The rows of the matches ``ids`` on each side (unmatched rows have no id).
+            return np.isin(state.e_group, ids), np.isin(state.i_group, ids)
 
+        resolved = exceptions["resolved"].to_numpy(dtype=bool)
+        match_ids = exceptions["match_id"].to_numpy()
         return {
             "matched": (e_matched, i_matched),
-            "matched by hand": (e_manual, i_manual),
-            "exceptions open": exception_rows(open_),
-            "exceptions resolved": exception_rows(closed),
-            "unmatched expected": (~e_matched, np.zeros(len(i_cents), dtype=bool)),
-            "unmatched items": (np.zeros(len(e_cents), dtype=bool), ~i_matched),
+            "matched by hand": rows_of(np.flatnonzero(state.manual_of)),
+            "exceptions open": rows_of(match_ids[~resolved]),
+            "exceptions resolved": rows_of(match_ids[resolved]),
+            "unmatched expected": (~e_matched, np.zeros(len(i_matched), dtype=bool)),
+            "unmatched items": (np.zeros(len(e_matched), dtype=bool), ~i_matched),
             "tied": (state.e_tied & ~e_matched, state.i_tied & ~i_matched),
         }
 

@@ -7,6 +7,7 @@ import itertools
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from decimal import Decimal
+from typing import Any
 
 import numpy as np
 
@@ -29,6 +30,18 @@ class Settings:
     max_candidates: int
     dayfirst: bool | None = None
     exact_references: bool = False
+
+
+def _per_match(position: int, doc: str) -> Any:
+    """A property: column ``position`` of the joined chunks of matches, one value per match."""
+    return property(lambda state: _joined(state._chunks)[position], doc=doc)
+
+
+def _joined(chunks: list[tuple[np.ndarray, ...]]) -> tuple[np.ndarray, ...]:
+    """``chunks`` (tuples of columns) joined into one, kept so until the next is added."""
+    if len(chunks) > 1:
+        chunks[:] = [tuple(np.concatenate(parts) for parts in zip(*chunks, strict=True))]
+    return chunks[0]
 
 
 @dataclass
@@ -54,14 +67,14 @@ class State:
     #: (pass, expected row, item row) of every pair left out as a tie.
     ties: list[tuple[str, int, int]] = field(default_factory=list)
     count: int = 0
-    #: Chunks of (rule code, manual, first expected row, first item row), one per add.
-    _chunks: list[tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]] = field(
-        default_factory=list)
-    _joined: tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray] | None = None
+    #: Chunks of (rule code, manual, first expected row, first item row), one per add (the
+    #: first empty), joined when read.
+    _chunks: list[tuple[np.ndarray, ...]] = field(default_factory=lambda: [(
+        np.zeros(0, np.int64), np.zeros(0, bool), np.zeros(0, np.int64), np.zeros(0, np.int64))])
     #: Chunks of the rows of the matches in ``multi``, flat: (match id, expected row) and
     #: (match id, item row), in the order added; read through :meth:`multi_rows`.
-    _multi_chunks: list[tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]] = field(
-        default_factory=list)
+    _multi_chunks: list[tuple[np.ndarray, ...]] = field(
+        default_factory=lambda: [(np.zeros(0, np.int64),) * 4])
 
     def __post_init__(self) -> None:
         self.e_group = np.full(self.n_expected, -1, dtype=np.int64)
@@ -69,67 +82,27 @@ class State:
         self.e_tied = np.zeros(self.n_expected, dtype=bool)
         self.i_tied = np.zeros(self.n_items, dtype=bool)
 
-    def _arrays(self) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
-        if self._joined is None or len(self._joined[0]) != self.count:
-            if self._chunks:
-                joined = tuple(np.concatenate(parts) for parts in zip(*self._chunks,
-                                                                       strict=True))
-            else:
-                joined = (np.zeros(0, np.int64), np.zeros(0, bool), np.zeros(0, np.int64),
-                          np.zeros(0, np.int64))
-            self._joined = joined  # type: ignore[assignment]
-            self._chunks = [joined] if self._chunks else []  # type: ignore[list-item]
-        assert self._joined is not None
-        return self._joined
-
     @property
     def rule_of(self) -> np.ndarray:
         """The rule name of each match (an object array)."""
-        return np.array(self.rule_names, dtype=object)[self._arrays()[0]]
+        return np.array(self.rule_names, dtype=object)[self.rule_codes]
 
-    @property
-    def rule_codes(self) -> np.ndarray:
-        """The position in :attr:`rule_names` of each match's rule."""
-        return self._arrays()[0]
-
-    @property
-    def manual_of(self) -> np.ndarray:
-        """Whether each match was made by hand."""
-        return self._arrays()[1]
-
-    @property
-    def e_first(self) -> np.ndarray:
-        """The (first) expected row of each match."""
-        return self._arrays()[2]
-
-    @property
-    def i_first(self) -> np.ndarray:
-        """The (first) item row of each match."""
-        return self._arrays()[3]
+    rule_codes = _per_match(0, "The position in :attr:`rule_names` of each match's rule.")
+    manual_of = _per_match(1, "Whether each match was made by hand.")
+    e_first = _per_match(2, "The (first) expected row of each match.")
+    i_first = _per_match(3, "The (first) item row of each match.")
 
     def group(self, group: int) -> tuple[str, bool, tuple[int, ...], tuple[int, ...]]:
         """Match ``group``: (rule, manual, expected rows, item rows)."""
-        codes, manual, e_first, i_first = self._arrays()
+        codes, manual, e_first, i_first = _joined(self._chunks)
         e_set, i_set = self.multi.get(group, ((int(e_first[group]),), (int(i_first[group]),)))
         return self.rule_names[codes[group]], bool(manual[group]), e_set, i_set
 
-    def multi_rows(self) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    def multi_rows(self) -> tuple[np.ndarray, ...]:
         """The rows of the matches in ``multi``, flat (the result frames read them as
         arrays, not group by group): match ids and expected rows, match ids and item rows,
         each in the order of ``multi``."""
-        if not self._multi_chunks:
-            empty = np.zeros(0, np.int64)
-            return empty, empty, empty, empty
-        if len(self._multi_chunks) > 1:
-            self._multi_chunks = [tuple(  # type: ignore[list-item]
-                np.concatenate(parts) for parts in zip(*self._multi_chunks, strict=True))]
-        return self._multi_chunks[0]
-
-    def multi_mask(self) -> np.ndarray:
-        """Per match: whether it is in ``multi`` (more than one row on a side)."""
-        mask = np.zeros(self.count, dtype=bool)
-        mask[np.fromiter(self.multi, dtype=np.int64, count=len(self.multi))] = True
-        return mask
+        return _joined(self._multi_chunks)
 
     def e_live(self) -> np.ndarray:
         return (self.e_group < 0) & ~self.e_tied
@@ -141,10 +114,6 @@ class State:
         if rule not in self.rule_names:
             self.rule_names.append(rule)
         return self.rule_names.index(rule)
-
-    def add(self, rule: str, manual: bool, e_rows: Sequence[int], i_rows: Sequence[int]) -> None:
-        """One match (of one or more rows on each side)."""
-        self.add_groups(rule, manual, [(tuple(e_rows), tuple(i_rows))])
 
     def add_groups(self, rule: str, manual: bool,
                    groups: Sequence[tuple[Sequence[int], Sequence[int]]]) -> None:
