@@ -14,6 +14,7 @@ import pandas as pd
 from paynb.calendar import add_banking_days
 from paynb.frames import to_frame
 from paynb.matching._columns import ITEM_COLUMNS
+from paynb.matching._dates import days_of
 from paynb.matching._rules import banking_index
 
 __all__ = ["PlantedLedger", "expected_ledger"]
@@ -126,17 +127,12 @@ def expected_ledger(items: pd.DataFrame, *, seed: int = 0, missing: int = 5) -> 
         dtype=object)
     cents = (frame["amount"].astype("string").str.replace(".", "", regex=False)
              .astype("int64").to_numpy())
-    def utc_days(column: str) -> pd.Series:
-        # paynb's time columns are UTC; a ledger's own may be zone-less (read as UTC).
-        stamps = pd.to_datetime(frame[column])
-        return stamps.dt.tz_convert(None) if stamps.dt.tz is not None else stamps
-
-    when = utc_days(date_column)
+    dates = days_of(frame[date_column], "items", date_column)
     if "receivedDateTime" in frame.columns:
         # Items not sent (yet), W, I or B, have no send date: the ledger expects them on
         # the day they were received.
-        when = when.fillna(utc_days("receivedDateTime"))
-    dates = when.dt.normalize().to_numpy(dtype="datetime64[D]")
+        unsent = np.isnat(dates)
+        dates[unsent] = days_of(frame["receivedDateTime"], "items", "receivedDateTime")[unsent]
     first = frame["firstSignerFirstName"].astype("string").fillna("").to_numpy(dtype=object)
     last = frame["firstSignerLastName"].astype("string").fillna("").to_numpy(dtype=object)
     refs = frame["yourReferenceNumber"].astype("string").to_numpy(dtype=object)
