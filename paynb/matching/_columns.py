@@ -66,8 +66,6 @@ class Side:
     columns: dict[str, str]
     #: Items only: the kind of item (ach, rcc, payment) of each key.
     kind: str = ""
-    #: The references as a pyarrow array (for the reference pass's hash lookup).
-    references: pa.Array | None = None
 
     def __len__(self) -> int:
         return len(self.norm)
@@ -345,9 +343,8 @@ def _side(frame: pd.DataFrame, columns: dict[str, str], which: str, *, kind: str
     n = len(frame)
     norm = pd.DataFrame({"row": np.arange(n, dtype=np.int64)})
     col = columns.get
-    references = _references(frame[col("reference")], exact_references) \
-        if col("reference") else None
-    norm["reference"] = references.to_pandas() if references is not None else _empty(n)
+    norm["reference"] = _references(frame[col("reference")], exact_references).to_pandas() \
+        if col("reference") else _empty(n)
     # Account keys are finished by :func:`account_keys` once both sides are known.
     norm["account"] = frame[columns["account"]].reset_index(drop=True) if col("account") \
         else _empty(n)
@@ -367,8 +364,7 @@ def _side(frame: pd.DataFrame, columns: dict[str, str], which: str, *, kind: str
     norm["name"] = _empty(n)
     roles = frozenset(role for role in ("reference", "account", "routing", "amount", "date",
                                         "name") if role in columns)
-    return Side(frame=frame, norm=norm, roles=roles, columns=columns, kind=kind,
-                references=references)
+    return Side(frame=frame, norm=norm, roles=roles, columns=columns, kind=kind)
 
 
 def finish_accounts(expected: Side, items: Side) -> bool:

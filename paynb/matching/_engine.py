@@ -11,8 +11,6 @@ from typing import Any
 
 import numpy as np
 import pandas as pd
-import pyarrow as pa
-import pyarrow.compute as pc
 
 from paynb.journal import Journal
 from paynb.matching._columns import Side, check_columns, expected_side, finish_accounts, item_side
@@ -28,7 +26,7 @@ from paynb.matching._rules import (
     Reference,
     Rule,
     _Coded,
-    days,
+    coded,
     tolerance_cents,
 )
 from paynb.matching._run import MatchRun, build_run
@@ -144,42 +142,6 @@ def _run_rule(rule: Rule, coded: tuple[pd.DataFrame, pd.DataFrame], expected: Si
                     accepted["item"].to_numpy(dtype=np.int64))
     state.tie(rule.name, ties)
     logger.debug("pass %s: %d matched, %d tied pairs", rule.name, len(accepted), len(ties))
-
-
-def _codes(left: pa.Array, right: pa.Array) -> tuple[np.ndarray, np.ndarray]:
-    """Integer codes of two text columns over one dictionary (equal texts, equal codes);
-    -1 where missing."""
-    if pa.types.is_large_string(left.type):  # the narrower offsets hash faster
-        left = left.cast(pa.string())
-    encoded = pa.chunked_array([left, right.cast(left.type)]).dictionary_encode()
-    codes = np.concatenate([pc.fill_null(chunk.indices, -1).to_numpy().astype(np.int64)
-                            for chunk in encoded.chunks]) if len(encoded.chunks) else \
-        np.zeros(0, np.int64)
-    return codes[:len(left)], codes[len(left):]
-
-
-def _coded_sides(expected: Side, items: Side, context: Context
-                 ) -> tuple[pd.DataFrame, pd.DataFrame]:
-    """Both sides as :func:`paynb.matching._rules.coded` frames, from Arrow in one pass,
-    without names (:func:`match` reads them for the rows left to the fuzzy rules)."""
-    e_ref, i_ref = ((_codes(expected.references, items.references))
-                    if "reference" in context.roles else
-                    (np.full(len(expected), -1, np.int64), np.full(len(items), -1, np.int64)))
-    keys = context.account_keys()
-    e_acct = np.full(len(expected), 0 if keys else -1, np.int64)
-    i_acct = np.full(len(items), 0 if keys else -1, np.int64)
-    for key in keys:
-        e_code, i_code = _codes(pa.array(expected.norm[key], type=pa.string(), from_pandas=True),
-                                pa.array(items.norm[key], type=pa.string(), from_pandas=True))
-        size = int(max(e_code.max(initial=-1), i_code.max(initial=-1))) + 2
-        # Combined with the codes so far; -1 (missing) stays -1.
-        e_acct = np.where((e_acct < 0) | (e_code < 0), -1, e_acct * size + e_code)
-        i_acct = np.where((i_acct < 0) | (i_code < 0), -1, i_acct * size + i_code)
-    return tuple(pd.DataFrame({  # type: ignore[return-value]
-        "row": np.arange(len(side), dtype=np.int64), "reference": ref, "account": acct,
-        "cents": side.norm["cents"].to_numpy(dtype=np.int64),
-        "day": days(side.norm["date"].to_numpy())})
-        for side, ref, acct in ((expected, e_ref, e_acct), (items, i_ref, i_acct)))
 
 
 def _unique_references(coded: tuple[pd.DataFrame, pd.DataFrame], state: State) -> None:
@@ -498,26 +460,26 @@ def _run(expected: pd.DataFrame, items: pd.DataFrame, settings: Settings, journa
             logger.info("match: the items' account numbers are masked, so accounts compare by "
                         "their last four digits%s", " and the routing number"
                         if "routing" in roles else "")
-        coded = _coded_sides(e_side, i_side, context)
+        coded_sides = coded(e_side.norm, i_side.norm, context)
         state = State(len(e_side), len(i_side))
         stale = _apply_pairs(decisions, e_side, i_side, state)
         bar.step("reference")
-        _unique_references(coded, state)
-        _run_rule(Reference(), coded, e_side, i_side, state, context)
+        _unique_references(coded_sides, state)
+        _run_rule(Reference(), coded_sides, e_side, i_side, state, context)
         bar.step("account+amount+date")
-        _run_rule(AccountAmountDate(), coded, e_side, i_side, state, context)
+        _run_rule(AccountAmountDate(), coded_sides, e_side, i_side, state, context)
         bar.step("fuzzy rules")
         if settings.amount_tolerance > 0:
-            _run_rule(AmountWithin(settings.amount_tolerance), coded, e_side, i_side, state,
+            _run_rule(AmountWithin(settings.amount_tolerance), coded_sides, e_side, i_side, state,
                       context)
         # Names are read only for the rows the passes before left (the amount rule needs none).
         named: list[Rule] = [NameSimilar()] if "name" in roles else []
         names = (_read_names(e_side, i_side, state, own_rules=bool(settings.rules))
                  if named or settings.rules else [])
         for rule in [*named, *settings.rules]:
-            _run_rule(rule, coded, e_side, i_side, state, context, names)
+            _run_rule(rule, coded_sides, e_side, i_side, state, context, names)
         bar.step("splits")
-        _split_pass(coded, state, context, settings.max_parts, settings.max_candidates)
+        _split_pass(coded_sides, state, context, settings.max_parts, settings.max_candidates)
         bar.step("result")
         return build_run(e_side, i_side, state, context, settings, decisions, stale)
     finally:

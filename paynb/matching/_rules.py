@@ -13,6 +13,8 @@ from typing import Protocol, runtime_checkable
 
 import numpy as np
 import pandas as pd
+import pyarrow as pa
+import pyarrow.compute as pc
 
 from paynb._coerce import parse_decimal
 from paynb.calendar import BUSDAY_CALENDAR
@@ -128,16 +130,13 @@ def days(dates: np.ndarray) -> np.ndarray:
     return np.where(np.isnat(dates), NO_DAY, banking_index(dates))
 
 
-def _joint_codes(left: pd.DataFrame, right: pd.DataFrame, on: Sequence[str]
-                 ) -> tuple[np.ndarray, np.ndarray]:
-    """One integer per distinct value of the columns ``on`` over both frames; -1 where
-    any of them is missing."""
-    if not on:
-        return np.full(len(left), -1, np.int64), np.full(len(right), -1, np.int64)
-    both = pd.concat([left[list(on)], right[list(on)]], ignore_index=True)
-    missing = both.isna().any(axis=1).to_numpy()
-    codes, _ = pd.factorize(pd.MultiIndex.from_frame(both.astype(object)))
-    codes = np.where(missing, -1, codes).astype(np.int64)
+def _codes(left: pa.Array, right: pa.Array) -> tuple[np.ndarray, np.ndarray]:
+    """Integer codes of two text columns over one dictionary (equal texts, equal codes);
+    -1 where missing."""
+    encoded = pa.chunked_array([left, right]).dictionary_encode()
+    codes = np.concatenate([pc.fill_null(chunk.indices, -1).to_numpy().astype(np.int64)
+                            for chunk in encoded.chunks]) if len(encoded.chunks) else \
+        np.zeros(0, np.int64)
     return codes[:len(left)], codes[len(left):]
 
 
@@ -147,14 +146,24 @@ def coded(expected: pd.DataFrame, items: pd.DataFrame, context: Context
     rules: ``row``, ``reference`` and ``account`` (the account and routing keys) as codes
     equal on both sides for equal values (-1 when missing), ``cents``, ``day`` (banking
     index, :data:`NO_DAY` when missing) and ``name``. :func:`paynb.match` makes them
-    once for all rows; a rule called on its own makes them here."""
-    e_ref, i_ref = _joint_codes(expected, items, ["reference"])
-    e_acct, i_acct = _joint_codes(expected, items, context.account_keys())
+    once for all rows (Arrow hashes the texts); a rule called on its own makes them here."""
+    codes = {}
+    for column, keys in (("reference", ["reference"]), ("account", context.account_keys())):
+        e_code = np.full(len(expected), 0 if keys else -1, np.int64)
+        i_code = np.full(len(items), 0 if keys else -1, np.int64)
+        for key in keys:
+            e_key, i_key = (_codes(*(pa.array(frame[key], type=pa.string(), from_pandas=True)
+                                     for frame in (expected, items))))
+            size = int(max(e_key.max(initial=-1), i_key.max(initial=-1))) + 2
+            # Combined with the codes so far; -1 (missing) stays -1.
+            e_code = np.where((e_code < 0) | (e_key < 0), -1, e_code * size + e_key)
+            i_code = np.where((i_code < 0) | (i_key < 0), -1, i_code * size + i_key)
+        codes[column] = (e_code, i_code)
     return tuple(pd.DataFrame({  # type: ignore[return-value]
-        "row": frame["row"].to_numpy(dtype=np.int64), "reference": ref, "account": acct,
-        "cents": frame["cents"].to_numpy(dtype=np.int64),
+        "row": frame["row"].to_numpy(dtype=np.int64), "reference": codes["reference"][side],
+        "account": codes["account"][side], "cents": frame["cents"].to_numpy(dtype=np.int64),
         "day": days(frame["date"].to_numpy()), "name": frame["name"].to_numpy(dtype=object)})
-        for frame, ref, acct in ((expected, e_ref, e_acct), (items, i_ref, i_acct)))
+        for side, frame in enumerate((expected, items)))
 
 
 def _int_join(expected: pd.DataFrame, items: pd.DataFrame, on: Sequence[str],
