@@ -18,7 +18,7 @@ import pyarrow.compute as pc
 
 from paynb._coerce import parse_decimal
 from paynb._kinds import KINDS
-from paynb.matching._dates import days_of, row_label
+from paynb.matching._dates import arrow_text, days_of, row_label
 
 __all__ = ["ITEM_COLUMNS", "ROLES", "Side", "expected_side", "item_side"]
 
@@ -76,11 +76,9 @@ class Side:
         column = self.columns.get("name")
         if column is None:
             return None
-        needed = [column] if column in self.frame.columns else list(_SIGNER)
-        chosen = self.frame[needed].iloc[rows]
         if column in self.frame.columns:
-            return chosen[column]
-        first, last = (chosen[c].astype("string").fillna("") for c in _SIGNER)
+            return self.frame[column].iloc[rows]
+        first, last = (self.frame[c].iloc[rows].astype("string").fillna("") for c in _SIGNER)
         return (first + " " + last).str.strip()
 
     def names_at(self, rows: np.ndarray) -> pa.Array | None:
@@ -142,10 +140,9 @@ def check_columns(expected: pd.DataFrame, columns: Mapping[str, str]) -> dict[st
     if not isinstance(columns, Mapping):
         raise TypeError("columns must map roles to column names, like "
                         "{'amount': 'Amount', 'date': 'Due date'}")
-    checked: dict[str, str] = {}
     for role, column in columns.items():
         _check_role("columns", role, column, ROLES, expected, "expected")
-        checked[role] = column
+    checked = dict(columns)
     if "amount" not in checked:
         raise ValueError("columns: the 'amount' role is required (the column of the "
                          "expected amounts)")
@@ -246,11 +243,6 @@ def amount_cents(frame: pd.DataFrame, column: str, which: str = "expected") -> n
 # Text columns go through pyarrow compute (vectorised, RE2), not Python's re per value, and
 # back with to_pandas() (a numpy object array assigned to a frame is inferred value by value).
 
-def _arrow_text(values: pd.Series) -> pa.Array:
-    array = pa.array(values.astype("string[pyarrow]").array)
-    return array.combine_chunks() if isinstance(array, pa.ChunkedArray) else array
-
-
 def _blank_to_null(array: pa.Array) -> pa.Array:
     return pc.if_else(pc.equal(array, ""), pa.scalar(None, pa.string()), array)
 
@@ -258,7 +250,7 @@ def _blank_to_null(array: pa.Array) -> pa.Array:
 def _references(values: pd.Series, exact: bool) -> pa.Array:
     """References as compared: trimmed and lower case (``" ab-1 "`` is ``"AB-1"``), or as
     written when ``exact``; blank (empty or only spaces) is no reference either way."""
-    text = _arrow_text(values)
+    text = arrow_text(values)
     trimmed = pc.utf8_trim_whitespace(text)
     if exact:
         return pc.if_else(pc.equal(trimmed, ""), pa.scalar(None, pa.string()), text)
@@ -272,7 +264,7 @@ def _all_digits(array: pa.Array) -> bool:
 def _number_digits(values: pd.Series) -> pa.Array:
     """The digits of each value (a number a CSV reader made a float loses its ``.0``).
     Columns of digits only, the usual case, skip the regular expressions."""
-    text = _arrow_text(values)
+    text = arrow_text(values)
     if _all_digits(text):
         return _blank_to_null(text)
     text = pc.replace_substring_regex(text, r"\.0$", "")
@@ -282,7 +274,7 @@ def _number_digits(values: pd.Series) -> pa.Array:
 def _account_keys(values: pd.Series, last_four: bool) -> pd.Series:
     if last_four:
         # Masked items show ****6789: only the last four digits can be compared.
-        tail = pc.utf8_slice_codeunits(_arrow_text(values), -4)
+        tail = pc.utf8_slice_codeunits(arrow_text(values), -4)
         if not _all_digits(tail):
             tail = pc.utf8_slice_codeunits(_number_digits(values), -4)
         return pc.utf8_lpad(_blank_to_null(tail), 4, "0").to_pandas()
@@ -291,7 +283,7 @@ def _account_keys(values: pd.Series, last_four: bool) -> pd.Series:
 
 
 def _names(values: pd.Series) -> pa.Array:
-    text = pc.replace_substring_regex(pc.utf8_lower(_arrow_text(values)), r"\s+", " ")
+    text = pc.replace_substring_regex(pc.utf8_lower(arrow_text(values)), r"\s+", " ")
     return _blank_to_null(pc.utf8_trim_whitespace(text))
 
 

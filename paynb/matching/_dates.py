@@ -13,7 +13,7 @@ import pandas as pd
 import pyarrow as pa
 import pyarrow.compute as pc
 
-__all__ = ["ACCEPTED", "check_dayfirst", "days_of", "row_label"]
+__all__ = ["ACCEPTED", "arrow_text", "check_dayfirst", "days_of", "row_label"]
 
 #: What the error for a value that is no date lists.
 ACCEPTED = ("2026-11-19 (ISO 8601, a time and zone allowed), 2026/11/19, 20261119, "
@@ -72,17 +72,21 @@ def days_of(values: pd.Series, which: str, column: str, dayfirst: bool | None = 
     return _general_days(values, which, column, dayfirst)
 
 
+def arrow_text(values: pd.Series) -> pa.Array:
+    """``values`` as one Arrow string array (for pyarrow compute: vectorised, RE2)."""
+    array = pa.array(values.astype("string[pyarrow]").array)
+    return array.combine_chunks() if isinstance(array, pa.ChunkedArray) else array
+
+
 def _iso_days(values: pd.Series) -> np.ndarray | None:
     """Text dates all written ``YYYY-MM-DD`` (as exports and ``to_csv`` write them), read
     by Arrow at once; None for anything else."""
     if not (pd.api.types.is_string_dtype(values.dtype) or values.dtype == object):
         return None
     try:
-        text = pa.array(values.astype("string[pyarrow]").array)
+        text = arrow_text(values)
     except (pa.ArrowInvalid, pa.ArrowTypeError, TypeError):
         return None
-    if isinstance(text, pa.ChunkedArray):
-        text = text.combine_chunks()
     if text.null_count == len(text) or not pc.all(
             pc.match_substring_regex(text, r"^\d{4}-\d{2}-\d{2}$")).as_py():
         return None

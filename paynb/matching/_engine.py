@@ -42,8 +42,8 @@ PROGRESS_ROWS = 100_000
 #: The steps the progress bar counts.
 _STEPS = ("reading", "reference", "account+amount+date", "fuzzy rules", "splits", "result")
 
-#: Rule names of the passes that are not rules.
-MANUAL, SPLIT, COMBINED = "manual", "split", "combined"
+#: Rule names of the passes that are not rules (manual pairs keep their decision's method).
+SPLIT, COMBINED = "split", "combined"
 
 
 # --------------------------------------------------------------------------- arguments

@@ -133,9 +133,8 @@ class _Frames:
         state, e_norm, i_norm = self._state, self._expected.norm, self._items.norm
         count = state.count
         e_cents, i_cents = self.cents()
-        e_sum, i_sum = sums
         # Per match: items minus expected, summed over its rows.
-        group_difference = i_sum - e_sum
+        group_difference = sums[1] - sums[0]
         match_ids = np.arange(count, dtype=np.int64)
         e_rows, i_rows = state.e_first, state.i_first
         if state.multi:
@@ -174,7 +173,7 @@ class _Frames:
             references[name] = (side.frame[column].take(rows).astype("string")
                                 .reset_index(drop=True) if column else
                                 pd.Series(pd.NA, index=range(len(rows)), dtype="string"))
-        frame = pd.DataFrame({
+        return pd.DataFrame({
             "match_id": match_ids,
             # Codes into the few rule names: a categorical, not 100,000 strings.
             "rule": pd.Categorical.from_codes(state.rule_codes[match_ids],
@@ -194,7 +193,6 @@ class _Frames:
             **{column: items[column].take(i_rows).reset_index(drop=True)
                for column in ("itemStatus", "bankAccountNumber") if column in items.columns},
         })
-        return frame
 
     def _item_status(self) -> tuple[np.ndarray, np.ndarray]:
         """Whether each item was returned (or is invalid, blocked), whether voided."""
