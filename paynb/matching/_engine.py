@@ -286,10 +286,8 @@ def _split_pass(coded: tuple[pd.DataFrame, pd.DataFrame], state: State, context:
     # A row in two proposals (one line, two ways to make its sum) is a tie, not a match.
     # Counted over all proposals at once; only the rows used twice (usually none) are
     # looked at proposal by proposal.
-    e_uses = Counter(itertools.chain.from_iterable(p[1] for p in proposals))
-    i_uses = Counter(itertools.chain.from_iterable(p[2] for p in proposals))
-    e_twice = {e for e, uses in e_uses.items() if uses > 1}
-    i_twice = {i for i, uses in i_uses.items() if uses > 1}
+    e_twice, i_twice = ({row for row, uses in Counter(itertools.chain.from_iterable(
+        p[side] for p in proposals)).items() if uses > 1} for side in (1, 2))
     accepted: dict[str, list[tuple[tuple[int, ...], tuple[int, ...]]]] = {SPLIT: [],
                                                                            COMBINED: []}
     for kind, e_set, i_set in proposals:
@@ -347,27 +345,21 @@ def _apply_pairs(decisions: list[dict[str, Any]], expected: Side, items: Side,
 # --------------------------------------------------------------------------- match
 
 class _Progress:
-    """A tqdm.auto bar over the steps of one run, or nothing when it is off."""
+    """A tqdm.auto bar over the steps of one run (disabled when off)."""
 
     def __init__(self, progress: bool | None, rows: int) -> None:
         if progress is not None and not isinstance(progress, bool):
             raise TypeError(f"progress must be True, False or None, got {progress!r}")
-        self._bar = None
-        if progress or (progress is None and rows >= PROGRESS_ROWS):
-            from tqdm.auto import tqdm
+        from tqdm.auto import tqdm
 
-            self._bar = tqdm(total=len(_STEPS), desc="matching", unit="step", leave=False)
+        on = progress or (progress is None and rows >= PROGRESS_ROWS)
+        self.bar = tqdm(total=len(_STEPS), desc="matching", unit="step", leave=False,
+                        disable=not on)
 
     def step(self, name: str) -> None:
         """``name`` (one of :data:`_STEPS`) starts; the one before it is done."""
-        if self._bar is not None:
-            self._bar.n = _STEPS.index(name)
-            self._bar.set_postfix_str(name)
-
-    def close(self) -> None:
-        if self._bar is not None:
-            self._bar.close()
-
+        self.bar.n = _STEPS.index(name)
+        self.bar.set_postfix_str(name)
 
 
 def match(expected: pd.DataFrame, items: pd.DataFrame, *, columns: Mapping[str, str],
@@ -483,4 +475,4 @@ def _run(expected: pd.DataFrame, items: pd.DataFrame, settings: Settings, journa
         bar.step("result")
         return build_run(e_side, i_side, state, context, settings, decisions, stale)
     finally:
-        bar.close()
+        bar.bar.close()

@@ -22,17 +22,18 @@ from paynb.calendar import BUSDAY_CALENDAR
 _ORIGIN = np.datetime64("1970-01-01", "D")
 
 
-def banking_index(dates: np.ndarray) -> np.ndarray:
+def banking_index(dates: np.ndarray, missing: int = -1) -> np.ndarray:
     """Banking days from an origin to each date (inclusive), so that the difference of two
-    indexes is :func:`paynb.calendar.banking_days_between` of their dates; -1 for NaT."""
+    indexes is :func:`paynb.calendar.banking_days_between` of their dates; ``missing``
+    for NaT."""
     dates = np.asarray(dates, dtype="datetime64[D]")
-    missing = np.isnat(dates)
-    filled = np.where(missing, _ORIGIN, dates)
+    absent = np.isnat(dates)
+    filled = np.where(absent, _ORIGIN, dates)
     # A ledger spans a few hundred distinct days: count those, not every row's.
     codes, days = pd.factorize(filled.view(np.int64))
     ends = days.astype("datetime64[D]") + np.timedelta64(1, "D")
     index = np.busday_count(_ORIGIN, ends, busdaycal=BUSDAY_CALENDAR)[codes]
-    return np.where(missing, -1, index).astype(np.int64)
+    return np.where(absent, missing, index).astype(np.int64)
 
 __all__ = ["AccountAmountDate", "AmountWithin", "Context", "NameSimilar", "Reference", "Rule"]
 
@@ -56,7 +57,8 @@ class Context:
         """Banking days from each expected date to the item date beside it (negative when the
         item came first); a large number where a date is missing, 0 when dates are not
         compared (no ``date`` role)."""
-        return day_gaps(days(expected_dates), days(item_dates), self)
+        e_days, i_days = banking_index(expected_dates, NO_DAY), banking_index(item_dates, NO_DAY)
+        return day_gaps(e_days, i_days, self)
 
     def within(self, expected_dates: np.ndarray, item_dates: np.ndarray) -> np.ndarray:
         """Whether each pair of dates is within the window."""
@@ -124,12 +126,6 @@ def day_gaps(e_days: np.ndarray, i_days: np.ndarray, context: Context) -> np.nda
     return np.where(present, i_days - e_days, _FAR)
 
 
-def days(dates: np.ndarray) -> np.ndarray:
-    """The banking index of each date, :data:`NO_DAY` for NaT."""
-    dates = np.asarray(dates, dtype="datetime64[D]")
-    return np.where(np.isnat(dates), NO_DAY, banking_index(dates))
-
-
 def _codes(left: pa.Array, right: pa.Array) -> tuple[np.ndarray, np.ndarray]:
     """Integer codes of two text columns over one dictionary (equal texts, equal codes);
     -1 where missing."""
@@ -162,7 +158,8 @@ def coded(expected: pd.DataFrame, items: pd.DataFrame, context: Context
     return tuple(pd.DataFrame({  # type: ignore[return-value]
         "row": frame["row"].to_numpy(dtype=np.int64), "reference": codes["reference"][side],
         "account": codes["account"][side], "cents": frame["cents"].to_numpy(dtype=np.int64),
-        "day": days(frame["date"].to_numpy()), "name": frame["name"].to_numpy(dtype=object)})
+        "day": banking_index(frame["date"].to_numpy(), NO_DAY),
+        "name": frame["name"].to_numpy(dtype=object)})
         for side, frame in enumerate((expected, items)))
 
 

@@ -121,15 +121,12 @@ class State:
         if not groups:
             return
         first, n = self.count, len(groups)
-        e_sets = [tuple(int(r) for r in g[0]) for g in groups]
-        i_sets = [tuple(int(r) for r in g[1]) for g in groups]
+        e_sets, i_sets = ([tuple(int(r) for r in g[side]) for g in groups] for side in (0, 1))
         # Flat (match id, row) arrays of all the groups' rows, made once, not row by row.
-        e_len = np.fromiter(map(len, e_sets), dtype=np.int64, count=n)
-        i_len = np.fromiter(map(len, i_sets), dtype=np.int64, count=n)
-        e_all = np.fromiter(itertools.chain.from_iterable(e_sets), dtype=np.int64,
-                            count=int(e_len.sum()))
-        i_all = np.fromiter(itertools.chain.from_iterable(i_sets), dtype=np.int64,
-                            count=int(i_len.sum()))
+        e_len, i_len = (np.fromiter(map(len, sets), dtype=np.int64, count=n)
+                        for sets in (e_sets, i_sets))
+        e_all, i_all = (np.fromiter(itertools.chain.from_iterable(sets), dtype=np.int64)
+                        for sets in (e_sets, i_sets))
         ids = np.arange(first, first + n, dtype=np.int64)
         e_ids, i_ids = np.repeat(ids, e_len), np.repeat(ids, i_len)
         several = (e_len > 1) | (i_len > 1)
