@@ -149,8 +149,6 @@ def check_columns(expected: pd.DataFrame, columns: Mapping[str, str]) -> dict[st
     return checked
 
 
-# --------------------------------------------------------------------------- amounts
-
 def _bad_amount(frame: pd.DataFrame, column: str, position: int, value: Any, why: str,
                 which: str) -> ValueError:
     return ValueError(f"{which} {row_label(frame, position)}, column {column!r}: "
@@ -237,8 +235,6 @@ def amount_cents(frame: pd.DataFrame, column: str, which: str = "expected") -> n
     return np.fromiter((_decimal_cents(v, frame, column, i, which) for i, v in enumerate(raw)),
                        dtype=np.int64, count=len(raw))
 
-
-# --------------------------------------------------------------------------- other roles
 
 # Text columns go through pyarrow compute (vectorised, RE2), not Python's re per value, and
 # back with to_pandas() (a numpy object array assigned to a frame is inferred value by value).

@@ -46,8 +46,6 @@ _STEPS = ("reading", "reference", "account+amount+date", "fuzzy rules", "splits"
 SPLIT, COMBINED = "split", "combined"
 
 
-# --------------------------------------------------------------------------- arguments
-
 def _whole(value: Any, name: str, minimum: int) -> int:
     if isinstance(value, bool) or not isinstance(value, int | np.integer) or value < minimum:
         raise ValueError(f"{name} must be a whole number >= {minimum}, got {value!r}")
@@ -65,8 +63,6 @@ def _checked_rules(rules: Iterable[Rule]) -> tuple[Rule, ...]:
                             "a candidates(expected, items, context) method")
     return checked
 
-
-# --------------------------------------------------------------------------- resolving
 
 def resolve(candidates: pd.DataFrame) -> tuple[pd.DataFrame, list[tuple[int, int]]]:
     """Accepted pairs (each side the other's only best) and the tied pairs.
@@ -148,13 +144,11 @@ def _unique_references(coded: tuple[pd.DataFrame, pd.DataFrame], state: State) -
     """The bulk of the reference pass as integer work: a reference that appears once on
     each side is a match. References repeated on a side are left to the general pass
     (where they tie)."""
-    e_codes = coded[0]["reference"].to_numpy()
-    i_codes = coded[1]["reference"].to_numpy()
-    e_open = state.e_live() & (e_codes >= 0)
-    i_open = state.i_live() & (i_codes >= 0)
+    e_codes, i_codes = (frame["reference"].to_numpy() for frame in coded)
+    e_open, i_open = state.e_live() & (e_codes >= 0), state.i_live() & (i_codes >= 0)
     size = int(max(e_codes.max(initial=-1), i_codes.max(initial=-1))) + 1
-    e_count = np.bincount(e_codes[e_open], minlength=size)
-    i_count = np.bincount(i_codes[i_open], minlength=size)
+    e_count, i_count = (np.bincount(codes[open_], minlength=size)
+                        for codes, open_ in ((e_codes, e_open), (i_codes, i_open)))
     item_of = np.full(size, -1, dtype=np.int64)
     item_of[i_codes[i_open]] = np.flatnonzero(i_open)
     e_rows = np.flatnonzero(e_open)
@@ -162,8 +156,6 @@ def _unique_references(coded: tuple[pd.DataFrame, pd.DataFrame], state: State) -
     simple = (e_count[wanted] == 1) & (i_count[wanted] == 1)
     state.add_pairs(Reference.name, e_rows[simple], item_of[wanted[simple]])
 
-
-# --------------------------------------------------------------------------- splits
 
 def _searches(ones: pd.DataFrame, many: pd.DataFrame, window: int, max_parts: int,
               max_candidates: int) -> Iterator[tuple[int, list[tuple[int, ...]]]]:
@@ -320,8 +312,6 @@ def _read_names(expected: Side, items: Side, state: State, *, own_rules: bool
     return names
 
 
-# --------------------------------------------------------------------------- decisions
-
 def _apply_pairs(decisions: list[dict[str, Any]], expected: Side, items: Side,
                  state: State) -> list[dict[str, Any]]:
     """Make the manual pairs of ``decisions``; returns those that could not be applied."""
@@ -341,8 +331,6 @@ def _apply_pairs(decisions: list[dict[str, Any]], expected: Side, items: Side,
         state.add_groups(decision["method"], True, [(e_set, i_set)])  # type: ignore[list-item]
     return stale
 
-
-# --------------------------------------------------------------------------- match
 
 class _Progress:
     """A tqdm.auto bar over the steps of one run (disabled when off)."""

@@ -119,13 +119,12 @@ class _Frames:
         state = self._state
         e_cents, i_cents = self.cents()
         e_sum, i_sum = e_cents[state.e_first], i_cents[state.i_first]
-        if state.multi:
-            e_ids, e_rows, i_ids, i_rows = state.multi_rows()
-            groups = np.fromiter(state.multi, dtype=np.int64, count=len(state.multi))
-            e_sum[groups] = 0
-            i_sum[groups] = 0
-            np.add.at(e_sum, e_ids, e_cents[e_rows])
-            np.add.at(i_sum, i_ids, i_cents[i_rows])
+        # The matches of several rows: summed over them.
+        e_ids, e_rows, i_ids, i_rows = state.multi_rows()
+        groups = np.fromiter(state.multi, dtype=np.int64, count=len(state.multi))
+        e_sum[groups], i_sum[groups] = 0, 0
+        np.add.at(e_sum, e_ids, e_cents[e_rows])
+        np.add.at(i_sum, i_ids, i_cents[i_rows])
         return e_sum, i_sum
 
     def matched(self, sums: tuple[np.ndarray, np.ndarray]) -> pd.DataFrame:
@@ -142,10 +141,8 @@ class _Frames:
             # (part k of a match takes row k of a side with several, else its only row).
             e_ids, e_flat, i_ids, i_flat = state.multi_rows()
             groups = np.fromiter(state.multi, dtype=np.int64, count=len(state.multi))
-            e_n = np.bincount(e_ids, minlength=count)[groups]
-            i_n = np.bincount(i_ids, minlength=count)[groups]
-            e_at = np.searchsorted(e_ids, groups)
-            i_at = np.searchsorted(i_ids, groups)
+            e_n, i_n = (np.bincount(ids, minlength=count)[groups] for ids in (e_ids, i_ids))
+            e_at, i_at = np.searchsorted(e_ids, groups), np.searchsorted(i_ids, groups)
             extra = np.maximum(e_n, i_n) - 1
             owner = np.repeat(np.arange(len(groups)), extra)
             part = np.arange(len(owner)) - np.repeat(np.cumsum(extra) - extra, extra) + 1
@@ -161,8 +158,7 @@ class _Frames:
             placed = starts[extra_ids] + part
             e_rows, i_rows = np.repeat(e_rows, sizes), np.repeat(i_rows, sizes)
             e_rows[placed], i_rows[placed] = extra_e, extra_i
-        e_dates = e_norm["date"].to_numpy()[e_rows]
-        i_dates = i_norm["date"].to_numpy()[i_rows]
+        e_dates, i_dates = e_norm["date"].to_numpy()[e_rows], i_norm["date"].to_numpy()[i_rows]
         present = ~(np.isnat(e_dates) | np.isnat(i_dates))
         gaps = banking_index(i_dates) - banking_index(e_dates)
         items = self._items.frame
@@ -371,10 +367,8 @@ class _Frames:
             ids = self._items.frame[self._items.columns["id"]].to_numpy(dtype=object)
             labels = self._expected.frame.index.to_numpy()
             for _, e, i in self._state.ties:
-                if which == "expected":
-                    others.setdefault(e, []).append(str(ids[i]))
-                else:
-                    others.setdefault(i, []).append(str(labels[e]))
+                row, other = (e, ids[i]) if which == "expected" else (i, labels[e])
+                others.setdefault(row, []).append(str(other))
             # A tied row is never matched afterwards, so it is among ``rows``.
             positions = np.searchsorted(rows, list(others))
             for position, names in zip(positions.tolist(), others.values(), strict=True):
@@ -387,8 +381,7 @@ class _Frames:
     def ties(self) -> pd.DataFrame:
         """The pairs left out because another was equally good."""
         ties = self._state.ties
-        e_rows = np.array([t[1] for t in ties], dtype=np.int64)
-        i_rows = np.array([t[2] for t in ties], dtype=np.int64)
+        e_rows, i_rows = (np.array([t[k] for t in ties], dtype=np.int64) for k in (1, 2))
         return pd.DataFrame({
             "rule": pd.Series([t[0] for t in ties], dtype="string"),
             "expected_row": self._expected.frame.index.to_numpy()[e_rows],
