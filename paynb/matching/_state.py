@@ -136,21 +136,21 @@ class State:
             e_mask, i_mask = np.repeat(several, e_len), np.repeat(several, i_len)
             self._multi_chunks.append((e_ids[e_mask], e_all[e_mask], i_ids[i_mask],
                                        i_all[i_mask]))
-        self._chunks.append((np.full(n, self._code(rule), dtype=np.int64),
-                             np.full(n, manual, dtype=bool),
-                             e_all[np.cumsum(e_len) - e_len], i_all[np.cumsum(i_len) - i_len]))
-        self.count += n
+        # Each match by its first rows, then every row to its match.
+        self.add_pairs(rule, e_all[np.cumsum(e_len) - e_len], i_all[np.cumsum(i_len) - i_len],
+                       manual)
         self.e_group[e_all] = e_ids
         self.i_group[i_all] = i_ids
 
-    def add_pairs(self, rule: str, e_rows: np.ndarray, i_rows: np.ndarray) -> None:
+    def add_pairs(self, rule: str, e_rows: np.ndarray, i_rows: np.ndarray,
+                  manual: bool = False) -> None:
         """Many one-to-one matches at once (the bulk of every run)."""
         n = len(e_rows)
         if not n:
             return
         ids = np.arange(self.count, self.count + n, dtype=np.int64)
         self._chunks.append((np.full(n, self._code(rule), dtype=np.int64),
-                             np.zeros(n, dtype=bool), np.asarray(e_rows, dtype=np.int64),
+                             np.full(n, manual, dtype=bool), np.asarray(e_rows, dtype=np.int64),
                              np.asarray(i_rows, dtype=np.int64)))
         self.count += n
         self.e_group[e_rows] = ids
