@@ -318,8 +318,7 @@ def _apply_pairs(decisions: list[dict[str, Any]], expected: Side, items: Side,
     pairs = [d for d in decisions if d["action"] == "pair"]
     if not pairs:
         return []
-    e_rows = {key: row for row, key in enumerate(expected.keys)}
-    i_rows = {key: row for row, key in enumerate(items.keys)}
+    e_rows, i_rows = ({key: row for row, key in enumerate(side.keys)} for side in (expected, items))
     stale = []
     for decision in pairs:
         e_set = [e_rows.get(key) for key in decision["expected"]]
@@ -333,21 +332,27 @@ def _apply_pairs(decisions: list[dict[str, Any]], expected: Side, items: Side,
 
 
 class _Progress:
-    """A tqdm.auto bar over the steps of one run (disabled when off)."""
+    """A tqdm.auto bar over the steps of one run, or nothing when it is off (tqdm.auto,
+    which looks for ipywidgets, is imported only then)."""
 
     def __init__(self, progress: bool | None, rows: int) -> None:
         if progress is not None and not isinstance(progress, bool):
             raise TypeError(f"progress must be True, False or None, got {progress!r}")
-        from tqdm.auto import tqdm
+        self._bar = None
+        if progress or (progress is None and rows >= PROGRESS_ROWS):
+            from tqdm.auto import tqdm
 
-        on = progress or (progress is None and rows >= PROGRESS_ROWS)
-        self.bar = tqdm(total=len(_STEPS), desc="matching", unit="step", leave=False,
-                        disable=not on)
+            self._bar = tqdm(total=len(_STEPS), desc="matching", unit="step", leave=False)
 
     def step(self, name: str) -> None:
         """``name`` (one of :data:`_STEPS`) starts; the one before it is done."""
-        self.bar.n = _STEPS.index(name)
-        self.bar.set_postfix_str(name)
+        if self._bar is not None:
+            self._bar.n = _STEPS.index(name)
+            self._bar.set_postfix_str(name)
+
+    def close(self) -> None:
+        if self._bar is not None:
+            self._bar.close()
 
 
 def match(expected: pd.DataFrame, items: pd.DataFrame, *, columns: Mapping[str, str],
@@ -424,15 +429,14 @@ def _run(expected: pd.DataFrame, items: pd.DataFrame, settings: Settings, journa
          progress: bool | None) -> MatchRun:
     """One run of the passes over ``expected`` and ``items``, with the decisions
     ``journal`` holds now (again after each decision taken on the result)."""
-    checked = settings.columns
     decisions = journal.match_decisions.in_force(settings.ledger)
     bar = _Progress(progress, len(expected) + len(items))
     try:
         bar.step("reading")
-        e_side = expected_side(expected, checked, dayfirst=settings.dayfirst,
+        e_side = expected_side(expected, settings.columns, dayfirst=settings.dayfirst,
                                exact_references=settings.exact_references)
-        i_side = item_side(items, settings.item_columns, checked, dayfirst=settings.dayfirst,
-                           exact_references=settings.exact_references)
+        i_side = item_side(items, settings.item_columns, settings.columns,
+                           dayfirst=settings.dayfirst, exact_references=settings.exact_references)
         last_four = finish_accounts(e_side, i_side)
         roles = frozenset((e_side.roles & i_side.roles) | {"amount"})
         context = Context(date_window=settings.date_window, last_four=last_four, roles=roles)
@@ -463,4 +467,4 @@ def _run(expected: pd.DataFrame, items: pd.DataFrame, settings: Settings, journa
         bar.step("result")
         return build_run(e_side, i_side, state, context, settings, decisions, stale)
     finally:
-        bar.bar.close()
+        bar.close()

@@ -100,9 +100,7 @@ class Rule(Protocol):
 
 def no_pairs() -> pd.DataFrame:
     """An empty answer of a rule."""
-    return pd.DataFrame({"expected": np.array([], dtype=np.int64),
-                         "item": np.array([], dtype=np.int64),
-                         "score": np.array([], dtype=np.float64)})
+    return _answer(pd.DataFrame({"row_e": [], "row_i": []}), 0.0)
 
 
 def _answer(pairs: pd.DataFrame, score: np.ndarray | float) -> pd.DataFrame:

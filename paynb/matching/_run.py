@@ -226,18 +226,16 @@ class _Frames:
         i_first = state.i_first
         # Per match, vectorised over the one-to-one ones; the few others by their rows.
         e_sum, i_sum = sums
-        returned = item_returned[i_first]
-        voided = item_voided[i_first]
+        returned, voided = item_returned[i_first], item_voided[i_first]
         if state.multi:
             _, _, i_ids, i_rows = state.multi_rows()
             returned[i_ids[item_returned[i_rows]]] = True
             voided[i_ids[item_voided[i_rows]]] = True
-        differs = i_sum != e_sum
         labels = self._expected.frame.index.to_numpy()
 
         # The exceptions as flat arrays (match id, reason's position in REASONS, detail),
         # ordered by match, then reason: no frame per reason to concatenate and sort.
-        found = [np.flatnonzero(flags) for flags in (returned, voided, differs)]
+        found = [np.flatnonzero(flags) for flags in (returned, voided, i_sum != e_sum)]
         # Each match's returned items; the texts made for all of them at once.
         parts = [[int(i_first[g])] if g not in state.multi else
                  [i for i in state.multi[g][1] if item_returned[i]] for g in found[0].tolist()]
