@@ -295,11 +295,9 @@ def item_side(items: pd.DataFrame, overrides: Mapping[str, str] | None = None,
     side) must be found: a role silently left out would change what matches."""
     if not isinstance(items, pd.DataFrame):
         raise TypeError(f"items must be a paynb item DataFrame, not {type(items).__name__}")
-    columns: dict[str, str] = {}
-    for role, candidates in ITEM_COLUMNS.items():
-        found = next((c for c in candidates if c in items.columns), None)
-        if found is not None:
-            columns[role] = found
+    # Per role, the first of its usual columns the frame has.
+    columns = {role: found for role, candidates in ITEM_COLUMNS.items()
+               if (found := next((c for c in candidates if c in items.columns), None))}
     for role, column in (overrides or {}).items():
         _check_role("item_columns", role, column, ITEM_COLUMNS, items, "items")
         columns[role] = column

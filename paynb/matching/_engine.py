@@ -280,8 +280,7 @@ def _split_pass(coded: tuple[pd.DataFrame, pd.DataFrame], state: State, context:
     # looked at proposal by proposal.
     e_twice, i_twice = ({row for row, uses in Counter(itertools.chain.from_iterable(
         p[side] for p in proposals)).items() if uses > 1} for side in (1, 2))
-    accepted: dict[str, list[tuple[tuple[int, ...], tuple[int, ...]]]] = {SPLIT: [],
-                                                                           COMBINED: []}
+    accepted: dict[str, list[tuple[tuple[int, ...], tuple[int, ...]]]] = {SPLIT: [], COMBINED: []}
     for kind, e_set, i_set in proposals:
         if e_twice.isdisjoint(e_set) and i_twice.isdisjoint(i_set):
             accepted[kind].append((e_set, i_set))
