@@ -27,17 +27,5 @@ from paynb.matching._rules import (
     Rule,
 )
 
-__all__ = [
-    "ITEM_COLUMNS",
-    "ROLES",
-    "AccountAmountDate",
-    "AmountWithin",
-    "Context",
-    "MatchResult",
-    "NameSimilar",
-    "PlantedLedger",
-    "Reference",
-    "Rule",
-    "expected_ledger",
-    "match",
-]
+__all__ = ["ITEM_COLUMNS", "ROLES", "AccountAmountDate", "AmountWithin", "Context", "MatchResult",
+           "NameSimilar", "PlantedLedger", "Reference", "Rule", "expected_ledger", "match"]

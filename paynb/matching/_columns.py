@@ -1,17 +1,14 @@
 """The two sides as matching sees them: checked column mapping, exact cents, dates, keys.
 
-Both the analyst's expected ledger and the paynb item frame become a *side*: a
-DataFrame with one row per input row and the columns ``row`` (position in the
-input), ``reference``, ``account``, ``routing``, ``cents`` (exact amount as an
-int64 count of cents), ``date`` (``datetime64[D]``) and ``name``. Rules
-(:class:`paynb.matching.Rule`) receive sides.
-"""
+Both the expected ledger and the item frame become a :class:`Side`, whose ``norm`` frame
+has the columns :class:`paynb.matching.Rule` describes."""
 
 from __future__ import annotations
 
 import logging
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
+from functools import cached_property
 from typing import Any
 
 import numpy as np
@@ -21,7 +18,7 @@ import pyarrow.compute as pc
 
 from paynb._coerce import parse_decimal
 from paynb._kinds import KINDS
-from paynb.matching._dates import days_of, row_label
+from paynb.matching._dates import arrow_text, days_of, row_label
 
 __all__ = ["ITEM_COLUMNS", "ROLES", "Side", "expected_side", "item_side"]
 
@@ -67,11 +64,8 @@ class Side:
     roles: frozenset[str]
     #: Input column of each role (items: the paynb column used).
     columns: dict[str, str]
-    _keys: np.ndarray | None = None
     #: Items only: the kind of item (ach, rcc, payment) of each key.
     kind: str = ""
-    #: The references as a pyarrow array (for the reference pass's hash lookup).
-    references: pa.Array | None = None
 
     def __len__(self) -> int:
         return len(self.norm)
@@ -82,11 +76,9 @@ class Side:
         column = self.columns.get("name")
         if column is None:
             return None
-        needed = [column] if column in self.frame.columns else list(_SIGNER)
-        chosen = self.frame[needed].iloc[rows]
         if column in self.frame.columns:
-            return chosen[column]
-        first, last = (chosen[c].astype("string").fillna("") for c in _SIGNER)
+            return self.frame[column].iloc[rows]
+        first, last = (self.frame[c].iloc[rows].astype("string").fillna("") for c in _SIGNER)
         return (first + " " + last).str.strip()
 
     def names_at(self, rows: np.ndarray) -> pa.Array | None:
@@ -102,21 +94,14 @@ class Side:
         if found is None:
             return
         names = pa.array(self.norm["name"], type=pa.string(), from_pandas=True)
-        self.norm["name"] = _objects(pc.replace_with_mask(names, pa.array(rows), found))
+        self.norm["name"] = pc.replace_with_mask(names, pa.array(rows), found).to_pandas()
 
+    @cached_property
     def keys(self) -> np.ndarray:
         """A stable text key per row, for decisions kept across runs."""
-        if self._keys is None:
-            self._keys = self._make_keys()
-        return self._keys
-
-    def _make_keys(self) -> np.ndarray:
-        if "id" in self.columns and self.kind:
-            ids = self.frame[self.columns["id"]].astype("string").fillna("")
-            return (self.kind + ":" + ids).to_numpy(dtype=object)
         if "id" in self.columns:
-            return self.frame[self.columns["id"]].astype("string").fillna("").to_numpy(
-                dtype=object)
+            ids = self.frame[self.columns["id"]].astype("string").fillna("")
+            return ((self.kind + ":" + ids) if self.kind else ids).to_numpy(dtype=object)
         # The mapped values as read, so that tomorrow's run (masked or not) finds the same.
         text = pd.Series("", index=self.frame.index, dtype="string")
         for role in ("reference", "account", "routing", "amount", "date", "name"):
@@ -131,13 +116,6 @@ def _existing(frame: pd.DataFrame) -> str:
     return ", ".join(repr(str(c)) for c in frame.columns) or "(none)"
 
 
-def _missing_column(argument: str, column: str, role: str, frame: pd.DataFrame,
-                    which: str) -> ValueError:
-    # A ValueError (a bad argument), not a KeyError: its message is shown as written.
-    return ValueError(f"{argument}: the {role} column {column!r} is not in the {which} frame; "
-                      f"its columns are {_existing(frame)}")
-
-
 def _check_role(argument: str, role: str, column: str, roles: Iterable[str],
                 frame: pd.DataFrame, which: str) -> None:
     """One role -> column pair the user gave in ``argument``: a known role, a column
@@ -150,7 +128,9 @@ def _check_role(argument: str, role: str, column: str, roles: Iterable[str],
     except TypeError:  # unhashable, such as a list of columns
         present = False
     if not present:
-        raise _missing_column(argument, column, role, frame, which)
+        # A ValueError (a bad argument), not a KeyError: its message is shown as written.
+        raise ValueError(f"{argument}: the {role} column {column!r} is not in the {which} "
+                         f"frame; its columns are {_existing(frame)}")
 
 
 def check_columns(expected: pd.DataFrame, columns: Mapping[str, str]) -> dict[str, str]:
@@ -160,17 +140,14 @@ def check_columns(expected: pd.DataFrame, columns: Mapping[str, str]) -> dict[st
     if not isinstance(columns, Mapping):
         raise TypeError("columns must map roles to column names, like "
                         "{'amount': 'Amount', 'date': 'Due date'}")
-    checked: dict[str, str] = {}
     for role, column in columns.items():
         _check_role("columns", role, column, ROLES, expected, "expected")
-        checked[role] = column
+    checked = dict(columns)
     if "amount" not in checked:
         raise ValueError("columns: the 'amount' role is required (the column of the "
                          "expected amounts)")
     return checked
 
-
-# --------------------------------------------------------------------------- amounts
 
 def _bad_amount(frame: pd.DataFrame, column: str, position: int, value: Any, why: str,
                 which: str) -> ValueError:
@@ -259,29 +236,17 @@ def amount_cents(frame: pd.DataFrame, column: str, which: str = "expected") -> n
                        dtype=np.int64, count=len(raw))
 
 
-# --------------------------------------------------------------------------- other roles
-
-# Text columns go through pyarrow compute (vectorised, RE2), not Python's re per value.
-
-def _arrow_text(values: pd.Series) -> pa.Array:
-    array = pa.array(values.astype("string[pyarrow]").array)
-    return array.combine_chunks() if isinstance(array, pa.ChunkedArray) else array
-
+# Text columns go through pyarrow compute (vectorised, RE2), not Python's re per value, and
+# back with to_pandas() (a numpy object array assigned to a frame is inferred value by value).
 
 def _blank_to_null(array: pa.Array) -> pa.Array:
     return pc.if_else(pc.equal(array, ""), pa.scalar(None, pa.string()), array)
 
 
-def _objects(array: pa.Array) -> pd.Series:
-    """Strings as a pandas ``str`` column, straight from Arrow (assigning a numpy object
-    array to a frame makes pandas infer the dtype value by value)."""
-    return array.to_pandas()
-
-
 def _references(values: pd.Series, exact: bool) -> pa.Array:
     """References as compared: trimmed and lower case (``" ab-1 "`` is ``"AB-1"``), or as
     written when ``exact``; blank (empty or only spaces) is no reference either way."""
-    text = _arrow_text(values)
+    text = arrow_text(values)
     trimmed = pc.utf8_trim_whitespace(text)
     if exact:
         return pc.if_else(pc.equal(trimmed, ""), pa.scalar(None, pa.string()), text)
@@ -295,7 +260,7 @@ def _all_digits(array: pa.Array) -> bool:
 def _number_digits(values: pd.Series) -> pa.Array:
     """The digits of each value (a number a CSV reader made a float loses its ``.0``).
     Columns of digits only, the usual case, skip the regular expressions."""
-    text = _arrow_text(values)
+    text = arrow_text(values)
     if _all_digits(text):
         return _blank_to_null(text)
     text = pc.replace_substring_regex(text, r"\.0$", "")
@@ -305,32 +270,21 @@ def _number_digits(values: pd.Series) -> pa.Array:
 def _account_keys(values: pd.Series, last_four: bool) -> pd.Series:
     if last_four:
         # Masked items show ****6789: only the last four digits can be compared.
-        tail = pc.utf8_slice_codeunits(_arrow_text(values), -4)
+        tail = pc.utf8_slice_codeunits(arrow_text(values), -4)
         if not _all_digits(tail):
             tail = pc.utf8_slice_codeunits(_number_digits(values), -4)
-        return _objects(pc.utf8_lpad(_blank_to_null(tail), 4, "0"))
+        return pc.utf8_lpad(_blank_to_null(tail), 4, "0").to_pandas()
     # Leading zeros dropped: a CSV reader turns 000123 into 123.
-    return _objects(_blank_to_null(pc.utf8_ltrim(_number_digits(values), "0")))
-
-
-def _routing(values: pd.Series) -> pd.Series:
-    return _objects(pc.utf8_lpad(_number_digits(values), 9, "0"))
+    return _blank_to_null(pc.utf8_ltrim(_number_digits(values), "0")).to_pandas()
 
 
 def _names(values: pd.Series) -> pa.Array:
-    text = pc.replace_substring_regex(pc.utf8_lower(_arrow_text(values)), r"\s+", " ")
+    text = pc.replace_substring_regex(pc.utf8_lower(arrow_text(values)), r"\s+", " ")
     return _blank_to_null(pc.utf8_trim_whitespace(text))
 
 
 def _empty(n: int) -> pd.Series:
     return pd.Series([None] * n, dtype=object)
-
-
-def items_masked(items: pd.DataFrame, column: str | None) -> bool:
-    """True when the items' account numbers are masked (``****6789``)."""
-    if column is None:
-        return False
-    return bool(items[column].astype("string").str.contains("*", regex=False).any())
 
 
 def item_side(items: pd.DataFrame, overrides: Mapping[str, str] | None = None,
@@ -341,11 +295,9 @@ def item_side(items: pd.DataFrame, overrides: Mapping[str, str] | None = None,
     side) must be found: a role silently left out would change what matches."""
     if not isinstance(items, pd.DataFrame):
         raise TypeError(f"items must be a paynb item DataFrame, not {type(items).__name__}")
-    columns: dict[str, str] = {}
-    for role, candidates in ITEM_COLUMNS.items():
-        found = next((c for c in candidates if c in items.columns), None)
-        if found is not None:
-            columns[role] = found
+    # Per role, the first of its usual columns the frame has.
+    columns = {role: found for role, candidates in ITEM_COLUMNS.items()
+               if (found := next((c for c in candidates if c in items.columns), None))}
     for role, column in (overrides or {}).items():
         _check_role("item_columns", role, column, ITEM_COLUMNS, items, "items")
         columns[role] = column
@@ -377,13 +329,13 @@ def _side(frame: pd.DataFrame, columns: dict[str, str], which: str, *, kind: str
     n = len(frame)
     norm = pd.DataFrame({"row": np.arange(n, dtype=np.int64)})
     col = columns.get
-    references = _references(frame[col("reference")], exact_references) \
-        if col("reference") else None
-    norm["reference"] = _objects(references) if references is not None else _empty(n)
+    norm["reference"] = _references(frame[col("reference")], exact_references).to_pandas() \
+        if col("reference") else _empty(n)
     # Account keys are finished by :func:`account_keys` once both sides are known.
     norm["account"] = frame[columns["account"]].reset_index(drop=True) if col("account") \
         else _empty(n)
-    norm["routing"] = _routing(frame[columns["routing"]]) if col("routing") else _empty(n)
+    norm["routing"] = (pc.utf8_lpad(_number_digits(frame[columns["routing"]]), 9, "0")
+                       .to_pandas() if col("routing") else _empty(n))
     norm["cents"] = amount_cents(frame, columns["amount"], which)
     norm["date"] = days_of(frame[columns["date"]], which, columns["date"], dayfirst) \
         if col("date") else np.full(n, np.datetime64("NaT"), dtype="datetime64[D]")
@@ -398,14 +350,16 @@ def _side(frame: pd.DataFrame, columns: dict[str, str], which: str, *, kind: str
     norm["name"] = _empty(n)
     roles = frozenset(role for role in ("reference", "account", "routing", "amount", "date",
                                         "name") if role in columns)
-    return Side(frame=frame, norm=norm, roles=roles, columns=columns, kind=kind,
-                references=references)
+    return Side(frame=frame, norm=norm, roles=roles, columns=columns, kind=kind)
 
 
 def finish_accounts(expected: Side, items: Side) -> bool:
     """Turn both sides' raw account values into comparable keys; True when only the last
     four digits can be compared (the items are masked)."""
-    last_four = items_masked(items.frame, items.columns.get("account"))
+    column = items.columns.get("account")
+    # Masked items show ****6789.
+    last_four = column is not None and bool(
+        items.frame[column].astype("string").str.contains("*", regex=False).any())
     for side in (expected, items):
         if "account" in side.columns:
             side.norm["account"] = _account_keys(side.frame[side.columns["account"]],

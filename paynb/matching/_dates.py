@@ -1,20 +1,7 @@
-"""The dates of a side as ``datetime64[D]``: date and time columns, and dates written as text.
-
-Text is read with explicit formats only (never pandas' guessing, which warns and may read
-``03/04/2026`` either way):
-
-- ISO 8601: ``2026-11-19``, with a time and a zone or not (``2026-11-19T23:30:00-05:00``;
-  a zoned time counts by its UTC day), and ``2026/11/19``, ``2026.11.19``, ``20261119``;
-- day and month as numbers before the year, separated by ``.``, ``/`` or ``-``:
-  ``19.11.2026``, ``11/19/2026``, ``19-11-26`` (a two-digit year is 1969-2068, as
-  Python's ``%y``), a time after it ignored. Whether the day or the month comes first
-  is decided for the whole column: ``dayfirst=True`` or ``False`` says it; left to
-  ``None``, the column is read the one way all its values allow, and a column that
-  reads both ways (``03/04/2026``, every day at most 12) is an error asking for
-  ``dayfirst=``: never a guess;
-- the month by its English name: ``19 Nov 2026``, ``19-Nov-2026``, ``Nov 19, 2026``,
-  ``November 19 2026`` (any case).
-"""
+"""The dates of a side as ``datetime64[D]``: date and time columns, and dates written as text
+in the formats docs/matching.md lists, read with explicit formats only (never pandas' guess,
+which may read ``03/04/2026`` either way): day or month first is decided for the whole column,
+by ``dayfirst=`` or by the one order all its values allow."""
 
 from __future__ import annotations
 
@@ -26,7 +13,7 @@ import pandas as pd
 import pyarrow as pa
 import pyarrow.compute as pc
 
-__all__ = ["ACCEPTED", "check_dayfirst", "days_of", "row_label"]
+__all__ = ["ACCEPTED", "arrow_text", "check_dayfirst", "days_of", "row_label"]
 
 #: What the error for a value that is no date lists.
 ACCEPTED = ("2026-11-19 (ISO 8601, a time and zone allowed), 2026/11/19, 20261119, "
@@ -85,17 +72,21 @@ def days_of(values: pd.Series, which: str, column: str, dayfirst: bool | None = 
     return _general_days(values, which, column, dayfirst)
 
 
+def arrow_text(values: pd.Series) -> pa.Array:
+    """``values`` as one Arrow string array (for pyarrow compute: vectorised, RE2)."""
+    array = pa.array(values.astype("string[pyarrow]").array)
+    return array.combine_chunks() if isinstance(array, pa.ChunkedArray) else array
+
+
 def _iso_days(values: pd.Series) -> np.ndarray | None:
     """Text dates all written ``YYYY-MM-DD`` (as exports and ``to_csv`` write them), read
     by Arrow at once; None for anything else."""
     if not (pd.api.types.is_string_dtype(values.dtype) or values.dtype == object):
         return None
     try:
-        text = pa.array(values.astype("string[pyarrow]").array)
+        text = arrow_text(values)
     except (pa.ArrowInvalid, pa.ArrowTypeError, TypeError):
         return None
-    if isinstance(text, pa.ChunkedArray):
-        text = text.combine_chunks()
     if text.null_count == len(text) or not pc.all(
             pc.match_substring_regex(text, r"^\d{4}-\d{2}-\d{2}$")).as_py():
         return None

@@ -3,6 +3,7 @@ the tests and the benchmark)."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from decimal import Decimal
 from typing import Any
@@ -12,7 +13,8 @@ import pandas as pd
 
 from paynb.calendar import add_banking_days
 from paynb.frames import to_frame
-from paynb.matching._columns import ITEM_COLUMNS
+from paynb.matching._columns import ITEM_COLUMNS, amount_cents
+from paynb.matching._dates import days_of
 from paynb.matching._rules import banking_index
 
 __all__ = ["PlantedLedger", "expected_ledger"]
@@ -96,17 +98,13 @@ def expected_ledger(items: pd.DataFrame, *, seed: int = 0, missing: int = 5) -> 
     ``missing`` lines have no item. When the items are masked, the ledger's account
     numbers end in the items' last four digits and the rest is made up.
 
-    Every planted match is unambiguous by construction, for ``paynb.match`` with the
-    ledger's ``columns``, ``amount_tolerance`` and ``date_window``: a line planted
-    without reference has, on its account key as the matcher sees it (the last four
-    digits when masked, with the routing number), no other item within the date window
-    and the tolerance of its amount; a split or combination has no other row on its
-    key in the window that the sum search could use; a line found by name only has an
-    amount no other item has and an account key no item has. A planned line that
-    would not be unambiguous (two accounts with the same last four digits and close
-    amounts, say) gets its item's reference instead, so it is still planted, as a
-    reference match. Items with no reference, or one shared with another item, get no
-    line.
+    Every planted match is unambiguous by construction for ``paynb.match`` with the
+    ledger's ``columns``, ``amount_tolerance`` and ``date_window``: no other item on a
+    line's account key (as the matcher sees it) within the window and tolerance, no row
+    the sum search could use beside a split or combination, an amount and account key of
+    its own for a line found by name. A planned line that would not be gets its item's
+    reference instead (still planted, as a reference match). Items with no reference, or
+    one shared with another item, get no line.
     """
     rng = np.random.default_rng(seed)
     id_column = next(c for c in ITEM_COLUMNS["id"] if c in items.columns)
@@ -123,28 +121,22 @@ def expected_ledger(items: pd.DataFrame, *, seed: int = 0, missing: int = 5) -> 
         (a, r), f"{rng.integers(10**5, 10**6)}{a[-4:]}") for a, r in zip(accounts, routing,
                                                                        strict=True)],
         dtype=object)
-    cents = (frame["amount"].astype("string").str.replace(".", "", regex=False)
-             .astype("int64").to_numpy())
-    def utc_days(column: str) -> pd.Series:
-        # paynb's time columns are UTC; a ledger's own may be zone-less (read as UTC).
-        stamps = pd.to_datetime(frame[column])
-        return stamps.dt.tz_convert(None) if stamps.dt.tz is not None else stamps
-
-    when = utc_days(date_column)
+    cents = amount_cents(frame, "amount", "items")
+    dates = days_of(frame[date_column], "items", date_column)
     if "receivedDateTime" in frame.columns:
         # Items not sent (yet), W, I or B, have no send date: the ledger expects them on
         # the day they were received.
-        when = when.fillna(utc_days("receivedDateTime"))
-    dates = when.dt.normalize().to_numpy(dtype="datetime64[D]")
+        unsent = np.isnat(dates)
+        dates[unsent] = days_of(frame["receivedDateTime"], "items", "receivedDateTime")[unsent]
     first = frame["firstSignerFirstName"].astype("string").fillna("").to_numpy(dtype=object)
     last = frame["firstSignerLastName"].astype("string").fillna("").to_numpy(dtype=object)
     refs = frame["yourReferenceNumber"].astype("string").to_numpy(dtype=object)
     # What the matcher compares: the account key (last four when masked) and routing.
     item_keys = np.array([_key(a, r, masked) for a, r in zip(accounts, routing, strict=True)],
                          dtype=object)
-    referenced = pd.Series(refs).notna().to_numpy() & (pd.Series(refs).str.strip() != "") \
-        .fillna(False).to_numpy()
-    referenced &= ~pd.Series(refs).duplicated(keep=False).to_numpy()
+    texts = pd.Series(refs, dtype="string")
+    referenced = ((texts.str.strip() != "").fillna(False)
+                  & ~texts.duplicated(keep=False)).to_numpy(dtype=bool)
 
     # The plan: per planted match, its kind, its items and its lines (not written yet).
     plan: list[dict[str, object]] = []
@@ -241,12 +233,10 @@ def expected_ledger(items: pd.DataFrame, *, seed: int = 0, missing: int = 5) -> 
         # On an account key no item has, so it cannot compete for one.
         account = _free_account(rng, "021000021", masked, taken_keys,
                                 digits=int(rng.integers(8, 11)))
-        reference = f"INV-{int(rng.integers(10**5, 10**6))}"
-        while reference in item_refs:
-            reference = f"INV-{int(rng.integers(10**5, 10**6))}"
+        reference = _outside(item_refs, lambda: f"INV-{int(rng.integers(10**5, 10**6))}")
+        amount = _outside(item_amounts, lambda: int(rng.integers(500, 500_000)))
         lines.append({"Reference": reference, "Account": account or "",
-                      "Routing": "021000021",
-                      "Amount": _text(_free_amount(rng, item_amounts)),
+                      "Routing": "021000021", "Amount": _text(amount),
                       "Date": str(dates.max() if n else np.datetime64("2026-01-02")),
                       "Payee": "Unknown Payee", "Memo": "no payment yet"})
         missing_rows.append(len(lines) - 1)
@@ -283,11 +273,9 @@ def _free_account(rng: np.random.Generator, routing: str, masked: bool, taken: s
     return None
 
 
-def _free_amount(rng: np.random.Generator, avoid: set[int]) -> int:
-    amount = int(rng.integers(500, 500_000))
-    while amount in avoid:
-        amount = int(rng.integers(500, 500_000))
-    return amount
+def _outside(avoid: set[Any], draw: Callable[[], Any]) -> Any:
+    """The first value ``draw()`` gives that is not in ``avoid``."""
+    return next(value for value in iter(draw, None) if value not in avoid)
 
 
 def _make_unambiguous(plan: list[dict[str, Any]], item_keys: np.ndarray, item_days: np.ndarray,
@@ -383,8 +371,7 @@ def _make_unambiguous(plan: list[dict[str, Any]], item_keys: np.ndarray, item_da
 
 
 def _text(cents: int) -> str:
-    sign = "-" if cents < 0 else ""
-    return f"{sign}{abs(cents) // 100}.{abs(cents) % 100:02d}"
+    return str(Decimal(cents).scaleb(-2))
 
 
 def demo_items(count: int, *, seed: int = 0, mask: bool = True,

@@ -11,8 +11,6 @@ from typing import Any
 
 import numpy as np
 import pandas as pd
-import pyarrow as pa
-import pyarrow.compute as pc
 
 from paynb.journal import Journal
 from paynb.matching._columns import Side, check_columns, expected_side, finish_accounts, item_side
@@ -28,7 +26,7 @@ from paynb.matching._rules import (
     Reference,
     Rule,
     _Coded,
-    days,
+    coded,
     tolerance_cents,
 )
 from paynb.matching._run import MatchRun, build_run
@@ -44,22 +42,14 @@ PROGRESS_ROWS = 100_000
 #: The steps the progress bar counts.
 _STEPS = ("reading", "reference", "account+amount+date", "fuzzy rules", "splits", "result")
 
-#: Rule names of the passes that are not rules.
-MANUAL, SPLIT, COMBINED = "manual", "split", "combined"
+#: Rule names of the passes that are not rules (manual pairs keep their decision's method).
+SPLIT, COMBINED = "split", "combined"
 
-
-# --------------------------------------------------------------------------- arguments
 
 def _whole(value: Any, name: str, minimum: int) -> int:
     if isinstance(value, bool) or not isinstance(value, int | np.integer) or value < minimum:
         raise ValueError(f"{name} must be a whole number >= {minimum}, got {value!r}")
     return int(value)
-
-
-def _flag(value: Any, name: str) -> bool:
-    if not isinstance(value, bool):
-        raise TypeError(f"{name} must be True or False, got {value!r}")
-    return value
 
 
 def _checked_rules(rules: Iterable[Rule]) -> tuple[Rule, ...]:
@@ -73,8 +63,6 @@ def _checked_rules(rules: Iterable[Rule]) -> tuple[Rule, ...]:
                             "a candidates(expected, items, context) method")
     return checked
 
-
-# --------------------------------------------------------------------------- resolving
 
 def resolve(candidates: pd.DataFrame) -> tuple[pd.DataFrame, list[tuple[int, int]]]:
     """Accepted pairs (each side the other's only best) and the tied pairs.
@@ -152,59 +140,15 @@ def _run_rule(rule: Rule, coded: tuple[pd.DataFrame, pd.DataFrame], expected: Si
     logger.debug("pass %s: %d matched, %d tied pairs", rule.name, len(accepted), len(ties))
 
 
-def _codes(left: pa.Array | None, right: pa.Array | None) -> tuple[np.ndarray, np.ndarray]:
-    """Integer codes of two text columns over one dictionary (equal texts, equal codes);
-    -1 where missing."""
-    if left is None or right is None:
-        return (np.full(len(left) if left is not None else 0, -1, np.int64),
-                np.full(len(right) if right is not None else 0, -1, np.int64))
-    if pa.types.is_large_string(left.type):  # the narrower offsets hash faster
-        left = left.cast(pa.string())
-    encoded = pa.chunked_array([left, right.cast(left.type)]).dictionary_encode()
-    codes = np.concatenate([pc.fill_null(chunk.indices, -1).to_numpy().astype(np.int64)
-                            for chunk in encoded.chunks]) if len(encoded.chunks) else \
-        np.zeros(0, np.int64)
-    return codes[:len(left)], codes[len(left):]
-
-
-def _coded_sides(expected: Side, items: Side, context: Context
-                 ) -> tuple[pd.DataFrame, pd.DataFrame]:
-    """Both sides as :func:`paynb.matching._rules.coded` frames, from Arrow in one pass,
-    without names (:func:`match` reads them for the rows left to the fuzzy rules)."""
-    e_ref, i_ref = ((_codes(expected.references, items.references))
-                    if "reference" in context.roles else
-                    (np.full(len(expected), -1, np.int64), np.full(len(items), -1, np.int64)))
-    e_acct = np.zeros(len(expected), np.int64)
-    i_acct = np.zeros(len(items), np.int64)
-    keys = context.account_keys()
-    if not keys:
-        e_acct -= 1
-        i_acct -= 1
-    for key in keys:
-        e_code, i_code = _codes(pa.array(expected.norm[key], type=pa.string(), from_pandas=True),
-                                pa.array(items.norm[key], type=pa.string(), from_pandas=True))
-        size = int(max(e_code.max(initial=-1), i_code.max(initial=-1))) + 2
-        # Combined with the codes so far; -1 (missing) stays -1.
-        e_acct = np.where((e_acct < 0) | (e_code < 0), -1, e_acct * size + e_code)
-        i_acct = np.where((i_acct < 0) | (i_code < 0), -1, i_acct * size + i_code)
-    return tuple(pd.DataFrame({  # type: ignore[return-value]
-        "row": np.arange(len(side), dtype=np.int64), "reference": ref, "account": acct,
-        "cents": side.norm["cents"].to_numpy(dtype=np.int64),
-        "day": days(side.norm["date"].to_numpy())})
-        for side, ref, acct in ((expected, e_ref, e_acct), (items, i_ref, i_acct)))
-
-
 def _unique_references(coded: tuple[pd.DataFrame, pd.DataFrame], state: State) -> None:
     """The bulk of the reference pass as integer work: a reference that appears once on
     each side is a match. References repeated on a side are left to the general pass
     (where they tie)."""
-    e_codes = coded[0]["reference"].to_numpy()
-    i_codes = coded[1]["reference"].to_numpy()
-    e_open = state.e_live() & (e_codes >= 0)
-    i_open = state.i_live() & (i_codes >= 0)
+    e_codes, i_codes = (frame["reference"].to_numpy() for frame in coded)
+    e_open, i_open = state.e_live() & (e_codes >= 0), state.i_live() & (i_codes >= 0)
     size = int(max(e_codes.max(initial=-1), i_codes.max(initial=-1))) + 1
-    e_count = np.bincount(e_codes[e_open], minlength=size)
-    i_count = np.bincount(i_codes[i_open], minlength=size)
+    e_count, i_count = (np.bincount(codes[open_], minlength=size)
+                        for codes, open_ in ((e_codes, e_open), (i_codes, i_open)))
     item_of = np.full(size, -1, dtype=np.int64)
     item_of[i_codes[i_open]] = np.flatnonzero(i_open)
     e_rows = np.flatnonzero(e_open)
@@ -212,8 +156,6 @@ def _unique_references(coded: tuple[pd.DataFrame, pd.DataFrame], state: State) -
     simple = (e_count[wanted] == 1) & (i_count[wanted] == 1)
     state.add_pairs(Reference.name, e_rows[simple], item_of[wanted[simple]])
 
-
-# --------------------------------------------------------------------------- splits
 
 def _searches(ones: pd.DataFrame, many: pd.DataFrame, window: int, max_parts: int,
               max_candidates: int) -> Iterator[tuple[int, list[tuple[int, ...]]]]:
@@ -271,13 +213,6 @@ def _starts(sorted_rows: np.ndarray) -> np.ndarray:
         sorted_rows) else np.zeros(0, dtype=np.int64)
 
 
-def _combinations(k: int, max_parts: int) -> list[np.ndarray]:
-    """For each subset size 2..max_parts (at most k): every subset of range(k) of that
-    size, one per row, in itertools.combinations order."""
-    return [np.array(list(itertools.combinations(range(k), size)), dtype=np.int64)
-            for size in range(2, min(max_parts, k) + 1)]
-
-
 def _subset_sums(starts: np.ndarray, k: int, targets: np.ndarray, others: np.ndarray,
                  cents: np.ndarray, max_parts: int) -> Iterator[tuple[int, list[tuple[int, ...]]]]:
     """Rows with ``k`` candidates each (``others[start:start + k]``, closest first): the
@@ -285,7 +220,10 @@ def _subset_sums(starts: np.ndarray, k: int, targets: np.ndarray, others: np.nda
     itertools.combinations order) whose cents add up to the row's target exactly, for
     the rows with any; two found mean a tie (every subset of every row summed at once, in
     int64, exact)."""
-    combos = _combinations(k, max_parts)
+    # For each subset size 2..max_parts (at most k): every subset of range(k) of that size,
+    # one per row, in itertools.combinations order.
+    combos = [np.array(list(itertools.combinations(range(k), size)), dtype=np.int64)
+              for size in range(2, min(max_parts, k) + 1)]
     n_combos = sum(len(c) for c in combos)
     # Rows in batches, so that the sums stay a few million cells.
     step = max(1, 2_000_000 // max(n_combos, 1))
@@ -322,19 +260,16 @@ def _split_pass(coded: tuple[pd.DataFrame, pd.DataFrame], state: State, context:
     item (combined): same account, dates within the window, sums equal to the cent."""
     if not context.account_keys() or max_parts < 2:
         return
-    sides = {}
-    for name, frame, live in (("e", coded[0], state.e_live()), ("i", coded[1], state.i_live())):
-        chosen = frame[live & (frame["account"].to_numpy() >= 0)]
-        day = chosen["day"].to_numpy() if "date" in context.roles else \
-            np.zeros(len(chosen), dtype=np.int64)
-        sides[name] = pd.DataFrame({"row": chosen["row"].to_numpy(),
-                                    "account": chosen["account"].to_numpy(),
-                                    "cents": chosen["cents"].to_numpy(), "day": day})
-    if sides["e"].empty or sides["i"].empty:
+    e_open, i_open = (frame.loc[live & (frame["account"].to_numpy() >= 0),
+                                ["row", "account", "cents", "day"]]
+                      for frame, live in ((coded[0], state.e_live()), (coded[1], state.i_live())))
+    if "date" not in context.roles:
+        e_open, i_open = e_open.assign(day=0), i_open.assign(day=0)
+    if e_open.empty or i_open.empty:
         return
     proposals: list[tuple[str, tuple[int, ...], tuple[int, ...]]] = []
     tied: list[tuple[str, tuple[int, ...], tuple[int, ...]]] = []
-    for ones, many, kind in ((sides["e"], sides["i"], SPLIT), (sides["i"], sides["e"], COMBINED)):
+    for ones, many, kind in ((e_open, i_open, SPLIT), (i_open, e_open, COMBINED)):
         for row, subsets in _searches(ones, many, context.date_window, max_parts,
                                       max_candidates):
             for subset in subsets:
@@ -343,12 +278,9 @@ def _split_pass(coded: tuple[pd.DataFrame, pd.DataFrame], state: State, context:
     # A row in two proposals (one line, two ways to make its sum) is a tie, not a match.
     # Counted over all proposals at once; only the rows used twice (usually none) are
     # looked at proposal by proposal.
-    e_uses = Counter(itertools.chain.from_iterable(p[1] for p in proposals))
-    i_uses = Counter(itertools.chain.from_iterable(p[2] for p in proposals))
-    e_twice = {e for e, uses in e_uses.items() if uses > 1}
-    i_twice = {i for i, uses in i_uses.items() if uses > 1}
-    accepted: dict[str, list[tuple[tuple[int, ...], tuple[int, ...]]]] = {SPLIT: [],
-                                                                           COMBINED: []}
+    e_twice, i_twice = ({row for row, uses in Counter(itertools.chain.from_iterable(
+        p[side] for p in proposals)).items() if uses > 1} for side in (1, 2))
+    accepted: dict[str, list[tuple[tuple[int, ...], tuple[int, ...]]]] = {SPLIT: [], COMBINED: []}
     for kind, e_set, i_set in proposals:
         if e_twice.isdisjoint(e_set) and i_twice.isdisjoint(i_set):
             accepted[kind].append((e_set, i_set))
@@ -379,16 +311,13 @@ def _read_names(expected: Side, items: Side, state: State, *, own_rules: bool
     return names
 
 
-# --------------------------------------------------------------------------- decisions
-
 def _apply_pairs(decisions: list[dict[str, Any]], expected: Side, items: Side,
                  state: State) -> list[dict[str, Any]]:
     """Make the manual pairs of ``decisions``; returns those that could not be applied."""
     pairs = [d for d in decisions if d["action"] == "pair"]
     if not pairs:
         return []
-    e_rows = {key: row for row, key in enumerate(expected.keys())}
-    i_rows = {key: row for row, key in enumerate(items.keys())}
+    e_rows, i_rows = ({key: row for row, key in enumerate(side.keys)} for side in (expected, items))
     stale = []
     for decision in pairs:
         e_set = [e_rows.get(key) for key in decision["expected"]]
@@ -397,14 +326,13 @@ def _apply_pairs(decisions: list[dict[str, Any]], expected: Side, items: Side,
                 or any(state.i_group[i] >= 0 for i in i_set)):
             stale.append(decision)
             continue
-        state.add(decision["method"], True, e_set, i_set)  # type: ignore[arg-type]
+        state.add_groups(decision["method"], True, [(e_set, i_set)])  # type: ignore[list-item]
     return stale
 
 
-# --------------------------------------------------------------------------- match
-
 class _Progress:
-    """A tqdm.auto bar over the steps of one run, or nothing when it is off."""
+    """A tqdm.auto bar over the steps of one run, or nothing when it is off (tqdm.auto,
+    which looks for ipywidgets, is imported only then)."""
 
     def __init__(self, progress: bool | None, rows: int) -> None:
         if progress is not None and not isinstance(progress, bool):
@@ -424,7 +352,6 @@ class _Progress:
     def close(self) -> None:
         if self._bar is not None:
             self._bar.close()
-
 
 
 def match(expected: pd.DataFrame, items: pd.DataFrame, *, columns: Mapping[str, str],
@@ -488,11 +415,11 @@ def match(expected: pd.DataFrame, items: pd.DataFrame, *, columns: Mapping[str, 
         max_parts=_whole(max_parts, "max_parts", 1),
         max_candidates=_whole(max_candidates, "max_candidates", 2),
         dayfirst=check_dayfirst(dayfirst),
-        exact_references=_flag(exact_references, "exact_references"))
-    if journal is None:
-        journal = Journal(":memory:")
-    elif not isinstance(journal, Journal):
-        journal = Journal(journal)
+        exact_references=exact_references)
+    if not isinstance(exact_references, bool):
+        raise TypeError(f"exact_references must be True or False, got {exact_references!r}")
+    if not isinstance(journal, Journal):
+        journal = Journal(":memory:" if journal is None else journal)
     first = _run(expected, items, settings, journal, progress)
     return MatchResult(first, journal, lambda: _run(expected, items, settings, journal, None))
 
@@ -501,15 +428,14 @@ def _run(expected: pd.DataFrame, items: pd.DataFrame, settings: Settings, journa
          progress: bool | None) -> MatchRun:
     """One run of the passes over ``expected`` and ``items``, with the decisions
     ``journal`` holds now (again after each decision taken on the result)."""
-    checked = settings.columns
     decisions = journal.match_decisions.in_force(settings.ledger)
     bar = _Progress(progress, len(expected) + len(items))
     try:
         bar.step("reading")
-        e_side = expected_side(expected, checked, dayfirst=settings.dayfirst,
+        e_side = expected_side(expected, settings.columns, dayfirst=settings.dayfirst,
                                exact_references=settings.exact_references)
-        i_side = item_side(items, settings.item_columns, checked, dayfirst=settings.dayfirst,
-                           exact_references=settings.exact_references)
+        i_side = item_side(items, settings.item_columns, settings.columns,
+                           dayfirst=settings.dayfirst, exact_references=settings.exact_references)
         last_four = finish_accounts(e_side, i_side)
         roles = frozenset((e_side.roles & i_side.roles) | {"amount"})
         context = Context(date_window=settings.date_window, last_four=last_four, roles=roles)
@@ -517,32 +443,26 @@ def _run(expected: pd.DataFrame, items: pd.DataFrame, settings: Settings, journa
             logger.info("match: the items' account numbers are masked, so accounts compare by "
                         "their last four digits%s", " and the routing number"
                         if "routing" in roles else "")
-        coded = _coded_sides(e_side, i_side, context)
+        coded_sides = coded(e_side.norm, i_side.norm, context)
         state = State(len(e_side), len(i_side))
         stale = _apply_pairs(decisions, e_side, i_side, state)
         bar.step("reference")
-        _unique_references(coded, state)
-        _run_rule(Reference(), coded, e_side, i_side, state, context)
+        _unique_references(coded_sides, state)
+        _run_rule(Reference(), coded_sides, e_side, i_side, state, context)
         bar.step("account+amount+date")
-        _run_rule(AccountAmountDate(), coded, e_side, i_side, state, context)
+        _run_rule(AccountAmountDate(), coded_sides, e_side, i_side, state, context)
         bar.step("fuzzy rules")
-        fuzzy: list[Rule] = []
-        amount_rule = None
         if settings.amount_tolerance > 0:
-            amount_rule = AmountWithin(settings.amount_tolerance)
-            fuzzy.append(amount_rule)
-        if "name" in roles:
-            fuzzy.append(NameSimilar())
-        fuzzy.extend(settings.rules)
-        names: list[np.ndarray] | None = None
-        for rule in fuzzy:
-            if names is None and rule is not amount_rule:
-                # Only the rows left by the passes before the first rule that may use names
-                # (the built-in amount rule does not) need them read.
-                names = _read_names(e_side, i_side, state, own_rules=bool(settings.rules))
-            _run_rule(rule, coded, e_side, i_side, state, context, names or ())
+            _run_rule(AmountWithin(settings.amount_tolerance), coded_sides, e_side, i_side, state,
+                      context)
+        # Names are read only for the rows the passes before left (the amount rule needs none).
+        named: list[Rule] = [NameSimilar()] if "name" in roles else []
+        names = (_read_names(e_side, i_side, state, own_rules=bool(settings.rules))
+                 if named or settings.rules else [])
+        for rule in [*named, *settings.rules]:
+            _run_rule(rule, coded_sides, e_side, i_side, state, context, names)
         bar.step("splits")
-        _split_pass(coded, state, context, settings.max_parts, settings.max_candidates)
+        _split_pass(coded_sides, state, context, settings.max_parts, settings.max_candidates)
         bar.step("result")
         return build_run(e_side, i_side, state, context, settings, decisions, stale)
     finally:

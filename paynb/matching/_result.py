@@ -110,8 +110,6 @@ class MatchResult:
         items), or "not compared" (no account column mapped)."""
         return self._run.account_match
 
-    # ------------------------------------------------------------------ display
-
     def __repr__(self) -> str:
         s = self.summary
         tied = s.loc["tied", "expected_lines"]
@@ -137,8 +135,6 @@ class MatchResult:
         (:func:`paynb.plots.match_outcomes` of :attr:`outcomes`); returns the Axes."""
         return match_outcomes(self.outcomes, ax)
 
-    # ------------------------------------------------------------------ export
-
     def to_excel(self, path: str | os.PathLike[str]) -> None:
         """Write one sheet per frame (summary, matched, exceptions, unmatched expected,
         unmatched items, ties) by paynb's Excel rules: every amount a number shown with
@@ -158,8 +154,6 @@ class MatchResult:
                   "unmatched items": run.unmatched_items, "ties": run.ties}
         write_excel(path, {name: _masked(frame, account) for name, frame in sheets.items()},
                     formats={amount: MONEY_FORMAT})
-
-    # ------------------------------------------------------------------ decisions
 
     def pair(self, expected_rows: Any, item_ids: Any, *, note: str | None = None) -> None:
         """Pair unmatched expected line(s) with unmatched item(s) by hand: one line with
@@ -181,8 +175,8 @@ class MatchResult:
             raise ValueError(f"already matched: {', '.join(taken)}; a row is matched once")
         self.journal.match_decisions.record(
             run.settings.ledger, "pair", note=note,
-            expected=[run.expected.keys()[e] for e in e_rows],
-            items=[run.items.keys()[i] for i in i_rows])
+            expected=[run.expected.keys[e] for e in e_rows],
+            items=[run.items.keys[i] for i in i_rows])
         self._run = self._rerun()
 
     def resolve(self, exception_id: int, note: str) -> None:
@@ -199,8 +193,8 @@ class MatchResult:
         _, _, e_set, i_set = run.state.group(int(row["match_id"]))
         self.journal.match_decisions.record(
             run.settings.ledger, "resolve", reason=str(row["reason"]), note=note.strip(),
-            expected=[run.expected.keys()[e] for e in e_set],
-            items=[run.items.keys()[i] for i in i_set])
+            expected=[run.expected.keys[e] for e in e_set],
+            items=[run.items.keys[i] for i in i_set])
         self._run = self._rerun()
 
 

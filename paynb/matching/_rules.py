@@ -1,12 +1,8 @@
 """Matching rules: the built-in passes, the fuzzy rules and the protocol for your own.
 
-A rule proposes *candidate pairs* among the rows still unmatched, each with a
-score (higher is better). paynb then accepts a pair only when each side is the
-other's single best candidate; two candidates equally good are a tie, and
-neither is matched (both are reported). So a rule never has to worry about
-rows matched twice or about ties: it only says which pairs are plausible and
-how good each is.
-"""
+A rule proposes scored candidate pairs among the open rows; paynb accepts a pair only when
+each side is the other's single best, so a rule never has to care about ties or rows used
+twice (docs/matching.md)."""
 
 from __future__ import annotations
 
@@ -17,6 +13,8 @@ from typing import Protocol, runtime_checkable
 
 import numpy as np
 import pandas as pd
+import pyarrow as pa
+import pyarrow.compute as pc
 
 from paynb._coerce import parse_decimal
 from paynb.calendar import BUSDAY_CALENDAR
@@ -24,17 +22,18 @@ from paynb.calendar import BUSDAY_CALENDAR
 _ORIGIN = np.datetime64("1970-01-01", "D")
 
 
-def banking_index(dates: np.ndarray) -> np.ndarray:
+def banking_index(dates: np.ndarray, missing: int = -1) -> np.ndarray:
     """Banking days from an origin to each date (inclusive), so that the difference of two
-    indexes is :func:`paynb.calendar.banking_days_between` of their dates; -1 for NaT."""
+    indexes is :func:`paynb.calendar.banking_days_between` of their dates; ``missing``
+    for NaT."""
     dates = np.asarray(dates, dtype="datetime64[D]")
-    missing = np.isnat(dates)
-    filled = np.where(missing, _ORIGIN, dates)
+    absent = np.isnat(dates)
+    filled = np.where(absent, _ORIGIN, dates)
     # A ledger spans a few hundred distinct days: count those, not every row's.
     codes, days = pd.factorize(filled.view(np.int64))
     ends = days.astype("datetime64[D]") + np.timedelta64(1, "D")
     index = np.busday_count(_ORIGIN, ends, busdaycal=BUSDAY_CALENDAR)[codes]
-    return np.where(missing, -1, index).astype(np.int64)
+    return np.where(absent, missing, index).astype(np.int64)
 
 __all__ = ["AccountAmountDate", "AmountWithin", "Context", "NameSimilar", "Reference", "Rule"]
 
@@ -58,13 +57,8 @@ class Context:
         """Banking days from each expected date to the item date beside it (negative when the
         item came first); a large number where a date is missing, 0 when dates are not
         compared (no ``date`` role)."""
-        if "date" not in self.roles:
-            return np.zeros(len(expected_dates), dtype=np.int64)
-        expected_dates = np.asarray(expected_dates, dtype="datetime64[D]")
-        item_dates = np.asarray(item_dates, dtype="datetime64[D]")
-        present = ~(np.isnat(expected_dates) | np.isnat(item_dates))
-        gaps = banking_index(item_dates) - banking_index(expected_dates)
-        return np.where(present, gaps, np.iinfo(np.int32).max)
+        e_days, i_days = banking_index(expected_dates, NO_DAY), banking_index(item_dates, NO_DAY)
+        return day_gaps(e_days, i_days, self)
 
     def within(self, expected_dates: np.ndarray, item_dates: np.ndarray) -> np.ndarray:
         """Whether each pair of dates is within the window."""
@@ -106,9 +100,7 @@ class Rule(Protocol):
 
 def no_pairs() -> pd.DataFrame:
     """An empty answer of a rule."""
-    return pd.DataFrame({"expected": np.array([], dtype=np.int64),
-                         "item": np.array([], dtype=np.int64),
-                         "score": np.array([], dtype=np.float64)})
+    return _answer(pd.DataFrame({"row_e": [], "row_i": []}), 0.0)
 
 
 def _answer(pairs: pd.DataFrame, score: np.ndarray | float) -> pd.DataFrame:
@@ -132,22 +124,13 @@ def day_gaps(e_days: np.ndarray, i_days: np.ndarray, context: Context) -> np.nda
     return np.where(present, i_days - e_days, _FAR)
 
 
-def days(dates: np.ndarray) -> np.ndarray:
-    """The banking index of each date, :data:`NO_DAY` for NaT."""
-    dates = np.asarray(dates, dtype="datetime64[D]")
-    return np.where(np.isnat(dates), NO_DAY, banking_index(dates))
-
-
-def _joint_codes(left: pd.DataFrame, right: pd.DataFrame, on: Sequence[str]
-                 ) -> tuple[np.ndarray, np.ndarray]:
-    """One integer per distinct value of the columns ``on`` over both frames; -1 where
-    any of them is missing."""
-    if not on:
-        return np.full(len(left), -1, np.int64), np.full(len(right), -1, np.int64)
-    both = pd.concat([left[list(on)], right[list(on)]], ignore_index=True)
-    missing = both.isna().any(axis=1).to_numpy()
-    codes, _ = pd.factorize(pd.MultiIndex.from_frame(both.astype(object)))
-    codes = np.where(missing, -1, codes).astype(np.int64)
+def _codes(left: pa.Array, right: pa.Array) -> tuple[np.ndarray, np.ndarray]:
+    """Integer codes of two text columns over one dictionary (equal texts, equal codes);
+    -1 where missing."""
+    encoded = pa.chunked_array([left, right]).dictionary_encode()
+    codes = np.concatenate([pc.fill_null(chunk.indices, -1).to_numpy().astype(np.int64)
+                            for chunk in encoded.chunks]) if len(encoded.chunks) else \
+        np.zeros(0, np.int64)
     return codes[:len(left)], codes[len(left):]
 
 
@@ -157,14 +140,25 @@ def coded(expected: pd.DataFrame, items: pd.DataFrame, context: Context
     rules: ``row``, ``reference`` and ``account`` (the account and routing keys) as codes
     equal on both sides for equal values (-1 when missing), ``cents``, ``day`` (banking
     index, :data:`NO_DAY` when missing) and ``name``. :func:`paynb.match` makes them
-    once for all rows; a rule called on its own makes them here."""
-    e_ref, i_ref = _joint_codes(expected, items, ["reference"])
-    e_acct, i_acct = _joint_codes(expected, items, context.account_keys())
+    once for all rows (Arrow hashes the texts); a rule called on its own makes them here."""
+    codes = {}
+    for column, keys in (("reference", ["reference"]), ("account", context.account_keys())):
+        e_code = np.full(len(expected), 0 if keys else -1, np.int64)
+        i_code = np.full(len(items), 0 if keys else -1, np.int64)
+        for key in keys:
+            e_key, i_key = (_codes(*(pa.array(frame[key], type=pa.string(), from_pandas=True)
+                                     for frame in (expected, items))))
+            size = int(max(e_key.max(initial=-1), i_key.max(initial=-1))) + 2
+            # Combined with the codes so far; -1 (missing) stays -1.
+            e_code = np.where((e_code < 0) | (e_key < 0), -1, e_code * size + e_key)
+            i_code = np.where((i_code < 0) | (i_key < 0), -1, i_code * size + i_key)
+        codes[column] = (e_code, i_code)
     return tuple(pd.DataFrame({  # type: ignore[return-value]
-        "row": frame["row"].to_numpy(dtype=np.int64), "reference": ref, "account": acct,
-        "cents": frame["cents"].to_numpy(dtype=np.int64),
-        "day": days(frame["date"].to_numpy()), "name": frame["name"].to_numpy(dtype=object)})
-        for frame, ref, acct in ((expected, e_ref, e_acct), (items, i_ref, i_acct)))
+        "row": frame["row"].to_numpy(dtype=np.int64), "reference": codes["reference"][side],
+        "account": codes["account"][side], "cents": frame["cents"].to_numpy(dtype=np.int64),
+        "day": banking_index(frame["date"].to_numpy(), NO_DAY),
+        "name": frame["name"].to_numpy(dtype=object)})
+        for side, frame in enumerate((expected, items)))
 
 
 def _int_join(expected: pd.DataFrame, items: pd.DataFrame, on: Sequence[str],

@@ -15,6 +15,7 @@ import pyarrow.compute as pc
 
 from paynb._coerce import missing
 from paynb.codes import STATUS_NAMES, code_label
+from paynb.frames._columns import _decimal_from_cents
 from paynb.matching._columns import Side
 from paynb.matching._rules import Context, banking_index
 from paynb.matching._state import Settings, State
@@ -23,7 +24,6 @@ __all__ = ["REASONS", "MatchRun", "build_run", "decimals"]
 
 logger = logging.getLogger("paynb.matching")
 
-_AMOUNT = pa.decimal128(18, 2)
 _RETURNED = ("R", "I", "B")  # the statuses the return charts count as returns
 #: Exception reasons, in the order they are listed.
 REASONS = ("returned", "voided", "amount differs")
@@ -34,13 +34,9 @@ _DECISION_COLUMNS = ["id", "when", "by", "ledger", "action", "method", "expected
 
 def decimals(cents: np.ndarray) -> pd.api.extensions.ExtensionArray:
     """Exact int64 cents as a decimal128(18, 2) array (no float, no Python loop)."""
-    cents = np.ascontiguousarray(cents, dtype=np.int64)
-    # decimal128 is a 16-byte two's complement integer: low word, then the sign.
-    words = np.empty((len(cents), 2), dtype=np.int64)
-    words[:, 0] = cents
-    words[:, 1] = np.where(cents < 0, -1, 0)
-    array = pa.Array.from_buffers(_AMOUNT, len(cents), [None, pa.py_buffer(words.tobytes())])
-    return pd.arrays.ArrowExtensionArray(array)
+    cents = np.asarray(cents, dtype=np.int64)
+    valid = np.ones(len(cents), dtype=bool)
+    return pd.arrays.ArrowExtensionArray(_decimal_from_cents(cents, valid, 18, 2))
 
 
 def _str_objects(values: np.ndarray) -> np.ndarray:
@@ -123,13 +119,12 @@ class _Frames:
         state = self._state
         e_cents, i_cents = self.cents()
         e_sum, i_sum = e_cents[state.e_first], i_cents[state.i_first]
-        if state.multi:
-            e_ids, e_rows, i_ids, i_rows = state.multi_rows()
-            groups = np.fromiter(state.multi, dtype=np.int64, count=len(state.multi))
-            e_sum[groups] = 0
-            i_sum[groups] = 0
-            np.add.at(e_sum, e_ids, e_cents[e_rows])
-            np.add.at(i_sum, i_ids, i_cents[i_rows])
+        # The matches of several rows: summed over them.
+        e_ids, e_rows, i_ids, i_rows = state.multi_rows()
+        groups = np.fromiter(state.multi, dtype=np.int64, count=len(state.multi))
+        e_sum[groups], i_sum[groups] = 0, 0
+        np.add.at(e_sum, e_ids, e_cents[e_rows])
+        np.add.at(i_sum, i_ids, i_cents[i_rows])
         return e_sum, i_sum
 
     def matched(self, sums: tuple[np.ndarray, np.ndarray]) -> pd.DataFrame:
@@ -137,9 +132,8 @@ class _Frames:
         state, e_norm, i_norm = self._state, self._expected.norm, self._items.norm
         count = state.count
         e_cents, i_cents = self.cents()
-        e_sum, i_sum = sums
         # Per match: items minus expected, summed over its rows.
-        group_difference = i_sum - e_sum
+        group_difference = sums[1] - sums[0]
         match_ids = np.arange(count, dtype=np.int64)
         e_rows, i_rows = state.e_first, state.i_first
         if state.multi:
@@ -147,10 +141,8 @@ class _Frames:
             # (part k of a match takes row k of a side with several, else its only row).
             e_ids, e_flat, i_ids, i_flat = state.multi_rows()
             groups = np.fromiter(state.multi, dtype=np.int64, count=len(state.multi))
-            e_n = np.bincount(e_ids, minlength=count)[groups]
-            i_n = np.bincount(i_ids, minlength=count)[groups]
-            e_at = np.searchsorted(e_ids, groups)
-            i_at = np.searchsorted(i_ids, groups)
+            e_n, i_n = (np.bincount(ids, minlength=count)[groups] for ids in (e_ids, i_ids))
+            e_at, i_at = np.searchsorted(e_ids, groups), np.searchsorted(i_ids, groups)
             extra = np.maximum(e_n, i_n) - 1
             owner = np.repeat(np.arange(len(groups)), extra)
             part = np.arange(len(owner)) - np.repeat(np.cumsum(extra) - extra, extra) + 1
@@ -166,8 +158,7 @@ class _Frames:
             placed = starts[extra_ids] + part
             e_rows, i_rows = np.repeat(e_rows, sizes), np.repeat(i_rows, sizes)
             e_rows[placed], i_rows[placed] = extra_e, extra_i
-        e_dates = e_norm["date"].to_numpy()[e_rows]
-        i_dates = i_norm["date"].to_numpy()[i_rows]
+        e_dates, i_dates = e_norm["date"].to_numpy()[e_rows], i_norm["date"].to_numpy()[i_rows]
         present = ~(np.isnat(e_dates) | np.isnat(i_dates))
         gaps = banking_index(i_dates) - banking_index(e_dates)
         items = self._items.frame
@@ -178,7 +169,7 @@ class _Frames:
             references[name] = (side.frame[column].take(rows).astype("string")
                                 .reset_index(drop=True) if column else
                                 pd.Series(pd.NA, index=range(len(rows)), dtype="string"))
-        frame = pd.DataFrame({
+        return pd.DataFrame({
             "match_id": match_ids,
             # Codes into the few rule names: a categorical, not 100,000 strings.
             "rule": pd.Categorical.from_codes(state.rule_codes[match_ids],
@@ -198,20 +189,15 @@ class _Frames:
             **{column: items[column].take(i_rows).reset_index(drop=True)
                for column in ("itemStatus", "bankAccountNumber") if column in items.columns},
         })
-        return frame
 
-    def _item_status(self, rows: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        """Whether each item of ``rows`` was returned (or is invalid, blocked), voided."""
+    def _item_status(self) -> tuple[np.ndarray, np.ndarray]:
+        """Whether each item was returned (or is invalid, blocked), whether voided."""
         items = self._items.frame
         if "itemStatus" not in items.columns:
-            return np.zeros(len(rows), dtype=bool), np.zeros(len(rows), dtype=bool)
-        # Per distinct status (itemStatus is a categorical), then per row by its code.
-        codes, uniques = pd.factorize(items["itemStatus"])
-        uniques = pd.Series(uniques, dtype=object)
-        returned = np.append(uniques.isin(_RETURNED).to_numpy(dtype=bool), False)
-        voided = np.append((uniques == "V").to_numpy(dtype=bool), False)
-        picked = codes[rows]
-        return returned[picked], voided[picked]
+            return np.zeros(len(items), dtype=bool), np.zeros(len(items), dtype=bool)
+        status = items["itemStatus"]
+        return (status.isin(_RETURNED).to_numpy(dtype=bool),
+                status.isin(["V"]).to_numpy(dtype=bool))
 
     def _returned_details(self, rows: np.ndarray) -> np.ndarray:
         """What each item of ``rows`` shows as returned: "Returned R01: Insufficient funds"
@@ -235,64 +221,49 @@ class _Frames:
     def exceptions(self, sums: tuple[np.ndarray, np.ndarray],
                    decisions: list[dict[str, Any]]) -> pd.DataFrame:
         """The exceptions frame, with the resolutions among ``decisions``."""
-        state, items = self._state, self._items.frame
-        item_returned, item_voided = self._item_status(np.arange(len(items)))
+        state = self._state
+        item_returned, item_voided = self._item_status()
         i_first = state.i_first
         # Per match, vectorised over the one-to-one ones; the few others by their rows.
         e_sum, i_sum = sums
-        returned = item_returned[i_first]
-        voided = item_voided[i_first]
+        returned, voided = item_returned[i_first], item_voided[i_first]
         if state.multi:
             _, _, i_ids, i_rows = state.multi_rows()
             returned[i_ids[item_returned[i_rows]]] = True
             voided[i_ids[item_voided[i_rows]]] = True
-        differs = i_sum != e_sum
         labels = self._expected.frame.index.to_numpy()
-
-        def returned_detail(groups: np.ndarray) -> list[str]:
-            # Each match's returned items; the texts made for all of them at once.
-            rows = [[int(i_first[g])] if g not in state.multi else
-                    [i for i in state.multi[g][1] if item_returned[i]] for g in groups.tolist()]
-            flat = np.array([i for part in rows for i in part], dtype=np.int64)
-            texts = iter(self._returned_details(flat).astype(str).tolist())
-            return [", ".join(next(texts) for _ in part) for part in rows]
 
         # The exceptions as flat arrays (match id, reason's position in REASONS, detail),
         # ordered by match, then reason: no frame per reason to concatenate and sort.
-        found_ids, found_codes, found_details = [], [], []
-        for code, flags in enumerate((returned, voided, differs)):
-            groups = np.flatnonzero(flags)
-            if REASONS[code] == "returned":
-                detail = returned_detail(groups)
-            elif REASONS[code] == "voided":
-                detail = ["the item was voided"] * len(groups)
-            else:
-                # Arrow writes the exact decimals as text, all at once ("-0.05").
-                amounts = pa.array(decimals(i_sum[groups] - e_sum[groups])).cast(pa.string())
-                detail = pc.binary_join_element_wise("items minus expected: ", amounts,
-                                                     "").to_pylist()
-            found_ids.append(groups)
-            found_codes.append(np.full(len(groups), code, dtype=np.int8))
-            found_details.extend(detail)
-        order = np.lexsort((np.concatenate(found_codes), np.concatenate(found_ids)))
-        groups = np.concatenate(found_ids).astype(np.int64)[order]
-        codes = np.concatenate(found_codes)[order]
-        details = np.array(found_details + [None], dtype=object)[:-1][order]
+        found = [np.flatnonzero(flags) for flags in (returned, voided, i_sum != e_sum)]
+        # Each match's returned items; the texts made for all of them at once.
+        parts = [[int(i_first[g])] if g not in state.multi else
+                 [i for i in state.multi[g][1] if item_returned[i]] for g in found[0].tolist()]
+        flat = np.array([i for part in parts for i in part], dtype=np.int64)
+        texts = iter(self._returned_details(flat).astype(str).tolist())
+        # Arrow writes the exact decimals as text, all at once ("-0.05").
+        amounts = pa.array(decimals(i_sum[found[2]] - e_sum[found[2]])).cast(pa.string())
+        detail_texts = [*(", ".join(next(texts) for _ in part) for part in parts),
+                   *["the item was voided"] * len(found[1]),
+                   *pc.binary_join_element_wise("items minus expected: ", amounts,
+                                                "").to_pylist()]
+        codes = np.repeat(np.arange(len(REASONS), dtype=np.int8), [len(f) for f in found])
+        order = np.lexsort((codes, np.concatenate(found)))
+        groups, codes = np.concatenate(found).astype(np.int64)[order], codes[order]
+        details = np.array(detail_texts + [None], dtype=object)[:-1][order]
         # Who each exception concerns, by what the analyst knows them by: one value per
         # row of the match (joined with ", " for a split or a combination).
         e_sets, i_sets = self._match_rows(groups)
-        named = {
-            "expected_rows": self._joined(e_sets, lambda rows: _str_objects(labels[rows])),
-            "expected_ids": self._joined(e_sets, self._texts(self._expected, "id")),
-            "expected_references": self._joined(e_sets, self._texts(self._expected,
-                                                                    "reference")),
-            "expected_names": self._joined(e_sets, self._texts(self._expected, "name")),
-            "item_ids": self._joined(i_sets, self._texts(self._items, "id")),
-            "item_references": self._joined(i_sets, self._texts(self._items, "reference")),
-            "item_names": self._joined(i_sets, self._texts(self._items, "name")),
-        }
-        resolved_flags, notes, decided, deciders = self._resolutions(groups, codes, decisions)
-        frame = pd.DataFrame({
+        named = {"expected_rows": self._joined(e_sets, _str_objects(labels[e_sets[1]]))}
+        for prefix, (owner, rows), side in (("expected", e_sets, self._expected),
+                                            ("item", i_sets, self._items)):
+            for role in ("id", "reference", "name"):
+                named[f"{prefix}_{role}s"] = self._joined((owner, rows),
+                                                          self._texts(side, role, rows))
+        resolutions = self._resolutions(groups, codes, decisions)
+        kept = {key: [None if d is None else d[key] for d in resolutions]
+                for key in ("note", "when", "by")}
+        return pd.DataFrame({
             "exception_id": np.arange(len(groups), dtype=np.int64),
             "match_id": groups,
             "reason": pd.Categorical.from_codes(codes, categories=REASONS),
@@ -304,12 +275,11 @@ class _Frames:
             "expected_amount": decimals(e_sum[groups]),
             "item_amount": decimals(i_sum[groups]),
             "amount_difference": decimals(i_sum[groups] - e_sum[groups]),
-            "resolved": resolved_flags,
-            "note": notes,
-            "decided": pd.to_datetime(pd.Series(decided, dtype=object), utc=True),
-            "decided_by": pd.Series(deciders, dtype="string"),
+            "resolved": np.array([d is not None for d in resolutions], dtype=bool),
+            "note": kept["note"],
+            "decided": pd.to_datetime(pd.Series(kept["when"], dtype=object), utc=True),
+            "decided_by": pd.Series(kept["by"], dtype="string"),
         })
-        return frame
 
     def _match_rows(self, groups: np.ndarray) -> tuple[tuple[np.ndarray, np.ndarray],
                                                         tuple[np.ndarray, np.ndarray]]:
@@ -336,29 +306,24 @@ class _Frames:
         return sides[0], sides[1]
 
     @staticmethod
-    def _texts(side: Side, role: str) -> Any:
-        """A function giving the text of ``role`` at some rows of ``side`` (None where
-        missing, all None when the role is not mapped); names as written."""
-
-        def texts(rows: np.ndarray) -> np.ndarray:
-            if role == "name":
-                values = side.display_names(rows)
-            elif role in side.columns:
-                values = side.frame[side.columns[role]].take(rows)
-            else:
-                values = None
-            if values is None:
-                return np.full(len(rows), None, dtype=object)
-            return values.astype("string").to_numpy(dtype=object, na_value=None)
-
-        return texts
+    def _texts(side: Side, role: str, rows: np.ndarray) -> np.ndarray:
+        """The text of ``role`` at ``rows`` of ``side`` (None where missing, all None when
+        the role is not mapped); names as written."""
+        if role == "name":
+            values = side.display_names(rows)
+        elif role in side.columns:
+            values = side.frame[side.columns[role]].take(rows)
+        else:
+            values = None
+        if values is None:
+            return np.full(len(rows), None, dtype=object)
+        return values.astype("string").to_numpy(dtype=object, na_value=None)
 
     @staticmethod
-    def _joined(owned: tuple[np.ndarray, np.ndarray], texts: Any) -> np.ndarray:
-        """Per match: the texts of its rows (``owned``, from :meth:`_match_rows`) joined
-        with ", ", None when it has none."""
-        owner, rows = owned
-        values = texts(rows)
+    def _joined(owned: tuple[np.ndarray, np.ndarray], values: np.ndarray) -> np.ndarray:
+        """Per match: the texts ``values`` of its rows (``owned``, from :meth:`_match_rows`)
+        joined with ", ", None when it has none."""
+        owner = owned[0]
         if not len(owner):
             return np.full(0, None, dtype=object)
         count = int(owner.max()) + 1
@@ -372,31 +337,21 @@ class _Frames:
                         dtype=object)[:-1]
 
     def _resolutions(self, groups: np.ndarray, codes: np.ndarray,
-                     decisions: list[dict[str, Any]]
-                     ) -> tuple[np.ndarray, list[str | None], list[Any], list[str | None]]:
-        """Which exceptions (their match ids, reasons as positions in :data:`REASONS`) a
-        kept ``resolve`` decision covers: same reason, same rows."""
+                     decisions: list[dict[str, Any]]) -> list[dict[str, Any] | None]:
+        """The kept ``resolve`` decision covering each exception (match ids, reasons as
+        positions in :data:`REASONS`): same reason, same rows; None where none does."""
         resolved = {(d["reason"], tuple(d["expected"]), tuple(d["items"])): d
                     for d in decisions if d["action"] == "resolve"}
-        flags = np.zeros(len(groups), dtype=bool)
-        notes: list[str | None] = [None] * len(groups)
-        decided: list[Any] = [None] * len(groups)
-        deciders: list[str | None] = [None] * len(groups)
         if not resolved:
-            return flags, notes, decided, deciders
+            return [None] * len(groups)
         # Keys tie a resolution to its match across runs; without one they are not needed.
-        e_keys, i_keys = self._expected.keys(), self._items.keys()
-        for position, (group, code) in enumerate(zip(groups.tolist(), codes.tolist(),
-                                                     strict=True)):
+        e_keys, i_keys = self._expected.keys, self._items.keys
+        found = []
+        for group, code in zip(groups.tolist(), codes.tolist(), strict=True):
             _, _, e_set, i_set = self._state.group(group)
-            decision = resolved.get((REASONS[code], tuple(e_keys[e] for e in e_set),
-                                     tuple(i_keys[i] for i in i_set)))
-            if decision is not None:
-                flags[position] = True
-                notes[position] = decision["note"]
-                decided[position] = decision["when"]
-                deciders[position] = decision["by"]
-        return flags, notes, decided, deciders
+            found.append(resolved.get((REASONS[code], tuple(e_keys[e] for e in e_set),
+                                       tuple(i_keys[i] for i in i_set))))
+        return found
 
     def unmatched(self, side: Side, which: str) -> pd.DataFrame:
         """The rows of ``side`` (``which``: "expected" or "items") nobody matched."""
@@ -410,10 +365,8 @@ class _Frames:
             ids = self._items.frame[self._items.columns["id"]].to_numpy(dtype=object)
             labels = self._expected.frame.index.to_numpy()
             for _, e, i in self._state.ties:
-                if which == "expected":
-                    others.setdefault(e, []).append(str(ids[i]))
-                else:
-                    others.setdefault(i, []).append(str(labels[e]))
+                row, other = (e, ids[i]) if which == "expected" else (i, labels[e])
+                others.setdefault(row, []).append(str(other))
             # A tied row is never matched afterwards, so it is among ``rows``.
             positions = np.searchsorted(rows, list(others))
             for position, names in zip(positions.tolist(), others.values(), strict=True):
@@ -426,8 +379,7 @@ class _Frames:
     def ties(self) -> pd.DataFrame:
         """The pairs left out because another was equally good."""
         ties = self._state.ties
-        e_rows = np.array([t[1] for t in ties], dtype=np.int64)
-        i_rows = np.array([t[2] for t in ties], dtype=np.int64)
+        e_rows, i_rows = (np.array([t[k] for t in ties], dtype=np.int64) for k in (1, 2))
         return pd.DataFrame({
             "rule": pd.Series([t[0] for t in ties], dtype="string"),
             "expected_row": self._expected.frame.index.to_numpy()[e_rows],
@@ -439,30 +391,21 @@ class _Frames:
     def masks(self, exceptions: pd.DataFrame) -> dict[str, tuple[np.ndarray, np.ndarray]]:
         """Per category of the summary: which expected lines and which items it holds."""
         state = self._state
-        e_cents, i_cents = self.cents()
-        manual_groups = state.manual_of
         e_matched, i_matched = state.e_group >= 0, state.i_group >= 0
-        e_manual = e_matched & manual_groups[np.maximum(state.e_group, 0)] if len(
-            manual_groups) else np.zeros(len(e_cents), dtype=bool)
-        i_manual = i_matched & manual_groups[np.maximum(state.i_group, 0)] if len(
-            manual_groups) else np.zeros(len(i_cents), dtype=bool)
-        open_ = exceptions[~exceptions["resolved"]]
-        closed = exceptions[exceptions["resolved"]]
 
-        def exception_rows(frame: pd.DataFrame) -> tuple[np.ndarray, np.ndarray]:
-            groups = np.isin(np.arange(state.count), frame["match_id"].to_numpy())
-            return (e_matched & groups[np.maximum(state.e_group, 0)] if len(groups) else
-                    np.zeros(len(e_cents), dtype=bool),
-                    i_matched & groups[np.maximum(state.i_group, 0)] if len(groups) else
-                    np.zeros(len(i_cents), dtype=bool))
+        def rows_of(ids: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+            # The rows of the matches ``ids`` on each side (unmatched rows have no id).
+            return np.isin(state.e_group, ids), np.isin(state.i_group, ids)
 
+        resolved = exceptions["resolved"].to_numpy(dtype=bool)
+        match_ids = exceptions["match_id"].to_numpy()
         return {
             "matched": (e_matched, i_matched),
-            "matched by hand": (e_manual, i_manual),
-            "exceptions open": exception_rows(open_),
-            "exceptions resolved": exception_rows(closed),
-            "unmatched expected": (~e_matched, np.zeros(len(i_cents), dtype=bool)),
-            "unmatched items": (np.zeros(len(e_cents), dtype=bool), ~i_matched),
+            "matched by hand": rows_of(np.flatnonzero(state.manual_of)),
+            "exceptions open": rows_of(match_ids[~resolved]),
+            "exceptions resolved": rows_of(match_ids[resolved]),
+            "unmatched expected": (~e_matched, np.zeros(len(i_matched), dtype=bool)),
+            "unmatched items": (np.zeros(len(e_matched), dtype=bool), ~i_matched),
             "tied": (state.e_tied & ~e_matched, state.i_tied & ~i_matched),
         }
 

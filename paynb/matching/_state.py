@@ -7,6 +7,7 @@ import itertools
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from decimal import Decimal
+from typing import Any
 
 import numpy as np
 
@@ -29,6 +30,18 @@ class Settings:
     max_candidates: int
     dayfirst: bool | None = None
     exact_references: bool = False
+
+
+def _per_match(position: int, doc: str) -> Any:
+    """A property: column ``position`` of the joined chunks of matches, one value per match."""
+    return property(lambda state: _joined(state._chunks)[position], doc=doc)
+
+
+def _joined(chunks: list[tuple[np.ndarray, ...]]) -> tuple[np.ndarray, ...]:
+    """``chunks`` (tuples of columns) joined into one, kept so until the next is added."""
+    if len(chunks) > 1:
+        chunks[:] = [tuple(np.concatenate(parts) for parts in zip(*chunks, strict=True))]
+    return chunks[0]
 
 
 @dataclass
@@ -54,14 +67,14 @@ class State:
     #: (pass, expected row, item row) of every pair left out as a tie.
     ties: list[tuple[str, int, int]] = field(default_factory=list)
     count: int = 0
-    #: Chunks of (rule code, manual, first expected row, first item row), one per add.
-    _chunks: list[tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]] = field(
-        default_factory=list)
-    _joined: tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray] | None = None
+    #: Chunks of (rule code, manual, first expected row, first item row), one per add (the
+    #: first empty), joined when read.
+    _chunks: list[tuple[np.ndarray, ...]] = field(default_factory=lambda: [(
+        np.zeros(0, np.int64), np.zeros(0, bool), np.zeros(0, np.int64), np.zeros(0, np.int64))])
     #: Chunks of the rows of the matches in ``multi``, flat: (match id, expected row) and
     #: (match id, item row), in the order added; read through :meth:`multi_rows`.
-    _multi_chunks: list[tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]] = field(
-        default_factory=list)
+    _multi_chunks: list[tuple[np.ndarray, ...]] = field(
+        default_factory=lambda: [(np.zeros(0, np.int64),) * 4])
 
     def __post_init__(self) -> None:
         self.e_group = np.full(self.n_expected, -1, dtype=np.int64)
@@ -69,67 +82,27 @@ class State:
         self.e_tied = np.zeros(self.n_expected, dtype=bool)
         self.i_tied = np.zeros(self.n_items, dtype=bool)
 
-    def _arrays(self) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
-        if self._joined is None or len(self._joined[0]) != self.count:
-            if self._chunks:
-                joined = tuple(np.concatenate(parts) for parts in zip(*self._chunks,
-                                                                       strict=True))
-            else:
-                joined = (np.zeros(0, np.int64), np.zeros(0, bool), np.zeros(0, np.int64),
-                          np.zeros(0, np.int64))
-            self._joined = joined  # type: ignore[assignment]
-            self._chunks = [joined] if self._chunks else []  # type: ignore[list-item]
-        assert self._joined is not None
-        return self._joined
-
     @property
     def rule_of(self) -> np.ndarray:
         """The rule name of each match (an object array)."""
-        return np.array(self.rule_names, dtype=object)[self._arrays()[0]]
+        return np.array(self.rule_names, dtype=object)[self.rule_codes]
 
-    @property
-    def rule_codes(self) -> np.ndarray:
-        """The position in :attr:`rule_names` of each match's rule."""
-        return self._arrays()[0]
-
-    @property
-    def manual_of(self) -> np.ndarray:
-        """Whether each match was made by hand."""
-        return self._arrays()[1]
-
-    @property
-    def e_first(self) -> np.ndarray:
-        """The (first) expected row of each match."""
-        return self._arrays()[2]
-
-    @property
-    def i_first(self) -> np.ndarray:
-        """The (first) item row of each match."""
-        return self._arrays()[3]
+    rule_codes = _per_match(0, "The position in :attr:`rule_names` of each match's rule.")
+    manual_of = _per_match(1, "Whether each match was made by hand.")
+    e_first = _per_match(2, "The (first) expected row of each match.")
+    i_first = _per_match(3, "The (first) item row of each match.")
 
     def group(self, group: int) -> tuple[str, bool, tuple[int, ...], tuple[int, ...]]:
         """Match ``group``: (rule, manual, expected rows, item rows)."""
-        codes, manual, e_first, i_first = self._arrays()
+        codes, manual, e_first, i_first = _joined(self._chunks)
         e_set, i_set = self.multi.get(group, ((int(e_first[group]),), (int(i_first[group]),)))
         return self.rule_names[codes[group]], bool(manual[group]), e_set, i_set
 
-    def multi_rows(self) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    def multi_rows(self) -> tuple[np.ndarray, ...]:
         """The rows of the matches in ``multi``, flat (the result frames read them as
         arrays, not group by group): match ids and expected rows, match ids and item rows,
         each in the order of ``multi``."""
-        if not self._multi_chunks:
-            empty = np.zeros(0, np.int64)
-            return empty, empty, empty, empty
-        if len(self._multi_chunks) > 1:
-            self._multi_chunks = [tuple(  # type: ignore[list-item]
-                np.concatenate(parts) for parts in zip(*self._multi_chunks, strict=True))]
-        return self._multi_chunks[0]
-
-    def multi_mask(self) -> np.ndarray:
-        """Per match: whether it is in ``multi`` (more than one row on a side)."""
-        mask = np.zeros(self.count, dtype=bool)
-        mask[np.fromiter(self.multi, dtype=np.int64, count=len(self.multi))] = True
-        return mask
+        return _joined(self._multi_chunks)
 
     def e_live(self) -> np.ndarray:
         return (self.e_group < 0) & ~self.e_tied
@@ -142,25 +115,18 @@ class State:
             self.rule_names.append(rule)
         return self.rule_names.index(rule)
 
-    def add(self, rule: str, manual: bool, e_rows: Sequence[int], i_rows: Sequence[int]) -> None:
-        """One match (of one or more rows on each side)."""
-        self.add_groups(rule, manual, [(tuple(e_rows), tuple(i_rows))])
-
     def add_groups(self, rule: str, manual: bool,
                    groups: Sequence[tuple[Sequence[int], Sequence[int]]]) -> None:
         """Several matches at once, each (expected rows, item rows)."""
         if not groups:
             return
         first, n = self.count, len(groups)
-        e_sets = [tuple(int(r) for r in g[0]) for g in groups]
-        i_sets = [tuple(int(r) for r in g[1]) for g in groups]
+        e_sets, i_sets = ([tuple(int(r) for r in g[side]) for g in groups] for side in (0, 1))
         # Flat (match id, row) arrays of all the groups' rows, made once, not row by row.
-        e_len = np.fromiter(map(len, e_sets), dtype=np.int64, count=n)
-        i_len = np.fromiter(map(len, i_sets), dtype=np.int64, count=n)
-        e_all = np.fromiter(itertools.chain.from_iterable(e_sets), dtype=np.int64,
-                            count=int(e_len.sum()))
-        i_all = np.fromiter(itertools.chain.from_iterable(i_sets), dtype=np.int64,
-                            count=int(i_len.sum()))
+        e_len, i_len = (np.fromiter(map(len, sets), dtype=np.int64, count=n)
+                        for sets in (e_sets, i_sets))
+        e_all, i_all = (np.fromiter(itertools.chain.from_iterable(sets), dtype=np.int64)
+                        for sets in (e_sets, i_sets))
         ids = np.arange(first, first + n, dtype=np.int64)
         e_ids, i_ids = np.repeat(ids, e_len), np.repeat(ids, i_len)
         several = (e_len > 1) | (i_len > 1)
@@ -170,21 +136,21 @@ class State:
             e_mask, i_mask = np.repeat(several, e_len), np.repeat(several, i_len)
             self._multi_chunks.append((e_ids[e_mask], e_all[e_mask], i_ids[i_mask],
                                        i_all[i_mask]))
-        self._chunks.append((np.full(n, self._code(rule), dtype=np.int64),
-                             np.full(n, manual, dtype=bool),
-                             e_all[np.cumsum(e_len) - e_len], i_all[np.cumsum(i_len) - i_len]))
-        self.count += n
+        # Each match by its first rows, then every row to its match.
+        self.add_pairs(rule, e_all[np.cumsum(e_len) - e_len], i_all[np.cumsum(i_len) - i_len],
+                       manual)
         self.e_group[e_all] = e_ids
         self.i_group[i_all] = i_ids
 
-    def add_pairs(self, rule: str, e_rows: np.ndarray, i_rows: np.ndarray) -> None:
+    def add_pairs(self, rule: str, e_rows: np.ndarray, i_rows: np.ndarray,
+                  manual: bool = False) -> None:
         """Many one-to-one matches at once (the bulk of every run)."""
         n = len(e_rows)
         if not n:
             return
         ids = np.arange(self.count, self.count + n, dtype=np.int64)
         self._chunks.append((np.full(n, self._code(rule), dtype=np.int64),
-                             np.zeros(n, dtype=bool), np.asarray(e_rows, dtype=np.int64),
+                             np.full(n, manual, dtype=bool), np.asarray(e_rows, dtype=np.int64),
                              np.asarray(i_rows, dtype=np.int64)))
         self.count += n
         self.e_group[e_rows] = ids
