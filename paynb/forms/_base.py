@@ -1,22 +1,10 @@
 """What every paynb form shares: layout, status line, result area, the action guard.
 
-A form is a plain object composed of child widgets kept as attributes; its
-:attr:`Form.widget` is the box that a notebook cell displays. Results are
-written into widgets (HTML), never printed, so tests and the next cell can read
-them, and :attr:`Form.result` holds the last outcome as a pandas object.
-
-An action (submit, void, route check...) runs through :meth:`Form._guarded`:
-while it runs the form is busy, every action button is disabled, and a second
-click (a double click, or a click queued while the kernel was busy) is ignored
-in Python, not only in the browser.
-
-Every form says where it acts: a header under its title names the environment
-(the sandbox, or the real service's host and profile, on a red background) and
-the company code (CSS classes ``paynb-env-header`` and ``paynb-env-sandbox`` or
-``paynb-env-real``). Every action that moves money or voids items waits for a
-confirmation tick (:meth:`Form._confirmation`, CSS class ``paynb-confirm``) whose
-text states what will happen, for which company, where; any change of the
-inputs withdraws the tick, and so does each send.
+A form is a plain object composed of child widgets; its :attr:`Form.widget` is the box a
+cell displays, results are written into widgets (never printed) and :attr:`Form.result`
+holds the last outcome. An action runs through :meth:`Form._guarded`: while it runs the
+form is busy and a second click is ignored in Python, not only in the browser. The
+environment header and the confirmation tick are described in docs/forms.md.
 """
 
 from __future__ import annotations
@@ -61,6 +49,21 @@ def table_box() -> widgets.HTML:
     """An HTML widget for a :func:`table_html` table: as wide as the form and no wider
     (a flex child would otherwise grow to its content and run past the form's edge)."""
     return widgets.HTML("", layout=widgets.Layout(width="100%", min_width="0"))
+
+
+def button(description: str, css: str, *, style: str = "", icon: str = "",
+           visible: bool = True) -> widgets.Button:
+    """A button as wide as its text, with the CSS class ``css``."""
+    layout = widgets.Layout(width="auto", display=None if visible else "none")
+    return widgets.Button(description=description, button_style=style, icon=icon,
+                          layout=layout).add_class(css)
+
+
+def tick(description: str, css: str, *, visible: bool = True) -> widgets.Checkbox:
+    """An unticked checkbox as wide as its text, with the CSS class ``css``."""
+    layout = widgets.Layout(width="auto", display=None if visible else "none")
+    return widgets.Checkbox(value=False, indent=False, description=description,
+                            layout=layout).add_class(css)
 
 
 def table_html(frame: Any, *, max_rows: int = 200, nowrap: bool = False) -> str:
@@ -184,8 +187,7 @@ def data_grid(frame: pd.DataFrame, css: str, *, height: str = "220px") -> Any:
 
     grid = DataGrid(grid_frame(frame), selection_mode="row", base_column_size=110,
                     renderers=money_renderers(frame),
-                    layout=widgets.Layout(height=height, width="100%"))
-    grid.add_class(css)
+                    layout=widgets.Layout(height=height, width="100%")).add_class(css)
     return grid
 
 
@@ -207,18 +209,14 @@ class PagedGrid:
         self.grid = data_grid(frame.head(0), css, height=height)
         self.find = widgets.Text(value="", placeholder="text in any column",
                                  description="Find", continuous_update=False,
-                                 layout=widgets.Layout(width="260px"))
-        self.find.add_class("paynb-grid-find")
-        self.previous_button = Form._button("Previous", "paynb-grid-previous",
-                                            icon="chevron-left")
-        self.next_button = Form._button("Next", "paynb-grid-next", icon="chevron-right")
-        self.position = widgets.HTML("")
-        self.position.add_class("paynb-grid-position")
+                                 layout=widgets.Layout(width="260px")).add_class("paynb-grid-find")
+        self.previous_button = button("Previous", "paynb-grid-previous", icon="chevron-left")
+        self.next_button = button("Next", "paynb-grid-next", icon="chevron-right")
+        self.position = widgets.HTML("").add_class("paynb-grid-position")
         self.widget = widgets.VBox([
             widgets.HBox([self.find, self.previous_button, self.next_button, self.position],
                          layout=widgets.Layout(align_items="center")),
-            self.grid])
-        self.widget.add_class(css + "-pages")
+            self.grid]).add_class(css + "-pages")
         self.find.observe(lambda _change: self._turn(0), names="value")
         self.previous_button.on_click(lambda _button: self._turn(self._start - self.page_rows))
         self.next_button.on_click(lambda _button: self._turn(self._start + self.page_rows))
@@ -267,19 +265,6 @@ def money(amount: Decimal) -> str:
     return f"{amount:,.2f}" if amount == amount.quantize(Decimal("0.01")) else f"{amount:,}"
 
 
-def held_html(approval: Any) -> str:
-    """What a form shows of a call held for a second person (dual control)."""
-    return (f"<p class='paynb-awaiting-approval'><b>Awaiting approval by another analyst"
-            f"</b>: nothing was sent yet.</p>{approval._repr_html_()}")
-
-
-def held_text(approval: Any) -> str:
-    """The status line of a call held for a second person."""
-    return (f"Awaiting approval by another analyst (approval {approval.id}: {approval.why}). "
-            f"Nothing was sent yet: another analyst approves it in ApprovalsForm, or with "
-            f"client.approve({approval.id}).")
-
-
 def describe_error(exc: PaynbError) -> str:
     """What went wrong, in words for the status line (exception texts hold no secrets)."""
     unknown = "If this was a submission its outcome is unknown: run client.reconcile() " \
@@ -311,12 +296,10 @@ class Form:
         """The :class:`paynb.Client` the form acts through."""
         self.result: Any = None
         """The last outcome (a pandas Series or DataFrame), for the next cell."""
-        self.status = widgets.HTML("")
+        self.status = widgets.HTML("").add_class("paynb-status")
         """The status line (HTML); :attr:`status_text` reads it as plain text."""
-        self.status.add_class("paynb-status")
-        self.output = table_box()
+        self.output = table_box().add_class("paynb-result")
         """The result area (HTML): the stored item, the answer's table..."""
-        self.output.add_class("paynb-result")
         self.busy = False
         """True while an action runs (its buttons are then disabled)."""
         self._lock = threading.Lock()
@@ -344,9 +327,7 @@ class Form:
         if self.client is None:
             header = widgets.HTML("<div style=\"padding:0.3em 0.6em\"><b>No client</b>: "
                                   "this view sends nothing</div>")
-            header.add_class("paynb-env-header")
-            header.add_class("paynb-env-none")
-            return header
+            return header.add_class("paynb-env-header").add_class("paynb-env-none")
         environment = self.environment
         css, background, color = _ENV_STYLES[bool(environment.is_sandbox)]
         header = widgets.HTML(
@@ -354,16 +335,12 @@ class Form:
             f'color:{color};padding:0.3em 0.6em;border-left:6px solid {color}">'
             f"<b>{escape(environment.label)}</b> &middot; company "
             f"<b>{escape(self.client.company_code)}</b></div>")
-        header.add_class("paynb-env-header")
-        header.add_class(css)
-        return header
+        return header.add_class("paynb-env-header").add_class(css)
 
     def _confirmation(self, on_change: Callable[..., None]) -> widgets.Checkbox:
         """The tick an action waits for (``on_change`` runs when it is ticked or not);
         its text is set with :meth:`_confirm_text`."""
-        box = widgets.Checkbox(value=False, indent=False, description="",
-                               layout=widgets.Layout(width="auto"))
-        box.add_class("paynb-confirm")
+        box = tick("", "paynb-confirm")
         box.observe(on_change, names="value")
         return box
 
@@ -375,18 +352,7 @@ class Form:
         header = widgets.HTML(f"<h3 style='margin:0.2em 0'>{escape(self.title)}</h3>")
         self.widget.children = (header, self._env_header(), *children, self.status,
                                 self.output)
-        self.widget.add_class("paynb-form")
-        self.widget.add_class(f"paynb-form-{self.css_name}")
-
-    @staticmethod
-    def _button(description: str, css: str, *, style: str = "", icon: str = "",
-                visible: bool = True) -> widgets.Button:
-        button = widgets.Button(description=description, button_style=style, icon=icon,
-                                layout=widgets.Layout(width="auto"))
-        button.add_class(css)
-        if not visible:
-            button.layout.display = "none"
-        return button
+        self.widget.add_class("paynb-form").add_class(f"paynb-form-{self.css_name}")
 
     @staticmethod
     def _show(widget: widgets.Widget, visible: bool) -> None:
@@ -431,6 +397,16 @@ class Form:
         """An input changed: drop the last notice and validate again."""
         self._notice = None
         self._refresh()
+
+    def _held(self, approval: Any) -> None:
+        """Show a call held for a second person (dual control): nothing was sent yet."""
+        self.result = approval
+        self.output.value = (f"<p class='paynb-awaiting-approval'><b>Awaiting approval by "
+                             f"another analyst</b>: nothing was sent yet.</p>"
+                             f"{approval._repr_html_()}")
+        self._announce(f"Awaiting approval by another analyst (approval {approval.id}: "
+                       f"{approval.why}). Nothing was sent yet: another analyst approves it "
+                       f"in ApprovalsForm, or with client.approve({approval.id}).", "warn")
 
     # -- actions ----------------------------------------------------------------------
 
@@ -477,15 +453,14 @@ class Form:
         """The path of the file last saved."""
         self._save_stem = stem
         self.save_buttons = {
-            filetype: self._button(f"Save {filetype.upper()}", f"paynb-save-{filetype}",
-                                   icon="download", visible=False)
+            filetype: button(f"Save {filetype.upper()}", f"paynb-save-{filetype}",
+                             icon="download", visible=False)
             for filetype in SAVE_TYPES}
         """The *Save* buttons by file type (``"csv"``, ``"xlsx"``)."""
-        for filetype, button in self.save_buttons.items():
-            button.on_click(self._guarded(functools.partial(self._save, filetype),
-                                          f"Saving {filetype.upper()}…"))
-        self.saved_path = widgets.HTML("")
-        self.saved_path.add_class("paynb-saved")
+        for filetype, save in self.save_buttons.items():
+            save.on_click(self._guarded(functools.partial(self._save, filetype),
+                                        f"Saving {filetype.upper()}…"))
+        self.saved_path = widgets.HTML("").add_class("paynb-saved")
         self.downloads = widgets.HBox([*self.save_buttons.values(), self.saved_path],
                                       layout=widgets.Layout(flex_flow="row wrap",
                                                             align_items="center"))
@@ -495,8 +470,8 @@ class Form:
     def _offer_save(self, visible: bool) -> None:
         """Show the *Save* buttons (or hide them) and forget the path last shown."""
         self.saved_path.value = ""
-        for button in self.save_buttons.values():
-            self._show(button, visible)
+        for save in self.save_buttons.values():
+            self._show(save, visible)
 
     def _save(self, filetype: str) -> None:
         frame = self.result

@@ -9,26 +9,10 @@ import ipywidgets as widgets
 import pandas as pd
 
 from paynb.errors import ApprovalError, DuplicateSubmissionError, SubmissionRefusedError
-from paynb.forms._base import Form, escape, record_html, table_html
+from paynb.forms._base import Form, button, escape, record_html, table_html, tick
 from paynb.journal import HONESTY
 
 __all__ = ["ApprovalRow", "ApprovalsForm"]
-
-
-def _tick(text: str, css: str, *, hidden: bool = False) -> widgets.Checkbox:
-    box = widgets.Checkbox(value=False, indent=False, description=text,
-                           layout=widgets.Layout(width="auto"))
-    box.add_class(css)
-    if hidden:
-        box.layout.display = "none"
-    return box
-
-
-def _action(description: str, css: str, *, style: str, icon: str) -> widgets.Button:
-    button = widgets.Button(description=description, button_style=style, icon=icon,
-                            layout=widgets.Layout(width="auto"))
-    button.add_class(css)
-    return button
 
 
 class ApprovalRow:
@@ -47,7 +31,7 @@ class ApprovalRow:
         self.details = widgets.HTML(approval.to_html(note=False))
         """Who prepared it, what, the total, masked accounts, why (HTML)."""
         self.details.add_class("paynb-approvals-details")
-        self.confirm = _tick(confirm_text, "paynb-confirm")
+        self.confirm = tick(confirm_text, "paynb-confirm")
         """The tick its *Approve and send* waits for, naming what moves."""
         self.tot_password = widgets.Password(
             description="One-time password",
@@ -58,31 +42,30 @@ class ApprovalRow:
         self.tot_password.add_class("paynb-approvals-tot")
         if not self.needs_tot_password:
             self.tot_password.layout.display = "none"
-        self.approve_button = _action("Approve and send", "paynb-approve", style="danger",
-                                      icon="check")
+        self.approve_button = button("Approve and send", "paynb-approve", style="danger",
+                                     icon="check")
         self.reason = widgets.Text(placeholder="Why it is rejected (required to reject)",
                                    layout=widgets.Layout(width="320px"))
         self.reason.add_class("paynb-approvals-reason")
-        self.reject_button = _action("Reject", "paynb-reject", style="warning", icon="times")
-        self.new_authorization = _tick(
+        self.reject_button = button("Reject", "paynb-reject", style="warning", icon="times")
+        self.new_authorization = tick(
             "The receiver authorized again: send it as a new entry (new_authorization, "
-            "recorded as my override)", "paynb-approvals-new-authorization", hidden=True)
+            "recorded as my override)", "paynb-approvals-new-authorization", visible=False)
         """Shown once NACHA's guards refused the approval for what a new authorization
         answers (:attr:`paynb.nacha.Verdict.overridable`): approve with
         ``new_authorization=True``."""
-        self.allow_duplicate = _tick(
+        self.allow_duplicate = tick(
             "Send it although its reference was sent meanwhile (allow_duplicate)",
-            "paynb-approvals-allow-duplicate", hidden=True)
+            "paynb-approvals-allow-duplicate", visible=False)
         """Shown once the duplicate guard refused the approval: approve with
         ``allow_duplicate=True``."""
         self.widget = widgets.VBox(
             [self.details, self.new_authorization, self.allow_duplicate, self.confirm,
              widgets.HBox([self.tot_password, self.approve_button]),
              widgets.HBox([self.reason, self.reject_button])],
-            layout=widgets.Layout(border="1px solid #ccc", padding="0.3em", margin="0.2em 0"))
+            layout=widgets.Layout(border="1px solid #ccc", padding="0.3em", margin="0.2em 0"),
+        ).add_class("paynb-approvals-row").add_class(f"paynb-approval-{approval.id}")
         """The row's box."""
-        self.widget.add_class("paynb-approvals-row")
-        self.widget.add_class(f"paynb-approval-{approval.id}")
 
     @property
     def inputs(self) -> tuple[widgets.Widget, ...]:
@@ -126,10 +109,9 @@ class ApprovalsForm(Form):
 
     def __init__(self, client: Any) -> None:
         super().__init__(client)
-        self.queue = widgets.VBox()
+        self.queue = widgets.VBox().add_class("paynb-approvals-queue")
         """The waiting approvals, a row each (or a line saying nothing waits)."""
-        self.queue.add_class("paynb-approvals-queue")
-        self.refresh_button = self._button("Refresh", "paynb-refresh", icon="refresh")
+        self.refresh_button = button("Refresh", "paynb-refresh", icon="refresh")
         honesty = widgets.HTML(f"<p><small>{escape(HONESTY)}</small></p>")
         honesty.add_class("paynb-approvals-honesty")
         self.rows: list[ApprovalRow] = []

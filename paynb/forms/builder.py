@@ -1,30 +1,11 @@
-"""Widgets generated from the request models of :mod:`paynb.models`.
+"""Widgets generated from the request models of :mod:`paynb.models` (docs/forms.md).
 
-One builder serves every form: :class:`FieldSet` reads a model's fields and
-makes one :class:`FieldWidget` per field. The widget follows the field's type
-(a ``Literal`` is a dropdown, a ``bool`` a checkbox, a ``Decimal`` a text box
-whose text becomes an exact ``Decimal``, a secret a password box), the label is
-the field's ``title``, the help its ``description``, the placeholder comes from
-``json_schema_extra``. Validation is the model's own (:func:`paynb.models.check`),
-so a form, the client and the sandbox can never disagree.
-
-A field is marked *(optional)* when the model lets it be left out, unless the
-form requires it in its current mode (:meth:`FieldSet.require`): an instant card
-payment's card fields are optional in the model only because a token may be
-used instead, so in card mode they read, and are checked, as required.
-
-An open set (a field whose model lists known values as ``suggestions``: account
-type, entry class, sub-type...) is a combo box offering the known values and
-taking any other; a date-time is a date picker; a field the model marks ``more``
-sits in the form's collapsed "More fields" section (:meth:`FieldSet.more`). A
-nested model (the IAT addenda) becomes its fields, named with dots like the
-errors that name them (``iatAddenda.foreignBeneficiaryPayer.countryCode``), and
-:meth:`FieldSet.values` nests them again.
-
-A field shows its error only once the user has touched it (or when the form
-asks for every error, e.g. after the service refused the request): a message
-that shouts "is required" at a field nobody has reached yet is noise. The
-form's status line still names every missing or wrong field from the start.
+One builder serves every form: :class:`FieldSet` makes one :class:`FieldWidget` per
+field of a model, the widget following the field's type, its label, help and
+placeholder taken from the field. Validation is the model's own
+(:func:`paynb.models.check`), so a form, the client and the sandbox can never disagree.
+A field shows its error only once touched (or when the form asks for every error); the
+form's status line names every missing or wrong field from the start.
 """
 
 from __future__ import annotations
@@ -181,8 +162,7 @@ class FieldWidget:
             looks = self.looks
             self._label = widgets.HTML(layout=looks.label, style=looks.html)
             self._error = widgets.HTML(self._error_html, layout=looks.error,
-                                       style=looks.html)
-            self._error.add_class("paynb-error")
+                                       style=looks.html).add_class("paynb-error")
             self._help = widgets.HTML(
                 f'<span class="paynb-help" style="color:#666;font-size:85%">'
                 f"{html.escape(self.description)}</span>" if self.description else "",
@@ -416,17 +396,17 @@ class FieldSet:
         missing, wrong = [], []
         for wire, messages in errors.items():
             field = self.fields.get(wire)
-            title = field.title if field else self.groups.get(wire, wire)
             if messages == ["is required"] or (field and field.value is None):
-                missing.append(title)
+                missing.append(self.title(wire))
             else:
-                wrong.append(f"{title} ({'; '.join(messages)})")
-        parts = []
-        if missing:
-            parts.append("Missing: " + ", ".join(missing))
-        if wrong:
-            parts.append("To fix: " + ", ".join(wrong))
-        return ". ".join(parts)
+                wrong.append(f"{self.title(wire)} ({'; '.join(messages)})")
+        return ". ".join(f"{what}: {', '.join(titles)}" for what, titles in
+                         (("Missing", missing), ("To fix", wrong)) if titles)
+
+    def title(self, wire: str) -> str:
+        """The label of the field ``wire``, or the title of the nested model it names."""
+        field = self.fields.get(wire)
+        return field.title if field else self.groups.get(wire, wire)
 
     def service_errors(self, errors: Mapping[str, list[str]]
                        ) -> tuple[dict[str, list[str]], list[str]]:

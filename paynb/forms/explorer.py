@@ -21,6 +21,7 @@ from paynb._kinds import KINDS
 from paynb.codes import STATUS_NAMES, STATUS_ORDER, code_meaning
 from paynb.forms._base import (
     Form,
+    button,
     data_grid,
     escape,
     grid_frame,
@@ -148,8 +149,7 @@ class StatusExplorer(Form):
         super().__init__(client)
         self._loaded_kind = kind
         self.kind = widgets.Dropdown(options=[(v[0], k) for k, v in _KINDS.items()],
-                                     value=kind, description="Kind")
-        self.kind.add_class("paynb-field-kind")
+                                     value=kind, description="Kind").add_class("paynb-field-kind")
         self.statuses = widgets.SelectMultiple(
             options=[(f"{code} {STATUS_NAMES[code]}", code) for code in STATUS_ORDER],
             value=(), rows=len(STATUS_ORDER), description="Status")
@@ -158,17 +158,15 @@ class StatusExplorer(Form):
         self.returned_from.add_class("paynb-field-returnDateStart")
         self.returned_to = widgets.DatePicker(description="Returned to", style=_DESCRIPTION)
         self.returned_to.add_class("paynb-field-returnDateEnd")
-        self.refresh_button = self._button("Refresh", "paynb-submit", style="primary",
-                                           icon="refresh")
-        self.refresh_button.add_class("paynb-refresh")
+        self.refresh_button = button("Refresh", "paynb-submit", style="primary",
+                                     icon="refresh").add_class("paynb-refresh")
         self.refresh_button.on_click(self._guarded(self._load, "Loading…"))
         self._downloads(lambda: f"{self._loaded_kind}-items", folder)
         self.grid = data_grid(pd.DataFrame(), "paynb-explorer-grid", height="320px")
         """The table of the rows loaded (the first :data:`GRID_ROWS`), sortable and
         filterable."""
         self._show(self.grid, False)
-        self.counts = widgets.HTML("")
-        self.counts.add_class("paynb-counts")
+        self.counts = widgets.HTML("").add_class("paynb-counts")
         # Scaled down to the form's width rather than running past it.
         self.plot = widgets.Image(format="png", layout=widgets.Layout(display="none",
                                                                       max_width="100%",

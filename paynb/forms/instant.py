@@ -15,7 +15,7 @@ from typing import Any
 import ipywidgets as widgets
 
 from paynb.errors import RouteNotCheckedError, RouteUnavailableError
-from paynb.forms._base import escape, last_four, record_html
+from paynb.forms._base import button, escape, last_four, record_html
 from paynb.forms.single import PaymentForm
 from paynb.models import (
     CardRouteCheck,
@@ -44,10 +44,9 @@ class _InstantForm(PaymentForm):
         #: The last successful or failed route check of the destination now entered.
         self.route: Any = None
         self._route_key: str | None = None
-        self.check_button = self._button("Check route", "paynb-check-route", icon="search")
+        self.check_button = button("Check route", "paynb-check-route", icon="search")
         self.check_button.on_click(self._guarded(self._check_route, "Checking the route…"))
-        self.route_info = widgets.HTML("")
-        self.route_info.add_class("paynb-route")
+        self.route_info = widgets.HTML("").add_class("paynb-route")
 
     # -- to be defined per rail -------------------------------------------------------
 

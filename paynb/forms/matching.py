@@ -11,7 +11,7 @@ import numpy as np
 import pandas as pd
 
 from paynb._kinds import KINDS
-from paynb.forms._base import Form, PagedGrid
+from paynb.forms._base import Form, PagedGrid, button
 from paynb.forms.void import VoidForm
 
 __all__ = ["ExceptionsView"]
@@ -53,8 +53,7 @@ class ExceptionsView(Form):
     def __init__(self, result: Any, client: Any = None) -> None:
         super().__init__(client)
         self.result = result
-        self.summary = widgets.HTML("")
-        self.summary.add_class("paynb-match-summary")
+        self.summary = widgets.HTML("").add_class("paynb-match-summary")
         self.exceptions_table = PagedGrid(result.exceptions, "paynb-match-exceptions")
         self.expected_table = PagedGrid(result.unmatched_expected, "paynb-match-expected")
         self.items_table = PagedGrid(self._items(), "paynb-match-items")
@@ -66,17 +65,13 @@ class ExceptionsView(Form):
         self.exception_choice.add_class("paynb-field-exception")
         self.note = widgets.Text(description="Note", placeholder="why it is fine")
         self.note.add_class("paynb-field-note")
-        self.resolve_button = self._button("Resolve", "paynb-match-resolve", icon="check")
+        self.resolve_button = button("Resolve", "paynb-match-resolve", icon="check")
         self.expected_choice = widgets.Dropdown(description="Expected")
         self.expected_choice.add_class("paynb-field-expected")
-        self.item_choice = widgets.Dropdown(description="Item")
-        self.item_choice.add_class("paynb-field-item")
-        self.pair_button = self._button("Pair", "paynb-match-pair", style="primary",
-                                        icon="link")
-        self.void_button = self._button("Void this item…", "paynb-match-void", style="danger",
-                                        icon="ban")
-        self.void_area = widgets.VBox()
-        self.void_area.add_class("paynb-match-void-form")
+        self.item_choice = widgets.Dropdown(description="Item").add_class("paynb-field-item")
+        self.pair_button = button("Pair", "paynb-match-pair", style="primary", icon="link")
+        self.void_button = button("Void this item…", "paynb-match-void", style="danger", icon="ban")
+        self.void_area = widgets.VBox().add_class("paynb-match-void-form")
         self.void_form: Any = None
         self.resolve_button.on_click(self._guarded(self._resolve, "Recording the resolution…"))
         self.pair_button.on_click(self._guarded(self._pair, "Recording the pair…"))

@@ -9,7 +9,7 @@ from typing import Any
 
 import ipywidgets as widgets
 
-from paynb.forms._base import Form, escape, table_box, table_html
+from paynb.forms._base import Form, button, escape, table_box, table_html
 from paynb.forms.single import AchForm
 from paynb.nacha import SETTLED_STATES
 
@@ -41,15 +41,11 @@ class NocForm(Form):
         self.by = widgets.Text(value="", placeholder="you (the OS user)", description="By")
         self.by.add_class("paynb-field-by")
         self.note = widgets.Text(value="", placeholder="what was changed, where",
-                                 description="Note")
-        self.note.add_class("paynb-field-note")
-        self.table = table_box()
-        self.table.add_class("paynb-ledger")
-        self.apply_button = self._button("Mark applied", "paynb-apply", style="primary",
-                                         icon="check")
-        self.correct_button = self._button("Correct in an ACH form", "paynb-correct",
-                                           icon="pencil")
-        self.refresh_button = self._button("Refresh", "paynb-refresh", icon="refresh")
+                                 description="Note").add_class("paynb-field-note")
+        self.table = table_box().add_class("paynb-ledger")
+        self.apply_button = button("Mark applied", "paynb-apply", style="primary", icon="check")
+        self.correct_button = button("Correct in an ACH form", "paynb-correct", icon="pencil")
+        self.refresh_button = button("Refresh", "paynb-refresh", icon="refresh")
         self.apply_button.on_click(self._guarded(self._apply, "Recording…"))
         self.correct_button.on_click(self._guarded(self._correct, "Opening…"))
         self.refresh_button.on_click(self._guarded(self.refresh, "Loading the NOCs…"))

@@ -16,7 +16,6 @@ from paynb._kinds import KINDS
 from paynb.errors import (
     ApiError,
     DuplicateSubmissionError,
-    PaynbError,
     ResponseFormatError,
     RouteNotCheckedError,
     RouteUnavailableError,
@@ -27,9 +26,8 @@ from paynb.errors import (
 )
 from paynb.forms._base import (
     Form,
+    button,
     describe_error,
-    held_html,
-    held_text,
     last_four,
     money,
     previous_html,
@@ -72,12 +70,10 @@ class PaymentForm(Form):
         super().__init__(client)
         self.resource = getattr(client, self.kind)
         self.fields = FieldSet(self.model)
-        self.submit_button = self._button(self.verb, "paynb-submit", style="primary",
-                                          icon="paper-plane")
-        self.anyway_button = self._button(f"{self.verb} anyway", "paynb-submit-anyway",
-                                          style="warning", visible=False)
-        self.another_button = self._button(f"{self.verb} another", "paynb-reset",
-                                           visible=False)
+        self.submit_button = button(self.verb, "paynb-submit", style="primary", icon="paper-plane")
+        self.anyway_button = button(f"{self.verb} anyway", "paynb-submit-anyway",
+                                    style="warning", visible=False)
+        self.another_button = button(f"{self.verb} another", "paynb-reset", visible=False)
         self.submit_button.on_click(self._guarded(self._submit, self.busy_text))
         self.anyway_button.on_click(self._guarded(self._submit_anyway, self.busy_text))
         self.another_button.on_click(lambda _b: self.reset())
@@ -125,11 +121,8 @@ class PaymentForm(Form):
         # the confirmation (it was given for what the inputs said before).
         self._pending = None
         self._service_errors = {}
-        self._untick()
-        super()._changed()
-
-    def _untick(self) -> None:
         self.confirm.value = False
+        super()._changed()
 
     def _refresh(self) -> None:
         item, errors = self._validate()
@@ -162,12 +155,8 @@ class PaymentForm(Form):
         """The item's advisories (sent anyway, docs/validation.md) as one sentence."""
         if item is None:
             return ""
-        said = []
-        for advisory in item.advisories():
-            field = self.fields.fields.get(advisory.field)
-            title = field.title if field else self.fields.groups.get(advisory.field,
-                                                                     advisory.field)
-            said.append(f"{title}: {advisory.message}")
+        said = [f"{self.fields.title(advisory.field)}: {advisory.message}"
+                for advisory in item.advisories()]
         return f" Note (sent anyway): {'; '.join(said)}." if said else ""
 
     # -- actions ----------------------------------------------------------------------
@@ -185,15 +174,6 @@ class PaymentForm(Form):
         if self._pending is None or self._done or self._blocked() or not self.confirm.value:
             return
         self._send(self._pending, allow_duplicate=True)
-
-    def _lost(self, exc: PaynbError) -> None:
-        """The answer was lost (or unreadable): the payment may exist, so this form will
-        not send it again, and its secrets are no longer needed."""
-        self._done = True
-        self._pending = None
-        self._forget_secrets()
-        self._untick()
-        self._announce(describe_error(exc), "error")
 
     def _send(self, item: RequestModel, *, allow_duplicate: bool) -> None:
         try:
@@ -215,7 +195,6 @@ class PaymentForm(Form):
             # Sent and refused. Emptied first: the edit it makes withdraws old complaints
             # (and the tick: a second attempt is confirmed again).
             self._forget_secrets()
-            self._untick()
             on_fields, elsewhere = self.fields.service_errors(exc.errors)
             self._service_errors = on_fields
             text = describe_error(exc)
@@ -223,32 +202,30 @@ class PaymentForm(Form):
                 text += " — " + "; ".join(elsewhere)
             self._announce(text, "error")
             return
-        except TransportError as exc:
-            if exc.connected:
-                self._lost(exc)
-                return
-            # No connection was made: nothing left, the journal records it not sent, and
-            # the form keeps it to send once the service can be reached.
-            self._untick()
+        except (TransportError, ResponseFormatError) as exc:
+            if isinstance(exc, TransportError) and not exc.connected:
+                # No connection was made: nothing left, the journal records it not sent,
+                # and the form keeps it to send once the service can be reached.
+                self.confirm.value = False
+            else:
+                # The answer was lost (or unreadable): the payment may exist, so this form
+                # will not send it again, and its secrets are no longer needed.
+                self._done = True
+                self._pending = None
+                self._forget_secrets()
             self._announce(describe_error(exc), "error")
-            return
-        except ResponseFormatError as exc:
-            self._lost(exc)
             return
         except Exception as exc:
             # Anything else may have come after the payment left: when in doubt, empty.
             if not isinstance(exc, _BEFORE_SENDING):
                 self._forget_secrets()
-                self._untick()
             raise
         self._pending = None
         self._done = True
         self.result = record
         self._forget_secrets()
-        self._untick()
         if isinstance(record, Approval):  # held for a second person: nothing sent yet
-            self.output.value = held_html(record)
-            self._announce(held_text(record), "warn")
+            self._held(record)
             return
         self.output.value = record_html(record)
         refused = [w.message for w in caught
@@ -259,8 +236,10 @@ class PaymentForm(Form):
         self._announce(self._sent(record), "ok")
 
     def _forget_secrets(self) -> None:
-        """Empty the secret inputs (in the kernel and in the browser): the payment has left."""
+        """Empty the secret inputs (in the kernel and in the browser), and untick: the
+        payment has left."""
         self.fields.clear(secrets_only=True)
+        self.confirm.value = False
 
     def reset(self) -> None:
         """Empty the form for another payment."""
@@ -288,17 +267,14 @@ class _ItemForm(PaymentForm):
             if "." in wire:
                 continue  # a model inside a nested model shares its parent's box
             box = widgets.VBox([widgets.HTML(f"<b>{title}</b>")])
-            box.add_class("paynb-group")
-            box.add_class(f"paynb-group-{wire}")
-            self.groups[wire] = box
+            self.groups[wire] = box.add_class("paynb-group").add_class(f"paynb-group-{wire}")
         parts: list[widgets.Widget] = [widgets.VBox(self.fields.rows(self.fields.main())),
                                        *self.groups.values()]
         more = self.fields.more()
         self._more_rows = widgets.VBox()
         self.more = widgets.Accordion(children=[self._more_rows], titles=("More fields",),
-                                      selected_index=None)
+                                      selected_index=None).add_class("paynb-more-fields")
         """The collapsed section of the optional fields an analyst rarely needs."""
-        self.more.add_class("paynb-more-fields")
         self.more.observe(self._open_more, names="selected_index")
         if more:
             parts.append(self.more)
@@ -336,9 +312,9 @@ class AchForm(_ItemForm):
         self._verdict: Any = None
         self.new_authorization = new_authorization_box()
         #: Fills in what a NOC on the typed account asks to change; shown only then.
-        self.correction_button = self._button("Use the NOC's corrected values",
-                                              "paynb-use-correction", icon="wrench",
-                                              visible=False)
+        self.correction_button = button("Use the NOC's corrected values",
+                                        "paynb-use-correction", icon="wrench",
+                                        visible=False)
         self._correction: dict[str, str] | None = None
         super().__init__(client)
         self.fields["achTransactionSubType"].input.observe(self._prenote, names="value")

@@ -13,9 +13,8 @@ from paynb.codes import STATUS_NAMES
 from paynb.errors import ApiError, NotFoundError
 from paynb.forms._base import (
     Form,
+    button,
     describe_error,
-    held_html,
-    held_text,
     pages_said,
     table_box,
     table_html,
@@ -58,18 +57,14 @@ class VoidForm(Form):
         self.kind.add_class("paynb-field-kind")
         self.by = widgets.ToggleButtons(options=[("Item ids", _BY_IDS),
                                                  ("Reference numbers", _BY_REFS)],
-                                        value=_BY_IDS, description="By")
-        self.by.add_class("paynb-field-by")
+                                        value=_BY_IDS, description="By").add_class("paynb-field-by")
         self.entry = widgets.Textarea(
             placeholder="Ids or reference numbers, separated by commas, spaces or new lines",
-            layout=widgets.Layout(width="480px", height="80px"))
-        self.entry.add_class("paynb-field-items")
-        self.fetch_button = self._button("Show what will be voided", "paynb-fetch",
-                                         icon="search")
-        self.preview = table_box()
-        self.preview.add_class("paynb-preview")
+            layout=widgets.Layout(width="480px", height="80px")).add_class("paynb-field-items")
+        self.fetch_button = button("Show what will be voided", "paynb-fetch", icon="search")
+        self.preview = table_box().add_class("paynb-preview")
         self.confirm = self._confirmation(self._changed)
-        self.void_button = self._button("Void", "paynb-submit", style="danger", icon="ban")
+        self.void_button = button("Void", "paynb-submit", style="danger", icon="ban")
         self.fetch_button.on_click(self._guarded(self._fetch, "Fetching the items…"))
         self.void_button.on_click(self._guarded(
             self._void, lambda: f"Voiding {len(self._voidable())} items…"))
@@ -223,9 +218,7 @@ class VoidForm(Form):
         self._done = True
         self.confirm.value = False
         if isinstance(answer, Approval):  # held for a second person: nothing sent yet
-            self.result = answer
-            self.output.value = held_html(answer)
-            self._announce(held_text(answer), "warn")
+            self._held(answer)
             return
         if isinstance(answer, pd.Series):
             answer = answer.to_frame().T

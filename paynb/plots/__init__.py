@@ -1,24 +1,10 @@
 """Charts that answer an analyst's questions: what changed, how many, is it getting worse?
 
-Every helper takes a DataFrame as the client returns it (see :mod:`paynb.frames`),
-an optional matplotlib ``ax`` to draw on, and returns the Axes; none calls
-``plt.show()``. Each aggregates first (group counts on the categorical status,
-period floors on the dates), so a million rows draw as fast as a hundred.
-A frame with no rows, or with nothing to show, gives an empty chart that says so.
-
-Status colours come from :data:`paynb.codes.STATUS_COLORS`, so a status looks the
-same in every chart. Dates are UTC, every tick of a date axis in one format
-(``15 Oct``, the year under the first tick and wherever it changes). Titles, axes and
-legends name columns in words (``transaction type``, not ``achTransactionType``), codes
-with their meanings (``R01: Insufficient funds``, from :mod:`paynb.codes`; a code in no
-NACHA table is summed under "other"), and ACH and RCC amounts in their currency
-(``Amount (USD)``); instant card and RTP amounts are whole numbers in the service's
-unstated unit and are never shown with decimals.
-
-:func:`match_outcomes` draws a ledger matched against the service (``MatchResult.plot()``)
-from its ``outcomes`` frame.
-
-The item charts hang on every DataFrame as ``df.paynb.<name>(...)``::
+Every helper takes a DataFrame as the client returns it, an optional matplotlib ``ax``,
+and returns the Axes without calling ``plt.show()``; the rules they share (aggregated
+first, empty charts that say so, status colours, UTC dates, columns and codes in words,
+amounts in their currency) are in docs/plots.md. :func:`match_outcomes` draws a
+:class:`paynb.MatchResult`. The item charts hang on every DataFrame::
 
     returns = client.ach.list(status=["R", "I", "B"])
     returns.paynb.return_trend(freq="W")
