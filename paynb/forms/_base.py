@@ -185,10 +185,9 @@ def data_grid(frame: pd.DataFrame, css: str, *, height: str = "220px") -> Any:
     """A sortable, filterable :class:`ipydatagrid.DataGrid` of ``frame`` (rows selectable)."""
     from ipydatagrid import DataGrid
 
-    grid = DataGrid(grid_frame(frame), selection_mode="row", base_column_size=110,
+    return DataGrid(grid_frame(frame), selection_mode="row", base_column_size=110,
                     renderers=money_renderers(frame),
                     layout=widgets.Layout(height=height, width="100%")).add_class(css)
-    return grid
 
 
 class PagedGrid:
@@ -231,8 +230,7 @@ class PagedGrid:
         """Show ``frame`` (the frame brought up to date), on the page shown before if it
         still has rows, with the same *Find*."""
         self.frame = frame
-        shown = grid_frame(frame)
-        self._shown = shown
+        self._shown = shown = grid_frame(frame)
         # One lower-case text per row, to find in (all columns, as the grid shows them).
         self._text = (shown.astype("string").fillna("").agg(" ".join, axis=1).str.lower()
                       if len(shown.columns) and len(shown) else pd.Series([], dtype="string"))
@@ -243,19 +241,17 @@ class PagedGrid:
         chosen = self._text.str.contains(term, regex=False).to_numpy(dtype=bool) if term \
             else None
         found = self._shown if chosen is None else self._shown[chosen]
-        self._found = self.frame if chosen is None else self.frame[chosen]
         last = max(0, (len(found) - 1) // self.page_rows * self.page_rows)
         self._start = min(max(0, start), last)
         end = self._start + self.page_rows
         self.grid.data = found.iloc[self._start:end].reset_index(drop=True)
-        self.page = self._found.iloc[self._start:end]
+        self.page = (self.frame if chosen is None else self.frame[chosen]).iloc[self._start:end]
         self.previous_button.disabled = self._start == 0
         self.next_button.disabled = end >= len(found)
         of = f" found among {len(self.frame):,}" if chosen is not None else ""
-        self.position.value = (f"<span style='margin-left:0.5em'>rows {self._start + 1:,}-"
-                               f"{min(end, len(found)):,} of {len(found):,}{of}</span>"
-                               if len(found) else
-                               f"<span style='margin-left:0.5em'>no rows{of}</span>")
+        rows = (f"rows {self._start + 1:,}-{min(end, len(found)):,} of {len(found):,}"
+                if len(found) else "no rows")
+        self.position.value = f"<span style='margin-left:0.5em'>{rows}{of}</span>"
         for callback in self._on_page:
             callback()
 
@@ -325,17 +321,16 @@ class Form:
         """The header naming the environment and the company (red for the real service);
         a form with no client (a view of a result) says that it acts nowhere."""
         if self.client is None:
-            header = widgets.HTML("<div style=\"padding:0.3em 0.6em\"><b>No client</b>: "
-                                  "this view sends nothing</div>")
-            return header.add_class("paynb-env-header").add_class("paynb-env-none")
-        environment = self.environment
-        css, background, color = _ENV_STYLES[bool(environment.is_sandbox)]
-        header = widgets.HTML(
-            f'<div style="background:{background};'
-            f'color:{color};padding:0.3em 0.6em;border-left:6px solid {color}">'
-            f"<b>{escape(environment.label)}</b> &middot; company "
-            f"<b>{escape(self.client.company_code)}</b></div>")
-        return header.add_class("paynb-env-header").add_class(css)
+            css, style = "paynb-env-none", "padding:0.3em 0.6em"
+            text = "<b>No client</b>: this view sends nothing"
+        else:
+            css, background, color = _ENV_STYLES[bool(self.environment.is_sandbox)]
+            style = (f"background:{background};color:{color};padding:0.3em 0.6em;"
+                     f"border-left:6px solid {color}")
+            text = (f"<b>{escape(self.environment.label)}</b> &middot; company "
+                    f"<b>{escape(self.client.company_code)}</b>")
+        return widgets.HTML(f'<div style="{style}">{text}</div>').add_class(
+            "paynb-env-header").add_class(css)
 
     def _confirmation(self, on_change: Callable[..., None]) -> widgets.Checkbox:
         """The tick an action waits for (``on_change`` runs when it is ticked or not);
@@ -381,13 +376,9 @@ class Form:
         notice, else the text of the first ``(condition, text, level)`` step that holds."""
         if self.busy:
             return
-        if self._notice:
-            self._say(*self._notice)
-            return
-        for condition, text, level in steps:
-            if condition:
-                self._say(text, level)
-                return
+        said = self._notice or next((step[1:] for step in steps if step[0]), None)
+        if said:
+            self._say(*said)
 
     def _refresh(self) -> None:
         """Validate, set the buttons' ``disabled`` and the status line."""

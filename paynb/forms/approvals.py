@@ -140,11 +140,8 @@ class ApprovalsForm(Form):
         kept = {row.approval.id: row for row in self.rows}
         self.rows = [kept.get(approval.id) or self._row_of(approval)
                      for approval in self.client.approvals()]
-        if self.rows:
-            self.queue.children = tuple(row.widget for row in self.rows)
-        else:
-            empty = widgets.HTML("<p>Nothing is waiting for approval.</p>")
-            self.queue.children = (empty,)
+        self.queue.children = (tuple(row.widget for row in self.rows)
+                               or (widgets.HTML("<p>Nothing is waiting for approval.</p>"),))
 
     def _row_of(self, approval: Any) -> ApprovalRow:
         """A new row for ``approval``, wired to this form's validation and actions."""
@@ -239,9 +236,8 @@ class ApprovalsForm(Form):
             return
         try:
             self.result = self.client.reject(found.id, reason=reason)
+            said = f"Rejected approval {found.id}: nothing was sent.", "ok"
         except ApprovalError as exc:
-            self._load()
-            self._announce(str(exc), "error")
-            return
+            said = str(exc), "error"
         self._load()
-        self._announce(f"Rejected approval {found.id}: nothing was sent.", "ok")
+        self._announce(*said)

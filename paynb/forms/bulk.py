@@ -218,9 +218,9 @@ class BulkSubmitForm(Form):
         verdicts, problem = guard_verdicts(self.client, bodies,
                                            new_authorization=self.new_authorization.value)
         for n in bodies:
-            verdict = None if problem else verdicts[n]  # judge() gives every body its verdict
-            if verdict is None or not verdict.allowed:
-                self._errors[n]["guard"] = [problem] if verdict is None else verdict.reasons
+            verdict: Any = None if problem else verdicts[n]  # judge() gives every body one
+            if problem or not verdict.allowed:
+                self._errors[n]["guard"] = [problem] if problem else verdict.reasons
                 self._amounts[n] = None
             elif guard_text(verdict):
                 self._guard_notes[n] = guard_text(verdict)

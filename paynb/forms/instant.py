@@ -29,10 +29,6 @@ from paynb.models import (
 __all__ = ["InstantCardForm", "RtpForm"]
 
 
-def _step(title: str) -> widgets.HTML:
-    return widgets.HTML(f"<h4 style='margin:0.6em 0 0.2em'>{escape(title)}</h4>")
-
-
 class _InstantForm(PaymentForm):
     """A payment form with a route check in front of it."""
 
@@ -56,6 +52,16 @@ class _InstantForm(PaymentForm):
 
     def _call_route_check(self, values: dict[str, Any]) -> Any:
         raise NotImplementedError
+
+    def _assemble_steps(self, route: tuple[str, ...], payment: tuple[str, ...],
+                        *mode: widgets.Widget) -> None:
+        """Step 1 (``mode``, the ``route`` fields, the check), step 2 (the ``payment``
+        fields, the buttons)."""
+        step1, step2 = (widgets.HTML(f"<h4 style='margin:0.6em 0 0.2em'>Step {n}: {what}</h4>")
+                        for n, what in ((1, "route check"), (2, "payment")))
+        self._assemble(step1, *mode, widgets.VBox(self.fields.rows(route)), self.check_button,
+                       self.route_info, step2, widgets.VBox(self.fields.rows(payment)),
+                       self.buttons)
 
     # -- the route step ---------------------------------------------------------------
 
@@ -100,10 +106,9 @@ class _InstantForm(PaymentForm):
     def _route_html(route: Any) -> str:
         verdict = ("<b style='color:#1b7f3b'>&#10004; route available</b>" if route.ok
                    else "<b style='color:#b00020'>&#10008; route not available</b>")
-        facts = {"supported": route.supported, "reachable": route.reachable}
-        for key in ("cardBrand", "cardLastFour", "bankName"):
-            if route.raw.get(key):
-                facts[key] = route.raw[key]
+        facts = {"supported": route.supported, "reachable": route.reachable,
+                 **{k: route.raw[k] for k in ("cardBrand", "cardLastFour", "bankName")
+                    if route.raw.get(k)}}
         limits = "".join(
             f"<tr><td>{escape(t.get('type'))}</td><td>{escape(t.get('maxAmount'))}</td>"
             f"<td>{escape(t.get('currency'))}</td></tr>" for t in route.payment_types)
@@ -159,9 +164,6 @@ class _InstantForm(PaymentForm):
         return (f"Sent: uniqueId {record.get('uniqueId')}, status {record.get('status')}"
                 + (f" ({detail})" if detail else "") + ".")
 
-    def _summary(self, item: Any) -> str:
-        return f"{item.amount}, reference {item.your_reference_number}"
-
     @staticmethod
     def _amount(item: Any) -> str:
         # A whole number in the service's own unit (the spec does not say which): no
@@ -188,22 +190,15 @@ class InstantCardForm(_InstantForm):
                                               value="card", description="Route by")
         self.route_by.add_class("paynb-field-routeBy")
         self.route_by.observe(self._mode, names="value")
-        self._assemble(
-            _step("Step 1: route check"), self.route_by,
-            widgets.VBox(self.fields.rows(("cardNumber", "tokenId", "yourSubClientId"))),
-            self.check_button, self.route_info,
-            _step("Step 2: payment"),
-            widgets.VBox(self.fields.rows(("nameOnCard", "cardExpiration", "totPassword",
-                                           "amount", "yourReferenceNumber"))),
-            self.buttons)
+        self._assemble_steps(("cardNumber", "tokenId", "yourSubClientId"),
+                             ("nameOnCard", "cardExpiration", "totPassword", "amount",
+                              "yourReferenceNumber"), self.route_by)
         self._mode()
 
     def _mode(self, *_args: Any) -> None:
         card = self.route_by.value == "card"
-        for wire in self._card_fields:
-            self.fields[wire].visible = card
-        for wire in self._token_fields:
-            self.fields[wire].visible = not card
+        for wire in (*self._card_fields, *self._token_fields):
+            self.fields[wire].visible = card == (wire in self._card_fields)
         # Optional in the model only because the other mode may be used instead.
         self.fields.require(self._card_fields if card else self._token_fields)
         self._changed()
@@ -245,13 +240,8 @@ class RtpForm(_InstantForm):
 
     def __init__(self, client: Any) -> None:
         super().__init__(client)
-        self._assemble(
-            _step("Step 1: route check"), widgets.VBox(self.fields.rows(("routingNumber",))),
-            self.check_button, self.route_info,
-            _step("Step 2: payment"),
-            widgets.VBox(self.fields.rows(("name", "firstName", "lastName", "accountNumber",
-                                           "amount", "yourReferenceNumber"))),
-            self.buttons)
+        self._assemble_steps(("routingNumber",), ("name", "firstName", "lastName",
+                                                  "accountNumber", "amount", "yourReferenceNumber"))
         self._refresh()
 
     def _route_wires(self) -> tuple[str, ...]:

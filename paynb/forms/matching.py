@@ -110,8 +110,7 @@ class ExceptionsView(Form):
     def _fill(self) -> None:
         result = self.result
         self.summary.value = result._repr_html_()
-        self.exception_choice.value = self.expected_choice.value = None
-        self.item_choice.value = None
+        self.exception_choice.value = self.expected_choice.value = self.item_choice.value = None
         self.exceptions_table.show(result.exceptions)
         self.expected_table.show(result.unmatched_expected)
         self.items_table.show(self._items())
@@ -139,10 +138,9 @@ class ExceptionsView(Form):
             data = grid.data
             if column not in data.columns or row >= len(data):
                 return
-            wanted = data[column].iloc[row]
-            values = [value for _, value in choice.options if value is not None]
-            for value in values:
-                if str(value) == str(wanted):
+            wanted = str(data[column].iloc[row])
+            for _, value in choice.options:
+                if value is not None and str(value) == wanted:
                     choice.value = value
 
         return picked

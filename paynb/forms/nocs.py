@@ -85,8 +85,7 @@ class NocForm(Form):
 
     def select(self, noc_id: Any) -> None:
         """Pick NOC ``noc_id`` (what choosing it in the dropdown does)."""
-        values = [value for _label, value in self.noc.options]
-        matches = [value for value in values if str(value) == str(noc_id)]
+        matches = [value for _label, value in self.noc.options if str(value) == str(noc_id)]
         if not matches:
             raise ValueError(f"NOC {noc_id} is not among the NOCs still to apply")
         self.noc.value = matches[0]

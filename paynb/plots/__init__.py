@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Any, Literal
 import numpy as np
 import pandas as pd
 
-from paynb._charts import count_axis, date_axis, legend, new_axes, no_items, thousands
+from paynb._charts import count_axis, date_axis, legend, new_axes, no_items, thousands, year_labels
 from paynb.accessor import register
 from paynb.codes import STATUS_COLORS, code_label, is_known_code, normalise_code
 from paynb.compliance.charts import return_exposure, return_rate_thresholds
@@ -402,12 +402,7 @@ def returns_calendar(df: pd.DataFrame, ax: Axes | None = None, *, title: str | N
     count_axis(bar.ax)
     ax.set_yticks(range(7), base.WEEKDAYS)
     ticks = list(range(0, len(mondays), -(-len(mondays) // 8)))
-    labels: list[str] = []
-    for i in ticks:
-        # The year under the first label and wherever it changes.
-        new_year = not labels or mondays[i].year != mondays[ticks[len(labels) - 1]].year
-        labels.append(mondays[i].strftime("%d %b\n%Y" if new_year else "%d %b"))
-    ax.set_xticks(ticks, labels)
+    ax.set_xticks(ticks, year_labels([mondays[i] for i in ticks], "%d %b"))
     if len(mondays) <= 16:
         peak = grid.max()
         for (row, col), count in np.ndenumerate(grid):
