@@ -1,10 +1,6 @@
 """Chart helpers every paynb chart shares: a new Axes, the empty chart, one date format,
-the legend beside the plot, thousands on an axis, the currency of amounts.
-
-One home for the look of paynb's charts, below the modules that draw them
-(:mod:`paynb.plots`, the compliance charts, ``MatchResult.plot``), so that none of them
-reaches into another's privates. matplotlib loads with the first chart drawn.
-"""
+the legend beside the plot, thousands on an axis, the currency of amounts; below the
+modules that draw (docs/reference/internals.md). matplotlib loads with the first chart."""
 
 from __future__ import annotations
 

@@ -432,12 +432,10 @@ class Form:
     # -- saving -------------------------------------------------------------------------
 
     def _downloads(self, stem: Callable[[], str], folder: str | Path | None) -> widgets.HBox:
-        """The *Save CSV* and *Save XLSX* buttons (hidden until :meth:`_offer_save`) with the
-        path of the file last saved: they write ``form.result`` to a new file named
-        ``<stem()>-<time>`` in ``folder`` (default: the kernel's working folder, which
-        Jupyter sets to the notebook's own). The data is never embedded in the widgets:
-        their state is saved with the notebook, which would grow and carry (masked)
-        customer data wherever it is shared."""
+        """The *Save CSV* / *Save XLSX* buttons (hidden until :meth:`_offer_save`) writing
+        ``form.result`` to ``<stem()>-<time>`` in ``folder`` (default: the working folder).
+        Never embedded in the widgets: their state is saved with the notebook, which would
+        grow and carry (masked) customer data wherever it is shared."""
         self.folder = Path(folder) if folder is not None else None
         """Where *Save CSV* / *Save XLSX* write (``None``: the working folder)."""
         self.saved: Path | None = None

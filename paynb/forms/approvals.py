@@ -88,17 +88,16 @@ class ApprovalsForm(Form):
     """The payments waiting for a second person (:meth:`paynb.Client.approvals`), each
     in a row of its own (:class:`ApprovalRow`) with *Approve and send* and *Reject*.
 
-    Each row shows its details (who prepared it, what, the total, the masked accounts,
-    why it needs a second person). Its *Approve and send* sends it exactly as prepared,
-    after the row's confirmation tick naming what moves (and, for a card payment
-    prepared with a one-time password, the card's current one, which paynb does not
-    keep); it is disabled for the person who prepared it. Its *Reject* needs a reason.
-    *Refresh* reads the queue again (others decide too). ``form.result`` holds the last
-    outcome: the service's answer of an approved payment, or the rejected
-    :class:`~paynb.journal.Approval`. What a direct submission would be refused for
-    (NACHA's guards, the duplicate guard) is judged again and said in the status line;
-    the approval keeps waiting, and the row offers the override a direct submission
-    has, where there is one (``new_authorization``, ``allow_duplicate``).
+    Each row shows its details (who prepared it, what, the total, the masked accounts, why it
+    needs a second person). Its *Approve and send* sends it exactly as prepared, after the
+    row's confirmation tick naming what moves (and, for a card payment prepared with a one-time
+    password, the card's current one, which paynb does not keep); it is disabled for the person
+    who prepared it. Its *Reject* needs a reason. *Refresh* reads the queue again (others
+    decide too). ``form.result`` holds the last outcome: the service's answer of an approved
+    payment, or the rejected :class:`~paynb.journal.Approval`. What a direct submission would
+    be refused for (NACHA's guards, the duplicate guard) is judged again and said in the status
+    line; the approval keeps waiting, and the row offers the override a direct submission has,
+    where there is one (``new_authorization``, ``allow_duplicate``).
 
     CSS classes: ``paynb-form-approvals``, ``paynb-approvals-queue`` (the rows),
     ``paynb-refresh``, ``paynb-approvals-honesty``, and the rows' (:class:`ApprovalRow`).

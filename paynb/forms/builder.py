@@ -107,17 +107,17 @@ class FieldWidget:
         self.optional = not info.is_required()
         self._required = not self.optional
         self.touched = False
-        core, nullable = _unwrap(info.annotation)
+        core, self.nullable = _unwrap(info.annotation)
         self.choices: tuple[Any, ...] = ()
         default = None if info.is_required() else info.default
-
-        self.nullable = nullable
         suggestions = [str(value) for value in extra.get("suggestions") or ()]
+        text = {"value": "" if default is None else str(default),
+                "placeholder": str(extra.get("placeholder") or ""), "continuous_update": True}
         if typing.get_origin(core) is Literal:
             self.kind = "choice"
             self.choices = typing.get_args(core)
             options: list[tuple[str, Any]] = [(str(c), c) for c in self.choices]
-            if nullable or default is None:
+            if self.nullable or default is None:
                 options.insert(0, ("—", None))
             kind: type[widgets.ValueWidget] = widgets.Dropdown
             arguments: dict[str, Any] = {"options": options, "value": default}
@@ -131,17 +131,13 @@ class FieldWidget:
             # An open set: the known values are offered, any other may be typed.
             self.kind = "text"
             self.choices = tuple(suggestions)
-            kind, arguments = widgets.Combobox, {
-                "value": "" if default is None else str(default), "options": suggestions,
-                "ensure_option": False, "placeholder": str(extra.get("placeholder") or ""),
-                "continuous_update": True}
+            kind = widgets.Combobox
+            arguments = {**text, "options": suggestions, "ensure_option": False}
         else:
             # Decimal stays text: a FloatText would turn 0.1 into 0.1000000000000000055.
             self.kind = "decimal" if core is Decimal else "text"
             kind = widgets.Password if self.secret else widgets.Text
-            arguments = {"value": "" if default is None else str(default),
-                         "placeholder": str(extra.get("placeholder") or ""),
-                         "continuous_update": True}
+            arguments = text
         self.input: widgets.ValueWidget = kind(**arguments, layout=self.looks.input,
                                                style=self.looks.style(kind))
         self.input.tooltip = self.description or None
@@ -280,9 +276,8 @@ class FieldWidget:
 class FieldSet:
     """The widgets of one request model's fields, and their validation.
 
-    ``exclude`` leaves fields out (a form may supply them itself through
-    ``extra`` of :meth:`check`). Fields are keyed by wire name:
-    ``fields["bankRoutingNumber"]``.
+    ``exclude`` leaves fields out (a form may supply them itself through ``extra`` of
+    :meth:`check`). Fields are keyed by wire name: ``fields["bankRoutingNumber"]``.
     """
 
     def __init__(self, model: type[RequestModel], *, exclude: Iterable[str] = ()) -> None:

@@ -1,9 +1,6 @@
 """Explore item statuses: pick a kind, statuses and a return-date range, see the items,
-their status counts and the plots of :mod:`paynb.plots`; save them as CSV or XLSX.
-
-The items are written to a file on request (the *Save CSV* / *Save XLSX* buttons), never
-embedded in the notebook: a widget's state is saved with the notebook, so data put there
-would make it large and carry (masked) customer data wherever the notebook is shared."""
+their status counts and the plots of :mod:`paynb.plots`; save them as CSV or XLSX (never
+embedded in the notebook, see :meth:`paynb.forms._base.Form._downloads`)."""
 
 from __future__ import annotations
 
@@ -126,19 +123,12 @@ class StatusExplorer(Form):
     """Items of one kind (ACH, RCC, instant card, RTP, NOC) filtered by status and
     return date, as a table with status counts and plots below it.
 
-    ``form.result`` is the DataFrame last loaded (all its columns and rows), and
-    ``form.figure`` the matplotlib Figure of its plots (None when nothing was drawn):
-    for ACH and RCC the items per status and the return trend, for instant card and
-    RTP the count and the amount per status, for NOCs the change codes.
-
-    The table (``form.grid``, an :class:`ipydatagrid.DataGrid`: click a header to sort
-    or filter) holds the first :data:`GRID_ROWS` rows of the list, as the frame shows
-    them (account numbers masked); narrow the list with the filters above to see others.
-
-    *Save CSV* and *Save XLSX* write ``form.result`` to a new file in ``folder``
-    (default: the kernel's working folder, which Jupyter sets to the notebook's own)
-    and show its path; ``form.saved`` is the path last written. Nothing of the data
-    is embedded in the notebook beyond the rows of the table.
+    ``form.result`` is the DataFrame last loaded (all its rows), ``form.figure`` the
+    matplotlib Figure of its plots (None when nothing was drawn), ``form.grid`` an
+    :class:`ipydatagrid.DataGrid` of its first :data:`GRID_ROWS` rows as the frame shows
+    them (click a header to sort or filter). *Save CSV* / *Save XLSX* write
+    ``form.result`` to a new file in ``folder`` (default: the kernel's working folder);
+    ``form.saved`` is the path last written. Nothing else of the data is embedded.
     """
 
     title = "Status explorer"
@@ -168,10 +158,8 @@ class StatusExplorer(Form):
         self._show(self.grid, False)
         self.counts = widgets.HTML("").add_class("paynb-counts")
         # Scaled down to the form's width rather than running past it.
-        self.plot = widgets.Image(format="png", layout=widgets.Layout(display="none",
-                                                                      max_width="100%",
-                                                                      height="auto"))
-        self.plot.add_class("paynb-plot")
+        self.plot = widgets.Image(format="png", layout=widgets.Layout(
+            display="none", max_width="100%", height="auto")).add_class("paynb-plot")
         self.figure: Figure | None = None
         # In a narrow notebook the date pickers move under the statuses, not past the edge.
         self.filters = widgets.HBox([self.statuses, widgets.VBox([self.returned_from,

@@ -1,10 +1,6 @@
-"""Instant payments in two steps: :class:`InstantCardForm` and :class:`RtpForm`.
-
-Step 1 checks the route (the spec requires it before every instant payment)
-and shows whether the rail is supported and reachable and its limits. Step 2,
-the payment fields, is enabled only after a successful check of exactly the
-card, token or routing number now entered; changing it withdraws the check.
-The amount is checked against the rail's limit before anything is sent.
+"""Instant payments in two steps: :class:`InstantCardForm` and :class:`RtpForm`. Step 2 (the
+payment) opens only after a successful route check of exactly the destination now entered
+(docs/forms.md); the amount is checked against the rail's limit before anything is sent.
 """
 
 from __future__ import annotations

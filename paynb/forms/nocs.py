@@ -23,11 +23,10 @@ _SHOWN = ("nocId", "achItemId", "changeCode", "changeReason", "bankAccountNumber
 class NocForm(Form):
     """The NOC correction ledger with its actions.
 
-    ``NocForm(client)`` lists the NOCs (``client.nocs.obligations()``, judged at the
-    service's clock) in a table; pick one to mark it applied (recorded in the journal
-    with ``by`` and a note), or to open an :class:`~paynb.forms.AchForm` pre-filled
-    with its corrected account record (:attr:`correction_form`). ``form.result`` is
-    the ledger as last loaded.
+    ``NocForm(client)`` lists the NOCs (``client.nocs.obligations()``, judged at the service's
+    clock) in a table; pick one to mark it applied (recorded in the journal with ``by`` and a
+    note), or to open an :class:`~paynb.forms.AchForm` pre-filled with its corrected account
+    record (:attr:`correction_form`). ``form.result`` is the ledger as last loaded.
     """
 
     title = "NOC corrections"

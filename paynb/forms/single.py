@@ -1,9 +1,5 @@
-"""Forms that send one payment: the shared :class:`PaymentForm`, and :class:`AchForm`,
-:class:`RccForm` (single ACH and RCC submissions).
-
-The fields come from :mod:`paynb.models` through :class:`~paynb.forms.builder.FieldSet`;
-the instant forms (:mod:`paynb.forms.instant`) add a route-check step to the same base.
-"""
+"""Forms that send one payment: the shared :class:`PaymentForm` (which the instant forms
+extend with a route check), :class:`AchForm` and :class:`RccForm`."""
 
 from __future__ import annotations
 
@@ -53,12 +49,11 @@ class PaymentForm(Form):
     amount, the direction, the account (last four digits), the company and the
     environment. Any edit withdraws the tick, and so does each send.
 
-    A duplicate reference number (the client's journal refuses it) shows the
-    earlier submission and offers an explicit *submit anyway*; a 400 puts the
-    service's messages beside the fields; a lost answer locks the form, since
-    the payment may exist. Secret inputs are emptied once the payment has
-    left, whatever the outcome (stored, refused, answer lost); a check that
-    fails before sending keeps them, so that only the mistake needs retyping.
+    A duplicate reference number (the client's journal refuses it) shows the earlier submission
+    and offers an explicit *submit anyway*; a 400 puts the service's messages beside the
+    fields; a lost answer locks the form, since the payment may exist. Secret inputs are
+    emptied once the payment has left, whatever the outcome (stored, refused, answer lost); a
+    check that fails before sending keeps them, so that only the mistake needs retyping.
     """
 
     model: type[RequestModel]
@@ -252,12 +247,9 @@ class PaymentForm(Form):
 
 
 class _ItemForm(PaymentForm):
-    """An ACH or RCC item: the model's main fields in order, each nested model's fields
-    (the IAT addenda) in their own box, the collapsed "More fields", then the buttons.
-
-    The rows of a nested model's box and of "More fields" are built the first time the
-    box is shown or the section opened: until then their fields are their inputs alone
-    (values can be set from code), which keeps a form's saved state small."""
+    """An ACH or RCC item: the main fields, each nested model's (the IAT addenda) in its own
+    box, the collapsed "More fields", then the buttons. The rows of a box and of "More
+    fields" are built when first shown, which keeps a form's saved state small."""
 
     def __init__(self, client: Any) -> None:
         super().__init__(client)
@@ -268,17 +260,13 @@ class _ItemForm(PaymentForm):
                 continue  # a model inside a nested model shares its parent's box
             box = widgets.VBox([widgets.HTML(f"<b>{title}</b>")])
             self.groups[wire] = box.add_class("paynb-group").add_class(f"paynb-group-{wire}")
-        parts: list[widgets.Widget] = [widgets.VBox(self.fields.rows(self.fields.main())),
-                                       *self.groups.values()]
-        more = self.fields.more()
         self._more_rows = widgets.VBox()
         self.more = widgets.Accordion(children=[self._more_rows], titles=("More fields",),
                                       selected_index=None).add_class("paynb-more-fields")
         """The collapsed section of the optional fields an analyst rarely needs."""
         self.more.observe(self._open_more, names="selected_index")
-        if more:
-            parts.append(self.more)
-        self._assemble(*parts, self.buttons)
+        self._assemble(widgets.VBox(self.fields.rows(self.fields.main())), *self.groups.values(),
+                       *([self.more] if self.fields.more() else []), self.buttons)
         self._refresh()
 
     def _open_more(self, change: Any) -> None:
@@ -312,9 +300,8 @@ class AchForm(_ItemForm):
         self._verdict: Any = None
         self.new_authorization = new_authorization_box()
         #: Fills in what a NOC on the typed account asks to change; shown only then.
-        self.correction_button = button("Use the NOC's corrected values",
-                                        "paynb-use-correction", icon="wrench",
-                                        visible=False)
+        self.correction_button = button("Use the NOC's corrected values", "paynb-use-correction",
+                                        icon="wrench", visible=False)
         self._correction: dict[str, str] | None = None
         super().__init__(client)
         self.fields["achTransactionSubType"].input.observe(self._prenote, names="value")
@@ -352,8 +339,7 @@ class AchForm(_ItemForm):
             if problem:
                 return problem
             self._verdict = verdicts[0]
-            if self._verdict.corrections:
-                self._correction = self._verdict.corrections[0]
+            self._correction = next(iter(self._verdict.corrections), None)
             return "Refused: " + "; ".join(self._verdict.reasons) \
                 if self._verdict.reasons else None
         finally:

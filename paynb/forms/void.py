@@ -38,13 +38,12 @@ def _status(value: Any) -> str:
 class VoidForm(Form):
     """Void ACH or RCC items by item id(s) or by your reference numbers.
 
-    Type or paste ids or references (separated by commas, spaces or new lines),
-    or pass ``items``: a DataFrame such as a filtered list (its item ids are
-    used, else its ``yourReferenceNumber`` column), one id, or a list of ids or
-    references. The form first fetches and shows what will be voided, marks the
-    items that cannot be (only status W, Waiting, can be voided), and voids
-    only after a confirmation naming the count. ``form.result`` has one row per
-    requested item with its state before and after.
+    Type or paste ids or references (separated by commas, spaces or new lines), or pass
+    ``items``: a DataFrame such as a filtered list (its item ids are used, else its
+    ``yourReferenceNumber`` column), one id, or a list of ids or references. The form first
+    fetches and shows what will be voided, marks the items that cannot be (only status W,
+    Waiting, can be voided), and voids only after a confirmation naming the count.
+    ``form.result`` has one row per requested item with its state before and after.
     """
 
     title = "Void items"

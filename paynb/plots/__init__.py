@@ -244,10 +244,9 @@ def return_rate(df: pd.DataFrame, freq: str = "W", ax: Axes | None = None, *,
                 window_days: int = RETURN_WINDOW_DAYS) -> Axes:
     """Share of the items submitted in each period that ended returned, invalid or blocked.
 
-    Items are grouped by their submission date (``receivedDateTime``, else
-    ``depositDateTime``, else ``sendDate``); the line of each of R, I and B is the
-    percentage of that period's items now in that status. Voided items count as
-    submitted.
+    Items are grouped by their submission date (``receivedDateTime``, else ``depositDateTime``,
+    else ``sendDate``); the line of each of R, I and B is the percentage of that period's items
+    now in that status. Voided items count as submitted.
 
     Args:
         df: items from the client, all statuses (not only the returns).
