@@ -238,8 +238,7 @@ class PagedGrid:
 
     def _turn(self, start: int) -> None:
         term = self.find.value.strip().lower()
-        chosen = self._text.str.contains(term, regex=False).to_numpy(dtype=bool) if term \
-            else None
+        chosen = self._text.str.contains(term, regex=False).to_numpy(dtype=bool) if term else None
         found = self._shown if chosen is None else self._shown[chosen]
         last = max(0, (len(found) - 1) // self.page_rows * self.page_rows)
         self._start = min(max(0, start), last)
@@ -345,8 +344,7 @@ class Form:
 
     def _assemble(self, *children: widgets.Widget) -> None:
         header = widgets.HTML(f"<h3 style='margin:0.2em 0'>{escape(self.title)}</h3>")
-        self.widget.children = (header, self._env_header(), *children, self.status,
-                                self.output)
+        self.widget.children = (header, self._env_header(), *children, self.status, self.output)
         self.widget.add_class("paynb-form").add_class(f"paynb-form-{self.css_name}")
 
     @staticmethod

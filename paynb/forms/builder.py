@@ -290,8 +290,7 @@ class FieldSet:
         self.groups: dict[str, str] = {}
         self._add(model, skip, prefix="", group="")
 
-    def _add(self, model: type[RequestModel], skip: set[str], *, prefix: str,
-             group: str) -> None:
+    def _add(self, model: type[RequestModel], skip: set[str], *, prefix: str, group: str) -> None:
         for name, info in model.model_fields.items():
             wire = info.alias or name
             if name in skip or wire in skip:
@@ -324,13 +323,11 @@ class FieldSet:
 
     def main(self) -> list[str]:
         """Wire names of the fields shown open: not ``more``, not in a nested model."""
-        return [wire for wire, field in self.fields.items()
-                if not field.more and "." not in wire]
+        return [wire for wire, field in self.fields.items() if not field.more and "." not in wire]
 
     def more(self) -> list[str]:
         """Wire names of the fields of the collapsed "More fields" section."""
-        return [wire for wire, field in self.fields.items()
-                if field.more and "." not in wire]
+        return [wire for wire, field in self.fields.items() if field.more and "." not in wire]
 
     def observe(self, callback: Callable[[], None]) -> None:
         """Call ``callback()`` after every change of any input."""

@@ -237,8 +237,7 @@ class BulkSubmitForm(Form):
             errors = {**self._errors[index], **((service_rows or {}).get(index) or {})}
             problem = "; ".join(f"{key}: {', '.join(msgs)}" for key, msgs in errors.items())
             css = "paynb-row-invalid" if problem else "paynb-row-valid"
-            color = "#b00020" if problem else "#a15c00" if index in self._guard_notes \
-                else "#1b7f3b"
+            color = "#b00020" if problem else "#a15c00" if index in self._guard_notes else "#1b7f3b"
             name = " ".join(str(row.get(k, "")) for k in ("firstSignerFirstName",
                                                           "firstSignerLastName")).strip()
             lines.append(

@@ -199,8 +199,7 @@ class StatusExplorer(Form):
         with page_progress(pages_said(self._say, f"Loading {label} items")):
             if kind in _FILTERED:
                 start, end = self._range()
-                frame = resource.list(list(self.statuses.value) or None, start, end,
-                                      progress=False)
+                frame = resource.list(list(self.statuses.value) or None, start, end, progress=False)
             else:
                 frame = resource.list(progress=False)
         self.result = frame

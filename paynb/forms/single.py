@@ -131,8 +131,7 @@ class PaymentForm(Form):
         self._show(self.confirm, ready and not self._done)
         self.confirm.disabled = self.busy or self._done or not ready
         ticked = ready and self.confirm.value
-        self.submit_button.disabled = (self.busy or self._done or not ticked
-                                       or bool(self._pending))
+        self.submit_button.disabled = (self.busy or self._done or not ticked or bool(self._pending))
         self.anyway_button.disabled = self.busy or self._pending is None or not ticked
         self._show(self.anyway_button, self._pending is not None)
         self._show(self.another_button, self._done)
@@ -223,8 +222,7 @@ class PaymentForm(Form):
             self._held(record)
             return
         self.output.value = record_html(record)
-        refused = [w.message for w in caught
-                   if isinstance(w.message, SubmissionNotAcceptedWarning)]
+        refused = [w.message for w in caught if isinstance(w.message, SubmissionNotAcceptedWarning)]
         if refused:
             self._announce(f"Not accepted: {refused[0]}", "error")
             return
@@ -340,8 +338,7 @@ class AchForm(_ItemForm):
                 return problem
             self._verdict = verdicts[0]
             self._correction = next(iter(self._verdict.corrections), None)
-            return "Refused: " + "; ".join(self._verdict.reasons) \
-                if self._verdict.reasons else None
+            return "Refused: " + "; ".join(self._verdict.reasons) if self._verdict.reasons else None
         finally:
             self._show(self.correction_button, self._correction is not None)
 

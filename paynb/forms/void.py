@@ -133,8 +133,7 @@ class VoidForm(Form):
         self._show(self.confirm, count > 0 and not self._done)
         self.confirm.disabled = self.busy
         self.fetch_button.disabled = self.busy or not values or bool(bad)
-        self.void_button.disabled = (self.busy or self._done or not count
-                                     or not self.confirm.value)
+        self.void_button.disabled = (self.busy or self._done or not count or not self.confirm.value)
         what = "item ids" if self.by.value == _BY_IDS else "reference numbers"
         self._report(
             (bool(bad), f"Not item ids: {', '.join(bad[:5])}. Item ids are whole numbers; "
@@ -179,8 +178,7 @@ class VoidForm(Form):
         self._set_targets(pd.DataFrame(rows), id_column)
 
     def _set_targets(self, found: pd.DataFrame, id_column: str) -> None:
-        for column in (id_column, "yourReferenceNumber", "itemStatus", "itemStatusName",
-                       "amount"):
+        for column in (id_column, "yourReferenceNumber", "itemStatus", "itemStatusName", "amount"):
             if column not in found.columns:
                 found[column] = None
         statuses = found["itemStatus"].map(_status)

@@ -369,8 +369,7 @@ def return_reasons(df: pd.DataFrame, top: int = 10, ax: Axes | None = None, *,
     return ax
 
 
-def returns_calendar(df: pd.DataFrame, ax: Axes | None = None, *, title: str | None = None
-                     ) -> Axes:
+def returns_calendar(df: pd.DataFrame, ax: Axes | None = None, *, title: str | None = None) -> Axes:
     """Returns per weekday and week (of the return date): weekly rhythm and busy weeks.
 
     Rows are Monday to Sunday, columns the weeks (by their Monday), each cell the

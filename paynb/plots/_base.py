@@ -24,8 +24,7 @@ from paynb.codes import (
 if TYPE_CHECKING:
     from matplotlib.axes import Axes
 
-__all__ = ["CURRENCY", "INSTANT_COLORS", "LOG_SCALE_BELOW", "RETURN_STATUSES",
-           "RETURN_WINDOW_DAYS"]
+__all__ = ["CURRENCY", "INSTANT_COLORS", "LOG_SCALE_BELOW", "RETURN_STATUSES", "RETURN_WINDOW_DAYS"]
 
 RETURN_STATUSES: tuple[str, ...] = ("R", "I", "B")
 """Statuses that count as a return in the return charts: returned, invalid, blocked."""
