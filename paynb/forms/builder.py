@@ -222,8 +222,7 @@ class FieldWidget:
         """The input as the model reads it: text stripped, ``None`` when left empty."""
         raw = self.input.value
         if self.kind in ("text", "decimal"):
-            raw = raw.strip()
-            return raw or None
+            return raw.strip() or None
         if self.kind == "bool" and self.nullable and not raw:
             return None  # an optional flag left unticked is not sent
         return raw

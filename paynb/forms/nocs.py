@@ -69,12 +69,11 @@ class NocForm(Form):
         self.table.value = table_html(shown, nowrap=True)
         keep = self.noc.value
         pending = ledger[~ledger["state"].isin(list(SETTLED_STATES))]
-        self.noc.options = [(f"NOC {row.nocId} · {row.changeCode} {row.changeReason} · "
-                             f"{row.bankAccountNumber or '?'} · {row.state}, due "
-                             f"{row.dueDate:%Y-%m-%d}"
-                             if row.dueDate is not None and row.dueDate == row.dueDate
-                             else f"NOC {row.nocId} · {row.changeCode} {row.changeReason} · "
-                                  f"{row.state}", row.nocId) for row in pending.itertuples()]
+        self.noc.options = [
+            (f"NOC {row.nocId} · {row.changeCode} {row.changeReason} · " + (
+                f"{row.bankAccountNumber or '?'} · {row.state}, due {row.dueDate:%Y-%m-%d}"
+                if row.dueDate is not None and row.dueDate == row.dueDate else f"{row.state}"),
+             row.nocId) for row in pending.itertuples()]
         if keep in [value for _label, value in self.noc.options]:
             self.noc.value = keep
         counts = ledger["state"].value_counts()

@@ -52,7 +52,7 @@ class VoidForm(Form):
     def __init__(self, client: Any, items: Any = None, *, kind: str | None = None) -> None:
         super().__init__(client)
         self.kind = widgets.ToggleButtons(options=[("ACH", "ach"), ("RCC", "rcc")],
-                                          value="ach", description="Kind")
+                                          value=kind or "ach", description="Kind")
         self.kind.add_class("paynb-field-kind")
         self.by = widgets.ToggleButtons(options=[("Item ids", _BY_IDS),
                                                  ("Reference numbers", _BY_REFS)],
@@ -78,8 +78,6 @@ class VoidForm(Form):
             self.set_items(items, kind=kind)
             self.fetch_button.click()
         else:
-            if kind:
-                self.kind.value = kind
             self._refresh()
 
     # -- input ------------------------------------------------------------------------

@@ -147,10 +147,9 @@ def return_trend(df: pd.DataFrame, freq: str = "W", by: str | None = "status",
         df: items from the client (``itemStatus`` and ``returnDate``); rows in R, I
             or B with a return date are counted.
         freq: ``"D"``, ``"W"`` (weeks starting Monday), ``"M"``, ``"Q"`` or ``"Y"``.
-        by: ``"status"`` splits by status (in the status colours); any other
-            column (``"returnReason"``, ``"achTransactionType"`` ...) splits by its
-            ``top`` most frequent values, leaving out rows without a value there;
-            None draws the total only.
+        by: ``"status"`` splits by status (in the status colours); any other column
+            (``"returnReason"``, ``"achTransactionType"`` ...) splits by its ``top`` most
+            frequent values, leaving out rows without a value there; None draws the total only.
         ax: the Axes to draw on; a new figure when None.
         kind: ``"bar"`` for stacked bars, ``"line"`` for one line per group.
         top: with a ``by`` column other than status, how many values to show
