@@ -101,8 +101,7 @@ class BulkSubmitForm(Form):
                                                                min_width="170px"))
         self.upload.add_class("paynb-upload")
         self.commit = widgets.RadioButtons(options=[_COMMIT_VALID, _ALL_OR_NOTHING],
-                                           value=_COMMIT_VALID,
-                                           layout=widgets.Layout(width="auto"))
+                                           value=_COMMIT_VALID, layout=widgets.Layout(width="auto"))
         self.commit.add_class("paynb-field-alwaysCommitValid")
         self.preview = table_box().add_class("paynb-preview")
         self.confirm = self._confirmation(self._changed)

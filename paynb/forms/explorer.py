@@ -54,10 +54,10 @@ _KINDS: dict[str, tuple[str, str, tuple[str, ...], str]] = {
            kind.status_field or "changeCode")
     for name, kind in KINDS.items()}
 _FILTERED = {"ach", "rcc"}  # the kinds whose list takes status and return-date filters
-_DESCRIPTION = {"description_width": "100px"}
+_DESCRIPTION = {"description_width": "100px"}  # "Returned from" in full, the pickers aligned
 #: The most rows the table holds: a widget's data is saved with the notebook, so a list of
 #: tens of thousands would make it large (``form.result`` and a saved file have them all).
-GRID_ROWS = 1_000  # "Returned from" in full, the pickers aligned
+GRID_ROWS = 1_000
 
 
 def display_frame(frame: pd.DataFrame) -> pd.DataFrame:
@@ -228,14 +228,10 @@ class StatusExplorer(Form):
             return ""
         counts = frame[column].astype("string").fillna("(none)").value_counts()
         nocs = column == "changeCode"
-
-        def meaning(code: str) -> str:
-            if code == "(none)":
-                return ""
-            return code_meaning(code) if nocs else STATUS_NAMES.get(code, "")
-
+        meanings = {code: code_meaning(code) if nocs else STATUS_NAMES.get(code, "")
+                    for code in counts.index if code != "(none)"}
         rows = "".join(
-            f"<tr><td>{escape(code)}</td><td>{escape(meaning(code))}</td>"
+            f"<tr><td>{escape(code)}</td><td>{escape(meanings.get(code, ''))}</td>"
             f"<td style='text-align:right'>{count:,}</td></tr>"
             for code, count in counts.items())
         heading = "change code" if nocs else "status"

@@ -43,8 +43,7 @@ __all__ = [
 
 
 def status_summary(df: pd.DataFrame, ax: Axes | None = None, *, by: str | None = None,
-                   value: Literal["count", "amount"] = "count",
-                   title: str | None = None) -> Axes:
+                   value: Literal["count", "amount"] = "count", title: str | None = None) -> Axes:
     """Items per status, as bars in the status colours.
 
     Args:
