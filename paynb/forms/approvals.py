@@ -120,8 +120,6 @@ class ApprovalsForm(Form):
         self._load()
         self._refresh()
 
-    # -- reading ------------------------------------------------------------------------
-
     @property
     def approvals(self) -> list[Any]:
         """The waiting approvals, as last read."""
@@ -161,8 +159,6 @@ class ApprovalsForm(Form):
         return row.approval.prepared_by.strip().casefold() == \
             self.client.context.user.strip().casefold()
 
-    # -- checking ---------------------------------------------------------------------
-
     def _refresh(self) -> None:
         ticked = [row for row in self.rows if row.confirm.value and not self._mine(row)]
         for row in self.rows:
@@ -188,8 +184,6 @@ class ApprovalsForm(Form):
              "analyst must approve. You may reject (with a reason).", "warn"),
             (True, "Check the details, then tick an approval's confirmation to approve and "
                    "send it, or give a reason to reject it.", "info"))
-
-    # -- actions ----------------------------------------------------------------------
 
     def _approve(self, row: ApprovalRow) -> None:
         found = row.approval

@@ -144,8 +144,6 @@ class BulkSubmitForm(Form):
         """The ``alwaysCommitValid`` choice."""
         return bool(self.commit.value == _COMMIT_VALID)
 
-    # -- input ------------------------------------------------------------------------
-
     def set_items(self, items: pd.DataFrame | Sequence[Mapping[str, Any]], *,
                   kind: str | None = None) -> None:
         """Load the rows to submit (a DataFrame or a list of mappings) and check them."""
@@ -173,8 +171,6 @@ class BulkSubmitForm(Form):
     def _on_upload(self, change: Mapping[str, Any]) -> None:
         for upload in change["new"] or ():
             self.load_file(upload["name"], bytes(upload["content"]))
-
-    # -- checking ---------------------------------------------------------------------
 
     def _recheck(self, *_args: Any) -> None:
         """Check every row against the chosen kind's model; withdraw the confirmation."""
@@ -310,8 +306,6 @@ class BulkSubmitForm(Form):
             (not self.confirm.value,
              f"Check the preview, then tick the confirmation to submit {what}.", "info"),
             (True, f"Ready to submit {what}.", "ok"))
-
-    # -- action -----------------------------------------------------------------------
 
     def _busy_text(self) -> str:
         return f"Submitting {len(self._rows)} rows…"

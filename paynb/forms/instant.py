@@ -59,8 +59,6 @@ class _InstantForm(PaymentForm):
                        self.route_info, step2, widgets.VBox(self.fields.rows(payment)),
                        self.buttons)
 
-    # -- the route step ---------------------------------------------------------------
-
     def _route_values(self) -> dict[str, Any]:
         return {wire: self.fields[wire].value for wire in self._route_wires()}
 
@@ -111,8 +109,6 @@ class _InstantForm(PaymentForm):
         table = ("<table class='paynb-table'><tr><th>payment type</th><th>max amount</th>"
                  f"<th>currency</th></tr>{limits}</table>" if limits else "")
         return f"{verdict}{record_html(facts)}{table}"
-
-    # -- validation -------------------------------------------------------------------
 
     def _validate(self) -> tuple[RequestModel | None, dict[str, list[str]]]:
         item, errors = super()._validate()

@@ -98,8 +98,6 @@ class ExceptionsView(Form):
             self.void_area)
         self._refresh()
 
-    # -- contents ---------------------------------------------------------------------
-
     def _items(self) -> pd.DataFrame:
         frame = self.result.unmatched_items
         return frame[[c for c in _ITEM_SHOWN if c in frame.columns]]
@@ -145,8 +143,6 @@ class ExceptionsView(Form):
 
         return picked
 
-    # -- validation ---------------------------------------------------------------------
-
     def _refresh(self) -> None:
         exception = self.exception_choice.value
         note = self.note.value.strip()
@@ -164,8 +160,6 @@ class ExceptionsView(Form):
              "Voiding needs a client: ExceptionsView(result, client).", "info"),
             (True, "Pick an exception to resolve, or an expected line and an item to pair.",
              "info"))
-
-    # -- actions --------------------------------------------------------------------------
 
     def _resolve(self) -> None:
         exception = self.exception_choice.value

@@ -57,8 +57,6 @@ class NocForm(Form):
                                      self.refresh_button]), self._correction_box)
         self._guarded(self.refresh, "Loading the NOCs…")()
 
-    # -- loading ----------------------------------------------------------------------
-
     def refresh(self) -> None:
         """Load the ledger again (NOCs, applied marks, the service's clock)."""
         ledger = self.client.nocs.obligations(progress=False)
@@ -88,8 +86,6 @@ class NocForm(Form):
             raise ValueError(f"NOC {noc_id} is not among the NOCs still to apply")
         self.noc.value = matches[0]
 
-    # -- state ------------------------------------------------------------------------
-
     def _row(self) -> Any:
         if self.result is None or self.noc.value is None:
             return None
@@ -105,8 +101,6 @@ class NocForm(Form):
             (row is None, "No NOC chosen (none left to apply?).", "info"),
             (row is not None, f"NOC {row['nocId'] if row is not None else ''}: change "
              f"{row['mustChange'] if row is not None else ''}.", "info"))
-
-    # -- actions ----------------------------------------------------------------------
 
     def _apply(self) -> None:
         row = self._row()

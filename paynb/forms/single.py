@@ -109,8 +109,6 @@ class PaymentForm(Form):
                 f"{record.get('itemStatus')} ({record.get('itemStatusName') or ''}), "
                 f"reference {record.get('yourReferenceNumber')}.")
 
-    # -- validation -------------------------------------------------------------------
-
     def _changed(self, *_args: Any) -> None:
         # Any edit withdraws a pending duplicate question, the service's old complaints and
         # the confirmation (it was given for what the inputs said before).
@@ -152,8 +150,6 @@ class PaymentForm(Form):
         said = [f"{self.fields.title(advisory.field)}: {advisory.message}"
                 for advisory in item.advisories()]
         return f" Note (sent anyway): {'; '.join(said)}." if said else ""
-
-    # -- actions ----------------------------------------------------------------------
 
     def _submit(self) -> None:
         item, errors = self._validate()

@@ -80,8 +80,6 @@ class VoidForm(Form):
         else:
             self._refresh()
 
-    # -- input ------------------------------------------------------------------------
-
     def set_items(self, items: Any, *, kind: str | None = None) -> None:
         """Fill the form from a DataFrame, one id, or a list of ids or references."""
         if isinstance(items, pd.DataFrame):
@@ -114,8 +112,6 @@ class VoidForm(Form):
         self.confirm.value = False
         self._changed()
 
-    # -- checking ---------------------------------------------------------------------
-
     def _voidable(self) -> pd.DataFrame:
         if self.targets is None:
             return pd.DataFrame()
@@ -143,8 +139,6 @@ class VoidForm(Form):
             (not self.confirm.value,
              f"Check the preview, then tick the confirmation to void {noun}.", "info"),
             (True, f"Ready to void {noun}.", "ok"))
-
-    # -- actions ----------------------------------------------------------------------
 
     def _fetch(self) -> None:
         values, bad = self._tokens()

@@ -48,8 +48,6 @@ CODE_COLUMNS = ("returnReason", "changeCode")
 WEEKDAYS = ("Mon", "Tue", "Wed", "Thu", "Fri", "Sat", "Sun")
 
 
-# --------------------------------------------------------------------------- helpers
-
 def require(df: pd.DataFrame, *columns: str) -> None:
     if not isinstance(df, pd.DataFrame):
         raise TypeError(f"df must be a pandas DataFrame, not {type(df).__name__}")
