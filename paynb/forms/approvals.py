@@ -33,15 +33,13 @@ class ApprovalRow:
         self.details.add_class("paynb-approvals-details")
         self.confirm = tick(confirm_text, "paynb-confirm")
         """The tick its *Approve and send* waits for, naming what moves."""
+        shown = None if self.needs_tot_password else "none"
         self.tot_password = widgets.Password(
-            description="One-time password",
-            placeholder="the card's current one (4 to 10 digits)",
-            style={"description_width": "initial"}, layout=widgets.Layout(width="360px"))
+            description="One-time password", placeholder="the card's current one (4 to 10 digits)",
+            style={"description_width": "initial"},
+            layout=widgets.Layout(width="360px", display=shown)).add_class("paynb-approvals-tot")
         """The card's current one-time password, for a payment prepared with one (paynb
         keeps none while it waits); emptied once used."""
-        self.tot_password.add_class("paynb-approvals-tot")
-        if not self.needs_tot_password:
-            self.tot_password.layout.display = "none"
         self.approve_button = button("Approve and send", "paynb-approve", style="danger",
                                      icon="check")
         self.reason = widgets.Text(placeholder="Why it is rejected (required to reject)",

@@ -132,9 +132,7 @@ def status_summary(df: pd.DataFrame, ax: Axes | None = None, *, by: str | None =
 
 def _share_decimals(share: float) -> int:
     """Decimals that keep a small share from reading 0 %: 95 %, 4.2 %, 0.01 %."""
-    if share >= 0.1 or share == 0:
-        return 0
-    return 1 if share >= 0.01 else 2
+    return 0 if share >= 0.1 or share == 0 else 1 if share >= 0.01 else 2
 
 
 def return_trend(df: pd.DataFrame, freq: str = "W", by: str | None = "status",
