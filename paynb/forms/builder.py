@@ -260,10 +260,7 @@ class FieldWidget:
                             if text else "")
         if self._row is not None:
             self._error.value = self._error_html
-        if text:
-            self.input.add_class("paynb-invalid")
-        else:
-            self.input.remove_class("paynb-invalid")
+        (self.input.add_class if text else self.input.remove_class)("paynb-invalid")
 
     def reset(self) -> None:
         """Back to the initial value, untouched, with no message."""

@@ -113,12 +113,6 @@ def _plot_figure(frame: pd.DataFrame, kind: str) -> Figure | None:
     return fig
 
 
-def _png(fig: Figure) -> bytes:
-    buffer = io.BytesIO()
-    fig.savefig(buffer, format="png", dpi=90)
-    return buffer.getvalue()
-
-
 class StatusExplorer(Form):
     """Items of one kind (ACH, RCC, instant card, RTP, NOC) filtered by status and
     return date, as a table with status counts and plots below it.
@@ -217,7 +211,10 @@ class StatusExplorer(Form):
         self._offer_save(bool(len(frame)))
         self.counts.value = self._counts_html(frame, counted)
         self.figure = _plot_figure(frame, kind) if len(frame) else None
-        self.plot.value = _png(self.figure) if self.figure is not None else b""
+        png = io.BytesIO()
+        if self.figure is not None:
+            self.figure.savefig(png, format="png", dpi=90)
+        self.plot.value = png.getvalue()
         self._show(self.plot, self.figure is not None)
         self._announce(f"{len(frame):,} {label} item{'s' if len(frame) != 1 else ''} loaded "
                        f"at {dt.datetime.now():%H:%M:%S}.", "ok")

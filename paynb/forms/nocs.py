@@ -120,9 +120,8 @@ class NocForm(Form):
         row = self._row()
         if row is None or row["correction"] is None:
             return
-        form = AchForm(self.client)
+        self.correction_form = form = AchForm(self.client)
         form.prefill(row["correction"])
-        self.correction_form = form
         self._correction_box.children = (form.widget,)
         self._announce(f"An ACH form below holds NOC {row['nocId']}'s corrected account; "
                        "fill in the rest and submit.", "ok")

@@ -374,11 +374,10 @@ class AchForm(_ItemForm):
         if item.ach_transaction_sub_type:
             return (f"send a debit prenote (amount 0, no money moves) for {account}, "
                     f"reference {item.your_reference_number}")
-        if item.ach_transaction_type == "Credit":
-            direction = f"credit {money(item.amount)} (pay out) to {account}"
-        else:
-            direction = f"debit {money(item.amount)} (collect) from {account}"
-        return f"{direction}, reference {item.your_reference_number}"
+        direction = (f"credit {money(item.amount)} (pay out) to"
+                     if item.ach_transaction_type == "Credit"
+                     else f"debit {money(item.amount)} (collect) from")
+        return f"{direction} {account}, reference {item.your_reference_number}"
 
 
 class RccForm(_ItemForm):
