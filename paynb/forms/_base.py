@@ -302,8 +302,6 @@ class Form:
         self.widget = widgets.VBox()
         """The box a notebook cell displays (``display(form.widget)`` shows it anywhere)."""
 
-    # -- building -------------------------------------------------------------------
-
     @property
     def environment(self) -> Any:
         """Where the form acts: the client's :class:`~paynb.client.Environment`."""
@@ -351,8 +349,6 @@ class Form:
     def _show(widget: widgets.Widget, visible: bool) -> None:
         widget.layout.display = None if visible else "none"
 
-    # -- status -----------------------------------------------------------------------
-
     def _say(self, text: str, level: str = "info") -> None:
         """Write the status line (``level``: info, ok, warn or error)."""
         color = _LEVEL_COLORS[level]
@@ -397,8 +393,6 @@ class Form:
                        f"{approval.why}). Nothing was sent yet: another analyst approves it "
                        f"in ApprovalsForm, or with client.approve({approval.id}).", "warn")
 
-    # -- actions ----------------------------------------------------------------------
-
     def _guarded(self, action: Callable[[], None],
                  busy_text: str | Callable[[], str]) -> Callable[..., None]:
         """A click handler running ``action`` at most once at a time, with the form busy
@@ -426,8 +420,6 @@ class Form:
                 self._refresh()
 
         return handler
-
-    # -- saving -------------------------------------------------------------------------
 
     def _downloads(self, stem: Callable[[], str], folder: str | Path | None) -> widgets.HBox:
         """The *Save CSV* / *Save XLSX* buttons (hidden until :meth:`_offer_save`) writing
@@ -475,8 +467,6 @@ class Form:
         self.saved_path.value = (f"<span style='margin-left:0.5em'>Saved {len(frame):,} rows "
                                  f"to <code>{escape(path)}</code></span>")
         self._announce(f"Saved {len(frame):,} rows to {path}.", "ok")
-
-    # -- display ----------------------------------------------------------------------
 
     def _repr_mimebundle_(self, **kwargs: Any) -> Any:
         return self.widget._repr_mimebundle_(**kwargs)

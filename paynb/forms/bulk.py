@@ -94,11 +94,10 @@ class BulkSubmitForm(Form):
         self.kind = widgets.ToggleButtons(options=[("ACH", "ach"), ("RCC", "rcc")],
                                           value=kind or "ach", description="Kind")
         self.kind.add_class("paynb-field-kind")
+        # The default width cuts the text to "Upload CSV/XL...".
         self.upload = widgets.FileUpload(accept=".csv,.xlsx", multiple=False,
                                          description="Upload CSV/XLSX",
-                                         # The default width cuts the text to "Upload CSV/XL...".
-                                         layout=widgets.Layout(width="auto",
-                                                               min_width="170px"))
+                                         layout=widgets.Layout(width="auto", min_width="170px"))
         self.upload.add_class("paynb-upload")
         self.commit = widgets.RadioButtons(options=[_COMMIT_VALID, _ALL_OR_NOTHING],
                                            value=_COMMIT_VALID, layout=widgets.Layout(width="auto"))

@@ -117,10 +117,9 @@ class ExceptionsView(Form):
     def _offer(self) -> None:
         """The choices: the rows of the pages shown (and the one chosen, if it is not)."""
         exceptions = self.exceptions_table.page
-        open_ = exceptions[~exceptions["resolved"]]
         _set_options(self.exception_choice, [
             (f"#{row.exception_id} {row.reason}: items {row.item_ids}", int(row.exception_id))
-            for row in open_.itertuples()])
+            for row in exceptions[~exceptions["resolved"]].itertuples()])
         _set_options(self.expected_choice, [
             (f"row {label}", label) for label in self.expected_table.page.index.tolist()])
         _set_options(self.item_choice, [

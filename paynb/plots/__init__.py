@@ -341,8 +341,8 @@ def return_reasons(df: pd.DataFrame, top: int = 10, ax: Axes | None = None, *,
     unknown = sorted(counts.index[~known])
     shown = counts[known].iloc[:top]
     rest = counts[known].iloc[top:]
-    labels = [code_label(code) for code in shown.index]
-    labels = [label if len(label) <= 60 else label[:57] + "..." for label in labels]
+    labels = [label if len(label) <= 60 else label[:57] + "..."
+              for label in map(code_label, shown.index)]
     heights = shown.to_list()
     if len(rest) or unknown:
         others = len(rest) + len(unknown)
