@@ -1,15 +1,11 @@
 """Chart helpers every paynb chart shares: a new Axes, the empty chart, one date format,
-the legend beside the plot, thousands on an axis, the currency of amounts.
-
-One home for the look of paynb's charts, below the modules that draw them
-(:mod:`paynb.plots`, the compliance charts, ``MatchResult.plot``), so that none of them
-reaches into another's privates. matplotlib loads with the first chart drawn.
-"""
+the legend beside the plot, thousands on an axis, the currency of amounts; below the
+modules that draw (docs/reference/internals.md). matplotlib loads with the first chart."""
 
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -17,7 +13,7 @@ if TYPE_CHECKING:
     from matplotlib.axes import Axes
 
 __all__ = ["CURRENCY", "count_axis", "date_axis", "legend", "new_axes", "no_items",
-           "thousands"]
+           "thousands", "year_labels"]
 
 CURRENCY = "USD"
 """The currency of ACH and RCC amounts (the ACH network and checks are in US dollars),
@@ -58,16 +54,16 @@ def date_axis(ax: Axes) -> None:
             days = [mdates.num2date(v) for v in values]
             gaps = np.diff(values)
             monthly = len(gaps) > 0 and float(np.min(gaps)) >= 28
-            labels = []
-            for i, day in enumerate(days):
-                text = day.strftime("%b" if monthly else "%d %b")
-                if i == 0 or day.year != days[i - 1].year:
-                    text += f"\n{day.year}"
-                labels.append(text)
-            return labels
+            return year_labels(days, "%b" if monthly else "%d %b")
 
     ax.xaxis.set_major_locator(mdates.AutoDateLocator(minticks=3, maxticks=10))
     ax.xaxis.set_major_formatter(OneFormat())
+
+
+def year_labels(days: Sequence[Any], fmt: str) -> list[str]:
+    """Each day in ``fmt``, the year under the first and wherever it changes."""
+    return [day.strftime(fmt) + (f"\n{day.year}" if i == 0 or day.year != days[i - 1].year
+                                 else "") for i, day in enumerate(days)]
 
 
 def legend(ax: Axes, title: str, *, stacked: bool = False) -> None:

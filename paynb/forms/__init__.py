@@ -24,18 +24,6 @@ from paynb.forms.nocs import NocForm
 from paynb.forms.single import AchForm, PaymentForm, RccForm
 from paynb.forms.void import VoidForm
 
-__all__ = [
-    "AchForm",
-    "ApprovalsForm",
-    "BulkSubmitForm",
-    "FieldSet",
-    "FieldWidget",
-    "InstantCardForm",
-    "NocForm",
-    "PaymentForm",
-    "RccForm",
-    "RtpForm",
-    "StatusExplorer",
-    "VoidForm",
-    "ExceptionsView",
-]
+__all__ = ["AchForm", "ApprovalsForm", "BulkSubmitForm", "FieldSet", "FieldWidget",
+           "InstantCardForm", "NocForm", "PaymentForm", "RccForm", "RtpForm", "StatusExplorer",
+           "VoidForm", "ExceptionsView"]

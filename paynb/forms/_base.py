@@ -1,22 +1,10 @@
 """What every paynb form shares: layout, status line, result area, the action guard.
 
-A form is a plain object composed of child widgets kept as attributes; its
-:attr:`Form.widget` is the box that a notebook cell displays. Results are
-written into widgets (HTML), never printed, so tests and the next cell can read
-them, and :attr:`Form.result` holds the last outcome as a pandas object.
-
-An action (submit, void, route check...) runs through :meth:`Form._guarded`:
-while it runs the form is busy, every action button is disabled, and a second
-click (a double click, or a click queued while the kernel was busy) is ignored
-in Python, not only in the browser.
-
-Every form says where it acts: a header under its title names the environment
-(the sandbox, or the real service's host and profile, on a red background) and
-the company code (CSS classes ``paynb-env-header`` and ``paynb-env-sandbox`` or
-``paynb-env-real``). Every action that moves money or voids items waits for a
-confirmation tick (:meth:`Form._confirmation`, CSS class ``paynb-confirm``) whose
-text states what will happen, for which company, where; any change of the
-inputs withdraws the tick, and so does each send.
+A form is a plain object composed of child widgets; its :attr:`Form.widget` is the box a
+cell displays, results are written into widgets (never printed) and :attr:`Form.result`
+holds the last outcome. An action runs through :meth:`Form._guarded`: while it runs the
+form is busy and a second click is ignored in Python, not only in the browser. The
+environment header and the confirmation tick are described in docs/forms.md.
 """
 
 from __future__ import annotations
@@ -61,6 +49,21 @@ def table_box() -> widgets.HTML:
     """An HTML widget for a :func:`table_html` table: as wide as the form and no wider
     (a flex child would otherwise grow to its content and run past the form's edge)."""
     return widgets.HTML("", layout=widgets.Layout(width="100%", min_width="0"))
+
+
+def button(description: str, css: str, *, style: str = "", icon: str = "",
+           visible: bool = True) -> widgets.Button:
+    """A button as wide as its text, with the CSS class ``css``."""
+    layout = widgets.Layout(width="auto", display=None if visible else "none")
+    return widgets.Button(description=description, button_style=style, icon=icon,
+                          layout=layout).add_class(css)
+
+
+def tick(description: str, css: str, *, visible: bool = True) -> widgets.Checkbox:
+    """An unticked checkbox as wide as its text, with the CSS class ``css``."""
+    layout = widgets.Layout(width="auto", display=None if visible else "none")
+    return widgets.Checkbox(value=False, indent=False, description=description,
+                            layout=layout).add_class(css)
 
 
 def table_html(frame: Any, *, max_rows: int = 200, nowrap: bool = False) -> str:
@@ -182,11 +185,9 @@ def data_grid(frame: pd.DataFrame, css: str, *, height: str = "220px") -> Any:
     """A sortable, filterable :class:`ipydatagrid.DataGrid` of ``frame`` (rows selectable)."""
     from ipydatagrid import DataGrid
 
-    grid = DataGrid(grid_frame(frame), selection_mode="row", base_column_size=110,
+    return DataGrid(grid_frame(frame), selection_mode="row", base_column_size=110,
                     renderers=money_renderers(frame),
-                    layout=widgets.Layout(height=height, width="100%"))
-    grid.add_class(css)
-    return grid
+                    layout=widgets.Layout(height=height, width="100%")).add_class(css)
 
 
 class PagedGrid:
@@ -207,18 +208,14 @@ class PagedGrid:
         self.grid = data_grid(frame.head(0), css, height=height)
         self.find = widgets.Text(value="", placeholder="text in any column",
                                  description="Find", continuous_update=False,
-                                 layout=widgets.Layout(width="260px"))
-        self.find.add_class("paynb-grid-find")
-        self.previous_button = Form._button("Previous", "paynb-grid-previous",
-                                            icon="chevron-left")
-        self.next_button = Form._button("Next", "paynb-grid-next", icon="chevron-right")
-        self.position = widgets.HTML("")
-        self.position.add_class("paynb-grid-position")
+                                 layout=widgets.Layout(width="260px")).add_class("paynb-grid-find")
+        self.previous_button = button("Previous", "paynb-grid-previous", icon="chevron-left")
+        self.next_button = button("Next", "paynb-grid-next", icon="chevron-right")
+        self.position = widgets.HTML("").add_class("paynb-grid-position")
         self.widget = widgets.VBox([
             widgets.HBox([self.find, self.previous_button, self.next_button, self.position],
                          layout=widgets.Layout(align_items="center")),
-            self.grid])
-        self.widget.add_class(css + "-pages")
+            self.grid]).add_class(css + "-pages")
         self.find.observe(lambda _change: self._turn(0), names="value")
         self.previous_button.on_click(lambda _button: self._turn(self._start - self.page_rows))
         self.next_button.on_click(lambda _button: self._turn(self._start + self.page_rows))
@@ -233,8 +230,7 @@ class PagedGrid:
         """Show ``frame`` (the frame brought up to date), on the page shown before if it
         still has rows, with the same *Find*."""
         self.frame = frame
-        shown = grid_frame(frame)
-        self._shown = shown
+        self._shown = shown = grid_frame(frame)
         # One lower-case text per row, to find in (all columns, as the grid shows them).
         self._text = (shown.astype("string").fillna("").agg(" ".join, axis=1).str.lower()
                       if len(shown.columns) and len(shown) else pd.Series([], dtype="string"))
@@ -242,22 +238,19 @@ class PagedGrid:
 
     def _turn(self, start: int) -> None:
         term = self.find.value.strip().lower()
-        chosen = self._text.str.contains(term, regex=False).to_numpy(dtype=bool) if term \
-            else None
+        chosen = self._text.str.contains(term, regex=False).to_numpy(dtype=bool) if term else None
         found = self._shown if chosen is None else self._shown[chosen]
-        self._found = self.frame if chosen is None else self.frame[chosen]
         last = max(0, (len(found) - 1) // self.page_rows * self.page_rows)
         self._start = min(max(0, start), last)
         end = self._start + self.page_rows
         self.grid.data = found.iloc[self._start:end].reset_index(drop=True)
-        self.page = self._found.iloc[self._start:end]
+        self.page = (self.frame if chosen is None else self.frame[chosen]).iloc[self._start:end]
         self.previous_button.disabled = self._start == 0
         self.next_button.disabled = end >= len(found)
         of = f" found among {len(self.frame):,}" if chosen is not None else ""
-        self.position.value = (f"<span style='margin-left:0.5em'>rows {self._start + 1:,}-"
-                               f"{min(end, len(found)):,} of {len(found):,}{of}</span>"
-                               if len(found) else
-                               f"<span style='margin-left:0.5em'>no rows{of}</span>")
+        rows = (f"rows {self._start + 1:,}-{min(end, len(found)):,} of {len(found):,}"
+                if len(found) else "no rows")
+        self.position.value = f"<span style='margin-left:0.5em'>{rows}{of}</span>"
         for callback in self._on_page:
             callback()
 
@@ -265,19 +258,6 @@ class PagedGrid:
 def money(amount: Decimal) -> str:
     """An exact amount with thousands separators: ``1,234.50``."""
     return f"{amount:,.2f}" if amount == amount.quantize(Decimal("0.01")) else f"{amount:,}"
-
-
-def held_html(approval: Any) -> str:
-    """What a form shows of a call held for a second person (dual control)."""
-    return (f"<p class='paynb-awaiting-approval'><b>Awaiting approval by another analyst"
-            f"</b>: nothing was sent yet.</p>{approval._repr_html_()}")
-
-
-def held_text(approval: Any) -> str:
-    """The status line of a call held for a second person."""
-    return (f"Awaiting approval by another analyst (approval {approval.id}: {approval.why}). "
-            f"Nothing was sent yet: another analyst approves it in ApprovalsForm, or with "
-            f"client.approve({approval.id}).")
 
 
 def describe_error(exc: PaynbError) -> str:
@@ -311,20 +291,16 @@ class Form:
         """The :class:`paynb.Client` the form acts through."""
         self.result: Any = None
         """The last outcome (a pandas Series or DataFrame), for the next cell."""
-        self.status = widgets.HTML("")
+        self.status = widgets.HTML("").add_class("paynb-status")
         """The status line (HTML); :attr:`status_text` reads it as plain text."""
-        self.status.add_class("paynb-status")
-        self.output = table_box()
+        self.output = table_box().add_class("paynb-result")
         """The result area (HTML): the stored item, the answer's table..."""
-        self.output.add_class("paynb-result")
         self.busy = False
         """True while an action runs (its buttons are then disabled)."""
         self._lock = threading.Lock()
         self._notice: tuple[str, str] | None = None
         self.widget = widgets.VBox()
         """The box a notebook cell displays (``display(form.widget)`` shows it anywhere)."""
-
-    # -- building -------------------------------------------------------------------
 
     @property
     def environment(self) -> Any:
@@ -342,28 +318,21 @@ class Form:
         """The header naming the environment and the company (red for the real service);
         a form with no client (a view of a result) says that it acts nowhere."""
         if self.client is None:
-            header = widgets.HTML("<div style=\"padding:0.3em 0.6em\"><b>No client</b>: "
-                                  "this view sends nothing</div>")
-            header.add_class("paynb-env-header")
-            header.add_class("paynb-env-none")
-            return header
-        environment = self.environment
-        css, background, color = _ENV_STYLES[bool(environment.is_sandbox)]
-        header = widgets.HTML(
-            f'<div style="background:{background};'
-            f'color:{color};padding:0.3em 0.6em;border-left:6px solid {color}">'
-            f"<b>{escape(environment.label)}</b> &middot; company "
-            f"<b>{escape(self.client.company_code)}</b></div>")
-        header.add_class("paynb-env-header")
-        header.add_class(css)
-        return header
+            css, style = "paynb-env-none", "padding:0.3em 0.6em"
+            text = "<b>No client</b>: this view sends nothing"
+        else:
+            css, background, color = _ENV_STYLES[bool(self.environment.is_sandbox)]
+            style = (f"background:{background};color:{color};padding:0.3em 0.6em;"
+                     f"border-left:6px solid {color}")
+            text = (f"<b>{escape(self.environment.label)}</b> &middot; company "
+                    f"<b>{escape(self.client.company_code)}</b>")
+        return widgets.HTML(f'<div style="{style}">{text}</div>').add_class(
+            "paynb-env-header").add_class(css)
 
     def _confirmation(self, on_change: Callable[..., None]) -> widgets.Checkbox:
         """The tick an action waits for (``on_change`` runs when it is ticked or not);
         its text is set with :meth:`_confirm_text`."""
-        box = widgets.Checkbox(value=False, indent=False, description="",
-                               layout=widgets.Layout(width="auto"))
-        box.add_class("paynb-confirm")
+        box = tick("", "paynb-confirm")
         box.observe(on_change, names="value")
         return box
 
@@ -373,26 +342,12 @@ class Form:
 
     def _assemble(self, *children: widgets.Widget) -> None:
         header = widgets.HTML(f"<h3 style='margin:0.2em 0'>{escape(self.title)}</h3>")
-        self.widget.children = (header, self._env_header(), *children, self.status,
-                                self.output)
-        self.widget.add_class("paynb-form")
-        self.widget.add_class(f"paynb-form-{self.css_name}")
-
-    @staticmethod
-    def _button(description: str, css: str, *, style: str = "", icon: str = "",
-                visible: bool = True) -> widgets.Button:
-        button = widgets.Button(description=description, button_style=style, icon=icon,
-                                layout=widgets.Layout(width="auto"))
-        button.add_class(css)
-        if not visible:
-            button.layout.display = "none"
-        return button
+        self.widget.children = (header, self._env_header(), *children, self.status, self.output)
+        self.widget.add_class("paynb-form").add_class(f"paynb-form-{self.css_name}")
 
     @staticmethod
     def _show(widget: widgets.Widget, visible: bool) -> None:
         widget.layout.display = None if visible else "none"
-
-    # -- status -----------------------------------------------------------------------
 
     def _say(self, text: str, level: str = "info") -> None:
         """Write the status line (``level``: info, ok, warn or error)."""
@@ -415,13 +370,9 @@ class Form:
         notice, else the text of the first ``(condition, text, level)`` step that holds."""
         if self.busy:
             return
-        if self._notice:
-            self._say(*self._notice)
-            return
-        for condition, text, level in steps:
-            if condition:
-                self._say(text, level)
-                return
+        said = self._notice or next((step[1:] for step in steps if step[0]), None)
+        if said:
+            self._say(*said)
 
     def _refresh(self) -> None:
         """Validate, set the buttons' ``disabled`` and the status line."""
@@ -432,7 +383,15 @@ class Form:
         self._notice = None
         self._refresh()
 
-    # -- actions ----------------------------------------------------------------------
+    def _held(self, approval: Any) -> None:
+        """Show a call held for a second person (dual control): nothing was sent yet."""
+        self.result = approval
+        self.output.value = (f"<p class='paynb-awaiting-approval'><b>Awaiting approval by "
+                             f"another analyst</b>: nothing was sent yet.</p>"
+                             f"{approval._repr_html_()}")
+        self._announce(f"Awaiting approval by another analyst (approval {approval.id}: "
+                       f"{approval.why}). Nothing was sent yet: another analyst approves it "
+                       f"in ApprovalsForm, or with client.approve({approval.id}).", "warn")
 
     def _guarded(self, action: Callable[[], None],
                  busy_text: str | Callable[[], str]) -> Callable[..., None]:
@@ -462,30 +421,25 @@ class Form:
 
         return handler
 
-    # -- saving -------------------------------------------------------------------------
-
     def _downloads(self, stem: Callable[[], str], folder: str | Path | None) -> widgets.HBox:
-        """The *Save CSV* and *Save XLSX* buttons (hidden until :meth:`_offer_save`) with the
-        path of the file last saved: they write ``form.result`` to a new file named
-        ``<stem()>-<time>`` in ``folder`` (default: the kernel's working folder, which
-        Jupyter sets to the notebook's own). The data is never embedded in the widgets:
-        their state is saved with the notebook, which would grow and carry (masked)
-        customer data wherever it is shared."""
+        """The *Save CSV* / *Save XLSX* buttons (hidden until :meth:`_offer_save`) writing
+        ``form.result`` to ``<stem()>-<time>`` in ``folder`` (default: the working folder).
+        Never embedded in the widgets: their state is saved with the notebook, which would
+        grow and carry (masked) customer data wherever it is shared."""
         self.folder = Path(folder) if folder is not None else None
         """Where *Save CSV* / *Save XLSX* write (``None``: the working folder)."""
         self.saved: Path | None = None
         """The path of the file last saved."""
         self._save_stem = stem
         self.save_buttons = {
-            filetype: self._button(f"Save {filetype.upper()}", f"paynb-save-{filetype}",
-                                   icon="download", visible=False)
+            filetype: button(f"Save {filetype.upper()}", f"paynb-save-{filetype}",
+                             icon="download", visible=False)
             for filetype in SAVE_TYPES}
         """The *Save* buttons by file type (``"csv"``, ``"xlsx"``)."""
-        for filetype, button in self.save_buttons.items():
-            button.on_click(self._guarded(functools.partial(self._save, filetype),
-                                          f"Saving {filetype.upper()}…"))
-        self.saved_path = widgets.HTML("")
-        self.saved_path.add_class("paynb-saved")
+        for filetype, save in self.save_buttons.items():
+            save.on_click(self._guarded(functools.partial(self._save, filetype),
+                                        f"Saving {filetype.upper()}…"))
+        self.saved_path = widgets.HTML("").add_class("paynb-saved")
         self.downloads = widgets.HBox([*self.save_buttons.values(), self.saved_path],
                                       layout=widgets.Layout(flex_flow="row wrap",
                                                             align_items="center"))
@@ -495,8 +449,8 @@ class Form:
     def _offer_save(self, visible: bool) -> None:
         """Show the *Save* buttons (or hide them) and forget the path last shown."""
         self.saved_path.value = ""
-        for button in self.save_buttons.values():
-            self._show(button, visible)
+        for save in self.save_buttons.values():
+            self._show(save, visible)
 
     def _save(self, filetype: str) -> None:
         frame = self.result
@@ -513,8 +467,6 @@ class Form:
         self.saved_path.value = (f"<span style='margin-left:0.5em'>Saved {len(frame):,} rows "
                                  f"to <code>{escape(path)}</code></span>")
         self._announce(f"Saved {len(frame):,} rows to {path}.", "ok")
-
-    # -- display ----------------------------------------------------------------------
 
     def _repr_mimebundle_(self, **kwargs: Any) -> Any:
         return self.widget._repr_mimebundle_(**kwargs)

@@ -11,6 +11,7 @@ from typing import Any
 import ipywidgets as widgets
 
 from paynb.errors import PaynbError
+from paynb.forms._base import tick
 from paynb.nacha import NEW_AUTHORIZATION_CODES
 
 __all__ = ["guard_text", "guard_verdicts", "new_authorization_box"]
@@ -41,10 +42,7 @@ def guard_text(verdict: Any) -> str:
 
 def new_authorization_box() -> widgets.Checkbox:
     """The checkbox by which the analyst says the receiver authorized the entry anew."""
-    box = widgets.Checkbox(value=False, indent=False,
-                           description="New authorization from the receiver",
-                           layout=widgets.Layout(width="auto"))
+    box = tick("New authorization from the receiver", "paynb-new-authorization")
     box.tooltip = ("Tick only if you hold a new authorization: after a return that "
                    f"requires one ({', '.join(NEW_AUTHORIZATION_CODES)})")
-    box.add_class("paynb-new-authorization")
     return box

@@ -9,26 +9,10 @@ import ipywidgets as widgets
 import pandas as pd
 
 from paynb.errors import ApprovalError, DuplicateSubmissionError, SubmissionRefusedError
-from paynb.forms._base import Form, escape, record_html, table_html
+from paynb.forms._base import Form, button, escape, record_html, table_html, tick
 from paynb.journal import HONESTY
 
 __all__ = ["ApprovalRow", "ApprovalsForm"]
-
-
-def _tick(text: str, css: str, *, hidden: bool = False) -> widgets.Checkbox:
-    box = widgets.Checkbox(value=False, indent=False, description=text,
-                           layout=widgets.Layout(width="auto"))
-    box.add_class(css)
-    if hidden:
-        box.layout.display = "none"
-    return box
-
-
-def _action(description: str, css: str, *, style: str, icon: str) -> widgets.Button:
-    button = widgets.Button(description=description, button_style=style, icon=icon,
-                            layout=widgets.Layout(width="auto"))
-    button.add_class(css)
-    return button
 
 
 class ApprovalRow:
@@ -47,42 +31,39 @@ class ApprovalRow:
         self.details = widgets.HTML(approval.to_html(note=False))
         """Who prepared it, what, the total, masked accounts, why (HTML)."""
         self.details.add_class("paynb-approvals-details")
-        self.confirm = _tick(confirm_text, "paynb-confirm")
+        self.confirm = tick(confirm_text, "paynb-confirm")
         """The tick its *Approve and send* waits for, naming what moves."""
+        shown = None if self.needs_tot_password else "none"
         self.tot_password = widgets.Password(
-            description="One-time password",
-            placeholder="the card's current one (4 to 10 digits)",
-            style={"description_width": "initial"}, layout=widgets.Layout(width="360px"))
+            description="One-time password", placeholder="the card's current one (4 to 10 digits)",
+            style={"description_width": "initial"},
+            layout=widgets.Layout(width="360px", display=shown)).add_class("paynb-approvals-tot")
         """The card's current one-time password, for a payment prepared with one (paynb
         keeps none while it waits); emptied once used."""
-        self.tot_password.add_class("paynb-approvals-tot")
-        if not self.needs_tot_password:
-            self.tot_password.layout.display = "none"
-        self.approve_button = _action("Approve and send", "paynb-approve", style="danger",
-                                      icon="check")
+        self.approve_button = button("Approve and send", "paynb-approve", style="danger",
+                                     icon="check")
         self.reason = widgets.Text(placeholder="Why it is rejected (required to reject)",
                                    layout=widgets.Layout(width="320px"))
         self.reason.add_class("paynb-approvals-reason")
-        self.reject_button = _action("Reject", "paynb-reject", style="warning", icon="times")
-        self.new_authorization = _tick(
+        self.reject_button = button("Reject", "paynb-reject", style="warning", icon="times")
+        self.new_authorization = tick(
             "The receiver authorized again: send it as a new entry (new_authorization, "
-            "recorded as my override)", "paynb-approvals-new-authorization", hidden=True)
+            "recorded as my override)", "paynb-approvals-new-authorization", visible=False)
         """Shown once NACHA's guards refused the approval for what a new authorization
         answers (:attr:`paynb.nacha.Verdict.overridable`): approve with
         ``new_authorization=True``."""
-        self.allow_duplicate = _tick(
+        self.allow_duplicate = tick(
             "Send it although its reference was sent meanwhile (allow_duplicate)",
-            "paynb-approvals-allow-duplicate", hidden=True)
+            "paynb-approvals-allow-duplicate", visible=False)
         """Shown once the duplicate guard refused the approval: approve with
         ``allow_duplicate=True``."""
         self.widget = widgets.VBox(
             [self.details, self.new_authorization, self.allow_duplicate, self.confirm,
              widgets.HBox([self.tot_password, self.approve_button]),
              widgets.HBox([self.reason, self.reject_button])],
-            layout=widgets.Layout(border="1px solid #ccc", padding="0.3em", margin="0.2em 0"))
+            layout=widgets.Layout(border="1px solid #ccc", padding="0.3em", margin="0.2em 0"),
+        ).add_class("paynb-approvals-row").add_class(f"paynb-approval-{approval.id}")
         """The row's box."""
-        self.widget.add_class("paynb-approvals-row")
-        self.widget.add_class(f"paynb-approval-{approval.id}")
 
     @property
     def inputs(self) -> tuple[widgets.Widget, ...]:
@@ -105,17 +86,16 @@ class ApprovalsForm(Form):
     """The payments waiting for a second person (:meth:`paynb.Client.approvals`), each
     in a row of its own (:class:`ApprovalRow`) with *Approve and send* and *Reject*.
 
-    Each row shows its details (who prepared it, what, the total, the masked accounts,
-    why it needs a second person). Its *Approve and send* sends it exactly as prepared,
-    after the row's confirmation tick naming what moves (and, for a card payment
-    prepared with a one-time password, the card's current one, which paynb does not
-    keep); it is disabled for the person who prepared it. Its *Reject* needs a reason.
-    *Refresh* reads the queue again (others decide too). ``form.result`` holds the last
-    outcome: the service's answer of an approved payment, or the rejected
-    :class:`~paynb.journal.Approval`. What a direct submission would be refused for
-    (NACHA's guards, the duplicate guard) is judged again and said in the status line;
-    the approval keeps waiting, and the row offers the override a direct submission
-    has, where there is one (``new_authorization``, ``allow_duplicate``).
+    Each row shows its details (who prepared it, what, the total, the masked accounts, why it
+    needs a second person). Its *Approve and send* sends it exactly as prepared, after the
+    row's confirmation tick naming what moves (and, for a card payment prepared with a one-time
+    password, the card's current one, which paynb does not keep); it is disabled for the person
+    who prepared it. Its *Reject* needs a reason. *Refresh* reads the queue again (others
+    decide too). ``form.result`` holds the last outcome: the service's answer of an approved
+    payment, or the rejected :class:`~paynb.journal.Approval`. What a direct submission would
+    be refused for (NACHA's guards, the duplicate guard) is judged again and said in the status
+    line; the approval keeps waiting, and the row offers the override a direct submission has,
+    where there is one (``new_authorization``, ``allow_duplicate``).
 
     CSS classes: ``paynb-form-approvals``, ``paynb-approvals-queue`` (the rows),
     ``paynb-refresh``, ``paynb-approvals-honesty``, and the rows' (:class:`ApprovalRow`).
@@ -126,10 +106,9 @@ class ApprovalsForm(Form):
 
     def __init__(self, client: Any) -> None:
         super().__init__(client)
-        self.queue = widgets.VBox()
+        self.queue = widgets.VBox().add_class("paynb-approvals-queue")
         """The waiting approvals, a row each (or a line saying nothing waits)."""
-        self.queue.add_class("paynb-approvals-queue")
-        self.refresh_button = self._button("Refresh", "paynb-refresh", icon="refresh")
+        self.refresh_button = button("Refresh", "paynb-refresh", icon="refresh")
         honesty = widgets.HTML(f"<p><small>{escape(HONESTY)}</small></p>")
         honesty.add_class("paynb-approvals-honesty")
         self.rows: list[ApprovalRow] = []
@@ -138,8 +117,6 @@ class ApprovalsForm(Form):
         self._assemble(widgets.HBox([self.refresh_button]), self.queue, honesty)
         self._load()
         self._refresh()
-
-    # -- reading ------------------------------------------------------------------------
 
     @property
     def approvals(self) -> list[Any]:
@@ -158,11 +135,8 @@ class ApprovalsForm(Form):
         kept = {row.approval.id: row for row in self.rows}
         self.rows = [kept.get(approval.id) or self._row_of(approval)
                      for approval in self.client.approvals()]
-        if self.rows:
-            self.queue.children = tuple(row.widget for row in self.rows)
-        else:
-            empty = widgets.HTML("<p>Nothing is waiting for approval.</p>")
-            self.queue.children = (empty,)
+        self.queue.children = (tuple(row.widget for row in self.rows)
+                               or (widgets.HTML("<p>Nothing is waiting for approval.</p>"),))
 
     def _row_of(self, approval: Any) -> ApprovalRow:
         """A new row for ``approval``, wired to this form's validation and actions."""
@@ -182,8 +156,6 @@ class ApprovalsForm(Form):
     def _mine(self, row: ApprovalRow) -> bool:
         return row.approval.prepared_by.strip().casefold() == \
             self.client.context.user.strip().casefold()
-
-    # -- checking ---------------------------------------------------------------------
 
     def _refresh(self) -> None:
         ticked = [row for row in self.rows if row.confirm.value and not self._mine(row)]
@@ -210,8 +182,6 @@ class ApprovalsForm(Form):
              "analyst must approve. You may reject (with a reason).", "warn"),
             (True, "Check the details, then tick an approval's confirmation to approve and "
                    "send it, or give a reason to reject it.", "info"))
-
-    # -- actions ----------------------------------------------------------------------
 
     def _approve(self, row: ApprovalRow) -> None:
         found = row.approval
@@ -257,9 +227,8 @@ class ApprovalsForm(Form):
             return
         try:
             self.result = self.client.reject(found.id, reason=reason)
+            said = f"Rejected approval {found.id}: nothing was sent.", "ok"
         except ApprovalError as exc:
-            self._load()
-            self._announce(str(exc), "error")
-            return
+            said = str(exc), "error"
         self._load()
-        self._announce(f"Rejected approval {found.id}: nothing was sent.", "ok")
+        self._announce(*said)

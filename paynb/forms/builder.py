@@ -1,30 +1,11 @@
-"""Widgets generated from the request models of :mod:`paynb.models`.
+"""Widgets generated from the request models of :mod:`paynb.models` (docs/forms.md).
 
-One builder serves every form: :class:`FieldSet` reads a model's fields and
-makes one :class:`FieldWidget` per field. The widget follows the field's type
-(a ``Literal`` is a dropdown, a ``bool`` a checkbox, a ``Decimal`` a text box
-whose text becomes an exact ``Decimal``, a secret a password box), the label is
-the field's ``title``, the help its ``description``, the placeholder comes from
-``json_schema_extra``. Validation is the model's own (:func:`paynb.models.check`),
-so a form, the client and the sandbox can never disagree.
-
-A field is marked *(optional)* when the model lets it be left out, unless the
-form requires it in its current mode (:meth:`FieldSet.require`): an instant card
-payment's card fields are optional in the model only because a token may be
-used instead, so in card mode they read, and are checked, as required.
-
-An open set (a field whose model lists known values as ``suggestions``: account
-type, entry class, sub-type...) is a combo box offering the known values and
-taking any other; a date-time is a date picker; a field the model marks ``more``
-sits in the form's collapsed "More fields" section (:meth:`FieldSet.more`). A
-nested model (the IAT addenda) becomes its fields, named with dots like the
-errors that name them (``iatAddenda.foreignBeneficiaryPayer.countryCode``), and
-:meth:`FieldSet.values` nests them again.
-
-A field shows its error only once the user has touched it (or when the form
-asks for every error, e.g. after the service refused the request): a message
-that shouts "is required" at a field nobody has reached yet is noise. The
-form's status line still names every missing or wrong field from the start.
+One builder serves every form: :class:`FieldSet` makes one :class:`FieldWidget` per
+field of a model, the widget following the field's type, its label, help and
+placeholder taken from the field. Validation is the model's own
+(:func:`paynb.models.check`), so a form, the client and the sandbox can never disagree.
+A field shows its error only once touched (or when the form asks for every error); the
+form's status line names every missing or wrong field from the start.
 """
 
 from __future__ import annotations
@@ -126,17 +107,17 @@ class FieldWidget:
         self.optional = not info.is_required()
         self._required = not self.optional
         self.touched = False
-        core, nullable = _unwrap(info.annotation)
+        core, self.nullable = _unwrap(info.annotation)
         self.choices: tuple[Any, ...] = ()
         default = None if info.is_required() else info.default
-
-        self.nullable = nullable
         suggestions = [str(value) for value in extra.get("suggestions") or ()]
+        text = {"value": "" if default is None else str(default),
+                "placeholder": str(extra.get("placeholder") or ""), "continuous_update": True}
         if typing.get_origin(core) is Literal:
             self.kind = "choice"
             self.choices = typing.get_args(core)
             options: list[tuple[str, Any]] = [(str(c), c) for c in self.choices]
-            if nullable or default is None:
+            if self.nullable or default is None:
                 options.insert(0, ("—", None))
             kind: type[widgets.ValueWidget] = widgets.Dropdown
             arguments: dict[str, Any] = {"options": options, "value": default}
@@ -150,17 +131,13 @@ class FieldWidget:
             # An open set: the known values are offered, any other may be typed.
             self.kind = "text"
             self.choices = tuple(suggestions)
-            kind, arguments = widgets.Combobox, {
-                "value": "" if default is None else str(default), "options": suggestions,
-                "ensure_option": False, "placeholder": str(extra.get("placeholder") or ""),
-                "continuous_update": True}
+            kind = widgets.Combobox
+            arguments = {**text, "options": suggestions, "ensure_option": False}
         else:
             # Decimal stays text: a FloatText would turn 0.1 into 0.1000000000000000055.
             self.kind = "decimal" if core is Decimal else "text"
             kind = widgets.Password if self.secret else widgets.Text
-            arguments = {"value": "" if default is None else str(default),
-                         "placeholder": str(extra.get("placeholder") or ""),
-                         "continuous_update": True}
+            arguments = text
         self.input: widgets.ValueWidget = kind(**arguments, layout=self.looks.input,
                                                style=self.looks.style(kind))
         self.input.tooltip = self.description or None
@@ -181,8 +158,7 @@ class FieldWidget:
             looks = self.looks
             self._label = widgets.HTML(layout=looks.label, style=looks.html)
             self._error = widgets.HTML(self._error_html, layout=looks.error,
-                                       style=looks.html)
-            self._error.add_class("paynb-error")
+                                       style=looks.html).add_class("paynb-error")
             self._help = widgets.HTML(
                 f'<span class="paynb-help" style="color:#666;font-size:85%">'
                 f"{html.escape(self.description)}</span>" if self.description else "",
@@ -246,8 +222,7 @@ class FieldWidget:
         """The input as the model reads it: text stripped, ``None`` when left empty."""
         raw = self.input.value
         if self.kind in ("text", "decimal"):
-            raw = raw.strip()
-            return raw or None
+            return raw.strip() or None
         if self.kind == "bool" and self.nullable and not raw:
             return None  # an optional flag left unticked is not sent
         return raw
@@ -285,10 +260,7 @@ class FieldWidget:
                             if text else "")
         if self._row is not None:
             self._error.value = self._error_html
-        if text:
-            self.input.add_class("paynb-invalid")
-        else:
-            self.input.remove_class("paynb-invalid")
+        (self.input.add_class if text else self.input.remove_class)("paynb-invalid")
 
     def reset(self) -> None:
         """Back to the initial value, untouched, with no message."""
@@ -300,9 +272,8 @@ class FieldWidget:
 class FieldSet:
     """The widgets of one request model's fields, and their validation.
 
-    ``exclude`` leaves fields out (a form may supply them itself through
-    ``extra`` of :meth:`check`). Fields are keyed by wire name:
-    ``fields["bankRoutingNumber"]``.
+    ``exclude`` leaves fields out (a form may supply them itself through ``extra`` of
+    :meth:`check`). Fields are keyed by wire name: ``fields["bankRoutingNumber"]``.
     """
 
     def __init__(self, model: type[RequestModel], *, exclude: Iterable[str] = ()) -> None:
@@ -315,8 +286,7 @@ class FieldSet:
         self.groups: dict[str, str] = {}
         self._add(model, skip, prefix="", group="")
 
-    def _add(self, model: type[RequestModel], skip: set[str], *, prefix: str,
-             group: str) -> None:
+    def _add(self, model: type[RequestModel], skip: set[str], *, prefix: str, group: str) -> None:
         for name, info in model.model_fields.items():
             wire = info.alias or name
             if name in skip or wire in skip:
@@ -349,13 +319,11 @@ class FieldSet:
 
     def main(self) -> list[str]:
         """Wire names of the fields shown open: not ``more``, not in a nested model."""
-        return [wire for wire, field in self.fields.items()
-                if not field.more and "." not in wire]
+        return [wire for wire, field in self.fields.items() if not field.more and "." not in wire]
 
     def more(self) -> list[str]:
         """Wire names of the fields of the collapsed "More fields" section."""
-        return [wire for wire, field in self.fields.items()
-                if field.more and "." not in wire]
+        return [wire for wire, field in self.fields.items() if field.more and "." not in wire]
 
     def observe(self, callback: Callable[[], None]) -> None:
         """Call ``callback()`` after every change of any input."""
@@ -416,17 +384,17 @@ class FieldSet:
         missing, wrong = [], []
         for wire, messages in errors.items():
             field = self.fields.get(wire)
-            title = field.title if field else self.groups.get(wire, wire)
             if messages == ["is required"] or (field and field.value is None):
-                missing.append(title)
+                missing.append(self.title(wire))
             else:
-                wrong.append(f"{title} ({'; '.join(messages)})")
-        parts = []
-        if missing:
-            parts.append("Missing: " + ", ".join(missing))
-        if wrong:
-            parts.append("To fix: " + ", ".join(wrong))
-        return ". ".join(parts)
+                wrong.append(f"{self.title(wire)} ({'; '.join(messages)})")
+        return ". ".join(f"{what}: {', '.join(titles)}" for what, titles in
+                         (("Missing", missing), ("To fix", wrong)) if titles)
+
+    def title(self, wire: str) -> str:
+        """The label of the field ``wire``, or the title of the nested model it names."""
+        field = self.fields.get(wire)
+        return field.title if field else self.groups.get(wire, wire)
 
     def service_errors(self, errors: Mapping[str, list[str]]
                        ) -> tuple[dict[str, list[str]], list[str]]:

@@ -17,10 +17,9 @@ from paynb._kinds import KINDS
 from paynb.errors import BulkRejectedError, DuplicateSubmissionError, TransportError
 from paynb.forms._base import (
     Form,
+    button,
     describe_error,
     escape,
-    held_html,
-    held_text,
     money,
     previous_html,
     table_box,
@@ -34,10 +33,7 @@ from paynb.validation import to_decimal
 
 __all__ = ["BulkSubmitForm"]
 
-_KINDS: dict[str, tuple[type[RequestModel], str]] = {
-    "ach": (AchItem, KINDS["ach"].id_field),
-    "rcc": (RccItem, KINDS["rcc"].id_field),
-}
+_MODELS: dict[str, type[RequestModel]] = {"ach": AchItem, "rcc": RccItem}
 #: Rows the preview lists at most (a larger set shows its invalid rows and the first valid).
 _PREVIEW_ROWS = 1000
 _COMMIT_VALID = "Commit the valid rows, report the invalid ones"
@@ -57,10 +53,8 @@ def normalise_rows(frame: pd.DataFrame, model: type[RequestModel]
     underscores, so ``bank_routing_number`` and ``BankRoutingNumber`` both work; the rows
     are read by :func:`paynb.resources._base.frame_rows`, with blank text absent.
     """
-    names = {}
-    for python, wire in model.wire_names().items():
-        names[python.replace("_", "").lower()] = wire
-        names[wire.lower()] = wire
+    names = {key: wire for python, wire in model.wire_names().items()
+             for key in (python.replace("_", "").lower(), wire.lower())}
     columns = {col: names.get(str(col).replace("_", "").replace(" ", "").lower())
                for col in frame.columns}
     ignored = [str(col) for col, wire in columns.items() if wire is None]
@@ -100,23 +94,19 @@ class BulkSubmitForm(Form):
         self.kind = widgets.ToggleButtons(options=[("ACH", "ach"), ("RCC", "rcc")],
                                           value=kind or "ach", description="Kind")
         self.kind.add_class("paynb-field-kind")
+        # The default width cuts the text to "Upload CSV/XL...".
         self.upload = widgets.FileUpload(accept=".csv,.xlsx", multiple=False,
                                          description="Upload CSV/XLSX",
-                                         # The default width cuts the text to "Upload CSV/XL...".
-                                         layout=widgets.Layout(width="auto",
-                                                               min_width="170px"))
+                                         layout=widgets.Layout(width="auto", min_width="170px"))
         self.upload.add_class("paynb-upload")
         self.commit = widgets.RadioButtons(options=[_COMMIT_VALID, _ALL_OR_NOTHING],
-                                           value=_COMMIT_VALID,
-                                           layout=widgets.Layout(width="auto"))
+                                           value=_COMMIT_VALID, layout=widgets.Layout(width="auto"))
         self.commit.add_class("paynb-field-alwaysCommitValid")
-        self.preview = table_box()
-        self.preview.add_class("paynb-preview")
+        self.preview = table_box().add_class("paynb-preview")
         self.confirm = self._confirmation(self._changed)
-        self.submit_button = self._button("Submit", "paynb-submit", style="primary",
-                                          icon="paper-plane")
-        self.anyway_button = self._button("Submit anyway", "paynb-submit-anyway",
-                                          style="warning", visible=False)
+        self.submit_button = button("Submit", "paynb-submit", style="primary", icon="paper-plane")
+        self.anyway_button = button("Submit anyway", "paynb-submit-anyway",
+                                    style="warning", visible=False)
         self.submit_button.on_click(self._guarded(self._submit, self._busy_text))
         self.anyway_button.on_click(self._guarded(
             lambda: self._submit(allow_duplicate=True), self._busy_text))
@@ -153,8 +143,6 @@ class BulkSubmitForm(Form):
         """The ``alwaysCommitValid`` choice."""
         return bool(self.commit.value == _COMMIT_VALID)
 
-    # -- input ------------------------------------------------------------------------
-
     def set_items(self, items: pd.DataFrame | Sequence[Mapping[str, Any]], *,
                   kind: str | None = None) -> None:
         """Load the rows to submit (a DataFrame or a list of mappings) and check them."""
@@ -183,15 +171,11 @@ class BulkSubmitForm(Form):
         for upload in change["new"] or ():
             self.load_file(upload["name"], bytes(upload["content"]))
 
-    # -- checking ---------------------------------------------------------------------
-
     def _recheck(self, *_args: Any) -> None:
         """Check every row against the chosen kind's model; withdraw the confirmation."""
-        model = _KINDS[self.kind.value][0]
-        if self._frame is None:
-            self._rows, self._ignored = [], []
-        else:
-            self._rows, self._ignored = normalise_rows(self._frame, model)
+        model = _MODELS[self.kind.value]
+        self._rows, self._ignored = ([], []) if self._frame is None else normalise_rows(
+            self._frame, model)
         # Column by column, the models only for the rows the columns cannot vouch for:
         # the same verdicts and messages as one model per row, in a fraction of the time.
         # The guards judge ACH wire bodies: built here too, for the rows the columns vouch for.
@@ -203,24 +187,19 @@ class BulkSubmitForm(Form):
         seen: dict[str, int] = {}
         for number, row in enumerate(self._rows, start=1):
             ref = row.get("yourReferenceNumber")
-            if ref is None:
-                continue
-            if str(ref) in seen:
+            if ref is not None and seen.setdefault(str(ref), number) != number:
                 errors = self._errors[number - 1] = dict(self._errors[number - 1])
                 errors.setdefault("yourReferenceNumber", []).append(
                     f"repeats row {seen[str(ref)]}: each payment needs its own reference")
                 self._amounts[number - 1] = None
-            else:
-                seen[str(ref)] = number
-        self._guard_rows(model, checked.bodies)
+        self._guard_rows(checked.bodies)
         self._done = False
         self._duplicate = False
         self.confirm.value = False
         self._render_preview()
         self._changed()
 
-    def _guard_rows(self, model: type[RequestModel], checked: Mapping[int, dict[str, Any]]
-                    ) -> None:
+    def _guard_rows(self, checked: Mapping[int, dict[str, Any]]) -> None:
         """Ask the NACHA guards about the valid ACH rows (``checked``: their wire bodies):
         a refused row becomes invalid (its reasons in the preview), the others keep their
         warnings and notes."""
@@ -233,13 +212,9 @@ class BulkSubmitForm(Form):
         verdicts, problem = guard_verdicts(self.client, bodies,
                                            new_authorization=self.new_authorization.value)
         for n in bodies:
-            if problem:
-                self._errors[n]["guard"] = [problem]
-                self._amounts[n] = None
-                continue
-            verdict = verdicts[n]   # judge() gives every body its verdict
-            if not verdict.allowed:
-                self._errors[n]["guard"] = verdict.reasons
+            verdict: Any = None if problem else verdicts[n]  # judge() gives every body one
+            if problem or not verdict.allowed:
+                self._errors[n]["guard"] = [problem] if problem else verdict.reasons
                 self._amounts[n] = None
             elif guard_text(verdict):
                 self._guard_notes[n] = guard_text(verdict)
@@ -256,8 +231,7 @@ class BulkSubmitForm(Form):
             errors = {**self._errors[index], **((service_rows or {}).get(index) or {})}
             problem = "; ".join(f"{key}: {', '.join(msgs)}" for key, msgs in errors.items())
             css = "paynb-row-invalid" if problem else "paynb-row-valid"
-            color = "#b00020" if problem else "#a15c00" if index in self._guard_notes \
-                else "#1b7f3b"
+            color = "#b00020" if problem else "#a15c00" if index in self._guard_notes else "#1b7f3b"
             name = " ".join(str(row.get(k, "")) for k in ("firstSignerFirstName",
                                                           "firstSignerLastName")).strip()
             lines.append(
@@ -332,8 +306,6 @@ class BulkSubmitForm(Form):
              f"Check the preview, then tick the confirmation to submit {what}.", "info"),
             (True, f"Ready to submit {what}.", "ok"))
 
-    # -- action -----------------------------------------------------------------------
-
     def _busy_text(self) -> str:
         return f"Submitting {len(self._rows)} rows…"
 
@@ -381,27 +353,23 @@ class BulkSubmitForm(Form):
         self._duplicate = False
         self.confirm.value = False
         if isinstance(result, Approval):  # held for a second person: nothing sent yet
-            self.result = result
-            self.output.value = held_html(result)
-            self._announce(held_text(result), "warn")
+            self._held(result)
             return
         result = result.reset_index(drop=True)
         if len(result) == len(self._rows):
             result.insert(0, "row", range(1, len(result) + 1))
         self.result = result
         self._result_kind = self.kind.value
-        id_column = _KINDS[self.kind.value][1]
+        id_column = KINDS[self.kind.value].id_field
         shown = [c for c in ("row", "yourReferenceNumber", id_column, "itemStatus",
                              "itemStatusName", "amount", "errors", "guard")
                  if c in result.columns]
         self.output.value = table_html(result[shown])
         self._offer_save(bool(len(result)))
-        statuses = result["itemStatus"].astype("string").str.upper() \
-            if "itemStatus" in result else None
+        statuses = result.get("itemStatus", pd.Series(dtype="string")).astype("string")
         # I (invalid, here or at the service) and B (blocked) items are stored at most,
         # never processed: only the others are accepted (SubmissionNotAcceptedWarning).
-        invalid = int((statuses == "I").sum()) if statuses is not None else 0
-        blocked = int((statuses == "B").sum()) if statuses is not None else 0
+        invalid, blocked = (int((statuses.str.upper() == code).sum()) for code in "IB")
         accepted = len(result) - invalid - blocked
         refused = " and ".join(f"{n} {word} (status {code})" for n, word, code in
                                ((invalid, "invalid", "I"), (blocked, "blocked", "B")) if n)

@@ -1,9 +1,6 @@
 """Explore item statuses: pick a kind, statuses and a return-date range, see the items,
-their status counts and the plots of :mod:`paynb.plots`; save them as CSV or XLSX.
-
-The items are written to a file on request (the *Save CSV* / *Save XLSX* buttons), never
-embedded in the notebook: a widget's state is saved with the notebook, so data put there
-would make it large and carry (masked) customer data wherever the notebook is shared."""
+their status counts and the plots of :mod:`paynb.plots`; save them as CSV or XLSX (never
+embedded in the notebook, see :meth:`paynb.forms._base.Form._downloads`)."""
 
 from __future__ import annotations
 
@@ -21,6 +18,7 @@ from paynb._kinds import KINDS
 from paynb.codes import STATUS_NAMES, STATUS_ORDER, code_meaning
 from paynb.forms._base import (
     Form,
+    button,
     data_grid,
     escape,
     grid_frame,
@@ -56,10 +54,10 @@ _KINDS: dict[str, tuple[str, str, tuple[str, ...], str]] = {
            kind.status_field or "changeCode")
     for name, kind in KINDS.items()}
 _FILTERED = {"ach", "rcc"}  # the kinds whose list takes status and return-date filters
-_DESCRIPTION = {"description_width": "100px"}
+_DESCRIPTION = {"description_width": "100px"}  # "Returned from" in full, the pickers aligned
 #: The most rows the table holds: a widget's data is saved with the notebook, so a list of
 #: tens of thousands would make it large (``form.result`` and a saved file have them all).
-GRID_ROWS = 1_000  # "Returned from" in full, the pickers aligned
+GRID_ROWS = 1_000
 
 
 def display_frame(frame: pd.DataFrame) -> pd.DataFrame:
@@ -115,29 +113,16 @@ def _plot_figure(frame: pd.DataFrame, kind: str) -> Figure | None:
     return fig
 
 
-def _png(fig: Figure) -> bytes:
-    buffer = io.BytesIO()
-    fig.savefig(buffer, format="png", dpi=90)
-    return buffer.getvalue()
-
-
 class StatusExplorer(Form):
     """Items of one kind (ACH, RCC, instant card, RTP, NOC) filtered by status and
     return date, as a table with status counts and plots below it.
 
-    ``form.result`` is the DataFrame last loaded (all its columns and rows), and
-    ``form.figure`` the matplotlib Figure of its plots (None when nothing was drawn):
-    for ACH and RCC the items per status and the return trend, for instant card and
-    RTP the count and the amount per status, for NOCs the change codes.
-
-    The table (``form.grid``, an :class:`ipydatagrid.DataGrid`: click a header to sort
-    or filter) holds the first :data:`GRID_ROWS` rows of the list, as the frame shows
-    them (account numbers masked); narrow the list with the filters above to see others.
-
-    *Save CSV* and *Save XLSX* write ``form.result`` to a new file in ``folder``
-    (default: the kernel's working folder, which Jupyter sets to the notebook's own)
-    and show its path; ``form.saved`` is the path last written. Nothing of the data
-    is embedded in the notebook beyond the rows of the table.
+    ``form.result`` is the DataFrame last loaded (all its rows), ``form.figure`` the
+    matplotlib Figure of its plots (None when nothing was drawn), ``form.grid`` an
+    :class:`ipydatagrid.DataGrid` of its first :data:`GRID_ROWS` rows as the frame shows
+    them (click a header to sort or filter). *Save CSV* / *Save XLSX* write
+    ``form.result`` to a new file in ``folder`` (default: the kernel's working folder);
+    ``form.saved`` is the path last written. Nothing else of the data is embedded.
     """
 
     title = "Status explorer"
@@ -148,8 +133,7 @@ class StatusExplorer(Form):
         super().__init__(client)
         self._loaded_kind = kind
         self.kind = widgets.Dropdown(options=[(v[0], k) for k, v in _KINDS.items()],
-                                     value=kind, description="Kind")
-        self.kind.add_class("paynb-field-kind")
+                                     value=kind, description="Kind").add_class("paynb-field-kind")
         self.statuses = widgets.SelectMultiple(
             options=[(f"{code} {STATUS_NAMES[code]}", code) for code in STATUS_ORDER],
             value=(), rows=len(STATUS_ORDER), description="Status")
@@ -158,22 +142,18 @@ class StatusExplorer(Form):
         self.returned_from.add_class("paynb-field-returnDateStart")
         self.returned_to = widgets.DatePicker(description="Returned to", style=_DESCRIPTION)
         self.returned_to.add_class("paynb-field-returnDateEnd")
-        self.refresh_button = self._button("Refresh", "paynb-submit", style="primary",
-                                           icon="refresh")
-        self.refresh_button.add_class("paynb-refresh")
+        self.refresh_button = button("Refresh", "paynb-submit", style="primary",
+                                     icon="refresh").add_class("paynb-refresh")
         self.refresh_button.on_click(self._guarded(self._load, "Loading…"))
         self._downloads(lambda: f"{self._loaded_kind}-items", folder)
         self.grid = data_grid(pd.DataFrame(), "paynb-explorer-grid", height="320px")
         """The table of the rows loaded (the first :data:`GRID_ROWS`), sortable and
         filterable."""
         self._show(self.grid, False)
-        self.counts = widgets.HTML("")
-        self.counts.add_class("paynb-counts")
+        self.counts = widgets.HTML("").add_class("paynb-counts")
         # Scaled down to the form's width rather than running past it.
-        self.plot = widgets.Image(format="png", layout=widgets.Layout(display="none",
-                                                                      max_width="100%",
-                                                                      height="auto"))
-        self.plot.add_class("paynb-plot")
+        self.plot = widgets.Image(format="png", layout=widgets.Layout(
+            display="none", max_width="100%", height="auto")).add_class("paynb-plot")
         self.figure: Figure | None = None
         # In a narrow notebook the date pickers move under the statuses, not past the edge.
         self.filters = widgets.HBox([self.statuses, widgets.VBox([self.returned_from,
@@ -213,8 +193,7 @@ class StatusExplorer(Form):
         with page_progress(pages_said(self._say, f"Loading {label} items")):
             if kind in _FILTERED:
                 start, end = self._range()
-                frame = resource.list(list(self.statuses.value) or None, start, end,
-                                      progress=False)
+                frame = resource.list(list(self.statuses.value) or None, start, end, progress=False)
             else:
                 frame = resource.list(progress=False)
         self.result = frame
@@ -232,7 +211,10 @@ class StatusExplorer(Form):
         self._offer_save(bool(len(frame)))
         self.counts.value = self._counts_html(frame, counted)
         self.figure = _plot_figure(frame, kind) if len(frame) else None
-        self.plot.value = _png(self.figure) if self.figure is not None else b""
+        png = io.BytesIO()
+        if self.figure is not None:
+            self.figure.savefig(png, format="png", dpi=90)
+        self.plot.value = png.getvalue()
         self._show(self.plot, self.figure is not None)
         self._announce(f"{len(frame):,} {label} item{'s' if len(frame) != 1 else ''} loaded "
                        f"at {dt.datetime.now():%H:%M:%S}.", "ok")
@@ -243,14 +225,10 @@ class StatusExplorer(Form):
             return ""
         counts = frame[column].astype("string").fillna("(none)").value_counts()
         nocs = column == "changeCode"
-
-        def meaning(code: str) -> str:
-            if code == "(none)":
-                return ""
-            return code_meaning(code) if nocs else STATUS_NAMES.get(code, "")
-
+        meanings = {code: code_meaning(code) if nocs else STATUS_NAMES.get(code, "")
+                    for code in counts.index if code != "(none)"}
         rows = "".join(
-            f"<tr><td>{escape(code)}</td><td>{escape(meaning(code))}</td>"
+            f"<tr><td>{escape(code)}</td><td>{escape(meanings.get(code, ''))}</td>"
             f"<td style='text-align:right'>{count:,}</td></tr>"
             for code, count in counts.items())
         heading = "change code" if nocs else "status"

@@ -1,10 +1,6 @@
-"""Instant payments in two steps: :class:`InstantCardForm` and :class:`RtpForm`.
-
-Step 1 checks the route (the spec requires it before every instant payment)
-and shows whether the rail is supported and reachable and its limits. Step 2,
-the payment fields, is enabled only after a successful check of exactly the
-card, token or routing number now entered; changing it withdraws the check.
-The amount is checked against the rail's limit before anything is sent.
+"""Instant payments in two steps: :class:`InstantCardForm` and :class:`RtpForm`. Step 2 (the
+payment) opens only after a successful route check of exactly the destination now entered
+(docs/forms.md); the amount is checked against the rail's limit before anything is sent.
 """
 
 from __future__ import annotations
@@ -15,7 +11,7 @@ from typing import Any
 import ipywidgets as widgets
 
 from paynb.errors import RouteNotCheckedError, RouteUnavailableError
-from paynb.forms._base import escape, last_four, record_html
+from paynb.forms._base import button, escape, last_four, record_html
 from paynb.forms.single import PaymentForm
 from paynb.models import (
     CardRouteCheck,
@@ -29,10 +25,6 @@ from paynb.models import (
 __all__ = ["InstantCardForm", "RtpForm"]
 
 
-def _step(title: str) -> widgets.HTML:
-    return widgets.HTML(f"<h4 style='margin:0.6em 0 0.2em'>{escape(title)}</h4>")
-
-
 class _InstantForm(PaymentForm):
     """A payment form with a route check in front of it."""
 
@@ -44,10 +36,9 @@ class _InstantForm(PaymentForm):
         #: The last successful or failed route check of the destination now entered.
         self.route: Any = None
         self._route_key: str | None = None
-        self.check_button = self._button("Check route", "paynb-check-route", icon="search")
+        self.check_button = button("Check route", "paynb-check-route", icon="search")
         self.check_button.on_click(self._guarded(self._check_route, "Checking the route…"))
-        self.route_info = widgets.HTML("")
-        self.route_info.add_class("paynb-route")
+        self.route_info = widgets.HTML("").add_class("paynb-route")
 
     # -- to be defined per rail -------------------------------------------------------
 
@@ -58,7 +49,15 @@ class _InstantForm(PaymentForm):
     def _call_route_check(self, values: dict[str, Any]) -> Any:
         raise NotImplementedError
 
-    # -- the route step ---------------------------------------------------------------
+    def _assemble_steps(self, route: tuple[str, ...], payment: tuple[str, ...],
+                        *mode: widgets.Widget) -> None:
+        """Step 1 (``mode``, the ``route`` fields, the check), step 2 (the ``payment``
+        fields, the buttons)."""
+        step1, step2 = (widgets.HTML(f"<h4 style='margin:0.6em 0 0.2em'>Step {n}: {what}</h4>")
+                        for n, what in ((1, "route check"), (2, "payment")))
+        self._assemble(step1, *mode, widgets.VBox(self.fields.rows(route)), self.check_button,
+                       self.route_info, step2, widgets.VBox(self.fields.rows(payment)),
+                       self.buttons)
 
     def _route_values(self) -> dict[str, Any]:
         return {wire: self.fields[wire].value for wire in self._route_wires()}
@@ -101,18 +100,15 @@ class _InstantForm(PaymentForm):
     def _route_html(route: Any) -> str:
         verdict = ("<b style='color:#1b7f3b'>&#10004; route available</b>" if route.ok
                    else "<b style='color:#b00020'>&#10008; route not available</b>")
-        facts = {"supported": route.supported, "reachable": route.reachable}
-        for key in ("cardBrand", "cardLastFour", "bankName"):
-            if route.raw.get(key):
-                facts[key] = route.raw[key]
+        facts = {"supported": route.supported, "reachable": route.reachable,
+                 **{k: route.raw[k] for k in ("cardBrand", "cardLastFour", "bankName")
+                    if route.raw.get(k)}}
         limits = "".join(
             f"<tr><td>{escape(t.get('type'))}</td><td>{escape(t.get('maxAmount'))}</td>"
             f"<td>{escape(t.get('currency'))}</td></tr>" for t in route.payment_types)
         table = ("<table class='paynb-table'><tr><th>payment type</th><th>max amount</th>"
                  f"<th>currency</th></tr>{limits}</table>" if limits else "")
         return f"{verdict}{record_html(facts)}{table}"
-
-    # -- validation -------------------------------------------------------------------
 
     def _validate(self) -> tuple[RequestModel | None, dict[str, list[str]]]:
         item, errors = super()._validate()
@@ -160,9 +156,6 @@ class _InstantForm(PaymentForm):
         return (f"Sent: uniqueId {record.get('uniqueId')}, status {record.get('status')}"
                 + (f" ({detail})" if detail else "") + ".")
 
-    def _summary(self, item: Any) -> str:
-        return f"{item.amount}, reference {item.your_reference_number}"
-
     @staticmethod
     def _amount(item: Any) -> str:
         # A whole number in the service's own unit (the spec does not say which): no
@@ -189,22 +182,15 @@ class InstantCardForm(_InstantForm):
                                               value="card", description="Route by")
         self.route_by.add_class("paynb-field-routeBy")
         self.route_by.observe(self._mode, names="value")
-        self._assemble(
-            _step("Step 1: route check"), self.route_by,
-            widgets.VBox(self.fields.rows(("cardNumber", "tokenId", "yourSubClientId"))),
-            self.check_button, self.route_info,
-            _step("Step 2: payment"),
-            widgets.VBox(self.fields.rows(("nameOnCard", "cardExpiration", "totPassword",
-                                           "amount", "yourReferenceNumber"))),
-            self.buttons)
+        self._assemble_steps(("cardNumber", "tokenId", "yourSubClientId"),
+                             ("nameOnCard", "cardExpiration", "totPassword", "amount",
+                              "yourReferenceNumber"), self.route_by)
         self._mode()
 
     def _mode(self, *_args: Any) -> None:
         card = self.route_by.value == "card"
-        for wire in self._card_fields:
-            self.fields[wire].visible = card
-        for wire in self._token_fields:
-            self.fields[wire].visible = not card
+        for wire in (*self._card_fields, *self._token_fields):
+            self.fields[wire].visible = card == (wire in self._card_fields)
         # Optional in the model only because the other mode may be used instead.
         self.fields.require(self._card_fields if card else self._token_fields)
         self._changed()
@@ -246,13 +232,8 @@ class RtpForm(_InstantForm):
 
     def __init__(self, client: Any) -> None:
         super().__init__(client)
-        self._assemble(
-            _step("Step 1: route check"), widgets.VBox(self.fields.rows(("routingNumber",))),
-            self.check_button, self.route_info,
-            _step("Step 2: payment"),
-            widgets.VBox(self.fields.rows(("name", "firstName", "lastName", "accountNumber",
-                                           "amount", "yourReferenceNumber"))),
-            self.buttons)
+        self._assemble_steps(("routingNumber",), ("name", "firstName", "lastName",
+                                                  "accountNumber", "amount", "yourReferenceNumber"))
         self._refresh()
 
     def _route_wires(self) -> tuple[str, ...]:

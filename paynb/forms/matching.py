@@ -11,7 +11,7 @@ import numpy as np
 import pandas as pd
 
 from paynb._kinds import KINDS
-from paynb.forms._base import Form, PagedGrid
+from paynb.forms._base import Form, PagedGrid, button
 from paynb.forms.void import VoidForm
 
 __all__ = ["ExceptionsView"]
@@ -53,8 +53,7 @@ class ExceptionsView(Form):
     def __init__(self, result: Any, client: Any = None) -> None:
         super().__init__(client)
         self.result = result
-        self.summary = widgets.HTML("")
-        self.summary.add_class("paynb-match-summary")
+        self.summary = widgets.HTML("").add_class("paynb-match-summary")
         self.exceptions_table = PagedGrid(result.exceptions, "paynb-match-exceptions")
         self.expected_table = PagedGrid(result.unmatched_expected, "paynb-match-expected")
         self.items_table = PagedGrid(self._items(), "paynb-match-items")
@@ -66,17 +65,13 @@ class ExceptionsView(Form):
         self.exception_choice.add_class("paynb-field-exception")
         self.note = widgets.Text(description="Note", placeholder="why it is fine")
         self.note.add_class("paynb-field-note")
-        self.resolve_button = self._button("Resolve", "paynb-match-resolve", icon="check")
+        self.resolve_button = button("Resolve", "paynb-match-resolve", icon="check")
         self.expected_choice = widgets.Dropdown(description="Expected")
         self.expected_choice.add_class("paynb-field-expected")
-        self.item_choice = widgets.Dropdown(description="Item")
-        self.item_choice.add_class("paynb-field-item")
-        self.pair_button = self._button("Pair", "paynb-match-pair", style="primary",
-                                        icon="link")
-        self.void_button = self._button("Void this item…", "paynb-match-void", style="danger",
-                                        icon="ban")
-        self.void_area = widgets.VBox()
-        self.void_area.add_class("paynb-match-void-form")
+        self.item_choice = widgets.Dropdown(description="Item").add_class("paynb-field-item")
+        self.pair_button = button("Pair", "paynb-match-pair", style="primary", icon="link")
+        self.void_button = button("Void this item…", "paynb-match-void", style="danger", icon="ban")
+        self.void_area = widgets.VBox().add_class("paynb-match-void-form")
         self.void_form: Any = None
         self.resolve_button.on_click(self._guarded(self._resolve, "Recording the resolution…"))
         self.pair_button.on_click(self._guarded(self._pair, "Recording the pair…"))
@@ -103,8 +98,6 @@ class ExceptionsView(Form):
             self.void_area)
         self._refresh()
 
-    # -- contents ---------------------------------------------------------------------
-
     def _items(self) -> pd.DataFrame:
         frame = self.result.unmatched_items
         return frame[[c for c in _ITEM_SHOWN if c in frame.columns]]
@@ -115,8 +108,7 @@ class ExceptionsView(Form):
     def _fill(self) -> None:
         result = self.result
         self.summary.value = result._repr_html_()
-        self.exception_choice.value = self.expected_choice.value = None
-        self.item_choice.value = None
+        self.exception_choice.value = self.expected_choice.value = self.item_choice.value = None
         self.exceptions_table.show(result.exceptions)
         self.expected_table.show(result.unmatched_expected)
         self.items_table.show(self._items())
@@ -125,10 +117,9 @@ class ExceptionsView(Form):
     def _offer(self) -> None:
         """The choices: the rows of the pages shown (and the one chosen, if it is not)."""
         exceptions = self.exceptions_table.page
-        open_ = exceptions[~exceptions["resolved"]]
         _set_options(self.exception_choice, [
             (f"#{row.exception_id} {row.reason}: items {row.item_ids}", int(row.exception_id))
-            for row in open_.itertuples()])
+            for row in exceptions[~exceptions["resolved"]].itertuples()])
         _set_options(self.expected_choice, [
             (f"row {label}", label) for label in self.expected_table.page.index.tolist()])
         _set_options(self.item_choice, [
@@ -144,15 +135,12 @@ class ExceptionsView(Form):
             data = grid.data
             if column not in data.columns or row >= len(data):
                 return
-            wanted = data[column].iloc[row]
-            values = [value for _, value in choice.options if value is not None]
-            for value in values:
-                if str(value) == str(wanted):
+            wanted = str(data[column].iloc[row])
+            for _, value in choice.options:
+                if value is not None and str(value) == wanted:
                     choice.value = value
 
         return picked
-
-    # -- validation ---------------------------------------------------------------------
 
     def _refresh(self) -> None:
         exception = self.exception_choice.value
@@ -171,8 +159,6 @@ class ExceptionsView(Form):
              "Voiding needs a client: ExceptionsView(result, client).", "info"),
             (True, "Pick an exception to resolve, or an expected line and an item to pair.",
              "info"))
-
-    # -- actions --------------------------------------------------------------------------
 
     def _resolve(self) -> None:
         exception = self.exception_choice.value

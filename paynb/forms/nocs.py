@@ -9,7 +9,7 @@ from typing import Any
 
 import ipywidgets as widgets
 
-from paynb.forms._base import Form, escape, table_box, table_html
+from paynb.forms._base import Form, button, escape, table_box, table_html
 from paynb.forms.single import AchForm
 from paynb.nacha import SETTLED_STATES
 
@@ -23,11 +23,10 @@ _SHOWN = ("nocId", "achItemId", "changeCode", "changeReason", "bankAccountNumber
 class NocForm(Form):
     """The NOC correction ledger with its actions.
 
-    ``NocForm(client)`` lists the NOCs (``client.nocs.obligations()``, judged at the
-    service's clock) in a table; pick one to mark it applied (recorded in the journal
-    with ``by`` and a note), or to open an :class:`~paynb.forms.AchForm` pre-filled
-    with its corrected account record (:attr:`correction_form`). ``form.result`` is
-    the ledger as last loaded.
+    ``NocForm(client)`` lists the NOCs (``client.nocs.obligations()``, judged at the service's
+    clock) in a table; pick one to mark it applied (recorded in the journal with ``by`` and a
+    note), or to open an :class:`~paynb.forms.AchForm` pre-filled with its corrected account
+    record (:attr:`correction_form`). ``form.result`` is the ledger as last loaded.
     """
 
     title = "NOC corrections"
@@ -41,15 +40,11 @@ class NocForm(Form):
         self.by = widgets.Text(value="", placeholder="you (the OS user)", description="By")
         self.by.add_class("paynb-field-by")
         self.note = widgets.Text(value="", placeholder="what was changed, where",
-                                 description="Note")
-        self.note.add_class("paynb-field-note")
-        self.table = table_box()
-        self.table.add_class("paynb-ledger")
-        self.apply_button = self._button("Mark applied", "paynb-apply", style="primary",
-                                         icon="check")
-        self.correct_button = self._button("Correct in an ACH form", "paynb-correct",
-                                           icon="pencil")
-        self.refresh_button = self._button("Refresh", "paynb-refresh", icon="refresh")
+                                 description="Note").add_class("paynb-field-note")
+        self.table = table_box().add_class("paynb-ledger")
+        self.apply_button = button("Mark applied", "paynb-apply", style="primary", icon="check")
+        self.correct_button = button("Correct in an ACH form", "paynb-correct", icon="pencil")
+        self.refresh_button = button("Refresh", "paynb-refresh", icon="refresh")
         self.apply_button.on_click(self._guarded(self._apply, "Recording…"))
         self.correct_button.on_click(self._guarded(self._correct, "Opening…"))
         self.refresh_button.on_click(self._guarded(self.refresh, "Loading the NOCs…"))
@@ -62,8 +57,6 @@ class NocForm(Form):
                                      self.refresh_button]), self._correction_box)
         self._guarded(self.refresh, "Loading the NOCs…")()
 
-    # -- loading ----------------------------------------------------------------------
-
     def refresh(self) -> None:
         """Load the ledger again (NOCs, applied marks, the service's clock)."""
         ledger = self.client.nocs.obligations(progress=False)
@@ -74,12 +67,11 @@ class NocForm(Form):
         self.table.value = table_html(shown, nowrap=True)
         keep = self.noc.value
         pending = ledger[~ledger["state"].isin(list(SETTLED_STATES))]
-        self.noc.options = [(f"NOC {row.nocId} · {row.changeCode} {row.changeReason} · "
-                             f"{row.bankAccountNumber or '?'} · {row.state}, due "
-                             f"{row.dueDate:%Y-%m-%d}"
-                             if row.dueDate is not None and row.dueDate == row.dueDate
-                             else f"NOC {row.nocId} · {row.changeCode} {row.changeReason} · "
-                                  f"{row.state}", row.nocId) for row in pending.itertuples()]
+        self.noc.options = [
+            (f"NOC {row.nocId} · {row.changeCode} {row.changeReason} · " + (
+                f"{row.bankAccountNumber or '?'} · {row.state}, due {row.dueDate:%Y-%m-%d}"
+                if row.dueDate is not None and row.dueDate == row.dueDate else f"{row.state}"),
+             row.nocId) for row in pending.itertuples()]
         if keep in [value for _label, value in self.noc.options]:
             self.noc.value = keep
         counts = ledger["state"].value_counts()
@@ -89,13 +81,10 @@ class NocForm(Form):
 
     def select(self, noc_id: Any) -> None:
         """Pick NOC ``noc_id`` (what choosing it in the dropdown does)."""
-        values = [value for _label, value in self.noc.options]
-        matches = [value for value in values if str(value) == str(noc_id)]
+        matches = [value for _label, value in self.noc.options if str(value) == str(noc_id)]
         if not matches:
             raise ValueError(f"NOC {noc_id} is not among the NOCs still to apply")
         self.noc.value = matches[0]
-
-    # -- state ------------------------------------------------------------------------
 
     def _row(self) -> Any:
         if self.result is None or self.noc.value is None:
@@ -112,8 +101,6 @@ class NocForm(Form):
             (row is None, "No NOC chosen (none left to apply?).", "info"),
             (row is not None, f"NOC {row['nocId'] if row is not None else ''}: change "
              f"{row['mustChange'] if row is not None else ''}.", "info"))
-
-    # -- actions ----------------------------------------------------------------------
 
     def _apply(self) -> None:
         row = self._row()
@@ -133,9 +120,8 @@ class NocForm(Form):
         row = self._row()
         if row is None or row["correction"] is None:
             return
-        form = AchForm(self.client)
+        self.correction_form = form = AchForm(self.client)
         form.prefill(row["correction"])
-        self.correction_form = form
         self._correction_box.children = (form.widget,)
         self._announce(f"An ACH form below holds NOC {row['nocId']}'s corrected account; "
                        "fill in the rest and submit.", "ok")

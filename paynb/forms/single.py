@@ -1,9 +1,5 @@
-"""Forms that send one payment: the shared :class:`PaymentForm`, and :class:`AchForm`,
-:class:`RccForm` (single ACH and RCC submissions).
-
-The fields come from :mod:`paynb.models` through :class:`~paynb.forms.builder.FieldSet`;
-the instant forms (:mod:`paynb.forms.instant`) add a route-check step to the same base.
-"""
+"""Forms that send one payment: the shared :class:`PaymentForm` (which the instant forms
+extend with a route check), :class:`AchForm` and :class:`RccForm`."""
 
 from __future__ import annotations
 
@@ -16,7 +12,6 @@ from paynb._kinds import KINDS
 from paynb.errors import (
     ApiError,
     DuplicateSubmissionError,
-    PaynbError,
     ResponseFormatError,
     RouteNotCheckedError,
     RouteUnavailableError,
@@ -27,9 +22,8 @@ from paynb.errors import (
 )
 from paynb.forms._base import (
     Form,
+    button,
     describe_error,
-    held_html,
-    held_text,
     last_four,
     money,
     previous_html,
@@ -55,12 +49,11 @@ class PaymentForm(Form):
     amount, the direction, the account (last four digits), the company and the
     environment. Any edit withdraws the tick, and so does each send.
 
-    A duplicate reference number (the client's journal refuses it) shows the
-    earlier submission and offers an explicit *submit anyway*; a 400 puts the
-    service's messages beside the fields; a lost answer locks the form, since
-    the payment may exist. Secret inputs are emptied once the payment has
-    left, whatever the outcome (stored, refused, answer lost); a check that
-    fails before sending keeps them, so that only the mistake needs retyping.
+    A duplicate reference number (the client's journal refuses it) shows the earlier submission
+    and offers an explicit *submit anyway*; a 400 puts the service's messages beside the
+    fields; a lost answer locks the form, since the payment may exist. Secret inputs are
+    emptied once the payment has left, whatever the outcome (stored, refused, answer lost); a
+    check that fails before sending keeps them, so that only the mistake needs retyping.
     """
 
     model: type[RequestModel]
@@ -72,12 +65,10 @@ class PaymentForm(Form):
         super().__init__(client)
         self.resource = getattr(client, self.kind)
         self.fields = FieldSet(self.model)
-        self.submit_button = self._button(self.verb, "paynb-submit", style="primary",
-                                          icon="paper-plane")
-        self.anyway_button = self._button(f"{self.verb} anyway", "paynb-submit-anyway",
-                                          style="warning", visible=False)
-        self.another_button = self._button(f"{self.verb} another", "paynb-reset",
-                                           visible=False)
+        self.submit_button = button(self.verb, "paynb-submit", style="primary", icon="paper-plane")
+        self.anyway_button = button(f"{self.verb} anyway", "paynb-submit-anyway",
+                                    style="warning", visible=False)
+        self.another_button = button(f"{self.verb} another", "paynb-reset", visible=False)
         self.submit_button.on_click(self._guarded(self._submit, self.busy_text))
         self.anyway_button.on_click(self._guarded(self._submit_anyway, self.busy_text))
         self.another_button.on_click(lambda _b: self.reset())
@@ -118,18 +109,13 @@ class PaymentForm(Form):
                 f"{record.get('itemStatus')} ({record.get('itemStatusName') or ''}), "
                 f"reference {record.get('yourReferenceNumber')}.")
 
-    # -- validation -------------------------------------------------------------------
-
     def _changed(self, *_args: Any) -> None:
         # Any edit withdraws a pending duplicate question, the service's old complaints and
         # the confirmation (it was given for what the inputs said before).
         self._pending = None
         self._service_errors = {}
-        self._untick()
-        super()._changed()
-
-    def _untick(self) -> None:
         self.confirm.value = False
+        super()._changed()
 
     def _refresh(self) -> None:
         item, errors = self._validate()
@@ -143,8 +129,7 @@ class PaymentForm(Form):
         self._show(self.confirm, ready and not self._done)
         self.confirm.disabled = self.busy or self._done or not ready
         ticked = ready and self.confirm.value
-        self.submit_button.disabled = (self.busy or self._done or not ticked
-                                       or bool(self._pending))
+        self.submit_button.disabled = (self.busy or self._done or not ticked or bool(self._pending))
         self.anyway_button.disabled = self.busy or self._pending is None or not ticked
         self._show(self.anyway_button, self._pending is not None)
         self._show(self.another_button, self._done)
@@ -162,15 +147,9 @@ class PaymentForm(Form):
         """The item's advisories (sent anyway, docs/validation.md) as one sentence."""
         if item is None:
             return ""
-        said = []
-        for advisory in item.advisories():
-            field = self.fields.fields.get(advisory.field)
-            title = field.title if field else self.fields.groups.get(advisory.field,
-                                                                     advisory.field)
-            said.append(f"{title}: {advisory.message}")
+        said = [f"{self.fields.title(advisory.field)}: {advisory.message}"
+                for advisory in item.advisories()]
         return f" Note (sent anyway): {'; '.join(said)}." if said else ""
-
-    # -- actions ----------------------------------------------------------------------
 
     def _submit(self) -> None:
         item, errors = self._validate()
@@ -185,15 +164,6 @@ class PaymentForm(Form):
         if self._pending is None or self._done or self._blocked() or not self.confirm.value:
             return
         self._send(self._pending, allow_duplicate=True)
-
-    def _lost(self, exc: PaynbError) -> None:
-        """The answer was lost (or unreadable): the payment may exist, so this form will
-        not send it again, and its secrets are no longer needed."""
-        self._done = True
-        self._pending = None
-        self._forget_secrets()
-        self._untick()
-        self._announce(describe_error(exc), "error")
 
     def _send(self, item: RequestModel, *, allow_duplicate: bool) -> None:
         try:
@@ -215,7 +185,6 @@ class PaymentForm(Form):
             # Sent and refused. Emptied first: the edit it makes withdraws old complaints
             # (and the tick: a second attempt is confirmed again).
             self._forget_secrets()
-            self._untick()
             on_fields, elsewhere = self.fields.service_errors(exc.errors)
             self._service_errors = on_fields
             text = describe_error(exc)
@@ -223,44 +192,43 @@ class PaymentForm(Form):
                 text += " — " + "; ".join(elsewhere)
             self._announce(text, "error")
             return
-        except TransportError as exc:
-            if exc.connected:
-                self._lost(exc)
-                return
-            # No connection was made: nothing left, the journal records it not sent, and
-            # the form keeps it to send once the service can be reached.
-            self._untick()
+        except (TransportError, ResponseFormatError) as exc:
+            if isinstance(exc, TransportError) and not exc.connected:
+                # No connection was made: nothing left, the journal records it not sent,
+                # and the form keeps it to send once the service can be reached.
+                self.confirm.value = False
+            else:
+                # The answer was lost (or unreadable): the payment may exist, so this form
+                # will not send it again, and its secrets are no longer needed.
+                self._done = True
+                self._pending = None
+                self._forget_secrets()
             self._announce(describe_error(exc), "error")
-            return
-        except ResponseFormatError as exc:
-            self._lost(exc)
             return
         except Exception as exc:
             # Anything else may have come after the payment left: when in doubt, empty.
             if not isinstance(exc, _BEFORE_SENDING):
                 self._forget_secrets()
-                self._untick()
             raise
         self._pending = None
         self._done = True
         self.result = record
         self._forget_secrets()
-        self._untick()
         if isinstance(record, Approval):  # held for a second person: nothing sent yet
-            self.output.value = held_html(record)
-            self._announce(held_text(record), "warn")
+            self._held(record)
             return
         self.output.value = record_html(record)
-        refused = [w.message for w in caught
-                   if isinstance(w.message, SubmissionNotAcceptedWarning)]
+        refused = [w.message for w in caught if isinstance(w.message, SubmissionNotAcceptedWarning)]
         if refused:
             self._announce(f"Not accepted: {refused[0]}", "error")
             return
         self._announce(self._sent(record), "ok")
 
     def _forget_secrets(self) -> None:
-        """Empty the secret inputs (in the kernel and in the browser): the payment has left."""
+        """Empty the secret inputs (in the kernel and in the browser), and untick: the
+        payment has left."""
         self.fields.clear(secrets_only=True)
+        self.confirm.value = False
 
     def reset(self) -> None:
         """Empty the form for another payment."""
@@ -273,12 +241,9 @@ class PaymentForm(Form):
 
 
 class _ItemForm(PaymentForm):
-    """An ACH or RCC item: the model's main fields in order, each nested model's fields
-    (the IAT addenda) in their own box, the collapsed "More fields", then the buttons.
-
-    The rows of a nested model's box and of "More fields" are built the first time the
-    box is shown or the section opened: until then their fields are their inputs alone
-    (values can be set from code), which keeps a form's saved state small."""
+    """An ACH or RCC item: the main fields, each nested model's (the IAT addenda) in its own
+    box, the collapsed "More fields", then the buttons. The rows of a box and of "More
+    fields" are built when first shown, which keeps a form's saved state small."""
 
     def __init__(self, client: Any) -> None:
         super().__init__(client)
@@ -288,21 +253,14 @@ class _ItemForm(PaymentForm):
             if "." in wire:
                 continue  # a model inside a nested model shares its parent's box
             box = widgets.VBox([widgets.HTML(f"<b>{title}</b>")])
-            box.add_class("paynb-group")
-            box.add_class(f"paynb-group-{wire}")
-            self.groups[wire] = box
-        parts: list[widgets.Widget] = [widgets.VBox(self.fields.rows(self.fields.main())),
-                                       *self.groups.values()]
-        more = self.fields.more()
+            self.groups[wire] = box.add_class("paynb-group").add_class(f"paynb-group-{wire}")
         self._more_rows = widgets.VBox()
         self.more = widgets.Accordion(children=[self._more_rows], titles=("More fields",),
-                                      selected_index=None)
+                                      selected_index=None).add_class("paynb-more-fields")
         """The collapsed section of the optional fields an analyst rarely needs."""
-        self.more.add_class("paynb-more-fields")
         self.more.observe(self._open_more, names="selected_index")
-        if more:
-            parts.append(self.more)
-        self._assemble(*parts, self.buttons)
+        self._assemble(widgets.VBox(self.fields.rows(self.fields.main())), *self.groups.values(),
+                       *([self.more] if self.fields.more() else []), self.buttons)
         self._refresh()
 
     def _open_more(self, change: Any) -> None:
@@ -336,9 +294,8 @@ class AchForm(_ItemForm):
         self._verdict: Any = None
         self.new_authorization = new_authorization_box()
         #: Fills in what a NOC on the typed account asks to change; shown only then.
-        self.correction_button = self._button("Use the NOC's corrected values",
-                                              "paynb-use-correction", icon="wrench",
-                                              visible=False)
+        self.correction_button = button("Use the NOC's corrected values", "paynb-use-correction",
+                                        icon="wrench", visible=False)
         self._correction: dict[str, str] | None = None
         super().__init__(client)
         self.fields["achTransactionSubType"].input.observe(self._prenote, names="value")
@@ -376,10 +333,8 @@ class AchForm(_ItemForm):
             if problem:
                 return problem
             self._verdict = verdicts[0]
-            if self._verdict.corrections:
-                self._correction = self._verdict.corrections[0]
-            return "Refused: " + "; ".join(self._verdict.reasons) \
-                if self._verdict.reasons else None
+            self._correction = next(iter(self._verdict.corrections), None)
+            return "Refused: " + "; ".join(self._verdict.reasons) if self._verdict.reasons else None
         finally:
             self._show(self.correction_button, self._correction is not None)
 
@@ -419,11 +374,10 @@ class AchForm(_ItemForm):
         if item.ach_transaction_sub_type:
             return (f"send a debit prenote (amount 0, no money moves) for {account}, "
                     f"reference {item.your_reference_number}")
-        if item.ach_transaction_type == "Credit":
-            direction = f"credit {money(item.amount)} (pay out) to {account}"
-        else:
-            direction = f"debit {money(item.amount)} (collect) from {account}"
-        return f"{direction}, reference {item.your_reference_number}"
+        direction = (f"credit {money(item.amount)} (pay out) to"
+                     if item.ach_transaction_type == "Credit"
+                     else f"debit {money(item.amount)} (collect) from")
+        return f"{direction} {account}, reference {item.your_reference_number}"
 
 
 class RccForm(_ItemForm):

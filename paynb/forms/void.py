@@ -13,9 +13,8 @@ from paynb.codes import STATUS_NAMES
 from paynb.errors import ApiError, NotFoundError
 from paynb.forms._base import (
     Form,
+    button,
     describe_error,
-    held_html,
-    held_text,
     pages_said,
     table_box,
     table_html,
@@ -39,13 +38,12 @@ def _status(value: Any) -> str:
 class VoidForm(Form):
     """Void ACH or RCC items by item id(s) or by your reference numbers.
 
-    Type or paste ids or references (separated by commas, spaces or new lines),
-    or pass ``items``: a DataFrame such as a filtered list (its item ids are
-    used, else its ``yourReferenceNumber`` column), one id, or a list of ids or
-    references. The form first fetches and shows what will be voided, marks the
-    items that cannot be (only status W, Waiting, can be voided), and voids
-    only after a confirmation naming the count. ``form.result`` has one row per
-    requested item with its state before and after.
+    Type or paste ids or references (separated by commas, spaces or new lines), or pass
+    ``items``: a DataFrame such as a filtered list (its item ids are used, else its
+    ``yourReferenceNumber`` column), one id, or a list of ids or references. The form first
+    fetches and shows what will be voided, marks the items that cannot be (only status W,
+    Waiting, can be voided), and voids only after a confirmation naming the count.
+    ``form.result`` has one row per requested item with its state before and after.
     """
 
     title = "Void items"
@@ -54,22 +52,18 @@ class VoidForm(Form):
     def __init__(self, client: Any, items: Any = None, *, kind: str | None = None) -> None:
         super().__init__(client)
         self.kind = widgets.ToggleButtons(options=[("ACH", "ach"), ("RCC", "rcc")],
-                                          value="ach", description="Kind")
+                                          value=kind or "ach", description="Kind")
         self.kind.add_class("paynb-field-kind")
         self.by = widgets.ToggleButtons(options=[("Item ids", _BY_IDS),
                                                  ("Reference numbers", _BY_REFS)],
-                                        value=_BY_IDS, description="By")
-        self.by.add_class("paynb-field-by")
+                                        value=_BY_IDS, description="By").add_class("paynb-field-by")
         self.entry = widgets.Textarea(
             placeholder="Ids or reference numbers, separated by commas, spaces or new lines",
-            layout=widgets.Layout(width="480px", height="80px"))
-        self.entry.add_class("paynb-field-items")
-        self.fetch_button = self._button("Show what will be voided", "paynb-fetch",
-                                         icon="search")
-        self.preview = table_box()
-        self.preview.add_class("paynb-preview")
+            layout=widgets.Layout(width="480px", height="80px")).add_class("paynb-field-items")
+        self.fetch_button = button("Show what will be voided", "paynb-fetch", icon="search")
+        self.preview = table_box().add_class("paynb-preview")
         self.confirm = self._confirmation(self._changed)
-        self.void_button = self._button("Void", "paynb-submit", style="danger", icon="ban")
+        self.void_button = button("Void", "paynb-submit", style="danger", icon="ban")
         self.fetch_button.on_click(self._guarded(self._fetch, "Fetching the items…"))
         self.void_button.on_click(self._guarded(
             self._void, lambda: f"Voiding {len(self._voidable())} items…"))
@@ -84,11 +78,7 @@ class VoidForm(Form):
             self.set_items(items, kind=kind)
             self.fetch_button.click()
         else:
-            if kind:
-                self.kind.value = kind
             self._refresh()
-
-    # -- input ------------------------------------------------------------------------
 
     def set_items(self, items: Any, *, kind: str | None = None) -> None:
         """Fill the form from a DataFrame, one id, or a list of ids or references."""
@@ -122,8 +112,6 @@ class VoidForm(Form):
         self.confirm.value = False
         self._changed()
 
-    # -- checking ---------------------------------------------------------------------
-
     def _voidable(self) -> pd.DataFrame:
         if self.targets is None:
             return pd.DataFrame()
@@ -139,8 +127,7 @@ class VoidForm(Form):
         self._show(self.confirm, count > 0 and not self._done)
         self.confirm.disabled = self.busy
         self.fetch_button.disabled = self.busy or not values or bool(bad)
-        self.void_button.disabled = (self.busy or self._done or not count
-                                     or not self.confirm.value)
+        self.void_button.disabled = (self.busy or self._done or not count or not self.confirm.value)
         what = "item ids" if self.by.value == _BY_IDS else "reference numbers"
         self._report(
             (bool(bad), f"Not item ids: {', '.join(bad[:5])}. Item ids are whole numbers; "
@@ -152,8 +139,6 @@ class VoidForm(Form):
             (not self.confirm.value,
              f"Check the preview, then tick the confirmation to void {noun}.", "info"),
             (True, f"Ready to void {noun}.", "ok"))
-
-    # -- actions ----------------------------------------------------------------------
 
     def _fetch(self) -> None:
         values, bad = self._tokens()
@@ -185,8 +170,7 @@ class VoidForm(Form):
         self._set_targets(pd.DataFrame(rows), id_column)
 
     def _set_targets(self, found: pd.DataFrame, id_column: str) -> None:
-        for column in (id_column, "yourReferenceNumber", "itemStatus", "itemStatusName",
-                       "amount"):
+        for column in (id_column, "yourReferenceNumber", "itemStatus", "itemStatusName", "amount"):
             if column not in found.columns:
                 found[column] = None
         statuses = found["itemStatus"].map(_status)
@@ -223,9 +207,7 @@ class VoidForm(Form):
         self._done = True
         self.confirm.value = False
         if isinstance(answer, Approval):  # held for a second person: nothing sent yet
-            self.result = answer
-            self.output.value = held_html(answer)
-            self._announce(held_text(answer), "warn")
+            self._held(answer)
             return
         if isinstance(answer, pd.Series):
             answer = answer.to_frame().T

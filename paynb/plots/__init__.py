@@ -1,24 +1,10 @@
 """Charts that answer an analyst's questions: what changed, how many, is it getting worse?
 
-Every helper takes a DataFrame as the client returns it (see :mod:`paynb.frames`),
-an optional matplotlib ``ax`` to draw on, and returns the Axes; none calls
-``plt.show()``. Each aggregates first (group counts on the categorical status,
-period floors on the dates), so a million rows draw as fast as a hundred.
-A frame with no rows, or with nothing to show, gives an empty chart that says so.
-
-Status colours come from :data:`paynb.codes.STATUS_COLORS`, so a status looks the
-same in every chart. Dates are UTC, every tick of a date axis in one format
-(``15 Oct``, the year under the first tick and wherever it changes). Titles, axes and
-legends name columns in words (``transaction type``, not ``achTransactionType``), codes
-with their meanings (``R01: Insufficient funds``, from :mod:`paynb.codes`; a code in no
-NACHA table is summed under "other"), and ACH and RCC amounts in their currency
-(``Amount (USD)``); instant card and RTP amounts are whole numbers in the service's
-unstated unit and are never shown with decimals.
-
-:func:`match_outcomes` draws a ledger matched against the service (``MatchResult.plot()``)
-from its ``outcomes`` frame.
-
-The item charts hang on every DataFrame as ``df.paynb.<name>(...)``::
+Every helper takes a DataFrame as the client returns it, an optional matplotlib ``ax``,
+and returns the Axes without calling ``plt.show()``; the rules they share (aggregated
+first, empty charts that say so, status colours, UTC dates, columns and codes in words,
+amounts in their currency) are in docs/plots.md. :func:`match_outcomes` draws a
+:class:`paynb.MatchResult`. The item charts hang on every DataFrame::
 
     returns = client.ach.list(status=["R", "I", "B"])
     returns.paynb.return_trend(freq="W")
@@ -32,7 +18,7 @@ from typing import TYPE_CHECKING, Any, Literal
 import numpy as np
 import pandas as pd
 
-from paynb._charts import count_axis, date_axis, legend, new_axes, no_items, thousands
+from paynb._charts import count_axis, date_axis, legend, new_axes, no_items, thousands, year_labels
 from paynb.accessor import register
 from paynb.codes import STATUS_COLORS, code_label, is_known_code, normalise_code
 from paynb.compliance.charts import return_exposure, return_rate_thresholds
@@ -57,8 +43,7 @@ __all__ = [
 
 
 def status_summary(df: pd.DataFrame, ax: Axes | None = None, *, by: str | None = None,
-                   value: Literal["count", "amount"] = "count",
-                   title: str | None = None) -> Axes:
+                   value: Literal["count", "amount"] = "count", title: str | None = None) -> Axes:
     """Items per status, as bars in the status colours.
 
     Args:
@@ -147,9 +132,7 @@ def status_summary(df: pd.DataFrame, ax: Axes | None = None, *, by: str | None =
 
 def _share_decimals(share: float) -> int:
     """Decimals that keep a small share from reading 0 %: 95 %, 4.2 %, 0.01 %."""
-    if share >= 0.1 or share == 0:
-        return 0
-    return 1 if share >= 0.01 else 2
+    return 0 if share >= 0.1 or share == 0 else 1 if share >= 0.01 else 2
 
 
 def return_trend(df: pd.DataFrame, freq: str = "W", by: str | None = "status",
@@ -161,10 +144,9 @@ def return_trend(df: pd.DataFrame, freq: str = "W", by: str | None = "status",
         df: items from the client (``itemStatus`` and ``returnDate``); rows in R, I
             or B with a return date are counted.
         freq: ``"D"``, ``"W"`` (weeks starting Monday), ``"M"``, ``"Q"`` or ``"Y"``.
-        by: ``"status"`` splits by status (in the status colours); any other
-            column (``"returnReason"``, ``"achTransactionType"`` ...) splits by its
-            ``top`` most frequent values, leaving out rows without a value there;
-            None draws the total only.
+        by: ``"status"`` splits by status (in the status colours); any other column
+            (``"returnReason"``, ``"achTransactionType"`` ...) splits by its ``top`` most
+            frequent values, leaving out rows without a value there; None draws the total only.
         ax: the Axes to draw on; a new figure when None.
         kind: ``"bar"`` for stacked bars, ``"line"`` for one line per group.
         top: with a ``by`` column other than status, how many values to show
@@ -258,10 +240,9 @@ def return_rate(df: pd.DataFrame, freq: str = "W", ax: Axes | None = None, *,
                 window_days: int = RETURN_WINDOW_DAYS) -> Axes:
     """Share of the items submitted in each period that ended returned, invalid or blocked.
 
-    Items are grouped by their submission date (``receivedDateTime``, else
-    ``depositDateTime``, else ``sendDate``); the line of each of R, I and B is the
-    percentage of that period's items now in that status. Voided items count as
-    submitted.
+    Items are grouped by their submission date (``receivedDateTime``, else ``depositDateTime``,
+    else ``sendDate``); the line of each of R, I and B is the percentage of that period's items
+    now in that status. Voided items count as submitted.
 
     Args:
         df: items from the client, all statuses (not only the returns).
@@ -360,8 +341,8 @@ def return_reasons(df: pd.DataFrame, top: int = 10, ax: Axes | None = None, *,
     unknown = sorted(counts.index[~known])
     shown = counts[known].iloc[:top]
     rest = counts[known].iloc[top:]
-    labels = [code_label(code) for code in shown.index]
-    labels = [label if len(label) <= 60 else label[:57] + "..." for label in labels]
+    labels = [label if len(label) <= 60 else label[:57] + "..."
+              for label in map(code_label, shown.index)]
     heights = shown.to_list()
     if len(rest) or unknown:
         others = len(rest) + len(unknown)
@@ -384,8 +365,7 @@ def return_reasons(df: pd.DataFrame, top: int = 10, ax: Axes | None = None, *,
     return ax
 
 
-def returns_calendar(df: pd.DataFrame, ax: Axes | None = None, *, title: str | None = None
-                     ) -> Axes:
+def returns_calendar(df: pd.DataFrame, ax: Axes | None = None, *, title: str | None = None) -> Axes:
     """Returns per weekday and week (of the return date): weekly rhythm and busy weeks.
 
     Rows are Monday to Sunday, columns the weeks (by their Monday), each cell the
@@ -416,12 +396,7 @@ def returns_calendar(df: pd.DataFrame, ax: Axes | None = None, *, title: str | N
     count_axis(bar.ax)
     ax.set_yticks(range(7), base.WEEKDAYS)
     ticks = list(range(0, len(mondays), -(-len(mondays) // 8)))
-    labels: list[str] = []
-    for i in ticks:
-        # The year under the first label and wherever it changes.
-        new_year = not labels or mondays[i].year != mondays[ticks[len(labels) - 1]].year
-        labels.append(mondays[i].strftime("%d %b\n%Y" if new_year else "%d %b"))
-    ax.set_xticks(ticks, labels)
+    ax.set_xticks(ticks, year_labels([mondays[i] for i in ticks], "%d %b"))
     if len(mondays) <= 16:
         peak = grid.max()
         for (row, col), count in np.ndenumerate(grid):

@@ -24,8 +24,7 @@ from paynb.codes import (
 if TYPE_CHECKING:
     from matplotlib.axes import Axes
 
-__all__ = ["CURRENCY", "INSTANT_COLORS", "LOG_SCALE_BELOW", "RETURN_STATUSES",
-           "RETURN_WINDOW_DAYS"]
+__all__ = ["CURRENCY", "INSTANT_COLORS", "LOG_SCALE_BELOW", "RETURN_STATUSES", "RETURN_WINDOW_DAYS"]
 
 RETURN_STATUSES: tuple[str, ...] = ("R", "I", "B")
 """Statuses that count as a return in the return charts: returned, invalid, blocked."""
@@ -48,9 +47,6 @@ SUBMISSION_DATES = ("receivedDateTime", "depositDateTime", "sendDate")
 CODE_COLUMNS = ("returnReason", "changeCode")
 WEEKDAYS = ("Mon", "Tue", "Wed", "Thu", "Fri", "Sat", "Sun")
 
-
-
-# --------------------------------------------------------------------------- helpers
 
 def require(df: pd.DataFrame, *columns: str) -> None:
     if not isinstance(df, pd.DataFrame):
@@ -126,16 +122,14 @@ def heading(column: str) -> str:
 
 def integer_amounts(df: pd.DataFrame) -> bool:
     """Whether the amounts are whole numbers in the service's unit (instant card, RTP)."""
-    amount = df["amount"].dtype if "amount" in df.columns else None
     return bool(df.attrs.get("amountUnit")) or (
-        amount is not None and pd.api.types.is_integer_dtype(amount))
+        "amount" in df.columns and pd.api.types.is_integer_dtype(df["amount"].dtype))
 
 
 def amount_label(df: pd.DataFrame) -> str:
     """The amount axis: ``Amount (USD)``, or the instant kinds' unstated unit."""
-    if integer_amounts(df):
-        return "Amount (wire integer, unit not stated)"
-    return f"Amount ({CURRENCY})"
+    return ("Amount (wire integer, unit not stated)" if integer_amounts(df)
+            else f"Amount ({CURRENCY})")
 
 
 def money(number: float, whole: bool) -> str:
@@ -182,9 +176,8 @@ def returned_rows(df: pd.DataFrame) -> pd.DataFrame:
 
 def as_of_moment(as_of: Any) -> pd.Timestamp:
     """The moment the data describes, as a zone-less UTC Timestamp (default: now)."""
-    if as_of is None:
-        return pd.Timestamp.now(tz="UTC").tz_localize(None)
-    return pd.Timestamp(utc_moment(as_of, "as_of")).tz_localize(None)
+    moment = pd.Timestamp.now(tz="UTC") if as_of is None else utc_moment(as_of, "as_of")
+    return pd.Timestamp(moment).tz_localize(None)
 
 
 def shade_immature(ax: Axes, periods: pd.PeriodIndex, open_until: pd.DatetimeIndex,
@@ -220,6 +213,3 @@ def top_values(series: pd.Series, top: int) -> pd.Series:
         return series
     keep = set(counts.index[:top])
     return series.where(series.isin(keep) | series.isna(), "other")
-
-
-# --------------------------------------------------------------------------- charts

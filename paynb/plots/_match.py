@@ -24,12 +24,11 @@ _OUTCOMES = {"unmatched": ("#C44E52", "Unmatched"),
 def match_outcomes(outcomes: pd.DataFrame, ax: Axes | None = None) -> Axes:
     """Where the money stands, your ledger beside the service (``MatchResult.plot()``).
 
-    For each outcome (unmatched, tied, open exceptions, matched) a bar for the ledger
-    lines (solid) and one for the service's items (hatched) whose length is their amount,
-    labelled with their count and amount. What needs a look comes first. When the matched
-    amount dwarfs the rest, the matched bars are cut (marked with a break, their figures
-    in their labels) so that the axis is scaled for the rest: an unmatched line is never
-    a sliver.
+    For each outcome (unmatched, tied, open exceptions, matched) a bar for the ledger lines
+    (solid) and one for the service's items (hatched) whose length is their amount, labelled
+    with their count and amount. What needs a look comes first. When the matched amount dwarfs
+    the rest, the matched bars are cut (marked with a break, their figures in their labels) so
+    that the axis is scaled for the rest: an unmatched line is never a sliver.
 
     Args:
         outcomes: ``MatchResult.outcomes``: per outcome (none overlapping another) the
