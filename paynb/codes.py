@@ -26,7 +26,8 @@ __all__ = ["INSTANT_STATUSES", "ITEM_KINDS", "ID_FIELDS", "KIND_ALIASES", "PAYME
            "EXTENDED_RETURN_CODES", "EXTENDED_RETURN_DAYS", "IAT_TRANSACTION_TYPE_CODES",
            "NOC_CODES", "NOC_CODES_SOURCE", "NOC_CODE_TABLE", "NOC_GROUPS", "OPERATOR_RETURN",
            "RATE_CATEGORIES_SOURCE", "REFUSED_CREDIT_RETURN", "RETURN_CODES", "RETURN_CODES_SOURCE",
-           "RETURN_CODE_TABLE", "RETURN_GROUPS", "STANDARD_RETURN", "STANDARD_RETURN_BANKING_DAYS",
+           "RETURN_CODE_TABLE", "RETURN_GROUPS", "RETURN_STATUSES", "STANDARD_RETURN",
+           "STANDARD_RETURN_BANKING_DAYS",
            "STATUS_COLORS", "STATUS_NAMES", "STATUS_ORDER", "UNAUTHORIZED_RETURN_CODES",
            "UNKNOWN_CODE", "NocCode", "RateCategory", "ReturnCode", "TimeFrame", "code_label",
            "code_meaning", "is_known_code", "normalise_code"]
@@ -44,6 +45,9 @@ ID_FIELDS: dict[str, str] = {name: kind.id_field for name, kind in KINDS.items()
 STATUS_NAMES: dict[str, str] = {"W": "Waiting", "S": "Sent", "R": "Returned", "I": "Invalid",
                                 "B": "Blocked", "V": "Voided"}
 STATUS_ORDER: tuple[str, ...] = tuple(STATUS_NAMES)
+#: Statuses that count as a return (in the return charts and matching): returned,
+#: invalid, blocked.
+RETURN_STATUSES: tuple[str, ...] = ("R", "I", "B")
 #: Statuses of instant card and RTP transactions, in the order of the categorical.
 INSTANT_STATUSES: tuple[str, ...] = ("Success", "Failed")
 

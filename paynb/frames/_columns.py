@@ -147,7 +147,7 @@ def _to_decimal(value: Any) -> Decimal | None:
     return parse_decimal(value, currency_sign=True)
 
 
-def _decimal_from_cents(units: np.ndarray, valid: np.ndarray, precision: int, scale: int
+def decimal_from_cents(units: np.ndarray, valid: np.ndarray, precision: int, scale: int
                         ) -> pa.Array:
     """A decimal128 array from int64 counts of 10**-scale (two's complement 128 bit)."""
     words = np.empty(2 * len(units), dtype="<i8")
@@ -172,7 +172,7 @@ def _float_amounts(values: np.ndarray, missing: np.ndarray) -> pa.Array | None:
             if np.abs(units[valid]).max(initial=0) >= 2.0 ** 62:
                 return None
             units = np.where(valid, units, 0).astype("int64")
-            return _decimal_from_cents(units, valid, 18 if scale == 2 else 16 + scale, scale)
+            return decimal_from_cents(units, valid, 18 if scale == 2 else 16 + scale, scale)
     return None
 
 

@@ -14,8 +14,8 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from paynb._coerce import missing
-from paynb.codes import STATUS_NAMES, code_label
-from paynb.frames._columns import _decimal_from_cents
+from paynb.codes import RETURN_STATUSES, STATUS_NAMES, code_label
+from paynb.frames._columns import decimal_from_cents
 from paynb.matching._columns import Side
 from paynb.matching._rules import Context, banking_index
 from paynb.matching._state import Settings, State
@@ -24,7 +24,6 @@ __all__ = ["REASONS", "MatchRun", "build_run", "decimals"]
 
 logger = logging.getLogger("paynb.matching")
 
-_RETURNED = ("R", "I", "B")  # the statuses the return charts count as returns
 #: Exception reasons, in the order they are listed.
 REASONS = ("returned", "voided", "amount differs")
 #: The columns of the decisions frame.
@@ -36,7 +35,7 @@ def decimals(cents: np.ndarray) -> pd.api.extensions.ExtensionArray:
     """Exact int64 cents as a decimal128(18, 2) array (no float, no Python loop)."""
     cents = np.asarray(cents, dtype=np.int64)
     valid = np.ones(len(cents), dtype=bool)
-    return pd.arrays.ArrowExtensionArray(_decimal_from_cents(cents, valid, 18, 2))
+    return pd.arrays.ArrowExtensionArray(decimal_from_cents(cents, valid, 18, 2))
 
 
 def _str_objects(values: np.ndarray) -> np.ndarray:
@@ -196,7 +195,7 @@ class _Frames:
         if "itemStatus" not in items.columns:
             return np.zeros(len(items), dtype=bool), np.zeros(len(items), dtype=bool)
         status = items["itemStatus"]
-        return (status.isin(_RETURNED).to_numpy(dtype=bool),
+        return (status.isin(RETURN_STATUSES).to_numpy(dtype=bool),
                 status.isin(["V"]).to_numpy(dtype=bool))
 
     def _returned_details(self, rows: np.ndarray) -> np.ndarray:

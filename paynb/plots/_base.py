@@ -14,6 +14,7 @@ from paynb._charts import CURRENCY
 from paynb._time import utc_moment
 from paynb.codes import (
     EXTENDED_RETURN_DAYS,
+    RETURN_STATUSES,
     STATUS_COLORS,
     STATUS_NAMES,
     STATUS_ORDER,
@@ -26,8 +27,6 @@ if TYPE_CHECKING:
 
 __all__ = ["CURRENCY", "INSTANT_COLORS", "LOG_SCALE_BELOW", "RETURN_STATUSES", "RETURN_WINDOW_DAYS"]
 
-RETURN_STATUSES: tuple[str, ...] = ("R", "I", "B")
-"""Statuses that count as a return in the return charts: returned, invalid, blocked."""
 INSTANT_COLORS: dict[str, str] = {"Success": "#55A868", "Failed": "#C44E52"}
 """Colours of instant card and RTP statuses (item statuses: `paynb.codes.STATUS_COLORS`)."""
 LOG_SCALE_BELOW = 0.02
