@@ -1,13 +1,9 @@
 """The journal's one connection, to an SQLite file or a PostgreSQL database: opened per
-object and process, its schema brought up to date on opening, every write one
-transaction that holds the lock its checks need.
+object and process, every write one transaction that holds the lock its checks need.
 
-Every table of the journal (``_ledger``'s entries, ``_approvals``, ``_polling``,
-``_nocs``, ``_overrides``, ``_decisions``, ``_monitor``) declares its own statements by the schema
-version that added them, in one SQL for both databases (the few words that differ are
-written as ``{ID}``, ``{NO_ROWID}`` and ``{ANY}``; parameters are ``?``).
-:func:`open_database` runs the statements of the versions a database lacks when it
-opens it, says so, and refuses a database written by a newer paynb.
+Each table declares its statements by the schema version that added them, in one SQL for
+both databases (the words that differ written ``{ID}``, ``{NO_ROWID}``, ``{ANY}``;
+parameters ``?``); :func:`open_database` runs those a database lacks when it opens it.
 """
 
 from __future__ import annotations
@@ -20,9 +16,9 @@ import threading
 import time
 from abc import ABC, abstractmethod
 from collections.abc import Iterator, Mapping, Sequence
-from contextlib import contextmanager
+from contextlib import AbstractContextManager, contextmanager, nullcontext
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol, cast
 
 from paynb._redact import HIDDEN, hide_password
 from paynb.errors import JournalError
@@ -30,7 +26,8 @@ from paynb.errors import JournalError
 if TYPE_CHECKING:
     import psycopg
 
-__all__ = ["Connection", "Database", "Schema", "is_address", "open_database"]
+__all__ = ["Connection", "Database", "Schema", "Table", "entries_lock", "is_address",
+           "open_database"]
 
 logger = logging.getLogger("paynb.journal")
 
@@ -54,10 +51,10 @@ def is_address(value: object) -> bool:
     return isinstance(value, str) and value.strip().lower().startswith(_SCHEMES)
 
 
-def _words(statement: str, words: Mapping[str, str]) -> str:
-    for word, meaning in words.items():
-        statement = statement.replace(word, meaning)
-    return statement
+def entries_lock(company: str, kind: str) -> str:
+    """The lock (:meth:`Connection.lock`) of a company's and kind's entries: writers of
+    them take turns from the duplicate guard's check to the commit."""
+    return f"paynb.entries\x1f{company}\x1f{kind}"
 
 
 class Cursor(Protocol):
@@ -70,22 +67,32 @@ class Cursor(Protocol):
     def fetchall(self) -> list[Any]: ...
 
 
-class Connection(ABC):
+class Connection:
     """A connection inside one transaction (or a read), as every journal feature uses it:
-    statements with ``?`` parameters, whatever the database."""
+    statements with ``?`` parameters, whatever the database (this class: SQLite's)."""
 
-    @abstractmethod
+    def __init__(self, conn: Any) -> None:
+        self._conn = conn
+
+    def _sql(self, sql: str) -> str:
+        return sql
+
     def execute(self, sql: str, params: Sequence[Any] = ()) -> Cursor:
         """Run one statement."""
+        cursor = self._conn.cursor()
+        cursor.execute(self._sql(sql), tuple(params))
+        return cast(Cursor, cursor)
 
-    @abstractmethod
     def executemany(self, sql: str, rows: Sequence[Sequence[Any]]) -> Cursor:
         """Run one statement for each of ``rows``; the cursor's ``rowcount`` is their sum."""
+        cursor = self._conn.cursor()
+        cursor.executemany(self._sql(sql), [tuple(row) for row in rows])
+        return cast(Cursor, cursor)
 
-    @abstractmethod
     def lock(self, key: str) -> None:
         """Hold the lock named ``key`` until the transaction ends, so that two writers
-        checking the same thing (a reference number) take turns."""
+        checking the same thing (a reference number) take turns (SQLite: nothing to do,
+        ``BEGIN IMMEDIATE`` holds the file's write lock already)."""
 
 
 class Database(ABC):
@@ -102,12 +109,14 @@ class Database(ABC):
 
     #: The words of a statement that differ between the databases (see the module).
     WORDS: Mapping[str, str]
+    _CONNECTION: type[Connection]
 
     def __init__(self, schema: Schema) -> None:
         self._schema = {version: tuple(statements) for version, statements in schema.items()}
         self.version = max(self._schema)
         self._lock = threading.RLock()
         self._pid = 0
+        self._conn: Any = None
 
     def __repr__(self) -> str:
         return f"<journal database {self.location}>"
@@ -118,17 +127,53 @@ class Database(ABC):
         """What opens this database again: the file, or the whole address (with its
         password: never to be shown)."""
 
-    @abstractmethod
     def close(self) -> None:
         """Close the connection; the next call opens a new one."""
+        with self._lock:
+            if self._conn is not None and self._pid == os.getpid():
+                self._conn.close()
+            self._conn = None
+
+    def _connection(self) -> Any:
+        with self._lock:
+            # A connection must not cross a fork (the child opens its own); one the server
+            # closed is opened again.
+            if self._conn is None or self._pid != os.getpid() or self._lost(self._conn):
+                self._conn = self._open()
+                self._pid = os.getpid()
+            return self._conn
+
+    def _lost(self, conn: Any) -> bool:
+        return False
 
     @abstractmethod
-    def write(self) -> Any:
-        """A context manager: one write transaction (a :class:`Connection`)."""
+    def _open(self) -> Any:
+        """A new connection, its schema brought up to date."""
 
     @abstractmethod
-    def reading(self) -> Any:
-        """A context manager: the connection, for reads of several statements."""
+    def _transaction(self, conn: Any) -> AbstractContextManager[Any]:
+        """One transaction on ``conn``."""
+
+    def _failures(self) -> AbstractContextManager[None]:
+        """The database's errors as :class:`JournalError` where they need rewording."""
+        return nullcontext()
+
+    @contextmanager
+    def write(self) -> Iterator[Connection]:
+        """One write transaction (a :class:`Connection`) that holds the lock its checks
+        need: SQLite's file write lock from its start, so that a check and the write that
+        depends on it cannot interleave with another writer's; on PostgreSQL, checks that
+        must not interleave take :meth:`Connection.lock`."""
+        with self._lock, self._failures():
+            conn = self._connection()
+            with self._transaction(conn):
+                yield self._CONNECTION(conn)
+
+    @contextmanager
+    def reading(self) -> Iterator[Connection]:
+        """The connection, for reads of several statements."""
+        with self._lock, self._failures():
+            yield self._CONNECTION(self._connection())
 
     def check(self) -> None:
         """Open the connection now (if it is not open): :class:`JournalError` when the
@@ -152,20 +197,28 @@ class Database(ABC):
                             f"(schema {version}, this one knows {self.version}): upgrade "
                             "paynb to use it")
 
-    def item_id(self, value: str | int) -> str | int:
+    def item_id(self, value: str | int | None) -> str | int | None:
         """An item id as this database keeps it (SQLite: as given; PostgreSQL: text)."""
-        return value if self.backend == "sqlite" else str(value)
+        return value if self.backend == "sqlite" or value is None else str(value)
 
     def ddl(self, statement: str) -> str:
         """A schema statement in this database's words."""
-        return _words(statement, self.WORDS)
+        for word, meaning in self.WORDS.items():
+            statement = statement.replace(word, meaning)
+        return statement
 
     def _statements(self, since: int) -> Iterator[str]:
         """The statements of every version after ``since``, in order."""
         for version in sorted(self._schema):
             if version > since:
-                for statement in self._schema[version]:
-                    yield self.ddl(statement)
+                yield from map(self.ddl, self._schema[version])
+
+
+class Table:
+    """One table of the journal, a feature on its connection (``journal.nocs``, ...)."""
+
+    def __init__(self, db: Database) -> None:
+        self._db = db
 
 
 def open_database(where: str | Path, schema: Schema, *, connect: bool = True) -> Database:
@@ -181,72 +234,33 @@ def open_database(where: str | Path, schema: Schema, *, connect: bool = True) ->
 
 # ---------------------------------------------------------------------------- SQLite
 
-class _SqliteConnection(Connection):
-    def __init__(self, conn: sqlite3.Connection) -> None:
-        self._conn = conn
-
-    def execute(self, sql: str, params: Sequence[Any] = ()) -> Cursor:
-        return self._conn.execute(sql, params)
-
-    def executemany(self, sql: str, rows: Sequence[Sequence[Any]]) -> Cursor:
-        return self._conn.executemany(sql, rows)
-
-    def lock(self, key: str) -> None:
-        """Nothing to do: ``BEGIN IMMEDIATE`` holds the file's write lock already."""
-
-
 class _Sqlite(Database):
     backend = "sqlite"
     IntegrityError = sqlite3.IntegrityError
     WORDS = _SQLITE_WORDS
+    _CONNECTION = Connection
+    path: Path
 
     def __init__(self, path: Path, schema: Schema) -> None:
         super().__init__(schema)
-        self.file = path
         self.path = path
         self.location = str(path)
-        self._conn: sqlite3.Connection | None = None
 
     @property
     def where(self) -> Path:
-        return self.file
+        return self.path
 
-    def close(self) -> None:
-        with self._lock:
-            if self._conn is not None and self._pid == os.getpid():
-                self._conn.close()
-            self._conn = None
-
-    def _connection(self) -> sqlite3.Connection:
-        with self._lock:
-            # A connection must not cross a fork: the child opens its own.
-            if self._conn is None or self._pid != os.getpid():
-                self._conn = self._open()
-                self._pid = os.getpid()
-            return self._conn
-
-    @contextmanager
-    def write(self) -> Iterator[Connection]:
-        """One write transaction that holds the file's write lock from its start, so that
-        a check and the write that depends on it cannot interleave with another writer's."""
-        with self._lock:
-            conn = self._connection()
-            with _immediate(conn):
-                yield _SqliteConnection(conn)
-
-    @contextmanager
-    def reading(self) -> Iterator[Connection]:
-        with self._lock:
-            yield _SqliteConnection(self._connection())
+    def _transaction(self, conn: sqlite3.Connection) -> AbstractContextManager[None]:
+        return _immediate(conn)
 
     def _open(self) -> sqlite3.Connection:
-        if str(self.file) != ":memory:":
-            self.file.parent.mkdir(parents=True, exist_ok=True)
+        if str(self.path) != ":memory:":
+            self.path.parent.mkdir(parents=True, exist_ok=True)
             # The file holds payment details: readable by its owner only. SQLite gives the
             # -wal and -shm files the same permissions.
-            os.close(os.open(self.file, os.O_CREAT | os.O_RDWR, 0o600))
+            os.close(os.open(self.path, os.O_CREAT | os.O_RDWR, 0o600))
         try:
-            conn = sqlite3.connect(self.file, timeout=_BUSY_TIMEOUT_SECONDS,
+            conn = sqlite3.connect(self.path, timeout=_BUSY_TIMEOUT_SECONDS,
                                    isolation_level=None, check_same_thread=False)
             conn.execute(f"PRAGMA busy_timeout = {int(_BUSY_TIMEOUT_SECONDS * 1000)}")
             # A reservation must survive a power cut before the payment is sent.
@@ -314,24 +328,10 @@ _SCHEMA_LOCK = 0x7061796E62  # "paynb"
 _VERSION_TABLE = "paynb_schema"
 
 
-def _postgres_sql(sql: str) -> str:
-    """A statement written with ``?`` parameters, as psycopg takes them."""
-    return sql.replace("%", "%%").replace("?", "%s")
-
-
 class _PostgresConnection(Connection):
-    def __init__(self, conn: psycopg.Connection[Any]) -> None:
-        self._conn = conn
-
-    def execute(self, sql: str, params: Sequence[Any] = ()) -> Cursor:
-        cursor = self._conn.cursor()
-        cursor.execute(_postgres_sql(sql), tuple(params))
-        return cursor
-
-    def executemany(self, sql: str, rows: Sequence[Sequence[Any]]) -> Cursor:
-        cursor = self._conn.cursor()
-        cursor.executemany(_postgres_sql(sql), [tuple(row) for row in rows])
-        return cursor
+    def _sql(self, sql: str) -> str:
+        """A statement written with ``?`` parameters, as psycopg takes them."""
+        return sql.replace("%", "%%").replace("?", "%s")
 
     def lock(self, key: str) -> None:
         self.execute("SELECT pg_advisory_xact_lock(hashtextextended(?, 0))", (key,))
@@ -356,6 +356,7 @@ class _Address:
 class _Postgres(Database):
     backend = "postgresql"
     WORDS = _POSTGRES_WORDS
+    _CONNECTION = _PostgresConnection
 
     def __init__(self, address: str, schema: Schema) -> None:
         super().__init__(schema)
@@ -380,26 +381,13 @@ class _Postgres(Database):
         self._options: dict[str, Any] = {"autocommit": True, "application_name": "paynb"}
         if "connect_timeout" not in given:
             self._options["connect_timeout"] = CONNECT_TIMEOUT
-        self._conn: psycopg.Connection[Any] | None = None
 
     @property
     def where(self) -> str:
         return self._address.value
 
-    def close(self) -> None:
-        with self._lock:
-            if self._conn is not None and self._pid == os.getpid():
-                self._conn.close()
-            self._conn = None
-
-    def _connection(self) -> psycopg.Connection[Any]:
-        with self._lock:
-            # A connection must not cross a fork; one the server closed is opened again.
-            if self._conn is None or self._pid != os.getpid() or self._conn.closed \
-                    or self._conn.broken:
-                self._conn = self._open()
-                self._pid = os.getpid()
-            return self._conn
+    def _lost(self, conn: psycopg.Connection[Any]) -> bool:
+        return bool(conn.closed or conn.broken)
 
     @contextmanager
     def _failures(self) -> Iterator[None]:
@@ -411,18 +399,8 @@ class _Postgres(Database):
             raise JournalError(f"cannot use the journal {self.location}: "
                                f"{self._address.hide(str(exc)).strip()}") from None
 
-    @contextmanager
-    def write(self) -> Iterator[Connection]:
-        """One transaction; checks that must not interleave take :meth:`Connection.lock`."""
-        with self._lock, self._failures():
-            conn = self._connection()
-            with conn.transaction():
-                yield _PostgresConnection(conn)
-
-    @contextmanager
-    def reading(self) -> Iterator[Connection]:
-        with self._lock, self._failures():
-            yield _PostgresConnection(self._connection())
+    def _transaction(self, conn: psycopg.Connection[Any]) -> AbstractContextManager[Any]:
+        return conn.transaction()
 
     def _open(self) -> psycopg.Connection[Any]:
         with self._failures():
