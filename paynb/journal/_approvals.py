@@ -128,14 +128,10 @@ class Approval:
     @property
     def accounts(self) -> list[str]:
         """The accounts it pays or debits, masked (``****6789``; cards by their last four)."""
-        found = []
-        for one in self.summary:
-            for key, value in one.items():
-                if key.lower().endswith("accountnumber") and value:
-                    found.append(str(value))
-                elif key == "cardLastFour" and value:
-                    found.append(last_four("0000" + str(value)))
-        return list(dict.fromkeys(found))
+        return list(dict.fromkeys(
+            last_four("0000" + str(value)) if key == "cardLastFour" else str(value)
+            for one in self.summary for key, value in one.items()
+            if value and (key == "cardLastFour" or key.lower().endswith("accountnumber"))))
 
     def _what(self) -> str:
         noun = "item" if self.items == 1 else "items"

@@ -1,6 +1,4 @@
-"""Copying one journal into another (:meth:`paynb.journal.Journal.copy_from`,
-``paynb journal copy SRC DST``): an analyst's own SQLite journal into the team's
-PostgreSQL one, so that the team's duplicate guard knows what that analyst sent.
+"""Copying one journal into another (:meth:`paynb.journal.Journal.copy_from`).
 
 What is copied keeps who did it and when; each row is recognised by what it is (an entry
 by its company, kind, operation, reference and moment), so a second copy adds nothing.

@@ -186,12 +186,6 @@ class Database(ABC):
         with self.reading() as conn:
             return [tuple(row) for row in conn.execute(sql, params).fetchall()]
 
-    def _migrated_message(self, version: int) -> None:
-        if version:
-            logger.warning("journal %s: schema %d brought up to %d (paynb before this "
-                           "version cannot open it any more)", self.location, version,
-                           self.version)
-
     def _newer(self, version: int) -> JournalError:
         return JournalError(f"the journal {self.location} was written by a newer paynb "
                             f"(schema {version}, this one knows {self.version}): upgrade "
@@ -207,11 +201,24 @@ class Database(ABC):
             statement = statement.replace(word, meaning)
         return statement
 
-    def _statements(self, since: int) -> Iterator[str]:
-        """The statements of every version after ``since``, in order."""
-        for version in sorted(self._schema):
-            if version > since:
-                yield from map(self.ddl, self._schema[version])
+    def _upgrade(self, conn: Any, version: int, record: Sequence[str]) -> None:
+        """Inside the transaction that holds the schema's lock: refuse a schema newer than
+        this paynb's, else run the statements of the versions after ``version`` and then
+        ``record`` (which says this version), and say so."""
+        if version > self.version:
+            raise self._newer(version)
+        if version == self.version:
+            return
+        for since in sorted(self._schema):
+            if since > version:
+                for statement in self._schema[since]:
+                    conn.execute(self.ddl(statement))
+        for statement in record:
+            conn.execute(statement)
+        if version:
+            logger.warning("journal %s: schema %d brought up to %d (paynb before this "
+                           "version cannot open it any more)", self.location, version,
+                           self.version)
 
 
 class Table:
@@ -283,11 +290,7 @@ class _Sqlite(Database):
         with _immediate(conn):
             # Another process may have done it while this one waited for the lock.
             version = conn.execute("PRAGMA user_version").fetchone()[0]
-            if version < self.version:
-                for statement in self._statements(version):
-                    conn.execute(statement)
-                conn.execute(f"PRAGMA user_version = {self.version}")
-                self._migrated_message(version)
+            self._upgrade(conn, version, [f"PRAGMA user_version = {self.version}"])
 
     def _switch_to_wal(self, conn: sqlite3.Connection) -> None:
         # Switching to WAL needs an exclusive lock, and SQLite answers "database is locked"
@@ -425,16 +428,9 @@ class _Postgres(Database):
             conn.execute(f"SELECT pg_advisory_xact_lock({_SCHEMA_LOCK})")
             conn.execute(f"CREATE TABLE IF NOT EXISTS {_VERSION_TABLE} "
                          "(version INTEGER NOT NULL)")
-            version = self._version(conn)
-            if version > self.version:
-                raise self._newer(version)
-            if version < self.version:
-                for statement in self._statements(version):
-                    conn.execute(statement)
-                conn.execute(f"DELETE FROM {_VERSION_TABLE}")
-                conn.execute(f"INSERT INTO {_VERSION_TABLE} (version) VALUES (?)",
-                             (self.version,))
-                self._migrated_message(version)
+            self._upgrade(conn, self._version(conn), [
+                f"DELETE FROM {_VERSION_TABLE}",
+                f"INSERT INTO {_VERSION_TABLE} (version) VALUES ({self.version})"])
 
     @staticmethod
     def _version(conn: Connection) -> int:

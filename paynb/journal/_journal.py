@@ -44,21 +44,16 @@ class Journal(Ledger):
     """The audit log and duplicate guard, with the polling memory, NOC marks, guard
     overrides and match decisions, in one SQLite file or one PostgreSQL database.
 
-    ``Journal(path)`` opens (and if needed creates) the file; ``Journal()`` opens the
-    default one (:meth:`default_address`); ``Journal(":memory:")`` keeps everything in
-    this object only (for tests and throw-away sessions).
-    ``Journal("postgresql://user@host/database")`` opens a team's journal on a
-    PostgreSQL server (with psycopg: ``pip install 'paynb[postgresql]'``), shared by
-    every analyst and machine that opens it: see docs/team.md. The schema is created or
+    ``Journal(path)`` opens (and if needed creates) the file; ``Journal()`` the default
+    one (:meth:`default_address`); ``Journal(":memory:")`` keeps everything in this
+    object only. ``Journal("postgresql://user@host/database")`` opens a team's journal
+    (with psycopg: ``pip install 'paynb[postgresql]'``; docs/team.md). The schema is
     brought up to date on opening; a journal written by a newer paynb is refused.
-    ``connect=False`` opens the connection on first use rather than at once: a client
-    made while the team's database is away still reads the service (see
-    :meth:`check`).
-
-    One object may be shared by threads; several objects and several processes may
-    share one journal. Opening is cheap: one connection per object and process. Besides
-    the entries (:meth:`reserve`, :meth:`hold`, :meth:`approve`, :meth:`settle`,
-    :meth:`entries`, ...: the ledger's), each table is a feature on the same connection.
+    ``connect=False`` connects on first use: a client made while the team's database is
+    away still reads the service (see :meth:`check`). One object may be shared by
+    threads, one journal by objects and processes (one connection per object and
+    process). Besides the entries (the ledger's), each table is a feature on the same
+    connection.
     """
 
     def __init__(self, address: str | os.PathLike[str] | None = None, *,
