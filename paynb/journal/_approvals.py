@@ -66,9 +66,6 @@ CREATE TABLE IF NOT EXISTS approvals (
     reason      TEXT
 )""", "CREATE INDEX IF NOT EXISTS approvals_state ON approvals (state, company)")}
 
-def _money(amount: Decimal | None) -> str:
-    return "" if amount is None else f"{amount:,}"
-
 
 def _ago(delta: timedelta) -> str:
     seconds = max(int(delta.total_seconds()), 0)
@@ -135,7 +132,7 @@ class Approval:
 
     def _what(self) -> str:
         noun = "item" if self.items == 1 else "items"
-        total = f" of {_money(self.total)}" if self.total is not None else ""
+        total = f" of {self.total:,}" if self.total is not None else ""
         return f"{self.kind} {self.operation}{total} ({self.items} {noun})"
 
     def _status(self) -> str:
@@ -205,15 +202,13 @@ class Approvals(Sequence[Approval]):
                              "decided_at": "datetime64[ns, UTC]",
                              "age": "timedelta64[ns]"})
 
-    def _lines(self) -> list[str]:
-        return [f"  {a.id}: {a._what()}, {', '.join(a.accounts[:3]) or 'no account'}, "
-                f"prepared by {a.prepared_by} {_ago(a.age)} ago, {a._status()}"
-                for a in self._approvals]
-
     def __repr__(self) -> str:
         if not self._approvals:
             return f"<paynb approvals: none. {HONESTY}>"
-        return "\n".join([f"<paynb approvals: {len(self)}", *self._lines(), f"{HONESTY}>"])
+        return "\n".join([f"<paynb approvals: {len(self)}", *(
+            f"  {a.id}: {a._what()}, {', '.join(a.accounts[:3]) or 'no account'}, "
+            f"prepared by {a.prepared_by} {_ago(a.age)} ago, {a._status()}"
+            for a in self._approvals), f"{HONESTY}>"])
 
     def _repr_html_(self) -> str:
         frame = self.to_frame()[["id", "age", "kind", "operation", "items", "total",

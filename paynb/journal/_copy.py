@@ -168,8 +168,7 @@ def _copy_entries(source: Connection, target: _Target, item_id: Callable[[Any], 
             continue
         values = dict(zip(_ENTRY_COLUMNS, row, strict=True))
         values["batch"] = ids.get(values["batch"]) if values["batch"] is not None else None
-        if values["item_id"] is not None:
-            values["item_id"] = item_id(values["item_id"])
+        values["item_id"] = item_id(values["item_id"])
         if values["guard"] and values["state"] in LIVE and _claimed(target.conn, values):
             values["guard"] = 0
             duplicates.append((values["company"], values["kind"], values["reference"]))

@@ -95,10 +95,8 @@ class Journal(Ledger):
     @staticmethod
     def default_address() -> str | Path:
         """``$PAYNB_JOURNAL`` (a file path, or a ``postgresql://`` address), else the default
-        file (:meth:`default_path`).
-
-        Raises :class:`JournalError` when ``$PAYNB_JOURNAL`` turns the journal off
-        (see :meth:`from_env`)."""
+        file (:meth:`default_path`); :class:`JournalError` when ``$PAYNB_JOURNAL`` turns
+        the journal off (see :meth:`from_env`)."""
         where = _default_address()
         if where is None:
             raise JournalError("the journal is turned off (PAYNB_JOURNAL=off)")
@@ -107,11 +105,9 @@ class Journal(Ledger):
     @staticmethod
     def default_path() -> Path:
         """The journal file: ``$PAYNB_JOURNAL``, else ``journal.sqlite3`` in the user's data
-        directory (``~/.local/share/paynb`` on Linux). Its folder is created if missing.
-
-        Raises :class:`JournalError` when ``$PAYNB_JOURNAL`` turns the journal off
-        (see :meth:`from_env`) or names a PostgreSQL database (see
-        :meth:`default_address`)."""
+        directory (``~/.local/share/paynb`` on Linux), its folder created if missing;
+        :class:`JournalError` when ``$PAYNB_JOURNAL`` turns the journal off or names a
+        PostgreSQL database (see :meth:`default_address`)."""
         where = Journal.default_address()
         if not isinstance(where, Path):
             raise JournalError("PAYNB_JOURNAL names a PostgreSQL database, not a file: "

@@ -88,17 +88,13 @@ COLUMNS = ("id", "batch", "created", "by", "updated", "company", "kind", "operat
 _SELECT = f"SELECT {', '.join(COLUMNS)} FROM entries"
 
 
-def _item_id(value: Any) -> Any:
-    # A PostgreSQL column holds one type: ids are kept as text there and a whole number
-    # comes back as the int SQLite keeps.
-    if isinstance(value, str) and value.isdigit() and str(int(value)) == value:
-        return int(value)
-    return value
-
-
 def _entry(row: Sequence[Any]) -> dict[str, Any]:
     entry = dict(zip(COLUMNS, row, strict=True))
-    entry["item_id"] = _item_id(entry["item_id"])
+    item = entry["item_id"]
+    # A PostgreSQL column holds one type: ids are kept as text there and a whole number
+    # comes back as the int SQLite keeps.
+    if isinstance(item, str) and item.isdigit() and str(int(item)) == item:
+        entry["item_id"] = int(item)
     entry["when"] = parse_stamp(entry.pop("created"))
     entry["updated"] = parse_stamp(entry["updated"])
     entry["summary"] = json.loads(entry["summary"]) if entry["summary"] else None
