@@ -141,12 +141,9 @@ def _rates(grouped: pd.DataFrame, company: str, today: dt.date, rates: pd.DataFr
         rate = "n/a" if pd.isna(row["rate"]) else f"{row['rate']:.3%}"
         where = {"breach": "over its", "warning": "at the warning level of its"}.get(
             level, "under its")
-        ahead = ""
-        if level == "ok":
-            ahead = (f"; at this pace warning {projection.when('warning')}, over "
-                     f"{projection.when('over')}")
-        elif level == "warning":
-            ahead = f"; at this pace over {projection.when('over')}"
+        ahead = {"ok": f"; at this pace warning {projection.when('warning')}, over "
+                       f"{projection.when('over')}",
+                 "warning": f"; at this pace over {projection.when('over')}"}.get(level, "")
         returns, entries = int(row["returns"]), int(row["entries"])
         title = (f"{category.name} return rate {rate} {where} {category.threshold:.1%} "
                  f"threshold ({_count(returns, 'return', 'returns')} of "

@@ -216,9 +216,7 @@ def message(*, company: str, environment: str, as_of: dt.datetime,
     if news.cleared:
         lines.append("Cleared (no longer found):")
         lines += _listed([row.title for row in news.cleared], "finding")
-    returns = next((f for f in findings if f.kind == "returns"), None)
-    if returns is not None:
-        lines.append(returns.title)
+    lines += [f.title for f in findings if f.kind == "returns"][:1]
     if failures:
         lines.append("Not delivered: " + "; ".join(failures))
     if report:
