@@ -55,6 +55,8 @@ ENTRY_DAYS = 75
 #: falls before the window). Both bound ``receivedDateTime``: an item without one (the
 #: service always gives it) is in neither.
 _SCOPE = "company = ? AND (receivedDateTime >= ? OR (itemStatus = 'R' AND returnDate >= ?))"
+#: The columns of the items still waiting.
+_WAITING = ["kind", "itemId", "yourReferenceNumber", "amount", "receivedDateTime", "due"]
 #: Days of rolling rates drawn in the report.
 CHART_DAYS = 90
 
@@ -298,10 +300,8 @@ def _waiting(connection: Any, company: str, today: dt.date, days: int
         late.insert(0, "kind", kind)
         late = late.rename(columns={id_field: "itemId"})
         late["due"] = due[late.index]
-        frames.append(late[["kind", "itemId", "yourReferenceNumber", "amount",
-                            "receivedDateTime", "due"]])
-    waiting = pd.concat(frames, ignore_index=True) if frames else pd.DataFrame(
-        columns=["kind", "itemId", "yourReferenceNumber", "amount", "receivedDateTime", "due"])
+        frames.append(late[_WAITING])
+    waiting = pd.concat(frames, ignore_index=True) if frames else pd.DataFrame(columns=_WAITING)
     findings = [Finding(company, "waiting", f"waiting:{row['kind']}:{row['itemId']}", "warning",
                         f"{row['kind'].upper()} item {row['itemId']}"
                         + (f" ({row['yourReferenceNumber']})"
