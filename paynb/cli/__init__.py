@@ -1,11 +1,6 @@
-"""The ``paynb`` command: ``paynb sandbox`` serves the sandbox, ``paynb demo`` adds JupyterLab,
-``paynb monitor`` runs the morning checks (for schedulers: cron, systemd, Airflow),
-``paynb journal copy`` copies an analyst's journal into the team's, ``paynb history
-rebuild`` builds the local history again from the service.
-
-This module reads the command line; each command is done in its own module:
-``paynb.cli._serve`` (the sandbox and the demo) and ``paynb.cli._runs`` (the morning
-run, the history, journals).
+"""The ``paynb`` command: this module reads the command line; ``paynb.cli._serve`` does
+``paynb sandbox`` and ``paynb demo``, ``paynb.cli._runs`` ``paynb monitor``, ``paynb
+history rebuild`` and ``paynb journal copy``.
 """
 
 from __future__ import annotations

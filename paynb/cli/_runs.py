@@ -1,9 +1,7 @@
-"""``paynb monitor`` runs the morning checks (for schedulers: cron, systemd, Airflow);
-``paynb history rebuild`` builds the local history again from the service; ``paynb journal
-copy`` copies an analyst's journal into the team's.
-
-What a scheduler reads: the exit status (0 ok, 1 warnings, 2 breach, 3 could not run), one
-line per company on standard output, problems on standard error.
+"""``paynb monitor`` (the morning run, for schedulers), ``paynb history rebuild`` and
+``paynb journal copy``. What a scheduler reads: the exit status (0 ok, 1 warnings, 2
+breach, 3 could not run), one line per company on standard output, problems on standard
+error.
 """
 
 from __future__ import annotations
@@ -56,36 +54,34 @@ def _monitor_settings(args: argparse.Namespace) -> tuple[Any, dict[str, object]]
     with warnings.catch_warnings(record=True) as said:
         warnings.simplefilter("always", PaynbWarning)
         try:
-            return _monitor_configuration(args)
+            config.check_names()
+            if args.sandbox:
+                return None, {}
+            settings = config.resolve(args.profile)
+            if settings is None:
+                raise ValidationError({"profile": ["nothing configured"]}, message=(
+                    "nothing to monitor: no profile and no PAYNB_* variables (a scheduler's "
+                    "environment is often bare: set PAYNB_PROFILE or give --profile); "
+                    "--sandbox runs against the demo sandbox"))
+            return settings, config.profile_options(args.profile) \
+                if settings.environment not in ("env", "custom") else {}
         finally:
             for warning in said:
                 err(f"paynb monitor: warning: {warning.message}")
 
 
-def _monitor_configuration(args: argparse.Namespace) -> tuple[Any, dict[str, object]]:
-    config.check_names()
-    if args.sandbox:
-        return None, {}
-    settings = config.resolve(args.profile)
-    if settings is None:
-        raise ValidationError({"profile": ["nothing configured"]}, message=(
-            "nothing to monitor: no profile and no PAYNB_* variables (a scheduler's "
-            "environment is often bare: set PAYNB_PROFILE or give --profile); "
-            "--sandbox runs against the demo sandbox"))
-    return settings, config.profile_options(args.profile) if settings.environment not in (
-        "env", "custom") else {}
-
-
-def _monitor_clients(args: argparse.Namespace, settings: Any,
-                     options: dict[str, object]) -> list[tuple[str, Callable[[], Any]]]:
-    """``(company, factory)`` for each company to check."""
+def _monitor_clients(args: argparse.Namespace
+                     ) -> tuple[list[tuple[str, Callable[[], Any]]], dict[str, object]]:
+    """``(company, factory)`` for each company to check, and the profile's options."""
+    settings, options = _monitor_settings(args)
     if settings is None:
         handle = ensure_running()
-        companies = args.company or ["DEMO1", "DEMO2"]
-        return [(c, functools.partial(handle.connect, company_code=c)) for c in companies]
+        return [(c, functools.partial(handle.connect, company_code=c))
+                for c in args.company or ["DEMO1", "DEMO2"]], options
     base = settings.client_arguments()  # the profile's environment, journal, user...
     companies = args.company or _words(options.get("companies")) or [base["company_code"]]
-    return [(c, functools.partial(Client, **{**base, "company_code": c})) for c in companies]
+    return [(c, functools.partial(Client, **{**base, "company_code": c}))
+            for c in companies], options
 
 
 class _Shown(logging.Filter):
@@ -148,6 +144,13 @@ def _history_way_out(exc: BaseException, args: argparse.Namespace) -> str:
             f"service, or {elsewhere}")
 
 
+def _failed(command: str, company: str, exc: Exception, what: str, way_out: str = "") -> None:
+    """Say that ``command`` could not ``what`` for ``company``; a bug with its traceback."""
+    if not isinstance(exc, PaynbError | OSError | ValueError):
+        logger.exception("%s: %s failed unexpectedly", command, company)
+    err(f"{command}: {company}: could not {what}: {why(exc)}{way_out}")
+
+
 def run_monitor(args: argparse.Namespace) -> int:
     with _run_output(args.verbose):
         return _monitor(args)
@@ -160,8 +163,7 @@ def _monitor(args: argparse.Namespace) -> int:
         from paynb import monitor
 
         monitor.require_extra()
-        settings, options = _monitor_settings(args)
-        clients = _monitor_clients(args, settings, options)
+        clients, options = _monitor_clients(args)
         repeat = args.repeat or str(options.get("repeat", monitor.REPEAT))
         monitor.Repeat.parse(repeat, "--repeat" if args.repeat else "the profile's repeat")
     except Exception as exc:  # a configuration problem; 3 whatever it is (see below)
@@ -202,10 +204,7 @@ def _monitor(args: argparse.Namespace) -> int:
         except Exception as exc:
             # Whatever it was (a bug included), a scheduler must read 3, could not run,
             # not the 1 of a traceback, which would pass for "warnings".
-            if not isinstance(exc, PaynbError | OSError | ValueError):
-                logger.exception("paynb monitor: %s failed unexpectedly", company)
-            err(f"paynb monitor: {company}: could not run: {why(exc)}"
-                 + _history_way_out(exc, args))
+            _failed("paynb monitor", company, exc, "run", _history_way_out(exc, args))
             failed.append(company)
             statuses.append(monitor.EXIT_FAILED)
             continue
@@ -232,8 +231,7 @@ def rebuild_history(args: argparse.Namespace) -> int:
     """``paynb history rebuild``: fetch every kind again into the history of each company
     the monitor checks (what ``client.sync(rebuild=True)`` does)."""
     try:
-        settings, options = _monitor_settings(args)
-        clients = _monitor_clients(args, settings, options)
+        clients, options = _monitor_clients(args)
     except Exception as exc:
         err(f"paynb history rebuild: could not run: {why(exc)}")
         return 3
@@ -246,9 +244,7 @@ def rebuild_history(args: argparse.Namespace) -> int:
                                       path=str(history) if history else None)
                 where = client.history.path
         except Exception as exc:
-            if not isinstance(exc, PaynbError | OSError | ValueError):
-                logger.exception("paynb history rebuild: %s failed unexpectedly", company)
-            err(f"paynb history rebuild: {company}: could not rebuild: {why(exc)}")
+            _failed("paynb history rebuild", company, exc, "rebuild")
             status = 3
             continue
         say(f"{company}: history rebuilt in {where} "

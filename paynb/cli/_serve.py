@@ -122,7 +122,7 @@ def run_demo(args: argparse.Namespace) -> int:
     sb = _start(args, str(db))
     lab = None
     try:
-        if not _has_jupyterlab():
+        if importlib.util.find_spec("jupyterlab") is None:
             say("JupyterLab is not installed: pip install 'paynb[dev]' (the sandbox runs on).")
             _wait()
             return 1
@@ -278,7 +278,3 @@ def _any_port(host: str) -> int:
     with socket.socket() as probe:
         probe.bind((host, 0))
         return probe.getsockname()[1]
-
-
-def _has_jupyterlab() -> bool:
-    return importlib.util.find_spec("jupyterlab") is not None

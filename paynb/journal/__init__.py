@@ -3,39 +3,13 @@ other records paynb keeps for its user (polling memory, NOC marks, guard overrid
 match decisions, what the morning run notified), in one SQLite file, or for a team in
 one PostgreSQL database (``Journal("postgresql://user@host/database")``, docs/team.md).
 
-Every submission, bulk and void is recorded *before* it is sent (state ``pending``)
-and settled with the service's answer afterwards:
-
-- ``sent``      the service accepted it (item id and status recorded);
-- ``rejected``  the service refused it (400): nothing was stored, it may be sent again;
-- ``failed``    it never left (an error before sending): it may be sent again;
-- ``unknown``   it left but no answer came back: it may or may not be stored, so it
-  blocks a second submission until :meth:`paynb.Client.reconcile` settles it;
-- ``invalid``   the service answered with status ``I``: the item is stored but invalid
-  and will not be processed (no money moves); it may be sent again, corrected;
-- ``blocked``   the service answered with status ``B`` (state, routing or account
-  restrictions): stored and locked, no money moves; it may be sent again.
-
-A submission of a reference number that the same company already has in the journal
-for the same kind, in any state but ``rejected``, ``failed``, ``invalid`` or ``blocked``,
-is refused with
-:class:`~paynb.errors.DuplicateSubmissionError` unless the caller allows it. The check
-and the record are one transaction that holds a lock from the check on (SQLite's
-``BEGIN IMMEDIATE``; on PostgreSQL an advisory lock per company and kind), so two
-threads, processes or machines sharing the journal cannot both pass it; a unique
-partial index guards the same rule.
-
-Nothing secret is stored: summaries go through :func:`scrub` (passwords, secrets,
-tokens and one-time passwords dropped, card numbers reduced to their last four digits,
-account numbers masked). Only a payment held for a second person keeps, until it is
-decided, what is needed to send it as prepared (accounts, a card's number; never a
-one-time password, which its approver gives).
-
-Every record says who made it (``by``: the journal's or the client's ``user``). Calls
-that need a second person (dual control, :class:`DualControl`) are held as entries
-``awaiting`` with an :class:`Approval` (``journal.approvals``) until another analyst
-approves them (sent exactly as prepared), someone rejects them (``declined``) or they
-expire (``expired``); neither of the last two is ever sent.
+Every submission, bulk and void is recorded *before* it is sent (``pending``) and settled
+with the service's answer; a live entry of a reference (any state but ``rejected``,
+``failed``, ``invalid``, ``blocked``, ``declined``, ``expired``) refuses a second
+submission of it with :class:`~paynb.errors.DuplicateSubmissionError`, the check and the
+record one locked transaction. Summaries are stored scrubbed (:func:`scrub`). The states,
+what is recorded and dual control (:class:`DualControl`, held entries ``awaiting`` an
+:class:`Approval`) are in docs/journal.md and docs/team.md.
 
 The package: :class:`Journal` (``_journal``: opening, the default journal) stands on the
 entry ledger (``_ledger``: entries, the duplicate guard, approving); one module per other

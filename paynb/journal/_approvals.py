@@ -1,16 +1,10 @@
 """Dual control's queue: the payments that need a second person (the policy,
-:class:`~paynb.journal.DualControl`, says which), held in the journal until another
-analyst approves them, someone rejects them, or they expire.
-
-Such a submission is recorded as waiting (its journal entries ``awaiting``, so its
-references stay claimed) with the request exactly as prepared; :class:`ApprovalQueue`
-is the queue (``journal.approvals``), :class:`Approvals` a list of it and
-:class:`Approval` one waiting payment.
-
-What this protects, and what not: paynb holds the payment, the service does not know
-about it. Anyone holding the service's credentials can send without paynb (or with
-another journal). What it gives is a shared guard and an audit trail: who prepared each
-payment, who approved or rejected it, and when.
+:class:`~paynb.journal.DualControl`, says which), held in the journal (their entries
+``awaiting``, so their references stay claimed, with the request exactly as prepared)
+until another analyst approves them, someone rejects them, or they expire.
+:class:`ApprovalQueue` is the queue (``journal.approvals``), :class:`Approvals` a list
+of it and :class:`Approval` one waiting payment; what it protects and what not is
+:data:`HONESTY`.
 """
 
 from __future__ import annotations
@@ -18,7 +12,7 @@ from __future__ import annotations
 import builtins
 import html
 import json
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 from datetime import UTC, datetime, timedelta
 from decimal import Decimal
@@ -28,7 +22,7 @@ from paynb._json import dumps
 from paynb._redact import last_four, redact
 from paynb.errors import ApprovalError
 from paynb.journal._common import name, parse_stamp, stamp
-from paynb.journal._db import Connection, Database
+from paynb.journal._db import Connection, Table
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -43,6 +37,8 @@ APPROVAL_STATES = ("awaiting", "approved", "rejected", "expired")
 HONESTY = ("paynb holds these payments; the service does not enforce dual control: anyone "
            "holding its credentials can send without paynb. What paynb gives is a shared "
            "guard and the record of who prepared and who approved each payment.")
+
+_HONESTY = f"<p class='paynb-approvals-honesty'><small>{html.escape(HONESTY)}</small></p>"
 
 #: The key of a held item's summary that lists the arguments its approver must give
 #: :meth:`paynb.Client.approve` (``["tot_password"]``: a one-time password is not kept).
@@ -69,9 +65,6 @@ CREATE TABLE IF NOT EXISTS approvals (
     decided_at  TEXT,
     reason      TEXT
 )""", "CREATE INDEX IF NOT EXISTS approvals_state ON approvals (state, company)")}
-
-def _money(amount: Decimal | None) -> str:
-    return "" if amount is None else f"{amount:,}"
 
 
 def _ago(delta: timedelta) -> str:
@@ -132,18 +125,14 @@ class Approval:
     @property
     def accounts(self) -> list[str]:
         """The accounts it pays or debits, masked (``****6789``; cards by their last four)."""
-        found = []
-        for one in self.summary:
-            for key, value in one.items():
-                if key.lower().endswith("accountnumber") and value:
-                    found.append(str(value))
-                elif key == "cardLastFour" and value:
-                    found.append(last_four("0000" + str(value)))
-        return list(dict.fromkeys(found))
+        return list(dict.fromkeys(
+            last_four("0000" + str(value)) if key == "cardLastFour" else str(value)
+            for one in self.summary for key, value in one.items()
+            if value and (key == "cardLastFour" or key.lower().endswith("accountnumber"))))
 
     def _what(self) -> str:
         noun = "item" if self.items == 1 else "items"
-        total = f" of {_money(self.total)}" if self.total is not None else ""
+        total = f" of {self.total:,}" if self.total is not None else ""
         return f"{self.kind} {self.operation}{total} ({self.items} {noun})"
 
     def _status(self) -> str:
@@ -151,10 +140,12 @@ class Approval:
             left = self.expires - datetime.now(UTC)
             return (f"awaiting approval by another analyst; expires in {_ago(left)}"
                     if left > timedelta(0) else "expired (not yet marked)")
+        return self._decided() + (f": {self.reason}" if self.reason else "")
+
+    def _decided(self) -> str:
         who = f" by {self.decided_by}" if self.decided_by else ""
         when = f" at {self.decided_at:%Y-%m-%d %H:%M:%S} UTC" if self.decided_at else ""
-        why = f": {self.reason}" if self.reason else ""
-        return f"{self.state}{who}{when}{why}"
+        return f"{self.state}{who}{when}"
 
     def __repr__(self) -> str:
         return (f"<paynb approval {self.id}, company {self.company}: {self._what()}, "
@@ -177,9 +168,7 @@ class Approval:
         body = "".join(f"<tr><th style='text-align:left'>{html.escape(k)}</th>"
                        f"<td style='text-align:left'>{html.escape(v)}</td></tr>"
                        for k, v in rows)
-        said = (f"<p class='paynb-approvals-honesty'><small>{html.escape(HONESTY)}</small></p>"
-                if note else "")
-        return f"<div class='paynb-approval'><table>{body}</table>{said}</div>"
+        return f"<div class='paynb-approval'><table>{body}</table>{_HONESTY if note else ''}</div>"
 
 
 class Approvals(Sequence[Approval]):
@@ -195,9 +184,6 @@ class Approvals(Sequence[Approval]):
 
     def __getitem__(self, index: Any) -> Any:
         return self._approvals[index]
-
-    def __iter__(self) -> Iterator[Approval]:
-        return iter(self._approvals)
 
     def to_frame(self) -> pd.DataFrame:
         """One row per approval: ``id, when, age, company, kind, operation, items, total,
@@ -216,15 +202,13 @@ class Approvals(Sequence[Approval]):
                              "decided_at": "datetime64[ns, UTC]",
                              "age": "timedelta64[ns]"})
 
-    def _lines(self) -> list[str]:
-        return [f"  {a.id}: {a._what()}, {', '.join(a.accounts[:3]) or 'no account'}, "
-                f"prepared by {a.prepared_by} {_ago(a.age)} ago, {a._status()}"
-                for a in self._approvals]
-
     def __repr__(self) -> str:
         if not self._approvals:
             return f"<paynb approvals: none. {HONESTY}>"
-        return "\n".join([f"<paynb approvals: {len(self)}", *self._lines(), f"{HONESTY}>"])
+        return "\n".join([f"<paynb approvals: {len(self)}", *(
+            f"  {a.id}: {a._what()}, {', '.join(a.accounts[:3]) or 'no account'}, "
+            f"prepared by {a.prepared_by} {_ago(a.age)} ago, {a._status()}"
+            for a in self._approvals), f"{HONESTY}>"])
 
     def _repr_html_(self) -> str:
         frame = self.to_frame()[["id", "age", "kind", "operation", "items", "total",
@@ -232,14 +216,18 @@ class Approvals(Sequence[Approval]):
         frame["age"] = [_ago(a.age) for a in self._approvals]
         table = frame.to_html(index=False, escape=True, na_rep="", border=0,
                               classes="paynb-table")
-        return (f"<div class='paynb-approvals'>{table}<p class='paynb-approvals-honesty'>"
-                f"<small>{html.escape(HONESTY)}</small></p></div>")
+        return f"<div class='paynb-approvals'>{table}{_HONESTY}</div>"
 
 
 _COLUMNS = ("id", "created", "expires", "company", "kind", "operation", "prepared_by", "why",
             "items", "total", "summary", "state", "decided_by", "decided_at", "reason")
-_FIELDS = ", ".join(_COLUMNS)
-_SELECT = f"SELECT {_FIELDS} FROM approvals"
+_SELECT = f"SELECT {', '.join(_COLUMNS)} FROM approvals"
+
+
+def _row(conn: Connection, approval_id: int, extra: str) -> Any:
+    """Approval ``approval_id``'s row with its column ``extra`` last (``None``: none)."""
+    return conn.execute(f"SELECT {', '.join(_COLUMNS)}, {extra} FROM approvals WHERE id = ?",
+                        (int(approval_id),)).fetchone()
 
 
 def _approval(row: Sequence[Any]) -> Approval:
@@ -255,7 +243,7 @@ def _approval(row: Sequence[Any]) -> Approval:
         decided_at=parse_stamp(values["decided_at"]), reason=values["reason"])
 
 
-class ApprovalQueue:
+class ApprovalQueue(Table):
     """The payments held for a second person: ``journal.approvals``.
 
     Holding a payment (:meth:`paynb.journal.Journal.hold`) records its entries
@@ -264,11 +252,6 @@ class ApprovalQueue:
     one whose time ran out is marked ``expired`` (with its entries) whenever the queue
     is read or a reference is reserved.
     """
-
-    def __init__(self, db: Database) -> None:
-        self._db = db
-
-    # ------------------------------------------------------------------ inside transactions
 
     @staticmethod
     def insert(conn: Connection, *, company: str, kind: str, operation: str, batch: int,
@@ -308,16 +291,20 @@ class ApprovalQueue:
                          [(now, batch) for batch in batches])
         return len(batches)
 
-    # ------------------------------------------------------------------ reading
-
     def get(self, approval_id: int) -> Approval:
         """One approval by its id; ``KeyError`` when there is none."""
+        return self._read(approval_id, "batch", KeyError)[0]
+
+    def _read(self, approval_id: int, extra: str,
+              missing: type[Exception] = ApprovalError) -> tuple[Approval, Any]:
+        """An approval and its column ``extra``, those whose time ran out marked first;
+        ``missing`` when there is none."""
         with self._db.write() as conn:
             self.expire(conn)
-            rows = conn.execute(f"{_SELECT} WHERE id = ?", (int(approval_id),)).fetchall()
-        if not rows:
-            raise KeyError(f"no approval {approval_id} in the journal")
-        return _approval(rows[0])
+            row = _row(conn, approval_id, extra)
+        if row is None:
+            raise missing(f"no approval {approval_id} in the journal")
+        return _approval(row[:-1]), row[-1]
 
     def list(self, company: str | None = None,
              state: str | Sequence[str] | None = "awaiting") -> Approvals:
@@ -338,8 +325,6 @@ class ApprovalQueue:
                                 params).fetchall()
         return Approvals([_approval(row) for row in rows])
 
-    # ------------------------------------------------------------------ deciding
-
     @staticmethod
     def refusal(found: Approval, *, company: str, by: str | None = None
                 ) -> ApprovalError | None:
@@ -350,10 +335,8 @@ class ApprovalQueue:
                                  f"{company}'s: decide it with a client of that company",
                                  approval=found)
         if found.state != "awaiting":
-            when = f" at {found.decided_at:%Y-%m-%d %H:%M:%S} UTC" if found.decided_at else ""
-            who = f" by {found.decided_by}" if found.decided_by else ""
-            return ApprovalError(f"approval {found.id} was {found.state}{who}{when}: it is "
-                                 "no longer waiting. Nothing was sent.", approval=found)
+            return ApprovalError(f"approval {found.id} was {found._decided()}: it is no longer "
+                                 "waiting. Nothing was sent.", approval=found)
         # One person by any case or blanks of the name.
         if by is not None and found.prepared_by.strip().casefold() == by.strip().casefold():
             return ApprovalError(
@@ -365,15 +348,8 @@ class ApprovalQueue:
         """An approval and its request as prepared (``None`` once decided), without
         deciding anything: what an approver checks before
         :meth:`paynb.journal.Journal.approve`."""
-        with self._db.write() as conn:
-            self.expire(conn)
-            rows = conn.execute(f"SELECT {_FIELDS}, request FROM approvals WHERE id = ?",
-                                (int(approval_id),)).fetchall()
-        if not rows:
-            raise ApprovalError(f"no approval {approval_id} in the journal")
-        request = rows[0][-1]
-        return (_approval(rows[0][:-1]),
-                None if request is None else json.loads(request, parse_float=Decimal))
+        found, request = self._read(approval_id, "request")
+        return found, None if request is None else json.loads(request, parse_float=Decimal)
 
     def waiting(self, conn: Connection, approval_id: int, *, company: str,
                 by: str | None = None) -> tuple[Approval, int]:
@@ -381,15 +357,14 @@ class ApprovalQueue:
         of ``company`` (and, when ``by`` approves, prepared by someone else), and the
         batch of its entries."""
         self.expire(conn, company)
-        rows = conn.execute(f"SELECT {_FIELDS}, batch FROM approvals WHERE id = ?",
-                            (int(approval_id),)).fetchall()
-        if not rows:
+        row = _row(conn, approval_id, "batch")
+        if row is None:
             raise ApprovalError(f"no approval {approval_id} in the journal")
-        found = _approval(rows[0][:-1])
+        found = _approval(row[:-1])
         refusal = self.refusal(found, company=company, by=by)
         if refusal is not None:
             raise refusal
-        return found, int(rows[0][-1])
+        return found, int(row[-1])
 
     @staticmethod
     def decide(conn: Connection, found: Approval, batch: int, *, state: str, by: str,

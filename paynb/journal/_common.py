@@ -65,13 +65,9 @@ def scalar(value: Any) -> str | int | None:
         value = value.item()
     if missing(value):
         return None
-    if isinstance(value, bool):
+    if isinstance(value, int) or (isinstance(value, float) and value.is_integer()):
         return int(value)
-    if isinstance(value, int | str):
-        return value
-    if isinstance(value, float) and value.is_integer():
-        return int(value)
-    return str(value)
+    return value if isinstance(value, str) else str(value)
 
 
 def current_user() -> str:

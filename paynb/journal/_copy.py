@@ -1,6 +1,4 @@
-"""Copying one journal into another (:meth:`paynb.journal.Journal.copy_from`,
-``paynb journal copy SRC DST``): an analyst's own SQLite journal into the team's
-PostgreSQL one, so that the team's duplicate guard knows what that analyst sent.
+"""Copying one journal into another (:meth:`paynb.journal.Journal.copy_from`).
 
 What is copied keeps who did it and when; each row is recognised by what it is (an entry
 by its company, kind, operation, reference and moment), so a second copy adds nothing.
@@ -16,7 +14,9 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from paynb.journal._db import Connection
+from paynb.journal._common import placeholders
+from paynb.journal._db import Connection, entries_lock
+from paynb.journal._ledger import COLUMNS, LIVE
 
 __all__ = ["COPIED_TABLES", "LEFT_OUT", "JournalCopy", "copy_tables"]
 
@@ -28,15 +28,13 @@ COPIED_TABLES = {"entries": "journal entries", "approvals": "approvals",
 LEFT_OUT = ("the polling memory (what changes() reported to that analyst) and the "
             "monitor's ledger (that machine's morning runs): each analyst's own")
 
-_LIVE = ("awaiting", "pending", "sent", "unknown")
-_ENTRY_COLUMNS = ("id", "batch", "created", "by", "updated", "company", "kind", "operation",
-                  "reference", "state", "item_id", "item_status", "detail", "summary",
-                  "allow_duplicate", "guard")
-_APPROVAL_COLUMNS = ("created", "expires", "company", "kind", "operation", "batch",
-                     "prepared_by", "why", "items", "total", "summary", "request", "state",
-                     "decided_by", "decided_at", "reason")
+_ENTRY_COLUMNS = (*COLUMNS, "guard")
 #: The other tables: their columns, and those that tell one row from another.
-_PLAIN = {
+_TABLES = {
+    "approvals": (("created", "expires", "company", "kind", "operation", "batch",
+                   "prepared_by", "why", "items", "total", "summary", "request", "state",
+                   "decided_by", "decided_at", "reason"),
+                  ("company", "created", "prepared_by")),
     "noc_applied": (("company", "noc_id", "applied_by", "applied_at", "note"),
                     ("company", "noc_id")),
     "guard_overrides": (("created", "company", "kind", "reference", "rule", "detail", "by"),
@@ -90,10 +88,10 @@ class JournalCopy:
                 f"{'would copy' if self.dry_run else 'copied'} {self.total} rows>")
 
 
-def _select(conn: Connection, table: str, columns: Sequence[str],
-            order: str) -> list[tuple[Any, ...]]:
+def _select(conn: Connection, table: str, columns: Sequence[str], order: str,
+            where: str = "", params: Sequence[Any] = ()) -> list[tuple[Any, ...]]:
     return [tuple(row) for row in conn.execute(
-        f"SELECT {', '.join(columns)} FROM {table} ORDER BY {order}").fetchall()]
+        f"SELECT {', '.join(columns)} FROM {table}{where} ORDER BY {order}", params).fetchall()]
 
 
 class _Target:
@@ -110,22 +108,15 @@ class _Target:
         if self.dry_run:
             self._made_up -= 1
             return self._made_up
-        return _insert(self.conn, table, columns, values)
+        returning = " RETURNING id" if table in ("entries", "approvals") else ""
+        cursor = self.conn.execute(f"INSERT INTO {table} ({', '.join(columns)}) VALUES"
+                                   f" ({placeholders(len(columns))}){returning}", values)
+        return int(cursor.fetchone()[0]) if returning else None
 
     def name_batch(self, entry: int) -> None:
         """The first entry of a call names its batch."""
         if not self.dry_run:
             self.conn.execute("UPDATE entries SET batch = ? WHERE id = ?", (entry, entry))
-
-
-def _insert(conn: Connection, table: str, columns: Sequence[str],
-            values: Sequence[Any]) -> int | None:
-    """Insert one row; its id when the table has one."""
-    marks = ", ".join("?" * len(columns))
-    returning = " RETURNING id" if table in ("entries", "approvals") else ""
-    cursor = conn.execute(f"INSERT INTO {table} ({', '.join(columns)}) VALUES ({marks})"
-                          f"{returning}", values)
-    return int(cursor.fetchone()[0]) if returning else None
 
 
 class _Present:
@@ -158,9 +149,13 @@ def _copy_entries(source: Connection, target: _Target, item_id: Callable[[Any], 
                                                 "created"))
 
     first, last = min(row[at["created"]] for row in rows), max(row[at["created"]] for row in rows)
-    there = _Present(_select_between(target.conn, first, last), key, lambda row: row[0])
+    # The destination's entries made within the source's span: the only ones a source
+    # entry can be.
+    there = _Present(_select(target.conn, "entries", _ENTRY_COLUMNS, "id",
+                             " WHERE created >= ? AND created <= ?", (first, last)),
+                     key, lambda row: row[0])
     for company, kind in sorted({(row[at["company"]], row[at["kind"]]) for row in rows}):
-        target.conn.lock(f"paynb.entries\x1f{company}\x1f{kind}")  # as reserve() does
+        target.conn.lock(entries_lock(company, kind))  # as reserve() does
     ids: dict[int, int] = {}
     copied = already = 0
     duplicates: list[tuple[str, str, str]] = []
@@ -173,9 +168,8 @@ def _copy_entries(source: Connection, target: _Target, item_id: Callable[[Any], 
             continue
         values = dict(zip(_ENTRY_COLUMNS, row, strict=True))
         values["batch"] = ids.get(values["batch"]) if values["batch"] is not None else None
-        if values["item_id"] is not None:
-            values["item_id"] = item_id(values["item_id"])
-        if values["guard"] and values["state"] in _LIVE and _claimed(target.conn, values):
+        values["item_id"] = item_id(values["item_id"])
+        if values["guard"] and values["state"] in LIVE and _claimed(target.conn, values):
             values["guard"] = 0
             duplicates.append((values["company"], values["kind"], values["reference"]))
         new_id = target.insert("entries", columns, [values[name] for name in columns])
@@ -187,57 +181,36 @@ def _copy_entries(source: Connection, target: _Target, item_id: Callable[[Any], 
     return copied, already, duplicates, ids
 
 
-def _select_between(conn: Connection, first: str, last: str) -> list[tuple[Any, ...]]:
-    """The destination's entries made within the source's span: the only ones a source
-    entry can be."""
-    return [tuple(row) for row in conn.execute(
-        f"SELECT {', '.join(_ENTRY_COLUMNS)} FROM entries"
-        " WHERE created >= ? AND created <= ? ORDER BY id", (first, last)).fetchall()]
-
-
 def _claimed(conn: Connection, entry: Mapping[str, Any]) -> bool:
     """Whether a live entry of the destination claims ``entry``'s reference."""
     return conn.execute(
         "SELECT 1 FROM entries WHERE company = ? AND kind = ? AND reference = ? AND"
-        f" guard = 1 AND state IN ({', '.join('?' * len(_LIVE))})",
-        (entry["company"], entry["kind"], entry["reference"], *_LIVE)).fetchone() is not None
+        f" guard = 1 AND state IN ({placeholders(len(LIVE))})",
+        (entry["company"], entry["kind"], entry["reference"], *LIVE)).fetchone() is not None
 
 
-def _copy_approvals(source: Connection, target: _Target,
-                    batches: Mapping[int, int]) -> tuple[int, int]:
-    rows = _select(source, "approvals", _APPROVAL_COLUMNS, "id")
-    at = {name: n for n, name in enumerate(_APPROVAL_COLUMNS)}
-
-    def key(row: tuple[Any, ...]) -> tuple[Any, ...]:
-        return (row[at["company"]], row[at["created"]], row[at["prepared_by"]])
-
-    there = _Present(_select(target.conn, "approvals", _APPROVAL_COLUMNS, "id"), key)
-    copied = already = 0
-    for row in rows:
-        if there.take(key(row))[0]:
-            already += 1
-            continue
-        values = list(row)
-        values[at["batch"]] = batches[row[at["batch"]]]
-        target.insert("approvals", _APPROVAL_COLUMNS, values)
-        copied += 1
-    return copied, already
-
-
-def _copy_plain(source: Connection, target: _Target, table: str) -> tuple[int, int]:
-    columns, keys = _PLAIN[table]
+def _copy_rows(source: Connection, target: _Target, table: str,
+               batches: Mapping[int, int]) -> tuple[int, int]:
+    """Copy the rows of ``table`` (one of :data:`_TABLES`) the destination lacks; an
+    approval's batch becomes its entries' batch in the destination (``batches``)."""
+    columns, keys = _TABLES[table]
     at = [columns.index(name) for name in keys]
+    batch = columns.index("batch") if "batch" in columns else None
+    order = ", ".join(keys) if batch is None else "id"  # approvals: as they were made
 
     def key(row: tuple[Any, ...]) -> tuple[Any, ...]:
         return tuple(row[n] for n in at)
 
-    there = _Present(_select(target.conn, table, columns, ", ".join(keys)), key)
+    there = _Present(_select(target.conn, table, columns, order), key)
     copied = already = 0
-    for row in _select(source, table, columns, ", ".join(keys)):
+    for row in _select(source, table, columns, order):
         if there.take(key(row))[0]:
             already += 1
             continue
-        target.insert(table, columns, row)
+        values = list(row)
+        if batch is not None:
+            values[batch] = batches[row[batch]]
+        target.insert(table, columns, values)
         copied += 1
     return copied, already
 
@@ -254,7 +227,6 @@ def copy_tables(source: Connection, target: Connection, *, item_id: Callable[[An
     already: Counter[str] = Counter()
     copied["entries"], already["entries"], duplicates, ids = _copy_entries(source, into,
                                                                            item_id)
-    copied["approvals"], already["approvals"] = _copy_approvals(source, into, ids)
-    for table in _PLAIN:
-        copied[table], already[table] = _copy_plain(source, into, table)
+    for table in _TABLES:
+        copied[table], already[table] = _copy_rows(source, into, table, ids)
     return copied, already, duplicates

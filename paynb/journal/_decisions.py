@@ -33,11 +33,9 @@ CREATE TABLE IF NOT EXISTS match_decisions (
 #: The table of match decisions, by the schema version that added it. Journals of
 #: version 2 made it on first use, so version 3 makes it where it is missing before
 #: adding who decided (``by``) and who withdrew (``withdrawn_by``).
-TABLES = {2: (_TABLE, "CREATE INDEX IF NOT EXISTS match_decisions_ledger"
-                      " ON match_decisions (ledger, withdrawn)"),
-          3: (_TABLE, "CREATE INDEX IF NOT EXISTS match_decisions_ledger"
-                      " ON match_decisions (ledger, withdrawn)",
-              "ALTER TABLE match_decisions ADD COLUMN by TEXT",
+_INDEX = "CREATE INDEX IF NOT EXISTS match_decisions_ledger ON match_decisions (ledger, withdrawn)"
+TABLES = {2: (_TABLE, _INDEX),
+          3: (_TABLE, _INDEX, "ALTER TABLE match_decisions ADD COLUMN by TEXT",
               "ALTER TABLE match_decisions ADD COLUMN withdrawn_by TEXT")}
 
 

@@ -99,8 +99,7 @@ class DualControl:
                                                       f"(known: {', '.join(sorted(known))})"]
                                    for key in unknown})
         try:
-            hours = values.get("expires_after_hours", 24)
-            wait = timedelta(hours=float(hours))
+            wait = timedelta(hours=float(values.get("expires_after_hours", 24)))
         except (TypeError, ValueError):
             raise ValidationError({f"{where}.expires_after_hours": ["must be a number"]}
                                   ) from None
@@ -131,6 +130,5 @@ class DualControl:
             return "every instant payment needs a second person"
         limit = self.limits.get(kind)
         if limit is not None and total > limit:
-            what = "in all" if len(amounts) > 1 else ""
-            return f"{total}{' ' + what if what else ''} over the {kind} limit {limit}"
+            return f"{total}{' in all' if len(amounts) > 1 else ''} over the {kind} limit {limit}"
         return None

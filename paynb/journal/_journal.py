@@ -1,9 +1,7 @@
 """The journal's façade: :class:`Journal` opens one SQLite file or PostgreSQL database
-(given, or the default one of ``$PAYNB_JOURNAL``: read here only) and brings its schema
-up to date; its entries are the ledger's (:class:`~paynb.journal._ledger.Ledger`, its
-base), the other tables features on the same connection (``journal.approvals``,
-``journal.polling``, ``journal.nocs``, ``journal.overrides``,
-``journal.match_decisions``, ``journal.monitor``)."""
+(given, or the default one of ``$PAYNB_JOURNAL``: read here only); its entries are the
+ledger's (:class:`~paynb.journal._ledger.Ledger`, its base), the other tables features
+on the same connection."""
 
 from __future__ import annotations
 
@@ -33,10 +31,7 @@ logger = logging.getLogger("paynb.journal")
 _OFF = frozenset({"off", "none", "false", "0"})
 
 #: Every table of the journal by the schema version that added it; a journal is brought
-#: up to date by the statements of the versions after its own, in order. 2 added
-#: ``noc_applied``, ``guard_overrides``, ``match_decisions`` and the monitor's two tables;
-#: 3 who made each entry and match decision (``by``), entries held for a second person
-#: and ``approvals``.
+#: up to date by the statements of the versions after its own, in order.
 SCHEMA: dict[int, tuple[str, ...]] = {}
 for _tables in (_ledger.TABLES, _polling.TABLES, _nocs.TABLES, _overrides.TABLES, _decisions.TABLES,
                 _monitor.TABLES, _approvals.TABLES):
@@ -49,24 +44,16 @@ class Journal(Ledger):
     """The audit log and duplicate guard, with the polling memory, NOC marks, guard
     overrides and match decisions, in one SQLite file or one PostgreSQL database.
 
-    ``Journal(path)`` opens (and if needed creates) the file; ``Journal()`` opens the
-    default one (:meth:`default_address`); ``Journal(":memory:")`` keeps everything in
-    this object only (for tests and throw-away sessions).
-    ``Journal("postgresql://user@host/database")`` opens a team's journal on a
-    PostgreSQL server (with psycopg: ``pip install 'paynb[postgresql]'``), shared by
-    every analyst and machine that opens it: see docs/team.md. The schema is created or
+    ``Journal(path)`` opens (and if needed creates) the file; ``Journal()`` the default
+    one (:meth:`default_address`); ``Journal(":memory:")`` keeps everything in this
+    object only. ``Journal("postgresql://user@host/database")`` opens a team's journal
+    (with psycopg: ``pip install 'paynb[postgresql]'``; docs/team.md). The schema is
     brought up to date on opening; a journal written by a newer paynb is refused.
-    ``connect=False`` opens the connection on first use rather than at once: a client
-    made while the team's database is away still reads the service (see
-    :meth:`check`).
-
-    One object may be shared by threads; several objects and several processes may
-    share one journal. Opening is cheap: one connection per object and process.
-
-    Besides the entries (:meth:`reserve`, :meth:`hold`, :meth:`approve`, :meth:`settle`,
-    :meth:`entries`, ...: the ledger's, ``paynb/journal/_ledger.py``), each table is a
-    feature on the same connection: :attr:`approvals`, :attr:`polling`, :attr:`nocs`,
-    :attr:`overrides`, :attr:`match_decisions` and :attr:`monitor`.
+    ``connect=False`` connects on first use: a client made while the team's database is
+    away still reads the service (see :meth:`check`). One object may be shared by
+    threads, one journal by objects and processes (one connection per object and
+    process). Besides the entries (the ledger's), each table is a feature on the same
+    connection.
     """
 
     def __init__(self, address: str | os.PathLike[str] | None = None, *,
@@ -79,17 +66,14 @@ class Journal(Ledger):
                                  else Path(where).expanduser(), SCHEMA, connect=connect)
         #: The SQLite file (``None`` for a PostgreSQL journal).
         self.path: Path | None = self._db.path
-        #: The memory of ``changes()`` polling (:class:`~paynb.journal._polling.Polling`).
+        #: The tables: the memory of ``changes()`` polling, the applied marks of NOCs,
+        #: guard overrides, decisions on match results, the morning run's memory and the
+        #: payments held for a second person.
         self.polling = Polling(self._db)
-        #: The applied marks of NOCs (:class:`~paynb.journal._nocs.NocMarks`).
         self.nocs = NocMarks(self._db)
-        #: Guard overrides (:class:`~paynb.journal._overrides.GuardOverrides`).
         self.overrides = GuardOverrides(self._db)
-        #: Decisions on match results (:class:`~paynb.journal._decisions.MatchDecisions`).
         self.match_decisions = MatchDecisions(self._db, self.user)
-        #: The morning run's memory (:class:`~paynb.journal._monitor.MonitorLedger`).
         self.monitor = MonitorLedger(self._db)
-        #: Payments held for a second person (:class:`~paynb.journal.ApprovalQueue`).
         self.approvals = ApprovalQueue(self._db)
 
     @property
@@ -111,10 +95,8 @@ class Journal(Ledger):
     @staticmethod
     def default_address() -> str | Path:
         """``$PAYNB_JOURNAL`` (a file path, or a ``postgresql://`` address), else the default
-        file (:meth:`default_path`).
-
-        Raises :class:`JournalError` when ``$PAYNB_JOURNAL`` turns the journal off
-        (see :meth:`from_env`)."""
+        file (:meth:`default_path`); :class:`JournalError` when ``$PAYNB_JOURNAL`` turns
+        the journal off (see :meth:`from_env`)."""
         where = _default_address()
         if where is None:
             raise JournalError("the journal is turned off (PAYNB_JOURNAL=off)")
@@ -123,11 +105,9 @@ class Journal(Ledger):
     @staticmethod
     def default_path() -> Path:
         """The journal file: ``$PAYNB_JOURNAL``, else ``journal.sqlite3`` in the user's data
-        directory (``~/.local/share/paynb`` on Linux). Its folder is created if missing.
-
-        Raises :class:`JournalError` when ``$PAYNB_JOURNAL`` turns the journal off
-        (see :meth:`from_env`) or names a PostgreSQL database (see
-        :meth:`default_address`)."""
+        directory (``~/.local/share/paynb`` on Linux), its folder created if missing;
+        :class:`JournalError` when ``$PAYNB_JOURNAL`` turns the journal off or names a
+        PostgreSQL database (see :meth:`default_address`)."""
         where = Journal.default_address()
         if not isinstance(where, Path):
             raise JournalError("PAYNB_JOURNAL names a PostgreSQL database, not a file: "
@@ -146,8 +126,7 @@ class Journal(Ledger):
         return f"Journal({self.location!r})"
 
     def __getstate__(self) -> dict[str, Any]:
-        # The whole address, password included: for this journal's copy in another
-        # process (never shown).
+        # The whole address, password included, for a copy in another process.
         return {"where": self._db.where, "user": self.user}
 
     def __setstate__(self, state: dict[str, Any]) -> None:
@@ -163,23 +142,17 @@ class Journal(Ledger):
         """Close the connection; the next call opens a new one."""
         self._db.close()
 
-    # ------------------------------------------------------------------ copying
-
     def copy_from(self, source: Journal | str | os.PathLike[str], *,
                   dry_run: bool = False) -> JournalCopy:
         """Copy another journal into this one: an analyst's own SQLite journal into the
         team's PostgreSQL one (``paynb journal copy SRC DST``; docs/team.md), so that the
         team's duplicate guard knows what that analyst sent.
 
-        Copies the entries, approvals, NOC marks, guard overrides and match decisions,
-        each keeping who did it and when (:data:`~paynb.journal._copy.COPIED_TABLES`),
-        in one transaction; leaves out each analyst's own polling memory and monitor
-        ledger. A row already here (copied before) is not copied again, so a second copy
-        adds nothing. A live submission whose reference a live entry here already claims
-        (someone else sent it too) is copied without claiming it, and said. ``source``
-        is a :class:`Journal` or where one is (opened, and so brought up to this paynb's
-        schema; one written by a newer paynb is refused). ``dry_run`` says what would
-        be copied and writes nothing. Returns a :class:`~paynb.journal.JournalCopy`.
+        Copies the tables of :data:`~paynb.journal._copy.COPIED_TABLES` in one
+        transaction, each row keeping who did it and when, none twice (see ``_copy``).
+        ``source`` is a :class:`Journal` or where one is (opened, and so brought up to this
+        paynb's schema). ``dry_run`` says what would be copied and writes nothing.
+        Returns a :class:`~paynb.journal.JournalCopy`.
         """
         opened = source if isinstance(source, Journal) else Journal(source, user=self.user)
         try:

@@ -16,13 +16,13 @@ from paynb._redact import mask_card_numbers, redact
 from paynb.errors import DuplicateSubmissionError
 from paynb.journal._approvals import Approval, ApprovalQueue
 from paynb.journal._common import KINDS, chunks, name, parse_stamp, placeholders, scalar, stamp
-from paynb.journal._db import Connection, Database
+from paynb.journal._db import Connection, Database, entries_lock
 
 if TYPE_CHECKING:
     import pandas as pd
 
-__all__ = ["NOT_ACCEPTED", "OPERATIONS", "STALE_PENDING", "STATES", "SUBMISSIONS", "TABLES",
-           "VOIDS_BY_ID", "Ledger", "scrub"]
+__all__ = ["COLUMNS", "LIVE", "NOT_ACCEPTED", "OPERATIONS", "STALE_PENDING", "STATES",
+           "SUBMISSIONS", "TABLES", "VOIDS_BY_ID", "Ledger", "scrub"]
 
 
 logger = logging.getLogger("paynb.journal")
@@ -38,7 +38,8 @@ STATES = ("awaiting", "pending", "sent", "rejected", "unknown", "failed", "inval
 # States after which the same reference may be submitted again: nothing was stored, or
 # what was stored will never move money (answered I or B), or it was never sent.
 _RETRYABLE = ("rejected", "failed", "invalid", "blocked", "declined", "expired")
-_LIVE = ("awaiting", "pending", "sent", "unknown")
+#: States of a submission that claims its reference (the duplicate guard's).
+LIVE = ("awaiting", "pending", "sent", "unknown")
 #: The state of a submission the service stored with item status ``I`` or ``B`` (it will
 #: never be processed), by that status: what a submission's answer and reconcile record.
 NOT_ACCEPTED = {"I": "invalid", "B": "blocked"}
@@ -77,26 +78,23 @@ CREATE TABLE IF NOT EXISTS entries (
     3: ("ALTER TABLE entries ADD COLUMN by TEXT",
         "DROP INDEX IF EXISTS entries_guard",
         "CREATE UNIQUE INDEX IF NOT EXISTS entries_guard ON entries (company, kind, reference)"
-        f" WHERE guard = 1 AND state IN {_LIVE!r}")}
+        f" WHERE guard = 1 AND state IN {LIVE!r}")}
 
 
-_ENTRY_COLUMNS = ("id", "batch", "created", "by", "updated", "company", "kind", "operation",
-                  "reference", "state", "item_id", "item_status", "detail", "summary",
-                  "allow_duplicate")
-_SELECT = f"SELECT {', '.join(_ENTRY_COLUMNS)} FROM entries"
-
-
-def _item_id(value: Any) -> Any:
-    # A PostgreSQL column holds one type: ids are kept as text there and a whole number
-    # comes back as the int SQLite keeps.
-    if isinstance(value, str) and value.isdigit() and str(int(value)) == value:
-        return int(value)
-    return value
+#: The columns of an entry as read (a copy adds ``guard``).
+COLUMNS = ("id", "batch", "created", "by", "updated", "company", "kind", "operation",
+           "reference", "state", "item_id", "item_status", "detail", "summary",
+           "allow_duplicate")
+_SELECT = f"SELECT {', '.join(COLUMNS)} FROM entries"
 
 
 def _entry(row: Sequence[Any]) -> dict[str, Any]:
-    entry = dict(zip(_ENTRY_COLUMNS, row, strict=True))
-    entry["item_id"] = _item_id(entry["item_id"])
+    entry = dict(zip(COLUMNS, row, strict=True))
+    item = entry["item_id"]
+    # A PostgreSQL column holds one type: ids are kept as text there and a whole number
+    # comes back as the int SQLite keeps.
+    if isinstance(item, str) and item.isdigit() and str(int(item)) == item:
+        entry["item_id"] = int(item)
     entry["when"] = parse_stamp(entry.pop("created"))
     entry["updated"] = parse_stamp(entry["updated"])
     entry["summary"] = json.loads(entry["summary"]) if entry["summary"] else None
@@ -110,7 +108,6 @@ def _entry(row: Sequence[Any]) -> dict[str, Any]:
 STALE_PENDING = 600.0
 
 
-
 class Ledger:
     """The entries of a journal and the duplicate guard: the base of
     :class:`~paynb.journal.Journal`, which gives it the connection, who writes
@@ -120,27 +117,21 @@ class Ledger:
     user: str
     approvals: ApprovalQueue
 
-    # ------------------------------------------------------------------ submissions and voids
-
     def reserve(self, company: str, kind: str, operation: str,
                 references: Iterable[str | int | None], *, allow_duplicate: bool = False,
                 summary: Mapping[str, Any] | Sequence[Mapping[str, Any] | None] | None = None,
                 by: str | None = None) -> list[int]:
-        """Record one ``pending`` entry per reference, before anything is sent.
+        """Record one ``pending`` entry per reference, before anything is sent; returns
+        the entry ids, in the order of ``references``.
 
         ``references`` are the ``yourReferenceNumber`` values of a submission (``submit``,
         ``submit_many``, ``send``), or the item ids (``void``, ``void_many``) or reference
         numbers (``void_references``) of a void. ``summary`` is one mapping for every
-        entry, or a sequence with one mapping (or ``None``) per reference; it is stored
-        scrubbed (:func:`scrub`). ``by`` is who acts (default: :attr:`user`).
-
-        A submission is refused, with nothing recorded, when any of its references already
-        has an entry for this company and kind that is not ``rejected`` or ``failed`` (or
-        appears twice in ``references``), unless ``allow_duplicate``: raises
-        :class:`~paynb.errors.DuplicateSubmissionError` with ``previous`` the earlier
-        entry. Voids are never refused.
-
-        Returns the entry ids, in the order of ``references``.
+        entry, or one mapping (or ``None``) per reference, stored scrubbed (:func:`scrub`).
+        ``by`` is who acts (default: :attr:`user`). A submission of a reference with a live
+        entry (:data:`LIVE`) for this company and kind, or given twice, is refused with
+        :class:`~paynb.errors.DuplicateSubmissionError` (``previous``: the earlier entry),
+        nothing recorded, unless ``allow_duplicate``; voids are never refused.
         """
         ids, _ = self._record(company, kind, operation, references, state="pending",
                               allow_duplicate=allow_duplicate, summary=summary, by=by)
@@ -151,15 +142,12 @@ class Ledger:
              summary: Sequence[Mapping[str, Any]], request: Mapping[str, Any],
              expires_after: timedelta, total: Decimal | None = None,
              allow_duplicate: bool = False, by: str | None = None) -> Approval:
-        """Hold a call that needs a second person (dual control): nothing is sent.
-
-        Its entries are recorded ``awaiting``, claiming their references as
-        :meth:`reserve` would (the same refusal of a duplicate), and the approval with
-        ``request`` (what :meth:`paynb.Client.approve` sends, exactly as prepared; erased
-        once decided), ``why`` (the rule that asked for a second person), ``summary``
-        (one mapping per reference, stored scrubbed) and ``total``, in one transaction.
-        Returns the :class:`~paynb.journal.Approval`.
-        """
+        """Hold a call that needs a second person (dual control): nothing is sent. Its
+        entries are recorded ``awaiting``, claiming their references as :meth:`reserve`
+        would, and the approval with ``request`` (what :meth:`paynb.Client.approve` sends
+        as prepared; erased once decided), ``why`` (the rule that asked for a second
+        person), ``summary`` (one mapping per reference) and ``total``, in one
+        transaction. Returns the :class:`~paynb.journal.Approval`."""
         if isinstance(summary, Mapping):
             raise TypeError("summary holds one mapping per reference")
         _, approval = self._record(
@@ -174,8 +162,7 @@ class Ledger:
                 references: Iterable[str | int | None], *, state: str,
                 allow_duplicate: bool, summary: Any, by: str | None,
                 approval: Mapping[str, Any] | None = None) -> tuple[list[int], int | None]:
-        """:meth:`reserve` (``state`` pending) and :meth:`hold` (``awaiting``, with the
-        ``approval`` to record): the entry ids, and the approval's id."""
+        """:meth:`reserve` and :meth:`hold` (with the ``approval``): entry ids, approval id."""
         company = name(company, "company")
         kind = name(kind, "kind", KINDS)
         operation = name(operation, "operation", OPERATIONS)
@@ -197,9 +184,8 @@ class Ledger:
         held: int | None = None
         try:
             with self._db.write() as conn:
-                # Writers of this company and kind take turns from the check to the
-                # commit (SQLite: the file's write lock; PostgreSQL: an advisory lock).
-                conn.lock(f"paynb.entries\x1f{company}\x1f{kind}")
+                # SQLite: the file's write lock already; PostgreSQL: an advisory lock.
+                conn.lock(entries_lock(company, kind))
                 # Held entries whose approval ran out free their references first.
                 ApprovalQueue.expire(conn, company)
                 if operation in SUBMISSIONS:
@@ -207,13 +193,13 @@ class Ledger:
                                            allow_duplicate=allow_duplicate)
                 ids: list[int] = []
                 for ref, original, one_summary in zip(refs, given, summaries, strict=True):
-                    item_id = scalar(original) if operation in VOIDS_BY_ID else None
                     (entry_id,) = conn.execute(
                         "INSERT INTO entries (batch, created, by, updated, company, kind,"
                         " operation, reference, state, item_id, summary, allow_duplicate,"
                         " guard) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id",
                         (ids[0] if ids else None, now, who, now, company, kind, operation, ref,
-                         state, None if item_id is None else self._db.item_id(item_id),
+                         state, self._db.item_id(scalar(original))
+                         if operation in VOIDS_BY_ID else None,
                          one_summary, int(allow_duplicate), int(guarded and ref is not None)),
                     ).fetchone()
                     ids.append(int(entry_id))
@@ -286,21 +272,19 @@ class Ledger:
     def approve(self, approval_id: int, *, by: str, company: str,
                 allow_duplicate: bool = False) -> tuple[Approval, dict[str, Any], list[int]]:
         """Approve ``approval_id`` as ``by``, in one transaction: refused unless it waits,
-        is of ``company`` and was prepared by someone else
-        (:meth:`ApprovalQueue.refusal`); its references judged again as :meth:`reserve`
-        would: one that someone else submitted meanwhile (with ``allow_duplicate=True``,
-        which the held entry's claim on the reference does not stop) refuses the
-        approval with :class:`~paynb.errors.DuplicateSubmissionError`, leaving it
-        waiting, unless ``allow_duplicate`` (or the call was prepared with it). Marks it
-        ``approved``, its entries ``pending`` (about to be sent) and erases the stored
-        request. Returns the approval, its request as prepared and its entry ids, in
-        order."""
+        is of ``company`` and was prepared by someone else (:meth:`ApprovalQueue.refusal`);
+        a reference someone else submitted meanwhile (with ``allow_duplicate=True``, which
+        the held claim does not stop) refuses it with
+        :class:`~paynb.errors.DuplicateSubmissionError`, leaving it waiting, unless
+        ``allow_duplicate`` (or it was prepared with it). Marks it ``approved``, its
+        entries ``pending`` and erases the stored request. Returns the approval, its
+        request as prepared and its entry ids, in order."""
         by = name(by, "by")
         with self._db.write() as conn:
             found, batch = self.approvals.waiting(conn, approval_id, company=company, by=by)
             said = None
             if found.operation in SUBMISSIONS:
-                conn.lock(f"paynb.entries\x1f{found.company}\x1f{found.kind}")
+                conn.lock(entries_lock(found.company, found.kind))
                 guarded = [row[0] for row in conn.execute(
                     "SELECT reference FROM entries WHERE batch = ? AND guard = 1 ORDER BY id",
                     (batch,)).fetchall()]
@@ -320,11 +304,8 @@ class Ledger:
 
     def duplicates(self, company: str, kind: str,
                    references: Iterable[str]) -> dict[str, dict[str, Any]]:
-        """Which of ``references`` :meth:`reserve` would refuse, each with the earlier entry.
-
-        For showing or dropping the repeats of a bulk before submitting it; the guard
-        itself stays in :meth:`reserve`.
-        """
+        """Which of ``references`` :meth:`reserve` would refuse, each with the earlier entry
+        (to show or drop the repeats of a bulk before submitting it)."""
         company = name(company, "company")
         kind = name(kind, "kind", KINDS)
         with self._db.reading() as conn:
@@ -353,11 +334,10 @@ class Ledger:
                                  "[, detail]]])")
             entry_id, state, item_id, item_status, detail = (*outcome, None, None, None)[:5]
             name(state, "state", STATES)
-            found_id = scalar(item_id)
-            rows.append((state, now, None if found_id is None else self._db.item_id(found_id),
+            rows.append((state, now, self._db.item_id(scalar(item_id)),
                          None if item_status is None else str(item_status),
                          None if detail is None else mask_card_numbers(str(detail)),
-                         state in _LIVE, int(entry_id)))
+                         state in LIVE, int(entry_id)))
         if not rows:
             return
         with self._db.write() as conn:
@@ -372,7 +352,7 @@ class Ledger:
                 " guard = CASE WHEN ? AND guard = 1 AND EXISTS (SELECT 1 FROM entries o"
                 "   WHERE o.company = entries.company AND o.kind = entries.kind"
                 "   AND o.reference = entries.reference AND o.guard = 1"
-                f"  AND o.state IN {_LIVE!r} AND o.id != entries.id) THEN 0 ELSE guard END"
+                f"  AND o.state IN {LIVE!r} AND o.id != entries.id) THEN 0 ELSE guard END"
                 " WHERE id = ?",
                 rows,
             )
@@ -387,8 +367,6 @@ class Ledger:
                                    + (f" (and {len(missing) - 1} more)" if len(missing) > 1
                                       else ""))
         logger.debug("journal: settled %d entries", len(rows))
-
-    # ------------------------------------------------------------------ reading
 
     def entries(self, company: str | None = None, kind: str | None = None,
                 state: str | Iterable[str] | None = None, *, operation: str | None = None,
@@ -446,11 +424,9 @@ class Ledger:
 
 
 def _refuse_repeats(company: str, kind: str, refs: Sequence[str | None]) -> None:
-    seen: set[str] = set()
+    seen: set[str | None] = set()
     for ref in refs:
-        if ref is None:
-            continue
-        if ref in seen:
+        if ref is not None and ref in seen:
             raise DuplicateSubmissionError(
                 f"{kind} reference {ref!r} of company {company} appears more than once in this "
                 "submission. Nothing was sent; pass allow_duplicate=True to send it anyway.",

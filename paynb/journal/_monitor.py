@@ -2,14 +2,12 @@
 
 ``monitor_notified``
     one row per company and finding key: the level last notified (or the milder one it
-    improved to), its last title, when it was notified and last seen, when it cleared.
+    improved to), its last title, when it was last notified (first said, said worse, or
+    a standing breach said again once per ``repeat``) and last seen, when it cleared.
 ``monitor_runs``
     one row per company and run: when it started, the service's time it measured
     (``as_of``: the previous successful run's is where "new since the previous run"
     starts), its exit status, the report written, and whether the message was delivered.
-
-Both belong to schema version 2; journals of version 2 made them on first use, so
-version 3 makes them where they are missing (a journal is brought up to date on opening).
 """
 
 from __future__ import annotations
@@ -21,7 +19,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from paynb.journal._common import name, parse_stamp, stamp
-from paynb.journal._db import Database
+from paynb.journal._db import Table
 
 __all__ = ["DELIVERED", "TABLES", "MonitorLedger", "MonitorRun", "Notified"]
 
@@ -45,8 +43,8 @@ CREATE TABLE IF NOT EXISTS monitor_runs (
     report    TEXT,
     delivered TEXT NOT NULL
 )""", "CREATE INDEX IF NOT EXISTS monitor_runs_company ON monitor_runs (company, id)")
-#: The monitor's tables, by the schema version that holds them (again in 3, for the
-#: journals of 2 that never ran the monitor).
+#: The monitor's tables, by the schema version that holds them (again in 3: journals of 2
+#: made them on first use).
 TABLES = {2: _TABLES, 3: _TABLES}
 
 #: What a run's ``delivered`` records: the message went out, there was nothing to send,
@@ -57,8 +55,9 @@ DELIVERED = ("sent", "nothing", "printed", "failed")
 @dataclass(frozen=True)
 class Notified:
     """One row of ``monitor_notified``: a finding's key, the level last notified (or
-    reached since, when it improved), its last title, when it was notified and last
-    seen, and when it cleared (None: it stands)."""
+    reached since, when it improved), its last title, when it was last notified (a
+    standing breach said again per ``repeat`` counts) and last seen, and when it
+    cleared (None: it stands)."""
 
     key: str
     level: str
@@ -86,25 +85,22 @@ def _time(found: dt.datetime | None) -> dt.datetime:
     return found
 
 
+_RUNS = "SELECT company, started, as_of, status, report, delivered FROM monitor_runs"
+
+
 def _run(row: tuple[Any, ...]) -> MonitorRun:
     return MonitorRun(row[0], _time(parse_stamp(row[1])), _time(parse_stamp(row[2])),
                       int(row[3]), row[4], row[5])
 
 
-class MonitorLedger:
+class MonitorLedger(Table):
     """The morning run's tables: ``journal.monitor``."""
-
-    def __init__(self, db: Database) -> None:
-        self._db = db
-
-    def _rows(self, sql: str, params: tuple[Any, ...]) -> list[tuple[Any, ...]]:
-        return self._db.read(sql, params)
 
     def notified(self, company: str) -> dict[str, Notified]:
         """The rows of ``company`` by finding key."""
-        rows = self._rows("SELECT key, level, title, notified, seen, cleared"
-                          " FROM monitor_notified WHERE company = ?",
-                          (name(company, "company"),))
+        rows = self._db.read("SELECT key, level, title, notified, seen, cleared"
+                             " FROM monitor_notified WHERE company = ?",
+                             (name(company, "company"),))
         # Thousands of rows share a few runs' times: each is read once.
         read = functools.cache(parse_stamp)
         return {key: Notified(key, level, title, _time(read(notified)), _time(read(seen)),
@@ -138,15 +134,12 @@ class MonitorLedger:
     def last_success(self, company: str) -> MonitorRun | None:
         """The last run of ``company`` that completed and whose message (if any) was
         delivered: where "new since the previous run" starts."""
-        rows = self._rows("SELECT company, started, as_of, status, report, delivered"
-                          " FROM monitor_runs WHERE company = ? AND status < 3"
-                          " ORDER BY id DESC LIMIT 1", (name(company, "company"),))
+        rows = self._db.read(f"{_RUNS} WHERE company = ? AND status < 3 ORDER BY id DESC"
+                             " LIMIT 1", (name(company, "company"),))
         return _run(rows[0]) if rows else None
 
     def runs(self, company: str | None = None) -> list[MonitorRun]:
         """Every recorded run (of ``company``), oldest first."""
         where, params = (" WHERE company = ?", (name(company, "company"),)) if company \
             else ("", ())
-        rows = self._rows("SELECT company, started, as_of, status, report, delivered"
-                          f" FROM monitor_runs{where} ORDER BY id", params)
-        return [_run(row) for row in rows]
+        return [_run(row) for row in self._db.read(f"{_RUNS}{where} ORDER BY id", params)]

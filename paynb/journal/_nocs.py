@@ -8,7 +8,7 @@ from typing import Any
 
 from paynb._redact import mask_card_numbers
 from paynb.journal._common import name, parse_stamp, stamp
-from paynb.journal._db import Database
+from paynb.journal._db import Table
 
 __all__ = ["TABLES", "NocMarks"]
 
@@ -24,11 +24,8 @@ CREATE TABLE IF NOT EXISTS noc_applied (
 ) {NO_ROWID}""",)}
 
 
-class NocMarks:
+class NocMarks(Table):
     """The applied marks of NOCs: ``journal.nocs``."""
-
-    def __init__(self, db: Database) -> None:
-        self._db = db
 
     def apply(self, company: str, noc_id: str | int, *, by: str, note: str | None = None,
               when: datetime | None = None) -> dict[str, Any]:

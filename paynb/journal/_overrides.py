@@ -7,7 +7,7 @@ from typing import Any
 
 from paynb._redact import mask_card_numbers
 from paynb.journal._common import KINDS, name, parse_stamp, stamp
-from paynb.journal._db import Database
+from paynb.journal._db import Table
 
 __all__ = ["TABLES", "GuardOverrides"]
 
@@ -25,11 +25,8 @@ CREATE TABLE IF NOT EXISTS guard_overrides (
 )""",)}
 
 
-class GuardOverrides:
+class GuardOverrides(Table):
     """The record of guard overrides: ``journal.overrides``."""
-
-    def __init__(self, db: Database) -> None:
-        self._db = db
 
     def record(self, company: str, kind: str, reference: str | None, rule: str,
                detail: str, *, by: str, once: bool = False) -> int:

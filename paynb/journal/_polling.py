@@ -9,7 +9,7 @@ from typing import Any
 
 from paynb._coerce import missing
 from paynb.journal._common import KINDS, chunks, name, parse_stamp, placeholders, stamp, utc
-from paynb.journal._db import Database
+from paynb.journal._db import Table
 
 __all__ = ["TABLES", "Polling"]
 
@@ -32,23 +32,12 @@ CREATE TABLE IF NOT EXISTS seen_changes (
 
 
 def _key_text(key: object) -> str:
-    parts = key if isinstance(key, tuple) else (key,)
-    texts = []
-    for part in parts:
-        if missing(part):
-            texts.append("")
-        elif isinstance(part, datetime):
-            texts.append(stamp(part))
-        else:
-            texts.append(str(part))
-    return "\x1f".join(texts)
+    return "\x1f".join("" if missing(part) else stamp(part) if isinstance(part, datetime)
+                        else str(part) for part in (key if isinstance(key, tuple) else (key,)))
 
 
-class Polling:
+class Polling(Table):
     """Watermarks and seen changes of ``changes()``: ``journal.polling``."""
-
-    def __init__(self, db: Database) -> None:
-        self._db = db
 
     def watermark(self, company: str, kind: str) -> datetime | None:
         """The time up to which ``changes()`` of this company and kind were reported (UTC),

@@ -10,15 +10,10 @@ only on what is new.
     report.findings, report.status, report.html
 
 or from a scheduler: ``paynb monitor [--company CODE] [--metrics FILE] [--repeat 1d]
-[--history PATH]`` (exit status 0
-nothing to act on, 1 warnings, 2 a breach or an overdue NOC, 3 could not run). What each
-finding means, the projection's method, notifications, metrics and scheduling are in
-``docs/monitor.md``.
-
-The run needs the ``monitor`` extra (papermill, nbconvert, apprise, prometheus-client:
-``pip install 'paynb[monitor]'``); they load when a run starts, never on ``import paynb``.
-The pure parts (the projection, the findings and their keys, what is new, the exit
-status) need none of them.
+[--history PATH]`` (exit status 0 nothing to act on, 1 warnings, 2 a breach or an overdue
+NOC, 3 could not run): see docs/monitor.md. The run needs the ``monitor`` extra
+(``pip install 'paynb[monitor]'``), loaded when a run starts; the pure parts (the
+projection, the findings, what is new, the exit status) need none of it.
 """
 
 from __future__ import annotations
@@ -45,39 +40,9 @@ from paynb.monitor._render import KEEP, default_reports_folder
 from paynb.monitor._report import MonitorReport
 from paynb.monitor._run import SYNCED_KINDS, run
 
-__all__ = [
-    "BASE_BANKING_DAYS",
-    "EXIT_BREACH",
-    "EXIT_FAILED",
-    "EXIT_OK",
-    "EXIT_WARNING",
-    "EXTRA_MODULES",
-    "HORIZON_DAYS",
-    "KEEP",
-    "KINDS",
-    "LEVELS",
-    "NOTIFY_VARIABLE",
-    "REPEAT",
-    "SYNCED_KINDS",
-    "UNAUTHORIZED",
-    "WAITING_BANKING_DAYS",
-    "Delivery",
-    "Finding",
-    "MonitorReport",
-    "MonitorRun",
-    "News",
-    "Notified",
-    "Projection",
-    "Repeat",
-    "default_reports_folder",
-    "diff",
-    "exit_status",
-    "ledger_rows",
-    "message",
-    "notify_urls",
-    "project",
-    "require_extra",
-    "run",
-    "worst_level",
-    "write_metrics",
-]
+__all__ = ["BASE_BANKING_DAYS", "EXIT_BREACH", "EXIT_FAILED", "EXIT_OK", "EXIT_WARNING",
+           "EXTRA_MODULES", "HORIZON_DAYS", "KEEP", "KINDS", "LEVELS", "NOTIFY_VARIABLE", "REPEAT",
+           "SYNCED_KINDS", "UNAUTHORIZED", "WAITING_BANKING_DAYS", "Delivery", "Finding",
+           "MonitorReport", "MonitorRun", "News", "Notified", "Projection", "Repeat",
+           "default_reports_folder", "diff", "exit_status", "ledger_rows", "message",
+           "notify_urls", "project", "require_extra", "run", "worst_level", "write_metrics"]

@@ -1,14 +1,11 @@
 """The checks of a morning run: from the local history (just synced) and the journal to
-findings and the frames behind them. Everything here reads through public APIs: the
-client's history, :mod:`paynb.compliance`, :mod:`paynb.calendar` and the journal.
+findings and the frames behind them, through public APIs.
 
 The history is read in SQL, through one DuckDB connection (``History.connect``), for
 what each check needs rather than for the items: the rates, their projection and the
-exposure from the items grouped by what those figures read (a few thousand rows for
-hundreds of thousands of items, counted with ``weights=``); the new returns and the
-waiting items as rows, found by a join or a filter that DuckDB's reader applies inside
-the files. The NOCs are judged by the ledger on the evidence ``client.nocs.obligations()``
-judges (``History.noc_evidence``), so that the two never disagree.
+exposure from the items grouped by what those figures read (counted with ``weights=``);
+the new returns and the waiting items as rows. The NOCs are judged by the ledger on the
+evidence ``client.nocs.obligations()`` judges, so that the two never disagree.
 """
 
 from __future__ import annotations
@@ -52,14 +49,14 @@ READ_DAYS = 150
 #: still returnable (the extended window: 60 days after settlement), with a margin.
 ENTRY_DAYS = 75
 
-#: The column of a grouped row that says how many items it stands for.
-_COUNT = COUNT
 #: The ACH items the checks count (with the parameters of :func:`_scope`): those received
 #: in the last :data:`ENTRY_DAYS` days (:data:`READ_DAYS` for a report), and every item
 #: returned in the 60-day window, whenever it was received (its return counts, its entry
 #: falls before the window). Both bound ``receivedDateTime``: an item without one (the
 #: service always gives it) is in neither.
 _SCOPE = "company = ? AND (receivedDateTime >= ? OR (itemStatus = 'R' AND returnDate >= ?))"
+#: The columns of the items still waiting.
+_WAITING = ["kind", "itemId", "yourReferenceNumber", "amount", "receivedDateTime", "due"]
 #: Days of rolling rates drawn in the report.
 CHART_DAYS = 90
 
@@ -124,15 +121,12 @@ class Measured:
     returns_since: dt.datetime
 
 
-# ---------------------------------------------------------------------------- rates
-
-
 def _rates(grouped: pd.DataFrame, company: str, today: dt.date, rates: pd.DataFrame,
            chart: bool) -> tuple[list[Finding], pd.DataFrame, pd.DataFrame,
                                  dict[str, Projection]]:
     """Each rate's level and its projection (from the last 60 days' daily counts)."""
     daily = compliance.daily_counts(grouped, start=today - dt.timedelta(days=WINDOW_DAYS - 1),
-                                    end=today, weights=_COUNT)
+                                    end=today, weights=COUNT)
     rates = rates.copy()
     projections: dict[str, Projection] = {}
     findings = []
@@ -149,12 +143,9 @@ def _rates(grouped: pd.DataFrame, company: str, today: dt.date, rates: pd.DataFr
         rate = "n/a" if pd.isna(row["rate"]) else f"{row['rate']:.3%}"
         where = {"breach": "over its", "warning": "at the warning level of its"}.get(
             level, "under its")
-        ahead = ""
-        if level == "ok":
-            ahead = (f"; at this pace warning {projection.when('warning')}, over "
-                     f"{projection.when('over')}")
-        elif level == "warning":
-            ahead = f"; at this pace over {projection.when('over')}"
+        ahead = {"ok": f"; at this pace warning {projection.when('warning')}, over "
+                       f"{projection.when('over')}",
+                 "warning": f"; at this pace over {projection.when('over')}"}.get(level, "")
         returns, entries = int(row["returns"]), int(row["entries"])
         title = (f"{category.name} return rate {rate} {where} {category.threshold:.1%} "
                  f"threshold ({_count(returns, 'return', 'returns')} of "
@@ -170,11 +161,8 @@ def _rates(grouped: pd.DataFrame, company: str, today: dt.date, rates: pd.DataFr
     rates["projected_over"] = [projections[c].when("over") for c in rates["category"]]
     rolling = compliance.rolling_return_rates(
         grouped, start=today - dt.timedelta(days=CHART_DAYS if chart else 0), end=today,
-        weights=_COUNT)
+        weights=COUNT)
     return findings, rates, rolling, projections
-
-
-# ---------------------------------------------------------------------------- NOCs
 
 
 def _meaning(code: Any) -> str | None:
@@ -192,12 +180,8 @@ def _reason_label(code: Any) -> str:
 def _nocs(nocs: list[dict[str, Any]], related: list[dict[str, Any]], applied: dict[str, Any],
           company: str, as_of: dt.datetime) -> tuple[list[Finding], pd.DataFrame]:
     """NOC obligations overdue or due soon (two banking days or fewer), judged on the
-    history's evidence (``History.noc_evidence``: what ``client.nocs.obligations()``
-    judges too). Pure: it runs beside the other checks' queries.
-
-    The ledger's own rows (:func:`paynb.nacha.ledger`, what
-    :func:`paynb.compliance.noc_obligations` frames), of which only those due make a frame:
-    thousands of NOCs a run, their days already dates."""
+    history's evidence by the ledger (:func:`paynb.nacha.ledger`), of whose rows only
+    those due make a frame (thousands of NOCs a run). Pure: it runs beside the queries."""
     rows = [row for row in ledger(nocs, entries_of(related), as_of=as_of,
                                   applied=applied_marks_of(applied), as_it_stood=True)
             if row["state"] in ("overdue", "due soon")]
@@ -224,9 +208,6 @@ def _unmatched_accounts(company: str) -> Finding:
                    "The history cannot tell the NOCs' accounts apart (masked numbers without "
                    "their keys): a NOC applied by a later entry may show as overdue. Rebuild "
                    "the store once: client.sync(rebuild=True)", {"state": "accounts unknown"})
-
-
-# ---------------------------------------------------------------------------- returns
 
 
 def _new_returns(connection: Any, company: str, since: dt.datetime | None, today: dt.date
@@ -263,17 +244,14 @@ def _new_returns(connection: Any, company: str, since: dt.datetime | None, today
                  .reset_index().sort_values(["returns", "returnReason"],
                                             ascending=[False, True]).reset_index(drop=True))
     by_reason["description"] = by_reason["returnReason"].map(_meaning)
-    findings = []
-    for row in records(new[new["unauthorized"]]):
-        findings.append(Finding(
-            company, "unauthorized", f"unauthorized:{row['achItemId']}", "warning",
-            f"unauthorized return {row['returnReason']} "
-            f"({_meaning(row['returnReason'])}) of item "
-            f"{row['achItemId']}" + (f" ({row['yourReferenceNumber']})"
-                                     if isinstance(row["yourReferenceNumber"], str) else "")
-            + f", {_money(row['amount'])}, returned {row['returnDate']:%Y-%m-%d}",
-            {"achItemId": str(row["achItemId"]), "returnReason": row["returnReason"],
-             "amount": str(row["amount"])}))
+    findings = [Finding(
+        company, "unauthorized", f"unauthorized:{row['achItemId']}", "warning",
+        f"unauthorized return {row['returnReason']} ({_meaning(row['returnReason'])}) of item "
+        f"{row['achItemId']}" + (f" ({row['yourReferenceNumber']})"
+                                 if isinstance(row["yourReferenceNumber"], str) else "")
+        + f", {_money(row['amount'])}, returned {row['returnDate']:%Y-%m-%d}",
+        {"achItemId": str(row["achItemId"]), "returnReason": row["returnReason"],
+         "amount": str(row["amount"])}) for row in records(new[new["unauthorized"]])]
     total = sum(amounts, Decimal(0))
     # Each code with its meaning (issue 36: paynb shows no bare code), then its count.
     reasons = ", ".join(f"{_reason_label(r['returnReason'])} {r['returns']}" for r in
@@ -288,9 +266,6 @@ def _new_returns(connection: Any, company: str, since: dt.datetime | None, today
                             {"count": len(new), "amount": str(total), "prenotes": prenotes,
                              "since": start.isoformat()}))
     return findings, new, by_reason, start
-
-
-# ---------------------------------------------------------------------------- waiting
 
 
 def _waiting(connection: Any, company: str, today: dt.date, days: int
@@ -325,10 +300,8 @@ def _waiting(connection: Any, company: str, today: dt.date, days: int
         late.insert(0, "kind", kind)
         late = late.rename(columns={id_field: "itemId"})
         late["due"] = due[late.index]
-        frames.append(late[["kind", "itemId", "yourReferenceNumber", "amount",
-                            "receivedDateTime", "due"]])
-    waiting = pd.concat(frames, ignore_index=True) if frames else pd.DataFrame(
-        columns=["kind", "itemId", "yourReferenceNumber", "amount", "receivedDateTime", "due"])
+        frames.append(late[_WAITING])
+    waiting = pd.concat(frames, ignore_index=True) if frames else pd.DataFrame(columns=_WAITING)
     findings = [Finding(company, "waiting", f"waiting:{row['kind']}:{row['itemId']}", "warning",
                         f"{row['kind'].upper()} item {row['itemId']}"
                         + (f" ({row['yourReferenceNumber']})"
@@ -338,9 +311,6 @@ def _waiting(connection: Any, company: str, today: dt.date, days: int
                                                    "itemId": str(row["itemId"])})
                 for row in records(waiting)]
     return findings, waiting
-
-
-# ---------------------------------------------------------------------------- journal
 
 
 def _unknown(client: Any, company: str) -> tuple[list[Finding], pd.DataFrame]:
@@ -357,35 +327,18 @@ def _unknown(client: Any, company: str) -> tuple[list[Finding], pd.DataFrame]:
     return findings, frame
 
 
-# ---------------------------------------------------------------------------- exposure
-
-
 def _exposure(exposure: pd.DataFrame, company: str) -> tuple[list[Finding], dict[str, Any]]:
     """The money still returnable, summed over the settlement days of ``exposure``."""
     total = {name: exposure[name].sum() if len(exposure) else 0 for name in (
         "standard_amount", "standard_count", "unauthorized_amount", "unauthorized_count")}
-    standard = Decimal(str(total["standard_amount"]))
-    unauthorized = Decimal(str(total["unauthorized_amount"]))
-    shown: dict[str, Any] = {"standard_amount": standard,
-                             "standard_count": int(total["standard_count"]),
-                             "unauthorized_amount": unauthorized,
-                             "unauthorized_count": int(total["unauthorized_count"])}
-    title = (f"Still returnable: {_money(standard)} in the standard window "
+    shown: dict[str, Any] = {name: Decimal(str(value)) if name.endswith("amount") else int(value)
+                             for name, value in total.items()}
+    title = (f"Still returnable: {_money(shown['standard_amount'])} in the standard window "
              f"({_count(shown['standard_count'], 'debit', 'debits')}), "
-             f"{_money(unauthorized)} in the extended unauthorized window "
+             f"{_money(shown['unauthorized_amount'])} in the extended unauthorized window "
              f"({_count(shown['unauthorized_count'], 'debit', 'debits')})")
     return [Finding(company, "exposure", "exposure", "info", title,
                     {k: str(v) for k, v in shown.items()})], shown
-
-
-# ---------------------------------------------------------------------------- all
-
-
-def _grouped_items(history: Any, connection: Any, scope: list[Any]) -> pd.DataFrame:
-    """The ACH items of ``scope`` grouped by what the figures read of them (``items``:
-    how many a row stands for; ``amount``: their sum). It carries what the history holds
-    (``attrs``), so the figures warn of a window beyond the store as they do for items."""
-    return grouped_items(connection, _SCOPE, scope, held=history.held("ach"))
 
 
 def measure(client: Any, history: Any, *, as_of: dt.datetime, since: dt.datetime | None,
@@ -412,15 +365,18 @@ def measure(client: Any, history: Any, *, as_of: dt.datetime, since: dt.datetime
         noc_evidence = history.noc_evidence()
         judged = beside.submit(_nocs, noc_evidence.nocs, noc_evidence.items, applied, company,
                                as_of)
-        grouped = _grouped_items(history, connection, scope)
+        # The items grouped by what the figures read of them (``COUNT``: how many a row
+        # stands for), carrying what the history holds, so the figures warn of a window
+        # beyond the store as they do for items.
+        grouped = grouped_items(connection, _SCOPE, scope, held=history.held("ach"))
         evidence = None
         if report:  # the workbook's figures: the rates, breaches, exposure and top reasons
-            evidence = compliance.report(grouped, as_of=today, by=None, weights=_COUNT)
+            evidence = compliance.report(grouped, as_of=today, by=None, weights=COUNT)
             evidence.source = f"local history of {company}"
             rates, exposure = evidence.rates, evidence.exposure
         else:
-            rates = compliance.return_rates(grouped, as_of=today, weights=_COUNT)
-            exposure = compliance.return_exposure(grouped, as_of=today, weights=_COUNT)
+            rates = compliance.return_rates(grouped, as_of=today, weights=COUNT)
+            exposure = compliance.return_exposure(grouped, as_of=today, weights=COUNT)
         rate_findings, rates, rolling, projections = _rates(grouped, company, today, rates,
                                                             report)
         return_findings, new, by_reason, start = _new_returns(connection, company, since,

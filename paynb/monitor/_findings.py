@@ -1,11 +1,7 @@
 """What a morning run finds, and what it means for the scheduler: pure values, no I/O.
-
-A :class:`Finding` is one thing worth knowing about a company on the day measured: a
-return rate and its level, a NOC obligation due or overdue, a new unauthorized return,
-an item still waiting, a submission whose answer was lost, the money still returnable,
-the returns that came in. Its ``key`` names it across runs (``rate:unauthorized``,
-``noc:1234``): the notification ledger remembers what was said by key, so that only
-what is new (or worse) alerts.
+A :class:`Finding` is one thing worth knowing about a company on the day measured; its
+``key`` names it across runs, so that the notification ledger, which remembers what was
+said by key, alerts only on what is new (or worse).
 """
 
 from __future__ import annotations
@@ -14,17 +10,8 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-__all__ = [
-    "EXIT_BREACH",
-    "EXIT_FAILED",
-    "EXIT_OK",
-    "EXIT_WARNING",
-    "KINDS",
-    "LEVELS",
-    "Finding",
-    "exit_status",
-    "worst_level",
-]
+__all__ = ["EXIT_BREACH", "EXIT_FAILED", "EXIT_OK", "EXIT_WARNING", "KINDS", "LEVELS",
+           "Finding", "exit_status", "worst_level"]
 
 #: Levels of a finding, mildest first. ``info`` is context (the returns that came in, the
 #: money still returnable); ``warning`` and ``breach`` are to act on and alert.

@@ -45,18 +45,14 @@ def write_metrics(path: str | os.PathLike[str], reports: Sequence[MonitorReport]
                   failed: Sequence[str] = (), now: dt.datetime | None = None) -> Path:
     """Write the metrics of ``reports`` (one per company) to ``path``.
 
-    A report whose run succeeded (no ``problems``) is the company's last success: its
-    ``paynb_monitor_last_success_timestamp_seconds`` is when the run started and its
-    ``paynb_monitor_seconds_since_last_success`` is 0. ``failed`` names companies whose
-    run could not be completed (their ``paynb_monitor_up`` is 0, their status 3).
-    For those and for runs with problems, ``last_success`` gives when the company's last
-    successful run started (the journal's ledger); a company it does not give keeps the
-    time ``path`` held from an earlier run, so that an alert on that time still fires
-    when the journal cannot be read. ``now`` (default: the current time) is what the
-    seconds since are counted to.
-
-    A run that could not start (no report, and no company named in ``failed``) marks
-    every company of the earlier file failed, or, without one, writes
+    A report whose run succeeded (no ``problems``) is the company's last success (its
+    ``..._seconds_since_last_success`` 0). ``failed`` names companies whose run could not
+    be completed (``paynb_monitor_up`` 0, status 3). For those and for runs with
+    problems, ``last_success`` gives when the company's last successful run started;
+    a company it does not give keeps the time ``path`` held, so that an alert on it
+    still fires when the journal cannot be read. ``now`` (default: the current time) is
+    what the seconds since are counted to. A run that could not start (no report, no
+    company in ``failed``) marks every company of the earlier file failed, or writes
     ``paynb_monitor_up{company=""} 0``: the file never keeps an earlier ``up`` of 1.
     """
     from prometheus_client import CollectorRegistry, Gauge, write_to_textfile
@@ -103,10 +99,9 @@ def write_metrics(path: str | os.PathLike[str], reports: Sequence[MonitorReport]
                     **{company: when for company, when in (last_success or {}).items()
                        if when is not None}}
     for report in reports:
-        company = report.company
+        company, measured = report.company, report.measured
         up.labels(company).set(1)
         status.labels(company).set(report.status)
-        measured = report.measured
         for category in CATEGORIES:
             row = measured.rates[measured.rates["category"] == category.name].iloc[0]
             value = row["rate"]
@@ -125,9 +120,8 @@ def write_metrics(path: str | os.PathLike[str], reports: Sequence[MonitorReport]
         unknown.labels(company).set(len(measured.unknown))
         exposure.labels(company).set(float(measured.exposure_total["standard_amount"]))
         undelivered.labels(company).set(sum(not d.delivered for d in report.deliveries))
-    for report in reports:
         if not report.problems:
-            last_success[report.company] = report.started
+            last_success[company] = report.started
     succeeded = {report.company for report in reports if not report.problems}
     for company in [*(r.company for r in reports), *failed]:
         if company in failed:

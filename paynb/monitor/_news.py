@@ -1,7 +1,6 @@
 """What is new since the last notification, and the short message that says it: pure
-functions of this run's findings and the notification ledger's rows, no I/O.
-
-The rules (docs/monitor.md, "What alerts"):
+functions of this run's findings and the notification ledger's rows, no I/O. The rules
+(docs/monitor.md, "What alerts"):
 
 - a finding to act on (``warning`` or ``breach``) alerts the first time it is found, and
   again only when it is worse than when it was last notified;
@@ -41,12 +40,10 @@ _KIND_WORDS = {"rate": "return rate", "noc": "NOC", "unauthorized": "unauthorize
 class Repeat:
     """How often a breach that stands is said again (``repeat=``, ``--repeat``):
     ``"1d"`` once per banking day (the default), ``"2d"`` every other banking day,
-    ``"4h"`` or ``"30m"`` once that long has passed, ``"0"`` every run.
-
-    Banking days are the Federal Reserve's (:mod:`paynb.calendar`), counted between the
-    days (UTC) of the service's time measured: a breach notified on a Friday is said
-    again on the Monday (or the Tuesday after a Monday holiday), not on the Saturday. Hours
-    and minutes are counted on the service's time too.
+    ``"4h"`` or ``"30m"`` once that long has passed, ``"0"`` every run. Banking days are
+    the Federal Reserve's (:mod:`paynb.calendar`), counted between the days (UTC) of the
+    service's time measured (a breach notified on a Friday is said again on the Monday);
+    hours and minutes on the service's time too.
 
     Attributes:
         text: the interval as given.
@@ -219,9 +216,7 @@ def message(*, company: str, environment: str, as_of: dt.datetime,
     if news.cleared:
         lines.append("Cleared (no longer found):")
         lines += _listed([row.title for row in news.cleared], "finding")
-    returns = next((f for f in findings if f.kind == "returns"), None)
-    if returns is not None:
-        lines.append(returns.title)
+    lines += [f.title for f in findings if f.kind == "returns"][:1]
     if failures:
         lines.append("Not delivered: " + "; ".join(failures))
     if report:

@@ -1,9 +1,7 @@
-"""Notifications through apprise: one URL per channel (email, Slack, Teams, a webhook and a
-hundred more), from the profile's ``notify`` key or ``PAYNB_NOTIFY``.
-
-Notification URLs hold secrets (tokens, passwords, addresses): paynb names a channel by
-its position and scheme only (``notification 2 (mailtos)``), and hides every part of the
-URLs from what apprise logs and from a failure's reason (:func:`paynb._redact.hide_urls`).
+"""Notifications through apprise: one URL per channel (email, Slack, a webhook, ...), from
+the profile's ``notify`` key or ``PAYNB_NOTIFY``. The URLs hold secrets: a channel is named
+by its position and scheme only (``notification 2 (mailtos)``), and every part of the
+URLs is hidden from what apprise logs and from a failure's reason.
 """
 
 from __future__ import annotations

@@ -2,22 +2,11 @@
 threshold if the last 14 banking days' entries and returns went on. Pure arithmetic on
 daily counts (:func:`paynb.compliance.daily_counts`), no I/O.
 
-The method, day by day (docs/monitor.md has a worked example):
-
-1. The **base**: the 14 banking days before the as-of day (``paynb.calendar``: the Federal
-   Reserve's, where a Saturday holiday is not moved), from the first of them to the day
-   before the as-of day. Its debit entries ``E`` and returns ``R`` (of the category) give
-   the pace: ``E / 14`` entries and ``R / 14`` returns per banking day.
-2. Each later calendar day ``d``, up to 60 days ahead: the window is the 60 days ending on
-   ``d``. It holds the counts actually recorded on its days up to the as-of day, plus the
-   pace times the number of banking days after the as-of day up to ``d`` (nothing is
-   added on weekends and holidays). The oldest days drop out as the window moves, so the
-   rate can rise while nothing new comes in: this is a simulation, not a straight line.
-3. The level of each day is decided as :func:`paynb.compliance.return_rates` decides it,
-   in exact integer arithmetic (everything multiplied by 14): ``warning`` from
-   ``warning_share`` of the threshold, ``over`` above it.
-
-The first day at each level is reported; ``None`` means not within the horizon.
+The method is docs/monitor.md's ("The projection", with a worked example): each
+day ahead, the 60-day window ending on it holds the counts recorded up to the as-of day
+plus the base's pace (banking days of ``paynb.calendar`` only), so the oldest days drop
+out as it moves; its level is decided as :func:`paynb.compliance.return_rates` decides
+it, in exact integer arithmetic (everything multiplied by the base's days).
 """
 
 from __future__ import annotations
@@ -76,15 +65,11 @@ class Projection:
             before ``as_of``; ``base_end`` is the day before ``as_of``).
         base_entries, base_returns: the base's debit entries and returns.
         level_now: the level on ``as_of`` (``no entries``, ``ok``, ``warning``, ``over``).
-        warning_day: the first day at the warning level or over (``as_of`` when it is
-            already), None when not within the horizon.
-        breach_day: the first day over the threshold (``as_of`` when it already is), None
-            when not within the horizon.
+        warning_day, breach_day: the first day at the warning level or over, and over the
+            threshold (``as_of`` when already), None when not within the horizon.
         horizon_end: the last day looked at.
-        path: the projected rate of each day from ``as_of`` until ``breach_day`` when
-            the crossing lies ahead, else until ``horizon_end`` (a rate over its threshold
-            already: where it heads, back under or not), as ``(day, rate)``; the rate is
-            None without entries.
+        path: ``(day, rate)`` from ``as_of`` until ``breach_day`` when the crossing lies
+            ahead, else until ``horizon_end``; the rate is None without entries.
     """
 
     as_of: dt.date
@@ -140,9 +125,8 @@ def project(dates: Any, entries: Any, returns: Any, *, as_of: Any, threshold_bp:
     Returns:
         A :class:`Projection`.
     """
-    if isinstance(threshold_bp, bool) or not isinstance(threshold_bp, int) or threshold_bp <= 0:
-        raise ValueError(f"threshold_bp must be a positive whole number; got {threshold_bp!r}")
-    for name, value in (("base_days", base_days), ("horizon", horizon)):
+    for name, value in (("threshold_bp", threshold_bp), ("base_days", base_days),
+                        ("horizon", horizon)):
         if isinstance(value, bool) or not isinstance(value, int) or value <= 0:
             raise ValueError(f"{name} must be a positive whole number; got {value!r}")
     share = warning_share if isinstance(warning_share, Fraction) else \

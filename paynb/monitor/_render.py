@@ -85,12 +85,11 @@ def prune(folder: Path, company: str, keep: int) -> list[Path]:
         found = _STEM.match(path.stem)
         if found and found["company"] == company and path.suffix in (".html", ".xlsx"):
             runs.setdefault(path.stem, []).append(path)
-    removed = []
     oldest_first = sorted(runs)  # <company>-<UTC time>[-n]: the names sort by time
-    for stem in oldest_first[:max(0, len(oldest_first) - keep)]:
-        for path in runs[stem]:
-            path.unlink(missing_ok=True)
-            removed.append(path)
+    removed = [path for stem in oldest_first[:max(0, len(oldest_first) - keep)]
+               for path in runs[stem]]
+    for path in removed:
+        path.unlink(missing_ok=True)
     return removed
 
 

@@ -88,8 +88,6 @@ class MonitorReport:
     workbook: Path | None = None
     problems: list[str] = field(default_factory=list)
 
-    # ------------------------------------------------------------------ verdicts
-
     @property
     def level(self) -> str:
         """The worst level found (``ok``, ``info``, ``warning`` or ``breach``)."""
@@ -122,8 +120,6 @@ class MonitorReport:
     def _new_keys(self) -> set[str]:
         return {f.key for f in self.news.alerts}
 
-    # ------------------------------------------------------------------ files
-
     def save(self, path: str | os.PathLike[str]) -> Path:
         """Keep the report in a file (pickle) for the report notebook; see :meth:`load`."""
         path = Path(path)
@@ -148,8 +144,6 @@ class MonitorReport:
         frames = self.frames()
         return Path(self.measured.compliance.to_excel(
             path, sheets={name: frames[name] for name in _SHEETS}))
-
-    # ------------------------------------------------------------------ charts
 
     def plot_rates(self, ax: Axes | None = None) -> Axes:
         """The three rates over the last 90 days as a share of their thresholds, and each
@@ -216,8 +210,6 @@ class MonitorReport:
         ax.figure.autofmt_xdate()
         return ax
 
-    # ------------------------------------------------------------------ HTML
-
     def header_html(self) -> str:
         """The top of the report: environment, company, day, worst level, what is new."""
         level = self.level
@@ -272,14 +264,12 @@ class MonitorReport:
                        "bankAccountNumber", "received", "dueDate", "state"]
             return _table(m.nocs[columns] if not m.nocs.empty else m.nocs,
                           "No NOC overdue or due within two banking days.")
-        if name == "new_returns":
-            return _table(m.new_returns, "No return came in.")
-        if name == "returns_by_reason":
-            return _table(m.returns_by_reason, "No return came in.")
-        if name == "waiting":
-            return _table(m.waiting, "No item waits past its cut-off.")
-        if name == "unknown":
-            return _table(m.unknown, "No submission waits for reconcile().")
+        tables = {"new_returns": (m.new_returns, "No return came in."),
+                  "returns_by_reason": (m.returns_by_reason, "No return came in."),
+                  "waiting": (m.waiting, "No item waits past its cut-off."),
+                  "unknown": (m.unknown, "No submission waits for reconcile().")}
+        if name in tables:
+            return _table(*tables[name])
         if name == "exposure":
             total = m.exposure_total
             return (f"<p>Standard window (any return code): <b>{total['standard_amount']:,.2f}"

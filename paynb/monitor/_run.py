@@ -43,35 +43,23 @@ def _synced_at(client: Any, history: Any) -> dt.datetime:
     return utc_moment(text, "the history's syncedAt")
 
 
-def _link(path: Path, folder: Path, report_url: str | None) -> str:
-    if not report_url:
-        return str(path)
-    relative = path.relative_to(folder).as_posix()
-    return report_url.rstrip("/") + "/" + relative
-
-
 def run(client: Any, *, sync: bool = True, notify: str | Sequence[str] | None = None,
         send: bool = True, reports: str | os.PathLike[str] | None = None,
         report: bool = True, keep: int = KEEP, report_url: str | None = None,
         waiting_days: int = WAITING_BANKING_DAYS, repeat: str = REPEAT,
         progress: bool | None = False) -> MonitorReport:
     """The morning run for the client's company: what ``paynb monitor`` does for each
-    company.
+    company (docs/monitor.md, "What one run does").
 
-    1. Syncs the local history (``client.sync``: ACH, RCC and NOCs; incremental after
-       the first time).
-    2. Checks (docs/monitor.md explains each): the three NACHA return rates against
-       their thresholds with a projection; NOC obligations overdue or due within two
-       banking days; the returns that came in since the previous run, each unauthorized
-       one listed; items still ``W`` past their cut-off; submissions journaled
-       ``unknown``; the money still returnable.
-    3. Writes the report: the package's report notebook run by papermill and rendered
-       to one self-contained HTML file, with the compliance workbook beside it, in
-       ``reports/<company>/``; the oldest beyond ``keep`` runs are deleted.
-    4. Says what is new: a short message to every notification URL when something
-       alerts for the first time or worse, a breach stands (said again once per
-       ``repeat``, quietly) or a condition cleared; the notification ledger in the
-       journal remembers what was said and when (only once it was delivered).
+    1. Syncs the local history (``client.sync``: ACH, RCC and NOCs).
+    2. Checks: the NACHA return rates with a projection, NOC obligations, the returns
+       since the previous run, items still ``W`` late, submissions journaled
+       ``unknown``, the money still returnable.
+    3. Writes the HTML report and the compliance workbook in ``reports/<company>/``,
+       keeping the newest ``keep`` runs.
+    4. Says what is new to every notification URL (new or worse alerts, a standing
+       breach once per ``repeat``, what cleared); the journal's ledger remembers what
+       was said and when, once delivered.
 
     Args:
         client: a :class:`paynb.Client` with a journal (the ledger lives there).
@@ -130,7 +118,8 @@ def run(client: Any, *, sync: bool = True, notify: str | Sequence[str] | None = 
     link = None
     if report:
         html, workbook = report_paths(folder, company, started)
-        link = _link(html, folder, report_url)
+        link = report_url.rstrip("/") + "/" + html.relative_to(folder).as_posix() \
+            if report_url else str(html)
     result.title, result.message = message(
         company=company, environment=client.environment.label, as_of=as_of,
         findings=measured.findings, news=news, report=link)
