@@ -179,3 +179,14 @@ def test_the_lazy_import_finder_sees_an_import_inside_a_function():
     assert any(_imports_paynb(child, "paynb.x") for child in ast.walk(function))
     assert _by_name(ast.parse("importlib.import_module('paynb.client')").body[0].value) \
         == "'paynb.client'"
+
+
+#: The longest a module of paynb may be (issue 45: a module longer than this mixed jobs).
+MAX_MODULE_LINES = 600
+
+
+def test_no_module_is_longer_than_its_one_job_needs():
+    lengths = {str(path.relative_to(ROOT)): len(path.read_text(encoding="utf-8").splitlines())
+               for path in PACKAGE.rglob("*.py")}
+    assert {path: n for path, n in lengths.items() if n > MAX_MODULE_LINES} == {}
+    assert max(lengths.values()) > MAX_MODULE_LINES // 2  # (the files were read)

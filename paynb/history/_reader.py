@@ -50,11 +50,9 @@ RUNS_SLICED = 1024
 
 def _in_order(table: pa.Table) -> pa.Table:
     """``table``'s rows in the lists' order: by company, then each company's list place
-    (``_order``, from 0 in each). Where the files hold long runs of places, the runs are
-    sliced (no copy); where they do not (a month's file holding places spread over the
-    months around it, an old version), the rows are gathered a column at a time: slices
-    of one row or a few (two companies interleaved by ``_order`` alone, such files) cost
-    minutes and gigabytes at a million items."""
+    (``_order``, from 0 in each). Long runs of places are sliced (no copy); files whose
+    places interleave (an old version's) are gathered a column at a time, not cut into a
+    slice a row (minutes and gigabytes at a million items)."""
     import numpy as np
     import pyarrow as pa
     import pyarrow.compute as pc
@@ -76,13 +74,11 @@ def _in_order(table: pa.Table) -> pa.Table:
         return pa.concat_tables([table.slice(int(order[a]), int(b - a)) for a, b in zip(
             np.concatenate([[0], breaks]), np.concatenate([breaks, [len(order)]]),
             strict=True)])
-    # One column gathered at a time, the read one let go as soon as its copy is made:
-    # the peak is the table and one column, not two tables.
+    # Each column read is let go as its copy is made: the peak is the table and a column.
     schema, columns = table.schema, table.columns
     del table
-    for at, column in enumerate(columns):
-        columns[at] = column.take(order)
-        del column
+    for at in range(len(columns)):
+        columns[at] = columns[at].take(order)
     return pa.Table.from_arrays(columns, schema=schema)
 
 
