@@ -44,7 +44,8 @@ $(DEMO_STAMP): pyproject.toml
 
 # A venv ($(1)) of paynb with the extras $(2), each dependency at its lower bound (uv's
 # lowest-direct resolution; what they need in turn at its newest, as pip would pick), and
-# the test tools at their newest within those pins.
+# the test tools (openpyxl: the tests read and write workbooks with pandas) at their
+# newest within those pins.
 define oldest_venv
 	test -x $(1)/bin/python || $(OLDEST_PYTHON) -m venv $(1)
 	$(1)/bin/python -m pip install --quiet uv
@@ -53,7 +54,7 @@ define oldest_venv
 	$(1)/bin/uv pip install --quiet --python $(1)/bin/python -r $(1)/lowest.txt
 	$(1)/bin/uv pip install --quiet --python $(1)/bin/python --no-deps -e .
 	$(1)/bin/uv pip install --quiet --python $(1)/bin/python -c $(1)/lowest.txt \
-		pytest pytest-timeout pytest-xdist hypothesis time-machine responses
+		pytest pytest-timeout pytest-xdist hypothesis time-machine responses openpyxl
 	touch $(1)/.installed-stamp
 endef
 
