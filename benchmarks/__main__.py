@@ -105,9 +105,20 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--markdown", metavar="PATH", help="also write the table as Markdown")
     parser.add_argument("--at-50m", action="store_true",
                         help="case 13 also at 50,000,000 items (a grown store of GBs)")
+    parser.add_argument("--engines", metavar="NAME[,NAME]",
+                        help="case 13: the other engines to run beside paynb "
+                             f"({', '.join(case_scale.ENGINES)}; default all); its "
+                             "baselines, deltalake for the reads and DuckDB for the "
+                             "figures, always run")
     args = parser.parse_args(argv)
+    engines = None
+    if args.engines is not None:
+        engines = frozenset(name.strip() for name in args.engines.split(",") if name.strip())
+        if unknown := engines - set(case_scale.ENGINES):
+            parser.error(f"--engines: {', '.join(sorted(unknown))} is not one of "
+                         f"{', '.join(case_scale.ENGINES)}")
     cfg = Config(quick=args.quick, rounds=args.rounds or (1 if args.quick else 5),
-                 huge=args.at_50m)
+                 huge=args.at_50m, engines=engines)
     rows: list[Row] = []
     failed = False
     began, load = time.perf_counter(), os.getloadavg()[0]

@@ -21,6 +21,10 @@ class Config:
     quick: bool = False
     rounds: int = 5
     huge: bool = False  # also the 50,000,000-item sizes (``--at-50m``; minutes, GBs of disk)
+    #: Case 13's other engines run beside paynb and its baselines (``--engines``; None:
+    #: all of them). The baselines, deltalake for the reads and DuckDB's query for the
+    #: figures, always run: the targets are against them.
+    engines: frozenset[str] | None = None
     sandboxes: Sandboxes = field(default_factory=Sandboxes)
 
     @property

@@ -178,6 +178,8 @@ READERS = {"all": "all companies", "company": f"one company ({COMPANY})",
 READ_WITH: dict[str, Callable[[str, str, str], int]] = {
     "paynb": _read_paynb, "deltalake": _read_deltalake, "Polars": _read_polars,
     "DuckDB": _read_duckdb}
+#: The engines beside paynb (``--engines`` chooses among them).
+ENGINES = ("deltalake", "Polars", "DuckDB")
 
 
 # ------------------------------------------------------------- the figures (item 3)
@@ -286,7 +288,8 @@ def _reads(cfg: Config, sizes: list[int], paths: dict[int, Path]) -> list[Row]:
         path, month = paths[size], _middle_month(paths[size])
         _warm(path)
         for reader, label in READERS.items():
-            samples: dict[str, list[dict[str, Any]]] = {name: [] for name in READ_WITH}
+            samples: dict[str, list[dict[str, Any]]] = {
+                name: [] for name in READ_WITH if _runs(cfg, name, "deltalake")}
             skipped: dict[str, str] = {}
             names = list(samples)
             for round_ in range(cfg.rounds):
@@ -313,6 +316,12 @@ def _reads(cfg: Config, sizes: list[int], paths: dict[int, Path]) -> list[Row]:
                 if runs and "refused" not in runs[0]:
                     peaks[(reader, name)] = (size, _median(runs, "peak"))
     return out
+
+
+def _runs(cfg: Config, name: str, baseline: str) -> bool:
+    """Whether engine ``name`` runs: paynb and ``baseline`` always, the others as
+    ``--engines`` chooses."""
+    return name in ("paynb", baseline) or cfg.engines is None or name in cfg.engines
 
 
 def _warm(path: Path) -> None:
@@ -377,7 +386,7 @@ def _figures(cfg: Config, rows: int, path: Path) -> list[Row]:
 
     day = str(last_day(path))
     samples: dict[str, list[dict[str, Any]]] = {name: [] for name in (
-        ("paynb", "DuckDB") if cfg.quick else CONTENDERS)}
+        ("paynb", "DuckDB") if cfg.quick else CONTENDERS) if _runs(cfg, name, "DuckDB")}
     for _ in range(cfg.rounds):
         for name, runs in samples.items():
             runs.append(_spawn("figures", name, path, day))
