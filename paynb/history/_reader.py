@@ -494,8 +494,8 @@ class History:
         self._refuse_whole([table], "stream it")
         if table is None:
             return ds.dataset(empty(name))
-        return table.to_pyarrow_dataset(file_pruning_predicate=[
-            ("company", "=", self.company)] if self.company else None)
+        return self._store.dataset(name, table, [("company", "=", self.company)]
+                                   if self.company else None)
 
     def _refuse_whole(self, tables: Iterable[DeltaTable | None], what: str) -> None:
         """Refuse to show a store kept whole (``mask=False``) through SQL or a stream

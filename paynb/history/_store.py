@@ -34,6 +34,7 @@ from paynb.nacha import NUMBER_KEY
 if TYPE_CHECKING:
     import pandas as pd
     import pyarrow as pa
+    import pyarrow.dataset as ds
     from deltalake import DeltaTable
 
 __all__ = ["HistoryCorruptError", "HistoryError", "HistoryLockedError", "Store", "default_path",
@@ -190,8 +191,7 @@ class Store:
         from deltalake.exceptions import DeltaError
 
         try:
-            return table.to_pyarrow_dataset(file_pruning_predicate=files or None).to_table(
-                columns=columns, filter=condition)
+            return self.dataset(name, table, files).to_table(columns=columns, filter=condition)
         except (OSError, DeltaError, pa.ArrowException) as exc:
             raise self.unreadable(name, exc) from None
 
@@ -206,12 +206,29 @@ class Store:
         from deltalake.exceptions import DeltaError
 
         try:
-            return gathered(table.to_pyarrow_dataset(file_pruning_predicate=files or None,
-                                                     as_large_types=True)
+            return gathered(self.dataset(name, table, files, large=True)
                             .scanner(columns=columns, filter=condition).to_reader(),
                             what, advice)
         except (OSError, DeltaError, pa.ArrowException) as exc:
             raise self.unreadable(name, exc) from None
+
+    def dataset(self, name: str, table: DeltaTable, files: list[Any] | None = None, *,
+                large: bool = False) -> ds.Dataset:
+        """deltalake's Arrow dataset of ``table`` (named ``name``): the files ``files``
+        selects by partition (all: None), text as ``large_string`` when ``large``. On this
+        machine its files are read through Arrow's own file system (when their paths are
+        their folders, :meth:`parquet_files`), not deltalake's default, a file system
+        written in Python: Arrow's reading threads then call into Python, and a process
+        that ends while one winds down aborts ("terminate called without an active
+        exception", exit 134: apache/arrow#34314, delta-io/delta-rs#2184; every other
+        process that had read the NOCs did)."""
+        filesystem = None
+        if self.parquet_files(name, table) is not None:
+            import pyarrow.fs as pafs
+
+            filesystem = pafs.SubTreeFileSystem(self.table_uri(name), pafs.LocalFileSystem())
+        return table.to_pyarrow_dataset(file_pruning_predicate=files or None,
+                                        filesystem=filesystem, as_large_types=large)
 
     def parquet_files(self, name: str, table: DeltaTable) -> list[str] | None:
         """The committed files of ``table`` (named ``name``) when DuckDB's own Parquet

@@ -223,3 +223,34 @@ def test_a_history_kept_open_reads_each_later_sync_and_a_store_made_anew(private
     client.sync(kinds="ach", progress=False)
     pd.testing.assert_frame_equal(kept.ach(), History(tmp_path).ach())
     assert kept.info()["versions"]["ach"] == History(tmp_path).info()["versions"]["ach"]
+
+
+_READ_AND_EXIT = """
+import sys
+from paynb.history import History
+from paynb.history._store import Store
+store = Store(sys.argv[1])
+for name in ("ach", "nocs"):
+    store.scan(name, store.open(name), [("company", "=", "DEMO1")])
+History(sys.argv[1], company="DEMO1").scan("nocs").to_table()
+"""
+
+
+def test_a_process_that_read_the_store_ends_as_it_should(client, tmp_path):
+    """Arrow's reading threads under deltalake's file system (written in Python) call into
+    Python, and a process ending while one winds down aborted (exit 134, "terminate
+    called without an active exception": apache/arrow#34314) every other time: a morning
+    run's exit code then said nothing. A store on this machine is read through Arrow's
+    own file system."""
+    import subprocess
+    import sys
+
+    import pyarrow.fs as pafs
+
+    client.sync(path=tmp_path, kinds=["ach", "nocs"], progress=False)
+    dataset = History(tmp_path, company="DEMO1").scan("ach")
+    assert isinstance(dataset.filesystem, pafs.SubTreeFileSystem)
+    assert isinstance(dataset.filesystem.base_fs, pafs.LocalFileSystem)
+    ended = [subprocess.run([sys.executable, "-c", _READ_AND_EXIT, str(tmp_path)],
+                            capture_output=True, text=True, timeout=120) for _ in range(4)]
+    assert [(done.returncode, done.stderr) for done in ended] == [(0, "")] * 4
