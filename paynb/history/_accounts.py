@@ -12,12 +12,13 @@ from __future__ import annotations
 import datetime as dt
 import os
 import secrets
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from hashlib import blake2b
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
+from paynb.history._sql import cursor, parquet_source
 from paynb.history._store import KEY_COLUMN, Store, instant, state
 from paynb.nacha import (
     ENTRY_FIELDS,
@@ -30,8 +31,12 @@ from paynb.nacha import (
     parse_corrected_data,
 )
 
-__all__ = ["GuardRows", "NocEvidence", "account_key", "account_keys", "guard_rows", "new_key",
-           "noc_evidence", "number_keys", "read_evidence", "secret_of"]
+if TYPE_CHECKING:
+    import pyarrow as pa
+
+__all__ = ["GuardRows", "NocEvidence", "Wanted", "account_key", "account_keys", "arrow_condition",
+           "guard_rows", "new_key", "noc_evidence", "number_keys", "read_evidence", "rows_of",
+           "secret_of"]
 #: How the keys are made (recorded in the metadata, for a later paynb to tell).
 SCHEME = "keyed-blake2b-64 (routing, account)"
 
@@ -185,8 +190,8 @@ def guard_rows(store: Store, company: str, accounts: Iterable[tuple[Any, Any]], 
         return GuardRows(checked=checked, holds=True)
     done, noc_table = {str(a) for a in applied}, store.open("nocs")
     nocs = [] if noc_table is None else [
-        row for row in store.scan("nocs", noc_table, [("company", "=", company)],
-                                  list(NOC_FIELDS)).to_pylist()
+        row for row in rows_of(store.scan("nocs", noc_table, [("company", "=", company)],
+                                          list(NOC_FIELDS)))
         if str(row.get("nocId")) not in done]
     noc_items = list({n["achItemId"] for n in nocs if n.get("achItemId") is not None})
     wanted = (matched & (pc.field("receivedDateTime") >= since)) | \
@@ -194,7 +199,7 @@ def guard_rows(store: Store, company: str, accounts: Iterable[tuple[Any, Any]], 
     rows = store.scan("ach", table, [("company", "=", company)],
                       [*GUARD_FIELDS, KEY_COLUMN] if secret else list(GUARD_FIELDS), wanted)
     items = []
-    for row in rows.to_pylist():
+    for row in rows_of(rows):
         pair = by_key.get(row.pop(KEY_COLUMN)) if secret is not None else \
             (_text(row.get("bankRoutingNumber")), _text(row.get("bankAccountNumber")))
         if pair not in pairs:
@@ -254,43 +259,108 @@ def noc_evidence(store: Store, company: str) -> NocEvidence:
     if tables["nocs"] is None or tables["ach"] is None:
         return NocEvidence(secret=secret, matches=matches)
 
-    def read(name: str, fields: Iterable[str], condition: Any = None) -> list[dict[str, Any]]:
+    def read(name: str, fields: Iterable[str], wanted: Wanted = ()) -> list[dict[str, Any]]:
         table = tables[name]
         assert table is not None
         held = {field.name for field in table.schema().fields}
-        return store.scan(name, table, [("company", "=", company)],
-                          [f for f in (*fields, NUMBER_KEY) if f in held],
-                          condition).to_pylist()
+        columns = [f for f in (*fields, NUMBER_KEY) if f in held]
+        source = parquet_source(store, name, table)
+        if source is None:  # (an object store's: the Arrow dataset reads it)
+            return rows_of(store.scan(name, table, [("company", "=", company)], columns,
+                                      arrow_condition(wanted)))
+        return _selected(store, name, source, company, columns, wanted)
 
     return NocEvidence(*read_evidence(read), secret=secret, matches=matches)
+
+
+#: Rows asked for by value: those whose value of any one of the columns is among its
+#: values (an Arrow array of the column's type); none: every row.
+Wanted = Sequence[tuple[str, "pa.Array"]]
+
+
+def arrow_condition(wanted: Wanted) -> Any:
+    """``wanted`` as an Arrow dataset's filter (None: every row)."""
+    import pyarrow.compute as pc
+
+    condition = None
+    for column, values in wanted:
+        one = pc.field(column).isin(values)
+        condition = one if condition is None else condition | one
+    return condition
+
+
+def _selected(store: Store, name: str, source: str, company: str, columns: list[str],
+              wanted: Wanted) -> list[dict[str, Any]]:
+    """The rows of ``company`` that ``wanted`` asks for, of table ``name`` read by DuckDB
+    from ``source`` (:func:`parquet_source`): its reader decodes the other columns of
+    the rows a filter keeps only, where an Arrow dataset decodes every row of the
+    company's files (the NOCs' entries at 1,000,000 items: 0.1 s against 0.5 s)."""
+    import duckdb
+    import pyarrow as pa
+
+    with cursor() as connection:
+        asked = []
+        for n, (column, values) in enumerate(wanted):
+            connection.register(f"wanted_{n}", pa.table({"value": values}))
+            asked.append(f'"{column}" IN (SELECT value FROM wanted_{n})')
+        where = f" AND ({' OR '.join(asked)})" if asked else ""
+        selected = ", ".join(f'"{column}"' for column in columns)  # (the table's own names)
+        try:
+            return rows_of(connection.sql(  # (the company: a parameter)
+                f"SELECT {selected} FROM {source} "
+                f"WHERE company = ?{where}", params=[company]).to_arrow_table())
+        except duckdb.Error as exc:
+            raise store.unreadable(name, exc) from None
+
+
+def rows_of(table: pa.Table) -> list[dict[str, Any]]:
+    """The rows of ``table`` as records (``Table.to_pylist``), its UTC times made
+    ``datetime`` objects of :data:`datetime.UTC` from the naive ones: Arrow gives each
+    one a zone of its own, the most of the time of 20,000 entries' records."""
+    import pyarrow as pa
+
+    columns = []
+    for field_, column in zip(table.schema, table.columns, strict=True):
+        if pa.types.is_timestamp(field_.type) and field_.type.tz in ("UTC", "+00:00"):
+            columns.append([None if moment is None else moment.replace(tzinfo=dt.UTC)
+                            for moment in column.cast(pa.timestamp(field_.type.unit))
+                            .to_pylist()])
+        else:
+            columns.append(column.to_pylist())
+    names = table.column_names
+    return [dict(zip(names, row, strict=True)) for row in zip(*columns, strict=True)]
 
 
 def read_evidence(read: Callable[..., list[dict[str, Any]]]
                   ) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
     """The NOCs and entries of :func:`noc_evidence`, through ``read(table, fields,
-    condition)``: the rows of table ``nocs`` or ``ach`` (of the company) meeting an Arrow
-    ``condition``, with the fields asked that the table has, and its ``_numberKey``."""
+    wanted)``: the rows of table ``nocs`` or ``ach`` (of the company) that ``wanted``
+    asks for (:data:`Wanted`), with the fields asked that the table has, and its
+    ``_numberKey``."""
     import pyarrow as pa
-    import pyarrow.compute as pc
 
     nocs = read("nocs", NOC_FIELDS)
     ids = {noc["achItemId"] for noc in nocs if noc.get("achItemId") is not None}
     if not ids:
         return nocs, []
-    about = read("ach", ENTRY_FIELDS, pc.field("achItemId").isin(pa.array(sorted(ids),
-                                                                          pa.int64())))
-    accounts = noc_accounts(nocs, entries_of(about))
-    # Read by number (text or key), then kept by account (routing and number).
-    asked = []
+    own = ("achItemId", pa.array(sorted(ids), pa.int64()))
+    # The accounts of the NOCs' entries, before and after correction (what tells an
+    # account only: the entries are read whole once, with those to their accounts).
+    entries = read("ach", _ACCOUNT_READ, [own])
+    accounts = noc_accounts(nocs, entries_of(entries))
+    asked = [own]
     if texts := sorted({number for _, number in accounts if isinstance(number, str)}):
-        asked.append(pc.field("bankAccountNumber").isin(pa.array(texts, pa.string())))
+        asked.append(("bankAccountNumber", pa.array(texts, pa.string())))
     keys = sorted({number[1] for _, number in accounts if not isinstance(number, str)})
-    if keys and NUMBER_KEY in about[0]:
-        asked.append(pc.field(NUMBER_KEY).isin(pa.array(keys, pa.int64())))
-    if not asked:
-        return nocs, about
-    wanted = asked[0] if len(asked) == 1 else asked[0] | asked[1]
-    ids = {row["achItemId"] for row in about}
-    later = [row for row in read("ach", ENTRY_FIELDS, wanted) if row["achItemId"] not in ids
+    if keys and NUMBER_KEY in entries[0]:  # (a NOC's key; the entries' table has them)
+        asked.append((NUMBER_KEY, pa.array(keys, pa.int64())))
+    # Read by id or number (text or key), then kept by id or account (routing and number).
+    rows = read("ach", ENTRY_FIELDS, asked)
+    about = [row for row in rows if row["achItemId"] in ids]
+    later = [row for row in rows if row["achItemId"] not in ids
              and any(account in accounts for account in accounts_of(row))]
     return nocs, about + later
+
+
+#: What tells the account of an entry (:func:`paynb.nacha.noc_accounts`), and its id.
+_ACCOUNT_READ = ("achItemId", "bankRoutingNumber", "bankAccountNumber")

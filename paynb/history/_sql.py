@@ -49,24 +49,37 @@ def _listed(files: Iterable[str]) -> str:
     return f"[{', '.join(map(st.quoted, files))}]"
 
 
+def parquet_source(store: st.Store, name: str, table: DeltaTable) -> str | None:
+    """DuckDB's reading of ``table`` (named ``name``, of ``store``) from its committed
+    Parquet files, its partitions as columns (a ``FROM`` clause's source); None when
+    DuckDB's own reader cannot read them as Delta does (:meth:`Store.parquet_files`)."""
+    files = store.parquet_files(name, table)
+    if not files:
+        return None
+    hive = ", ".join(f"{c}: VARCHAR" for c in (
+        st.EVENT_PARTITIONS if name == st.EVENTS else st.PARTITIONS))
+    by_name = "" if len(files) == 1 or _one_schema(tuple(files)) else ", union_by_name = true"
+    return (f"read_parquet({_listed(files)}, hive_partitioning = true, "
+            f"hive_types = {{{hive}}}{by_name})")
+
+
+def cursor() -> Any:
+    """A new cursor of the process's database, its times in UTC."""
+    connection = _database(os.getpid()).cursor()
+    connection.execute("SET TimeZone = 'UTC'")  # (a cursor's own setting)
+    return connection
+
+
 def views(store: st.Store, tables: Mapping[str, DeltaTable | None], company: str | None,
           ) -> Any:
     """A cursor of the process's database with a view of each of ``tables`` (of
     ``store``; None: not made yet, its columns), of ``company``'s rows only when given."""
     scope = f" WHERE company = {st.quoted(company)}" if company else ""
-    connection = _database(os.getpid()).cursor()
+    connection = cursor()
     try:
-        connection.execute("SET TimeZone = 'UTC'")  # (a cursor's own setting)
         for name, table in tables.items():  # a table not there yet: its columns
-            files = None if table is None else store.parquet_files(name, table)
-            if files:
-                hive = ", ".join(f"{c}: VARCHAR" for c in (
-                    st.EVENT_PARTITIONS if name == st.EVENTS else st.PARTITIONS))
-                by_name = "" if len(files) == 1 or _one_schema(tuple(files)) \
-                    else ", union_by_name = true"
-                source = (f"read_parquet({_listed(files)}, hive_partitioning = true, "
-                          f"hive_types = {{{hive}}}{by_name})")
-            else:
+            source = None if table is None else parquet_source(store, name, table)
+            if source is None:
                 connection.register(f"{name}_data", empty(name) if table is None
                                     else table.to_pyarrow_dataset())
                 source = f"{name}_data"

@@ -115,6 +115,8 @@ def when(value: Any) -> dt.datetime | None:
     """A record's time as an aware UTC datetime (:func:`paynb._time.utc_moment`); None
     when the record has none, or one that is no time (the ledger then shows no date
     rather than failing on one record)."""
+    if type(value) is dt.datetime and value.tzinfo is dt.UTC:
+        return value  # (a store's times: read as such, thousands a ledger)
     if missing(value):
         return None
     try:

@@ -14,7 +14,7 @@ from hypothesis import HealthCheck, Phase, given, settings
 from hypothesis import strategies as st
 
 from paynb import compliance, frames
-from paynb.history._accounts import number_keys, read_evidence
+from paynb.history._accounts import Wanted, arrow_condition, number_keys, read_evidence
 from paynb.monitor._checks import _nocs
 from paynb.nacha import NUMBER_KEY, entries_of, ledger, noc_accounts
 
@@ -102,8 +102,8 @@ def test_the_run_judges_every_noc_as_the_ledger_of_everything_does(entries, nocs
     tables = {"ach": pa.Table.from_pandas(_stored(items, "ach", masked, secret)),
               "nocs": pa.Table.from_pandas(_stored(records, "noc", masked, secret))}
 
-    def read(name: str, fields: tuple[str, ...], condition: object = None) -> list[dict]:
-        table = tables[name] if condition is None else tables[name].filter(condition)
+    def read(name: str, fields: tuple[str, ...], wanted: Wanted = ()) -> list[dict]:
+        table = tables[name] if not wanted else tables[name].filter(arrow_condition(wanted))
         return table.select([f for f in (*fields, NUMBER_KEY)
                              if f in table.column_names]).to_pylist()
 

@@ -98,6 +98,31 @@ def test_the_runs_rates_and_exposure_are_the_public_functions(runs, company, mas
         compliance.return_exposure(items, as_of=today))
 
 
+def _typed(rows: list[dict[str, Any]], key: str) -> list[list[tuple[str, type, Any]]]:
+    """Records as (field, type, value), in the order of ``key``: two readings agree on
+    values and on the types the ledger reads."""
+    return [[(name, type(value), value) for name, value in sorted(row.items())]
+            for row in sorted(rows, key=lambda row: row[key])]
+
+
+@pytest.mark.parametrize(("company", "mask"), CASES)
+def test_duckdb_reads_the_nocs_evidence_as_the_arrow_dataset_does(runs, company, mask,
+                                                                    monkeypatch) -> None:
+    """A store on this machine gives the ledger its evidence through DuckDB's Parquet
+    reader; any other (an object store's) through deltalake's Arrow dataset: the same
+    records, of the same types, whether masked or not."""
+    from paynb.history import _accounts
+
+    client, _run = runs[company, mask]
+    by_duckdb = client.history.noc_evidence()
+    assert by_duckdb.nocs and by_duckdb.items
+    monkeypatch.setattr(_accounts, "parquet_source", lambda *_: None)
+    by_arrow = client.history.noc_evidence()
+    assert _typed(by_duckdb.nocs, "nocId") == _typed(by_arrow.nocs, "nocId")
+    assert _typed(by_duckdb.items, "achItemId") == _typed(by_arrow.items, "achItemId")
+    assert (by_duckdb.secret, by_duckdb.matches) == (by_arrow.secret, by_arrow.matches)
+
+
 @settings(max_examples=12, deadline=None, phases=[Phase.explicit, Phase.reuse, Phase.generate],
           suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture])
 @given(case=st.sampled_from(CASES), back=st.integers(0, 60), hour=st.integers(0, 23))
