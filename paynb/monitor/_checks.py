@@ -200,6 +200,18 @@ def _nocs(nocs: list[dict[str, Any]], related: list[dict[str, Any]], applied: di
     return findings, noc_ledger_frame(rows)
 
 
+def _judged_nocs(history: Any, applied: dict[str, Any], company: str, as_of: dt.datetime
+                 ) -> tuple[list[Finding], pd.DataFrame]:
+    """:func:`_nocs` on the evidence of ``history`` (read here, beside the queries: its
+    reading is DuckDB's and Arrow's, the judging Python), and whether it can tell the
+    NOCs' accounts apart."""
+    evidence = history.noc_evidence()
+    findings, due = _nocs(evidence.nocs, evidence.items, applied, company, as_of)
+    if evidence.nocs and not evidence.matches:
+        findings.append(_unmatched_accounts(company))
+    return findings, due
+
+
 def _unmatched_accounts(company: str) -> Finding:
     """The store cannot tell the NOCs' accounts apart (masked numbers without their keyed
     hashes: synced masked by a paynb before the keys, or its key is not on this machine),
@@ -359,12 +371,10 @@ def measure(client: Any, history: Any, *, as_of: dt.datetime, since: dt.datetime
     with history.connect() as connection, ThreadPoolExecutor(max_workers=1) as beside:
         scope = _scope(company, today, report)
         # The NOC ledger is Python, the other checks mostly DuckDB's queries (which let
-        # Python run meanwhile): judged beside them, the run uses both cores.
+        # Python run meanwhile): read and judged beside them, the run uses both cores.
         journal = client.context.journal
         applied = journal.nocs.applied(company) if journal is not None else {}
-        noc_evidence = history.noc_evidence()
-        judged = beside.submit(_nocs, noc_evidence.nocs, noc_evidence.items, applied, company,
-                               as_of)
+        judged = beside.submit(_judged_nocs, history, applied, company, as_of)
         # The items grouped by what the figures read of them (``COUNT``: how many a row
         # stands for), carrying what the history holds, so the figures warn of a window
         # beyond the store as they do for items.
@@ -383,8 +393,6 @@ def measure(client: Any, history: Any, *, as_of: dt.datetime, since: dt.datetime
                                                               today)
         waiting_findings, waiting = _waiting(connection, company, today, waiting_days)
         noc_findings, nocs = judged.result()
-    if noc_evidence.nocs and not noc_evidence.matches:
-        noc_findings.append(_unmatched_accounts(company))
     unknown_findings, unknown = _unknown(client, company)
     exposure_findings, exposure_total = _exposure(exposure, company)
     findings = [*rate_findings, *noc_findings, *return_findings, *waiting_findings,

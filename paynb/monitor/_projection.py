@@ -154,11 +154,15 @@ def project(dates: Any, entries: Any, returns: Any, *, as_of: Any, threshold_bp:
     in_base = slice(int((base_start - first) // np.timedelta64(1, "D")), span - 1)
     base_e, base_r = int(daily_entries[in_base].sum()), int(daily_returns[in_base].sum())
 
+    # The banking days from the as-of day to each day ahead, counted once for all.
+    ahead = np.asarray(calendar.banking_days_between(
+        today, today + np.arange(horizon + 1).astype("timedelta64[D]")), dtype=np.int64)
+
     def window(offset: int) -> tuple[int, int]:
         """Returns and entries (times ``base_days``) of the window ``offset`` days after
         the as-of day (0: the as-of day itself)."""
         kept = slice(offset, span)  # the recorded days still inside the window
-        banking = int(calendar.banking_days_between(today, today + np.timedelta64(offset, "D")))
+        banking = int(ahead[offset])
         return (base_days * int(daily_returns[kept].sum()) + banking * base_r,
                 base_days * int(daily_entries[kept].sum()) + banking * base_e)
 
