@@ -237,6 +237,17 @@ class Store:
         partition values (``company=DEMO1/month=2026-11/``). None otherwise (the Arrow
         dataset reads it then). DuckDB's reader skips what a query does not need inside
         a file too (the rows of a join it does not keep); an Arrow dataset cannot."""
+        version = table.version()
+        known = _files_of.get(id(table))
+        if known is not None and known[0] == version:
+            return None if known[1] is None else list(known[1])
+        files = self._parquet_files(name, table)
+        if known is None:
+            weakref.finalize(table, _files_of.pop, id(table), None)
+        _files_of[id(table)] = (version, files)
+        return None if files is None else list(files)
+
+    def _parquet_files(self, name: str, table: DeltaTable) -> list[str] | None:
         import pyarrow as pa
 
         if self.local is None or table.protocol().min_reader_version != 1:
@@ -381,6 +392,10 @@ def _first_line(exc: BaseException) -> str:
 #: paynb's state of each table :meth:`Store.open` loaded at an earlier version (what its
 #: log said then, read before the table went back), by the table's id while it lives.
 _travelled: dict[int, dict[str, Any] | None] = {}
+#: :meth:`Store.parquet_files` of each table object (by ``id``, while it lives), at the
+#: version it was found for (a version's files never change; the sync's index asks them
+#: of one table 30 times a sync).
+_files_of: dict[int, tuple[int, list[str] | None]] = {}
 
 
 def _found_state(commits: list[dict[str, Any]], version: int) -> dict[str, Any] | None:
