@@ -343,17 +343,22 @@ def read_evidence(read: Callable[..., list[dict[str, Any]]]
     ids = {noc["achItemId"] for noc in nocs if noc.get("achItemId") is not None}
     if not ids:
         return nocs, []
-    own = ("achItemId", pa.array(sorted(ids), pa.int64()))
     # The accounts of the NOCs' entries, before and after correction (what tells an
     # account only: the entries are read whole once, with those to their accounts).
-    entries = read("ach", _ACCOUNT_READ, [own])
+    entries = read("ach", _ACCOUNT_READ, [("achItemId", pa.array(sorted(ids), pa.int64()))])
     accounts = noc_accounts(nocs, entries_of(entries))
-    asked = [own]
+    asked = []
+    # An entry to one of the accounts is read with them, the others by id.
+    if alone := sorted(row["achItemId"] for row in entries
+                       if not any(account in accounts for account in accounts_of(row))):
+        asked.append(("achItemId", pa.array(alone, pa.int64())))
     if texts := sorted({number for _, number in accounts if isinstance(number, str)}):
         asked.append(("bankAccountNumber", pa.array(texts, pa.string())))
     keys = sorted({number[1] for _, number in accounts if not isinstance(number, str)})
     if keys and NUMBER_KEY in entries[0]:  # (a NOC's key; the entries' table has them)
         asked.append((NUMBER_KEY, pa.array(keys, pa.int64())))
+    if not asked:  # (no entry of theirs in the store)
+        return nocs, []
     # Read by id or number (text or key), then kept by id or account (routing and number).
     rows = read("ach", ENTRY_FIELDS, asked)
     about = [row for row in rows if row["achItemId"] in ids]

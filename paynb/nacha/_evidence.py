@@ -154,6 +154,10 @@ def records_of(data: Any, argument: str) -> list[Mapping[str, Any]]:
     return rows
 
 
+#: Types whose values are never missing (:func:`present` gives them back as they are).
+_NEVER_MISSING = frozenset({str, int, bool, dt.datetime})
+
+
 class Entry:
     """One ACH entry of the history, read from a raw record or a frame row."""
 
@@ -166,7 +170,9 @@ class Entry:
         record = camel(record)
 
         def field(name: str) -> Any:
-            return present(record.get(name))
+            value = record.get(name)
+            # (what is never missing at once: most of a store's values)
+            return value if value is None or type(value) in _NEVER_MISSING else present(value)
 
         self.id = field("achItemId")
         # A masked store's record tells its account number by its keyed hash.
