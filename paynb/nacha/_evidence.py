@@ -98,7 +98,13 @@ def camel(record: Mapping[str, Any]) -> Mapping[str, Any]:
 
 def present(value: Any) -> Any:
     """``value``, or ``None`` for a missing one (``NaN``, ``NaT``, ``pd.NA``)."""
+    if type(value) in _NEVER_MISSING:  # (most values: a ledger asks hundreds of thousands)
+        return value
     return None if missing(value) else value
+
+
+#: Types whose values are never missing (:func:`present` gives them back as they are).
+_NEVER_MISSING = frozenset({str, int, bool, dt.datetime})
 
 
 def get(record: Mapping[str, Any], field: str) -> Any:
@@ -154,10 +160,6 @@ def records_of(data: Any, argument: str) -> list[Mapping[str, Any]]:
     return rows
 
 
-#: Types whose values are never missing (:func:`present` gives them back as they are).
-_NEVER_MISSING = frozenset({str, int, bool, dt.datetime})
-
-
 class Entry:
     """One ACH entry of the history, read from a raw record or a frame row."""
 
@@ -168,11 +170,11 @@ class Entry:
     def __init__(self, record: Mapping[str, Any]) -> None:
         # Camel-cased once, then plain lookups: an index of 100,000 records must stay fast.
         record = camel(record)
+        get = record.get
 
         def field(name: str) -> Any:
-            value = record.get(name)
-            # (what is never missing at once: most of a store's values)
-            return value if value is None or type(value) in _NEVER_MISSING else present(value)
+            value = get(name)
+            return None if value is None else present(value)
 
         self.id = field("achItemId")
         # A masked store's record tells its account number by its keyed hash.
@@ -196,7 +198,7 @@ class Entry:
                 self.settled, self.settled_from = found, name
                 break
         self.fields = {name: str(value) for name in ACCOUNT_FIELDS
-                       if (value := field(name)) is not None}
+                       if (value := get(name)) is not None and present(value) is not None}
 
     @property
     def went_out(self) -> bool:
