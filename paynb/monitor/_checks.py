@@ -203,8 +203,8 @@ def _nocs(nocs: list[dict[str, Any]], related: list[dict[str, Any]], applied: di
 def _judged_nocs(history: Any, applied: dict[str, Any], company: str, as_of: dt.datetime
                  ) -> tuple[list[Finding], pd.DataFrame]:
     """:func:`_nocs` on the evidence of ``history`` (read here, beside the queries: its
-    reading is DuckDB's and Arrow's, the judging Python), and whether it can tell the
-    NOCs' accounts apart."""
+    reading is DuckDB's and Arrow's, the judging Python), with the warning that the
+    store cannot tell the NOCs' accounts apart when it cannot."""
     evidence = history.noc_evidence()
     findings, due = _nocs(evidence.nocs, evidence.items, applied, company, as_of)
     if evidence.nocs and not evidence.matches:
